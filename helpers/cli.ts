@@ -1,0 +1,114 @@
+// `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
+// purpose; argv and streams are injectable so the CLI itself is testable.
+import { existsSync, readFileSync } from 'node:fs'
+import { appendFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { startVitest } from 'vitest/node'
+import { formatProblems, loadConfig, type Target } from './config.ts'
+import { markRecordedVerdict, replayCheck } from './fixtures.ts'
+import { KNOB_NAMES } from './knobs.ts'
+import { helpText } from './options.ts'
+import { buildReport, writeAtomic, writeJson } from './report/json.ts'
+import { junitXml } from './report/junit.ts'
+import { markdownSummary } from './report/markdown.ts'
+import { RunbookReporter } from './report/reporter.ts'
+import { finalLine } from './report/terminal.ts'
+import { EXIT_CODES } from './verdict.ts'
+
+export interface Stream {
+  write(text: string): unknown
+  isTTY?: boolean
+  columns?: number
+}
+
+export interface VerifyIo {
+  rawArgs: readonly string[]
+  env: Readonly<Record<string, string | undefined>>
+  cwd: string
+  out: Stream
+  err: Stream
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+function readDotenv(cwd: string, env: VerifyIo['env']): string | undefined {
+  if (env.VERIFY_NO_DOTENV === '1') return undefined
+  const path = `${cwd}/.env`
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
+}
+
+/** Runs the suites for a validated target; returns the exit code. */
+async function runSuites(target: Target, io: VerifyIo): Promise<number> {
+  const ci = io.env.CI === 'true' || io.env.CI === '1'
+  const terminal = io.err.isTTY === true && !ci
+  const reporter = new RunbookReporter({
+    target,
+    out: io.out,
+    err: io.err,
+    color: terminal && io.env.NO_COLOR === undefined,
+    live: terminal,
+    width: io.out.columns ?? 120,
+  })
+  const startedAt = new Date()
+  let failure: string | undefined
+  try {
+    const vitest = await startVitest(
+      'test',
+      ['suites/arm.test.ts'],
+      {
+        root: ROOT,
+        config: `${ROOT}vitest.config.ts`,
+        project: 'suites',
+        run: true,
+        watch: false,
+        reporters: [reporter],
+        provide: { 'armproof:target': target },
+      },
+      {},
+      { stdout: io.out as NodeJS.WriteStream, stderr: io.err as NodeJS.WriteStream },
+    )
+    await vitest.close()
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error)
+  }
+  const steps = reporter.steps()
+  const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const report = buildReport({
+    target,
+    steps,
+    startedAt,
+    finishedAt: new Date(),
+    unhandled: [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
+    ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
+  })
+  if (target.report) await writeJson(target.report, report)
+  if (target.junit) await writeAtomic(target.junit, junitXml(report))
+  const summary = io.env.GITHUB_STEP_SUMMARY
+  if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
+  if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
+  io.out.write(`\n${finalLine(report, { color: terminal && io.env.NO_COLOR === undefined, reportPath: target.report })}\n`)
+  return EXIT_CODES[report.verdict]
+}
+
+export async function verify(io: VerifyIo): Promise<number> {
+  const dotenv = readDotenv(io.cwd, io.env)
+  const config = loadConfig({ argv: io.rawArgs, env: io.env, ...(dotenv ? { dotenv } : {}) })
+  if (!config.ok) {
+    if (config.help) {
+      io.out.write(`${helpText(KNOB_NAMES)}\n`)
+      return 0
+    }
+    io.err.write(`${formatProblems(config.problems)}\n`)
+    return EXIT_CODES.error
+  }
+  const target = config.target
+  if (target.mode === 'replay') {
+    const check = replayCheck(target.fixtures, target)
+    if (check.problems.length > 0) {
+      io.err.write(`${formatProblems(check.problems.map((message) => ({ option: '--fixtures', message })))}\n`)
+      return EXIT_CODES.error
+    }
+    target.baseUrl ??= check.meta!.baseUrl
+  }
+  return runSuites(target, io)
+}

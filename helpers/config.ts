@@ -1,0 +1,305 @@
+// Flags + env + .env → one validated Target, before anything is contacted. Every problem is
+// collected and reported at once (exit 2); a flag beats env, env beats .env.
+import { parseArgs } from 'node:util'
+import { parse as parseDotenv } from 'dotenv'
+import { parseDuration } from './duration.ts'
+import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
+import { OPTIONS, type OptionFlag } from './options.ts'
+import { ShellWordsError, showValue, splitWords } from './shell.ts'
+
+export type Mode = 'live' | 'record' | 'replay'
+export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number }
+
+/** One validated run request. Plain data: it crosses into the vitest workers through `provide`. */
+export interface Target {
+  svc: string
+  knob: KnobName
+  /** The value the knob should now have; `null` means "the default" (resolved from --help for enums). */
+  value: string | null
+  previous: string | null
+  baseUrl: string | null
+  apiKey: string | null
+  model: string | null
+  host: HostSpec
+  sshOpts: string[]
+  process: string
+  deployUser: string | null
+  ledgerCmd: string
+  helpCmd: string
+  unit: string
+  dropinCheck: boolean
+  healthBudgetMs: number
+  meterWindowMs: number
+  probeTimeoutMs: number
+  hostTimeoutMs: number
+  mode: Mode
+  fixtures: string
+  report: string | null
+  junit: string | null
+}
+
+export interface ConfigProblem {
+  option: string
+  message: string
+}
+
+export type ConfigResult = { ok: true; target: Target } | { ok: false; problems: ConfigProblem[]; help?: boolean }
+
+export interface ConfigInput {
+  argv?: readonly string[]
+  env?: Readonly<Record<string, string | undefined>>
+  /** Contents of `.env`, if any. */
+  dotenv?: string
+}
+
+const SVC_RE = /^[A-Za-z0-9_.-]+$/
+const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
+const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
+const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+const PLACEHOLDERS = new Set(['svc', 'unit'])
+
+function parseHost(text: string): HostSpec | string {
+  if (text === 'local') return { kind: 'local' }
+  const m = /^(?:([^@]+)@)?(\[[0-9A-Fa-f:.]+\]|[^:@[\]]+)(?::(\d{1,5}))?$/.exec(text)
+  if (!m) return 'must be "local" or [user@]host[:port]'
+  const [, user, rawHost, port] = m
+  if (user !== undefined && !USER_RE.test(user)) return `user ${showValue(user)} must match [a-z_][a-z0-9_-]*`
+  const host = rawHost!.startsWith('[') ? rawHost!.slice(1, -1) : rawHost!
+  if (!rawHost!.startsWith('[') && !HOSTNAME_RE.test(host)) return `host ${showValue(host)} is not a hostname or IPv4 address`
+  if (host.startsWith('-')) return 'host must not start with "-"'
+  const portNum = port === undefined ? undefined : Number(port)
+  if (portNum !== undefined && (portNum < 1 || portNum > 65535)) return `port ${port} must be 1–65535`
+  return { kind: 'ssh', host, ...(user ? { user } : {}), ...(portNum ? { port: portNum } : {}) }
+}
+
+function templateProblem(template: string): string | undefined {
+  if (/[\0\r\n]/.test(template)) return 'must be one line'
+  for (const m of template.matchAll(/\{([^}]*)\}/g)) {
+    if (!PLACEHOLDERS.has(m[1]!)) return `unknown placeholder {${m[1]}}; known: {svc}, {unit}`
+  }
+  if (template.trim() === '') return 'must not be empty'
+  return undefined
+}
+
+function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean } {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } }
+  for (const o of OPTIONS) options[o.flag] = { type: o.kind }
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
+  const values = new Map<OptionFlag, string | boolean>()
+  let help = false
+  for (const t of tokens) {
+    if (t.kind === 'positional') {
+      problems.push({ option: 'argument', message: `unexpected argument ${showValue(t.value)}; options start with --` })
+    } else if (t.kind === 'option') {
+      if (t.name === 'help' || t.name === 'h') {
+        help = true
+        continue
+      }
+      const spec = OPTIONS.find((o) => o.flag === t.name)
+      if (!spec) {
+        problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}; see --help` })
+      } else if (spec.kind === 'string' && typeof t.value !== 'string') {
+        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} needs a value` })
+      } else if (spec.kind === 'boolean' && t.value !== undefined) {
+        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} takes no value` })
+      } else {
+        values.set(spec.flag, spec.kind === 'boolean' ? true : (t.value as string))
+      }
+    }
+  }
+  return { values, help }
+}
+
+/** Builds the Target from flags, env and .env; returns every problem found, never throws. */
+export function loadConfig(input: ConfigInput): ConfigResult {
+  const problems: ConfigProblem[] = []
+  const fileEnv = input.dotenv ? parseDotenv(input.dotenv) : {}
+  const env = { ...fileEnv, ...input.env }
+  const { values: flags, help } = parseFlags(input.argv ?? [], problems)
+  if (help) return { ok: false, problems: [], help: true }
+
+  /** The raw value of an option, with where it came from, for messages. */
+  const raw = (flag: OptionFlag): { value: string; from: string } | undefined => {
+    const spec = OPTIONS.find((o) => o.flag === flag)!
+    const f = flags.get(flag)
+    if (typeof f === 'string') return { value: f, from: `--${flag}` }
+    const e = env[spec.env]
+    if (e !== undefined) return { value: e, from: Object.hasOwn(input.env ?? {}, spec.env) ? spec.env : `${spec.env} in .env` }
+    return undefined
+  }
+  const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
+  const required = (flag: OptionFlag): { value: string; from: string } | undefined => {
+    const r = raw(flag)
+    if (!r || r.value === '') {
+      const spec = OPTIONS.find((o) => o.flag === flag)!
+      problems.push({ option: `--${flag}`, message: `--${flag} (or ${spec.env}) is required` })
+      return undefined
+    }
+    return r
+  }
+  const checked = (flag: OptionFlag, re: RegExp, rule: string): string | undefined => {
+    const r = raw(flag)
+    if (!r || r.value === '') return undefined
+    if (!re.test(r.value)) {
+      problem(r.from, `${showValue(r.value)} ${rule}`)
+      return undefined
+    }
+    return r.value
+  }
+  const duration = (flag: OptionFlag, fallback: string): number => {
+    const r = raw(flag)
+    const text = r && r.value !== '' ? r.value : fallback
+    const ms = parseDuration(text)
+    if (ms === undefined || ms <= 0) {
+      problem(r?.from ?? `--${flag}`, `${showValue(text)} is not a duration like 90s, 5m, 1h30m`)
+      return 0
+    }
+    return ms
+  }
+
+  const svcRaw = required('svc')
+  let svc = ''
+  if (svcRaw) {
+    if (SVC_RE.test(svcRaw.value) && !svcRaw.value.startsWith('-')) svc = svcRaw.value
+    else problem(svcRaw.from, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
+  }
+
+  const knobRaw = required('knob')
+  let knobName: KnobName | undefined
+  if (knobRaw) {
+    if (isKnobName(knobRaw.value)) knobName = knobRaw.value
+    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}; known knobs: ${KNOB_NAMES.join(', ')}`)
+  }
+
+  const knobValue = (flag: 'value' | 'previous'): string | null => {
+    const r = raw(flag)
+    if (!r || r.value === '' || !knobName) return null
+    const spec = knob(knobName)
+    const why = valueProblem(spec, r.value)
+    if (why) {
+      problem(r.from, `${showValue(r.value)} does not fit ${knobName}: ${why}`)
+      return null
+    }
+    return canonicalValue(spec, r.value)
+  }
+  const value = knobValue('value')
+  const previous = knobValue('previous')
+
+  const modeRaw = raw('mode')
+  let mode: Mode = 'live'
+  if (modeRaw && modeRaw.value !== '') {
+    if (modeRaw.value === 'live' || modeRaw.value === 'record' || modeRaw.value === 'replay') mode = modeRaw.value
+    else problem(modeRaw.from, `invalid mode ${showValue(modeRaw.value)}; must be one of: live, record, replay`)
+  }
+
+  let baseUrl: string | null = null
+  const urlRaw = raw('base-url')
+  if (urlRaw && urlRaw.value !== '') {
+    let url: URL | undefined
+    try {
+      url = new URL(urlRaw.value)
+    } catch {
+      problem(urlRaw.from, `${showValue(urlRaw.value)} is not a URL like http://gpu-7:8000`)
+    }
+    if (url) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(urlRaw.from, `must be http:// or https://, got ${url.protocol}`)
+      else if (url.username || url.password) problem(urlRaw.from, 'must not carry credentials; pass the key with --api-key or VERIFY_API_KEY')
+      else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
+      else baseUrl = url.href.replace(/\/+$/, '')
+    }
+  } else if (mode !== 'replay') {
+    problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode` })
+  }
+
+  const apiKeyRaw = raw('api-key')
+  let apiKey: string | null = null
+  if (apiKeyRaw && apiKeyRaw.value !== '') {
+    if (/[\s\0]/.test(apiKeyRaw.value) || apiKeyRaw.value.length > 4096) problem(apiKeyRaw.from, 'must be one token without spaces or newlines (value not shown)')
+    else apiKey = apiKeyRaw.value
+  }
+
+  const model = checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
+
+  let host: HostSpec = { kind: 'local' }
+  const hostRaw = raw('host')
+  if (hostRaw && hostRaw.value !== '') {
+    const parsed = parseHost(hostRaw.value)
+    if (typeof parsed === 'string') problem(hostRaw.from, `${showValue(hostRaw.value)} ${parsed}`)
+    else host = parsed
+  }
+
+  let sshOpts: string[] = []
+  const sshRaw = raw('ssh-opts')
+  if (sshRaw && sshRaw.value !== '') {
+    try {
+      sshOpts = splitWords(sshRaw.value)
+      if (/[\0\r\n]/.test(sshRaw.value)) problem(sshRaw.from, 'must be one line')
+    } catch (error) {
+      if (!(error instanceof ShellWordsError)) throw error
+      problem(sshRaw.from, `${showValue(sshRaw.value)} cannot be split: ${error.message}`)
+    }
+  }
+
+  const processName = checked('process', /^[A-Za-z0-9_.-]{1,64}$/, 'must match [A-Za-z0-9_.-]+') ?? 'radiance'
+  const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
+
+  const template = (flag: 'ledger-cmd' | 'help-cmd', fallback: string): string => {
+    const r = raw(flag)
+    if (!r || r.value === '') return fallback
+    const why = templateProblem(r.value)
+    if (why) problem(r.from, `${showValue(r.value)} ${why}`)
+    return r.value
+  }
+  const ledgerCmd = template('ledger-cmd', 'podman logs {svc}')
+  const helpCmd = template('help-cmd', 'podman exec {svc} radiance --help')
+
+  const unitRaw = raw('unit')
+  let unit = svc
+  if (unitRaw && unitRaw.value !== '') {
+    const resolved = unitRaw.value.replaceAll('{svc}', svc)
+    if (UNIT_RE.test(resolved) && !resolved.startsWith('-')) unit = resolved
+    else problem(unitRaw.from, `${showValue(unitRaw.value)} must be a unit name of [A-Za-z0-9:_.@-] (may use {svc})`)
+  }
+
+  let dropinCheck = true
+  if (flags.get('no-dropin-check') === true) dropinCheck = false
+  else if (env.VERIFY_DROPIN_CHECK !== undefined && env.VERIFY_DROPIN_CHECK !== '') {
+    const v = env.VERIFY_DROPIN_CHECK
+    if (v === '0' || v === 'false' || v === 'no') dropinCheck = false
+    else if (v !== '1' && v !== 'true' && v !== 'yes') problem('VERIFY_DROPIN_CHECK', `${showValue(v)} must be 0 or 1`)
+  }
+
+  const healthBudgetMs = duration('health-budget', '15m')
+  const meterWindowMs = duration('meter-window', '5m')
+  const probeTimeoutMs = duration('probe-timeout', '2m')
+  const hostTimeoutMs = duration('host-timeout', '30s')
+
+  const pathOption = (flag: 'fixtures' | 'report' | 'junit'): string | null => {
+    const r = raw(flag)
+    if (!r || r.value === '') return null
+    if (/[\0\r\n]/.test(r.value)) {
+      problem(r.from, 'must be one line')
+      return null
+    }
+    return r.value
+  }
+  const fixtures = pathOption('fixtures') ?? `fixtures/${svc || '<svc>'}/${knobName ?? '<knob>'}`
+  const report = pathOption('report')
+  const junit = pathOption('junit')
+
+  if (problems.length > 0 || !knobName) return { ok: false, problems }
+  return {
+    ok: true,
+    target: {
+      svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
+      process: processName, deployUser, ledgerCmd, helpCmd, unit, dropinCheck,
+      healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
+    },
+  }
+}
+
+/** The lines printed for a refused configuration (exit 2). */
+export function formatProblems(problems: readonly ConfigProblem[]): string {
+  const n = problems.length
+  return [`armproof: ${n} configuration problem${n === 1 ? '' : 's'}; nothing was contacted.`, ...problems.map((p) => `  - ${p.message}`)].join('\n')
+}

@@ -1,0 +1,22 @@
+// Durations as operators write them: "15m", "90s", "1h30m", "500ms", or bare seconds ("30").
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** Milliseconds, or undefined when the text is not a duration. */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim()
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000)
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) return undefined
+  let total = 0
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * UNIT_MS[m[2]!]!
+  return Math.round(total)
+}
+
+/** "4m 05s", "12.3s", "850ms": short, for progress lines and reports. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`
+  const m = Math.floor(ms / 60_000)
+  const s = Math.round((ms % 60_000) / 1000)
+  return `${m}m ${String(s).padStart(2, '0')}s`
+}

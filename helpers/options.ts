@@ -1,0 +1,59 @@
+// The options of `pnpm verify` as data: flag, env twin, meaning, default. `--help`, the
+// `.env.example` check and the config loader all read this one table.
+
+export interface OptionSpec {
+  flag: string
+  env: string
+  kind: 'string' | 'boolean'
+  meaning: string
+  default: string
+  /** Secrets are never echoed back, even in an error message. */
+  secret?: boolean
+}
+
+export const OPTIONS = [
+  { flag: 'svc', env: 'VERIFY_SVC', kind: 'string', meaning: 'service (container / unit) name; [A-Za-z0-9_.-]+ only', default: 'required' },
+  { flag: 'knob', env: 'VERIFY_KNOB', kind: 'string', meaning: 'knob env name from the catalog, e.g. PREFILL_INTERLEAVE', default: 'required' },
+  { flag: 'value', env: 'VERIFY_VALUE', kind: 'string', meaning: 'value the knob should now have; unset or empty means "the default"', default: "knob's default" },
+  { flag: 'previous', env: 'VERIFY_PREVIOUS', kind: 'string', meaning: 'value before this arm, for the rollback line', default: "knob's default" },
+  { flag: 'base-url', env: 'VERIFY_BASE_URL', kind: 'string', meaning: 'endpoint root, e.g. http://gpu-7:8000', default: 'required in live/record' },
+  { flag: 'api-key', env: 'VERIFY_API_KEY', kind: 'string', meaning: 'bearer token for /v1/*; never printed, never recorded', default: 'none', secret: true },
+  { flag: 'model', env: 'VERIFY_MODEL', kind: 'string', meaning: 'model id for the probes', default: 'first id from /v1/models' },
+  { flag: 'host', env: 'VERIFY_HOST', kind: 'string', meaning: 'where the engine runs: local, or [user@]host[:port] reached by ssh -o BatchMode=yes', default: 'local' },
+  { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
+  { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: 'process name for pidof', default: 'radiance' },
+  { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },
+  { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger; {svc} is substituted', default: 'podman logs {svc}' },
+  { flag: 'help-cmd', env: 'VERIFY_HELP_CMD', kind: 'string', meaning: "command printing the pinned build's --help; {svc} substituted", default: 'podman exec {svc} radiance --help' },
+  { flag: 'unit', env: 'VERIFY_UNIT', kind: 'string', meaning: 'systemd unit whose DropInPaths must be empty', default: '{svc}' },
+  { flag: 'no-dropin-check', env: 'VERIFY_DROPIN_CHECK', kind: 'boolean', meaning: 'skip the drop-in gate (shown as skipped, never as passed); env: VERIFY_DROPIN_CHECK=0', default: 'check on' },
+  { flag: 'health-budget', env: 'VERIFY_HEALTH_BUDGET', kind: 'string', meaning: 'how long /health may stay unreachable or 503 while loading', default: '15m' },
+  { flag: 'meter-window', env: 'VERIFY_METER_WINDOW', kind: 'string', meaning: "how long to watch the knob's meter leave zero", default: '5m' },
+  { flag: 'probe-timeout', env: 'VERIFY_PROBE_TIMEOUT', kind: 'string', meaning: 'how long one probe (chat completion) may take', default: '2m' },
+  { flag: 'host-timeout', env: 'VERIFY_HOST_TIMEOUT', kind: 'string', meaning: 'how long one host command (pidof, ledger, --help, systemctl) may take', default: '30s' },
+  { flag: 'mode', env: 'VERIFY_MODE', kind: 'string', meaning: 'live, record or replay', default: 'live' },
+  { flag: 'fixtures', env: 'VERIFY_FIXTURES', kind: 'string', meaning: 'fixture folder', default: 'fixtures/<svc>/<knob>' },
+  { flag: 'report', env: 'VERIFY_REPORT', kind: 'string', meaning: 'JSON report path', default: 'none' },
+  { flag: 'junit', env: 'VERIFY_JUNIT', kind: 'string', meaning: 'JUnit XML path, one testcase per proof step', default: 'none' },
+] as const satisfies readonly OptionSpec[]
+
+export type OptionFlag = (typeof OPTIONS)[number]['flag']
+
+export function helpText(knobNames: readonly string[]): string {
+  const rows = OPTIONS.map((o) => {
+    const name = o.kind === 'boolean' ? `--${o.flag}` : `--${o.flag} <${o.flag === 'svc' || o.flag === 'knob' ? o.flag : 'value'}>`
+    return `  ${name.padEnd(26)} ${o.meaning}\n  ${''.padEnd(26)} env ${o.env}; default: ${o.default}`
+  })
+  return [
+    'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
+    '',
+    'Usage: pnpm verify --svc <svc> --knob <knob> [options]',
+    '',
+    'Options (each has an env twin; .env is read; a flag beats env):',
+    ...rows,
+    '',
+    `Knobs: ${knobNames.join(', ')}`,
+    '',
+    'Exit codes: 0 green · 1 red (a proof step failed) · 2 usage/configuration error (nothing contacted) · 3 inconclusive',
+  ].join('\n')
+}

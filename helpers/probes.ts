@@ -1,0 +1,269 @@
+// The three behaviour probes: request builders and judges of the reply. Pure: no I/O.
+// Judges accept every real wire variant (reasoning_content or reasoning, <think> left in
+// content, tool arguments as a string or an object, flat or nested error bodies) and never pass
+// a wrong answer.
+import { encodeSolidPng, type Rgb } from './png.ts'
+
+export const EXACT_WORDS = ['kestrel', 'obsidian', 'tangerine', 'marzipan', 'quasar', 'juniper', 'sextant', 'halcyon'] as const
+export const PROBE_COLOURS = {
+  red: [255, 0, 0],
+  green: [0, 160, 0],
+  blue: [0, 0, 255],
+  yellow: [255, 255, 0],
+  orange: [255, 140, 0],
+  purple: [128, 0, 128],
+} as const satisfies Record<string, Rgb>
+export type ProbeColour = keyof typeof PROBE_COLOURS
+export const COLOUR_NAMES = Object.keys(PROBE_COLOURS) as ProbeColour[]
+/** Other colour words a reply might use; naming one of these means it saw something else. */
+const OTHER_COLOURS = ['black', 'white', 'grey', 'gray', 'pink', 'brown', 'cyan', 'magenta', 'violet', 'gold']
+
+export const PROBE_TOOL = {
+  name: 'record_probe_token',
+  description: 'Record the probe token the user gives.',
+  parameters: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+} as const
+
+export const MIN_VISION_MAX_TOKENS = 512
+export const PROBE_MAX_TOKENS = 1024
+
+export interface ChatRequest {
+  model: string
+  messages: unknown[]
+  temperature: number
+  max_tokens: number
+  tools?: unknown[]
+  tool_choice?: 'auto'
+}
+
+export function exactRequest(model: string, word: string): ChatRequest {
+  return {
+    model,
+    messages: [{ role: 'user', content: `Reply with exactly this one word and nothing else: ${word}` }],
+    temperature: 0,
+    max_tokens: PROBE_MAX_TOKENS,
+  }
+}
+
+export function toolsRequest(model: string, token: string): ChatRequest {
+  return {
+    model,
+    messages: [{ role: 'user', content: `Call ${PROBE_TOOL.name} with the token "${token}".` }],
+    temperature: 0,
+    max_tokens: PROBE_MAX_TOKENS,
+    tools: [{ type: 'function', function: PROBE_TOOL }],
+    tool_choice: 'auto',
+  }
+}
+
+/**
+ * A solid-colour PNG as an `image_url` data-URL part (never the legacy `images` field). The text
+ * names a decoy colour the picture contradicts, never the real one, so a blind reply cannot pass.
+ */
+export function visionRequest(model: string, colour: ProbeColour, decoy: ProbeColour, maxTokens = PROBE_MAX_TOKENS): ChatRequest {
+  if (maxTokens < MIN_VISION_MAX_TOKENS) {
+    throw new RangeError(`vision probe needs max_tokens ≥ ${MIN_VISION_MAX_TOKENS} (thinking eats a smaller budget and the model reads as blind), got ${maxTokens}`)
+  }
+  if (decoy === colour) throw new RangeError('the decoy colour must differ from the picture')
+  const png = encodeSolidPng(64, 64, PROBE_COLOURS[colour])
+  return {
+    model,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `Is this square ${decoy}? Answer with the name of its colour in one word.` },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+        ],
+      },
+    ],
+    temperature: 0,
+    max_tokens: maxTokens,
+  }
+}
+
+export interface ProbeReply {
+  verdict: 'passed' | 'failed'
+  observed: string
+  next?: string
+  evidence: Record<string, unknown>
+}
+
+interface Message {
+  content?: unknown
+  reasoning_content?: unknown
+  reasoning?: unknown
+  tool_calls?: unknown
+}
+
+/** The error text of a non-200 body, whichever shape the engine uses (nested, flat, string). */
+export function errorMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>
+    const err = parsed.error
+    if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') return (err as Record<string, string>).message!
+    if (typeof parsed.message === 'string') return parsed.message
+    if (typeof err === 'string') return err
+    return JSON.stringify(parsed).slice(0, 300)
+  } catch {
+    return body.trim() === '' ? '(empty body)' : body.slice(0, 300)
+  }
+}
+
+function short(text: string, max = 160): string {
+  const one = text.replace(/\s+/g, ' ').trim()
+  return one.length > max ? `${one.slice(0, max)}…` : one
+}
+
+/** Reads the first choice of a 200 reply, or says what is wrong with it. */
+export function readChoice(status: number, body: string): { message: Message; finish: string; usage?: unknown } | ProbeReply {
+  if (status !== 200) {
+    const msg = errorMessage(body)
+    let next = 'read the engine log for this request; the endpoint refuses the probe'
+    if (status === 401 || status === 403) next = 'the endpoint wants an API key: pass --api-key (or VERIFY_API_KEY)'
+    if (status === 404 && /model/i.test(msg)) next = 'the model id is wrong: pass --model with an id from /v1/models'
+    return { verdict: 'failed', observed: `HTTP ${status}: ${short(msg, 300)}`, next, evidence: { status, body: body.slice(0, 1000) } }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return {
+      verdict: 'failed',
+      observed: body.trim() === '' ? 'HTTP 200 with an empty body' : `HTTP 200 but the body is not JSON: ${short(body)}`,
+      next: 'something between here and the engine (proxy, load balancer) or the engine itself answers garbage: curl the endpoint directly',
+      evidence: { status, body: body.slice(0, 1000) },
+    }
+  }
+  const choice = (parsed as { choices?: unknown[] })?.choices?.[0] as { message?: Message; finish_reason?: unknown } | undefined
+  if (!choice || !choice.message || typeof choice.message !== 'object') {
+    return { verdict: 'failed', observed: `HTTP 200 without choices[0].message: ${short(body)}`, next: 'the reply is not an OpenAI chat completion: check --base-url points at the engine', evidence: { body: body.slice(0, 1000) } }
+  }
+  return { message: choice.message, finish: String(choice.finish_reason ?? ''), usage: (parsed as { usage?: unknown }).usage }
+}
+
+function reasoningOf(m: Message): string {
+  const r = typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : ''
+  return r
+}
+
+/** Content with any `<think>…</think>` block removed (left there when no reasoning parser runs), trimmed. */
+export function answerText(content: unknown): string | null {
+  if (typeof content !== 'string') return null
+  return content.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/^[\s\S]*<\/think>/i, '').trim()
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z0-9-]+/).filter(Boolean)
+}
+
+function budgetOrParser(finish: string, where: string): string {
+  return finish === 'length'
+    ? `finish_reason was "length": the token budget ran out inside reasoning; the probe asks max_tokens ${PROBE_MAX_TOKENS}, so the model thinks too long or ${where}`
+    : `the answer is in reasoning only: the reasoning parser likely misclassifies the reply (check --reasoning-parser), or ${where}`
+}
+
+export function judgeExact(status: number, body: string, word: string): ProbeReply {
+  const c = readChoice(status, body)
+  if ('verdict' in c) return c
+  const answer = answerText(c.message.content)
+  const reasoning = reasoningOf(c.message)
+  const evidence = { content: c.message.content ?? null, reasoningChars: reasoning.length, finish: c.finish }
+  if (answer === null || answer === '') {
+    const inReasoning = words(reasoning).includes(word)
+    return {
+      verdict: 'failed',
+      observed: `content is ${answer === null ? 'null' : 'empty'}${inReasoning ? `; "${word}" appears only in reasoning` : ''} (finish_reason ${c.finish || 'none'})`,
+      next: budgetOrParser(c.finish, 'the chat template swallows the answer'),
+      evidence,
+    }
+  }
+  if (!words(answer).includes(word)) {
+    return { verdict: 'failed', observed: `content ${JSON.stringify(short(answer))} does not contain "${word}"`, next: 'the model does not follow a literal instruction at temperature 0: check the served model and chat template', evidence }
+  }
+  return { verdict: 'passed', observed: `content ${JSON.stringify(short(answer, 60))}${reasoning ? ' (reasoning present, as expected)' : ''}`, evidence }
+}
+
+export function judgeTools(status: number, body: string, token: string): ProbeReply {
+  if (status === 400 && /tool.choice|tool-call-parser|tool_call_parser|--jinja/i.test(errorMessage(body))) {
+    return {
+      verdict: 'failed',
+      observed: `HTTP 400: ${short(errorMessage(body), 300)}`,
+      next: 'tool parser misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser <parser for this model>',
+      evidence: { status, body: body.slice(0, 1000) },
+    }
+  }
+  const c = readChoice(status, body)
+  if ('verdict' in c) return c
+  const calls = Array.isArray(c.message.tool_calls) ? (c.message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) : []
+  const content = typeof c.message.content === 'string' ? c.message.content : ''
+  const evidence = { toolCalls: calls.slice(0, 3), content: content.slice(0, 500), finish: c.finish }
+  if (calls.length === 0) {
+    const asText = /<tool_call>|"name"\s*:|\bfunctions?\.|record_probe_token\s*\(/.test(content)
+    return {
+      verdict: 'failed',
+      observed: asText ? `no tool_calls; the call is written as text in content: ${short(content)}` : `no tool_calls; content ${JSON.stringify(short(content))} (finish_reason ${c.finish || 'none'})`,
+      next: asText
+        ? 'tool parser misconfigured: the model emits the call but the server does not parse it; set --tool-call-parser to the one for this model (e.g. hermes) with --enable-auto-tool-choice'
+        : 'the model did not call the tool with tool_choice auto: check --enable-auto-tool-choice, --tool-call-parser and the chat template',
+      evidence,
+    }
+  }
+  const call = calls[0]!
+  const name = call.function?.name
+  if (name !== PROBE_TOOL.name) {
+    return { verdict: 'failed', observed: `tool_calls[0] calls ${JSON.stringify(name)}, not ${PROBE_TOOL.name}`, next: 'the tool parser or model mangles function names: check --tool-call-parser', evidence }
+  }
+  const raw = call.function?.arguments
+  let args: unknown = raw
+  if (typeof raw === 'string') {
+    try {
+      args = JSON.parse(raw)
+    } catch {
+      return { verdict: 'failed', observed: `arguments are not JSON: ${short(raw)}`, next: 'the tool parser cuts or garbles arguments (a known hermes-parser failure): update the parser or the chat template', evidence }
+    }
+  }
+  if (!args || typeof args !== 'object' || Array.isArray(args)) {
+    return { verdict: 'failed', observed: `arguments are not an object: ${short(JSON.stringify(raw))}`, next: 'the tool parser returns malformed arguments: check --tool-call-parser', evidence }
+  }
+  const got = (args as Record<string, unknown>).token
+  if (got !== token) {
+    return { verdict: 'failed', observed: `arguments ${short(JSON.stringify(args))} do not carry token "${token}"`, next: 'the call is parsed but its arguments are wrong: check the model and chat template', evidence }
+  }
+  return { verdict: 'passed', observed: `tool_calls[0] ${PROBE_TOOL.name}(${JSON.stringify(args)})${typeof raw === 'string' ? '' : ' (arguments as an object)'}`, evidence }
+}
+
+export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
+  const c = readChoice(status, body)
+  if ('verdict' in c) {
+    if (/multimodal|image|mmproj|At most 0/i.test(c.observed)) c.next = 'the server does not take images: serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+    return c
+  }
+  const answer = answerText(c.message.content)
+  const evidence = { content: c.message.content ?? null, finish: c.finish, colour, decoy }
+  if (answer === null || answer === '') {
+    return {
+      verdict: 'failed',
+      observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
+      next: c.finish === 'length' ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs` : budgetOrParser(c.finish, 'the image was not seen'),
+      evidence,
+    }
+  }
+  const named = words(answer)
+  const others = [...COLOUR_NAMES, ...OTHER_COLOURS].filter((n) => n !== colour && n !== decoy && named.includes(n))
+  if (!named.includes(colour)) {
+    const blind = named.includes(decoy)
+    return {
+      verdict: 'failed',
+      observed: `the picture is ${colour}; the reply says ${JSON.stringify(short(answer))}`,
+      next: blind
+        ? `the model echoed the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (vision model, --limit-mm-per-prompt)`
+        : 'the model misreads a solid colour: check the served model is the vision model and its image processor',
+      evidence,
+    }
+  }
+  if (others.length > 0) {
+    return { verdict: 'failed', observed: `the reply names ${colour} but also ${others.join(', ')}: ${JSON.stringify(short(answer))}`, next: 'the answer is a list, not a reading of the picture: check the model', evidence }
+  }
+  return { verdict: 'passed', observed: `picture ${colour}, reply ${JSON.stringify(short(answer, 60))}`, evidence }
+}

@@ -1,0 +1,64 @@
+// Record mode: the live seams, each wrapped so that every exchange is also kept, in order, for
+// the fixture set written when the run closes. Redaction happens here, before anything is kept.
+import type { Clock } from './clock.ts'
+import type { HostClient } from './host.ts'
+import { HttpError, type HttpClient } from './http.ts'
+import { keepResponseHeaders, redactRequestHeaders, sha256, storedBody, type HostExchange, type HttpExchange } from './fixtures.ts'
+
+export interface Recording {
+  http: HttpExchange[]
+  host: HostExchange[]
+  clock: number[]
+  startedAtMs: number
+}
+
+function pathOf(url: string): string {
+  const u = new URL(url)
+  return `${u.pathname}${u.search}`
+}
+
+export function recordingSeams(live: { http: HttpClient; host: HostClient; clock: Clock }): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
+  const recording: Recording = { http: [], host: [], clock: [], startedAtMs: live.clock.now() }
+  let seq = 0
+  const at = () => Math.max(0, Date.now() - recording.startedAtMs)
+  const http: HttpClient = {
+    async request(req) {
+      const request = {
+        headers: redactRequestHeaders(req.headers),
+        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: storedBody(req.body) } : {}),
+      }
+      const base = { method: req.method, path: pathOf(req.url), request }
+      try {
+        const res = await live.http.request(req)
+        recording.http.push({
+          seq: ++seq, at: at(), ...base,
+          response: { status: res.status, headers: keepResponseHeaders(res.headers), body: res.body, ...(res.redirects.length ? { redirects: res.redirects.map(pathOf), url: pathOf(res.url) } : {}) },
+          durationMs: res.durationMs,
+        })
+        return res
+      } catch (error) {
+        if (error instanceof HttpError) {
+          recording.http.push({ seq: ++seq, at: at(), ...base, error: { failure: error.failure, message: error.message }, durationMs: 0 })
+        }
+        throw error
+      }
+    },
+  }
+  const host: HostClient = {
+    where: live.host.where,
+    async run(req) {
+      const r = await live.host.run(req)
+      recording.host.push({ seq: ++seq, at: at(), command: req.script, asDeployUser: req.asDeployUser === true, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, ...(r.failure ? { failure: r.failure } : {}), durationMs: r.durationMs })
+      return r
+    },
+  }
+  const clock: Clock = {
+    now() {
+      const t = live.clock.now()
+      recording.clock.push(t - recording.startedAtMs)
+      return t
+    },
+    sleep: (ms) => live.clock.sleep(ms),
+  }
+  return { http, host, clock, recording }
+}

@@ -1,0 +1,127 @@
+// vitest's finished test cases → the nine StepResults of the contract, in STEP_IDS order. A step
+// that crashed or never ran still gets a result (inconclusive), so a report is never short of a
+// step and a missing step is never mistaken for a pass.
+import { STEP_IDS, type StepId, type StepResult } from '../verdict.ts'
+
+/** The part of a vitest error armproof reads (SerializedError / TestError fit). */
+export interface ErrorLike {
+  message: string
+  name?: string | undefined
+  stack?: string | undefined
+}
+
+/** The members of vitest's `TestCase` that the report reads; a real TestCase fits. */
+export interface CaseLike {
+  readonly name: string
+  meta(): { armproof?: StepResult | undefined; armproofStep?: StepId | undefined }
+  result(): { readonly state: string; readonly errors?: ReadonlyArray<ErrorLike> | undefined }
+  diagnostic?(): { readonly duration: number } | undefined
+}
+
+/** The members of vitest's `TestModule` that the report reads. */
+export interface ModuleLike {
+  readonly children: { allTests(): Iterable<CaseLike>; allSuites?(): Iterable<{ errors(): ReadonlyArray<ErrorLike> }> }
+  errors(): ReadonlyArray<ErrorLike>
+}
+
+export interface Collected {
+  steps: StepResult[]
+  /** Errors outside any step (unhandled, or a suite hook's): each makes the run non-green. */
+  unhandled: string[]
+}
+
+export const CRASH_NEXT = 'this is a bug in armproof or an unexpected answer; rerun with the same flags and report the output'
+
+/** Runbook titles for steps that produced no result of their own (the suite names them otherwise). */
+export const STEP_TITLES: Readonly<Record<StepId, string>> = {
+  dropins: 'no drop-in is left on the unit',
+  help: "the pinned build's --help lists the flag",
+  argv: "the engine's command line carries the flag, or rightly lacks it at the default",
+  ledger: 'the boot ledger resolved the expected value',
+  health: '/health answers 200 with in_flight and queue_cap',
+  'probe.exact': 'it answers the exact word at temperature 0',
+  'probe.tools': 'it returns a real tool call',
+  'probe.vision': 'it names the colour of a solid PNG sent as image_url',
+  meter: "the knob's meter left zero",
+}
+
+function isStepId(id: unknown): id is StepId {
+  return typeof id === 'string' && (STEP_IDS as readonly string[]).includes(id)
+}
+
+function errorText(e: ErrorLike): string {
+  return e.name && e.name !== 'Error' && !e.message.startsWith(e.name) ? `${e.name}: ${e.message}` : e.message
+}
+
+/** The result of a step whose judge threw (a bug or an unexpected answer), built from the vitest error. */
+export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
+  const first = testCase.result().errors?.[0]
+  return {
+    id,
+    title: testCase.name || STEP_TITLES[id],
+    verdict: 'inconclusive',
+    expected: `the ${id} step reaches a verdict`,
+    observed: `armproof error: ${first?.message ?? 'the test failed without an error message'}`,
+    where: `test "${testCase.name}"`,
+    next: CRASH_NEXT,
+    evidence: first ? { error: { name: first.name ?? 'Error', message: first.message, stack: first.stack ?? null } } : {},
+    durationMs: Math.round(testCase.diagnostic?.()?.duration ?? 0),
+  }
+}
+
+/** The step one finished test case stands for, or undefined for a test that is not a proof step. */
+export function stepFromTestCase(testCase: CaseLike): StepResult | undefined {
+  const meta = testCase.meta()
+  if (meta.armproof && isStepId(meta.armproof.id)) return meta.armproof
+  if (!isStepId(meta.armproofStep)) return undefined
+  const result = testCase.result()
+  if (result.state === 'failed' || (result.errors?.length ?? 0) > 0) return crashedStep(meta.armproofStep, testCase)
+  return undefined
+}
+
+function notRun(id: StepId, reason: string | undefined): StepResult {
+  return {
+    id,
+    title: STEP_TITLES[id],
+    verdict: 'inconclusive',
+    expected: `the ${id} step runs`,
+    observed: reason ? `not run: ${reason}` : 'not run',
+    where: 'suites/arm.test.ts',
+    next: reason ? CRASH_NEXT : 'an earlier failure or an interrupted run stopped it; rerun with the same flags',
+    evidence: {},
+    durationMs: 0,
+  }
+}
+
+/**
+ * The nine steps in STEP_IDS order, plus the run's notes. `runErrors` (a module or suite hook that
+ * threw) explain steps that never ran; with `unhandledErrors` they are returned as notes.
+ */
+export function stepsFromTestCases(
+  cases: Iterable<CaseLike>,
+  unhandledErrors: ReadonlyArray<ErrorLike> = [],
+  runErrors: ReadonlyArray<ErrorLike> = [],
+): Collected {
+  const found = new Map<StepId, StepResult>()
+  for (const c of cases) {
+    const step = stepFromTestCase(c)
+    if (step) found.set(step.id, step)
+  }
+  const reason = runErrors[0] ? errorText(runErrors[0]) : undefined
+  const steps = STEP_IDS.map((id) => found.get(id) ?? notRun(id, reason))
+  const unhandled = [
+    ...unhandledErrors.map((e) => `unhandled error: ${errorText(e)}`),
+    ...runErrors.map((e) => `suite error: ${errorText(e)}`),
+  ]
+  return { steps, unhandled }
+}
+
+/** Every test case of the finished modules. */
+export function testCasesOf(modules: ReadonlyArray<ModuleLike>): CaseLike[] {
+  return modules.flatMap((m) => [...m.children.allTests()])
+}
+
+/** Errors of the modules and their suites (a hook or the import threw), outside any test. */
+export function runErrorsOf(modules: ReadonlyArray<ModuleLike>): ErrorLike[] {
+  return modules.flatMap((m) => [...m.errors(), ...[...(m.children.allSuites?.() ?? [])].flatMap((s) => s.errors())])
+}

@@ -1,0 +1,168 @@
+// The run as the contract's JSON report: one plain object with a fixed key order, built from the
+// steps alone. The API key never appears in it: the target's key is left out, and a final scrub
+// replaces the key's value wherever a step may have echoed it.
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
+import type { Mode, Target } from '../config.ts'
+import { knob, type KnobName } from '../knobs.ts'
+import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../verdict.ts'
+
+export const REDACTED = '[redacted]'
+
+export interface ReportStep {
+  id: StepId
+  title: string
+  verdict: StepVerdict
+  expected: string
+  observed: string
+  where: string
+  next?: string
+  evidence: Record<string, unknown>
+  durationMs: number
+}
+
+export interface ReportMeter {
+  name: string
+  first: number | null
+  last: number | null
+  movedAt: string | null
+  /** Added to the contract's fields: how long after the watch began the meter left zero. */
+  movedAfterMs: number | null
+  labels: Record<string, string>
+}
+
+export interface Report {
+  svc: string
+  knob: KnobName
+  expected: string | null
+  previous: string | null
+  mode: Mode
+  verdict: RunVerdict
+  startedAt: string
+  finishedAt: string
+  steps: ReportStep[]
+  meter: ReportMeter | null
+  /** What an operator types to undo the arm. */
+  rollback: string
+  /** Why the run could not be judged at all (verdict `error`), else null. */
+  error: string | null
+  /** Errors outside any step (unhandled, a suite hook); any of them keeps the run from green. */
+  notes: string[]
+  exitCode: number
+  tool: { name: 'armproof'; version: string }
+}
+
+export interface ReportInput {
+  target: Target
+  steps: readonly StepResult[]
+  startedAt: Date
+  finishedAt: Date
+  /** The knob's default as the build's --help printed it (enum knobs have none in the catalog). */
+  defaultFromHelp?: string | null
+  /** Unhandled and suite errors (from the reporter's `unhandled()`): they force a green run to inconclusive. */
+  unhandled?: readonly string[]
+  /** One more such note (the form `helpers/cli.ts` passes); it keeps the run from green too. */
+  problem?: string
+  /** The run could not be judged (e.g. vitest did not start): verdict `error`. */
+  error?: string
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+function meterOf(target: Target, steps: readonly StepResult[]): ReportMeter | null {
+  const spec = knob(target.knob).proof.meter
+  if (!spec) return null
+  const ev = steps.find((s) => s.id === 'meter')?.evidence.meter
+  const m = ev && typeof ev === 'object' ? (ev as Record<string, unknown>) : {}
+  return {
+    name: typeof m.name === 'string' ? m.name : spec.name,
+    first: num(m.first),
+    last: num(m.last),
+    movedAt: typeof m.movedAt === 'string' ? m.movedAt : null,
+    movedAfterMs: num(m.movedAfterMs),
+    labels: { ...(spec.labels ?? {}) },
+  }
+}
+
+/** Replaces `secret` in every string (and object key) of a JSON-like value; drops what JSON cannot hold. */
+export function scrub(value: unknown, secret: string | null): unknown {
+  const clean = (s: string) => (secret ? s.replaceAll(secret, REDACTED) : s)
+  if (typeof value === 'string') return clean(value)
+  if (typeof value === 'number') return secret && String(value).includes(secret) ? REDACTED : value
+  if (typeof value === 'bigint') return clean(String(value))
+  if (value instanceof Date) return clean(value.toISOString())
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : scrub(v, secret)))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      if (v !== undefined && typeof v !== 'function') out[clean(k)] = scrub(v, secret)
+    }
+    return out
+  }
+  return value === undefined ? null : value
+}
+
+/** The contract's report for a finished (or failed-to-start) run. */
+export function buildReport(input: ReportInput): Report {
+  const { target, steps } = input
+  const spec = knob(target.knob)
+  const fallback = spec.default ?? input.defaultFromHelp ?? null
+  const previous = target.previous ?? fallback
+  const notes = [...(input.unhandled ?? []), ...(input.problem && !input.unhandled?.includes(input.problem) ? [input.problem] : [])]
+  let verdict: RunVerdict = input.error !== undefined ? 'error' : runVerdict(steps)
+  if (verdict === 'green' && notes.length > 0) verdict = 'inconclusive'
+  const report: Report = {
+    svc: target.svc,
+    knob: target.knob,
+    expected: target.value ?? fallback,
+    previous,
+    mode: target.mode,
+    verdict,
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: input.finishedAt.toISOString(),
+    steps: steps.map((s) => ({
+      id: s.id,
+      title: s.title,
+      verdict: s.verdict,
+      expected: s.expected,
+      observed: s.observed,
+      where: s.where,
+      ...(s.next ? { next: s.next } : {}),
+      evidence: s.evidence,
+      durationMs: s.durationMs,
+    })),
+    meter: meterOf(target, steps),
+    rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
+    error: input.error ?? null,
+    notes,
+    exitCode: EXIT_CODES[verdict],
+    tool: { name: 'armproof', version: pkg.version },
+  }
+  return scrub(report, target.apiKey) as Report
+}
+
+/** The report as written to disk: two-space JSON and a final newline. */
+export function reportJson(report: Report): string {
+  return `${JSON.stringify(report, null, 2)}\n`
+}
+
+/** Writes text atomically: a temp file in the same folder, then rename; creates the folder. */
+export async function writeAtomic(path: string, text: string): Promise<void> {
+  const dir = dirname(path)
+  await mkdir(dir, { recursive: true })
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`)
+  try {
+    await writeFile(temp, text, 'utf8')
+    await rename(temp, path)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+export async function writeJson(path: string, report: Report): Promise<void> {
+  await writeAtomic(path, reportJson(report))
+}

@@ -1,0 +1,97 @@
+// The vitest reporter of `pnpm verify`: prints the runbook as the steps finish and keeps their
+// results for the CLI. It neither writes files nor decides the exit code.
+import type { Reporter } from 'vitest/node'
+import type { Target } from '../config.ts'
+import { STEP_IDS, type StepId, type StepResult } from '../verdict.ts'
+import { runErrorsOf, stepFromTestCase, stepsFromTestCases, testCasesOf, type CaseLike, type ErrorLike, type ModuleLike } from './collect.ts'
+import { header, stepDetail, stepLine } from './terminal.ts'
+
+export interface Output {
+  write(text: string): unknown
+}
+
+export interface RunbookReporterOptions {
+  target: Target
+  out: Output
+  err: Output
+  /** ANSI colour on `out` and `err`. */
+  color: boolean
+  /** Show progress of long waits as one rewritten line on `err` (a terminal, not CI). */
+  live: boolean
+  /** Terminal width for step lines; 120 when unknown. */
+  width?: number
+}
+
+export const PROGRESS_TYPE = 'armproof:progress'
+const CLEAR_LINE = '\r\x1b[K'
+
+export class RunbookReporter implements Reporter {
+  readonly #options: RunbookReporterOptions
+  readonly #printed = new Set<StepId>()
+  #headerShown = false
+  #progressShown = false
+  #steps: StepResult[] = []
+  #unhandled: string[] = []
+
+  constructor(options: RunbookReporterOptions) {
+    this.#options = options
+  }
+
+  onTestRunStart(): void {
+    if (this.#headerShown) return
+    this.#headerShown = true
+    this.#options.out.write(`${header(this.#options.target, { color: this.#options.color })}\n`)
+  }
+
+  onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }): void {
+    if (!this.#options.live || annotation.type !== PROGRESS_TYPE) return
+    const width = (this.#options.width ?? 120) - 1
+    const chars = [...`  … ${annotation.message.replace(/\s+/g, ' ')}`]
+    const text = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : chars.join('')
+    this.#options.err.write(`${CLEAR_LINE}${text}`)
+    this.#progressShown = true
+  }
+
+  onTestCaseResult(testCase: CaseLike): void {
+    const step = stepFromTestCase(testCase)
+    if (step) this.#print(step)
+  }
+
+  /** Test output is not part of the runbook. */
+  onUserConsoleLog(): void {}
+
+  onTestRunEnd(testModules: ReadonlyArray<ModuleLike>, unhandledErrors: ReadonlyArray<ErrorLike>, reason?: string): void {
+    this.#clearProgress()
+    const { steps, unhandled } = stepsFromTestCases(testCasesOf(testModules), unhandledErrors, runErrorsOf(testModules))
+    if (reason === 'interrupted') unhandled.push('the run was interrupted before it finished')
+    this.#steps = steps
+    this.#unhandled = unhandled
+    for (const step of steps) if (!this.#printed.has(step.id)) this.#print(step)
+    for (const note of unhandled) this.#options.out.write(`  ! ${note}\n`)
+  }
+
+  /** The nine steps in STEP_IDS order; empty until the run has ended. */
+  steps(): StepResult[] {
+    return [...this.#steps]
+  }
+
+  /** Errors outside any step; any of them keeps the run from green. */
+  unhandled(): string[] {
+    return [...this.#unhandled]
+  }
+
+  #clearProgress(): void {
+    if (!this.#progressShown) return
+    this.#options.err.write(CLEAR_LINE)
+    this.#progressShown = false
+  }
+
+  #print(step: StepResult): void {
+    this.#clearProgress()
+    this.#printed.add(step.id)
+    const { color, width } = this.#options
+    const line = stepLine(step, STEP_IDS.indexOf(step.id), { color, ...(width ? { width } : {}) })
+    const detail = stepDetail(step, { color })
+    this.#options.out.write(`${line}\n${detail ? `${detail}\n` : ''}`)
+  }
+}

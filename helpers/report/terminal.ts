@@ -1,0 +1,135 @@
+// The runbook as the operator reads it in a terminal: a header, one line per step, the detail of
+// any step that did not pass, and one final line. Pure formatting: strings in, strings out.
+import type { Target } from '../config.ts'
+import { formatDuration } from '../duration.ts'
+import { knob } from '../knobs.ts'
+import type { StepResult, StepVerdict } from '../verdict.ts'
+import { GLYPHS, oneLine, summarize } from './_summary.ts'
+import type { Report } from './json.ts'
+
+export interface FormatOptions {
+  /** ANSI colour; off unless asked for. */
+  color?: boolean
+  /** Terminal width that step lines are cut to; 120 when unknown. */
+  width?: number
+}
+
+const ANSI = { bold: '1', dim: '2', red: '31', green: '32', yellow: '33', cyan: '36' } as const
+type Style = keyof typeof ANSI
+
+const VERDICT_STYLE: Readonly<Record<StepVerdict, Style>> = { passed: 'green', failed: 'red', inconclusive: 'yellow', skipped: 'dim' }
+const RUN_STYLE: Readonly<Record<Report['verdict'], Style>> = { green: 'green', red: 'red', inconclusive: 'yellow', error: 'red' }
+const ID_WIDTH = 12
+const DETAIL_INDENT = '     '
+
+function paint(text: string, style: Style | undefined, color: boolean | undefined): string {
+  return color && style && text ? `\x1b[${ANSI[style]}m${text}\x1b[0m` : text
+}
+
+/** Pieces of one line cut to `width` visible characters (code points), the last kept piece ending in "…". */
+function fit(parts: ReadonlyArray<[string, Style | undefined]>, width: number, color: boolean | undefined): string {
+  const total = parts.reduce((n, [t]) => n + [...t].length, 0)
+  let room = total > width ? Math.max(0, width - 1) : Infinity
+  let out = ''
+  for (const [text, style] of parts) {
+    const chars = [...text]
+    if (chars.length <= room) {
+      out += paint(text, style, color)
+      room -= chars.length
+    } else {
+      out += paint(`${chars.slice(0, room).join('')}…`, style, color)
+      break
+    }
+  }
+  return out
+}
+
+/** ` 3 ✓ argv         <title>  — <observed>`; `index` is the step's place in STEP_IDS (0-based), printed from 1. */
+export function stepLine(result: StepResult, index: number, options: FormatOptions = {}): string {
+  const style = VERDICT_STYLE[result.verdict]
+  return fit(
+    [
+      [`${String(index + 1).padStart(2)} `, undefined],
+      [`${GLYPHS[result.verdict]} ${result.id.padEnd(ID_WIDTH)}`, style],
+      [` ${oneLine(result.title)}`, undefined],
+      [`  — ${oneLine(result.observed)}`, 'dim'],
+    ],
+    options.width ?? 120,
+    options.color,
+  )
+}
+
+const BARS = '▁▂▃▄▅▆▇█'
+
+/** The series as bars scaled min..max; a missing value is a space. At most `maxWidth` bars (last value per bucket). */
+export function sparkline(series: ReadonlyArray<{ v: number | null }>, maxWidth = 60): string {
+  const raw = series.map((p) => (typeof p.v === 'number' && Number.isFinite(p.v) ? p.v : null))
+  let values = raw
+  if (raw.length > maxWidth) {
+    const size = raw.length / maxWidth
+    values = Array.from({ length: maxWidth }, (_, i) => {
+      const bucket = raw.slice(Math.floor(i * size), Math.floor((i + 1) * size))
+      return bucket.filter((v) => v !== null).at(-1) ?? null
+    })
+  }
+  const present = values.filter((v) => v !== null)
+  const min = Math.min(...present)
+  const span = Math.max(...present) - min
+  return values.map((v) => (v === null ? ' ' : BARS[span > 0 ? Math.round(((v - min) / span) * (BARS.length - 1)) : 0])).join('')
+}
+
+/** `▁▁▃█  0 → 3, moved after 0.4s`, from the meter step's evidence; undefined without a series. */
+export function meterLine(evidence: Record<string, unknown>): string | undefined {
+  const series = Array.isArray(evidence.series) ? (evidence.series as Array<{ v: number | null }>) : undefined
+  const m = (evidence.meter && typeof evidence.meter === 'object' ? evidence.meter : {}) as Record<string, unknown>
+  if (!series || series.length === 0) return undefined
+  const moved = typeof m.movedAfterMs === 'number' ? `moved after ${formatDuration(m.movedAfterMs)}` : 'never moved'
+  return `${sparkline(series)}  ${String(m.first ?? '?')} → ${String(m.last ?? '?')}, ${moved}`
+}
+
+/** Expected, observed, where and next of a step that did not pass, indented under its line; '' for a passed step. Never cut. */
+export function stepDetail(result: StepResult, options: Pick<FormatOptions, 'color'> = {}): string {
+  if (result.verdict === 'passed') return ''
+  const rows: Array<[string, string]> = [
+    ['expected', result.expected],
+    ['observed', result.observed],
+    ['where', result.where],
+  ]
+  if (result.next) rows.push(['next', result.next])
+  const meter = result.id === 'meter' ? meterLine(result.evidence) : undefined
+  if (meter) rows.push(['meter', meter])
+  return rows
+    .map(([label, value]) => {
+      const head = `${DETAIL_INDENT}${`${label}:`.padEnd(10)}`
+      const body = value.split('\n').join(`\n${' '.repeat(head.length)}`)
+      return `${paint(head, label === 'next' ? 'bold' : 'dim', options.color)}${body}`
+    })
+    .join('\n')
+}
+
+/** The run in one line: `GREEN · … proven on demo (meter 0 → 3, …) · next: … · rollback: …`. */
+export function finalLine(report: Report, options: { color?: boolean; reportPath?: string | null } = {}): string {
+  const v = summarize(report, options.reportPath)
+  const parts = [paint(v.word, RUN_STYLE[report.verdict], options.color), v.why, `next: ${v.next}`]
+  if (report.verdict === 'green') parts.push(`rollback: ${report.rollback}`)
+  return parts.join(' · ')
+}
+
+function hostText(host: Target['host']): string {
+  if (host.kind === 'local') return 'local'
+  return `${host.user ? `${host.user}@` : ''}${host.host.includes(':') ? `[${host.host}]` : host.host}${host.port ? `:${host.port}` : ''}`
+}
+
+/** `armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host local`. */
+export function header(target: Target, options: Pick<FormatOptions, 'color'> = {}): string {
+  const def = knob(target.knob).default
+  const shown = (v: string | null) => v ?? (def !== null ? `${def} (default)` : 'the default')
+  return [
+    paint('armproof', 'bold', options.color),
+    target.svc,
+    `${target.knob} ${shown(target.previous)} → ${shown(target.value)}`,
+    target.mode,
+    target.baseUrl ?? `fixtures ${target.fixtures}`,
+    `host ${hostText(target.host)}`,
+  ].join(' · ')
+}

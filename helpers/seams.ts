@@ -1,0 +1,71 @@
+// Chooses the seams (HTTP, host, clock, random choices) for a run's mode, once. The suites
+// never know which mode they run in.
+import { readFileSync } from 'node:fs'
+import { realClock, type Clock } from './clock.ts'
+import type { Target } from './config.ts'
+import { FIXTURE_FORMAT, readFixtures, writeFixtures } from './fixtures.ts'
+import { createHost, type HostClient } from './host.ts'
+import { liveHttp, type HttpClient } from './http.ts'
+import { recordingSeams } from './record.ts'
+import { replaySeams } from './replay.ts'
+import { randomChoices, type Choices } from './run-context.ts'
+
+export interface Seams {
+  http: HttpClient
+  host: HostClient
+  clock: Clock
+  choices: Choices
+  /** Ends the run's I/O; in record mode writes the fixture set. */
+  close(extra?: { model?: string | null }): Promise<void>
+}
+
+export const TOOL = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+  return { name: pkg.name, version: pkg.version }
+})()
+
+export async function openSeams(target: Target): Promise<Seams> {
+  if (target.mode === 'replay') {
+    const set = readFixtures(target.fixtures)
+    const replay = replaySeams(set, target, target.fixtures)
+    return { ...replay, close: async () => {} }
+  }
+  const live = liveHttp()
+  const host = createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser })
+  const choices = randomChoices()
+  if (target.mode === 'live') return { http: live, host, clock: realClock, choices, close: () => live.close() }
+  const rec = recordingSeams({ http: live, host, clock: realClock })
+  return {
+    http: rec.http,
+    host: rec.host,
+    clock: rec.clock,
+    choices,
+    async close(extra) {
+      await live.close()
+      const { recording } = rec
+      writeFixtures(
+        target.fixtures,
+        {
+          meta: {
+            format: FIXTURE_FORMAT,
+            svc: target.svc,
+            knob: target.knob,
+            value: target.value,
+            previous: target.previous,
+            baseUrl: target.baseUrl ?? '',
+            host: host.where,
+            model: extra?.model ?? target.model,
+            recordedAt: new Date(recording.startedAtMs).toISOString(),
+            tool: TOOL,
+            choices: choices.made,
+            clock: recording.clock,
+            startedAtMs: recording.startedAtMs,
+          },
+          http: recording.http,
+          host: recording.host,
+        },
+        target.apiKey ? [target.apiKey] : [],
+      )
+    },
+  }
+}

@@ -1,0 +1,38 @@
+// Shared by the host-side steps: what to say when a host command could not run at all.
+import type { HostResult } from '../host.ts'
+import type { RunContext } from '../run-context.ts'
+import type { Judgement } from '../verdict.ts'
+
+export function whereHost(ctx: RunContext, command: string): string {
+  return `${ctx.host.where}: ${command}`
+}
+
+const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext) => string> = {
+  timeout: (ctx) => `the command did not finish within ${Math.round(ctx.target.hostTimeoutMs / 1000)}s; run it by hand on the host, or raise --host-timeout`,
+  unreachable: (ctx) => `ssh could not reach the host; check --host ${ctx.target.host.kind === 'ssh' ? ctx.target.host.host : ''} and --ssh-opts (port, key), then retry`,
+  'host-key': () => 'the host key is unknown or changed and BatchMode refuses to ask; add it with ssh-keyscan to known_hosts after checking it',
+  auth: () => 'ssh refused the key; check --ssh-opts "-i <key>" and the user in --host user@host',
+  'sudo-password': (ctx) =>
+    `sudo wants a password and armproof never types one; allow it in sudoers without a password (NOPASSWD) for ${ctx.target.deployUser ? `"sudo -u ${ctx.target.deployUser}"` : 'this command'}, or ssh in as that user`,
+  spawn: () => 'the command could not be started on this machine (is ssh or sh installed?)',
+}
+
+/** Inconclusive: the host command could not be run, so nothing was observed. */
+export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): Judgement | undefined {
+  if (!r.failure) return undefined
+  const said = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')
+  return {
+    verdict: 'inconclusive',
+    expected,
+    observed: `could not run the command (${r.failure}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''})${said ? `: ${said}` : ''}`,
+    where: whereHost(ctx, r.command),
+    next: NEXT[r.failure](ctx),
+    evidence: { exitCode: r.exitCode, stderr: r.stderr.slice(-2000) },
+  }
+}
+
+/** The last few lines of output, one line, for a message. */
+export function tail(text: string, lines = 3, max = 300): string {
+  const t = text.trim().split('\n').slice(-lines).join(' | ')
+  return t.length > max ? `…${t.slice(-max)}` : t
+}

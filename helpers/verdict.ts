@@ -1,0 +1,53 @@
+// A proof step's outcome as data: the report, the JUnit file and the exit code all come from it.
+
+export const STEP_IDS = ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter'] as const
+export type StepId = (typeof STEP_IDS)[number]
+export type StepVerdict = 'passed' | 'failed' | 'inconclusive' | 'skipped'
+export type RunVerdict = 'green' | 'red' | 'inconclusive' | 'error'
+
+export interface StepResult {
+  id: StepId
+  title: string
+  verdict: StepVerdict
+  /** What the step required, in the operator's words. */
+  expected: string
+  /** What was seen: the value itself, never only "wrong". */
+  observed: string
+  /** Where it was seen: URL, or host and command. */
+  where: string
+  /** What to do next; always set when the step did not pass. */
+  next?: string
+  /** A skip the operator asked for or the knob implies (e.g. --no-dropin-check); other skips never make a run green. */
+  intendedSkip?: boolean
+  evidence: Record<string, unknown>
+  durationMs: number
+}
+
+/** What a step judge returns; the runner adds id, title and duration. */
+export type Judgement = Omit<StepResult, 'id' | 'title' | 'durationMs'>
+
+export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red: 1, error: 2, inconclusive: 3 }
+
+/**
+ * The run's verdict from its steps. Green only when every step of the contract is present and
+ * passed, or skipped on purpose; a missing step is never green.
+ */
+export function runVerdict(steps: readonly StepResult[]): RunVerdict {
+  if (steps.some((s) => s.verdict === 'failed')) return 'red'
+  const byId = new Map(steps.map((s) => [s.id, s]))
+  const complete = STEP_IDS.every((id) => byId.has(id))
+  const allHeld = steps.every((s) => s.verdict === 'passed' || (s.verdict === 'skipped' && s.intendedSkip === true))
+  return complete && allHeld ? 'green' : 'inconclusive'
+}
+
+/** The failure text of one step, as vitest and the runbook print it. */
+export function describeStep(r: Pick<StepResult, 'id' | 'verdict' | 'expected' | 'observed' | 'where' | 'next'>): string {
+  const lines = [
+    `${r.id} ${r.verdict}`,
+    `  expected: ${r.expected}`,
+    `  observed: ${r.observed}`,
+    `  where:    ${r.where}`,
+  ]
+  if (r.next) lines.push(`  next:     ${r.next}`)
+  return lines.join('\n')
+}

@@ -1,0 +1,101 @@
+import { describe, expect, test } from 'vitest'
+import { formatProblems, loadConfig } from '../helpers/config.ts'
+import { OPTIONS } from '../helpers/options.ts'
+import { readFileSync } from 'node:fs'
+
+const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
+
+function problems(argv: string[], env: Record<string, string> = {}, dotenv?: string): string[] {
+  const r = loadConfig({ argv, env, ...(dotenv ? { dotenv } : {}) })
+  return r.ok ? [] : r.problems.map((p) => p.message)
+}
+
+describe('configuration', () => {
+  test('a complete command line gives a target with the contract defaults', () => {
+    const r = loadConfig({ argv: base, env: {} })
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    expect(r.target).toMatchObject({
+      svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: null, previous: null, host: { kind: 'local' }, process: 'radiance',
+      ledgerCmd: 'podman logs {svc}', helpCmd: 'podman exec {svc} radiance --help', unit: 'demo', dropinCheck: true,
+      healthBudgetMs: 15 * 60_000, meterWindowMs: 5 * 60_000, mode: 'live', fixtures: 'fixtures/demo/PREFILL_INTERLEAVE', baseUrl: 'http://127.0.0.1:8000',
+    })
+  })
+
+  test('every problem is reported at once', () => {
+    const found = problems(['--svc', 'a;b', '--knob', 'NOPE', '--health-budget', 'soon', '--mode', 'fast'])
+    expect(found).toHaveLength(5)
+    expect(found.join('\n')).toMatch(/--svc: "a;b" must match/)
+    expect(found.join('\n')).toMatch(/unknown knob "NOPE"; known knobs: PREFILL_INTERLEAVE, BUSY_PREFILL_CHUNK, CHECKPOINT_POLICY, CHECKPOINT_SLOTS/)
+    expect(found.join('\n')).toMatch(/--health-budget: "soon" is not a duration/)
+    expect(found.join('\n')).toMatch(/invalid mode "fast"; must be one of: live, record, replay/)
+    expect(found.join('\n')).toMatch(/--base-url \(or VERIFY_BASE_URL\) is required in live mode/)
+  })
+
+  test('a flag beats env, and env beats .env', () => {
+    const r = loadConfig({ argv: [...base, '--value', '3'], env: { VERIFY_VALUE: '2', VERIFY_PREVIOUS: '1' }, dotenv: 'VERIFY_PREVIOUS=9\nVERIFY_MODEL=m-from-dotenv\n' })
+    expect(r.ok && r.target).toMatchObject({ value: '3', previous: '1', model: 'm-from-dotenv' })
+  })
+
+  test('the suites run straight from env', () => {
+    const r = loadConfig({ env: { VERIFY_SVC: 'demo', VERIFY_KNOB: 'BUSY_PREFILL_CHUNK', VERIFY_VALUE: '512', VERIFY_BASE_URL: 'http://h:1', VERIFY_DROPIN_CHECK: '0' } })
+    expect(r.ok && r.target).toMatchObject({ knob: 'BUSY_PREFILL_CHUNK', value: '512', dropinCheck: false })
+  })
+
+  test.each([
+    ['PREFILL_INTERLEAVE', '-1', /does not fit PREFILL_INTERLEAVE: must be a whole number ≥ 0/],
+    ['PREFILL_INTERLEAVE', '1.5', /must be a whole number/],
+    ['BUSY_PREFILL_CHUNK', 'lots', /must be a whole number ≥ 0 \(tokens\)/],
+    ['CHECKPOINT_SLOTS', '0', /must be ≥ 1/],
+    ['CHECKPOINT_SLOTS', 'manual', /must be "auto" or a whole number ≥ 1/],
+    ['CHECKPOINT_POLICY', 'floor; rm -rf /', /must be one word/],
+  ])('%s=%s is refused because the value does not fit the knob', (knobName, value, message) => {
+    expect(problems(['--svc', 's', '--knob', knobName, '--value', value, '--base-url', 'http://h:1']).join('\n')).toMatch(message)
+  })
+
+  test('an enum value is left for --help to judge, and integers are canonical', () => {
+    const r = loadConfig({ argv: ['--svc', 's', '--knob', 'CHECKPOINT_POLICY', '--value', 'floor', '--base-url', 'http://h:1'], env: {} })
+    expect(r.ok && r.target.value).toBe('floor')
+    const n = loadConfig({ argv: [...base, '--value', '007'], env: {} })
+    expect(n.ok && n.target.value).toBe('7')
+  })
+
+  test.each([
+    ['--svc', 'x$(reboot)'], ['--svc', "x'y"], ['--svc', 'a\nb'], ['--svc', '-oProxyCommand=x'], ['--svc', 'ä'], ['--svc', 'x'.repeat(300) + ';'],
+    ['--host', 'root@h;reboot'], ['--host', '-oProxyCommand=sh'], ['--host', 'h:99999'], ['--host', 'a b'],
+    ['--process', 'radiance;id'], ['--deploy-user', 'Root$'], ['--unit', 'x y'],
+    ['--ledger-cmd', 'podman logs {svc}\nreboot'], ['--help-cmd', 'podman exec {container} radiance --help'],
+    ['--ssh-opts', '-i key; reboot'], ['--ssh-opts', '-o "unterminated'], ['--ssh-opts', '$(id)'],
+    ['--base-url', 'http://user:secret@h:1'], ['--base-url', 'ftp://h'], ['--base-url', 'not a url'],
+    ['--api-key', 'two words'], ['--value', '1;reboot'], ['--model', 'a b'],
+  ])('a hostile %s %j is refused', (flag, value) => {
+    const args = [...base.filter((_, i) => base[i - 1] !== flag && base[i] !== flag), flag, value]
+    const found = problems(args)
+    expect(found.length).toBeGreaterThan(0)
+    for (const line of found) expect(line).not.toMatch(/[\n\r]/)
+    if (flag === '--base-url') expect(found.join('\n')).not.toContain('secret')
+  })
+
+  test('an unknown option and a stray argument are problems too', () => {
+    expect(problems([...base, '--knobb', 'X', 'extra'])).toEqual([
+      'unknown option "--knobb"; see --help',
+      'unexpected argument "X"; options start with --',
+      'unexpected argument "extra"; options start with --',
+    ])
+  })
+
+  test('host specs parse user, host and port', () => {
+    const r = loadConfig({ argv: [...base, '--host', 'deploy@gpu-7.lab:2222', '--ssh-opts', `-i "/keys/my key" -o StrictHostKeyChecking=yes`], env: {} })
+    expect(r.ok && r.target.host).toEqual({ kind: 'ssh', user: 'deploy', host: 'gpu-7.lab', port: 2222 })
+    expect(r.ok && r.target.sshOpts).toEqual(['-i', '/keys/my key', '-o', 'StrictHostKeyChecking=yes'])
+  })
+
+  test('the refusal text counts the problems and says nothing was contacted', () => {
+    expect(formatProblems([{ option: 'a', message: 'one' }, { option: 'b', message: 'two' }])).toBe('armproof: 2 configuration problems; nothing was contacted.\n  - one\n  - two')
+  })
+
+  test('.env.example documents every VERIFY_ variable', () => {
+    const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8')
+    for (const o of OPTIONS) expect(example, o.env).toMatch(new RegExp(`^#?\\s*${o.env}=`, 'm'))
+  })
+})

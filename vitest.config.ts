@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config'
+
+// Two projects share this file:
+// - `unit`: armproof's own tests (`pnpm test`), under test/.
+// - `suites`: the proof steps, run by `pnpm verify` or straight from env
+//   (`VERIFY_SVC=… VERIFY_KNOB=… pnpm vitest run suites`).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'suites',
+          include: ['suites/**/*.test.ts'],
+          globalSetup: ['suites/_setup.ts'],
+          fileParallelism: false,
+          // Steps carry their own budgets (health budget, meter window); vitest's
+          // timeout is only the outer bound and is raised by the setup.
+          testTimeout: 0,
+          hookTimeout: 0,
+        },
+      },
+    ],
+  },
+})
