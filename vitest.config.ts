@@ -13,6 +13,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // The fault matrix runs whole `pnpm verify` processes side by side; more than this on
+          // a 2-core machine starves the engines' loopback timings.
+          maxConcurrency: 3,
         },
       },
       {

@@ -34,8 +34,23 @@ export function findFlag(argv: readonly string[], flag: string): FlagInArgv {
   return { values, written }
 }
 
-/** argv as one line for a message, each word cut to `maxWord` characters, the whole to `max`. */
+const SECRET_FLAG = /^--?[\w-]*(key|token|secret|password|passwd)[\w-]*$/i
+
+/** argv with the values of secret-looking flags (`--api-key X`, `--hf-token=X`) replaced by "[redacted]". */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const eq = a.indexOf('=')
+    if (a.startsWith('-') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq))) out.push(`${a.slice(0, eq)}=[redacted]`)
+    else if (SECRET_FLAG.test(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) out.push(a, '[redacted]'), i++
+    else out.push(a)
+  }
+  return out
+}
+
+/** argv as one line for a message, secrets redacted, each word cut to `maxWord` characters, the whole to `max`. */
 export function argvExcerpt(argv: readonly string[], max = 400, maxWord = 80): string {
-  const line = argv.map((a) => (a.length > maxWord ? `${a.slice(0, maxWord)}…` : a)).join(' ')
+  const line = redactArgv(argv).map((a) => (a.length > maxWord ? `${a.slice(0, maxWord)}…` : a)).join(' ')
   return line.length > max ? `${line.slice(0, max)}…` : line
 }

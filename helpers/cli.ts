@@ -5,7 +5,7 @@ import { appendFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { startVitest } from 'vitest/node'
 import { formatProblems, loadConfig, type Target } from './config.ts'
-import { markRecordedVerdict, replayCheck } from './fixtures.ts'
+import { markRecordedVerdict, replayCheck, replayTarget } from './fixtures.ts'
 import { KNOB_NAMES } from './knobs.ts'
 import { helpText } from './options.ts'
 import { buildReport, writeAtomic, writeJson } from './report/json.ts'
@@ -101,14 +101,14 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems(config.problems)}\n`)
     return EXIT_CODES.error
   }
-  const target = config.target
+  const { target } = config
   if (target.mode === 'replay') {
     const check = replayCheck(target.fixtures, target)
     if (check.problems.length > 0) {
       io.err.write(`${formatProblems(check.problems.map((message) => ({ option: '--fixtures', message })))}\n`)
       return EXIT_CODES.error
     }
-    target.baseUrl ??= check.meta!.baseUrl
+    return runSuites(replayTarget(target, check.meta!), io)
   }
   return runSuites(target, io)
 }

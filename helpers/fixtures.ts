@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Target } from './config.ts'
 import type { HostFailure } from './host.ts'
 import type { HttpFailure } from './http.ts'
 
@@ -27,7 +28,23 @@ export interface RunMeta {
   /** Every clock reading of the run, in ms after the first; replay returns them in order. */
   clock: number[]
   startedAtMs: number
+  /** The run's options as recorded (no secret); a replay re-judges exactly this run. */
+  target: RecordedTarget
   verdict?: string
+}
+
+/** What a replay takes from the recording rather than from its own flags. */
+export type RecordedTarget = Omit<Target, 'apiKey' | 'mode' | 'fixtures' | 'report' | 'junit' | 'sshOpts'>
+
+/** The target without its secret, its outputs, and ssh options (identity files are nobody's business in a fixture). */
+export function recordedTarget(target: Target): RecordedTarget {
+  const { apiKey: _apiKey, mode: _mode, fixtures: _fixtures, report: _report, junit: _junit, sshOpts: _sshOpts, ...rest } = target
+  return rest
+}
+
+/** The target a replay runs with: the recorded run's options, this invocation's outputs and key. */
+export function replayTarget(target: Target, meta: RunMeta): Target {
+  return { ...target, ...meta.target, apiKey: target.apiKey, mode: 'replay', fixtures: target.fixtures, report: target.report, junit: target.junit }
 }
 
 export interface HttpExchange {

@@ -3,6 +3,7 @@
 import type { Clock } from './clock.ts'
 import type { HostClient } from './host.ts'
 import { HttpError, type HttpClient } from './http.ts'
+import { scrub } from './redact.ts'
 import { keepResponseHeaders, redactRequestHeaders, sha256, storedBody, type HostExchange, type HttpExchange } from './fixtures.ts'
 
 export interface Recording {
@@ -17,28 +18,30 @@ function pathOf(url: string): string {
   return `${u.pathname}${u.search}`
 }
 
-export function recordingSeams(live: { http: HttpClient; host: HostClient; clock: Clock }): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
+/** Records the live seams; `secret` (the API key) is replaced by "[redacted]" in everything kept. */
+export function recordingSeams(live: { http: HttpClient; host: HostClient; clock: Clock }, secret: string | null): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
   const recording: Recording = { http: [], host: [], clock: [], startedAtMs: live.clock.now() }
+  const clean = (text: string) => scrub(text, secret) as string
   let seq = 0
   const at = () => Math.max(0, Date.now() - recording.startedAtMs)
   const http: HttpClient = {
     async request(req) {
       const request = {
         headers: redactRequestHeaders(req.headers),
-        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: storedBody(req.body) } : {}),
+        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: scrub(storedBody(req.body), secret) } : {}),
       }
       const base = { method: req.method, path: pathOf(req.url), request }
       try {
         const res = await live.http.request(req)
         recording.http.push({
           seq: ++seq, at: at(), ...base,
-          response: { status: res.status, headers: keepResponseHeaders(res.headers), body: res.body, ...(res.redirects.length ? { redirects: res.redirects.map(pathOf), url: pathOf(res.url) } : {}) },
+          response: { status: res.status, headers: keepResponseHeaders(res.headers), body: clean(res.body), ...(res.redirects.length ? { redirects: res.redirects.map(pathOf), url: pathOf(res.url) } : {}) },
           durationMs: res.durationMs,
         })
         return res
       } catch (error) {
         if (error instanceof HttpError) {
-          recording.http.push({ seq: ++seq, at: at(), ...base, error: { failure: error.failure, message: error.message }, durationMs: 0 })
+          recording.http.push({ seq: ++seq, at: at(), ...base, error: { failure: error.failure, message: clean(error.message) }, durationMs: 0 })
         }
         throw error
       }
@@ -48,7 +51,7 @@ export function recordingSeams(live: { http: HttpClient; host: HostClient; clock
     where: live.host.where,
     async run(req) {
       const r = await live.host.run(req)
-      recording.host.push({ seq: ++seq, at: at(), command: req.script, asDeployUser: req.asDeployUser === true, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, ...(r.failure ? { failure: r.failure } : {}), durationMs: r.durationMs })
+      recording.host.push({ seq: ++seq, at: at(), command: req.script, asDeployUser: req.asDeployUser === true, stdout: clean(r.stdout), stderr: clean(r.stderr), exitCode: r.exitCode, ...(r.failure ? { failure: r.failure } : {}), durationMs: r.durationMs })
       return r
     },
   }

@@ -3,6 +3,7 @@
 // step passed. Suites call only this and the step functions.
 import { inject, type TestContext } from 'vitest'
 import type { Target } from './config.ts'
+import { scrub } from './redact.ts'
 import { openSeams } from './seams.ts'
 import { createContext, type RunContext } from './run-context.ts'
 import { describeStep, type Judgement, type StepId, type StepResult } from './verdict.ts'
@@ -45,12 +46,12 @@ export async function prove(test: TestContext, run: RunContext, id: StepId, judg
       const now = Date.now()
       if (now - lastProgress < PROGRESS_EVERY_MS) return
       lastProgress = now
-      void test.annotate(message, 'armproof:progress')
+      void test.annotate(scrub(message, run.target.apiKey) as string, 'armproof:progress')
     },
   }
   const started = performance.now()
   const judgement = await judge(ctx)
-  const result: StepResult = { id, title: test.task.name, ...judgement, durationMs: Math.round(performance.now() - started) }
+  const result = scrub({ id, title: test.task.name, ...judgement, durationMs: Math.round(performance.now() - started) }, run.target.apiKey) as StepResult
   test.task.meta.armproof = result
   if (result.verdict === 'skipped') test.skip(`${result.observed}`)
   if (result.verdict !== 'passed') throw new StepNotHeld(describeStep(result))

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { realClock, type Clock } from './clock.ts'
 import type { Target } from './config.ts'
-import { FIXTURE_FORMAT, readFixtures, writeFixtures } from './fixtures.ts'
+import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './fixtures.ts'
 import { createHost, type HostClient } from './host.ts'
 import { liveHttp, type HttpClient } from './http.ts'
 import { recordingSeams } from './record.ts'
@@ -34,7 +34,7 @@ export async function openSeams(target: Target): Promise<Seams> {
   const host = createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser })
   const choices = randomChoices()
   if (target.mode === 'live') return { http: live, host, clock: realClock, choices, close: () => live.close() }
-  const rec = recordingSeams({ http: live, host, clock: realClock })
+  const rec = recordingSeams({ http: live, host, clock: realClock }, target.apiKey)
   return {
     http: rec.http,
     host: rec.host,
@@ -60,6 +60,7 @@ export async function openSeams(target: Target): Promise<Seams> {
             choices: choices.made,
             clock: recording.clock,
             startedAtMs: recording.startedAtMs,
+            target: recordedTarget(target),
           },
           http: recording.http,
           host: recording.host,

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { TestProject } from 'vitest/node'
 import { formatProblems, loadConfig } from '../helpers/config.ts'
-import { replayCheck } from '../helpers/fixtures.ts'
+import { replayCheck, replayTarget } from '../helpers/fixtures.ts'
 
 export default function setup(project: TestProject): void {
   if (project.getProvidedContext()['armproof:target']) return
@@ -16,7 +16,8 @@ export default function setup(project: TestProject): void {
   if (target.mode === 'replay') {
     const check = replayCheck(target.fixtures, target)
     if (check.problems.length > 0) throw new Error(formatProblems(check.problems.map((message) => ({ option: '--fixtures', message }))))
-    target.baseUrl ??= check.meta!.baseUrl
+    project.provide('armproof:target', replayTarget(target, check.meta!))
+    return
   }
   project.provide('armproof:target', target)
 }

@@ -149,7 +149,7 @@ describe('radiance command line', () => {
 
 describe('loading', () => {
   test('the port is closed, then /health and /v1 answer 503, then /health is 200 with numeric in_flight and queue_cap', async () => {
-    const e = await launch({ args: ['--load-closed-ms', '300', '--load-503-ms', '300'] })
+    const e = await launch({ args: ['--load-closed-ms', '300', '--load-503-ms', '500'] })
     const seen: (string | number)[] = []
     let models503 = false
     let body: any = null
@@ -348,12 +348,12 @@ describe('knob meters', () => {
   })
 
   test('in_flight and num_requests_running count a completion while it runs; --api-key guards only /v1', async () => {
-    const e = await launch({ args: [...FAST, '--api-key', 'sekret', '--completion-latency-ms', '400', '--reasoning-field', 'reasoning'] })
+    const e = await launch({ args: [...FAST, '--api-key', 'sekret', '--completion-latency-ms', '600', '--reasoning-field', 'reasoning'] })
     await e.waitReady()
     expect((await post(e, exactBody('quasar'))).status).toBe(401)
     expect((await post(e, exactBody('quasar'))).json).toEqual({ error: 'Unauthorized' })
     const pending = post(e, exactBody('quasar'), { authorization: 'Bearer sekret' })
-    await new Promise((r) => setTimeout(r, 150))
+    await new Promise((r) => setTimeout(r, 200))
     expect((await health(e)).in_flight).toBe(1)
     expect(sample(await metrics(e), 'vllm:num_requests_running')).toBe('1.0')
     const done = await pending

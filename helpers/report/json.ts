@@ -8,7 +8,9 @@ import type { Mode, Target } from '../config.ts'
 import { knob, type KnobName } from '../knobs.ts'
 import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../verdict.ts'
 
-export const REDACTED = '[redacted]'
+import { REDACTED, scrub } from '../redact.ts'
+
+export { REDACTED, scrub }
 
 export interface ReportStep {
   id: StepId
@@ -85,24 +87,6 @@ function meterOf(target: Target, steps: readonly StepResult[]): ReportMeter | nu
     movedAfterMs: num(m.movedAfterMs),
     labels: { ...(spec.labels ?? {}) },
   }
-}
-
-/** Replaces `secret` in every string (and object key) of a JSON-like value; drops what JSON cannot hold. */
-export function scrub(value: unknown, secret: string | null): unknown {
-  const clean = (s: string) => (secret ? s.replaceAll(secret, REDACTED) : s)
-  if (typeof value === 'string') return clean(value)
-  if (typeof value === 'number') return secret && String(value).includes(secret) ? REDACTED : value
-  if (typeof value === 'bigint') return clean(String(value))
-  if (value instanceof Date) return clean(value.toISOString())
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : scrub(v, secret)))
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) {
-      if (v !== undefined && typeof v !== 'function') out[clean(k)] = scrub(v, secret)
-    }
-    return out
-  }
-  return value === undefined ? null : value
 }
 
 /** The contract's report for a finished (or failed-to-start) run. */

@@ -43,10 +43,10 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
     }
   }
   const pid = pids[0]!
-  const read = await ctx.host.run({ script: `base64 < /proc/${pid}/cmdline`, timeoutMs })
+  const read = await ctx.host.run({ script: `cat /proc/${pid}/cmdline`, timeoutMs })
   const readTrouble = hostTrouble(ctx, read, expected)
   if (readTrouble) return readTrouble
-  const argv = parseCmdline(Buffer.from(read.stdout.replace(/\s+/g, ''), 'base64').toString('utf8'))
+  const argv = parseCmdline(read.stdout)
   const where = whereHost(ctx, `tr '\\0' ' ' < /proc/${pid}/cmdline`)
   if (read.exitCode !== 0 || argv.length === 0) {
     return {

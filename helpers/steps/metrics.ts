@@ -87,6 +87,8 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   const odd = meterSamples.find((s) => Number.isNaN(s.value) || s.value < 0)
   const values: Record<string, number | undefined> = {}
   for (const name of evidenceNames) values[name] = sum(page.samples(name))
+  // An aborted request (the client gave up, e.g. a probe that timed out) is not traffic the knob acted on.
+  values[TRAFFIC.requests] = sum(page.samples(TRAFFIC.requests).filter((s) => s.labels.finished_reason !== 'abort'))
   return {
     at: ctx.clock.now(),
     url: res.url,
@@ -101,7 +103,11 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   }
 }
 
-/** Requests that finished or ran between two readings; undefined when the engine exports no traffic counter. */
+/**
+ * Traffic between two readings: requests that finished, or tokens that were processed (a long
+ * request still generating counts). A request that hangs is not traffic. Undefined when the
+ * engine exports no traffic counter at all.
+ */
 export function trafficBetween(first: MetricsReading, later: readonly MetricsReading[]): number | undefined {
   const last = later.at(-1) ?? first
   const delta = (name: string) => {
@@ -110,10 +116,10 @@ export function trafficBetween(first: MetricsReading, later: readonly MetricsRea
     return a === undefined || b === undefined ? undefined : b - a
   }
   const requests = delta(TRAFFIC.requests)
-  const tokens = (delta(TRAFFIC.promptTokens) ?? 0) + (delta(TRAFFIC.generationTokens) ?? 0)
-  const running = [first, ...later].some((r) => (r.values[TRAFFIC.running] ?? 0) > 0)
-  if (requests === undefined && delta(TRAFFIC.promptTokens) === undefined && first.values[TRAFFIC.running] === undefined) return undefined
-  return Math.max(requests ?? 0, tokens > 0 || running ? 1 : 0)
+  const prompt = delta(TRAFFIC.promptTokens)
+  const generated = delta(TRAFFIC.generationTokens)
+  if (requests === undefined && prompt === undefined && generated === undefined) return undefined
+  return Math.max(requests ?? 0, (prompt ?? 0) + (generated ?? 0) > 0 ? 1 : 0)
 }
 
 /** Mean step times from the radiance step counters: evidence only, never a gate. */

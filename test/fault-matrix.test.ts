@@ -1,0 +1,39 @@
+// Runs the fault matrix (test/support/fault-matrix.ts): for every fault, `pnpm verify` against
+// a reference engine with that one misbehaviour gives the expected verdict, exit code, red steps
+// and message. Zero false greens: a non-green case never exits 0.
+import { afterAll, describe, expect, test } from 'vitest'
+import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
+import { EXIT_CODES, STEP_IDS } from '../helpers/verdict.ts'
+import { FAULT_MATRIX } from './support/fault-matrix.ts'
+import { FAST, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
+
+const engines: EngineHandle[] = []
+afterAll(async () => {
+  await Promise.all(engines.map((e) => e.stop()))
+})
+
+describe.concurrent('the fault matrix', () => {
+  test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i })))('$fault: $what → $verdict', async (c) => {
+    const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf-${c.i}` })
+    engines.push(engine)
+    const run = await runVerify([...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])], { engine })
+    await engine.stop()
+    const context = `${run.stdout}\n${run.stderr}`
+    expect(run.report, context).toBeDefined()
+    const want = Object.fromEntries(STEP_IDS.map((id) => [id, c.steps[id] ?? 'passed']))
+    expect(verdicts(run.report), context).toEqual(want)
+    expect(run.report!.verdict, context).toBe(c.verdict)
+    expect(run.exitCode, context).toBe(EXIT_CODES[c.verdict])
+    if (c.verdict !== 'green') expect(run.exitCode).not.toBe(0)
+    if (c.message) {
+      const focus = run.report!.steps.find((s) => s.verdict !== 'passed')!
+      expect(`${focus.observed}\n${focus.next ?? ''}`, context).toContain(c.message)
+      if (focus.verdict === 'failed' || focus.verdict === 'inconclusive') {
+        expect(focus.expected).not.toBe('')
+        expect(focus.where).not.toBe('')
+        expect(focus.next, `${focus.id} has no next step`).toBeTruthy()
+      }
+    }
+    cleanup(run)
+  })
+})

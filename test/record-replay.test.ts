@@ -1,0 +1,88 @@
+// Record a live run against the reference engine, stop the engine, replay: the same verdict,
+// red step and exit code; no socket opened; the fixtures untouched; no secret in any file.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { startEngine } from '../fixtures/engine/launch.ts'
+import { ROOT, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
+
+const KEY = 'sk-armproof-rec-0a1b2c3d4e'
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+function fixtureFiles(folder: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(folder).sort().map((f) => [f, readFileSync(join(folder, f), 'utf8')]))
+}
+
+/** Replays with every socket connect refused and logged. */
+async function replay(args: string[], socketLog: string) {
+  return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog } })
+}
+
+describe.each([
+  { name: 'a green arm', faults: [] as const, verdict: 'green', exit: 0, window: '2s' },
+  { name: 'a red arm (knob ignored, a meter watch of 6 s)', faults: ['knob_ignored'] as const, verdict: 'red', exit: 1, window: '6s' },
+])('record and replay $name', ({ faults, verdict, exit, window }) => {
+  test('replays offline to the same verdict, red step and exit code, opening no socket and writing nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
+    dirs.push(folder)
+    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
+    const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder, '--api-key', KEY]
+    const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine })
+    await engine.stop()
+    expect(recorded.exitCode, recorded.stdout).toBe(exit)
+    const files = fixtureFiles(folder)
+    expect(Object.keys(files)).toEqual(['host.json', 'http.json', 'run.json'])
+    for (const [name, text] of Object.entries(files)) expect(text, name).not.toContain(KEY)
+    expect(files['http.json']).toContain('"authorization": "[redacted]"')
+    expect(JSON.parse(files['run.json']!)).toMatchObject({ svc: engine.svc, knob: 'PREFILL_INTERLEAVE', value: '1', verdict, tool: { name: 'armproof' } })
+
+    const socketLog = join(folder, '..', `${folder.split('/').pop()}-sockets.log`)
+    dirs.push(socketLog)
+    for (let i = 0; i < 3; i++) {
+      const replayed = await replay(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder, '--api-key', KEY], socketLog)
+      expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(exit)
+      expect(replayed.report!.verdict).toBe(verdict)
+      expect(verdicts(replayed.report)).toEqual(verdicts(recorded.report))
+      expect(replayed.ms).toBeLessThan(recorded.ms + 30_000) // bounded; the speed itself is measured by pnpm perf
+      cleanup(replayed)
+    }
+    expect(existsSync(socketLog) ? readFileSync(socketLog, 'utf8') : '').toBe('')
+    expect(fixtureFiles(folder)).toEqual(files)
+    cleanup(recorded)
+  })
+})
+
+describe('replay refuses fixtures of another run', () => {
+  test.each([
+    [['--knob', 'BUSY_PREFILL_CHUNK', '--value', '1'], /recorded for --knob PREFILL_INTERLEAVE, not BUSY_PREFILL_CHUNK/],
+    [['--knob', 'PREFILL_INTERLEAVE', '--value', '2'], /recorded for --value 1, not 2/],
+  ])('%j exits 2', async (args, message) => {
+    const run = await runVerify(['--svc', 'demo', ...args, '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toMatch(message)
+    cleanup(run)
+  })
+
+  test('a missing recording exits 2 and says how to record one', async () => {
+    const run = await runVerify(['--svc', 'nothing-here', '--knob', 'PREFILL_INTERLEAVE', '--mode', 'replay'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toMatch(/no recording at fixtures\/nothing-here\/PREFILL_INTERLEAVE\/run.json; record one with --mode record/)
+    cleanup(run)
+  })
+})
+
+describe('the committed demo recordings', () => {
+  test.each([
+    ['demo', 0, 'green'],
+    ['demo-ignored', 1, 'red'],
+  ])('fixtures/%s replays to exit %i (%s)', async (svc, exit, verdict) => {
+    const run = await runVerify(['--svc', svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'])
+    expect(run.exitCode, run.stdout + run.stderr).toBe(exit)
+    expect(run.report!.verdict).toBe(verdict)
+    cleanup(run)
+  })
+})

@@ -1,0 +1,81 @@
+// The fault matrix: for every fault the reference engine can inject and every fault of the
+// surroundings we can make here, the verdict, exit code and red steps `pnpm verify` must give.
+// test/fault-matrix.test.ts runs it; docs/faults.md is generated from it (scripts/faults-doc.ts),
+// and a test keeps the two equal.
+import type { EngineOptions } from '../../fixtures/engine/launch.ts'
+import type { KnobName } from '../../helpers/knobs.ts'
+import type { RunVerdict, StepId, StepVerdict } from '../../helpers/verdict.ts'
+
+export interface FaultCase {
+  /** The fault, as the docs name it. */
+  fault: string
+  /** What is wrong, in an operator's words. */
+  what: string
+  engine: Omit<EngineOptions, 'svc' | 'processName'>
+  knob: KnobName
+  /** --value; omitted means the knob's default (a rollback). */
+  value?: string
+  /** Extra verify flags. */
+  args?: string[]
+  verdict: RunVerdict
+  /** Steps that must NOT pass, with their verdict; every other step must pass (or be skipped on purpose). */
+  steps: Partial<Record<StepId, StepVerdict>>
+  /** A piece of the first non-passing step's observed or next text. */
+  message: string
+}
+
+const ARMED = { args: ['--prefill-interleave', '1'] }
+const arm = (faults: NonNullable<EngineOptions['faults']>): EngineOptions => ({ ...ARMED, faults })
+/** All three probes red; with no request completed, the meter sees no traffic. */
+const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe.vision': 'failed', meter: 'inconclusive' } as const
+
+export const FAULT_MATRIX: readonly FaultCase[] = [
+  { fault: 'none (healthy arm)', what: 'PREFILL_INTERLEAVE armed to 1 on a healthy engine', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'knob_ignored', what: 'the engine ignores the knob: its meter stays flat while traffic flows', engine: arm(['knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'stayed at 0 for' },
+  { fault: 'meter_absent', what: 'the build does not export the meter', engine: arm(['meter_absent']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'is absent from' },
+  { fault: 'meter_wrong_prefix', what: 'the meter is exported under vllm: instead of radiance:', engine: arm(['meter_wrong_prefix']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'another prefix: vllm:engine_steps_held_total' },
+  { fault: 'ledger_mismatch', what: 'the ledger resolved another value than argv carries', engine: arm(['ledger_mismatch']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { ledger: 'failed' }, message: 'resolved --prefill-interleave to 2, not 1' },
+  { fault: 'help_missing_flag', what: "the pinned build's --help lacks the flag", engine: arm(['help_missing_flag']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { help: 'failed' }, message: 'does not define --prefill-interleave' },
+  { fault: 'two engine processes', what: 'a second engine process runs beside the first', engine: { ...ARMED, copies: 2 }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed' }, message: '2 processes named' },
+  { fault: 'no engine process', what: 'no process of that name runs on the host', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--process', 'radiance-gone'], verdict: 'red', steps: { argv: 'failed' }, message: 'engine not running' },
+  { fault: 'flag not passed', what: 'the service env still has the old value: argv lacks the flag', engine: {}, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'no --prefill-interleave in argv' },
+  { fault: 'bench drop-in left', what: 'a drop-in overrides the unit', engine: { ...ARMED, dropins: ['/etc/systemd/system/demo.service.d/bench.conf'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { dropins: 'failed' }, message: 'DropInPaths=/etc/systemd/system/demo.service.d/bench.conf' },
+  { fault: 'drop-in check skipped', what: '--no-dropin-check: the gate is shown as skipped, never passed', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--no-dropin-check'], verdict: 'green', steps: { dropins: 'skipped' }, message: 'not checked: --no-dropin-check' },
+  { fault: 'health_no_fields', what: '/health is 200 without in_flight and queue_cap', engine: arm(['health_no_fields']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { health: 'failed' }, message: 'in_flight and queue_cap are not numeric' },
+  { fault: 'health_503_forever', what: '/health stays 503 past the health budget', engine: arm(['health_503_forever']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' }, message: '503 (loading)' },
+  { fault: 'never_listen', what: 'connection refused for the whole health budget', engine: arm(['never_listen']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' }, message: 'connection refused (loading)' },
+  { fault: 'health_hang', what: '/health accepts the connection and never answers', engine: arm(['health_hang']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' }, message: 'timeout' },
+  { fault: 'exact_in_reasoning_only', what: 'content is null; the word is only in reasoning', engine: arm(['exact_in_reasoning_only']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'appears only in reasoning' },
+  { fault: 'think_in_content', what: 'a <think> block left in content (no reasoning parser): a real variant', engine: arm(['think_in_content']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'reasoning field renamed', what: 'reasoning comes as `reasoning` (newer vLLM): a real variant', engine: { args: ['--prefill-interleave', '1', '--reasoning-field', 'reasoning'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'tool_as_text', what: 'the tool call is written as text in content', engine: arm(['tool_as_text']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.tools': 'failed' }, message: 'tool parser misconfigured' },
+  { fault: 'tool_args_invalid', what: 'tool arguments are not JSON', engine: arm(['tool_args_invalid']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.tools': 'failed' }, message: 'arguments are not JSON' },
+  { fault: 'tool_args_object', what: 'tool arguments come as an object: a real variant', engine: arm(['tool_args_object']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'no_tool_parser', what: 'the server runs without its tool parser (400 on tool_choice auto)', engine: arm(['no_tool_parser']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.tools': 'failed' }, message: '--enable-auto-tool-choice' },
+  { fault: 'vision_wrong_colour', what: 'the vision reply names the wrong colour', engine: arm(['vision_wrong_colour']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.vision': 'failed' }, message: 'the reply says' },
+  { fault: 'vision_blind', what: 'the model does not see the picture', engine: arm(['vision_blind']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.vision': 'failed' }, message: 'the reply says' },
+  { fault: 'vision_length', what: 'finish_reason length on the vision probe, content null', engine: arm(['vision_length']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.vision': 'failed' }, message: 'thinking ate the budget' },
+  { fault: 'completions_hang', what: 'chat completions are accepted and never answered', engine: arm(['completions_hang']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'no answer within 3.0s' },
+  { fault: 'completions_truncated', what: 'the reply body is cut off mid-way', engine: arm(['completions_truncated']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'the reply broke off' },
+  { fault: 'completions_empty', what: '200 with an empty body', engine: arm(['completions_empty']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'HTTP 200 with an empty body' },
+  { fault: 'completions_non_json', what: '200 with an HTML body', engine: arm(['completions_non_json']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'the body is not JSON' },
+  { fault: 'completions_error_flat', what: '500 with a flat error body', engine: arm(['completions_error_flat']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'HTTP 500: engine overloaded' },
+  { fault: 'completions_error_nested', what: '500 with a nested error body', engine: arm(['completions_error_nested']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'HTTP 500: engine overloaded' },
+  { fault: 'metrics_malformed', what: '/metrics has one malformed line away from the meter: reported, still green', engine: arm(['metrics_malformed']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'metrics_nan', what: 'the meter reads NaN (not zero, not a number)', engine: arm(['metrics_nan']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= NaN' },
+  { fault: 'metrics_negative', what: 'the counter reads below zero', engine: arm(['metrics_negative']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= -1.0' },
+  { fault: 'metrics_redirect', what: '/metrics redirects to /metrics/ (old vLLM): followed, green', engine: arm(['metrics_redirect']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'metrics_huge', what: '/metrics is about 30 MB: parsed with bounded memory, green', engine: arm(['metrics_huge']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'no_traffic_counters (arm)', what: 'the engine counts no requests, but the meter moved: moved is proof', engine: arm(['no_traffic_counters']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'no_traffic_counters (rollback)', what: 'a flat meter with no visible traffic proves nothing', engine: { faults: ['no_traffic_counters'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'inconclusive', steps: { meter: 'inconclusive' }, message: 'no traffic reached the engine' },
+  { fault: 'none (rollback)', what: 'PREFILL_INTERLEAVE back at its default: flag absent, meter stays 0 while traffic flows', engine: {}, knob: 'PREFILL_INTERLEAVE', verdict: 'green', steps: {}, message: '' },
+  { fault: 'rollback not taken', what: 'asked for the default, but the engine still runs armed', engine: ARMED, knob: 'PREFILL_INTERLEAVE', verdict: 'red', steps: { argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'the serve script passes --prefill-interleave only when' },
+  { fault: 'invented enum value', what: 'CHECKPOINT_POLICY=floor is not a choice of this build', engine: {}, knob: 'CHECKPOINT_POLICY', value: 'floor', verdict: 'red', steps: { help: 'failed', argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'floor is not a choice' },
+  { fault: 'none (enum arm)', what: 'CHECKPOINT_POLICY armed to on_evict', engine: { args: ['--checkpoint-policy', 'on_evict'] }, knob: 'CHECKPOINT_POLICY', value: 'on_evict', verdict: 'green', steps: {}, message: '' },
+  { fault: 'none (chunk arm)', what: 'BUSY_PREFILL_CHUNK armed to 512', engine: { args: ['--busy-prefill-chunk', '512'] }, knob: 'BUSY_PREFILL_CHUNK', value: '512', verdict: 'green', steps: {}, message: '' },
+  { fault: 'none (meterless knob)', what: 'CHECKPOINT_SLOTS auto: no meter, the ledger line is the proof', engine: {}, knob: 'CHECKPOINT_SLOTS', value: 'auto', verdict: 'green', steps: { meter: 'skipped' }, message: 'no counter exists for --checkpoint-slots' },
+  { fault: 'slots clamped by budget', what: 'CHECKPOINT_SLOTS=40 is clamped by the memory budget', engine: { args: ['--checkpoint-slots', '40'] }, knob: 'CHECKPOINT_SLOTS', value: '40', verdict: 'red', steps: { ledger: 'failed', meter: 'skipped' }, message: 'clamped to 21 by checkpoint_budget' },
+  { fault: 'none (stats knob)', what: 'STAGER_DEPTH=4: no metric at all, proven by ledger and /stats', engine: { args: ['--stager-depth', '4'] }, knob: 'STAGER_DEPTH', value: '4', verdict: 'green', steps: {}, message: '' },
+  { fault: 'api key missing', what: 'the endpoint wants a key and none was given', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'pass --api-key' },
+  { fault: 'none (api key)', what: 'the endpoint wants a key and gets it', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--api-key', 'sk-armproof-test-9f8e7d6c'], verdict: 'green', steps: {}, message: '' },
+]

@@ -1,0 +1,12 @@
+// Loaded with NODE_OPTIONS=--import into a replay run (and its vitest workers): any attempt to
+// open a socket is written to $ARMPROOF_SOCKET_LOG and refused.
+import { appendFileSync } from 'node:fs'
+import net from 'node:net'
+
+const log = process.env.ARMPROOF_SOCKET_LOG
+const connect = net.Socket.prototype.connect
+net.Socket.prototype.connect = function guarded(this: net.Socket, ...args: unknown[]) {
+  if (log) appendFileSync(log, `${process.pid} connect ${JSON.stringify(args[0])}\n`)
+  this.destroy(new Error('armproof test: replay must not open a socket'))
+  return this
+} as typeof connect

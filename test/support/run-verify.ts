@@ -1,0 +1,62 @@
+// Runs `pnpm verify` (bin/verify.ts) as a child process, the way an operator or CI does, and
+// reads back its JSON report.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { execa } from 'execa'
+import type { EngineHandle } from '../../fixtures/engine/launch.ts'
+import type { Report } from '../../helpers/report/json.ts'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const VERIFY = join(ROOT, 'bin/verify.ts')
+
+export interface VerifyRun {
+  exitCode: number
+  stdout: string
+  stderr: string
+  report: Report | undefined
+  reportPath: string
+  junitPath: string
+  ms: number
+  dir: string
+}
+
+/** Fast budgets for a loopback engine that loads in well under a second. */
+export const FAST = ['--health-budget', '8s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s']
+
+/** The flags that point verify at a reference engine. */
+export function engineArgs(engine: EngineHandle): string[] {
+  return ['--svc', engine.svc, '--base-url', engine.baseUrl, '--process', engine.processName, '--host', 'local']
+}
+
+export async function runVerify(args: readonly string[], options: { env?: Record<string, string>; engine?: EngineHandle; timeoutMs?: number; cwd?: string } = {}): Promise<VerifyRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
+  const reportPath = join(dir, 'report.json')
+  const junitPath = join(dir, 'junit.xml')
+  const started = performance.now()
+  const result = await execa(process.execPath, [VERIFY, ...args, '--report', reportPath, '--junit', junitPath], {
+    cwd: options.cwd ?? ROOT,
+    reject: false,
+    timeout: options.timeoutMs ?? 90_000,
+    env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...(options.engine ? options.engine.env : {}), ...options.env },
+    extendEnv: true,
+    stdin: 'ignore',
+  })
+  let report: Report | undefined
+  try {
+    report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report
+  } catch {
+    report = undefined
+  }
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+}
+
+export function cleanup(run: VerifyRun): void {
+  rmSync(run.dir, { recursive: true, force: true })
+}
+
+/** step id → verdict, for compact assertions. */
+export function verdicts(report: Report | undefined): Record<string, string> {
+  return Object.fromEntries((report?.steps ?? []).map((s) => [s.id, s.verdict]))
+}

@@ -1,0 +1,105 @@
+// `pnpm verify` end to end, as an operator runs it: help, refusals before anything is contacted,
+// a green run with its reports, the suites straight from env, and secrets kept out of everything.
+import { createServer, type Server } from 'node:http'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
+import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify.ts'
+
+const KEY = 'sk-armproof-cli-5b4a3c2d1e'
+
+describe('pnpm verify refuses bad input before contacting anything', () => {
+  let server: Server
+  let hits = 0
+  let url = ''
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      hits++
+      res.end('{}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  test('--help lists every option with its env twin, the knobs and the exit codes', async () => {
+    const run = await runVerify(['--help'])
+    expect(run.exitCode).toBe(0)
+    for (const text of ['--svc', 'VERIFY_SVC', '--meter-window', 'VERIFY_METER_WINDOW', 'PREFILL_INTERLEAVE', 'CHECKPOINT_SLOTS', '3 inconclusive']) expect(run.stdout).toContain(text)
+    cleanup(run)
+  })
+
+  test.each([
+    ['a hostile --svc', ['--svc', 'demo;touch $SENTINEL', '--knob', 'PREFILL_INTERLEAVE'], /--svc: "demo;touch \$SENTINEL" must match/],
+    ['a hostile --value', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1$(touch $SENTINEL)'], /does not fit PREFILL_INTERLEAVE/],
+    ['a hostile --host', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--host', 'root@h;touch $SENTINEL'], /--host: .* is not a hostname/],
+    ['an unknown knob', ['--svc', 'demo', '--knob', 'FLOOR_MODE'], /known knobs: PREFILL_INTERLEAVE, BUSY_PREFILL_CHUNK/],
+  ])('%s exits 2, runs nothing and contacts nothing', async (_name, args, message) => {
+    const sentinel = join(ROOT, '.tmp-sentinel')
+    const run = await runVerify([...args, '--base-url', url, '--ledger-cmd', `touch ${sentinel}`, '--help-cmd', `touch ${sentinel}`], { env: { SENTINEL: sentinel } })
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toMatch(message)
+    expect(run.stderr).toMatch(/nothing was contacted/)
+    expect(run.report).toBeUndefined()
+    expect(existsSync(sentinel)).toBe(false)
+    expect(hits).toBe(0)
+    cleanup(run)
+  })
+
+  test('every problem is listed at once, one line each', async () => {
+    const run = await runVerify(['--svc', 'a b', '--knob', 'NOPE', '--meter-window', 'forever', '--mode', 'dry'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toMatch(/5 configuration problems/)
+    expect(run.stderr.trim().split('\n')).toHaveLength(6)
+    cleanup(run)
+  })
+})
+
+describe('a green arm, with the API key set', () => {
+  let engine: EngineHandle
+  beforeAll(async () => {
+    engine = await startEngine({ svc: 'cli-green', processName: 'rcli-green', args: ['--prefill-interleave', '1', '--api-key', KEY] })
+  })
+  afterAll(() => engine.stop())
+
+  test('is green, prints each step with its evidence, writes the reports, and never shows the key', async () => {
+    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--api-key', KEY, ...FAST], { engine })
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter']) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
+    expect(run.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on cli-green/m)
+    const report = run.report!
+    expect(report).toMatchObject({ svc: 'cli-green', knob: 'PREFILL_INTERLEAVE', expected: '1', mode: 'live', verdict: 'green', rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service cli-green' })
+    expect(report.meter).toMatchObject({ name: 'radiance:engine_steps_held_total', first: 0 })
+    expect(report.meter!.last).toBeGreaterThan(0)
+    expect(report.meter!.movedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
+    const junit = readFileSync(run.junitPath, 'utf8')
+    expect(junit.match(/<testcase /g)).toHaveLength(9)
+    for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), junit]) expect(text).not.toContain(KEY)
+    // The engine's argv carries the key; it reaches the report only redacted.
+    expect(JSON.stringify(report.steps.find((s) => s.id === 'argv')!.evidence)).toContain('--api-key [redacted]')
+    cleanup(run)
+  })
+
+  test('the suites run straight from env, without the CLI wrapper', async () => {
+    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s', VERIFY_HEALTH_BUDGET: '8s' },
+    })
+    expect(result.exitCode, String(result.stdout)).toBe(0)
+    expect(String(result.stdout)).toMatch(/9 passed/)
+    expect(String(result.stdout) + String(result.stderr)).not.toContain(KEY)
+  })
+
+  test('the suites straight from env go red on a wrong value', async () => {
+    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '2', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s' },
+    })
+    expect(result.exitCode).toBe(1)
+    expect(String(result.stdout)).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
+  })
+})
