@@ -13,6 +13,8 @@ import { junitXml } from './report/junit.ts'
 import { markdownSummary } from './report/markdown.ts'
 import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
+import { formatTruth, truthTable, type TruthTable } from './report/truth.ts'
+import { scrub } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
 
 export interface Stream {
@@ -81,11 +83,14 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     unhandled: [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
   })
+  const truth = truthTable(target, steps)
+  report.truth = scrub(truth, target.apiKey) as TruthTable
   if (target.report) await writeJson(target.report, report)
   if (target.junit) await writeAtomic(target.junit, junitXml(report))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
   if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
+  io.out.write(`\n${formatTruth(report.truth)}\n`)
   io.out.write(`\n${finalLine(report, { color: terminal && io.env.NO_COLOR === undefined, reportPath: target.report })}\n`)
   return EXIT_CODES[report.verdict]
 }

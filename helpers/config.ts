@@ -4,10 +4,12 @@ import { parseArgs } from 'node:util'
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
 import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
-import { OPTIONS, type OptionFlag } from './options.ts'
+import { OPTIONS, type OptionFlag, type OptionSpec } from './options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
+/** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
+export type SudoMode = 'auto' | 'always' | 'never'
 export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number }
 
 /** One validated run request. Plain data: it crosses into the vitest workers through `provide`. */
@@ -24,6 +26,7 @@ export interface Target {
   sshOpts: string[]
   process: string
   deployUser: string | null
+  sudo: SudoMode
   ledgerCmd: string
   helpCmd: string
   unit: string
@@ -57,6 +60,8 @@ const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
 const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
 const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
 const PLACEHOLDERS = new Set(['svc', 'unit'])
+/** No option value is longer than this. */
+const MAX_VALUE = 4096
 
 function parseHost(text: string): HostSpec | string {
   if (text === 'local') return { kind: 'local' }
@@ -118,18 +123,30 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const { values: flags, help } = parseFlags(input.argv ?? [], problems)
   if (help) return { ok: false, problems: [], help: true }
 
-  /** The raw value of an option, with where it came from, for messages. */
-  const raw = (flag: OptionFlag): { value: string; from: string } | undefined => {
-    const spec = OPTIONS.find((o) => o.flag === flag)!
-    const f = flags.get(flag)
-    if (typeof f === 'string') return { value: f, from: `--${flag}` }
-    const e = env[spec.env]
-    if (e !== undefined) return { value: e, from: Object.hasOwn(input.env ?? {}, spec.env) ? spec.env : `${spec.env} in .env` }
-    return undefined
-  }
   const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
+  const refused = new Set<OptionFlag>()
+  /** The raw value of an option, with where it came from, for messages. Multi-line and huge values are refused here, once. */
+  const raw = (flag: OptionFlag): { value: string; from: string } | undefined => {
+    if (refused.has(flag)) return undefined
+    const spec: OptionSpec = OPTIONS.find((o) => o.flag === flag)!
+    const f = flags.get(flag)
+    const found =
+      typeof f === 'string'
+        ? { value: f, from: `--${flag}` }
+        : env[spec.env] !== undefined
+          ? { value: env[spec.env]!, from: Object.hasOwn(input.env ?? {}, spec.env) ? spec.env : `${spec.env} in .env` }
+          : undefined
+    if (found && (/[\0\r\n]/.test(found.value) || found.value.length > MAX_VALUE)) {
+      refused.add(flag)
+      const shown = spec.secret ? '(value not shown)' : showValue(found.value, 40)
+      problem(found.from, found.value.length > MAX_VALUE ? `${shown} is ${found.value.length} characters long; at most ${MAX_VALUE}` : `${shown} must be one line (no newline or NUL)`)
+      return undefined
+    }
+    return found
+  }
   const required = (flag: OptionFlag): { value: string; from: string } | undefined => {
     const r = raw(flag)
+    if (refused.has(flag)) return undefined
     if (!r || r.value === '') {
       const spec = OPTIONS.find((o) => o.flag === flag)!
       problems.push({ option: `--${flag}`, message: `--${flag} (or ${spec.env}) is required` })
@@ -207,7 +224,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
       else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
       else baseUrl = url.href.replace(/\/+$/, '')
     }
-  } else if (mode !== 'replay') {
+  } else if (mode !== 'replay' && !refused.has('base-url')) {
     problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode` })
   }
 
@@ -242,6 +259,12 @@ export function loadConfig(input: ConfigInput): ConfigResult {
 
   const processName = checked('process', /^[A-Za-z0-9_.-]{1,64}$/, 'must match [A-Za-z0-9_.-]+') ?? 'radiance'
   const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
+  const sudoRaw = raw('sudo')
+  let sudo: SudoMode = 'auto'
+  if (sudoRaw && sudoRaw.value !== '') {
+    if (sudoRaw.value === 'auto' || sudoRaw.value === 'always' || sudoRaw.value === 'never') sudo = sudoRaw.value
+    else problem(sudoRaw.from, `invalid sudo mode ${showValue(sudoRaw.value)}; must be one of: auto, always, never`)
+  }
 
   const template = (flag: 'ledger-cmd' | 'help-cmd', fallback: string): string => {
     const r = raw(flag)
@@ -292,7 +315,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     ok: true,
     target: {
       svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
-      process: processName, deployUser, ledgerCmd, helpCmd, unit, dropinCheck,
+      process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
     },
   }

@@ -23,6 +23,7 @@ export const OPTIONS = [
   { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
   { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: 'process name for pidof', default: 'radiance' },
   { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },
+  { flag: 'sudo', env: 'VERIFY_SUDO', kind: 'string', meaning: 'sudo -n for root-only reads (/proc/<pid>/cmdline under hidepid): auto (only after a plain read is refused), always or never', default: 'auto' },
   { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger; {svc} is substituted', default: 'podman logs {svc}' },
   { flag: 'help-cmd', env: 'VERIFY_HELP_CMD', kind: 'string', meaning: "command printing the pinned build's --help; {svc} substituted", default: 'podman exec {svc} radiance --help' },
   { flag: 'unit', env: 'VERIFY_UNIT', kind: 'string', meaning: 'systemd unit whose DropInPaths must be empty', default: '{svc}' },

@@ -31,7 +31,7 @@ export async function openSeams(target: Target): Promise<Seams> {
     return { ...replay, close: async () => {} }
   }
   const live = liveHttp()
-  const host = createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser })
+  const host = createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo })
   const choices = randomChoices()
   if (target.mode === 'live') return { http: live, host, clock: realClock, choices, close: () => live.close() }
   const rec = recordingSeams({ http: live, host, clock: realClock }, target.apiKey)

@@ -25,3 +25,4 @@ for (const r of RUNS) {
     await engine.stop()
   }
 }
+process.exitCode = 0

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
@@ -100,6 +101,6 @@ describe('a green arm, with the API key set', () => {
       env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '2', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s' },
     })
     expect(result.exitCode).toBe(1)
-    expect(String(result.stdout)).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
+    expect(stripVTControlCharacters(String(result.stdout) + String(result.stderr))).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
   })
 })

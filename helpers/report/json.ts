@@ -5,6 +5,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config.ts'
+import type { TruthTable } from './truth.ts'
 import { knob, type KnobName } from '../knobs.ts'
 import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../verdict.ts'
 
@@ -53,6 +54,8 @@ export interface Report {
   notes: string[]
   exitCode: number
   tool: { name: 'armproof'; version: string }
+  /** Added by the CLI: the argv-vs-default truth table (see truth.ts). */
+  truth?: TruthTable
 }
 
 export interface ReportInput {

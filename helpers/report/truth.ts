@@ -1,0 +1,84 @@
+// The argv-vs-default truth table for the knob: what was expected, what the catalog and the
+// build's --help say the default is, what argv carries and what the ledger resolved, each with
+// the verdict of its comparison. Built from the steps' evidence alone.
+import type { Target } from '../config.ts'
+import { knob } from '../knobs.ts'
+import type { StepResult } from '../verdict.ts'
+
+export type TruthVerdict = 'holds' | 'differs' | 'unknown' | 'info'
+
+export interface TruthRow {
+  source: 'expected' | 'default (catalog)' | 'default (--help)' | 'argv' | 'ledger'
+  value: string
+  verdict: TruthVerdict
+}
+
+export interface TruthTable {
+  knob: string
+  flag: string
+  rows: TruthRow[]
+  notes: string[]
+}
+
+function stepVerdict(step: StepResult | undefined): TruthVerdict {
+  if (!step) return 'unknown'
+  return step.verdict === 'passed' ? 'holds' : step.verdict === 'failed' ? 'differs' : 'unknown'
+}
+
+export function truthTable(target: Target, steps: readonly StepResult[]): TruthTable {
+  const spec = knob(target.knob)
+  const byId = new Map(steps.map((s) => [s.id, s]))
+  const help = byId.get('help')
+  const argv = byId.get('argv')
+  const ledger = byId.get('ledger')
+  const helpDefault = typeof help?.evidence.default === 'string' ? help.evidence.default : null
+  const fallback = spec.default ?? helpDefault
+  const expected = target.value ?? fallback
+  const atDefault = expected !== null && expected === fallback
+  const written = Array.isArray(argv?.evidence.flag) ? (argv.evidence.flag as string[]) : null
+  const resolved = typeof ledger?.evidence.value === 'string' ? ledger.evidence.value : null
+
+  const rows: TruthRow[] = [
+    { source: 'expected', value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`, verdict: 'info' },
+    { source: 'default (catalog)', value: spec.default ?? 'from the build (--help)', verdict: 'info' },
+    {
+      source: 'default (--help)',
+      value: help === undefined || help.verdict === 'skipped' ? 'not read' : helpDefault ?? 'not printed',
+      verdict: helpDefault === null || spec.default === null ? 'info' : helpDefault === spec.default ? 'holds' : 'differs',
+    },
+    {
+      source: 'argv',
+      value: written === null ? (argv ? argv.observed : 'not read') : written.length ? written.join(' ') : `no ${spec.flag}`,
+      verdict: stepVerdict(argv),
+    },
+    {
+      source: 'ledger',
+      value: resolved === null ? (ledger ? ledger.observed : 'not read') : `${resolved}${ledger!.evidence.auto ? ' [auto]' : ''}, bound by ${(ledger!.evidence.boundBy as string | null) ?? 'None'}`,
+      verdict: stepVerdict(ledger),
+    },
+  ]
+  const notes: string[] = []
+  if (helpDefault !== null && spec.default !== null && helpDefault !== spec.default) {
+    notes.push(`the catalog's default for ${spec.env} is ${spec.default}, but this build's --help says ${helpDefault}: "unset means default" means ${helpDefault} here`)
+  }
+  if (spec.passedOnlyWhenNonDefault && written !== null) {
+    if (!atDefault && written.length > 0) notes.push(`conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`)
+    if (atDefault && written.length === 0) notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
+  }
+  if (ledger?.evidence.auto === true) notes.push(`the engine chose the value itself ([auto])`)
+  const boundBy = ledger?.evidence.boundBy
+  if (typeof boundBy === 'string') notes.push(`the resolved value is bound by ${boundBy}`)
+  return { knob: spec.env, flag: spec.flag, rows, notes }
+}
+
+const MARK: Record<TruthVerdict, string> = { holds: '✓', differs: '✗', unknown: '?', info: ' ' }
+
+/** The table as the runbook prints it, a few indented lines. */
+export function formatTruth(t: TruthTable): string {
+  const width = Math.max(...t.rows.map((r) => r.source.length))
+  return [
+    `truth table for ${t.knob} (${t.flag}):`,
+    ...t.rows.map((r) => `  ${MARK[r.verdict]} ${r.source.padEnd(width)}  ${r.value}`),
+    ...t.notes.map((n) => `  · ${n}`),
+  ].join('\n')
+}

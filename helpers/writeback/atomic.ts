@@ -1,0 +1,61 @@
+// Replaces a page atomically: a temp file in the same folder with the page's mode, fsync, a
+// check that nobody changed the page meanwhile, rename over it, fsync the folder. Any failure
+// removes the temp file and leaves the page as it was. The fs calls are a seam for tests.
+import { randomBytes } from 'node:crypto'
+import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+export interface TempHandle {
+  writeFile(data: Uint8Array): Promise<unknown>
+  sync(): Promise<unknown>
+  close(): Promise<unknown>
+}
+
+export interface WritebackFs {
+  open(path: string, flags: string, mode: number): Promise<TempHandle>
+  chmod(path: string, mode: number): Promise<unknown>
+  readFile(path: string): Promise<Uint8Array>
+  rename(from: string, to: string): Promise<unknown>
+  rm(path: string, options: { force: boolean }): Promise<unknown>
+}
+
+export const nodeFs: WritebackFs = { open, chmod, readFile, rename, rm }
+
+/** The page changed between our read and our rename (another writer); nothing was replaced. */
+export class PageChangedError extends Error {}
+
+export async function replaceAtomic(path: string, data: Uint8Array, expected: Uint8Array, fs: WritebackFs = nodeFs): Promise<void> {
+  const mode = (await stat(path)).mode & 0o7777
+  const dir = dirname(path)
+  const temp = join(dir, `.${basename(path)}.armproof-${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+  try {
+    const handle = await fs.open(temp, 'wx', mode)
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await fs.chmod(temp, mode) // open's mode is masked by the umask
+    if (!Buffer.from(await fs.readFile(path)).equals(Buffer.from(expected))) throw new PageChangedError('the page changed while writing')
+    await fs.rename(temp, path)
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => undefined)
+    throw error
+  }
+  await syncDir(dir)
+}
+
+/** Makes the rename durable; best effort (some filesystems refuse to open a folder). */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const h = await open(dir, 'r')
+    try {
+      await h.sync()
+    } finally {
+      await h.close()
+    }
+  } catch {
+    // the rename itself is done; durability of the folder entry is the filesystem's
+  }
+}

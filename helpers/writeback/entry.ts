@@ -1,0 +1,59 @@
+// One Knob log entry, two lines, for a human first:
+//   - 2026-11-30 · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → 126, moved after 3m 40s (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->
+//     rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service llm-7`
+// The marker makes a second write of the same report a no-op. Report values are untrusted text.
+import { formatDuration } from '../duration.ts'
+import { isKnobName, knob } from '../knobs.ts'
+import type { ReportFacts } from './report.ts'
+
+const MAX_TEXT = 120
+
+/** One line of plain text: no control or line-breaking characters, no backticks or angle brackets. */
+export function clean(value: string): string {
+  const text = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/[`<>]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text
+}
+
+/** Safe inside an HTML comment and stable across writes. */
+const markerPart = (value: string) => value.replace(/[^A-Za-z0-9_.:+-]/g, '_').replace(/-{2,}/g, '-')
+
+/** The entry's identity in the page: same report → same marker. */
+export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finishedAt'>): string {
+  return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)} -->`
+}
+
+const shownValue = (v: string | null) => (v === null ? 'default' : clean(v) || '""')
+const num = (v: number | null) => (v === null ? 'absent' : String(v))
+
+function meterText(meter: ReportFacts['meter']): string {
+  if (meter === null) return 'no meter; proven by the ledger line'
+  const labels = Object.entries(meter.labels ?? {})
+  const name = clean(meter.name) + (labels.length ? `{${labels.map(([k, v]) => `${clean(k)}="${clean(v)}"`).join(',')}}` : '')
+  const span = `${num(meter.first)} → ${num(meter.last)}`
+  let moved: string
+  if (meter.movedAfterMs !== null) moved = `moved after ${formatDuration(meter.movedAfterMs)}`
+  else if (meter.movedAt !== null && !Number.isNaN(Date.parse(meter.movedAt))) moved = `moved at ${isoSeconds(Date.parse(meter.movedAt))}`
+  else moved = meter.last === 0 ? 'stayed at zero while traffic flowed' : 'did not move'
+  return `meter ${name} ${span}, ${moved}`
+}
+
+/** `2026-11-30T02:31:05Z`: seconds are enough for a reader; the marker keeps the exact value. */
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+/** The knob's env name, from the catalog when the knob is known. */
+function envName(name: string): string {
+  return isKnobName(name) ? knob(name).env : clean(name)
+}
+
+/** The entry as lines (no line endings); the page's own line ending joins them. */
+export function entryLines(report: ReportFacts): [string, string] {
+  const date = new Date(report.finishedMs).toISOString().slice(0, 10)
+  const how = report.mode === 'replay' ? 'armproof green, replay of a recorded run' : 'armproof green'
+  const first = `- ${date} · ${clean(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
+  const rollback = `  rollback: \`${envName(report.knob)}=${report.previous === null ? '' : clean(report.previous)}\` then redeploy \`--service ${report.svc}\``
+  return [first, rollback]
+}

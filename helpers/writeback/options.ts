@@ -1,0 +1,132 @@
+// The options of `pnpm writeback` as data, and the one-line refusals every check reports in.
+// Flags beat env (`WRITEBACK_*`); no .env is read here, and env values are never printed.
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { parseDuration } from '../duration.ts'
+import { showValue } from '../shell.ts'
+
+/** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */
+export interface Refusal {
+  checked: string
+  where: string
+  found: string
+  next: string
+}
+
+export function refusalLine(r: Refusal): string {
+  return `  - ${r.checked} (${r.where}): ${r.found}; next: ${r.next}`
+}
+
+export function formatRefusals(refusals: readonly Refusal[]): string {
+  const n = refusals.length
+  return [`armproof writeback: refused (${n} problem${n === 1 ? '' : 's'}); the vault was not changed.`, ...refusals.map(refusalLine)].join('\n')
+}
+
+export const WRITEBACK_OPTIONS = [
+  { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report pnpm verify wrote (its --report)', default: 'required' },
+  { flag: 'vault', env: 'WRITEBACK_VAULT', kind: 'string', meaning: 'the vault folder (a checkout of the vault repo)', default: 'required' },
+  { flag: 'page', env: 'WRITEBACK_PAGE', kind: 'string', meaning: "the endpoint's page, relative to the vault; skips discovery", default: 'found by front matter service: <svc>, else <svc>.md' },
+  { flag: 'svc', env: 'WRITEBACK_SVC', kind: 'string', meaning: 'refuse unless the report is for this service', default: 'any' },
+  { flag: 'max-age', env: 'WRITEBACK_MAX_AGE', kind: 'string', meaning: "refuse a report whose finishedAt is older than this (24h, 90m, 1h30m)", default: '24h' },
+  { flag: 'dry-run', env: 'WRITEBACK_DRY_RUN', kind: 'boolean', meaning: 'print the diff, write nothing', default: 'off' },
+  { flag: 'allow-replay', env: 'WRITEBACK_ALLOW_REPLAY', kind: 'boolean', meaning: 'accept a --mode replay report (it re-judges an old run; not a fresh proof)', default: 'off' },
+] as const
+
+type Flag = (typeof WRITEBACK_OPTIONS)[number]['flag']
+
+export interface WritebackOptions {
+  report: string
+  vault: string
+  /** As given (relative to the vault unless absolute), or null for discovery. */
+  page: string | null
+  svc: string | null
+  maxAgeMs: number
+  maxAgeText: string
+  dryRun: boolean
+  allowReplay: boolean
+}
+
+export type OptionsResult = { ok: true; options: WritebackOptions } | { ok: false; help: boolean; refusals: Refusal[] }
+
+const DEFAULT_MAX_AGE = '24h'
+const TRUE = new Set(['1', 'true', 'yes', 'on'])
+const FALSE = new Set(['', '0', 'false', 'no', 'off'])
+
+export function writebackHelp(): string {
+  const rows = WRITEBACK_OPTIONS.map((o) => {
+    const name = o.kind === 'boolean' ? `--${o.flag}` : `--${o.flag} <value>`
+    return `  ${name.padEnd(20)} ${o.meaning}\n  ${''.padEnd(20)} env ${o.env}; default: ${o.default}`
+  })
+  return [
+    "armproof writeback: write a green, fresh report's meter and rollback line into the endpoint's existing vault page.",
+    '',
+    'Usage: pnpm writeback --report <file> --vault <dir> [--page <path>] [--svc <svc>] [--max-age 24h] [--dry-run] [--allow-replay]',
+    '',
+    'Options (each has an env twin; a flag beats env):',
+    ...rows,
+    '',
+    'Exit codes: 0 written, or already there · 2 refused or usage error (the vault is left as it was)',
+  ].join('\n')
+}
+
+/** Flags and env → options; every problem at once, never throws. Paths resolve against `cwd`. */
+export function parseWritebackOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): OptionsResult {
+  const refusals: Refusal[] = []
+  const usage = (checked: string, where: string, found: string, next = 'see pnpm writeback --help') => refusals.push({ checked, where, found, next })
+  const spec: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, h: { type: 'boolean' } }
+  for (const o of WRITEBACK_OPTIONS) spec[o.flag] = { type: o.kind }
+  const { tokens } = parseArgs({ args: [...argv], options: spec, strict: false, allowPositionals: true, tokens: true })
+  const flags = new Map<Flag, string | true>()
+  for (const t of tokens) {
+    if (t.kind === 'positional') {
+      usage('arguments', 'command line', `unexpected argument ${showValue(t.value)}`, 'options start with --; see pnpm writeback --help')
+    } else if (t.kind === 'option') {
+      if (t.name === 'help' || t.name === 'h') return { ok: false, help: true, refusals: [] }
+      const o = WRITEBACK_OPTIONS.find((x) => x.flag === t.name)
+      if (!o) usage(t.rawName, 'command line', `unknown option ${showValue(t.rawName)}`)
+      else if (o.kind === 'string' && typeof t.value !== 'string') usage(`--${o.flag}`, 'command line', 'needs a value')
+      else if (o.kind === 'boolean' && t.value !== undefined) usage(`--${o.flag}`, 'command line', 'takes no value')
+      else flags.set(o.flag, o.kind === 'boolean' ? true : (t.value as string))
+    }
+  }
+  const raw = (flag: Flag): { value: string; from: string } | undefined => {
+    const o = WRITEBACK_OPTIONS.find((x) => x.flag === flag)!
+    const f = flags.get(flag)
+    if (typeof f === 'string') return { value: f, from: `--${flag}` }
+    const e = env[o.env]
+    return e === undefined ? undefined : { value: e, from: o.env }
+  }
+  const required = (flag: Flag): string | undefined => {
+    const r = raw(flag)
+    if (r && r.value !== '') return r.value
+    const o = WRITEBACK_OPTIONS.find((x) => x.flag === flag)!
+    usage(`--${flag}`, `command line and ${o.env}`, 'is required', flag === 'report' ? 'pass the file pnpm verify wrote with --report' : 'pass the vault checkout folder')
+    return undefined
+  }
+  const bool = (flag: Flag): boolean => {
+    if (flags.get(flag) === true) return true
+    const r = raw(flag)
+    if (!r) return false
+    const v = r.value.trim().toLowerCase()
+    if (TRUE.has(v)) return true
+    if (!FALSE.has(v)) usage(r.from, 'env', `${showValue(r.value)} is not 1/0/true/false`)
+    return false
+  }
+  const report = required('report')
+  const vault = required('vault')
+  const page = raw('page')?.value || null
+  const svc = raw('svc')?.value || null
+  const ageRaw = raw('max-age')
+  const maxAgeText = ageRaw && ageRaw.value !== '' ? ageRaw.value.trim() : DEFAULT_MAX_AGE
+  const maxAgeMs = parseDuration(maxAgeText)
+  if (maxAgeMs === undefined || maxAgeMs <= 0) {
+    usage(ageRaw?.from ?? '--max-age', ageRaw?.from.startsWith('--') ? 'command line' : 'env', `${showValue(maxAgeText)} is not a positive duration`, 'write it like 24h, 90m or 1h30m')
+  }
+  const dryRun = bool('dry-run')
+  const allowReplay = bool('allow-replay')
+  if (refusals.length > 0 || report === undefined || vault === undefined || maxAgeMs === undefined) return { ok: false, help: false, refusals }
+  return {
+    ok: true,
+    options: { report: resolve(cwd, report), vault: resolve(cwd, vault), page, svc, maxAgeMs, maxAgeText, dryRun, allowReplay },
+  }
+}

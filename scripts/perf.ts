@@ -1,0 +1,83 @@
+// `pnpm perf`: armproof's performance benchmark (not a test). Measures time to verdict against
+// the reference engine next to sequential curl, verify's overhead over its slowest probe, replay
+// against a bare vitest run, the /metrics parser against parse-prometheus-text-format, and what
+// one verdict costs the endpoint; prints the table and writes docs/perf.md.
+//
+//   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser] [--no-write]
+import { writeFileSync } from 'node:fs'
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { measureLive } from './perf/live.ts'
+import { measureParser } from './perf/parser.ts'
+import { measureReplay } from './perf/replay.ts'
+import { markdown, rows, textTable, type Machine, type Results } from './perf/report.ts'
+
+const DOC = fileURLToPath(new URL('../docs/perf.md', import.meta.url))
+const PARTS = ['live', 'replay', 'parser'] as const
+type Part = (typeof PARTS)[number]
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    'latency-ms': { type: 'string', default: '3000' },
+    only: { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+})
+if (values.help) {
+  process.stdout.write('usage: node scripts/perf.ts [--reps N (≥ 3)] [--latency-ms MS] [--only live,replay,parser] [--no-write]\n')
+  process.exit(0)
+}
+const reps = Number(values.reps)
+const latencyMs = Number(values['latency-ms'])
+if (!Number.isInteger(reps) || reps < 3) throw new Error(`--reps must be an int ≥ 3, got ${values.reps}`)
+if (!Number.isInteger(latencyMs) || latencyMs < 0) throw new Error(`--latency-ms must be an int ≥ 0, got ${values['latency-ms']}`)
+const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...PARTS]
+for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only takes ${PARTS.join(',')}, got ${p}`)
+const want = (p: Part): boolean => only.includes(p)
+const partial = only.length !== PARTS.length
+
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ')
+const log = (line: string): void => void process.stderr.write(`${line}\n`)
+const started = performance.now()
+const loadBefore = load()
+const results: Results = {}
+
+if (want('live')) {
+  log(`live: reference engine, ${latencyMs} ms per completion, ${reps} repetitions`)
+  results.live = await measureLive({ latencyMs, reps, log })
+}
+if (want('replay')) {
+  log(`replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 5)} repetitions`)
+  results.replay = await measureReplay({ reps: Math.max(reps, 5), log })
+}
+if (want('parser')) {
+  log('parser: generated vLLM-shaped pages of 1 MB and 30 MB')
+  results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
+}
+
+const cpu = cpus()
+const machine: Machine = {
+  cores: cpu.length,
+  cpu: cpu[0]?.model.trim() ?? 'unknown CPU',
+  memGiB: totalmem() / 2 ** 30,
+  node: process.version,
+  os: `${osType()} ${release()}`,
+  loadBefore,
+  loadAfter: load(),
+  date: new Date().toISOString(),
+  totalS: (performance.now() - started) / 1000,
+}
+const args = process.argv.slice(2)
+const command = args.length === 0 ? 'pnpm perf' : `node scripts/perf.ts ${args.join(' ')}`
+const table = rows(results)
+process.stdout.write(`\n${textTable(table)}\n\n`)
+process.stdout.write(`${cpu.length} cores, node ${process.version}, load ${loadBefore} → ${machine.loadAfter}, ${machine.totalS.toFixed(0)} s · reproduce: ${command}\n`)
+if (!values['no-write'] && !partial) {
+  writeFileSync(DOC, markdown(results, table, machine, command))
+  process.stdout.write(`wrote ${DOC}\n`)
+} else {
+  process.stdout.write(`docs/perf.md not written (${partial ? '--only' : '--no-write'})\n`)
+}

@@ -1,0 +1,84 @@
+// One parser, one page, one process (so the two parsers never share a heap):
+//   node --expose-gc scripts/perf/parser-child.ts <ours|npm> <page file> <samples>
+// Prints one JSON line: the cold first parse, its peak memory, and warm timing samples.
+import { readFileSync } from 'node:fs'
+import parseNpm from 'parse-prometheus-text-format'
+import { parsePrometheusText } from '../../helpers/prom.ts'
+
+export interface ChildResult {
+  parser: 'ours' | 'npm'
+  bytes: number
+  /** What the parse found: samples (ours) or families (npm), and ours' malformed lines. */
+  found: { samples?: number; families: number; errors?: number }
+  coldMs: number
+  /** Process RSS just before the first parse (page loaded, after GC), MiB. */
+  rssBeforeMiB: number
+  /** The process's peak RSS up to the end of the first parse (getrusage maxrss), MiB. */
+  peakRssMiB: number
+  /** Heap held by the parse result alone (heapUsed after GC, result alive, minus before). */
+  retainedMiB: number
+  /** Warm ms per parse, one value per sample. */
+  warmMs: number[]
+}
+
+const MIB = 1024 * 1024
+const gc = (globalThis as { gc?: () => void }).gc
+const collect = (): void => {
+  if (!gc) throw new Error('run with --expose-gc')
+  gc()
+  gc()
+}
+
+const [which, file, samplesArg] = process.argv.slice(2)
+if ((which !== 'ours' && which !== 'npm') || !file) {
+  process.stderr.write('usage: node --expose-gc scripts/perf/parser-child.ts <ours|npm> <page file> <samples>\n')
+  process.exit(2)
+}
+const samples = Number(samplesArg ?? 5)
+const parse = which === 'ours' ? (t: string): unknown => parsePrometheusText(t) : (t: string): unknown => parseNpm(t)
+
+const text = readFileSync(file, 'latin1')
+collect()
+const rssBefore = process.memoryUsage().rss
+const heapBefore = process.memoryUsage().heapUsed
+let t0 = performance.now()
+let result: unknown = parse(text)
+const coldMs = performance.now() - t0
+const peakRss = process.resourceUsage().maxRSS * 1024
+collect()
+const retained = process.memoryUsage().heapUsed - heapBefore
+const found = which === 'ours'
+  ? (() => {
+      const p = result as ReturnType<typeof parsePrometheusText>
+      return { samples: p.sampleCount, families: p.families.length, errors: p.errors.length }
+    })()
+  : { families: (result as unknown[]).length }
+result = undefined
+
+// Warm samples: each at least ~200 ms of back-to-back parses, so a 1 MB page is timed over many runs.
+const warmMs: number[] = []
+for (let s = 0; s < samples; s++) {
+  collect()
+  let n = 0
+  t0 = performance.now()
+  let elapsed = 0
+  do {
+    result = parse(text)
+    result = undefined
+    n++
+    elapsed = performance.now() - t0
+  } while (elapsed < 200)
+  warmMs.push(elapsed / n)
+}
+
+const out: ChildResult = {
+  parser: which,
+  bytes: Buffer.byteLength(text, 'latin1'),
+  found,
+  coldMs,
+  rssBeforeMiB: rssBefore / MIB,
+  peakRssMiB: peakRss / MIB,
+  retainedMiB: retained / MIB,
+  warmMs,
+}
+process.stdout.write(`${JSON.stringify(out)}\n`)

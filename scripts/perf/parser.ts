@@ -1,0 +1,87 @@
+// Measure 4: helpers/prom.ts against parse-prometheus-text-format on generated vLLM-shaped pages,
+// each parser in its own child process per round (no shared heap), rounds alternating ours/npm so
+// background load on the shared cores hits both alike.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { ChildResult } from './parser-child.ts'
+import { vllmPage } from './prom-page.ts'
+import { median } from './stats.ts'
+
+const CHILD = fileURLToPath(new URL('./parser-child.ts', import.meta.url))
+
+export interface ParserSide {
+  /** Every warm sample (ms per parse) from every round. */
+  warmMs: number[]
+  coldMs: number[]
+  /** Peak RSS during the first parse minus RSS before it, MiB, per round. */
+  peakDeltaMiB: number[]
+  peakRssMiB: number[]
+  retainedMiB: number[]
+  found: ChildResult['found']
+}
+
+export interface ParserSize {
+  label: string
+  bytes: number
+  series: number
+  ours: ParserSide
+  npm: ParserSide
+}
+
+export interface ParserResult {
+  sizes: ParserSize[]
+  rounds: number
+  samplesPerRound: number
+}
+
+function child(parser: 'ours' | 'npm', file: string, samples: number): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--expose-gc', CHILD, parser, file, String(samples)], { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`parser child ${parser} ${file}: ${error.message}\n${stderr.slice(-2000)}`))
+      try {
+        resolve(JSON.parse(stdout.trim()) as ChildResult)
+      } catch {
+        reject(new Error(`parser child ${parser}: unreadable output ${stdout.slice(0, 500)}`))
+      }
+    })
+  })
+}
+
+function side(): ParserSide {
+  return { warmMs: [], coldMs: [], peakDeltaMiB: [], peakRssMiB: [], retainedMiB: [], found: { families: 0 } }
+}
+
+export async function measureParser(options: { rounds: number; samplesPerRound: number; log: (line: string) => void }): Promise<ParserResult> {
+  const { rounds, samplesPerRound, log } = options
+  const dir = mkdtempSync(join(tmpdir(), 'armproof-perf-prom-'))
+  try {
+    const sizes: ParserSize[] = []
+    for (const [label, bytes] of [['1 MB', 1_000_000], ['30 MB', 30_000_000]] as const) {
+      const page = vllmPage(bytes)
+      const file = join(dir, `page-${bytes}.prom`)
+      writeFileSync(file, page.text, 'latin1')
+      const size: ParserSize = { label, bytes: page.text.length, series: page.series, ours: side(), npm: side() }
+      for (let r = 0; r < rounds; r++) {
+        for (const parser of r % 2 === 0 ? (['ours', 'npm'] as const) : (['npm', 'ours'] as const)) {
+          const res = await child(parser, file, samplesPerRound)
+          if (parser === 'ours' && res.found.errors !== 0) throw new Error(`helpers/prom.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
+          const s = size[parser]
+          s.warmMs.push(...res.warmMs)
+          s.coldMs.push(res.coldMs)
+          s.peakDeltaMiB.push(res.peakRssMiB - res.rssBeforeMiB)
+          s.peakRssMiB.push(res.peakRssMiB)
+          s.retainedMiB.push(res.retainedMiB)
+          s.found = res.found
+        }
+      }
+      log(`  parser ${label}: ours ${median(size.ours.warmMs).toFixed(1)} ms, npm ${median(size.npm.warmMs).toFixed(1)} ms per parse (${(median(size.npm.warmMs) / median(size.ours.warmMs)).toFixed(2)}×)`)
+      sizes.push(size)
+    }
+    return { sizes, rounds, samplesPerRound }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,144 @@
+// The host steps over a real sshd (started here on 127.0.0.1 with throwaway keys) against the
+// reference engine: green through ssh; connection refused, an unknown host key and a sudo that
+// wants a password each end inconclusive at once with a message that says what to fix; a
+// hostile --svc never reaches ssh. Needs /usr/sbin/sshd and sudo (.ci/run installs them) and root.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { freePort, startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
+import { createHost, fillTemplate } from '../helpers/host.ts'
+import { FAST, cleanup, runVerify, verdicts, type VerifyRun } from './support/run-verify.ts'
+import { createUser, startSshd, type Sshd, type TestUser } from './support/sshd.ts'
+
+const HOST_STEPS = ['dropins', 'help', 'argv', 'ledger'] as const
+/** FAST's --host-timeout: every host step must end within it, whatever went wrong. */
+const HOST_TIMEOUT_MS = 10_000
+
+let engine: EngineHandle
+let sshd: Sshd
+let user: TestUser | undefined
+const scratch = mkdtempSync(join(tmpdir(), 'armproof-ssh-'))
+const sentinel = join(scratch, 'pwned')
+
+beforeAll(async () => {
+  engine = await startEngine({ svc: 'ssh-ref', processName: `rssh-${randomBytes(2).toString('hex')}`, args: ['--prefill-interleave', '1'] })
+  // The remote shell's PATH has the engine's podman/systemctl shims first (sshd_config SetEnv), so
+  // the default --ledger-cmd/--help-cmd and `systemctl show` find them by name, as on a real host.
+  sshd = await startSshd({ path: `${engine.binDir}:/usr/local/bin:/usr/bin:/bin` })
+  await engine.waitReady()
+})
+
+afterAll(async () => {
+  await Promise.allSettled([sshd?.stop(), engine?.stop()])
+  user?.remove()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+/** verify against the engine, over ssh; no local PATH shims: everything host-side goes through sshd. */
+function verifyOverSsh(host: string, sshOpts: string, extra: readonly string[] = []): Promise<VerifyRun> {
+  return runVerify(
+    ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--process', engine.processName, ...FAST, '--host', host, '--ssh-opts', sshOpts, ...extra],
+    { timeoutMs: 45_000 },
+  )
+}
+
+function hostSteps(run: VerifyRun) {
+  return (run.report?.steps ?? []).filter((s) => (HOST_STEPS as readonly string[]).includes(s.id))
+}
+
+/** All four host steps inconclusive, each within the host timeout, none hanging. */
+function expectHostInconclusive(run: VerifyRun): void {
+  expect(run.exitCode, run.stdout + run.stderr).toBe(3)
+  const steps = hostSteps(run)
+  expect(steps.map((s) => s.id).sort()).toEqual([...HOST_STEPS].sort())
+  for (const s of steps) expect(s.durationMs, s.id).toBeLessThan(HOST_TIMEOUT_MS)
+}
+
+describe('a hostile --svc never reaches ssh', () => {
+  test.each([
+    ['--svc', ['--svc', `x;touch ${sentinel}`]],
+    ['--svc with command substitution', ['--svc', `$(touch ${sentinel})`]],
+    ['--unit', ['--svc', 'ssh-ref', '--unit', `u';touch ${sentinel};'`]],
+    ['--process', ['--svc', 'ssh-ref', '--process', `radiance|touch ${sentinel}`]],
+    ['--deploy-user', ['--svc', 'ssh-ref', '--deploy-user', `root;touch ${sentinel}`]],
+  ])('a hostile %s exits 2 before any connection', async (_name, args) => {
+    const before = sshd.connections()
+    const run = await runVerify([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { timeoutMs: 30_000 })
+    expect(run.exitCode, run.stdout + run.stderr).toBe(2)
+    expect(run.stderr).toMatch(/nothing was contacted/)
+    expect(existsSync(sentinel)).toBe(false)
+    expect(sshd.connections()).toBe(before)
+    cleanup(run)
+  })
+
+  test('values that do reach the host (through fillTemplate) stay data through sshd and the login shell', async () => {
+    const values = [`x;touch ${sentinel}`, `$(touch ${sentinel})`, `'; touch ${sentinel}; '`, `\`touch ${sentinel}\``]
+    const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: sshd.sshOpts, deployUser: null })
+    const script = values.map((v) => fillTemplate(`printf '%s\\n' {svc}`, { svc: v, unit: v })).join('; ')
+    const r = await host.run({ script, timeoutMs: HOST_TIMEOUT_MS })
+    expect(r.failure, r.stderr).toBeUndefined()
+    expect(r.stdout).toBe(values.map((v) => `${v}\n`).join(''))
+    expect(existsSync(sentinel)).toBe(false)
+  })
+})
+
+describe('through a real sshd', () => {
+  test('pnpm verify --host root@127.0.0.1 --ssh-opts "-i <key> -p <port> …" is green; the host steps ran over ssh', async () => {
+    const before = sshd.connections()
+    const run = await verifyOverSsh('root@127.0.0.1', sshd.sshOptsText)
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expect(run.report?.verdict).toBe('green')
+    for (const s of hostSteps(run)) {
+      expect(s.verdict, `${s.id}: ${s.observed}`).toBe('passed')
+      expect(s.where).toMatch(new RegExp(`^ssh root@127\\.0\\.0\\.1:${sshd.port}: `))
+    }
+    expect(sshd.connections() - before).toBeGreaterThanOrEqual(5) // dropins, help, pidof, cmdline, ledger
+    cleanup(run)
+  })
+
+  describe.concurrent('failures end inconclusive at once, saying what to fix', () => {
+    test('connection refused: exit 3, the message names host and port', async () => {
+      const closed = await freePort()
+      const run = await verifyOverSsh(`root@127.0.0.1:${closed}`, sshd.optsText({ port: closed }))
+      expectHostInconclusive(run)
+      for (const s of hostSteps(run)) {
+        expect(s.verdict).toBe('inconclusive')
+        expect(s.observed).toMatch(/unreachable/)
+        expect(`${s.where} ${s.observed}`).toContain(`127.0.0.1:${closed}`)
+        expect(s.observed).toMatch(new RegExp(`127\\.0\\.0\\.1 port ${closed}: Connection refused`))
+      }
+      expect(run.stdout).toContain(`127.0.0.1:${closed}`)
+      expect(verdicts(run.report).health).toBe('passed')
+      cleanup(run)
+    })
+
+    test('unknown host key with BatchMode: exit 3 fast, the message says host key', async () => {
+      const run = await verifyOverSsh('root@127.0.0.1', sshd.optsText({ knownHostsPath: sshd.emptyKnownHostsPath }))
+      expectHostInconclusive(run)
+      for (const s of hostSteps(run)) {
+        expect(s.verdict).toBe('inconclusive')
+        expect(s.observed).toMatch(/host-key/)
+        expect(s.observed).toMatch(/Host key verification failed/)
+        expect(s.next).toMatch(/host key/)
+      }
+      cleanup(run)
+    })
+
+    test('sudo that wants a password (an unprivileged ssh user, --deploy-user root): no hang, inconclusive with the sudoers hint', async () => {
+      user = createUser()
+      const run = await verifyOverSsh(`${user.name}@127.0.0.1`, sshd.sshOptsText, ['--deploy-user', 'root'])
+      expectHostInconclusive(run)
+      for (const id of ['ledger', 'help']) {
+        const s = hostSteps(run).find((x) => x.id === id)!
+        expect(s.verdict).toBe('inconclusive')
+        expect(s.observed, id).toMatch(/sudo-password/)
+        expect(s.observed).toMatch(/a password is required/)
+        expect(s.next).toMatch(/NOPASSWD/)
+        expect(s.where).toContain(`sudo -n -u root -- sh -c`)
+      }
+      cleanup(run)
+    })
+  })
+})
