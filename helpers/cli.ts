@@ -13,6 +13,7 @@ import { junitXml } from './report/junit.ts'
 import { markdownSummary } from './report/markdown.ts'
 import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
+import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable, type TruthTable } from './report/truth.ts'
 import { scrub } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
@@ -91,6 +92,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
   if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
   io.out.write(`\n${formatTruth(report.truth)}\n`)
+  for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
   io.out.write(`\n${finalLine(report, { color: terminal && io.env.NO_COLOR === undefined, reportPath: target.report })}\n`)
   return EXIT_CODES[report.verdict]
 }

@@ -67,16 +67,18 @@ export function rows(r: Results): Row[] {
       const npm = median(size.npm.warmMs)
       const speedup = npm / ours
       const mbps = size.bytes / MB / (ours / 1000)
-      const minSpeedup = min(size.npm.warmMs) / max(size.ours.warmMs)
+      const bestSpeedup = min(size.npm.warmMs) / min(size.ours.warmMs)
+      const cpuSpeedup = median(size.npm.warmCpuMs) / median(size.ours.warmCpuMs)
       out.push({
         measure: `4. Parser, ${size.label} page: speed-up over parse-prometheus-text-format`,
-        value: `${fixed(speedup)}× (worst sample pair ${fixed(minSpeedup)}×): ${fixed(ours, 1)} ms vs ${fixed(npm, 1)} ms`,
+        value: `${fixed(speedup)}× (fastest vs fastest ${fixed(bestSpeedup)}×; CPU time ${fixed(cpuSpeedup)}×): ${fixed(ours, 1)} ms vs ${fixed(npm, 1)} ms`,
         target: '≥ 3×',
         met: speedup >= 3,
       })
+      const mbpsOf = (ms: number): string => fixed(size.bytes / MB / (ms / 1000), 0)
       out.push({
         measure: `4. Parser, ${size.label} page: throughput of helpers/prom.ts (warm)`,
-        value: `${fixed(mbps, 0)} MB/s (min ${fixed(size.bytes / MB / (max(size.ours.warmMs) / 1000), 0)} MB/s; cold first parse ${fixed(size.bytes / MB / (median(size.ours.coldMs) / 1000), 0)} MB/s)`,
+        value: `${fixed(mbps, 0)} MB/s (fastest ${mbpsOf(min(size.ours.warmMs))}; by CPU time ${mbpsOf(median(size.ours.warmCpuMs))}; cold first parse ${mbpsOf(median(size.ours.coldMs))})`,
         target: '≥ 50 MB/s',
         met: mbps >= 50,
       })
@@ -257,18 +259,21 @@ Each parser runs in its own child process (\`node --expose-gc scripts/perf/parse
 round, ${parser.rounds} rounds alternating which parser goes first. In each child: the page is read from a
 file, GC runs, RSS is read; the first (cold) parse is timed and the process's peak RSS
 (\`getrusage\` maxrss) after it, minus the RSS before it, is its peak memory; then
-${parser.samplesPerRound} warm samples, each ≥ 200 ms of back-to-back parses, give ms per parse. Full parse, no
-\`keep\` filter. Throughput = page bytes ÷ median warm ms (MB = 10⁶ bytes).
+${parser.samplesPerRound} warm samples (${Math.max(1, parser.samplesPerRound - 1)} for 30 MB), each ≥ 200 ms of back-to-back parses, give ms per parse,
+in wall time (what the targets are judged on) and in the main thread's CPU time
+(\`process.threadCpuUsage()\`, which time spent waiting for one of the shared cores does not inflate;
+GC helper threads are not in it). Full parse, no \`keep\` filter. Throughput = page bytes ÷ median
+warm ms (MB = 10⁶ bytes).
 
-| page | bytes | series per family | parser | warm ms/parse (median; min–max) | cold first parse | MB/s (warm median) | peak RSS rise | retained heap |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| page | bytes | series per family | parser | warm ms/parse (median; min–max) | main-thread CPU ms/parse (median) | cold first parse | MB/s (warm median) | peak RSS rise | retained heap |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${sizes
   .flatMap((s) =>
     (['ours', 'npm'] as const).map((p) => {
       const side = s[p]
       const m = median(side.warmMs)
       const found = p === 'ours' ? `helpers/prom.ts (${side.found.samples} samples, ${side.found.errors} errors)` : `parse-prometheus-text-format (${side.found.families} families)`
-      return `| ${s.label} | ${s.bytes} | ${s.series} | ${found} | ${fixed(m, 1)} (${fixed(min(side.warmMs), 1)}–${fixed(max(side.warmMs), 1)}) | ${fixed(median(side.coldMs), 0)} ms | ${fixed(s.bytes / MB / (m / 1000), 0)} | ${fixed(median(side.peakDeltaMiB), 0)} MiB (peak RSS ${fixed(median(side.peakRssMiB), 0)} MiB) | ${fixed(median(side.retainedMiB), 1)} MiB |`
+      return `| ${s.label} | ${s.bytes} | ${s.series} | ${found} | ${fixed(m, 1)} (${fixed(min(side.warmMs), 1)}–${fixed(max(side.warmMs), 1)}) | ${fixed(median(side.warmCpuMs), 1)} | ${fixed(median(side.coldMs), 0)} ms | ${fixed(s.bytes / MB / (m / 1000), 0)} | ${fixed(median(side.peakDeltaMiB), 0)} MiB (peak RSS ${fixed(median(side.peakRssMiB), 0)} MiB) | ${fixed(median(side.retainedMiB), 1)} MiB |`
     }),
   )
   .join('\n')}
