@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config'
 //   (`VERIFY_SVC=… VERIFY_KNOB=… pnpm vitest run suites`).
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/closing-line.ts'],
     projects: [
       {
         test: {

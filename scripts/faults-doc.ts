@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { FAULTS } from '../fixtures/engine/faults.ts'
 import { EXIT_CODES } from '../helpers/verdict.ts'
-import { FAULT_MATRIX } from '../test/support/fault-matrix.ts'
+import { FAULT_MATRIX, SURROUNDINGS } from '../test/support/fault-matrix.ts'
 import { FAST } from '../test/support/run-verify.ts'
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
@@ -27,6 +27,14 @@ export function faultsMarkdown(): string {
     '| fault | what is wrong | engine | verify | steps not passing | verdict | exit | message contains |',
     '|---|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    '## Faults of the surroundings',
+    '',
+    'Run through a real `sshd` on loopback by `test/ssh.test.ts`.',
+    '',
+    '| fault | what is wrong | steps | verdict | exit | message contains |',
+    '|---|---|---|---|---|---|',
+    ...SURROUNDINGS.map((f) => `| ${cell(f.fault)} | ${cell(f.what)} | ${cell(f.steps)} | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.message)} |`),
     '',
     '## Reference engine faults',
     '',

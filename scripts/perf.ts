@@ -50,8 +50,8 @@ if (want('live')) {
   results.live = await measureLive({ latencyMs, reps, log })
 }
 if (want('replay')) {
-  log(`replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 5)} repetitions`)
-  results.replay = await measureReplay({ reps: Math.max(reps, 5), log })
+  log(`replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 7)} repetitions`)
+  results.replay = await measureReplay({ reps: Math.max(reps, 7), log })
 }
 if (want('parser')) {
   log('parser: generated vLLM-shaped pages of 1 MB and 30 MB')

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { HostSpec } from '../helpers/config.ts'
+import { loadConfig, type HostSpec } from '../helpers/config.ts'
 import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, sshArgs, sshDestination, sshTarget, type HostOptions } from '../helpers/host.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-host-'))
@@ -296,5 +296,25 @@ describe('classification of ssh and sudo stderr', () => {
   test('locally, exit 255 and "Permission denied" are the command result; sudo still is sudo-password', () => {
     expect(classifyFailure('root@h: Permission denied (publickey).', 255, false)).toBeUndefined()
     expect(classifyFailure('sudo: a password is required', 1, false)).toBe('sudo-password')
+  })
+})
+
+describe('--sudo / VERIFY_SUDO', () => {
+  const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
+  test('defaults to auto; a flag beats env; each mode is accepted', () => {
+    const sudoOf = (argv: string[], env: Record<string, string> = {}) => {
+      const r = loadConfig({ argv: [...base, ...argv], env })
+      return r.ok ? r.target.sudo : r.problems.map((p) => p.message).join('; ')
+    }
+    expect(sudoOf([])).toBe('auto')
+    expect(sudoOf(['--sudo', 'always'])).toBe('always')
+    expect(sudoOf([], { VERIFY_SUDO: 'never' })).toBe('never')
+    expect(sudoOf(['--sudo', 'auto'], { VERIFY_SUDO: 'never' })).toBe('auto')
+  })
+
+  test('anything else is refused in one line before anything runs', () => {
+    const r = loadConfig({ argv: [...base, '--sudo', 'yes; touch /tmp/x'], env: {} })
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.problems.map((p) => p.message)).toEqual(['--sudo: invalid sudo mode "yes; touch /tmp/x"; must be one of: auto, always, never'])
   })
 })

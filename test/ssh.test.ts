@@ -4,6 +4,7 @@
 // hostile --svc never reaches ssh. Needs /usr/sbin/sshd and sudo (.ci/run installs them) and root.
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -57,20 +58,20 @@ function expectHostInconclusive(run: VerifyRun): void {
 }
 
 describe('a hostile --svc never reaches ssh', () => {
-  test.each([
-    ['--svc', ['--svc', `x;touch ${sentinel}`]],
-    ['--svc with command substitution', ['--svc', `$(touch ${sentinel})`]],
-    ['--unit', ['--svc', 'ssh-ref', '--unit', `u';touch ${sentinel};'`]],
-    ['--process', ['--svc', 'ssh-ref', '--process', `radiance|touch ${sentinel}`]],
-    ['--deploy-user', ['--svc', 'ssh-ref', '--deploy-user', `root;touch ${sentinel}`]],
-  ])('a hostile %s exits 2 before any connection', async (_name, args) => {
-    const before = sshd.connections()
-    const run = await runVerify([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { timeoutMs: 30_000 })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(2)
-    expect(run.stderr).toMatch(/nothing was contacted/)
-    expect(existsSync(sentinel)).toBe(false)
-    expect(sshd.connections()).toBe(before)
-    cleanup(run)
+  describe.concurrent('refused with exit 2 before any connection', () => {
+    test.each([
+      ['--svc', ['--svc', `x;touch ${sentinel}`], {}],
+      ['VERIFY_SVC', [], { VERIFY_SVC: `$(touch ${sentinel})` }],
+      ['--deploy-user', ['--svc', 'ssh-ref', '--deploy-user', `root;touch ${sentinel}`], {}],
+    ] as const)('a hostile %s', async (_name, args, env) => {
+      const before = sshd.connections()
+      const run = await runVerify([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { env, timeoutMs: 30_000 })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(2)
+      expect(run.stderr).toMatch(/nothing was contacted/)
+      expect(existsSync(sentinel)).toBe(false)
+      expect(sshd.connections()).toBe(before) // nothing else in this block connects
+      cleanup(run)
+    })
   })
 
   test('values that do reach the host (through fillTemplate) stay data through sshd and the login shell', async () => {
@@ -84,7 +85,34 @@ describe('a hostile --svc never reaches ssh', () => {
   })
 })
 
-describe('through a real sshd', () => {
+describe('every wait is bounded', () => {
+  test('a server that accepts and never speaks: ssh gives up at its ConnectTimeout, inside the command timeout', async () => {
+    const sockets = new Set<Socket>()
+    const server = createServer((socket) => sockets.add(socket)) // accepts, never sends a banner
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as AddressInfo).port
+    try {
+      const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: sshd.optsText({ port }).split(' '), deployUser: null })
+      const r = await host.run({ script: 'true', timeoutMs: 3000 })
+      expect(r.failure, r.stderr).toBe('unreachable')
+      expect(r.stderr).toMatch(/timed out/i)
+      expect(r.target).toBe(`root@127.0.0.1:${port}`)
+      expect(r.durationMs).toBeLessThan(3000 + 1000)
+    } finally {
+      for (const s of sockets) s.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  test('a remote command that outlives its timeout ends with failure timeout (ssh is killed, not waited for)', async () => {
+    const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: sshd.sshOpts, deployUser: null })
+    const r = await host.run({ script: 'sleep 5', timeoutMs: 2000 })
+    expect(r.failure).toBe('timeout')
+    expect(r.durationMs).toBeLessThan(2000 + 1000)
+  })
+})
+
+describe.concurrent('through a real sshd', () => {
   test('pnpm verify --host root@127.0.0.1 --ssh-opts "-i <key> -p <port> …" is green; the host steps ran over ssh', async () => {
     const before = sshd.connections()
     const run = await verifyOverSsh('root@127.0.0.1', sshd.sshOptsText)
@@ -98,7 +126,7 @@ describe('through a real sshd', () => {
     cleanup(run)
   })
 
-  describe.concurrent('failures end inconclusive at once, saying what to fix', () => {
+  describe('failures end inconclusive at once, saying what to fix', () => {
     test('connection refused: exit 3, the message names host and port', async () => {
       const closed = await freePort()
       const run = await verifyOverSsh(`root@127.0.0.1:${closed}`, sshd.optsText({ port: closed }))

@@ -13,17 +13,8 @@ import { REDACTED, scrub } from '../redact.ts'
 
 export { REDACTED, scrub }
 
-export interface ReportStep {
-  id: StepId
-  title: string
-  verdict: StepVerdict
-  expected: string
-  observed: string
-  where: string
-  next?: string
-  evidence: Record<string, unknown>
-  durationMs: number
-}
+/** A step as the report shows it: the step's result without the internal skip marker. */
+export type ReportStep = Omit<StepResult, 'intendedSkip'>
 
 export interface ReportMeter {
   name: string

@@ -7,9 +7,9 @@ export function whereHost(ctx: RunContext, command: string): string {
   return `${ctx.host.where}: ${command}`
 }
 
-const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext) => string> = {
+const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext, r: HostResult) => string> = {
   timeout: (ctx) => `the command did not finish within ${Math.round(ctx.target.hostTimeoutMs / 1000)}s; run it by hand on the host, or raise --host-timeout`,
-  unreachable: (ctx) => `ssh could not reach the host; check --host ${ctx.target.host.kind === 'ssh' ? ctx.target.host.host : ''} and --ssh-opts (port, key), then retry`,
+  unreachable: (ctx, r) => `ssh could not reach ${r.target ?? ctx.host.target ?? 'the host'}; check --host and --ssh-opts (port, key), then retry`,
   'host-key': () => 'the host key is unknown or changed and BatchMode refuses to ask; add it with ssh-keyscan to known_hosts after checking it',
   auth: () => 'ssh refused the key; check --ssh-opts "-i <key>" and the user in --host user@host',
   'sudo-password': (ctx) =>
@@ -26,7 +26,7 @@ export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): J
     expected,
     observed: `could not run the command (${r.failure}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''})${said ? `: ${said}` : ''}`,
     where: whereHost(ctx, r.command),
-    next: NEXT[r.failure](ctx),
+    next: NEXT[r.failure](ctx, r),
     evidence: { exitCode: r.exitCode, stderr: r.stderr.slice(-2000) },
   }
 }

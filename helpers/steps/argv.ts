@@ -18,7 +18,7 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
   const timeoutMs = ctx.target.hostTimeoutMs
   const process = ctx.target.process
 
-  const pidof = await ctx.host.run({ script: `pidof ${quote(process)}`, timeoutMs })
+  const pidof = await ctx.host.run({ script: `pidof ${quote(process)}`, privileged: true, timeoutMs })
   const trouble = hostTrouble(ctx, pidof, expected)
   if (trouble) return trouble
   const pids = pidof.stdout.trim().split(/\s+/).filter((p) => /^\d+$/.test(p))
@@ -43,7 +43,7 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
     }
   }
   const pid = pids[0]!
-  const read = await ctx.host.run({ script: `cat /proc/${pid}/cmdline`, timeoutMs })
+  const read = await ctx.host.run({ script: `cat /proc/${pid}/cmdline`, privileged: true, timeoutMs })
   const readTrouble = hostTrouble(ctx, read, expected)
   if (readTrouble) return readTrouble
   const argv = parseCmdline(read.stdout)

@@ -107,7 +107,7 @@ function run(cmd: string, args: readonly string[]): Promise<{ code: number; stdo
 async function curlVersion(): Promise<string | undefined> {
   try {
     const r = await run('curl', ['--version'])
-    return r.code === 0 ? r.stdout.split('\n')[0] : undefined
+    return r.code === 0 ? r.stdout.split(' ').slice(0, 2).join(' ') : undefined
   } catch {
     return undefined
   }

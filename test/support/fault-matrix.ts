@@ -79,3 +79,11 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'api key missing', what: 'the endpoint wants a key and none was given', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'pass --api-key' },
   { fault: 'none (api key)', what: 'the endpoint wants a key and gets it', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--api-key', 'sk-armproof-test-9f8e7d6c'], verdict: 'green', steps: {}, message: '' },
 ]
+
+/** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */
+export const SURROUNDINGS = [
+  { fault: 'ssh refused', what: 'nothing listens on the ssh port', verdict: 'inconclusive', steps: 'dropins, help, argv, ledger inconclusive', message: 'Connection refused (names host and port)', test: 'connection refused: exit 3, the message names host and port' },
+  { fault: 'unknown host key', what: 'BatchMode with an empty known_hosts', verdict: 'inconclusive', steps: 'host steps inconclusive', message: 'Host key verification failed', test: 'unknown host key with BatchMode: exit 3 fast, the message says host key' },
+  { fault: 'sudo wants a password', what: 'the deploy user needs sudo and sudoers asks for a password', verdict: 'inconclusive', steps: 'help, ledger inconclusive', message: 'a password is required … NOPASSWD', test: 'sudo that wants a password (an unprivileged ssh user, --deploy-user root): no hang, inconclusive with the sudoers hint' },
+  { fault: 'hostile --svc', what: 'a value that would run a command on the host', verdict: 'error', steps: 'none run', message: 'nothing was contacted', test: 'refused with exit 2 before any connection' },
+] as const

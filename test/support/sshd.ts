@@ -4,7 +4,7 @@
 // exit hook should a test runner die first.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -86,6 +86,43 @@ async function accepts(port: number, timeoutMs: number, child: ChildProcess): Pr
     await sleep(30)
   }
   return false
+}
+
+/** Every live descendant of pid (sshd forks one child per connection, which forks the session). */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // pid (comm) state ppid …: comm may hold spaces and parens, so read after the last ")".
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      parent.set(Number(entry), ppid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = []
+  const walk = (p: number): void => {
+    for (const [child, pp] of parent) {
+      if (pp === p) {
+        found.push(child)
+        walk(child)
+      }
+    }
+  }
+  walk(pid)
+  return found
+}
+
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
 }
 
 /** Quotes a path for the client options string (the paths are our own temp paths). */
@@ -179,6 +216,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
       stop() {
         stopping ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) {
+            // Sessions still open (a remote command that outlived its client) end with the server.
+            if (child.pid) killAll(descendants(child.pid))
             const exited = once(child, 'exit')
             child.kill('SIGTERM')
             await Promise.race([exited, sleep(2000)])
