@@ -4,8 +4,9 @@
 // one verdict costs the endpoint; prints the table and writes docs/perf.md.
 //
 //   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser] [--no-write]
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { measureLive } from './perf/live.ts'
@@ -45,18 +46,23 @@ const started = performance.now()
 const loadBefore = load()
 const results: Results = {}
 
-if (want('live')) {
-  log(`live: reference engine, ${latencyMs} ms per completion, ${reps} repetitions`)
+const sectionLoad: Machine['sectionLoad'] = {}
+const section = async (part: Part, title: string, body: () => Promise<void>): Promise<void> => {
+  if (!want(part)) return
+  log(title)
+  const before = loadavg()[0]!
+  await body()
+  sectionLoad[part] = `${before.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`
+}
+await section('live', `live: reference engine, ${latencyMs} ms per completion, ${reps} repetitions`, async () => {
   results.live = await measureLive({ latencyMs, reps, log })
-}
-if (want('replay')) {
-  log(`replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 7)} repetitions`)
+})
+await section('replay', `replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 7)} repetitions`, async () => {
   results.replay = await measureReplay({ reps: Math.max(reps, 7), log })
-}
-if (want('parser')) {
-  log('parser: generated vLLM-shaped pages of 1 MB and 30 MB')
+})
+await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB', async () => {
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
-}
+})
 
 const cpu = cpus()
 const machine: Machine = {
@@ -67,6 +73,7 @@ const machine: Machine = {
   os: `${osType()} ${release()}`,
   loadBefore,
   loadAfter: load(),
+  sectionLoad,
   date: new Date().toISOString(),
   totalS: (performance.now() - started) / 1000,
 }
@@ -76,6 +83,7 @@ const table = rows(results)
 process.stdout.write(`\n${textTable(table)}\n\n`)
 process.stdout.write(`${cpu.length} cores, node ${process.version}, load ${loadBefore} → ${machine.loadAfter}, ${machine.totalS.toFixed(0)} s · reproduce: ${command}\n`)
 if (!values['no-write'] && !partial) {
+  mkdirSync(dirname(DOC), { recursive: true })
   writeFileSync(DOC, markdown(results, table, machine, command))
   process.stdout.write(`wrote ${DOC}\n`)
 } else {

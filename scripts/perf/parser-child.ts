@@ -1,12 +1,17 @@
 // One parser, one page, one process (so the two parsers never share a heap):
-//   node --expose-gc scripts/perf/parser-child.ts <ours|npm> <page file> <samples>
-// Prints one JSON line: the cold first parse, its peak memory, and warm timing samples.
+//   node --expose-gc scripts/perf/parser-child.ts <ours|npm|ours-keep> <page file> <samples>
+// Prints one JSON line: the cold first parse, its peak memory, and warm timing samples (after one
+// untimed warm-up parse). `ours-keep` is helpers/prom.ts as the meter step calls it: every line
+// validated, only the samples it needs stored.
 import { readFileSync } from 'node:fs'
 import parseNpm from 'parse-prometheus-text-format'
 import { parsePrometheusText } from '../../helpers/prom.ts'
+import { STEP_TIME, TRAFFIC } from '../../helpers/steps/metrics.ts'
+
+export type ParserName = 'ours' | 'npm' | 'ours-keep'
 
 export interface ChildResult {
-  parser: 'ours' | 'npm'
+  parser: ParserName
   bytes: number
   /** What the parse found: samples (ours) or families (npm), and ours' malformed lines. */
   found: { samples?: number; families: number; errors?: number }
@@ -32,12 +37,17 @@ const collect = (): void => {
 }
 
 const [which, file, samplesArg] = process.argv.slice(2)
-if ((which !== 'ours' && which !== 'npm') || !file) {
-  process.stderr.write('usage: node --expose-gc scripts/perf/parser-child.ts <ours|npm> <page file> <samples>\n')
+if ((which !== 'ours' && which !== 'npm' && which !== 'ours-keep') || !file) {
+  process.stderr.write('usage: node --expose-gc scripts/perf/parser-child.ts <ours|npm|ours-keep> <page file> <samples>\n')
   process.exit(2)
 }
 const samples = Number(samplesArg ?? 5)
-const parse = which === 'ours' ? (t: string): unknown => parsePrometheusText(t) : (t: string): unknown => parseNpm(t)
+// What the meter step keeps (helpers/steps/metrics.ts): the knob's meter and the traffic and step-time series.
+const wanted = new Set<string>(['radiance:engine_steps_held_total', ...Object.values(TRAFFIC), ...Object.values(STEP_TIME)])
+const parse =
+  which === 'ours' ? (t: string): unknown => parsePrometheusText(t)
+  : which === 'ours-keep' ? (t: string): unknown => parsePrometheusText(t, { keep: (name) => wanted.has(name) })
+  : (t: string): unknown => parseNpm(t)
 
 const text = readFileSync(file, 'latin1')
 collect()
@@ -49,13 +59,15 @@ const coldMs = performance.now() - t0
 const peakRss = process.resourceUsage().maxRSS * 1024
 collect()
 const retained = process.memoryUsage().heapUsed - heapBefore
-const found = which === 'ours'
+const found = which !== 'npm'
   ? (() => {
       const p = result as ReturnType<typeof parsePrometheusText>
       return { samples: p.sampleCount, families: p.families.length, errors: p.errors.length }
     })()
   : { families: (result as unknown[]).length }
 result = undefined
+collect()
+parse(text) // one untimed warm-up parse: the samples below are steady state
 
 // Warm samples: each at least ~200 ms of back-to-back parses, so a 1 MB page is timed over many runs.
 const warmMs: number[] = []
