@@ -284,3 +284,17 @@ describe('RunbookReporter', () => {
     expect(log.filter((l) => l.includes('not progress'))).toEqual([])
   })
 })
+
+describe('a step that says passed while its test failed', () => {
+  test('is not counted as passed', async () => {
+    const { stepFromTestCase } = await import('../helpers/report/collect.ts')
+    const passed = { id: 'argv', title: 't', verdict: 'passed', expected: 'e', observed: 'o', where: 'w', evidence: {}, durationMs: 1 } as const
+    const step = stepFromTestCase({
+      name: 't',
+      meta: () => ({ armproof: { ...passed }, armproofStep: 'argv' }),
+      result: () => ({ state: 'failed', errors: [{ message: 'afterEach hook threw' }] }),
+    } as never)
+    expect(step?.verdict).toBe('inconclusive')
+    expect(step?.observed).toContain('afterEach hook threw')
+  })
+})

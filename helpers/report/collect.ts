@@ -72,10 +72,14 @@ export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
 /** The step one finished test case stands for, or undefined for a test that is not a proof step. */
 export function stepFromTestCase(testCase: CaseLike): StepResult | undefined {
   const meta = testCase.meta()
-  if (meta.armproof && isStepId(meta.armproof.id)) return meta.armproof
-  if (!isStepId(meta.armproofStep)) return undefined
   const result = testCase.result()
-  if (result.state === 'failed' || (result.errors?.length ?? 0) > 0) return crashedStep(meta.armproofStep, testCase)
+  const broke = result.state === 'failed' || (result.errors?.length ?? 0) > 0
+  if (meta.armproof && isStepId(meta.armproof.id)) {
+    // A step that judged itself passed but whose test still failed (a hook, a stray assertion) is not a pass.
+    return meta.armproof.verdict === 'passed' && broke ? crashedStep(meta.armproof.id, testCase) : meta.armproof
+  }
+  if (!isStepId(meta.armproofStep)) return undefined
+  if (broke) return crashedStep(meta.armproofStep, testCase)
   return undefined
 }
 
