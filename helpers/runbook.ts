@@ -37,8 +37,8 @@ export async function openRun(): Promise<RunContext & { close(): Promise<void> }
 }
 
 /** Runs one proof step inside its vitest test. */
-export async function prove(test: TestContext, run: RunContext, id: StepId, judge: (ctx: RunContext) => Promise<Judgement>): Promise<void> {
-  test.task.meta.armproofStep = id
+export async function prove(testContext: TestContext, run: RunContext, id: StepId, judge: (ctx: RunContext) => Promise<Judgement>): Promise<void> {
+  testContext.task.meta.armproofStep = id
   let lastProgress = 0
   const ctx: RunContext = {
     ...run,
@@ -46,13 +46,14 @@ export async function prove(test: TestContext, run: RunContext, id: StepId, judg
       const now = Date.now()
       if (now - lastProgress < PROGRESS_EVERY_MS) return
       lastProgress = now
-      void test.annotate(scrub(message, run.target.apiKey) as string, 'armproof:progress')
+      void testContext.annotate(scrub(message, run.target.apiKey) as string, 'armproof:progress')
     },
   }
   const started = performance.now()
   const judgement = await judge(ctx)
-  const result = scrub({ id, title: test.task.name, ...judgement, durationMs: Math.round(performance.now() - started) }, run.target.apiKey) as StepResult
-  test.task.meta.armproof = result
-  if (result.verdict === 'skipped') test.skip(`${result.observed}`)
+  const result = scrub({ id, title: testContext.task.name, ...judgement, durationMs: Math.round(performance.now() - started) }, run.target.apiKey) as StepResult
+  testContext.task.meta.armproof = result
+  // A skip carries its reason (e.g. --no-dropin-check); the report says whether it was on purpose.
+  if (result.verdict === 'skipped') testContext.skip(result.observed)
   if (result.verdict !== 'passed') throw new StepNotHeld(describeStep(result))
 }

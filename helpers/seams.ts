@@ -1,6 +1,6 @@
 // Chooses the seams (HTTP, host, clock, random choices) for a run's mode, once. The suites
 // never know which mode they run in.
-import { readFileSync } from 'node:fs'
+import pkg from '../package.json' with { type: 'json' }
 import { realClock, type Clock } from './clock.ts'
 import type { Target } from './config.ts'
 import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './fixtures.ts'
@@ -19,10 +19,7 @@ export interface Seams {
   close(extra?: { model?: string | null }): Promise<void>
 }
 
-export const TOOL = (() => {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
-  return { name: pkg.name, version: pkg.version }
-})()
+export const TOOL = { name: pkg.name, version: pkg.version }
 
 export async function openSeams(target: Target): Promise<Seams> {
   if (target.mode === 'replay') {
