@@ -3,7 +3,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { startVitest } from 'vitest/node'
 import { formatProblems, loadConfig, type Target } from './config.ts'
 import { markRecordedVerdict, replayCheck, replayTarget } from './fixtures.ts'
 import { KNOB_NAMES } from './knobs.ts'
@@ -55,6 +54,8 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   const startedAt = new Date()
   let failure: string | undefined
   try {
+    // Loaded here, not at the top: --help and refused configurations answer without it.
+    const { startVitest } = await import('vitest/node')
     const vitest = await startVitest(
       'test',
       ['suites/arm.test.ts'],
