@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { SUITES_PROJECT } from './suites/project.ts'
 
 // Two projects share this file:
 // - `unit`: armproof's own tests (`pnpm test`), under test/.
@@ -19,18 +20,7 @@ export default defineConfig({
           maxConcurrency: 3,
         },
       },
-      {
-        test: {
-          name: 'suites',
-          include: ['suites/**/*.test.ts'],
-          globalSetup: ['suites/_setup.ts'],
-          fileParallelism: false,
-          // Steps carry their own budgets (health budget, meter window); vitest's
-          // timeout is only the outer bound and is raised by the setup.
-          testTimeout: 0,
-          hookTimeout: 0,
-        },
-      },
+      { test: SUITES_PROJECT },
     ],
   },
 })

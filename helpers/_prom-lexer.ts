@@ -36,6 +36,12 @@ for (let c = 0; c < 128; c++) {
 }
 const is = (c: number, kind: number): boolean => c >= 0 && c < 128 && (CLASS[c]! & kind) !== 0
 
+/** Exact powers of ten: an integer below 2^53 times or divided by one of these is correctly rounded (Clinger's fast path). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+/** Distinct label values interned per page; past that, new values are still read, just not shared. */
+const MAX_VALUES = 1 << 16
+
 const SPECIAL_VALUES = new Map<string, number>([
   ['nan', NaN],
   ['inf', Infinity], ['+inf', Infinity], ['infinity', Infinity], ['+infinity', Infinity],
@@ -129,10 +135,22 @@ export class Cursor {
   p = 0
   end = 0
   // Names and label values repeat from one line to the next (all buckets of a series): reusing the
-  // previous line's strings saves most allocations. `names[k]`/`values[k]` are those of label k.
-  private lastMetric = ''
+  // previous line's strings saves most allocations, and comparing against them most scanning.
+  /** The last few metric names, most recent first ('' for none yet): families interleave _bucket/_count/_sum. */
+  private readonly recentMetrics: string[] = ['', '', '', '']
+  /** Every metric name read so far, so each has one string. */
+  private readonly metricNames = new Map<string, string>()
+  /** `names[k]`/`values[k]`: label k of the last label set read (values only when unescaped). */
   private readonly names: string[] = []
   private readonly values: string[] = []
+  /**
+   * Label values of stored samples (up to MAX_VALUES), one string each, and for each the value
+   * that followed it in the same label last time: the next bucket bound, the next engine.
+   */
+  private readonly valueIntern = new Map<string, string>()
+  private readonly nextValue = new Map<string, string>()
+  /** The value token, when fastValue() had to cut it out for Number(). */
+  private valueText = ''
 
   constructor(s: string, om: boolean) {
     this.s = s
@@ -181,23 +199,38 @@ export class Cursor {
     return this.p < this.end
   }
 
+  /** A metric name at the cursor ('' if none starts there): one of the last few if it repeats one. */
   metricName(): string {
+    const s = this.s
     const a = this.p
-    const last = this.lastMetric
-    if (last !== '' && this.s.startsWith(last, a) && !is(this.s.charCodeAt(a + last.length), NAME_CHAR)) {
-      this.p += last.length
-      return last
+    const recent = this.recentMetrics
+    for (let i = 0; i < recent.length; i++) {
+      const known = recent[i]!
+      if (known !== '' && !is(s.charCodeAt(a + known.length), NAME_CHAR) && s.slice(a, a + known.length) === known) {
+        if (i > 0) {
+          recent[i] = recent[0]!
+          recent[0] = known
+        }
+        this.p += known.length
+        return known
+      }
     }
     if (!is(this.peek(), NAME_START)) return ''
-    while (++this.p < this.end && is(this.s.charCodeAt(this.p), NAME_CHAR));
-    return (this.lastMetric = this.s.slice(a, this.p))
+    while (++this.p < this.end && is(s.charCodeAt(this.p), NAME_CHAR));
+    const name = s.slice(a, this.p)
+    let known = this.metricNames.get(name)
+    if (known === undefined) this.metricNames.set(name, (known = name))
+    recent[3] = recent[2]!
+    recent[2] = recent[1]!
+    recent[1] = recent[0]!
+    return (recent[0] = known)
   }
 
   /** Label name number `k` of the current label set. */
   labelName(k: number): string {
     const a = this.p
     const last = this.names[k]
-    if (last !== undefined && this.s.startsWith(last, a) && !is(this.s.charCodeAt(a + last.length), LABEL_CHAR)) {
+    if (last !== undefined && !is(this.s.charCodeAt(a + last.length), LABEL_CHAR) && this.s.slice(a, a + last.length) === last) {
       this.p += last.length
       return last
     }
@@ -223,7 +256,7 @@ export class Cursor {
     const a = this.p
     const last = this.values[k]
     // Only unescaped values are cached, so an equal run of text followed by '"' is the same value.
-    if (last !== undefined && s.startsWith(last, a) && s.charCodeAt(a + last.length) === QUOTE) {
+    if (last !== undefined && s.charCodeAt(a + last.length) === QUOTE && s.slice(a, a + last.length) === last) {
       this.p = a + last.length + 1
       return last
     }
@@ -242,8 +275,80 @@ export class Cursor {
     return (this.values[k] = raw)
   }
 
-  /** At '{'. Text format allows blanks around tokens, a trailing comma and `{,}`; OpenMetrics allows none. */
-  labels(fresh: boolean): Record<string, string> {
+  /**
+   * At the '{' of a sample's label set: its label object, or NO_LABELS when `store` is false (the
+   * set is then only validated). The common shape (`{a="x",b="y"}`: no blanks, no escapes, no
+   * trailing comma) is read by one tight loop that reuses the previous line's names and values
+   * where they repeat; anything else, including every error, is left to labels(), which starts
+   * over at the '{'.
+   */
+  sampleLabels(store: boolean): Readonly<Record<string, string>> {
+    const s = this.s
+    const end = this.end
+    const names = this.names
+    const values = this.values
+    let p = this.p + 1
+    let k = 0
+    for (;;) {
+      const a = p
+      const ln = names[k]
+      let name: string
+      if (ln !== undefined && s.charCodeAt(a + ln.length) === EQUALS && s.slice(a, a + ln.length) === ln) {
+        name = ln
+        p = a + ln.length
+      } else {
+        let c = p < end ? s.charCodeAt(p) : -1
+        if (!is(c, LABEL_START)) return this.labels(false, store)
+        do c = ++p < end ? s.charCodeAt(p) : -1
+        while (is(c, LABEL_CHAR))
+        if (c !== EQUALS) return this.labels(false, store)
+        name = names[k] = s.slice(a, p)
+      }
+      if (++p >= end || s.charCodeAt(p) !== QUOTE) return this.labels(false, store)
+      const v = ++p
+      const lv = values[k]
+      if (lv !== undefined && v + lv.length < end && s.charCodeAt(v + lv.length) === QUOTE && s.slice(v, v + lv.length) === lv) {
+        p = v + lv.length
+      } else {
+        // Not the previous line's value; often the one that followed it last time (the next bucket bound, the next engine).
+        const next = store && lv !== undefined ? this.nextValue.get(lv) : undefined
+        if (next !== undefined && v + next.length < end && s.charCodeAt(v + next.length) === QUOTE && s.slice(v, v + next.length) === next) {
+          p = v + next.length
+          values[k] = next
+        } else {
+          let c = -1
+          while (p < end && (c = s.charCodeAt(p)) !== QUOTE && c !== BACKSLASH) p++
+          if (c !== QUOTE) return this.labels(false, store)
+          let value = s.slice(v, p)
+          if (this.checkReplacement && value.includes('\uFFFD')) return this.labels(false, store)
+          if (store) {
+            const known = this.valueIntern.get(value)
+            if (known !== undefined) value = known
+            else if (this.valueIntern.size < MAX_VALUES) this.valueIntern.set(value, value)
+            if (lv !== undefined && this.nextValue.size < MAX_VALUES) this.nextValue.set(lv, value)
+          }
+          values[k] = value
+        }
+      }
+      for (let j = 0; j < k; j++) if (names[j] === name) return this.labels(false, store)
+      k++
+      const c = ++p < end ? s.charCodeAt(p) : -1
+      if (c === RBRACE) break
+      if (c !== COMMA) return this.labels(false, store)
+      p++
+    }
+    this.p = p + 1
+    if (!store) return NO_LABELS
+    const out: Record<string, string> = {}
+    for (let j = 0; j < k; j++) setLabel(out, names[j]!, values[j]!)
+    return out
+  }
+
+  /**
+   * At '{'. Text format allows blanks around tokens, a trailing comma and `{,}`; OpenMetrics allows
+   * none. A sample's label set (not `fresh`) is NO_LABELS when it is empty or not to be stored.
+   */
+  labels(fresh: boolean, store = true): Record<string, string> {
     this.p++
     this.skipWs()
     if (this.peek() === RBRACE) { this.p++; return fresh ? {} : (NO_LABELS as Record<string, string>) }
@@ -267,11 +372,11 @@ export class Cursor {
       setLabel(out, name, value)
       this.skipWs()
       const c = this.peek()
-      if (c === RBRACE) { this.p++; return out }
+      if (c === RBRACE) { this.p++; return fresh || store ? out : (NO_LABELS as Record<string, string>) }
       if (c !== COMMA) this.fail(`expected ',' or '}' after the value of label "${name}"`)
       this.p++
       this.skipWs()
-      if (!this.om && this.peek() === RBRACE) { this.p++; return out }
+      if (!this.om && this.peek() === RBRACE) { this.p++; return fresh || store ? out : (NO_LABELS as Record<string, string>) }
     }
   }
 
@@ -302,32 +407,104 @@ export class Cursor {
     return ex
   }
 
-  /** A whole sample line, from its first character. */
-  sample(line: number): Sample {
+  /** A sample line's metric name, from the line's first character. */
+  sampleName(): string {
     const name = this.metricName()
     if (name === '') {
       const c = this.peek()
       this.fail(c === LBRACE ? "missing metric name before '{'" : c === QUOTE ? 'quoted metric names are not supported' : 'invalid metric name')
     }
+    return name
+  }
+
+  /**
+   * A decimal value token (`[+-]digits[.digits][e[+-]digits]`, as parseNumber() reads it) straight
+   * from the char codes; undefined (cursor unmoved) for anything else, which the caller reads the
+   * slow way. Up to 15 digits and a power of ten up to 22 the value is computed exactly (both
+   * operands are exact doubles, so the one multiplication or division rounds correctly, as
+   * Number() does); beyond that Number() reads the token, which is then left in `valueText`.
+   */
+  private fastValue(): number | undefined {
+    const s = this.s
+    const end = this.end
+    const start = this.p
+    let p = start
+    let c = p < end ? s.charCodeAt(p) : -1
+    const neg = c === 45
+    if (neg || c === 43) c = ++p < end ? s.charCodeAt(p) : -1
+    let m = 0
+    let digits = 0
+    let frac = 0
+    while (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48)
+      digits++
+      c = ++p < end ? s.charCodeAt(p) : -1
+    }
+    if (c === 46) {
+      c = ++p < end ? s.charCodeAt(p) : -1
+      while (c >= 48 && c <= 57) {
+        m = m * 10 + (c - 48)
+        digits++
+        frac++
+        c = ++p < end ? s.charCodeAt(p) : -1
+      }
+    }
+    if (digits === 0) return undefined
+    let exp = 0
+    let expDigits = 0
+    if (c === 101 || c === 69) {
+      c = ++p < end ? s.charCodeAt(p) : -1
+      const expNeg = c === 45
+      if (expNeg || c === 43) c = ++p < end ? s.charCodeAt(p) : -1
+      while (c >= 48 && c <= 57) {
+        exp = exp * 10 + (c - 48)
+        expDigits++
+        c = ++p < end ? s.charCodeAt(p) : -1
+      }
+      if (expDigits === 0) return undefined
+      if (expNeg) exp = -exp
+    }
+    if (c !== -1 && c !== SPACE && (c !== TAB || this.om)) return undefined
+    this.p = p
+    const e10 = exp - frac
+    if (digits > 15 || expDigits > 4 || e10 > 22 || e10 < -22) {
+      const text = (this.valueText = s.slice(start, p))
+      return Number(text)
+    }
+    const v = e10 === 0 ? m : e10 > 0 ? m * POW10[e10]! : m / POW10[-e10]!
+    return neg ? -v : v
+  }
+
+  /**
+   * The rest of a sample line after its name: labels, value, timestamp, exemplar. With `store`
+   * false the line is only validated and no Sample is built.
+   */
+  sampleRest(name: string, line: number, store: boolean): Sample | undefined {
     let labels = NO_LABELS
     const c = this.peek()
-    if (c === LBRACE) labels = this.labels(false)
+    if (c === LBRACE) labels = this.sampleLabels(store)
     else if (c === -1) this.fail('missing value')
     else if (c !== SPACE && (c !== TAB || this.om)) this.fail(`unexpected character ${JSON.stringify(this.s[this.p])} after metric name`)
     else if (!this.om) {
       this.skipBlanks()
-      if (this.peek() === LBRACE) labels = this.labels(false)
+      if (this.peek() === LBRACE) labels = this.sampleLabels(store)
     }
     if (this.om) {
       if (this.p >= this.end) this.fail('missing value')
       this.expect(SPACE, 'a single space before the value')
     } else this.skipBlanks()
     const at = this.p
-    const raw = this.token()
-    if (raw === '') this.fail('missing value')
-    const value = parseNumber(raw, true)
-    if (value === undefined) this.fail(`invalid value "${raw}"`, at)
-    const sample: Sample = { name, labels, value, raw, line }
+    this.valueText = ''
+    let value = this.fastValue()
+    let raw: string
+    if (value !== undefined) raw = this.valueText !== '' ? this.valueText : store ? this.s.slice(at, this.p) : ''
+    else {
+      raw = this.token()
+      if (raw === '') this.fail('missing value')
+      value = parseNumber(raw, true)
+      if (value === undefined) this.fail(`invalid value "${raw}"`, at)
+    }
+    const sample: Sample | undefined = store ? { name, labels, value, raw, line } : undefined
     if (!this.sep()) return sample
     if (this.peek() !== HASH) {
       const tat = this.p
@@ -337,12 +514,13 @@ export class Cursor {
         const expected = this.om ? 'decimal seconds' : 'integer milliseconds'
         this.fail(t === '' ? 'missing timestamp after the space' : `invalid timestamp "${t}" (expected ${expected})`, tat)
       }
-      sample.timestampMs = ms
+      if (sample) sample.timestampMs = ms
       if (!this.sep()) return sample
       if (this.peek() !== HASH) this.fail('unexpected text after the timestamp')
     }
-    sample.exemplar = this.exemplar()
+    const exemplar = this.exemplar()
     if (this.p < this.end) this.fail('unexpected text after the exemplar')
+    if (sample) sample.exemplar = exemplar
     return sample
   }
 }

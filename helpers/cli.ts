@@ -16,6 +16,7 @@ import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable, type TruthTable } from './report/truth.ts'
 import { scrub } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
+import { SUITES_PROJECT } from '../suites/project.ts'
 
 export interface Stream {
   write(text: string): unknown
@@ -61,8 +62,8 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
       ['suites/arm.test.ts'],
       {
         root: ROOT,
-        config: `${ROOT}vitest.config.ts`,
-        project: 'suites',
+        config: false,
+        ...SUITES_PROJECT,
         run: true,
         watch: false,
         reporters: [reporter],

@@ -72,6 +72,17 @@ const EXEMPLAR_SUFFIXES: Readonly<Partial<Record<MetricType, readonly string[]>>
 
 interface FamilyState { fam: MetricFamily; typed: boolean; helped: boolean; unitSet: boolean; sampled: boolean }
 
+/** What a sample name resolves to, cached until the next HELP/TYPE/UNIT line. */
+interface NameState {
+  /** Its family, once a valid sample of that name was seen. */
+  st: FamilyState | undefined
+  /** The name after the family name, e.g. '_bucket'. */
+  suffix: string
+  keep: boolean
+  /** A valid sample of this name was seen (its prefix is in prefixSet). */
+  counted: boolean
+}
+
 /** 'application/openmetrics-text; version=1.0.0; charset=utf-8' → 'openmetrics'; anything else → 'text'. */
 export function contentTypeFormat(contentType: string | undefined): 'text' | 'openmetrics' {
   const media = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
@@ -133,17 +144,29 @@ class PageBuilder {
   readonly om: boolean
   readonly keep: ((sampleName: string) => boolean) | undefined
   current: FamilyState | undefined
-  // Consecutive samples usually share a name (histogram buckets): cache its resolution.
+  // Sample names repeat (every series prints the same _bucket/_count/_sum): cache what each
+  // resolves to. A new HELP/TYPE/UNIT line can change that, so meta() clears the cache.
+  readonly names = new Map<string, NameState>()
   lastName: string | undefined
-  lastState: FamilyState | undefined
-  lastSuffix = ''
-  lastKeep = true
-  lastCounted = false
+  lastNameState: NameState | undefined
 
   constructor(text: string, options: PromParseOptions) {
     this.om = options.format === 'openmetrics'
     this.keep = options.keep
     this.cur = new Cursor(text, this.om)
+  }
+
+  /** Every line of the page; returns how many there are. */
+  lines(text: string): number {
+    let lineNo = 0
+    for (let pos = 0; pos < text.length; ) {
+      let nl = text.indexOf('\n', pos)
+      if (nl === -1) nl = text.length
+      const end = nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
+      this.line(pos, end, ++lineNo)
+      pos = nl + 1
+    }
+    return lineNo
   }
 
   line(start: number, end: number, line: number): void {
@@ -232,7 +255,9 @@ class PageBuilder {
     else if (kw === 'TYPE') { st.fam.type = arg as MetricType; st.typed = true }
     else { st.fam.unit = arg; st.unitSet = true }
     this.current = st
-    this.lastName = undefined // a new TYPE can change which family a cached name belongs to
+    // A new TYPE can change which family a name belongs to.
+    this.names.clear()
+    this.lastName = undefined
   }
 
   create(name: string): FamilyState {
@@ -257,43 +282,45 @@ class PageBuilder {
   }
 
   sample(line: number): void {
-    const s = this.cur.sample(line)
-    if (s.name !== this.lastName || !this.lastState) {
-      const st = this.resolve(s.name)
-      this.lastName = s.name
-      this.lastState = st
-      this.lastSuffix = s.name.slice(st.fam.name.length)
-      this.lastKeep = this.keep ? this.keep(s.name) : true
-      this.lastCounted = false
+    const cur: Cursor = this.cur
+    const name = cur.sampleName()
+    let ns = this.lastNameState
+    if (name !== this.lastName || ns === undefined) {
+      ns = this.names.get(name)
+      if (ns === undefined) {
+        ns = { st: undefined, suffix: '', keep: this.keep ? this.keep(name) : true, counted: false }
+        this.names.set(name, ns)
+      }
+      this.lastName = name
+      this.lastNameState = ns
     }
-    const st = this.lastState
+    // OpenMetrics checks need the sample even when it is not kept.
+    const s = cur.sampleRest(name, line, ns.keep || this.om)
+    let st = ns.st
+    if (st === undefined) {
+      st = ns.st = this.resolve(name)
+      ns.suffix = name.slice(st.fam.name.length)
+    }
     if (this.om) {
-      const problem = omSampleProblem(st.fam.type, this.lastSuffix, s)
+      const problem = omSampleProblem(st.fam.type, ns.suffix, s!)
       if (problem !== undefined) throw new LineError(problem)
+    }
+    if (!ns.counted) {
+      ns.counted = true
+      const colon = name.indexOf(':')
+      if (colon > 0) this.prefixSet.add(name.slice(0, colon))
     }
     this.sampleCount++
     st.sampled = true
-    if (!this.lastCounted) {
-      this.lastCounted = true
-      const colon = s.name.indexOf(':')
-      if (colon > 0) this.prefixSet.add(s.name.slice(0, colon))
-    }
-    if (this.lastKeep) st.fam.samples.push(s)
+    if (ns.keep) st.fam.samples.push(s!)
   }
 }
 
 /** Parses a whole `/metrics` page; never throws on malformed input (see `errors`). */
 export function parsePrometheusText(text: string, options: PromParseOptions = {}): PromPage {
   const b = new PageBuilder(text, options)
-  let lineNo = 0
-  for (let pos = 0; pos < text.length; ) {
-    let nl = text.indexOf('\n', pos)
-    if (nl === -1) nl = text.length
-    const end = nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
-    b.line(pos, end, ++lineNo)
-    pos = nl + 1
-  }
-  if (b.om && !b.eofLine) b.errors.push({ line: lineNo + 1, message: 'missing "# EOF" at the end of an OpenMetrics page', text: '' })
+  const lines = b.lines(text)
+  if (b.om && !b.eofLine) b.errors.push({ line: lines + 1, message: 'missing "# EOF" at the end of an OpenMetrics page', text: '' })
 
   const { families, errors, sampleCount, states, prefixSet } = b
   let index: Map<string, Sample[]> | undefined

@@ -1158,6 +1158,80 @@ describe('sample values and timestamps', () => {
     expect(page.errors).toEqual([])
     expect(Object.entries(page.samples('a')[0]!.labels)).toEqual([['__proto__', 'x'], ['b', 'y']])
   })
+
+  test.each([
+    '0.1', '0.30000000000000004', '4.35', '460.0', '007', '-0', '-0.0', '+0.5e1', '1E+02', '2.5e-7',
+    '1.77693017368e+09', '1.7769301736800132e+09', '123456789012345', '1234567890123456', '9007199254740993',
+    '12345678901234567890', '1e22', '1e23', '1e-22', '1e-23', '123456789012345e-22', '999999999999999e22',
+    '5e-324', '1.7976931348623157e308', '1e400', '-1e-400', '1e0000001', '0.000000000000000000001',
+  ])('reads the value %s exactly as Number() does, keeping its text', (raw) => {
+    const page = parsePrometheusText(`a ${raw}\nb{x="y"} ${raw} 5\n`)
+    expect(page.errors).toEqual([])
+    for (const s of [...page.samples('a'), ...page.samples('b')]) {
+      expect(s.raw).toBe(raw)
+      expect(Object.is(s.value, Number(raw))).toBe(true)
+    }
+  })
+
+  test('reads label values that recur in cycles, or extend or cut short the value that came next last time', () => {
+    const buckets = ['0.1', '0.5', '1', '10', '+Inf']
+    const lines: string[] = []
+    const want: Array<[string, Record<string, string>]> = []
+    for (const fam of ['h1', 'h2']) {
+      lines.push(`# TYPE ${fam} histogram`)
+      for (const engine of ['0', '1', '10']) {
+        for (const le of buckets) {
+          lines.push(`${fam}_bucket{engine="${engine}",le="${le}"} 1`)
+          want.push([`${fam}_bucket`, { engine, le }])
+        }
+        lines.push(`${fam}_count{engine="${engine}"} 1`, `${fam}_sum{engine="${engine}"} 1`)
+        want.push([`${fam}_count`, { engine }], [`${fam}_sum`, { engine }])
+      }
+    }
+    // After '0.5' came '1' above: now '10' (longer), then '1' again, then '0.1' after '0.5' (came '1' before).
+    lines.push('h1_bucket{engine="0",le="0.5"} 1', 'h1_bucket{engine="0",le="10"} 1', 'h1_bucket{engine="0",le="1"} 1')
+    lines.push('h1_bucket{engine="0",le="0.5"} 1', 'h1_bucket{engine="0",le="0.1"} 1', 'h1_bucket{engine="0",le="0.1"} 1')
+    for (const le of ['0.5', '10', '1', '0.5', '0.1', '0.1']) want.push(['h1_bucket', { engine: '0', le }])
+    const page = parsePrometheusText(lines.join('\n'))
+    expect(page.errors).toEqual([])
+    const got = page.families.flatMap((f) => f.samples).sort((a, b) => a.line - b.line).map((s) => [s.name, { ...s.labels }])
+    expect(got).toEqual(want)
+  })
+
+  test('reads the same label sets right when keep() skips some of the lines between them', () => {
+    const lines: string[] = []
+    for (let i = 0; i < 6; i++) {
+      for (const le of ['1', '2', '+Inf']) lines.push(`${i % 2 ? 'skip' : 'kept'}_bucket{le="${le}",model="m${i % 3}"} ${i}`)
+    }
+    const page = parsePrometheusText(lines.join('\n'), { keep: (name) => name.startsWith('kept') })
+    expect(page.errors).toEqual([])
+    expect(page.sampleCount).toBe(18)
+    expect(page.samples('kept_bucket').map((s) => [s.labels['le'], s.labels['model'], s.value])).toEqual(
+      [0, 2, 4].flatMap((i) => ['1', '2', '+Inf'].map((le) => [le, `m${i % 3}`, i])),
+    )
+    expect(page.samples('skip_bucket')).toEqual([])
+  })
+
+  test('resolves recurring sample names again after a TYPE line, among more names than are kept at hand', () => {
+    const page = parsePrometheusText([
+      'x_count 1', 'p 1', 'q 1', 'r 1', 's 1', 'x_count 2',
+      '# TYPE x summary',
+      'x_count 3', 'p 2', 'q 2', 'r 2', 's 2', 'x_count 4', 'x_sum 5',
+    ].join('\n'))
+    expect(page.errors).toEqual([])
+    expect(page.family('x_count')!.samples.map((s) => s.value)).toEqual([1, 2])
+    expect(page.family('x')!.samples.map((s) => [s.name, s.value])).toEqual([['x_count', 3], ['x_count', 4], ['x_sum', 5]])
+    expect(page.family('p')!.samples.map((s) => s.value)).toEqual([1, 2])
+  })
+
+  test('gives every sample the same own fields, adding timestampMs and exemplar only when present', () => {
+    const page = parsePrometheusText('a{x="1"} 1\na 2\na{x="2"} 3 1000\n')
+    expect(page.samples('a').map((s) => Object.keys(s))).toEqual([
+      ['name', 'labels', 'value', 'raw', 'line'],
+      ['name', 'labels', 'value', 'raw', 'line'],
+      ['name', 'labels', 'value', 'raw', 'line', 'timestampMs'],
+    ])
+  })
 })
 
 describe('contentTypeFormat', () => {
