@@ -1,10 +1,9 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
-import { existsSync, readFileSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { formatProblems, loadConfig, type Target } from './config.ts'
-import { markRecordedVerdict, replayCheck, replayTarget } from './fixtures.ts'
+import { formatProblems, loadConfig, readDotenv, type Target } from './config.ts'
+import { markRecordedVerdict, targetForRun } from './fixtures.ts'
 import { KNOB_NAMES } from './knobs.ts'
 import { helpText } from './options.ts'
 import { buildReport, writeAtomic, writeJson } from './report/json.ts'
@@ -13,8 +12,7 @@ import { markdownSummary } from './report/markdown.ts'
 import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
 import { evidenceLines } from './report/evidence.ts'
-import { formatTruth, truthTable, type TruthTable } from './report/truth.ts'
-import { scrub } from './redact.ts'
+import { formatTruth, truthTable } from './report/truth.ts'
 import { EXIT_CODES } from './verdict.ts'
 import { SUITES_PROJECT } from '../suites/project.ts'
 
@@ -34,21 +32,16 @@ export interface VerifyIo {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-function readDotenv(cwd: string, env: VerifyIo['env']): string | undefined {
-  if (env.VERIFY_NO_DOTENV === '1') return undefined
-  const path = `${cwd}/.env`
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
-}
-
 /** Runs the suites for a validated target; returns the exit code. */
 async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   const ci = io.env.CI === 'true' || io.env.CI === '1'
   const terminal = io.err.isTTY === true && !ci
+  const color = terminal && io.env.NO_COLOR === undefined
   const reporter = new RunbookReporter({
     target,
     out: io.out,
     err: io.err,
-    color: terminal && io.env.NO_COLOR === undefined,
+    color,
     live: terminal,
     width: io.out.columns ?? 120,
   })
@@ -84,18 +77,17 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     startedAt,
     finishedAt: new Date(),
     unhandled: [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
+    truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
   })
-  const truth = truthTable(target, steps)
-  report.truth = scrub(truth, target.apiKey) as TruthTable
   if (target.report) await writeJson(target.report, report)
   if (target.junit) await writeAtomic(target.junit, junitXml(report))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
   if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
-  io.out.write(`\n${formatTruth(report.truth)}\n`)
+  io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
-  io.out.write(`\n${finalLine(report, { color: terminal && io.env.NO_COLOR === undefined, reportPath: target.report })}\n`)
+  io.out.write(`\n${finalLine(report, { color, reportPath: target.report })}\n`)
   return EXIT_CODES[report.verdict]
 }
 
@@ -110,14 +102,10 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems(config.problems)}\n`)
     return EXIT_CODES.error
   }
-  const { target } = config
-  if (target.mode === 'replay') {
-    const check = replayCheck(target.fixtures, target)
-    if (check.problems.length > 0) {
-      io.err.write(`${formatProblems(check.problems.map((message) => ({ option: '--fixtures', message })))}\n`)
-      return EXIT_CODES.error
-    }
-    return runSuites(replayTarget(target, check.meta!), io)
+  const run = targetForRun(config.target)
+  if ('problems' in run) {
+    io.err.write(`${formatProblems(run.problems)}\n`)
+    return EXIT_CODES.error
   }
-  return runSuites(target, io)
+  return runSuites(run.target, io)
 }

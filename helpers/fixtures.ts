@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Target } from './config.ts'
+import type { ConfigProblem, Target } from './config.ts'
 import type { HostFailure } from './host.ts'
+import { REDACTED } from './redact.ts'
 import type { HttpFailure } from './http.ts'
 
 export const FIXTURE_FORMAT = 1
@@ -151,7 +152,7 @@ const KEPT_RESPONSE_HEADERS = new Set(['content-type', 'location'])
 /** Request headers as stored: secrets replaced by "[redacted]". */
 export function redactRequestHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = SECRET_HEADERS.has(k.toLowerCase()) ? '[redacted]' : v
+  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = SECRET_HEADERS.has(k.toLowerCase()) ? REDACTED : v
   return out
 }
 
@@ -213,4 +214,15 @@ export function markRecordedVerdict(folder: string, verdict: string): void {
     return
   }
   writeFileSync(path, stableJson({ ...meta, verdict }))
+}
+
+/**
+ * The target a run goes with: as given for live and record; for replay, the recorded run's
+ * options, after checking the recording fits (else the problems, exit 2).
+ */
+export function targetForRun(target: Target): { target: Target } | { problems: ConfigProblem[] } {
+  if (target.mode !== 'replay') return { target }
+  const check = replayCheck(target.fixtures, target)
+  if (check.problems.length > 0) return { problems: check.problems.map((message) => ({ option: '--fixtures', message })) }
+  return { target: replayTarget(target, check.meta!) }
 }

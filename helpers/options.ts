@@ -40,11 +40,16 @@ export const OPTIONS = [
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
 
-export function helpText(knobNames: readonly string[]): string {
-  const rows = OPTIONS.map((o) => {
-    const name = o.kind === 'boolean' ? `--${o.flag}` : `--${o.flag} <${o.flag === 'svc' || o.flag === 'knob' ? o.flag : 'value'}>`
-    return `  ${name.padEnd(26)} ${o.meaning}\n  ${''.padEnd(26)} env ${o.env}; default: ${o.default}`
+/** `--help` rows: the flag, what it means, its env twin and its default (shared with pnpm writeback). */
+export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | 'kind' | 'meaning' | 'default'>[], width: number, metavar: (flag: string) => string = () => 'value'): string[] {
+  return options.map((o) => {
+    const name = o.kind === 'boolean' ? `--${o.flag}` : `--${o.flag} <${metavar(o.flag)}>`
+    return `  ${name.padEnd(width)} ${o.meaning}\n  ${''.padEnd(width)} env ${o.env}; default: ${o.default}`
   })
+}
+
+export function helpText(knobNames: readonly string[]): string {
+  const rows = optionRows(OPTIONS, 26, (flag) => (flag === 'svc' || flag === 'knob' ? flag : 'value'))
   return [
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',

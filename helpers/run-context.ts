@@ -53,7 +53,7 @@ export function createContext(parts: Omit<RunContext, 'spec' | 'facts' | 'progre
 
 /** The value the knob should have now: the operator's, else the catalog's default, else the build's (--help). */
 export function expectedValue(ctx: RunContext): string | undefined {
-  return ctx.target.value ?? ctx.spec.default ?? ctx.facts.help?.default ?? undefined
+  return ctx.target.value ?? defaultValue(ctx)
 }
 
 /** The knob's default: the catalog's, else the build's (--help). */

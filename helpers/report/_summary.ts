@@ -2,6 +2,7 @@
 // summary: which step explains the verdict, and what the operator does next.
 import { formatDuration } from '../duration.ts'
 import type { StepVerdict } from '../verdict.ts'
+import { CRASH_NEXT } from './collect.ts'
 import type { Report, ReportStep } from './json.ts'
 
 export const GLYPHS: Readonly<Record<StepVerdict, string>> = { passed: '✓', failed: '✗', inconclusive: '?', skipped: '–' }
@@ -65,7 +66,7 @@ export function summarize(report: Report, reportPath?: string | null): Verdict {
   }
   const step = focusStep(report)
   if (report.verdict === 'inconclusive' && step?.verdict !== 'inconclusive' && report.notes[0] !== undefined) {
-    return { word, why: oneLine(report.notes[0]), next: 'this is a bug in armproof or an unexpected answer; rerun with the same flags and report the output' }
+    return { word, why: oneLine(report.notes[0]), next: CRASH_NEXT }
   }
   if (!step) return { word, why: 'no step explains the verdict', next: 'rerun with the same flags and report the output' }
   return {

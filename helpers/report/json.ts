@@ -45,7 +45,7 @@ export interface Report {
   notes: string[]
   exitCode: number
   tool: { name: 'armproof'; version: string }
-  /** Added by the CLI: the argv-vs-default truth table (see truth.ts). */
+  /** The argv-vs-default truth table (see truth.ts). */
   truth?: TruthTable
 }
 
@@ -58,8 +58,8 @@ export interface ReportInput {
   defaultFromHelp?: string | null
   /** Unhandled and suite errors (from the reporter's `unhandled()`): they force a green run to inconclusive. */
   unhandled?: readonly string[]
-  /** One more such note (the form `helpers/cli.ts` passes); it keeps the run from green too. */
-  problem?: string
+  /** The knob's argv-vs-default truth table (truth.ts), built by the caller from the same steps. */
+  truth?: TruthTable
   /** The run could not be judged (e.g. vitest did not start): verdict `error`. */
   error?: string
 }
@@ -89,7 +89,7 @@ export function buildReport(input: ReportInput): Report {
   const spec = knob(target.knob)
   const fallback = spec.default ?? input.defaultFromHelp ?? null
   const previous = target.previous ?? fallback
-  const notes = [...(input.unhandled ?? []), ...(input.problem && !input.unhandled?.includes(input.problem) ? [input.problem] : [])]
+  const notes = [...(input.unhandled ?? [])]
   let verdict: RunVerdict = input.error !== undefined ? 'error' : runVerdict(steps)
   if (verdict === 'green' && notes.length > 0) verdict = 'inconclusive'
   const report: Report = {
@@ -118,6 +118,7 @@ export function buildReport(input: ReportInput): Report {
     notes,
     exitCode: EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },
+    ...(input.truth ? { truth: input.truth } : {}),
   }
   return scrub(report, target.apiKey) as Report
 }

@@ -1,5 +1,5 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
-import type { HostResult } from '../host.ts'
+import { fillTemplate, type HostResult } from '../host.ts'
 import type { RunContext } from '../run-context.ts'
 import type { Judgement } from '../verdict.ts'
 
@@ -35,4 +35,12 @@ export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): J
 export function tail(text: string, lines = 3, max = 300): string {
   const t = text.trim().split('\n').slice(-lines).join(' | ')
   return t.length > max ? `…${t.slice(-max)}` : t
+}
+
+/**
+ * Runs an operator's command template (`--ledger-cmd`, `--help-cmd`) as the deploy user, with
+ * `{svc}`/`{unit}` quoted in and stderr folded into stdout (containers log to both).
+ */
+export function runTemplate(ctx: RunContext, template: string): Promise<HostResult> {
+  return ctx.host.run({ script: `{ ${fillTemplate(template, ctx.target)} ; } 2>&1`, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
 }

@@ -1,17 +1,15 @@
 // Step `help`: the flag exists in the pinned build's --help (run from the running container
 // image, as the deploy user), and an enum value is one of the choices printed there.
 import { findHelpEntry } from '../help-text.ts'
-import { fillTemplate } from '../host.ts'
 import { expectedValue, type RunContext } from '../run-context.ts'
 import type { Judgement } from '../verdict.ts'
-import { hostTrouble, tail, whereHost } from './_host.ts'
+import { hostTrouble, runTemplate, tail, whereHost } from './_host.ts'
 import { rootlessHint } from './ledger.ts'
 
 export async function checkHelp(ctx: RunContext): Promise<Judgement> {
   const { flag } = ctx.spec
-  const command = `{ ${fillTemplate(ctx.target.helpCmd, ctx.target)} ; } 2>&1`
   const expected = `${flag} is listed by the pinned build's --help`
-  const r = await ctx.host.run({ script: command, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
+  const r = await runTemplate(ctx, ctx.target.helpCmd)
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const where = whereHost(ctx, r.command)

@@ -1,11 +1,10 @@
 // Step `ledger`: the boot ledger's resolved value equals the expected one; `[auto]` and what
 // bound the value are reported, and a value clamped by a budget is red.
-import { fillTemplate } from '../host.ts'
 import { canonicalValue } from '../knobs.ts'
 import { findResolved } from '../ledger.ts'
 import { expectedValue, type RunContext } from '../run-context.ts'
 import type { Judgement } from '../verdict.ts'
-import { hostTrouble, tail, whereHost } from './_host.ts'
+import { hostTrouble, runTemplate, tail, whereHost } from './_host.ts'
 
 /** Rootless podman keeps containers per user: "no such container" as another user means the wrong user. */
 export function rootlessHint(ctx: RunContext, output: string): string | undefined {
@@ -15,10 +14,9 @@ export function rootlessHint(ctx: RunContext, output: string): string | undefine
 
 export async function checkLedger(ctx: RunContext): Promise<Judgement> {
   const { flag } = ctx.spec
-  const command = `{ ${fillTemplate(ctx.target.ledgerCmd, ctx.target)} ; } 2>&1`
   const value = expectedValue(ctx)
   const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
-  const r = await ctx.host.run({ script: command, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
+  const r = await runTemplate(ctx, ctx.target.ledgerCmd)
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const where = whereHost(ctx, r.command)

@@ -15,7 +15,7 @@ export function meterPollInterval(windowMs: number): number {
 export async function takeBaseline(ctx: RunContext): Promise<void> {
   if (!ctx.spec.proof.meter || ctx.facts.baseline) return
   try {
-    ctx.facts.baseline = await readMetrics(ctx, 15_000)
+    ctx.facts.baseline = await readMetrics(ctx, Math.min(15_000, ctx.target.meterWindowMs))
   } catch (error) {
     if (!(error instanceof MetricsUnavailable)) throw error
   }
@@ -94,7 +94,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   let lastFailure = ''
   if (ctx.facts.baseline) readings.push(ctx.facts.baseline)
 
-  const conclude = (j: Omit<Judgement, 'expected' | 'where' | 'evidence'>, extra: Record<string, unknown> = {}): Judgement => {
+  const conclude = (j: Omit<Judgement, 'expected' | 'where' | 'evidence'>): Judgement => {
     const present = readings.filter((r) => r.meter !== undefined)
     const first = present[0]
     const last = present.at(-1)
@@ -115,7 +115,6 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
         evidenceMeters: evidenceValues,
         stepTimes: last ? stepTimes(last) : {},
         parseErrors: readings.at(-1)?.errors ?? [],
-        ...extra,
       },
     }
   }
@@ -145,11 +144,11 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     if (latest?.meterOdd) {
       return conclude({ verdict: 'failed', observed: `the meter reads ${latest.meterOdd}`, next: `a counter is never NaN or negative: the exporter is broken; report it with the /metrics page (curl -s ${url} | grep ${meter.name})` })
     }
-    const present = readings.filter((r) => r.meter !== undefined)
-    const first = present[0]
-    const moved = present.find((r) => (r.meter ?? 0) > 0)
+    // From here on every reading has the meter: an absent one has already concluded.
+    const first = readings[0]
+    const moved = readings.find((r) => (r.meter ?? 0) > 0)
     if (moved && first) {
-      const fromTo = `${first.meter} → ${present.at(-1)!.meter}`
+      const fromTo = `${first.meter} → ${readings.at(-1)!.meter}`
       if (rollback) {
         return conclude({
           verdict: 'failed',
@@ -162,32 +161,27 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     }
     const now = ctx.clock.now()
     if (now >= deadline) break
-    const traffic = first ? trafficBetween(first, present.slice(1)) : undefined
-    ctx.progress(`watching ${name} = ${present.at(-1)?.meter ?? '?'} · ${formatDuration(now - start)} of ${formatDuration(window)}${traffic !== undefined ? ` · ${traffic} requests since the start` : ''}`)
+    const traffic = first ? trafficBetween(first, readings.slice(1)) : undefined
+    ctx.progress(`watching ${name} = ${readings.at(-1)?.meter ?? '?'} · ${formatDuration(now - start)} of ${formatDuration(window)}${traffic !== undefined ? ` · ${traffic} requests since the start` : ''}`)
     await ctx.clock.sleep(Math.min(interval, deadline - now))
   }
 
-  const present = readings.filter((r) => r.meter !== undefined)
-  if (present.length === 0) {
+  if (readings.length === 0) {
     return conclude({ verdict: 'inconclusive', observed: `no /metrics page could be read in ${formatDuration(window)} (${failures} tries): ${lastFailure}`, next: `check ${url} is reachable from here, then run again` })
   }
-  const traffic = trafficBetween(present[0]!, present.slice(1))
-  const flowed = traffic !== undefined && traffic > 0
-  const trafficText = traffic === undefined ? 'the engine exports no request counter' : `${traffic} request(s) reached the engine`
-  if (rollback) {
-    return flowed
-      ? conclude({ verdict: 'passed', observed: `${name} stayed at 0 for ${formatDuration(window)} while ${trafficText}` })
-      : conclude({ verdict: 'inconclusive', observed: `${name} stayed at 0, but ${traffic === undefined ? trafficText : 'no traffic reached the engine'} in ${formatDuration(window)}`, next: 'a flat meter proves nothing without traffic: run again while the endpoint serves requests, or with a longer --meter-window' })
+  const traffic = trafficBetween(readings[0]!, readings.slice(1))
+  if (traffic === undefined || traffic === 0) {
+    return conclude({
+      verdict: 'inconclusive',
+      observed: `${name} stayed at 0, but ${traffic === undefined ? 'the engine exports no request counter' : 'no traffic reached the engine'} in ${formatDuration(window)}`,
+      next: 'a flat meter proves nothing without traffic: run again while the endpoint serves requests, or with a longer --meter-window',
+    })
   }
-  return flowed
-    ? conclude({
-        verdict: 'failed',
-        observed: `${name} stayed at 0 for ${formatDuration(window)} while ${trafficText}`,
-        next: `the arm did nothing: the engine ignores ${ctx.spec.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${ctx.spec.env}=${ctx.target.previous ?? defaultValue(ctx)} and redeploy --service ${ctx.target.svc}`,
-      })
-    : conclude({
-        verdict: 'inconclusive',
-        observed: `${name} stayed at 0, but ${traffic === undefined ? trafficText : 'no traffic reached the engine'} in ${formatDuration(window)}`,
-        next: 'a flat meter proves nothing without traffic: run again while the endpoint serves requests, or with a longer --meter-window',
-      })
+  const flat = `${name} stayed at 0 for ${formatDuration(window)} while ${traffic} request(s) reached the engine`
+  if (rollback) return conclude({ verdict: 'passed', observed: flat })
+  return conclude({
+    verdict: 'failed',
+    observed: flat,
+    next: `the arm did nothing: the engine ignores ${ctx.spec.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${ctx.spec.env}=${ctx.target.previous ?? defaultValue(ctx)} and redeploy --service ${ctx.target.svc}`,
+  })
 }

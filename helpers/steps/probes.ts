@@ -33,7 +33,7 @@ export function probeModel(ctx: RunContext): Promise<string> {
     const url = endpointUrl(ctx, '/v1/models')
     const expected = 'a model id from /v1/models'
     try {
-      const res = await ctx.http.request({ method: 'GET', url, headers: v1Headers(ctx), timeoutMs: 30_000 })
+      const res = await ctx.http.request({ method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
       const id = (() => {
         try {
           return (JSON.parse(res.body) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parseDuration } from '../duration.ts'
+import { optionRows } from '../options.ts'
 import { showValue } from '../shell.ts'
 
 /** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */
@@ -53,10 +54,7 @@ const TRUE = new Set(['1', 'true', 'yes', 'on'])
 const FALSE = new Set(['', '0', 'false', 'no', 'off'])
 
 export function writebackHelp(): string {
-  const rows = WRITEBACK_OPTIONS.map((o) => {
-    const name = o.kind === 'boolean' ? `--${o.flag}` : `--${o.flag} <value>`
-    return `  ${name.padEnd(20)} ${o.meaning}\n  ${''.padEnd(20)} env ${o.env}; default: ${o.default}`
-  })
+  const rows = optionRows(WRITEBACK_OPTIONS, 20)
   return [
     "armproof writeback: write a green, fresh report's meter and rollback line into the endpoint's existing vault page.",
     '',
