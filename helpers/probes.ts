@@ -157,6 +157,49 @@ function words(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9-]+/).filter(Boolean)
 }
 
+/** Pairs that may wrap a one-word answer: quotes, backticks, markdown emphasis, brackets of emphasis. */
+const WRAPPERS: ReadonlyArray<readonly [string, string]> = [
+  ['```', '```'], ['**', '**'], ['__', '__'], ['~~', '~~'],
+  ['"', '"'], ["'", "'"], ['`', '`'], ['*', '*'], ['_', '_'],
+  ['\u201c', '\u201d'], ['\u2018', '\u2019'], ['\u00ab', '\u00bb'], ['\u201e', '\u201c'],
+]
+/** One final punctuation mark a one-word answer may end with. */
+const FINAL_MARK = /[.!?,;:\u2026\u3002\uff01\uff1f]$/u
+
+/**
+ * The answer stripped the way the exact probe allows: whitespace, surrounding quotes, backticks
+ * (a code fence with an optional language tag too) and markdown emphasis, in any nesting, and at
+ * most one final punctuation mark inside or outside them. What is left must be the word itself.
+ */
+export function bareAnswer(answer: string): string {
+  let s = answer.trim()
+  let markUsed = false
+  for (let round = 0; round < 32; round++) {
+    const fence = /^```[A-Za-z0-9_-]*\n([\s\S]*?)\n?```$/.exec(s)
+    if (fence) {
+      s = fence[1]!.trim()
+      continue
+    }
+    const pair = WRAPPERS.find(([open, close]) => s.length >= open.length + close.length + 1 && s.startsWith(open) && s.endsWith(close))
+    if (pair) {
+      s = s.slice(pair[0].length, s.length - pair[1].length).trim()
+      continue
+    }
+    if (!markUsed && FINAL_MARK.test(s)) {
+      s = s.slice(0, -1).trimEnd()
+      markUsed = true
+      continue
+    }
+    break
+  }
+  return s
+}
+
+/** The reply is the word: nothing else after reasoning, wrappers and one final mark are removed (case-insensitive). */
+export function isExactWord(answer: string, word: string): boolean {
+  return bareAnswer(answer).toLowerCase() === word.toLowerCase()
+}
+
 function budgetOrParser(finish: string, where: string): string {
   return finish === 'length'
     ? `finish_reason was "length": the token budget ran out inside reasoning; the probe asks max_tokens ${PROBE_MAX_TOKENS}, so the model thinks too long or ${where}`
@@ -180,6 +223,14 @@ export function judgeExact(status: number, body: string, word: string): ProbeRep
   }
   if (!words(answer).includes(word)) {
     return { verdict: 'failed', observed: `content ${JSON.stringify(short(answer))} does not contain "${word}"`, next: 'the model does not follow a literal instruction at temperature 0: check the served model and chat template', evidence }
+  }
+  if (!isExactWord(answer, word)) {
+    return {
+      verdict: 'failed',
+      observed: `answered with a sentence, not the word: content ${JSON.stringify(short(answer))}`,
+      next: `the probe asks for exactly "${word}" and nothing else; a reply that only contains it (a refusal, an explanation, a chat template that adds text) is not a literal answer: check the served model, its chat template and system prompt`,
+      evidence,
+    }
   }
   return { verdict: 'passed', observed: `content ${JSON.stringify(short(answer, 60))}${reasoning ? ' (reasoning present, as expected)' : ''}`, evidence }
 }
