@@ -22,7 +22,11 @@ export interface HostRun {
   timeoutMs: number
 }
 
-export type HostFailure = 'timeout' | 'unreachable' | 'host-key' | 'auth' | 'sudo-password' | 'spawn'
+/**
+ * `output-cut`: the command printed more than the host-output cap (`MAX_HOST_OUTPUT`); the output
+ * was cut there and the command stopped, so what came back is partial and is never judged.
+ */
+export type HostFailure = 'timeout' | 'unreachable' | 'host-key' | 'auth' | 'sudo-password' | 'spawn' | 'output-cut'
 
 export type { SudoMode }
 
@@ -59,9 +63,12 @@ export interface HostOptions {
   localUser?: string
   /** The ssh client; default `ssh` from PATH. */
   sshCommand?: string
+  /** The host-output cap (stdout and stderr together); default `MAX_HOST_OUTPUT`. Tests lower it. */
+  maxOutputBytes?: number
 }
 
-const MAX_OUTPUT = 64 * 1024 * 1024
+/** The most output one host command may print; past it the output is cut and marked `output-cut`. */
+export const MAX_HOST_OUTPUT = 64 * 1024 * 1024
 /** After SIGTERM to the command's process group, how long before SIGKILL. */
 const KILL_GRACE_MS = 300
 /** After the process exited (or was killed), how long to wait for its output to drain. */
@@ -185,6 +192,8 @@ interface Exec {
   stderr: string
   exitCode: number | null
   timedOut: boolean
+  /** The output passed the cap: what is kept is its first `maxOutput` bytes. */
+  cut: boolean
   spawnError?: string
 }
 
@@ -192,20 +201,31 @@ interface Exec {
  * Runs a program in its own process group with stdin closed; when `timeoutMs` runs out the whole
  * group gets SIGTERM, then SIGKILL, so a grandchild holding the pipes cannot keep us waiting.
  */
-function exec(file: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Exec> {
+function exec(file: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv, maxOutput: number): Promise<Exec> {
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<null, Readable, Readable>
     try {
       child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env })
     } catch (error) {
-      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, spawnError: (error as Error).message })
+      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, cut: false, spawnError: (error as Error).message })
       return
     }
     const out: Buffer[] = []
     const err: Buffer[] = []
     let size = 0
+    let cut = false
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      if (size >= MAX_OUTPUT) return
+      if (cut) return
+      if (size + chunk.length > maxOutput) {
+        // Past the cap: keep what fits, say so, and stop the command (its output is not judged).
+        into.push(chunk.subarray(0, maxOutput - size))
+        size = maxOutput
+        cut = true
+        killGroup('SIGTERM')
+        timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS))
+        timers.push(setTimeout(() => finish(), KILL_GRACE_MS + DRAIN_MS))
+        return
+      }
       size += chunk.length
       into.push(chunk)
     }
@@ -235,6 +255,7 @@ function exec(file: string, args: readonly string[], timeoutMs: number, env: Nod
         stderr: Buffer.concat(err).toString('utf8'),
         exitCode,
         timedOut,
+        cut,
         ...(spawnError !== undefined ? { spawnError } : {}),
       })
     }
@@ -282,10 +303,11 @@ export function createHost(options: HostOptions): HostClient {
   const attempt = async (script: string, timeoutMs: number): Promise<HostResult> => {
     const started = performance.now()
     const [file, args] = host.kind === 'local' ? ['sh', ['-c', script]] : [options.sshCommand ?? 'ssh', sshArgs(host, sshOpts, script, timeoutMs)]
-    const r = await exec(file, args, Math.max(1, timeoutMs), env)
+    const r = await exec(file, args, Math.max(1, timeoutMs), env, options.maxOutputBytes ?? MAX_HOST_OUTPUT)
     const durationMs = Math.round(performance.now() - started)
     let failure: HostFailure | undefined
     if (r.spawnError !== undefined) failure = 'spawn'
+    else if (r.cut) failure = 'output-cut'
     else if (r.timedOut) failure = 'timeout'
     else failure = classifyFailure(r.stderr, r.exitCode, host.kind === 'ssh')
     const stderr = r.spawnError !== undefined ? `${r.stderr}${r.stderr ? '\n' : ''}${file}: ${r.spawnError}` : r.stderr

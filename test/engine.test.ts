@@ -1,7 +1,7 @@
 // The radiance reference engine itself: flags and --help, the load phases, the three probes,
 // /metrics, the host side (pidof, cmdline, podman/systemctl shims), and every fault switch.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { encodeSolidPng } from '../helpers/png.ts'
 import type { Rgb } from '../helpers/png.ts'
@@ -10,6 +10,7 @@ import type { FaultName } from '../fixtures/engine/faults.ts'
 import { FLAGS } from '../fixtures/engine/flags.ts'
 import { COMPILE_CACHE, ENGINE_ENTRY, freePort, startEngine } from '../fixtures/engine/launch.ts'
 import type { EngineHandle, EngineOptions } from '../fixtures/engine/launch.ts'
+import { HUGE_LOG_BYTES } from '../fixtures/engine/ledger.ts'
 import { GARBAGE_LINE } from '../fixtures/engine/metrics.ts'
 import { PALETTE } from '../fixtures/engine/vision.ts'
 
@@ -607,6 +608,36 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(sample(page, 'vllm:generation_tokens_total')).toBe('0.0')
       x(sample(page, 'vllm:num_requests_running')).toBe('0.0')
       x(sample(page, 'radiance:engine_steps_held_total')).toBe('1.0')
+    },
+  },
+  // issue 10: probes, ledger, secrets
+  exact_sentence: {
+    async check(e, x) {
+      const choice = await exactMessage(e)
+      x(choice).toMatchObject({ finish_reason: 'stop', message: { content: '\n\nI will not say obsidian.' } })
+    },
+  },
+  ledger_echo_only: {
+    async check(e, x) {
+      const ledger = readFileSync(e.ledgerPath, 'utf8')
+      x(ledger).toMatch(/^\+ exec radiance serve --served-model-name radiance-ref-8b .*--prefill-interleave 1 --busy-prefill-chunk 8/)
+      x(ledger).not.toContain('--fault')
+      x(ledger).not.toContain('(default')
+      x(ledger).not.toContain('[ledger.py:')
+    },
+  },
+  ledger_huge: {
+    async check(e, x) {
+      x(statSync(e.ledgerPath).size).toBeGreaterThan(HUGE_LOG_BYTES)
+      const head = await run('sh', ['-c', `head -n 8 ${e.ledgerPath}`])
+      x(head.stdout).toContain('--prefill-interleave 2 (default 0)')
+      const tail = await run('podman', ['logs', '--tail', '8', e.svc], e.env)
+      x(tail.code).toBe(0)
+      x(tail.stdout.split('\n').filter(Boolean)).toHaveLength(8)
+      x(tail.stdout).toContain('--prefill-interleave 1 (default 0)')
+      x(tail.stdout).toContain('Starting server')
+      const bad = await run('podman', ['logs', '--tail=x', e.svc], e.env)
+      x(bad.code).toBe(125)
     },
   },
 }

@@ -1,5 +1,6 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
-import { fillTemplate, type HostResult } from '../host.ts'
+import { DEFAULT_LEDGER_CMD } from '../options.ts'
+import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../host.ts'
 import type { RunContext } from '../run-context.ts'
 import type { Judgement } from '../verdict.ts'
 
@@ -15,6 +16,8 @@ const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext, r: Host
   'sudo-password': (ctx) =>
     `sudo wants a password and armproof never types one; allow it in sudoers without a password (NOPASSWD) for ${ctx.target.deployUser ? `"sudo -u ${ctx.target.deployUser}"` : 'this command'}, or ssh in as that user`,
   spawn: () => 'the command could not be started on this machine (is ssh or sh installed?)',
+  'output-cut': () =>
+    `the command printed more than armproof's ${MAX_HOST_OUTPUT / 1024 / 1024} MiB host-output cap, so its output was cut and is not judged (a partial log could hold an older boot); make the command print less, e.g. the default --ledger-cmd "${DEFAULT_LEDGER_CMD}" reads only the log's tail`,
 }
 
 /** Inconclusive: the host command could not be run, so nothing was observed. */
@@ -24,7 +27,10 @@ export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): J
   return {
     verdict: 'inconclusive',
     expected,
-    observed: `could not run the command (${r.failure}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''})${said ? `: ${said}` : ''}`,
+    observed:
+      r.failure === 'output-cut'
+        ? `the output passed the ${MAX_HOST_OUTPUT / 1024 / 1024} MiB host-output cap and was cut; a partial output is not judged`
+        : `could not run the command (${r.failure}${r.exitCode !== null ? `, exit ${r.exitCode}` : ''})${said ? `: ${said}` : ''}`,
     where: whereHost(ctx, r.command),
     next: NEXT[r.failure](ctx, r),
     evidence: { exitCode: r.exitCode, stderr: r.stderr.slice(-2000) },

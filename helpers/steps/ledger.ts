@@ -1,7 +1,7 @@
 // Step `ledger`: the boot ledger's resolved value equals the expected one; `[auto]` and what
 // bound the value are reported, and a value clamped by a budget is red.
 import { canonicalValue } from '../knobs.ts'
-import { findResolved } from '../ledger.ts'
+import { findResolved, unresolvedMentions } from '../ledger.ts'
 import { expectedValue, type RunContext } from '../run-context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from './_host.ts'
@@ -10,6 +10,13 @@ import { hostTrouble, runTemplate, tail, whereHost } from './_host.ts'
 export function rootlessHint(ctx: RunContext, output: string): string | undefined {
   if (!/no such container|no container with name/i.test(output)) return undefined
   return `rootless podman storage is per user: the container is not visible to this user (sudo podman finds nothing). Set --deploy-user <user that owns ${ctx.target.svc}> or ssh in as that user`
+}
+
+/** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
+export function tailAsked(template: string): number | undefined {
+  const m = /(?:--tail[= ]|\btail\s+-n\s*|\btail\s+-)(\d+)\b/.exec(template)
+  const n = m ? Number(m[1]) : undefined
+  return n !== undefined && n > 0 ? n : undefined
 }
 
 export async function checkLedger(ctx: RunContext): Promise<Judgement> {
@@ -22,6 +29,31 @@ export async function checkLedger(ctx: RunContext): Promise<Judgement> {
   const where = whereHost(ctx, r.command)
   const lines = findResolved(r.stdout, flag)
   const last = lines.at(-1)
+  if (!last && r.exitCode === 0) {
+    const count = r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0)
+    const asked = tailAsked(ctx.target.ledgerCmd)
+    if (asked !== undefined && count >= asked) {
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: `no line resolving ${flag} in the last ${asked} lines of the log (the command reads only the tail): the latest boot's ledger is older than that`,
+        where,
+        next: `read the whole latest boot: set --ledger-cmd to a command that starts at the deploy, e.g. "podman logs --since <deploy time> {svc}" (or a larger --tail), then rerun`,
+        evidence: { lines: count, tailLines: asked, tail: tail(r.stdout, 10, 2000) },
+      }
+    }
+    const echoes = unresolvedMentions(r.stdout, flag)
+    if (echoes.length > 0 && !rootlessHint(ctx, r.stdout)) {
+      return {
+        verdict: 'failed',
+        expected,
+        observed: `no resolved ${flag} line in ${count} ledger lines; only lines that name the flag without resolving it, e.g. ${JSON.stringify(echoes.at(-1)!.slice(0, 300))}`,
+        where,
+        next: `a command line (the serve script's echo) shows the value asked for, not the one the engine resolved: the engine printed no ledger line "${flag} <value> …" at boot; check that this build prints its resolved config, and that the container was restarted by the deploy`,
+        evidence: { exitCode: r.exitCode, mentions: echoes, tail: tail(r.stdout, 10, 2000) },
+      }
+    }
+  }
   if (!last) {
     const hint = rootlessHint(ctx, r.stdout)
     return {
