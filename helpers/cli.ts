@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { formatProblems, loadConfig, readDotenv, type Target } from './config.ts'
 import { markRecordedVerdict, targetForRun } from './fixtures.ts'
 import { KNOB_NAMES } from './knobs.ts'
-import { helpText } from './options.ts'
+import { EXIT_OUTPUT_UNWRITTEN, helpText } from './options.ts'
+import { outputProblems } from './outputs.ts'
 import { buildReport, writeAtomic, writeJson } from './report/json.ts'
 import { junitXml } from './report/junit.ts'
 import { markdownSummary } from './report/markdown.ts'
@@ -13,6 +14,7 @@ import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
 import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
+import { redactText } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
 import { SUITES_PROJECT } from '../suites/project.ts'
 
@@ -80,20 +82,36 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
   })
-  if (target.report) await writeJson(target.report, report)
-  if (target.junit) await writeAtomic(target.junit, junitXml(report))
+  // The outputs were checked before the run; a write that still fails (disk full, a path removed
+  // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
+  const unwritten: string[] = []
+  const attempt = async (what: string, path: string, write: () => Promise<void> | void): Promise<void> => {
+    try {
+      await write()
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      unwritten.push(`could not write ${what} to ${path}: ${redactText(code ?? (error as Error).message, target.apiKey)}`)
+    }
+  }
+  if (target.report) await attempt('the JSON report', target.report, () => writeJson(target.report!, report))
+  if (target.junit) await attempt('the JUnit XML', target.junit, () => writeAtomic(target.junit!, junitXml(report)))
   const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
-  if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
+  if (summary) await attempt('the step summary', summary, () => appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`))
+  if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict))
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
-  io.out.write(`\n${finalLine(report, { color, reportPath: target.report })}\n`)
+  for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+  io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
+  if (unwritten.length > 0) {
+    io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length === 1 ? 'an output was' : `${unwritten.length} outputs were`} not written\n`)
+    return EXIT_OUTPUT_UNWRITTEN
+  }
   return EXIT_CODES[report.verdict]
 }
 
 export async function verify(io: VerifyIo): Promise<number> {
   const dotenv = readDotenv(io.cwd, io.env)
-  const config = loadConfig({ argv: io.rawArgs, env: io.env, ...(dotenv ? { dotenv } : {}) })
+  const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
   if (!config.ok) {
     if (config.help) {
       io.out.write(`${helpText(KNOB_NAMES)}\n`)
@@ -102,9 +120,15 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems(config.problems)}\n`)
     return EXIT_CODES.error
   }
+  for (const warning of config.warnings) io.err.write(`armproof: warning: ${warning}\n`)
   const run = targetForRun(config.target)
   if ('problems' in run) {
     io.err.write(`${formatProblems(run.problems)}\n`)
+    return EXIT_CODES.error
+  }
+  const unwritable = outputProblems(run.target, io.env, io.cwd)
+  if (unwritable.length > 0) {
+    io.err.write(`${formatProblems(unwritable)}\n`)
     return EXIT_CODES.error
   }
   return runSuites(run.target, io)

@@ -1,12 +1,12 @@
 // Flags + env + .env → one validated Target, before anything is contacted. Every problem is
 // collected and reported at once (exit 2); a flag beats env, env beats .env.
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
 import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
-import { OPTIONS, type OptionFlag, type OptionSpec } from './options.ts'
+import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from './options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
@@ -48,13 +48,15 @@ export interface ConfigProblem {
   message: string
 }
 
-export type ConfigResult = { ok: true; target: Target } | { ok: false; problems: ConfigProblem[]; help?: boolean }
+export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean }
 
 export interface ConfigInput {
   argv?: readonly string[]
   env?: Readonly<Record<string, string | undefined>>
   /** Contents of `.env`, if any. */
   dotenv?: string
+  /** Where a relative --api-key-file is found; default the process's working directory. */
+  cwd?: string
 }
 
 const SVC_RE = /^[A-Za-z0-9_.-]+$/
@@ -88,12 +90,15 @@ function templateProblem(template: string): string | undefined {
 }
 
 function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean } {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } }
+  // `api-key` is known only to be refused: as a string option it takes its value with it, so the key
+  // is never mistaken for a stray argument (and echoed back as one).
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, 'api-key': { type: 'string' } }
   for (const o of OPTIONS) options[o.flag] = { type: o.kind }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const values = new Map<OptionFlag, string | boolean>()
   let help = false
-  for (const t of tokens) {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
     if (t.kind === 'positional') {
       problems.push({ option: 'argument', message: `unexpected argument ${showValue(t.value)}; options start with --` })
     } else if (t.kind === 'option') {
@@ -101,9 +106,17 @@ function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { value
         help = true
         continue
       }
+      if (t.name === 'api-key') {
+        problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
+        continue
+      }
       const spec = OPTIONS.find((o) => o.flag === t.name)
       if (!spec) {
-        problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}; see --help` })
+        // The word after an unknown option is most likely its value (perhaps a secret): never shown.
+        const next = tokens[i + 1]
+        const swallowed = t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
+        if (swallowed) i++
+        problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}${swallowed ? ' (its value is not shown)' : ''}; see --help` })
       } else if (spec.kind === 'string' && typeof t.value !== 'string') {
         problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} needs a value` })
       } else if (spec.kind === 'boolean' && t.value !== undefined) {
@@ -116,9 +129,101 @@ function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { value
   return { values, help }
 }
 
+/** A key file larger than this is not a key file. */
+const MAX_KEY_FILE_BYTES = 64 * 1024
+
+/** The key's text as a file holds it: one trailing newline (LF or CRLF) dropped, nothing else touched. */
+export function keyFromFileText(text: string): string {
+  return text.replace(/\r?\n$/, '')
+}
+
+/** Where a value came from, ranked: a flag beats env, env beats .env. */
+function rank(from: string): number {
+  return from.startsWith('--') ? 3 : from.endsWith(' in .env') ? 1 : 2
+}
+
+/**
+ * The API key, from `--api-key-file` / `VERIFY_API_KEY_FILE` or from `VERIFY_API_KEY` (env or
+ * .env); the higher-ranked source wins, two at the same rank are a problem. The key is never put
+ * in a message; a key file is checked (a regular, readable, non-empty file holding one token) and
+ * a file others may read is warned about.
+ */
+function loadApiKey(
+  fileRaw: { value: string; from: string } | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  input: ConfigInput,
+  problems: ConfigProblem[],
+  warnings: string[],
+): string | null {
+  const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
+  const envValue = env[API_KEY_ENV]
+  const keyRaw = envValue !== undefined && envValue !== '' ? { value: envValue, from: Object.hasOwn(input.env ?? {}, API_KEY_ENV) ? API_KEY_ENV : `${API_KEY_ENV} in .env` } : undefined
+  const file = fileRaw && fileRaw.value !== '' ? fileRaw : undefined
+  if (file && keyRaw && rank(file.from) === rank(keyRaw.from)) {
+    problem(file.from, `and ${keyRaw.from} both give the API key; keep one`)
+    return null
+  }
+  const useFile = file !== undefined && (keyRaw === undefined || rank(file.from) > rank(keyRaw.from))
+  let key: string
+  let from: string
+  if (useFile) {
+    from = file.from
+    const path = resolve(input.cwd ?? process.cwd(), file.value)
+    let text: string
+    try {
+      const fd = openSync(path, 'r')
+      try {
+        const st = fstatSync(fd)
+        if (!st.isFile()) {
+          problem(from, `${showValue(file.value)} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}; give the file that holds the key`)
+          return null
+        }
+        if (st.size > MAX_KEY_FILE_BYTES) {
+          problem(from, `${showValue(file.value)} is ${st.size} bytes; a key file holds one token on one line`)
+          return null
+        }
+        if ((st.mode & 0o077) !== 0) {
+          warnings.push(`${from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`)
+        }
+        const buffer = Buffer.alloc(st.size)
+        let got = 0
+        while (got < st.size) {
+          const n = readSync(fd, buffer, got, st.size - got, got)
+          if (n === 0) break
+          got += n
+        }
+        text = buffer.subarray(0, got).toString('utf8')
+      } finally {
+        closeSync(fd)
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code ?? 'cannot be read'
+      problem(from, `${showValue(file.value)} cannot be read (${why})`)
+      return null
+    }
+    key = keyFromFileText(text)
+    if (key === '') {
+      problem(from, `${showValue(file.value)} is empty; it must hold the key on one line`)
+      return null
+    }
+  } else if (keyRaw) {
+    from = keyRaw.from
+    key = keyRaw.value
+  } else {
+    return null
+  }
+  if (/[\s\0]/.test(key) || key.length > MAX_VALUE) {
+    problem(from, `the key must be one token of at most ${MAX_VALUE} characters, without spaces or newlines (the key is not shown)`)
+    return null
+  }
+  return key
+}
+
 /** Builds the Target from flags, env and .env; returns every problem found, never throws. */
 export function loadConfig(input: ConfigInput): ConfigResult {
   const problems: ConfigProblem[] = []
+  const warnings: string[] = []
   const fileEnv = input.dotenv ? parseDotenv(input.dotenv) : {}
   const env = { ...fileEnv, ...input.env }
   const { values: flags, help } = parseFlags(input.argv ?? [], problems)
@@ -224,7 +329,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     }
     if (url) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(urlRaw.from, `must be http:// or https://, got ${url.protocol}`)
-      else if (url.username || url.password) problem(urlRaw.from, 'must not carry credentials; pass the key with --api-key or VERIFY_API_KEY')
+      else if (url.username || url.password) problem(urlRaw.from, `must not carry credentials; put the key in ${API_KEY_ENV} (env or .env) or pass --api-key-file PATH`)
       else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
       else baseUrl = url.href.replace(/\/+$/, '')
     }
@@ -232,12 +337,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode` })
   }
 
-  const apiKeyRaw = raw('api-key')
-  let apiKey: string | null = null
-  if (apiKeyRaw && apiKeyRaw.value !== '') {
-    if (/\s/.test(apiKeyRaw.value)) problem(apiKeyRaw.from, 'must be one token without spaces or newlines (value not shown)')
-    else apiKey = apiKeyRaw.value
-  }
+  const apiKey = loadApiKey(raw('api-key-file'), env, input, problems, warnings)
 
   const model = checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
 
@@ -271,7 +371,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     if (why) problem(r.from, `${showValue(r.value)} ${why}`)
     return r.value
   }
-  const ledgerCmd = template('ledger-cmd', 'podman logs {svc}')
+  const ledgerCmd = template('ledger-cmd', DEFAULT_LEDGER_CMD)
   const helpCmd = template('help-cmd', 'podman exec {svc} radiance --help')
 
   const unitRaw = raw('unit')
@@ -303,6 +403,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   if (problems.length > 0 || !knobName) return { ok: false, problems }
   return {
     ok: true,
+    warnings,
     target: {
       svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
       process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,

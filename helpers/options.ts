@@ -11,20 +11,36 @@ export interface OptionSpec {
   secret?: boolean
 }
 
+/** The key itself comes only from env or .env, never from a flag (argv is echoed by pnpm, kept by ps and shell history). */
+export const API_KEY_ENV = 'VERIFY_API_KEY'
+
+/** The one line that refuses a key on the command line: it names the two safe ways. */
+export const API_KEY_FLAG_REFUSED = `--api-key: a key on the command line is refused (pnpm echoes it; ps and shell history keep it); put it in ${API_KEY_ENV} (env or .env) or in a file passed with --api-key-file PATH`
+
+/** Lines of the boot log the default ledger command reads, from the end (the latest boot is last). */
+export const LEDGER_TAIL_LINES = 100_000
+export const DEFAULT_LEDGER_CMD = `podman logs --tail ${LEDGER_TAIL_LINES} {svc}`
+
+/**
+ * Exit code of a run that reached its verdict (printed) but could not write one of its outputs
+ * (--report, --junit, the step summary, the fixtures' verdict): an addition to the contract's codes.
+ */
+export const EXIT_OUTPUT_UNWRITTEN = 4
+
 export const OPTIONS = [
   { flag: 'svc', env: 'VERIFY_SVC', kind: 'string', meaning: 'service (container / unit) name; [A-Za-z0-9_.-]+ only', default: 'required' },
   { flag: 'knob', env: 'VERIFY_KNOB', kind: 'string', meaning: 'knob env name from the catalog, e.g. PREFILL_INTERLEAVE', default: 'required' },
   { flag: 'value', env: 'VERIFY_VALUE', kind: 'string', meaning: 'value the knob should now have; unset or empty means "the default"', default: "knob's default" },
   { flag: 'previous', env: 'VERIFY_PREVIOUS', kind: 'string', meaning: 'value before this arm, for the rollback line', default: "knob's default" },
   { flag: 'base-url', env: 'VERIFY_BASE_URL', kind: 'string', meaning: 'endpoint root, e.g. http://gpu-7:8000', default: 'required in live/record' },
-  { flag: 'api-key', env: 'VERIFY_API_KEY', kind: 'string', meaning: 'bearer token for /v1/*; never printed, never recorded', default: 'none', secret: true },
+  { flag: 'api-key-file', env: 'VERIFY_API_KEY_FILE', kind: 'string', meaning: `file holding the bearer token for /v1/* (one line); or the key itself in ${API_KEY_ENV} (env or .env). Never on the command line: --api-key is refused. Never printed, never recorded`, default: 'none' },
   { flag: 'model', env: 'VERIFY_MODEL', kind: 'string', meaning: 'model id for the probes', default: 'first id from /v1/models' },
   { flag: 'host', env: 'VERIFY_HOST', kind: 'string', meaning: 'where the engine runs: local, or [user@]host[:port] reached by ssh -o BatchMode=yes', default: 'local' },
   { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
   { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: 'process name for pidof', default: 'radiance' },
   { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },
   { flag: 'sudo', env: 'VERIFY_SUDO', kind: 'string', meaning: 'sudo -n for root-only reads (/proc/<pid>/cmdline under hidepid): auto (only after a plain read is refused), always or never', default: 'auto' },
-  { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger; {svc} is substituted', default: 'podman logs {svc}' },
+  { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger (its latest boot is read from the end); {svc} is substituted', default: DEFAULT_LEDGER_CMD },
   { flag: 'help-cmd', env: 'VERIFY_HELP_CMD', kind: 'string', meaning: "command printing the pinned build's --help; {svc} substituted", default: 'podman exec {svc} radiance --help' },
   { flag: 'unit', env: 'VERIFY_UNIT', kind: 'string', meaning: 'systemd unit whose DropInPaths must be empty', default: '{svc}' },
   { flag: 'no-dropin-check', env: 'VERIFY_DROPIN_CHECK', kind: 'boolean', meaning: 'skip the drop-in gate (shown as skipped, never as passed); env: VERIFY_DROPIN_CHECK=0', default: 'check on' },
@@ -60,6 +76,8 @@ export function helpText(knobNames: readonly string[]): string {
     '',
     `Knobs: ${knobNames.join(', ')}`,
     '',
-    'Exit codes: 0 green · 1 red (a proof step failed) · 2 usage/configuration error (nothing contacted) · 3 inconclusive',
+    `The API key: ${API_KEY_ENV}=… in env or .env, or --api-key-file PATH; a key given as a flag (--api-key) is refused.`,
+    '',
+    `Exit codes: 0 green · 1 red (a proof step failed) · 2 usage/configuration error (nothing contacted; includes an unwritable output path and a key on the command line) · 3 inconclusive · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but an output file (--report, --junit, the step summary) could not be written`,
   ].join('\n')
 }

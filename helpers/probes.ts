@@ -120,7 +120,7 @@ export function readChoice(status: number, body: string): { message: Message; fi
   if (status !== 200) {
     const msg = errorMessage(body)
     let next = 'read the engine log for this request; the endpoint refuses the probe'
-    if (status === 401 || status === 403) next = 'the endpoint wants an API key: pass --api-key (or VERIFY_API_KEY)'
+    if (status === 401 || status === 403) next = 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
     if (status === 404 && /model/i.test(msg)) next = 'the model id is wrong: pass --model with an id from /v1/models'
     return { verdict: 'failed', observed: `HTTP ${status}: ${short(msg, 300)}`, next, evidence: { status, body: body.slice(0, 1000) } }
   }

@@ -1,11 +1,29 @@
-// Secrets (the API key) never reach a log, a report or a fixture: every value that leaves a
-// step passes through `scrub` first.
+// Secrets (the API key) never reach a log, a report or a fixture. Two layers: the seams redact
+// every byte the endpoint and the host send back BEFORE any step reads (and cuts) it, so a key
+// the endpoint echoes can never survive in part behind a truncation; and every value that leaves
+// a step passes through `scrub` again.
+import type { HostClient } from './host.ts'
+import { HttpError, type HttpClient } from './http.ts'
 
 export const REDACTED = '[redacted]'
 
+/** The ways a key can appear in text: as is, JSON-escaped, URL-encoded. */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])
+  return [...forms].filter((f) => f.length > 0)
+}
+
+/** `text` with every form of `secret` replaced by "[redacted]". */
+export function redactText(text: string, secret: string | null): string {
+  if (!secret) return text
+  let out = text
+  for (const form of secretForms(secret)) out = out.replaceAll(form, REDACTED)
+  return out
+}
+
 /** Replaces `secret` in every string (and object key) of a JSON-like value; drops what JSON cannot hold. */
 export function scrub(value: unknown, secret: string | null): unknown {
-  const clean = (s: string) => (secret ? s.replaceAll(secret, REDACTED) : s)
+  const clean = (s: string) => redactText(s, secret)
   if (typeof value === 'string') return clean(value)
   if (typeof value === 'number') return secret && String(value).includes(secret) ? REDACTED : value
   if (typeof value === 'bigint') return clean(String(value))
@@ -19,4 +37,45 @@ export function scrub(value: unknown, secret: string | null): unknown {
     return out
   }
   return value === undefined ? null : value
+}
+
+/** The HTTP seam with the key redacted from everything that comes back: body, headers, URLs, error text. */
+export function redactingHttp(http: HttpClient, secret: string | null): HttpClient {
+  if (!secret) return http
+  const clean = (s: string) => redactText(s, secret)
+  return {
+    async request(req) {
+      try {
+        const res = await http.request(req)
+        return {
+          ...res,
+          body: clean(res.body),
+          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, clean(v)])),
+          url: clean(res.url),
+          redirects: res.redirects.map(clean),
+        }
+      } catch (error) {
+        if (error instanceof HttpError) {
+          const detail = clean(error.message).replace(/^.*? at \S+: /, '')
+          throw new HttpError(error.failure, clean(error.url), detail)
+        }
+        if (error instanceof Error) error.message = clean(error.message)
+        throw error
+      }
+    },
+  }
+}
+
+/** The host seam with the key redacted from what the host prints (e.g. an engine's argv holding --api-key). */
+export function redactingHost(host: HostClient, secret: string | null): HostClient {
+  if (!secret) return host
+  const clean = (s: string) => redactText(s, secret)
+  return {
+    where: host.where,
+    ...(host.target !== undefined ? { target: host.target } : {}),
+    async run(req) {
+      const r = await host.run(req)
+      return { ...r, command: clean(r.command), stdout: clean(r.stdout), stderr: clean(r.stderr) }
+    },
+  }
 }

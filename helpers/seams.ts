@@ -7,6 +7,7 @@ import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './f
 import { createHost, type HostClient } from './host.ts'
 import { liveHttp, type HttpClient } from './http.ts'
 import { recordingSeams } from './record.ts'
+import { redactingHost, redactingHttp } from './redact.ts'
 import { replaySeams } from './replay.ts'
 import { randomChoices, type Choices } from './run-context.ts'
 
@@ -28,10 +29,12 @@ export async function openSeams(target: Target): Promise<Seams> {
     return { ...replay, close: async () => {} }
   }
   const live = liveHttp()
-  const host = createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo })
+  // The key is redacted from all that comes back before anything (a step, a recording) reads it.
+  const http = redactingHttp(live, target.apiKey)
+  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey)
   const choices = randomChoices()
-  if (target.mode === 'live') return { http: live, host, clock: realClock, choices, close: () => live.close() }
-  const rec = recordingSeams({ http: live, host, clock: realClock }, target.apiKey)
+  if (target.mode === 'live') return { http, host, clock: realClock, choices, close: () => live.close() }
+  const rec = recordingSeams({ http, host, clock: realClock }, target.apiKey)
   return {
     http: rec.http,
     host: rec.host,

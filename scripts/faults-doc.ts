@@ -13,7 +13,7 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 export function faultsMarkdown(): string {
   const rows = FAULT_MATRIX.map((c) => {
     const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
-    const flags = [`--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
+    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
     const engine = [...(c.engine.args ?? []), ...(c.engine.faults ?? []).map((f) => `--fault ${f}`), ...(c.engine.copies ? [`(${c.engine.copies} processes)`] : []), ...(c.engine.dropins ?? []).map((d) => `(drop-in ${d})`)].join(' ') || '(defaults)'
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${c.message ? `\`${cell(c.message)}\`` : ''} |`
   })

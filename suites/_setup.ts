@@ -5,6 +5,7 @@
 import type { TestProject } from 'vitest/node'
 import { formatProblems, loadConfig, readDotenv } from '../helpers/config.ts'
 import { targetForRun } from '../helpers/fixtures.ts'
+import { outputProblems } from '../helpers/outputs.ts'
 
 export default function setup(project: TestProject): void {
   if (project.getProvidedContext()['armproof:target']) return
@@ -13,5 +14,7 @@ export default function setup(project: TestProject): void {
   if (!config.ok) throw new Error(formatProblems(config.problems))
   const run = targetForRun(config.target)
   if ('problems' in run) throw new Error(formatProblems(run.problems))
+  const unwritable = outputProblems(run.target, process.env, process.cwd())
+  if (unwritable.length > 0) throw new Error(formatProblems(unwritable))
   project.provide('armproof:target', run.target)
 }

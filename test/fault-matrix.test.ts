@@ -16,7 +16,7 @@ describe.concurrent('the fault matrix', () => {
   test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i })))('$fault: $what → $verdict', async (c) => {
     const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf-${c.i}` })
     engines.push(engine)
-    const run = await runVerify([...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])], { engine })
+    const run = await runVerify([...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
     await engine.stop()
     const context = `${run.stdout}\n${run.stderr}`
     expect(run.report, context).toBeDefined()

@@ -19,7 +19,7 @@ function fixtureFiles(folder: string): Record<string, string> {
 
 /** Replays with every socket connect refused and logged. */
 async function replay(args: string[], socketLog: string) {
-  return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog } })
+  return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY } })
 }
 
 describe.each([
@@ -30,8 +30,8 @@ describe.each([
     const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
     dirs.push(folder)
     const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
-    const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder, '--api-key', KEY]
-    const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine })
+    const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
+    const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine, env: { VERIFY_API_KEY: KEY } })
     await engine.stop()
     expect(recorded.exitCode, recorded.stdout).toBe(exit)
     const files = fixtureFiles(folder)
@@ -43,7 +43,7 @@ describe.each([
     const socketLog = join(folder, '..', `${folder.split('/').pop()}-sockets.log`)
     dirs.push(socketLog)
     for (let i = 0; i < 3; i++) {
-      const replayed = await replay(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder, '--api-key', KEY], socketLog)
+      const replayed = await replay(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder], socketLog)
       expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(exit)
       expect(replayed.report!.verdict).toBe(verdict)
       expect(verdicts(replayed.report)).toEqual(verdicts(recorded.report))

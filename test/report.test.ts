@@ -18,8 +18,8 @@ const T0 = new Date('2025-05-01T10:00:00.000Z')
 const T1 = new Date('2025-05-01T10:02:30.000Z')
 
 function makeTarget(extra: string[] = []): Target {
-  const argv = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0', '--base-url', 'http://gpu-7:8000', '--api-key', API_KEY, ...extra]
-  const r = loadConfig({ argv, env: {} })
+  const argv = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0', '--base-url', 'http://gpu-7:8000', ...extra]
+  const r = loadConfig({ argv, env: { VERIFY_API_KEY: API_KEY } })
   if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'))
   return r.target
 }

@@ -66,7 +66,7 @@ describe('a green arm, with the API key set', () => {
   afterAll(() => engine.stop())
 
   test('is green, prints each step with its evidence, writes the reports, and never shows the key', async () => {
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--api-key', KEY, ...FAST], { engine })
+    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY } })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter']) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
     expect(run.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on cli-green/m)

@@ -2,6 +2,7 @@
 // results for the CLI. It neither writes files nor decides the exit code.
 import type { Reporter } from 'vitest/node'
 import type { Target } from '../config.ts'
+import { redactText, scrub } from '../redact.ts'
 import { STEP_IDS, type StepId, type StepResult } from '../verdict.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, testCasesOf, type CaseLike, type ErrorLike, type ModuleLike } from './collect.ts'
 import { header, stepDetail, stepLine } from './terminal.ts'
@@ -46,7 +47,7 @@ export class RunbookReporter implements Reporter {
   onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }): void {
     if (!this.#options.live || annotation.type !== PROGRESS_TYPE) return
     const width = (this.#options.width ?? 120) - 1
-    const chars = [...`  … ${annotation.message.replace(/\s+/g, ' ')}`]
+    const chars = [...`  … ${redactText(annotation.message, this.#options.target.apiKey).replace(/\s+/g, ' ')}`]
     const text = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : chars.join('')
     this.#options.err.write(`${CLEAR_LINE}${text}`)
     this.#progressShown = true
@@ -54,7 +55,7 @@ export class RunbookReporter implements Reporter {
 
   onTestCaseResult(testCase: CaseLike): void {
     const step = stepFromTestCase(testCase)
-    if (step) this.#print(step)
+    if (step) this.#print(this.#clean(step))
   }
 
   /** Test output is not part of the runbook. */
@@ -64,10 +65,11 @@ export class RunbookReporter implements Reporter {
     this.#clearProgress()
     const { steps, unhandled } = stepsFromTestCases(testCasesOf(testModules), unhandledErrors, runErrorsOf(testModules))
     if (reason === 'interrupted') unhandled.push('the run was interrupted before it finished')
-    this.#steps = steps
-    this.#unhandled = unhandled
-    for (const step of steps) if (!this.#printed.has(step.id)) this.#print(step)
-    for (const note of unhandled) this.#options.out.write(`  ! ${note}\n`)
+    // A crashed step carries the thrown error's text, which no judge scrubbed: scrub it here.
+    this.#steps = steps.map((s) => this.#clean(s))
+    this.#unhandled = unhandled.map((n) => redactText(n, this.#options.target.apiKey))
+    for (const step of this.#steps) if (!this.#printed.has(step.id)) this.#print(step)
+    for (const note of this.#unhandled) this.#options.out.write(`  ! ${note}\n`)
   }
 
   /** The nine steps in STEP_IDS order; empty until the run has ended. */
@@ -78,6 +80,10 @@ export class RunbookReporter implements Reporter {
   /** Errors outside any step; any of them keeps the run from green. */
   unhandled(): string[] {
     return [...this.#unhandled]
+  }
+
+  #clean(step: StepResult): StepResult {
+    return scrub(step, this.#options.target.apiKey) as StepResult
   }
 
   #clearProgress(): void {

@@ -47,7 +47,7 @@ export function probeModel(ctx: RunContext): Promise<string> {
         expected,
         observed: res.status === 200 ? `no model id in ${res.body.slice(0, 200)}` : `HTTP ${res.status}: ${errorMessage(res.body)}`,
         where: `GET ${url}`,
-        next: res.status === 401 ? 'the endpoint wants an API key: pass --api-key (or VERIFY_API_KEY)' : 'pass --model <id> explicitly, or check --base-url',
+        next: res.status === 401 ? 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH' : 'pass --model <id> explicitly, or check --base-url',
         evidence: { status: res.status },
       })
     } catch (error) {

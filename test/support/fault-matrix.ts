@@ -17,6 +17,8 @@ export interface FaultCase {
   value?: string
   /** Extra verify flags. */
   args?: string[]
+  /** Extra env for verify (the API key travels here or in a file, never as a flag). */
+  env?: Record<string, string>
   verdict: RunVerdict
   /** Steps that must NOT pass, with their verdict; every other step must pass (or be skipped on purpose). */
   steps: Partial<Record<StepId, StepVerdict>>
@@ -76,8 +78,14 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'none (meterless knob)', what: 'CHECKPOINT_SLOTS auto: no meter, the ledger line is the proof', engine: {}, knob: 'CHECKPOINT_SLOTS', value: 'auto', verdict: 'green', steps: { meter: 'skipped' }, message: 'no counter exists for --checkpoint-slots' },
   { fault: 'slots clamped by budget', what: 'CHECKPOINT_SLOTS=40 is clamped by the memory budget', engine: { args: ['--checkpoint-slots', '40'] }, knob: 'CHECKPOINT_SLOTS', value: '40', verdict: 'red', steps: { ledger: 'failed', meter: 'skipped' }, message: 'clamped to 21 by checkpoint_budget' },
   { fault: 'none (stats knob)', what: 'STAGER_DEPTH=4: no metric at all, proven by ledger and /stats', engine: { args: ['--stager-depth', '4'] }, knob: 'STAGER_DEPTH', value: '4', verdict: 'green', steps: {}, message: '' },
-  { fault: 'api key missing', what: 'the endpoint wants a key and none was given', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'pass --api-key' },
-  { fault: 'none (api key)', what: 'the endpoint wants a key and gets it', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--api-key', 'sk-armproof-test-9f8e7d6c'], verdict: 'green', steps: {}, message: '' },
+  { fault: 'api key missing', what: 'the endpoint wants a key and none was given', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'set VERIFY_API_KEY (env or .env) or pass --api-key-file' },
+  { fault: 'none (api key)', what: 'the endpoint wants a key and gets it', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', env: { VERIFY_API_KEY: 'sk-armproof-test-9f8e7d6c' }, verdict: 'green', steps: {}, message: '' },
+  // issue 10: probes, ledger, secrets
+  { fault: 'exact_sentence', what: 'the exact probe answers a sentence that contains the word ("I will not say kestrel.")', engine: arm(['exact_sentence']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'answered with a sentence, not the word' },
+  { fault: 'ledger_echo_only', what: "the log holds only the serve script's command-line echo, no resolved line: never the proof of a ledger-only knob", engine: { args: ['--checkpoint-slots', '16'], faults: ['ledger_echo_only'] }, knob: 'CHECKPOINT_SLOTS', value: '16', verdict: 'red', steps: { ledger: 'failed', meter: 'skipped' }, message: 'only lines that name the flag without resolving it' },
+  { fault: 'ledger_huge (default: the tail)', what: "the log is longer than the 64 MiB host-output cap, an older boot first: the default command reads the tail, the latest boot's line is judged", engine: arm(['ledger_huge']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'ledger_huge (whole log)', what: 'the same log read whole (--ledger-cmd "podman logs {svc}"): the output is cut at the cap, never judged from a partial log', engine: arm(['ledger_huge']), knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--ledger-cmd', 'podman logs {svc}'], verdict: 'inconclusive', steps: { ledger: 'inconclusive' }, message: 'host-output cap and was cut' },
+  { fault: 'none (api key in a file)', what: 'the endpoint wants a key and gets it from --api-key-file', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--api-key-file', 'test/support/api-key.txt'], verdict: 'green', steps: {}, message: '' },
 ]
 
 /** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */
