@@ -112,9 +112,11 @@ function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { value
       }
       const spec = OPTIONS.find((o) => o.flag === t.name)
       if (!spec) {
-        // The word after an unknown option is most likely its value (perhaps a secret): never shown.
+        // The word after an unknown option that sounds like a secret (--token, --api_key, …) is
+        // most likely that secret: taken as its value and never shown.
         const next = tokens[i + 1]
-        const swallowed = t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
+        const secretish = /key|token|secret|pass|auth|bearer|cred/i.test(t.name)
+        const swallowed = secretish && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
         if (swallowed) i++
         problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}${swallowed ? ' (its value is not shown)' : ''}; see --help` })
       } else if (spec.kind === 'string' && typeof t.value !== 'string') {

@@ -14,6 +14,8 @@ export interface OutputSpec {
   path: string
   /** `file`: written whole (temp file + rename in its folder) or appended to; `folder`: a folder of files. */
   kind: 'file' | 'folder'
+  /** Appended to, not replaced (the step summary): any writable file will do, a device too (/dev/stdout). */
+  append?: boolean
 }
 
 function errno(error: unknown): string {
@@ -68,13 +70,14 @@ export function outputProblem(spec: OutputSpec, cwd: string): string | undefined
   if (st) {
     if (spec.kind === 'file') {
       if (st.isDirectory()) return say('is a directory; give a file path, e.g. reports/<svc>.json')
-      if (!st.isFile()) return say('is not a regular file')
+      if (!st.isFile() && !spec.append) return say('is not a regular file')
       try {
         accessSync(abs, constants.W_OK)
         closeSync(openSync(abs, 'a'))
       } catch (error) {
         return say(`cannot be written (${errno(error)})`)
       }
+      if (spec.append) return undefined
       const why = folderWritable(dirname(abs))
       return why ? say(`cannot be replaced: its folder takes no new file (${why})`) : undefined
     }
@@ -94,7 +97,7 @@ export function outputsOf(target: Target, env: Readonly<Record<string, string | 
   const out: OutputSpec[] = []
   if (target.report) out.push({ option: '--report', path: target.report, kind: 'file' })
   if (target.junit) out.push({ option: '--junit', path: target.junit, kind: 'file' })
-  if (env.GITHUB_STEP_SUMMARY) out.push({ option: 'GITHUB_STEP_SUMMARY', path: env.GITHUB_STEP_SUMMARY, kind: 'file' })
+  if (env.GITHUB_STEP_SUMMARY) out.push({ option: 'GITHUB_STEP_SUMMARY', path: env.GITHUB_STEP_SUMMARY, kind: 'file', append: true })
   if (target.mode === 'record') out.push({ option: '--fixtures', path: target.fixtures, kind: 'folder' })
   return out
 }

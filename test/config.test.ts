@@ -17,7 +17,7 @@ describe('configuration', () => {
     if (!r.ok) return
     expect(r.target).toMatchObject({
       svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: null, previous: null, host: { kind: 'local' }, process: 'radiance',
-      ledgerCmd: 'podman logs {svc}', helpCmd: 'podman exec {svc} radiance --help', unit: 'demo', dropinCheck: true,
+      ledgerCmd: 'podman logs --tail 100000 {svc}', helpCmd: 'podman exec {svc} radiance --help', unit: 'demo', dropinCheck: true,
       healthBudgetMs: 15 * 60_000, meterWindowMs: 5 * 60_000, mode: 'live', fixtures: 'fixtures/demo/PREFILL_INTERLEAVE', baseUrl: 'http://127.0.0.1:8000',
     })
   })
