@@ -626,6 +626,22 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(ledger).not.toContain('[ledger.py:')
     },
   },
+  auth_echo: {
+    async check(e, x) {
+      const plain = await post(e, exactBody('obsidian'))
+      x(plain.status).toBe(200)
+      const e2 = await launch({ svc: 'svc-auth-echo-key', args: [...ARMED, '--api-key', 'right'], faults: ['auth_echo'] })
+      try {
+        await e2.waitReady()
+        const res = await fetch(`${e2.baseUrl}/v1/models`, { headers: { authorization: 'Bearer wrong-token-1234567890' } })
+        x(res.status).toBe(401)
+        const text = await res.text()
+        x(text.match(/Bearer wrong-token-1234567890/g)).toHaveLength(3)
+      } finally {
+        await e2.stop()
+      }
+    },
+  },
   ledger_huge: {
     async check(e, x) {
       x(statSync(e.ledgerPath).size).toBeGreaterThan(HUGE_LOG_BYTES)
