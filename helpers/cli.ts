@@ -110,7 +110,13 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
 }
 
 export async function verify(io: VerifyIo): Promise<number> {
-  const dotenv = readDotenv(io.cwd, io.env)
+  let dotenv: string | undefined
+  try {
+    dotenv = readDotenv(io.cwd, io.env)
+  } catch (error) {
+    io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
+    return EXIT_CODES.error
+  }
   const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
   if (!config.ok) {
     if (config.help) {

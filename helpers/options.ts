@@ -65,7 +65,7 @@ export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | '
 }
 
 export function helpText(knobNames: readonly string[]): string {
-  const rows = optionRows(OPTIONS, 26, (flag) => (flag === 'svc' || flag === 'knob' ? flag : 'value'))
+  const rows = optionRows(OPTIONS, 26, (flag) => (flag === 'svc' || flag === 'knob' ? flag : flag === 'api-key-file' ? 'path' : 'value'))
   return [
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',

@@ -52,7 +52,7 @@ describe('a key on the command line is refused', () => {
 
   test('--help shows only the safe ways', () => {
     const help = helpText(['PREFILL_INTERLEAVE'])
-    expect(help).toContain('--api-key-file <value>')
+    expect(help).toContain('--api-key-file <path>')
     expect(help).toContain('VERIFY_API_KEY')
     expect(help).not.toMatch(/--api-key <|--api-key=/)
   })

@@ -77,6 +77,14 @@ describe('through pnpm verify', () => {
     expect(connections).toBe(0)
   })
 
+  test('a .env that cannot be read is one line and exit 2, not a stack trace', async () => {
+    const cwd = join(dir, 'with-env-dir')
+    mkdirSync(join(cwd, '.env'), { recursive: true })
+    const r = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE'], { cwd, reject: false, env: { CI: 'true' }, extendEnv: true, stdin: 'ignore' })
+    expect(r.exitCode).toBe(2)
+    expect(String(r.stderr).trim()).toBe('armproof: 1 configuration problem; nothing was contacted.\n  - .env: cannot be read (EISDIR); fix it, or set VERIFY_NO_DOTENV=1')
+  })
+
   test('a write that still fails after the run: the verdict line is printed, exit 4, one line saying what was not written', async () => {
     const report = join(dir, 'replayed.json')
     const r = await verify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--report', report], { GITHUB_STEP_SUMMARY: '/dev/full' })
