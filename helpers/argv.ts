@@ -49,6 +49,11 @@ export function redactArgv(argv: readonly string[]): string[] {
   return out
 }
 
+/** A line of text (a command-line echo in a log) with the values of secret-looking flags replaced by "[redacted]". */
+export function redactSecretFlags(text: string): string {
+  return text.replace(/(^|\s)(--?[\w-]*(?:key|token|secret|password|passwd)[\w-]*)(=|\s+)(?!-)(\S+)/gi, '$1$2$3[redacted]')
+}
+
 /** argv as one line for a message, secrets redacted, each word cut to `maxWord` characters, the whole to `max`. */
 export function argvExcerpt(argv: readonly string[], max = 400, maxWord = 80): string {
   const line = redactArgv(argv).map((a) => (a.length > maxWord ? `${a.slice(0, maxWord)}…` : a)).join(' ')

@@ -149,6 +149,13 @@ describe('step ledger', () => {
     expect(judgement.next).toMatch(/value asked for, not the one the engine resolved/)
   })
 
+  test('an echo shown in the message has its secret-looking flag values redacted', async () => {
+    const { judgement } = await judge({ stdout: '+ exec radiance serve --api-key sk-engine-own-key --hf-token=hf_abc --checkpoint-slots 16\n' })
+    expect(judgement.verdict).toBe('failed')
+    expect(JSON.stringify(judgement)).not.toMatch(/sk-engine-own-key|hf_abc/)
+    expect(judgement.observed).toContain('--api-key [redacted] --hf-token=[redacted] --checkpoint-slots 16')
+  })
+
   test('output the host seam had to cut is inconclusive, never judged', async () => {
     const { judgement } = await judge({ stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n', exitCode: null, failure: 'output-cut' })
     expect(judgement.verdict).toBe('inconclusive')

@@ -1,5 +1,6 @@
 // Step `ledger`: the boot ledger's resolved value equals the expected one; `[auto]` and what
 // bound the value are reported, and a value clamped by a budget is red.
+import { redactSecretFlags } from '../argv.ts'
 import { canonicalValue } from '../knobs.ts'
 import { findResolved, unresolvedMentions } from '../ledger.ts'
 import { expectedValue, type RunContext } from '../run-context.ts'
@@ -42,7 +43,7 @@ export async function checkLedger(ctx: RunContext): Promise<Judgement> {
         evidence: { lines: count, tailLines: asked, tail: tail(r.stdout, 10, 2000) },
       }
     }
-    const echoes = unresolvedMentions(r.stdout, flag)
+    const echoes = unresolvedMentions(r.stdout, flag).map(redactSecretFlags)
     if (echoes.length > 0 && !rootlessHint(ctx, r.stdout)) {
       return {
         verdict: 'failed',
@@ -50,7 +51,7 @@ export async function checkLedger(ctx: RunContext): Promise<Judgement> {
         observed: `no resolved ${flag} line in ${count} ledger lines; only lines that name the flag without resolving it, e.g. ${JSON.stringify(echoes.at(-1)!.slice(0, 300))}`,
         where,
         next: `a command line (the serve script's echo) shows the value asked for, not the one the engine resolved: the engine printed no ledger line "${flag} <value> …" at boot; check that this build prints its resolved config, and that the container was restarted by the deploy`,
-        evidence: { exitCode: r.exitCode, mentions: echoes, tail: tail(r.stdout, 10, 2000) },
+        evidence: { exitCode: r.exitCode, mentions: echoes, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
       }
     }
   }
@@ -59,10 +60,10 @@ export async function checkLedger(ctx: RunContext): Promise<Judgement> {
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,
-      observed: r.exitCode === 0 ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines` : `the ledger command exited ${r.exitCode}: ${tail(r.stdout) || '(no output)'}`,
+      observed: r.exitCode === 0 ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines` : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
       where,
       next: hint ?? (r.exitCode === 0 ? `the engine did not print what it resolved for ${flag}: check that this build prints its config at boot, and that the container was restarted by the deploy` : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
-      evidence: { exitCode: r.exitCode, tail: tail(r.stdout, 10, 2000) },
+      evidence: { exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
     }
   }
   const evidence = { line: last.text, value: last.value, auto: last.auto, boundBy: last.boundBy, bootsInLog: lines.length }
