@@ -201,7 +201,9 @@ function loadApiKey(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code ?? 'cannot be read'
-      problem(from, `${showValue(file.value)} cannot be read (${why})`)
+      // A value that is no path at all may be the key itself, given here by mistake: not shown then.
+      const shown = code === 'ENOENT' && !/[/.~]/.test(file.value) ? 'the value given (not shown: it does not look like a path; is it the key itself?)' : showValue(file.value)
+      problem(from, `${shown} cannot be read (${why})`)
       return null
     }
     key = keyFromFileText(text)

@@ -50,6 +50,11 @@ describe('a key on the command line is refused', () => {
     expect(text).not.toContain(KEY)
   })
 
+  test('the key given to --api-key-file by mistake is not echoed back as a missing path', () => {
+    const text = messages(load(['--api-key-file', KEY.replaceAll('-', '_')]))
+    expect(text).toBe('--api-key-file: the value given (not shown: it does not look like a path; is it the key itself?) cannot be read (no such file)')
+  })
+
   test('--help shows only the safe ways', () => {
     const help = helpText(['PREFILL_INTERLEAVE'])
     expect(help).toContain('--api-key-file <path>')
