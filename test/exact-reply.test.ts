@@ -3,7 +3,13 @@
 // reply equals the word (case-insensitive). Attacked with random wrappings that must pass and
 // random sentences containing the word that must fail (seeded, so a failure replays).
 import { describe, expect, test } from 'vitest'
+import { loadConfig } from '../helpers/config.ts'
+import type { HostClient } from '../helpers/host.ts'
+import type { HttpClient } from '../helpers/http.ts'
 import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/probes.ts'
+import { redactingHttp } from '../helpers/redact.ts'
+import { createContext } from '../helpers/run-context.ts'
+import { checkExact } from '../helpers/steps/probes.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
@@ -130,5 +136,51 @@ describe('the exact reply is the word', () => {
     expect(isExactWord('*', 'kestrel')).toBe(false)
     expect(isExactWord('', 'kestrel')).toBe(false)
     expect(isExactWord('""', 'kestrel')).toBe(false)
+  })
+})
+
+describe('step probe.exact, in-process against a fake endpoint', () => {
+  const KEY = 'sk-inproc-Hy7Gt6Fr5De4Sw3'
+  function ctxWith(reply: (body: string) => { status: number; body: string }) {
+    const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--model', 'm'], env: { VERIFY_API_KEY: KEY } })
+    if (!r.ok) throw new Error('config')
+    const sent: Array<{ headers: Record<string, string> | undefined; body: string | undefined }> = []
+    const http: HttpClient = {
+      async request(req) {
+        sent.push({ headers: req.headers, body: req.body })
+        const out = reply(req.body ?? '')
+        return { ...out, headers: {}, url: req.url, redirects: [], durationMs: 1 }
+      },
+    }
+    const host: HostClient = { where: 'local', run: () => Promise.reject(new Error('no host in this test')) }
+    const ctx = createContext({ target: r.target, http: redactingHttp(http, KEY), host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
+    ctx.facts.healthy = true
+    return { ctx, sent }
+  }
+  const word = EXACT_WORDS[0]
+
+  test('the word passes; the key goes in the Authorization header', async () => {
+    const { ctx, sent } = ctxWith(() => ({ status: 200, body: chat({ content: `\n\n**${word[0]!.toUpperCase()}${word.slice(1)}.**`, reasoning: 'thinking' }) }))
+    const j = await checkExact(ctx)
+    expect(j.verdict).toBe('passed')
+    expect(sent[0]!.headers!.authorization).toBe(`Bearer ${KEY}`)
+  })
+
+  test('a sentence containing the word is red, with where and next', async () => {
+    const { ctx } = ctxWith(() => ({ status: 200, body: chat({ content: `I will not say ${word}.` }) }))
+    const j = await checkExact(ctx)
+    expect(j).toMatchObject({ verdict: 'failed', where: 'POST http://gpu-7:8000/v1/chat/completions (model m)' })
+    expect(j.observed).toContain('answered with a sentence, not the word')
+    expect(j.next).toBeTruthy()
+  })
+
+  test('a 401 body quoting the key across the 300-character cut leaves no piece of it; next names the safe ways', async () => {
+    const body = JSON.stringify({ error: { message: `${'-'.repeat(280)} Authorization: Bearer ${KEY} ${'-'.repeat(700)} Bearer ${KEY}` } })
+    const { ctx } = ctxWith(() => ({ status: 401, body }))
+    const j = await checkExact(ctx)
+    expect(j.verdict).toBe('failed')
+    expect(j.next).toBe('the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH')
+    const text = JSON.stringify(j)
+    for (let i = 0; i + 8 <= KEY.length; i++) expect(text).not.toContain(KEY.slice(i, i + 8))
   })
 })
