@@ -176,23 +176,23 @@ function loadApiKey(
       const fd = openSync(path, 'r')
       try {
         const st = fstatSync(fd)
-        if (!st.isFile()) {
-          problem(from, `${showValue(file.value)} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}; give the file that holds the key`)
+        if (st.isDirectory()) {
+          problem(from, `${showValue(file.value)} is a directory; give the file that holds the key`)
           return null
         }
-        if (st.size > MAX_KEY_FILE_BYTES) {
-          problem(from, `${showValue(file.value)} is ${st.size} bytes; a key file holds one token on one line`)
-          return null
-        }
-        if ((st.mode & 0o077) !== 0) {
+        // A regular file, or a pipe (`--api-key-file <(pass show endpoint)`): read to its end, bounded.
+        if (st.isFile() && (st.mode & 0o077) !== 0) {
           warnings.push(`${from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`)
         }
-        const buffer = Buffer.alloc(st.size)
+        const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
         let got = 0
-        while (got < st.size) {
-          const n = readSync(fd, buffer, got, st.size - got, got)
-          if (n === 0) break
-          got += n
+        for (;;) {
+          const n = readSync(fd, buffer, got, buffer.length - got, null)
+          if (n === 0 || (got += n) >= buffer.length) break
+        }
+        if (got > MAX_KEY_FILE_BYTES) {
+          problem(from, `${showValue(file.value)} holds more than ${MAX_KEY_FILE_BYTES} bytes; a key file holds one token on one line`)
+          return null
         }
         text = buffer.subarray(0, got).toString('utf8')
       } finally {

@@ -81,6 +81,16 @@ describe('the key from env or a file', () => {
     expect(keyFromFileText(`${KEY}\n\n`)).toBe(`${KEY}\n`)
   })
 
+  test('a pipe works too (process substitution: --api-key-file <(pass show endpoint))', async () => {
+    const { execa } = await import('execa')
+    const r = await execa('bash', ['-c', `node -e "
+      import('${new URL('../helpers/config.ts', import.meta.url).pathname}').then((m) => {
+        const r = m.loadConfig({ argv: process.argv.slice(1), env: {} })
+        process.stdout.write(r.ok ? (r.target.apiKey === '${KEY}' ? 'key read' : 'other key') : JSON.stringify(r.problems))
+      })" -- --svc demo --knob PREFILL_INTERLEAVE --base-url http://127.0.0.1:1 --api-key-file <(printf '%s\\n' '${KEY}')`], { reject: false })
+    expect(String(r.stdout), String(r.stderr)).toBe('key read')
+  })
+
   test('a flag beats env, env beats .env; two sources at the same rank are refused', () => {
     const path = keyFile('key2', 'sk-from-file\n')
     const r = load(['--api-key-file', path], { VERIFY_API_KEY: KEY })
@@ -98,7 +108,7 @@ describe('the key from env or a file', () => {
     ['a file with only a newline', () => keyFile('nl', '\n'), /is empty/],
     ['two lines', () => keyFile('two', `${KEY}\nsecond\n`), /one token .* \(the key is not shown\)/],
     ['a key with a space', () => keyFile('space', `sk one\n`), /without spaces or newlines/],
-    ['a huge file', () => keyFile('huge', 'x'.repeat(100_000)), /is 100000 bytes/],
+    ['a huge file', () => keyFile('huge', 'x'.repeat(100_000)), /holds more than 65536 bytes/],
   ])('%s is refused in one line, without the key', (_name, make, message) => {
     const r = load(['--api-key-file', make()])
     expect(r.ok).toBe(false)
