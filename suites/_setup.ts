@@ -12,6 +12,7 @@ export default function setup(project: TestProject): void {
   const dotenv = readDotenv(process.cwd(), process.env)
   const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
   if (!config.ok) throw new Error(formatProblems(config.problems))
+  for (const warning of config.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
   const run = targetForRun(config.target)
   if ('problems' in run) throw new Error(formatProblems(run.problems))
   const unwritable = outputProblems(run.target, process.env, process.cwd())
