@@ -35,7 +35,7 @@ pnpm_seen() { if command -v pnpm >/dev/null 2>&1; then echo "pnpm $(pnpm --versi
 wanted=''
 if ! node_fits; then
   say "armproof needs Node $node_floor; found $(node_seen)."
-  wanted="node@$NODE_PIN"
+  wanted=" node@$NODE_PIN"
 fi
 if ! pnpm_fits; then
   say "armproof needs pnpm $pnpm_pin; found $(pnpm_seen)."
