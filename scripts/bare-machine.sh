@@ -25,14 +25,22 @@ ln -s "$work/n20/node_modules/node/bin/node" "$work/bin/node"
 printf '#!/bin/sh\nexec node %s "$@"\n' "$npm_cli" >"$work/bin/npm"
 chmod +x "$work/bin/npm"
 bare_path="$work/bin:/usr/sbin:/sbin"
-env -i HOME="$HOME" PATH="$bare_path" sh -c 'echo "bare-machine: node $(node --version), npm $(npm --version), pnpm: $(command -v pnpm || echo none)"'
+# env -i keeps only HOME and PATH, plus this machine's network settings (a CA bundle, a proxy)
+# that any user's shell here has too; without them npm cannot reach the registry at all.
+keep="HOME=$HOME PATH=$bare_path TERM=dumb"
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy; do
+  eval "val=\${$v:-}"
+  [ -z "$val" ] || keep="$keep $v=$val"
+done
+# shellcheck disable=SC2086 # $keep is NAME=value words without spaces
+env -i $keep sh -c 'echo "bare-machine: node $(node --version), npm $(npm --version), pnpm: $(command -v pnpm || echo none)"'
 
 git clone -q "$repo" "$work/armproof"
 cd "$work/armproof"
 run() {
   start=$(date +%s)
   set +e
-  env -i HOME="$HOME" PATH="$bare_path" TERM=dumb sh bootstrap.sh "$@"
+  env -i $keep sh bootstrap.sh "$@"
   code=$?
   set -e
   echo "bare-machine: sh bootstrap.sh $* exited $code after $(( $(date +%s) - start ))s"
