@@ -14,7 +14,7 @@ import { finalLine } from './report/terminal.ts'
 import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
 import { EXIT_CODES } from './verdict.ts'
-import { SUITES_PROJECT } from '../suites/project.ts'
+import { ARM_SUITE, SUITES_PROJECT } from '../suites/project.ts'
 
 export interface Stream {
   write(text: string): unknown
@@ -52,7 +52,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     const { startVitest } = await import('vitest/node')
     const vitest = await startVitest(
       'test',
-      ['suites/arm.test.ts'],
+      [ARM_SUITE],
       {
         root: ROOT,
         config: false,
