@@ -32,7 +32,7 @@ for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR HTTPS_PROXY https_proxy 
   eval "val=\${$v:-}"
   [ -z "$val" ] || keep="$keep $v=$val"
 done
-# shellcheck disable=SC2086 # $keep is NAME=value words without spaces
+# shellcheck disable=SC2086,SC2016 # $keep: NAME=value words without spaces; the inner $(…) is for the inner sh
 env -i $keep sh -c 'echo "bare-machine: node $(node --version), npm $(npm --version), pnpm: $(command -v pnpm || echo none)"'
 
 git clone -q "$repo" "$work/armproof"
@@ -40,6 +40,7 @@ cd "$work/armproof"
 run() {
   start=$(date +%s)
   set +e
+  # shellcheck disable=SC2086
   env -i $keep sh bootstrap.sh "$@"
   code=$?
   set -e

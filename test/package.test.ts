@@ -2,7 +2,7 @@
 // installed offline into an empty folder outside the checkout (from the local pnpm store: tests
 // reach loopback only), then `armproof --help`, a green `armproof verify` against the reference
 // engine and `armproof demo`, each run from an empty folder. Also: an old Node gets one line.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
@@ -11,7 +11,7 @@ import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
 import type { Report } from '../helpers/report/json.ts'
 import { FAST, ROOT } from './support/run-verify.ts'
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string>; bin: Record<string, string> }
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; packageManager: string; files: string[]; scripts: Record<string, string>; bin: Record<string, string> }
 const work = mkdtempSync(join(tmpdir(), 'armproof-pkg-'))
 const prefix = join(work, 'prefix')
 const tarball = join(work, `armproof-${pkg.version}.tgz`)
@@ -120,5 +120,30 @@ describe('engines is enforced before any TypeScript loads', () => {
     const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
     expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'faults-doc', 'perf', 'record-demo', 'test', 'verify', 'writeback'])
     for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
+  })
+})
+
+describe('the Containerfile (it cannot be built here: no container engine; these keep it in step with the package)', () => {
+  const text = readFileSync(join(ROOT, 'Containerfile'), 'utf8')
+  const instructions = text.replace(/\\\n/g, ' ').split('\n').filter((l) => /^[A-Z]+ /.test(l))
+  const copied = instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.slice(5).trim().split(/\s+/).slice(0, -1))
+
+  test('stage 1 copies every source the build and the package need, each of which exists, and never .env', () => {
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { include: string[] }
+    const shipped = pkg.files.filter((f) => !f.startsWith('dist/') && !f.startsWith('bin/')).map((f) => f.replace(/\/$/, ''))
+    const needed = ['package.json', 'pnpm-lock.yaml', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', ...build.include, ...shipped]
+    for (const path of needed) expect(copied, path).toContain(path)
+    for (const path of copied) expect(existsSync(join(ROOT, path)), path).toBe(true)
+    expect(copied.filter((p) => p === '.' || (p.startsWith('.env') && p !== '.env.example'))).toEqual([])
+  })
+
+  test('Node 24 slim, the pinned pnpm, the ssh client, a non-root user, entrypoint armproof', () => {
+    const froms = instructions.filter((l) => l.startsWith('FROM '))
+    expect(froms.map((l) => l.split(/\s+/)[1])).toEqual(['node:24-slim', 'node:24-slim'])
+    expect(text).toContain(`npm install --global --no-audit --no-fund ${pkg.packageManager}`)
+    expect(text).toMatch(/apt-get install -y --no-install-recommends openssh-client/)
+    expect(instructions.filter((l) => l.startsWith('USER ')).at(-1)).toBe('USER armproof')
+    expect(instructions.at(-2)).toBe('ENTRYPOINT ["armproof"]')
+    expect(text).toContain(`ln -s /opt/armproof/${pkg.bin.armproof} /usr/local/bin/armproof`)
   })
 })
