@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
 import { afterAll, describe, expect, test } from 'vitest'
-import { check, type Prerequisite } from './support/prerequisites.ts'
+import { check, PROMETHEUS, SSH_CLIENT, SUDO, type Prerequisite } from './support/prerequisites.ts'
 import { ROOT } from './support/run-verify.ts'
 
 const present: Prerequisite = { name: 'a tool that is there', install: 'apt-get install there', check: () => undefined }
@@ -22,6 +22,18 @@ describe('check', () => {
     const needs = check(present, absent, absentToo)
     expect(needs.missing.map((m) => m.prerequisite.name)).toEqual(['the probe tool', 'the other tool'])
     expect(needs.reason).toBe('needs the probe tool (probe-tool not on PATH), the other tool (/usr/sbin/other is missing); to run these tests: apt-get install probe-tool')
+  })
+
+  test('with nothing on PATH, the checks that look there name what they did not find', () => {
+    const saved = process.env.PATH
+    process.env.PATH = ''
+    try {
+      expect(SSH_CLIENT.check()).toBe('ssh and ssh-keygen not on PATH')
+      expect(SUDO.check()).toBe('sudo not on PATH')
+      expect(PROMETHEUS.check()).toBe('prometheus and promtool not on PATH')
+    } finally {
+      process.env.PATH = saved
+    }
   })
 })
 

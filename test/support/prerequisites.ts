@@ -72,6 +72,16 @@ export const SUDO: Prerequisite = {
   },
 }
 
+/** Prometheus' own server and promtool, for tests that hold armproof to Prometheus' behaviour. */
+export const PROMETHEUS: Prerequisite = {
+  name: 'prometheus and promtool',
+  install: 'apt-get install prometheus',
+  check: () => {
+    const missing = ['prometheus', 'promtool'].filter((c) => !onPath(c))
+    return missing.length ? `${missing.join(' and ')} not on PATH` : undefined
+  },
+}
+
 /** Root: sshd switches to the logged-in user; the tests add and remove a throwaway user. */
 export const ROOT_USER: Prerequisite = {
   name: 'root',
