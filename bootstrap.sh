@@ -44,7 +44,7 @@ fi
 
 if [ -n "$wanted" ]; then
   command -v npm >/dev/null 2>&1 || die "installing$wanted needs npm (it comes with Node >= 18); install Node 24 LTS with npm, or put npm on PATH, then run this again"
-  say "installing$wanted from the npm registry into $here/.tools (ignored by git; no sudo, nothing outside this folder but npm's download cache)."
+  say "installing$wanted from the npm registry into $here/.tools (ignored by git; no sudo, nothing outside this folder but npm's and pnpm's download caches)."
   mkdir -p .tools
   # shellcheck disable=SC2086 # $wanted is one or two package@version words
   if ! npm install --prefix "$here/.tools" --no-audit --no-fund --loglevel=error $wanted >&2; then
