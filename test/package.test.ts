@@ -50,7 +50,7 @@ describe('the packed tarball', () => {
 })
 
 describe('armproof, installed, run from an empty folder', () => {
-  test('--help names the commands; --version the version; an unknown command exits 2', async () => {
+  test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
     for (const c of ['verify', 'writeback', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
@@ -58,6 +58,9 @@ describe('armproof, installed, run from an empty folder', () => {
     const verifyHelp = await run(['verify', '--help'])
     expect(verifyHelp.exitCode).toBe(0)
     expect(verifyHelp.stdout).toContain('VERIFY_SVC')
+    const writebackHelp = await run(['writeback', '--help'])
+    expect(writebackHelp.exitCode).toBe(0)
+    expect(writebackHelp.stdout).toContain('--vault')
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
     expect(unknown.stderr).toMatch(/unknown command "verfiy"; commands: verify, writeback, demo/)
@@ -135,6 +138,9 @@ describe('the Containerfile (it cannot be built here: no container engine; these
     for (const path of needed) expect(copied, path).toContain(path)
     for (const path of copied) expect(existsSync(join(ROOT, path)), path).toBe(true)
     expect(copied.filter((p) => p === '.' || (p.startsWith('.env') && p !== '.env.example'))).toEqual([])
+    // Nor does .env reach the build context (the engine receives the whole folder otherwise).
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n')
+    for (const entry of ['.env', 'node_modules', '.tools', 'dist']) expect(ignored).toContain(entry)
   })
 
   test('Node 24 slim, the pinned pnpm, the ssh client, a non-root user, entrypoint armproof', () => {
