@@ -16,7 +16,7 @@ import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
 import { redactText } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
-import { SUITES_PROJECT } from '../suites/project.ts'
+import { ARM_SUITE, SUITES_PROJECT } from '../suites/project.ts'
 
 export interface Stream {
   write(text: string): unknown
@@ -54,7 +54,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     const { startVitest } = await import('vitest/node')
     const vitest = await startVitest(
       'test',
-      ['suites/arm.test.ts'],
+      [ARM_SUITE],
       {
         root: ROOT,
         config: false,

@@ -8,12 +8,15 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadConfig, type HostSpec } from '../helpers/config.ts'
 import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, sshArgs, sshDestination, sshTarget, type HostOptions } from '../helpers/host.ts'
+import { check, ROOT_USER, SUDO, testRequiring } from './support/prerequisites.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-host-'))
 const sentinel = join(dir, 'pwned')
 const bin = join(dir, 'bin')
 const sudoLog = join(dir, 'sudo.log')
 const PATH = `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`
+/** The tests through a real sudo (as root, to another user): not run without it, outside CI. */
+const sudoTest = testRequiring(check(SUDO, ROOT_USER))
 
 /** Values that would run `touch <sentinel>` if any layer of quoting were missing. */
 const HOSTILE = [
@@ -80,20 +83,20 @@ describe('quoting: hostile values reach the host as data, never as code', () => 
     expect(existsSync(sentinel)).toBe(false)
   })
 
-  test.each(HOSTILE)('asUser keeps %j literal through sudo -u … sh -c (real sudo)', async (value) => {
+  sudoTest.each(HOSTILE)('asUser keeps %j literal through sudo -u … sh -c (real sudo)', async (value) => {
     const r = await hostile().run({ script: asUser(`printf '%s' ${quote(value)}`, 'root'), timeoutMs: 5000 })
     expect(r.exitCode, `${r.stderr} (is sudo installed? .ci/run installs it)`).toBe(0)
     expect(r.stdout).toBe(value)
     expect(existsSync(sentinel)).toBe(false)
   })
 
-  test.each(HOSTILE)('a hostile user name %j in asUser is one argument to sudo', async (value) => {
+  sudoTest.each(HOSTILE)('a hostile user name %j in asUser is one argument to sudo', async (value) => {
     const r = await hostile().run({ script: asUser('true', value), timeoutMs: 5000 })
     expect(r.exitCode).not.toBe(0)
     expect(existsSync(sentinel)).toBe(false)
   })
 
-  test.each(HOSTILE)('the ssh remote command keeps %j literal through the login shell and sh -c', async (value) => {
+  sudoTest.each(HOSTILE)('the ssh remote command keeps %j literal through the login shell and sh -c', async (value) => {
     // What sshd does with the last word: `$SHELL -c "<it>"`; the script inside is the deploy-user wrap.
     const inner = asUser(fillTemplate('printf "%s" {svc}', { svc: value, unit: 'u' }), 'root')
     const remote = sshArgs({ kind: 'ssh', host: 'h' }, [], inner, 5000).at(-1)!
@@ -102,7 +105,7 @@ describe('quoting: hostile values reach the host as data, never as code', () => 
     expect(existsSync(sentinel)).toBe(false)
   })
 
-  test('a deploy user different from the current one runs the script through sudo -n -u, quoted', async () => {
+  sudoTest('a deploy user different from the current one runs the script through sudo -n -u, quoted', async () => {
     const host = createHost({ host: local, sshOpts: [], deployUser: 'nobody' })
     const r = await host.run({ script: `id -un; printf '%s' ${quote(HOSTILE[0]!)}`, asDeployUser: true, timeoutMs: 5000 })
     expect(r.command).toMatch(/^sudo -n -u nobody -- sh -c '/)
@@ -176,7 +179,7 @@ describe('sudo modes for root-only reads', () => {
     expect(hostScript({ script: 'x', privileged: true }, ctx)).toBe(asRoot('x'))
   })
 
-  test('a real sudo -n that wants a password (an unprivileged user, no sudoers rule) is sudo-password', async () => {
+  sudoTest('a real sudo -n that wants a password (an unprivileged user, no sudoers rule) is sudo-password', async () => {
     const host = hostile()
     const r = await host.run({ script: 'sudo -n -u nobody -- sh -c ' + quote('sudo -n true'), timeoutMs: 5000 })
     expect(r.failure).toBe('sudo-password')

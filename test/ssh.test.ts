@@ -1,7 +1,9 @@
 // The host steps over a real sshd (started here on 127.0.0.1 with throwaway keys) against the
 // reference engine: green through ssh; connection refused, an unknown host key and a sudo that
 // wants a password each end inconclusive at once with a message that says what to fix; a
-// hostile --svc never reaches ssh. Needs /usr/sbin/sshd and sudo (.ci/run installs them) and root.
+// hostile --svc never reaches ssh. Needs /usr/sbin/sshd, ssh, sudo and root (.ci/run installs the
+// Debian packages openssh-server and sudo); without them the tests are not run and say why, or
+// fail under CI=true (test/support/prerequisites.ts).
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { freePort, startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
 import { createHost, fillTemplate } from '../helpers/host.ts'
 import { FAST, cleanup, runVerify, verdicts, type VerifyRun } from './support/run-verify.ts'
+import { check, requires, ROOT_USER, SSH_CLIENT, SSHD, SUDO } from './support/prerequisites.ts'
 import { createUser, startSshd, type Sshd, type TestUser } from './support/sshd.ts'
 
 const HOST_STEPS = ['dropins', 'help', 'argv', 'ledger'] as const
@@ -22,8 +25,10 @@ let sshd: Sshd
 let user: TestUser | undefined
 const scratch = mkdtempSync(join(tmpdir(), 'armproof-ssh-'))
 const sentinel = join(scratch, 'pwned')
+const ready = requires(check(SSHD, SSH_CLIENT, SUDO, ROOT_USER))
 
 beforeAll(async () => {
+  if (!ready) return
   engine = await startEngine({ svc: 'ssh-ref', processName: `rssh-${randomBytes(2).toString('hex')}`, args: ['--prefill-interleave', '1'] })
   // The remote shell's PATH has the engine's podman/systemctl shims first (sshd_config SetEnv), so
   // the default --ledger-cmd/--help-cmd and `systemctl show` find them by name, as on a real host.

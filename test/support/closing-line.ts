@@ -1,5 +1,7 @@
 // A vitest reporter that ends the run with one plain line, "N passed, N failed, N skipped", which
-// CI systems read where they do not know vitest's own summary.
+// CI systems read where they do not know vitest's own summary. Tests skipped with a note (a
+// missing prerequisite, test/support/prerequisites.ts) are listed above it, one line per note, so
+// "not run, and why, and what to install" is not lost among the passes.
 import type { Reporter, TestModule } from 'vitest/node'
 
 export default class ClosingLine implements Reporter {
@@ -7,14 +9,22 @@ export default class ClosingLine implements Reporter {
     let passed = 0
     let failed = 0
     let skipped = 0
+    const notes = new Map<string, number>()
     for (const m of modules) {
       for (const t of m.children.allTests()) {
-        const state = t.result().state
-        if (state === 'passed') passed++
-        else if (state === 'failed') failed++
-        else skipped++
+        const result = t.result()
+        if (result.state === 'passed') passed++
+        else if (result.state === 'failed') failed++
+        else {
+          skipped++
+          if (result.state === 'skipped' && result.note) {
+            const key = `${m.relativeModuleId}: ${result.note}`
+            notes.set(key, (notes.get(key) ?? 0) + 1)
+          }
+        }
       }
     }
+    for (const [note, count] of notes) process.stdout.write(`\n${count} test(s) in ${note}`)
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
   }
 }

@@ -1,0 +1,36 @@
+// `armproof <command> [options]`: the installed command (package.json `bin` → bin/armproof.mjs,
+// which checks the Node version, then loads this file built to dist/bin/armproof.js). Each command
+// is the same program as its pnpm script in a checkout: `armproof verify …` is `pnpm verify …`.
+import pkg from '../package.json' with { type: 'json' }
+
+const COMMANDS = {
+  verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service (exit 0 green, 1 red, 2 usage, 3 inconclusive)' },
+  writeback: { run: () => import('./writeback.ts'), what: "write a green report into the endpoint's vault page" },
+  demo: { run: () => import('./demo.ts'), what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)' },
+} as const
+
+const USAGE = `armproof ${pkg.version}: ${pkg.description}
+
+Usage: armproof <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.what}`).join('\n')}
+
+  armproof <command> --help   the command's options (every flag has an env twin; .env in the current folder is read)
+  armproof --version          the version
+
+Reports, fixtures and .env are read and written relative to the current folder.`
+
+const [command, ...rest] = process.argv.slice(2)
+if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  process.stdout.write(`${USAGE}\n`)
+} else if (command === '--version' || command === '-v') {
+  process.stdout.write(`${pkg.version}\n`)
+} else if (Object.hasOwn(COMMANDS, command)) {
+  // Each command reads its own options from process.argv.slice(2), as under `pnpm <command>`.
+  process.argv = [process.argv[0]!, process.argv[1]!, ...rest]
+  await COMMANDS[command as keyof typeof COMMANDS].run()
+} else {
+  process.stderr.write(`armproof: unknown command ${JSON.stringify(command)}; commands: ${Object.keys(COMMANDS).join(', ')} (armproof --help)\n`)
+  process.exitCode = 2
+}
