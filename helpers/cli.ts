@@ -13,7 +13,8 @@ import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
 import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
-import { EXIT_CODES } from './verdict.ts'
+import { EXIT_CODES, runVerdict } from './verdict.ts'
+import { recordingRef, verdictMismatch } from './replay-verdict.ts'
 import { SUITES_PROJECT } from '../suites/project.ts'
 
 export interface Stream {
@@ -71,20 +72,35 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   }
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
+  // A replay: the recording it re-judged, and its verdicts set against the recorded ones.
+  const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
+  const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  if (replayed && !miss) {
+    const verdict = unhandled.length > 0 && runVerdict(steps) === 'green' ? 'inconclusive' : runVerdict(steps)
+    const note = verdictMismatch(replayed.meta, verdict, steps)
+    if (note) {
+      unhandled.push(note)
+      io.out.write(`  ! ${note}\n`)
+    }
+  }
   const report = buildReport({
     target,
     steps,
     startedAt,
     finishedAt: new Date(),
-    unhandled: [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
+    unhandled,
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
+    ...(replayed ? { recording: replayed.ref } : {}),
+    // The recording lacks an exchange this run asked for: the fixtures do not hold this run (exit 2).
+    ...(miss ? { error: `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` } : {}),
   })
   if (target.report) await writeJson(target.report, report)
   if (target.junit) await writeAtomic(target.junit, junitXml(report))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`)
-  if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict)
+  if (target.mode === 'record') markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
   io.out.write(`\n${finalLine(report, { color, reportPath: target.report })}\n`)
