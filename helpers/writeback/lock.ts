@@ -155,6 +155,15 @@ export async function removeLeftovers(page: string): Promise<string[]> {
   const dir = dirname(page)
   const removed: string[] = []
   for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (name.endsWith('.armproof.lock.break')) {
+      // A breaker left by a process killed while breaking a stale lock.
+      const st = await stat(join(dir, name)).catch(() => null)
+      if (st && Date.now() - st.mtimeMs > BREAKER_STALE_MS) {
+        await rm(join(dir, name), { force: true })
+        removed.push(name)
+      }
+      continue
+    }
     const m = TEMP_RE.exec(name)
     if (!m) continue
     const pid = Number(m[1])
