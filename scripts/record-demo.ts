@@ -28,7 +28,7 @@ function fail(message: string): never {
 
 /** Lines of the recording that hold a path of this machine. */
 function machinePaths(folder: string): string[] {
-  const places = [ROOT.replace(/\/$/, ''), tmpdir(), homedir(), '/work/', '/tmp/'].filter((p) => p.length > 1)
+  const places = [ROOT.replace(/\/$/, ''), tmpdir(), homedir()].filter((p) => p.length > 1)
   const found: string[] = []
   for (const name of readdirSync(folder)) {
     const lines = readFileSync(join(folder, name), 'utf8').split('\n')

@@ -134,8 +134,8 @@ describe('tamper evidence and one source for the target', () => {
 
   test("the recorder replaces this machine's working folder, temp folder and home in what it keeps", async () => {
     const { scrubLocalPaths } = await import('../helpers/record.ts')
-    const places = [['/work/repo', '<cwd>'], ['/tmp', '<tmp>'], ['/root', '<home>']] as const
-    expect(scrubLocalPaths('/tmp/radiance-ref-1/bin\u0000/work/repo/fixtures/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/fixtures/engine/radiance.ts\u0000--port')
-    expect(scrubLocalPaths('/tmpfs/x /work/repository /rooted', places)).toBe('/tmpfs/x /work/repository /rooted')
+    const places = [['/srv/ci/repo', '<cwd>'], ['/var/tmp', '<tmp>'], ['/home/ci', '<home>']] as const
+    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/fixtures/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/fixtures/engine/radiance.ts\u0000--port')
+    expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')
   })
 })

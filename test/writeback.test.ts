@@ -344,6 +344,25 @@ describe('insertion leaves every byte outside the entry as it was', () => {
     expect(insertEntry(withText, ENTRY)).toBe(`${withText}\n${ENTRY.join('\n')}\n`)
   })
 
+  test('an entry never lands inside the last item: its continuation paragraphs, nested lists and code stay with it', () => {
+    const E = ENTRY.join('\n')
+    const para = '## Knob log\n\n- old\n  rollback: x\n\n  Rolled back the next day.\n\n## Contacts\n'
+    expect(insertEntry(para, ENTRY)).toBe(`## Knob log\n\n- old\n  rollback: x\n\n  Rolled back the next day.\n${E}\n\n## Contacts\n`)
+    const nested = '## Knob log\n\n1. old\n   - why: bench\n\n     more on why\n'
+    expect(insertEntry(nested, ENTRY)).toBe(`${nested}${E}\n`)
+    const code = '## Knob log\n\n- old\n\n  ```sh\n  # not a heading\n\n  - not an item\n  ```\n\nNotes after the list.\n'
+    expect(insertEntry(code, ENTRY)).toBe(code.replace('  ```\n\n', `  \`\`\`\n${E}\n\n`))
+    const lazy = '## Knob log\n\n- old\nlazy continuation\n'
+    expect(insertEntry(lazy, ENTRY)).toBe(`${lazy}${E}\n`)
+  })
+
+  test('a code fence that never closes: refused with its line when the entry would go after it, fine when it comes later', () => {
+    expect(() => insertEntry('# llm-7\n\n~~~\ncode\n', ENTRY)).toThrow(/code fence opened at line 3 that never closes/)
+    expect(() => insertEntry('## Knob log\n\n- old\n```\n', ENTRY)).toThrow(/line 4/)
+    const later = '## Knob log\n\n- old\n\n## Notes\n\n```\nunclosed\n'
+    expect(insertEntry(later, ENTRY)).toBe(later.replace('- old\n', `- old\n${ENTRY.join('\n')}\n`))
+  })
+
   test("the page's file mode is kept", async () => {
     const box = await sandbox({ 'llm-7.md': PAGE })
     await chmod(join(box.vault, 'llm-7.md'), 0o640)
