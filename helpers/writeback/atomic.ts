@@ -16,12 +16,13 @@ export interface WritebackFs {
   open(path: string, flags: string, mode: number): Promise<TempHandle>
   chmod(path: string, mode: number): Promise<unknown>
   chown(path: string, uid: number, gid: number): Promise<unknown>
+  stat(path: string): Promise<{ uid: number; gid: number; mode: number }>
   readFile(path: string): Promise<Uint8Array>
   rename(from: string, to: string): Promise<unknown>
   rm(path: string, options: { force: boolean }): Promise<unknown>
 }
 
-export const nodeFs: WritebackFs = { open, chmod, chown, readFile, rename, rm }
+export const nodeFs: WritebackFs = { open, chmod, chown, stat, readFile, rename, rm }
 
 /** The page changed between our read and our rename (another writer); nothing was replaced. */
 export class PageChangedError extends Error {}
@@ -30,7 +31,7 @@ export class PageChangedError extends Error {}
 export class OwnerError extends Error {}
 
 export async function replaceAtomic(path: string, data: Uint8Array, expected: Uint8Array, fs: WritebackFs = nodeFs): Promise<void> {
-  const page = await stat(path)
+  const page = await fs.stat(path)
   const mode = page.mode & 0o7777
   const dir = dirname(path)
   const temp = tempPathOf(path, 'write')
@@ -42,7 +43,7 @@ export async function replaceAtomic(path: string, data: Uint8Array, expected: Ui
     } finally {
       await handle.close()
     }
-    const made = await stat(temp)
+    const made = await fs.stat(temp)
     if (made.uid !== page.uid || made.gid !== page.gid) {
       try {
         await fs.chown(temp, page.uid, page.gid)

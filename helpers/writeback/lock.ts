@@ -141,7 +141,7 @@ export async function withPageLock<T>(page: string, fn: () => Promise<T>, option
       if (st && Date.now() - st.mtimeMs > EMPTY_STALE_MS) await breakStale(page, lock, text)
     }
     if (Date.now() - started >= waitMs) throw new LockBusyError(lock, holder, Date.now() - started)
-    await sleep(1 + Math.random() * Math.min(20, 2 + attempt))
+    await sleep(1 + Math.random() * Math.min(8, 1 + attempt))
   }
   try {
     return await fn()

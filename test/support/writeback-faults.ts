@@ -10,6 +10,7 @@ import { chmod, chown, cp, link, mkdtemp, readFile, rm, stat, writeFile } from '
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileDigests, stableJson, type RunMeta } from '../../helpers/fixtures.ts'
+import { nodeFs } from '../../helpers/writeback/atomic.ts'
 import { lockPathOf } from '../../helpers/writeback/lock.ts'
 import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
@@ -189,6 +190,28 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
         const r = await box.run()
         const after = await stat(page)
         if (r.code === 0) assert.deepEqual([after.uid, after.gid, after.mode & 0o7777], [before.uid, before.gid, 0o664])
+        return outcome(r)
+      } finally {
+        await box.remove()
+      }
+    },
+  },
+  {
+    area: 'writeback', fault: "a page owned by another user, written by a user that cannot give files away", expected: 'refused: replacing it would change its owner; nothing replaced, no temp file left',
+    exit: 2, message: 'the page is owned by uid 4242 gid 4343, and this user',
+    async run() {
+      const box = await sandbox({ 'llm-7.md': PAGE })
+      try {
+        const page = join(box.vault, 'llm-7.md')
+        // The page as another user's (the seam's view of it), and chown refused as for a non-root user.
+        const fs = {
+          ...nodeFs,
+          stat: async (p: string) => (p === page ? { ...(await nodeFs.stat(p)), uid: 4242, gid: 4343 } : nodeFs.stat(p)),
+          chown: async () => { throw Object.assign(new Error('EPERM: operation not permitted, chown'), { code: 'EPERM' }) },
+        }
+        const r = await box.run([], { fs })
+        assert.equal(await box.page('llm-7.md'), PAGE)
+        assert.deepEqual(await box.files(), ['llm-7.md'])
         return outcome(r)
       } finally {
         await box.remove()
