@@ -134,6 +134,10 @@ async function run(io: WritebackIo): Promise<number> {
       return merge()
     }, { waitMs: io.lockWaitMs })
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (!(error instanceof LockBusyError) && typeof code === 'string') {
+      return refuse([{ checked: 'page lock', where: shownPage, found: `could not lock or read the page (${escapeControls(code)}); the page was left as it was`, next: "check the page's folder is writable by this user, then run again" }])
+    }
     if (!(error instanceof LockBusyError)) throw error
     return refuse([{ checked: 'page lock', where: show(error.lockPath), found: `${escapeControls(error.message)}; waited ${formatAge(error.waitedMs)}`, next: 'let the other writeback finish, then run again; remove the lock file only if no writeback runs' }])
   }
