@@ -13,7 +13,7 @@ import { RunbookReporter } from './report/reporter.ts'
 import { finalLine } from './report/terminal.ts'
 import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
-import { EXIT_CODES, runVerdict } from './verdict.ts'
+import { EXIT_CODES } from './verdict.ts'
 import { recordingRef, verdictMismatch } from './replay-verdict.ts'
 import { SUITES_PROJECT } from '../suites/project.ts'
 
@@ -73,18 +73,11 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
-  // A replay: the recording it re-judged, and its verdicts set against the recorded ones.
+  // A replay: the recording it re-judged; a recorded exchange this run asked for and did not find
+  // means the fixtures do not hold this run (error, exit 2).
   const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
   const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
-  if (replayed && !miss) {
-    const verdict = unhandled.length > 0 && runVerdict(steps) === 'green' ? 'inconclusive' : runVerdict(steps)
-    const note = verdictMismatch(replayed.meta, verdict, steps)
-    if (note) {
-      unhandled.push(note)
-      io.out.write(`  ! ${note}\n`)
-    }
-  }
-  const report = buildReport({
+  const input = {
     target,
     steps,
     startedAt,
@@ -93,9 +86,15 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
     ...(replayed ? { recording: replayed.ref } : {}),
-    // The recording lacks an exchange this run asked for: the fixtures do not hold this run (exit 2).
     ...(miss ? { error: `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` } : {}),
-  })
+  }
+  let report = buildReport(input)
+  // The replay's verdicts (run and steps) set against the recorded ones: a difference keeps it from green.
+  const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
+  if (note) {
+    io.out.write(`  ! ${note}\n`)
+    report = buildReport({ ...input, unhandled: [...unhandled, note] })
+  }
   if (target.report) await writeJson(target.report, report)
   if (target.junit) await writeAtomic(target.junit, junitXml(report))
   const summary = io.env.GITHUB_STEP_SUMMARY
