@@ -16,6 +16,10 @@ export interface LockOptions {
 export const DEFAULT_LOCK_WAIT_MS = 30_000
 /** A breaker file lives for microseconds; one older than this was left by a killed process. */
 const BREAKER_STALE_MS = 5_000
+/** No writeback holds a page this long (it takes milliseconds); an older lock is stale even if its pid now names a live process (pid reuse). */
+export const MAX_HOLD_MS = 10 * 60_000
+/** A lock-temp file is written and linked in microseconds; one older than this is garbage. */
+const LOCK_TEMP_STALE_MS = 60_000
 /** A lock file still empty after this long was left by a writer killed while creating it (no-hard-link filesystems only). */
 const EMPTY_STALE_MS = 10_000
 
@@ -132,7 +136,9 @@ export async function withPageLock<T>(page: string, fn: () => Promise<T>, option
     if (text === null) continue // released meanwhile
     holder = parseHolder(text)
     const here = hostname().replace(/\s/g, '_') || 'localhost'
-    if (holder && holder.host === here && !alive(holder.pid)) {
+    const old = holder !== null && Date.now() - Date.parse(holder.since) > MAX_HOLD_MS
+    // Stale: its holder is dead here, or the pid is our own (reused: we hold no lock yet), or it is older than any write.
+    if (holder && ((holder.host === here && (!alive(holder.pid) || holder.pid === process.pid)) || old)) {
       await breakStale(page, lock, text)
       continue
     }
@@ -150,24 +156,33 @@ export async function withPageLock<T>(page: string, fn: () => Promise<T>, option
   }
 }
 
-/** Removes temp files left in the page's folder by writers that no longer run; returns their names. */
+/**
+ * Removes temp files left in the page's folder by writers that no longer run; returns their names.
+ * Called under the page's lock: then every write temp of this page is garbage (only the holder
+ * writes one), whatever its pid says; other files go when their pid is dead or they are old.
+ */
 export async function removeLeftovers(page: string): Promise<string[]> {
   const dir = dirname(page)
+  const ownWrite = `.${basename(page)}.armproof-`
   const removed: string[] = []
+  const age = async (name: string) => {
+    const st = await stat(join(dir, name)).catch(() => null)
+    return st ? Date.now() - st.mtimeMs : 0
+  }
   for (const name of await readdir(dir).catch(() => [] as string[])) {
+    let garbage = false
     if (name.endsWith('.armproof.lock.break')) {
       // A breaker left by a process killed while breaking a stale lock.
-      const st = await stat(join(dir, name)).catch(() => null)
-      if (st && Date.now() - st.mtimeMs > BREAKER_STALE_MS) {
-        await rm(join(dir, name), { force: true })
-        removed.push(name)
-      }
-      continue
+      garbage = (await age(name)) > BREAKER_STALE_MS
+    } else {
+      const m = TEMP_RE.exec(name)
+      if (!m) continue
+      const pid = Number(m[1])
+      const lockTemp = name.includes('.armproof-lock-')
+      if (name.startsWith(ownWrite) && !lockTemp) garbage = pid !== process.pid
+      else garbage = (pid !== process.pid && !alive(pid)) || (await age(name)) > LOCK_TEMP_STALE_MS
     }
-    const m = TEMP_RE.exec(name)
-    if (!m) continue
-    const pid = Number(m[1])
-    if (pid === process.pid || alive(pid)) continue
+    if (!garbage) continue
     await rm(join(dir, name), { force: true })
     removed.push(name)
   }

@@ -162,6 +162,26 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
   {
+    area: 'writeback', fault: 'a lock left an hour ago by a pid that now names another live process (pid reuse)', expected: 'the lock is stale by age (no write holds a page for minutes): broken, and the entry written',
+    exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry',
+    async run() {
+      const box = await sandbox({ 'llm-7.md': PAGE })
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+      try {
+        const page = join(box.vault, 'llm-7.md')
+        await writeFile(lockPathOf(page), `${other.pid} ${hostname().replace(/\s/g, '_') || 'localhost'} ${new Date(Date.now() - 3_600_000).toISOString()}\n`)
+        // A temp file of this page whose pid is alive (reused) is garbage too: only the lock holder writes one.
+        await writeFile(join(box.vault, `.llm-7.md.armproof-${other.pid}-0badc0de.tmp`), 'half a page')
+        const r = await box.run([], { lockWaitMs: 2000 })
+        assert.deepEqual(await box.files(), ['llm-7.md'])
+        return outcome(r)
+      } finally {
+        other.kill('SIGKILL')
+        await box.remove()
+      }
+    },
+  },
+  {
     area: 'writeback', fault: 'a read-only page (mode 0444)', expected: 'refused, not replaced',
     exit: 2, message: 'is read-only (mode 0444)',
     async run() {
