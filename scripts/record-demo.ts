@@ -13,12 +13,13 @@ import { execa } from 'execa'
 import { startEngine } from '../fixtures/engine/launch.ts'
 import { verify } from '../helpers/cli.ts'
 import { checkRecording } from '../helpers/fixtures.ts'
+import { STEP_IDS } from '../helpers/verdict.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const KNOB = 'PREFILL_INTERLEAVE'
 const RUNS = [
-  { svc: 'demo', faults: [] as const, window: '30s', expect: 0, verdict: 'green' },
-  { svc: 'demo-ignored', faults: ['knob_ignored'] as const, window: '4m', expect: 1, verdict: 'red' },
+  { svc: 'demo', faults: [] as const, window: '30s', expect: 0, verdict: 'green', notPassed: {} },
+  { svc: 'demo-ignored', faults: ['knob_ignored'] as const, window: '4m', expect: 1, verdict: 'red', notPassed: { meter: 'failed' } },
 ]
 const only = process.argv.slice(2)
 
@@ -62,6 +63,11 @@ for (const r of RUNS.filter((x) => only.length === 0 || only.includes(x.svc))) {
     const checked = checkRecording(scratch)
     if ('problem' in checked) fail(checked.problem)
     if (checked.set.meta.verdict !== r.verdict) fail(`${r.svc} was recorded ${checked.set.meta.verdict}, expected ${r.verdict}`)
+    // Every step's verdict as the demo means it: a judge that changed its mind is a reason to stop and look.
+    const want = Object.fromEntries(STEP_IDS.map((id) => [id, (r.notPassed as Record<string, string>)[id] ?? 'passed']))
+    const got = checked.set.meta.steps ?? {}
+    const differ = STEP_IDS.filter((id) => got[id] !== want[id]).map((id) => `${id} ${got[id] ?? 'absent'} (expected ${want[id]})`)
+    if (differ.length) fail(`${r.svc} step verdicts differ from the demo's: ${differ.join(', ')}`)
     const paths = machinePaths(scratch)
     if (paths.length) fail(`paths of this machine in ${paths.join(', ')}`)
     const replay = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', r.svc, '--knob', KNOB, '--value', '1', '--mode', 'replay', '--fixtures', relative(ROOT, scratch)], {
