@@ -30,6 +30,8 @@ export interface FaultRow {
   exit: number
   /** A piece of the output. */
   message: string
+  /** Runs on its own (many processes): not beside the other rows, whose load would only slow it. */
+  alone?: true
   /** Does the harm, checks what must hold besides the exit code and message (throws otherwise). */
   run(): Promise<Outcome>
 }
@@ -100,7 +102,7 @@ type Exchange = { seq: number; method: string; path: string; response?: { body: 
 export const WRITEBACK_FAULTS: readonly FaultRow[] = [
   // 1. No lost update
   {
-    area: 'writeback', fault: `${RACE.writers} writer processes on one page at once, ${RACE.rounds} rounds`, expected: 'the page lock serialises them: every writeback that exits 0 has its entry on the page; no temp or lock file is left',
+    area: 'writeback', fault: `${RACE.writers} writer processes on one page at once, ${RACE.rounds} rounds`, alone: true, expected: 'the page lock serialises them: every writeback that exits 0 has its entry on the page; no temp or lock file is left',
     exit: 0, message: `${RACE.writers * RACE.rounds} of ${RACE.writers * RACE.rounds} entries present`,
     async run() {
       const r = await race(RACE.writers, RACE.rounds)
@@ -110,7 +112,7 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
   {
-    area: 'writeback', fault: `${RACE.writers} \`node bin/writeback.ts\` processes started together`, expected: 'the same, through the command itself',
+    area: 'writeback', fault: `${RACE.writers} \`node bin/writeback.ts\` processes started together`, alone: true, expected: 'the same, through the command itself',
     exit: 0, message: `${RACE.writers} of ${RACE.writers} entries present`,
     async run() {
       const r = await cliRace(RACE.writers)
@@ -120,7 +122,7 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
   {
-    area: 'writeback', fault: 'a writer SIGKILLed after writing its temp file, before the rename', expected: 'the page is intact; the next run breaks the dead writer\'s lock, removes its temp file, and writes',
+    area: 'writeback', fault: 'a writer SIGKILLed after writing its temp file, before the rename', alone: true, expected: 'the page is intact; the next run breaks the dead writer\'s lock, removes its temp file, and writes',
     exit: 0, message: 'removed .llm-7.md.armproof-',
     async run() {
       const box = await sandbox({ 'llm-7.md': PAGE }, greenReport(now()))
