@@ -16,6 +16,7 @@ import { evidenceLines } from './report/evidence.ts'
 import { formatTruth, truthTable } from './report/truth.ts'
 import { redactText } from './redact.ts'
 import { EXIT_CODES } from './verdict.ts'
+import { recordingRef, verdictMismatch } from './replay-verdict.ts'
 import { ARM_SUITE, SUITES_PROJECT } from '../suites/project.ts'
 
 export interface Stream {
@@ -73,15 +74,29 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   }
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
-  const report = buildReport({
+  const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
+  // A replay: the recording it re-judged; a recorded exchange this run asked for and did not find
+  // means the fixtures do not hold this run (error, exit 2).
+  const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
+  const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  const input = {
     target,
     steps,
     startedAt,
     finishedAt: new Date(),
-    unhandled: [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
+    unhandled,
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
-  })
+    ...(replayed ? { recording: replayed.ref } : {}),
+    ...(miss ? { error: `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` } : {}),
+  }
+  let report = buildReport(input)
+  // The replay's verdicts (run and steps) set against the recorded ones: a difference keeps it from green.
+  const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
+  if (note) {
+    io.out.write(`  ! ${note}\n`)
+    report = buildReport({ ...input, unhandled: [...unhandled, note] })
+  }
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
   const unwritten: string[] = []
@@ -97,7 +112,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   if (target.junit) await attempt('the JUnit XML', target.junit, () => writeAtomic(target.junit!, junitXml(report)))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await attempt('the step summary', summary, () => appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`))
-  if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict))
+  if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict]))))
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)

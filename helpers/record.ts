@@ -3,6 +3,8 @@
 import type { Clock } from './clock.ts'
 import type { HostClient } from './host.ts'
 import { HttpError, type HttpClient } from './http.ts'
+import { homedir, tmpdir } from 'node:os'
+import { realpathSync } from 'node:fs'
 import { scrub } from './redact.ts'
 import { keepResponseHeaders, redactRequestHeaders, sha256, storedBody, type HostExchange, type HttpExchange } from './fixtures.ts'
 
@@ -18,17 +20,42 @@ function pathOf(url: string): string {
   return `${u.pathname}${u.search}`
 }
 
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/**
+ * Paths of the recording machine (working folder, temp folder, home) replaced by `<cwd>`, `<tmp>`,
+ * `<home>` in everything kept: a fixture is committed, and no machine's paths belong in it.
+ */
+export function scrubLocalPaths(text: string, places: ReadonlyArray<readonly [string, string]> = localPlaces()): string {
+  let out = text
+  for (const [path, name] of places) out = out.replace(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`, 'g'), name)
+  return out
+}
+
+function localPlaces(): Array<readonly [string, string]> {
+  const raw: Array<[string, string]> = [[process.cwd(), '<cwd>'], [tmpdir(), '<tmp>'], [homedir(), '<home>']]
+  const all = raw.flatMap(([p, n]) => [[p, n] as const, [realOr(p), n] as const])
+  return all.filter(([p]) => p.length > 1 && p.startsWith('/')).sort((a, b) => b[0].length - a[0].length)
+}
+
 /** Records the live seams; `secret` (the API key) is replaced by "[redacted]" in everything kept. */
 export function recordingSeams(live: { http: HttpClient; host: HostClient; clock: Clock }, secret: string | null): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
   const recording: Recording = { http: [], host: [], clock: [], startedAtMs: live.clock.now() }
-  const clean = (text: string) => scrub(text, secret) as string
+  const places = localPlaces()
+  const clean = (text: string) => scrubLocalPaths(scrub(text, secret) as string, places)
   let seq = 0
   const at = () => Math.max(0, Date.now() - recording.startedAtMs)
   const http: HttpClient = {
     async request(req) {
       const request = {
         headers: redactRequestHeaders(req.headers),
-        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: scrub(storedBody(req.body), secret) } : {}),
+        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: JSON.parse(clean(JSON.stringify(storedBody(req.body)))) as unknown } : {}),
       }
       const base = { method: req.method, path: pathOf(req.url), request }
       try {

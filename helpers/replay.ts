@@ -11,6 +11,13 @@ import { quoteAll } from './shell.ts'
 
 export class ReplayMiss extends Error {
   readonly code = 'ARMPROOF_REPLAY_MISS'
+  override readonly name = 'ReplayMiss'
+}
+
+/** The replay ended with recorded exchanges nobody asked for: the run took another path than the recording. */
+export class ReplayLeftovers extends Error {
+  readonly code = 'ARMPROOF_REPLAY_LEFTOVERS'
+  override readonly name = 'ReplayLeftovers'
 }
 
 function queueBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -28,7 +35,7 @@ export function reRecordCommand(target: Target): string {
   return `pnpm verify ${quoteAll(args)}`
 }
 
-export function replaySeams(set: FixtureSet, target: Target, folder: string): { http: HttpClient; host: HostClient; clock: Clock; choices: Choices; leftovers(): number } {
+export function replaySeams(set: FixtureSet, target: Target, folder: string): { http: HttpClient; host: HostClient; clock: Clock; choices: Choices; leftovers(): string[] } {
   const httpKey = (method: string, path: string, bodySha?: string) => `${method} ${path}${bodySha ? ` ${bodySha}` : ''}`
   const httpQueues = queueBy(set.http, (e: HttpExchange) => httpKey(e.method, e.path, e.request.sha256))
   const hostQueues = queueBy(set.host, (e: HostExchange) => `${e.asDeployUser ? 'deploy:' : ''}${e.command}`)
@@ -77,6 +84,10 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
       return value as (typeof options)[number]
     },
   }
-  const leftovers = () => [...httpQueues.values(), ...hostQueues.values()].reduce((n, q) => n + q.length, 0)
+  /** Recorded exchanges never served, named by file, sequence number and request. */
+  const leftovers = () => [
+    ...[...httpQueues.values()].flat().map((e) => `http.json #${e.seq} ${e.method} ${e.path}`),
+    ...[...hostQueues.values()].flat().map((e) => `host.json #${e.seq} ${e.command.length > 60 ? `${e.command.slice(0, 60)}…` : e.command}`),
+  ]
   return { http, host, clock, choices, leftovers }
 }

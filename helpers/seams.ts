@@ -8,7 +8,7 @@ import { createHost, type HostClient } from './host.ts'
 import { liveHttp, type HttpClient } from './http.ts'
 import { recordingSeams } from './record.ts'
 import { redactingHost, redactingHttp } from './redact.ts'
-import { replaySeams } from './replay.ts'
+import { ReplayLeftovers, replaySeams } from './replay.ts'
 import { randomChoices, type Choices } from './run-context.ts'
 
 export interface Seams {
@@ -26,7 +26,14 @@ export async function openSeams(target: Target): Promise<Seams> {
   if (target.mode === 'replay') {
     const set = readFixtures(target.fixtures)
     const replay = replaySeams(set, target, target.fixtures)
-    return { ...replay, close: async () => {} }
+    return {
+      ...replay,
+      // Every recorded exchange must have been asked for: one left over means the replay took another path.
+      close: async () => {
+        const left = replay.leftovers()
+        if (left.length) throw new ReplayLeftovers(`the replay left ${left.length} recorded exchange${left.length === 1 ? '' : 's'} of ${target.fixtures} unused (${left.slice(0, 5).join('; ')}${left.length > 5 ? '; …' : ''}): it did not re-judge the recorded run; re-record it`)
+      },
+    }
   }
   const live = liveHttp()
   // The key is redacted from all that comes back before anything (a step, a recording) reads it.

@@ -98,3 +98,44 @@ describe('replaying a fixture set', () => {
     ])
   })
 })
+
+describe('tamper evidence and one source for the target', () => {
+  test('the recorder writes a digest of every file into run.json; an edit to any file is named', async () => {
+    const { checkRecording } = await import('../helpers/fixtures.ts')
+    const { writeFileSync } = await import('node:fs')
+    const folder = join(dir, 'sealed')
+    writeFixtures(folder, set([exchange(1, '/health', 200, '{}')]), [])
+    const meta = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'))
+    expect(Object.keys(meta.digests).sort()).toEqual(['host.json', 'http.json', 'run.json'])
+    expect('problem' in checkRecording(folder)).toBe(false)
+    for (const [file, edit] of [['http.json', (t: string) => t.replace('"/health"', '"/healthz"')], ['run.json', (t: string) => t.replace('"kestrel"', '"quasar"')], ['host.json', (t: string) => t.replace('4242', '4243')]] as const) {
+      const before = readFileSync(join(folder, file), 'utf8')
+      writeFileSync(join(folder, file), edit(before))
+      const r = checkRecording(folder)
+      expect('problem' in r && r.problem).toBe(`fixtures edited since recording: ${join(folder, file)} no longer match the digests in run.json; re-record instead of editing`)
+      writeFileSync(join(folder, file), before)
+    }
+  })
+
+  test('a recording whose top-level fields disagree with target.* is refused, naming both', () => {
+    const folder = join(dir, 'disagree')
+    const s = set([])
+    writeFixtures(folder, { ...s, meta: { ...s.meta, target: { ...s.meta.target, svc: 'llm-7' } } }, [])
+    expect(replayCheck(folder, { svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1' }).problems).toEqual([
+      `--fixtures: ${join(folder, 'run.json')} disagrees with itself: svc is "demo" but target.svc is "llm-7"; re-record instead of editing`,
+    ])
+  })
+
+  test('leftovers() names every recorded exchange the replay never asked for', async () => {
+    const r = replaySeams(set([exchange(1, '/health', 200, '{}'), exchange(2, '/metrics', 200, '')]), target, 'f')
+    await r.http.request({ method: 'GET', url: 'http://gpu-7:8000/health', timeoutMs: 1000 })
+    expect(r.leftovers()).toEqual(['http.json #2 GET /metrics', 'host.json #9 pidof radiance'])
+  })
+
+  test("the recorder replaces this machine's working folder, temp folder and home in what it keeps", async () => {
+    const { scrubLocalPaths } = await import('../helpers/record.ts')
+    const places = [['/srv/ci/repo', '<cwd>'], ['/var/tmp', '<tmp>'], ['/home/ci', '<home>']] as const
+    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/fixtures/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/fixtures/engine/radiance.ts\u0000--port')
+    expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')
+  })
+})

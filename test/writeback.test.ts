@@ -11,6 +11,7 @@ import { entryLines, insertEntry, writeback, type WritebackIo } from '../helpers
 import { readReport } from '../helpers/writeback/report.ts'
 import { unifiedDiff } from '../helpers/writeback/diff.ts'
 import { ROOT, cleanup, runVerify } from './support/run-verify.ts'
+import { passedSteps } from './support/writeback-sandbox.ts'
 
 const FINISHED = '2026-11-30T02:31:05.120Z'
 const NOW = new Date('2026-11-30T03:00:00.000Z')
@@ -33,7 +34,7 @@ const PAGE = ['---', 'service: llm-7', 'owner: infra', '---', '# llm-7', '', 'Se
 function makeReport(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict: 'green',
-    startedAt: '2026-11-30T02:26:00.000Z', finishedAt: FINISHED, steps: [],
+    startedAt: '2026-11-30T02:26:00.000Z', finishedAt: FINISHED, steps: passedSteps(),
     meter: { name: METER, first: 0, last: 126, movedAt: '2026-11-30T02:30:40.000Z', movedAfterMs: 220_000, labels: {} },
     rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7', error: null, notes: [], exitCode: 0,
     tool: { name: 'armproof', version: '0.1.0' }, ...over,
@@ -118,7 +119,7 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
     ['a report for another service (--svc)', makeReport(), ['--svc', 'llm-8'], NOW, [/svc \(report\.json\): report is for service "llm-7", not "llm-8" \(--svc\)/]],
     ['a missing report', '', [], NOW, []],
     ['a report that is not JSON', '<testsuites/>', [], NOW, [/report \(report\.json\): is not JSON; next: .*not the JUnit file/]],
-    ['a report that is not an armproof report', { svc: 'llm-7; rm -rf /', verdict: 'green' }, [], NOW, [/is not an armproof report: missing or malformed svc, knob, expected, mode, exitCode, rollback, finishedAt, meter/]],
+    ['a report that is not an armproof report', { svc: 'llm-7; rm -rf /', verdict: 'green' }, [], NOW, [/is not an armproof report: missing or malformed svc, knob, expected, previous, mode, startedAt, finishedAt, steps, meter, rollback, error, notes, exitCode, tool \(svc must be a service name/]],
     ['a report with an unparseable finishedAt', makeReport({ finishedAt: 'yesterday' }), [], NOW, [/malformed finishedAt/]],
   ])('%s', async (name, report, args, now, patterns) => {
     const box = await sandbox({ 'endpoints/llm-7.md': PAGE }, report)
@@ -281,12 +282,15 @@ describe('the entry', () => {
 
   test('untrusted report text cannot break the page: no newlines, control characters, backticks or comment ends', async () => {
     const evil = 'x`\n## Owned\r\n<!-- -->\u0007\u2028'
-    const lines = entryLines(await facts({ knob: `PI${evil}`, expected: `1${evil}`, previous: `0${evil}`, meter: { name: `m${evil}`, first: 0, last: 1, movedAt: null, movedAfterMs: 5, labels: { [`k${evil}`]: `v${evil}` } } }))
+    // The gate refuses such a report (the schema); the entry is safe even for facts that bypass it.
+    const base = await facts()
+    const lines = entryLines({ ...base, knob: `PI${evil}`, expected: `1${evil}`, previous: `0${evil}`, meter: { name: `m${evil}`, first: 0, last: 1, movedAt: null, movedAfterMs: 5, labels: { [`k${evil}`]: `v${evil}` } } })
     expect(lines).toHaveLength(2)
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u2028\u2029]/)
     expect(lines[0]!.match(/<!--/g)).toHaveLength(1)
     expect(lines[0]!.match(/-->/g)).toHaveLength(1)
-    expect(lines[0]).not.toContain('`')
+    // Untrusted text sits in code spans, where Markdown parses nothing; no backtick of its own survives.
+    expect(lines[0]!.match(/`/g)!.length % 2).toBe(0)
     expect(lines[1]!.match(/`/g)).toHaveLength(4)
     expect(lines[0]).toMatch(/<!-- armproof:llm-7:PI[A-Za-z0-9_.:+-]+:2026-11-30T02:31:05\.120Z -->$/)
   })
@@ -338,6 +342,25 @@ describe('insertion leaves every byte outside the entry as it was', () => {
     expect(insertEntry(fenced, ENTRY)).toBe(`${fenced}\n## Knob log\n\n${ENTRY.join('\n')}\n`)
     const withText = '## Knob log\n\nArms of this endpoint, newest last.\n'
     expect(insertEntry(withText, ENTRY)).toBe(`${withText}\n${ENTRY.join('\n')}\n`)
+  })
+
+  test('an entry never lands inside the last item: its continuation paragraphs, nested lists and code stay with it', () => {
+    const E = ENTRY.join('\n')
+    const para = '## Knob log\n\n- old\n  rollback: x\n\n  Rolled back the next day.\n\n## Contacts\n'
+    expect(insertEntry(para, ENTRY)).toBe(`## Knob log\n\n- old\n  rollback: x\n\n  Rolled back the next day.\n${E}\n\n## Contacts\n`)
+    const nested = '## Knob log\n\n1. old\n   - why: bench\n\n     more on why\n'
+    expect(insertEntry(nested, ENTRY)).toBe(`${nested}${E}\n`)
+    const code = '## Knob log\n\n- old\n\n  ```sh\n  # not a heading\n\n  - not an item\n  ```\n\nNotes after the list.\n'
+    expect(insertEntry(code, ENTRY)).toBe(code.replace('  ```\n\n', `  \`\`\`\n${E}\n\n`))
+    const lazy = '## Knob log\n\n- old\nlazy continuation\n'
+    expect(insertEntry(lazy, ENTRY)).toBe(`${lazy}${E}\n`)
+  })
+
+  test('a code fence that never closes: refused with its line when the entry would go after it, fine when it comes later', () => {
+    expect(() => insertEntry('# llm-7\n\n~~~\ncode\n', ENTRY)).toThrow(/code fence opened at line 3 that never closes/)
+    expect(() => insertEntry('## Knob log\n\n- old\n```\n', ENTRY)).toThrow(/line 4/)
+    const later = '## Knob log\n\n- old\n\n## Notes\n\n```\nunclosed\n'
+    expect(insertEntry(later, ENTRY)).toBe(later.replace('- old\n', `- old\n${ENTRY.join('\n')}\n`))
   })
 
   test("the page's file mode is kept", async () => {
@@ -450,11 +473,12 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
       const refused = await wb([])
       expect(refused.exitCode).toBe(2)
       expect(refused.stderr).toMatch(/mode "replay".*--allow-replay/)
-      const written = await wb(['--allow-replay'])
+      // --max-age measures a replay from its recording's recordedAt; the committed demo recording is old.
+      const written = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(written.exitCode).toBe(0)
       const page = await box.page('endpoints/demo.md')
       expect(page).toMatch(/^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/)
-      const again = await wb(['--allow-replay'])
+      const again = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(again.exitCode).toBe(0)
       expect(again.stdout).toMatch(/already there/)
       expect(await box.page('endpoints/demo.md')).toBe(page)
@@ -471,6 +495,9 @@ describe('CI examples', () => {
     expect(text).not.toMatch(/\t/)
     for (const t of ['pnpm verify', 'pnpm writeback', 'VERIFY_API_KEY', 'reports/', 'commit -m', 'push', '.exit']) expect(text).toContain(t)
     for (const line of text.split('\n')) if (line.trim() !== '' && !line.trimStart().startsWith('#')) expect((line.length - line.trimStart().length) % 2).toBe(0)
+    // Stage only the pages writeback changed: `add -A` would commit a temp or lock file a killed writeback left.
+    expect(text).toContain('git -C vault add -u')
+    expect(text).not.toMatch(/git -C vault add (-A|--all|\.)/)
     if (name === 'github-actions.yml') {
       for (const t of ['matrix:', 'continue-on-error: true', 'actions/upload-artifact', 'actions/download-artifact', 'needs: verify']) expect(text).toContain(t)
     } else {

@@ -56,6 +56,20 @@ function errorText(e: ErrorLike): string {
 /** The result of a step whose judge threw (a bug or an unexpected answer), built from the vitest error. */
 export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
   const first = testCase.result().errors?.[0]
+  if (first?.name === 'ReplayMiss') {
+    // Not a bug: the recording lacks what this run asked for (an exchange, a clock reading, a choice).
+    return {
+      id,
+      title: testCase.name || STEP_TITLES[id],
+      verdict: 'inconclusive',
+      expected: `the recording holds every exchange the ${id} step asks for`,
+      observed: `replay miss: ${first.message.split(' Re-record: ')[0]}`,
+      where: 'the fixtures (--fixtures)',
+      next: first.message.includes(' Re-record: ') ? `re-record: ${first.message.split(' Re-record: ')[1]}` : 're-record the run with --mode record',
+      evidence: { error: { name: first.name, message: first.message, stack: null } },
+      durationMs: Math.round(testCase.diagnostic?.()?.duration ?? 0),
+    }
+  }
   return {
     id,
     title: testCase.name || STEP_TITLES[id],

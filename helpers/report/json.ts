@@ -13,8 +13,8 @@ import { REDACTED, scrub } from '../redact.ts'
 
 export { REDACTED, scrub }
 
-/** A step as the report shows it: the step's result without the internal skip marker. */
-export type ReportStep = Omit<StepResult, 'intendedSkip'>
+/** A step as the report shows it; `intendedSkip: true` marks a skip the operator asked for (writeback reads it). */
+export type ReportStep = StepResult
 
 export interface ReportMeter {
   name: string
@@ -47,6 +47,20 @@ export interface Report {
   tool: { name: 'armproof'; version: string }
   /** The argv-vs-default truth table (see truth.ts). */
   truth?: TruthTable
+  /** A replay only: when the replayed run was recorded (writeback's --max-age measures from it). */
+  recordedAt?: string
+  /** A replay only: the recording it re-judged, as verified before the replay. */
+  recording?: RecordingRef
+}
+
+/** The recording a replay report re-judged: its folder, its digest, and what the recording itself concluded. */
+export interface RecordingRef {
+  /** The fixture folder, absolute, so writeback can verify it again. */
+  fixtures: string
+  /** sha256 over the fixture files' digests (see helpers/fixtures.ts `recordingDigest`). */
+  digest: string
+  recordedAt: string
+  recordedVerdict: string | null
 }
 
 export interface ReportInput {
@@ -62,6 +76,8 @@ export interface ReportInput {
   truth?: TruthTable
   /** The run could not be judged (e.g. vitest did not start): verdict `error`. */
   error?: string
+  /** A replay: the recording it re-judged. */
+  recording?: RecordingRef
 }
 
 function num(v: unknown): number | null {
@@ -109,6 +125,7 @@ export function buildReport(input: ReportInput): Report {
       observed: s.observed,
       where: s.where,
       ...(s.next ? { next: s.next } : {}),
+      ...(s.intendedSkip === true && s.verdict === 'skipped' ? { intendedSkip: true } : {}),
       evidence: s.evidence,
       durationMs: s.durationMs,
     })),
@@ -119,6 +136,7 @@ export function buildReport(input: ReportInput): Report {
     exitCode: EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },
     ...(input.truth ? { truth: input.truth } : {}),
+    ...(input.recording ? { recordedAt: input.recording.recordedAt, recording: input.recording } : {}),
   }
   return scrub(report, target.apiKey) as Report
 }

@@ -4,19 +4,12 @@
 // The marker makes a second write of the same report a no-op. Report values are untrusted text.
 import { formatDuration } from '../duration.ts'
 import { isKnobName, knob } from '../knobs.ts'
+import { codeText, pageText } from './escape.ts'
 import type { ReportFacts } from './report.ts'
 
-const MAX_TEXT = 120
-
-/** One line of plain text: no control or line-breaking characters, no backticks or angle brackets. */
-export function clean(value: string): string {
-  const text = value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .replace(/[`<>]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text
-}
+const METRIC_RE = /^[A-Za-z_:][A-Za-z0-9_:]{0,200}$/
+const LABEL_RE = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/
+const PLAIN_RE = /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}$/
 
 /** Safe inside an HTML comment and stable across writes. */
 const markerPart = (value: string) => value.replace(/[^A-Za-z0-9_.:+-]/g, '_').replace(/-{2,}/g, '-')
@@ -26,13 +19,16 @@ export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finished
   return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)} -->`
 }
 
-const shownValue = (v: string | null) => (v === null ? 'default' : clean(v) || '""')
+const shownValue = (v: string | null) => (v === null ? 'default' : pageText(v))
 const num = (v: number | null) => (v === null ? 'absent' : String(v))
 
 function meterText(meter: ReportFacts['meter']): string {
   if (meter === null) return 'no meter; proven by the ledger line'
   const labels = Object.entries(meter.labels ?? {})
-  const name = clean(meter.name) + (labels.length ? `{${labels.map(([k, v]) => `${clean(k)}="${clean(v)}"`).join(',')}}` : '')
+  const selector = (text: (s: string) => string) => text(meter.name) + (labels.length ? `{${labels.map(([k, v]) => `${text(k)}="${text(v)}"`).join(',')}}` : '')
+  // A selector of plain names and values is shown as is; any other text puts the whole selector in a code span.
+  const plain = METRIC_RE.test(meter.name) && labels.every(([k, v]) => LABEL_RE.test(k) && (v === '' || (PLAIN_RE.test(v) && !/www\./i.test(v))))
+  const name = plain ? selector((x) => x) : `\`${selector(codeText)}\``
   const span = `${num(meter.first)} → ${num(meter.last)}`
   let moved: string
   if (meter.movedAfterMs !== null) moved = `moved after ${formatDuration(meter.movedAfterMs)}`
@@ -46,14 +42,14 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$
 
 /** The knob's env name, from the catalog when the knob is known. */
 function envName(name: string): string {
-  return isKnobName(name) ? knob(name).env : clean(name)
+  return isKnobName(name) ? knob(name).env : codeText(name)
 }
 
 /** The entry as lines (no line endings); the page's own line ending joins them. */
 export function entryLines(report: ReportFacts): [string, string] {
   const date = new Date(report.finishedMs).toISOString().slice(0, 10)
   const how = report.mode === 'replay' ? 'armproof green, replay of a recorded run' : 'armproof green'
-  const first = `- ${date} · ${clean(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
-  const rollback = `  rollback: \`${envName(report.knob)}=${report.previous === null ? '' : clean(report.previous)}\` then redeploy \`--service ${report.svc}\``
+  const first = `- ${date} · ${isKnobName(report.knob) ? report.knob : pageText(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
+  const rollback = `  rollback: \`${envName(report.knob)}=${report.previous === null ? '' : codeText(report.previous)}\` then redeploy \`--service ${codeText(report.svc)}\``
   return [first, rollback]
 }

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { parseDuration } from '../duration.ts'
 import { optionRows } from '../options.ts'
 import { showValue } from '../shell.ts'
+import { escapeControls } from './escape.ts'
 
 /** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */
 export interface Refusal {
@@ -14,8 +15,9 @@ export interface Refusal {
   next: string
 }
 
+/** One line whatever the fields hold: control, line-breaking and bidi characters are shown escaped. */
 export function refusalLine(r: Refusal): string {
-  return `  - ${r.checked} (${r.where}): ${r.found}; next: ${r.next}`
+  return `  - ${escapeControls(r.checked)} (${escapeControls(r.where)}): ${escapeControls(r.found)}; next: ${escapeControls(r.next)}`
 }
 
 export function formatRefusals(refusals: readonly Refusal[]): string {

@@ -1,0 +1,72 @@
+// A scratch vault and report for writeback tests, and a green report that passes the gate: every
+// field of the report's type, nine passed steps. No vitest here: scripts/faults-doc.ts imports the
+// fault table that uses it.
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { STEP_IDS } from '../../helpers/verdict.ts'
+import { writeback, type WritebackIo } from '../../helpers/writeback.ts'
+
+export const METER = 'radiance:engine_steps_held_total'
+
+/** The nine steps, all passed. */
+export function passedSteps(): Record<string, unknown>[] {
+  return STEP_IDS.map((id) => ({ id, title: `the ${id} step`, verdict: 'passed', expected: 'x', observed: 'x', where: 'x', evidence: {}, durationMs: 1 }))
+}
+
+/** A green live report that passes the gate, finished at `finishedAt`. */
+export function greenReport(finishedAt: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict: 'green',
+    startedAt: finishedAt, finishedAt, steps: passedSteps(),
+    meter: { name: METER, first: 0, last: 126, movedAt: finishedAt, movedAfterMs: 220_000, labels: {} },
+    rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7', error: null, notes: [], exitCode: 0,
+    tool: { name: 'armproof', version: '0.1.0' }, ...over,
+  }
+}
+
+export const PAGE = ['---', 'service: llm-7', '---', '# llm-7', '', '## Knob log', '', '## Contacts', '', '- oncall: #infra', ''].join('\n')
+
+export interface Run {
+  code: number
+  out: string
+  err: string
+}
+
+export interface Sandbox {
+  dir: string
+  vault: string
+  reportPath: string
+  run(args?: readonly string[], over?: Partial<WritebackIo>): Promise<Run>
+  page(rel: string): Promise<string>
+  files(): Promise<string[]>
+  remove(): Promise<void>
+}
+
+/** A temp dir with `vault/` holding `pages` and `report.json` holding `report` (a string or Buffer is written as is). */
+export async function sandbox(pages: Record<string, string | Buffer>, report: Record<string, unknown> | string | Buffer = greenReport(new Date().toISOString())): Promise<Sandbox> {
+  const dir = await mkdtemp(join(tmpdir(), 'armproof-wb-'))
+  const vault = join(dir, 'vault')
+  await mkdir(vault)
+  for (const [rel, text] of Object.entries(pages)) {
+    await mkdir(dirname(join(vault, rel)), { recursive: true })
+    await writeFile(join(vault, rel), text)
+  }
+  const reportPath = join(dir, 'report.json')
+  await writeFile(reportPath, typeof report === 'string' || Buffer.isBuffer(report) ? report : JSON.stringify(report, null, 2))
+  return {
+    dir, vault, reportPath,
+    page: (rel) => readFile(join(vault, rel), 'utf8'),
+    files: async () => (await readdir(vault, { recursive: true })).map((f) => relative(vault, join(vault, f))).sort(),
+    remove: () => rm(dir, { recursive: true, force: true }),
+    async run(args = [], over = {}) {
+      let out = ''
+      let err = ''
+      const code = await writeback({
+        rawArgs: ['--report', reportPath, '--vault', vault, ...args], env: {}, cwd: dir,
+        out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, ...over,
+      })
+      return { code, out, err }
+    },
+  }
+}

@@ -1,0 +1,27 @@
+// A writeback in its own process, driven over IPC by test/support/writeback-race.ts: it waits for
+// "go" (so twenty processes start writing at the same moment), runs `writeback()` with real files,
+// and answers with its exit code. With `pauseBeforeRename` it writes the temp file, says "paused"
+// and waits forever before the rename, so the test can SIGKILL it at that exact point.
+import { nodeFs, type WritebackFs } from '../../helpers/writeback/atomic.ts'
+import { writeback } from '../../helpers/writeback.ts'
+
+interface Go {
+  type: 'go'
+  args: string[]
+  cwd: string
+  pauseBeforeRename?: boolean
+}
+
+const send = (m: unknown) => process.send!(m)
+
+process.on('message', (m: Go | { type: 'exit' }) => {
+  if (m.type === 'exit') process.exit(0)
+  if (m.type !== 'go') return
+  const fs: WritebackFs = m.pauseBeforeRename
+    ? { ...nodeFs, rename: () => { send({ type: 'paused' }); return new Promise(() => {}) } }
+    : nodeFs
+  let out = ''
+  let err = ''
+  void writeback({ rawArgs: m.args, env: {}, cwd: m.cwd, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, fs }).then((code) => send({ type: 'done', code, out, err }))
+})
+send({ type: 'ready' })
