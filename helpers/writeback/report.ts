@@ -56,7 +56,8 @@ export async function readReport(path: string, shown: string): Promise<{ report?
     (typeof m === 'object' && !Array.isArray(m) && m !== undefined &&
       typeof (m as Record<string, unknown>).name === 'string' &&
       numOrNull((m as Record<string, unknown>).first) && numOrNull((m as Record<string, unknown>).last) &&
-      strOrNull((m as Record<string, unknown>).movedAt ?? null) && numOrNull((m as Record<string, unknown>).movedAfterMs ?? null))
+      strOrNull((m as Record<string, unknown>).movedAt ?? null) && numOrNull((m as Record<string, unknown>).movedAfterMs ?? null) &&
+      [undefined, null, 'rose', 'before-run', 'stayed-at-zero'].includes((m as Record<string, unknown>).proof as string))
   if (!meterOk) bad.push('meter')
   if (bad.length > 0) {
     return refuse(`is not an armproof report: missing or malformed ${bad.join(', ')}`, 'pass the JSON file pnpm verify wrote with --report')
