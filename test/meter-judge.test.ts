@@ -200,6 +200,13 @@ describe('the meter judge, case by case', () => {
     ])
   })
 
+  test('a page without model_name: a green names the one series it judged and says the page named no model', async () => {
+    const r = await judge({ ...healthy, pages: rising([0, 2], { noModelLabel: true }) })
+    expect(r.judgement.verdict).toBe('passed')
+    expect(r.judgement.observed).toContain(`${METER}{engine="0"} 0 → 2: rose during this run's traffic`)
+    expect(r.judgement.observed).toContain(`the page names no model_name on ${METER}: judged its one series (${METER}{engine="0"})`)
+  })
+
   test('a page without model_name: every series is judged apart, and the observed text says so', async () => {
     const pages = [0, 1, 2].map((i) => page({ '0': 0 }, { foreign: 0, noModelLabel: true, requests: i }))
     const r = await judge({ ...healthy, pages })

@@ -306,7 +306,8 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     const rose = a.tracks.find((t) => t.points.some((p) => p.value > t.points[0]!.value))
     const above = a.tracks.find((t) => t.from === 0 && t.points[0]!.value > 0)
     const nonzero = a.tracks.find((t) => t.points.some((p) => p.value > 0))
-    const others = a.tracks.length > 1 ? `; ${a.selection}` : ''
+    // Said whenever more than one series was judged, or the page did not name the served model.
+    const others = a.tracks.length > 1 || !a.selection.startsWith('judged the served') ? `; ${a.selection}` : ''
     if (rollback && (rose || nonzero)) {
       const t = (rose ?? nonzero)!
       return conclude(
@@ -367,7 +368,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   if (a.kind === 'bad') throw new Error('meter: the last reading was assessed inside the watch')
   const found = { tracks: a.tracks, selection: a.selection, notJudged: a.notJudged }
   const traffic = trafficBetween(readings[0]!, readings.slice(1), model)
-  const judgedText = a.tracks.length > 1 || a.notJudged.length > 0 ? ` (${a.selection}${a.notJudged.length ? `; not judged: ${a.notJudged.join(', ')}` : ''})` : ''
+  const judgedText = a.tracks.length > 1 || a.notJudged.length > 0 || !a.selection.startsWith('judged the served') ? ` (${a.selection}${a.notJudged.length ? `; not judged: ${a.notJudged.join(', ')}` : ''})` : ''
   const late = a.tracks.find((t) => t.points.some((p) => p.value > 0))
   if (late) {
     // Only a series that appeared after the first scrape can be above zero here without having risen.
