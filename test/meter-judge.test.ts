@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest'
 import { VirtualClock } from '../helpers/clock.ts'
 import { loadConfig, type Target } from '../helpers/config.ts'
 import type { HostClient, HostResult } from '../helpers/host.ts'
-import type { HttpClient } from '../helpers/http.ts'
+import { HttpError, type HttpClient } from '../helpers/http.ts'
 import { createContext, type RunContext } from '../helpers/run-context.ts'
 import { checkMeter, takeBaseline } from '../helpers/steps/meter.ts'
 import type { Judgement } from '../helpers/verdict.ts'
@@ -61,6 +61,8 @@ function render(p: Page): string {
 interface Scenario {
   /** The pages in scrape order; the last one repeats once they run out. */
   pages: Page[]
+  /** Scrapes refused (connection refused) before the pages are served. */
+  refusedFirst?: number
   value: '1' | null
   /** What step argv left behind. */
   argv?: { pid: string; argvHeld: boolean }
@@ -87,10 +89,15 @@ interface Run {
 
 async function judge(s: Scenario): Promise<Run> {
   let served = 0
+  let refused = 0
   let pidofCalls = 0
   const http: HttpClient = {
     async request(req) {
       expect(req.url).toBe(`${BASE}/metrics`)
+      if (refused < (s.refusedFirst ?? 0)) {
+        refused++
+        throw new HttpError('refused', req.url, 'ECONNREFUSED')
+      }
       const page = s.pages[Math.min(served++, s.pages.length - 1)]!
       return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: render(page), url: req.url, redirects: [], durationMs: 1 }
     },
@@ -252,6 +259,15 @@ describe('the meter judge, case by case', () => {
     const r = await judge({ ...healthy, pages })
     expect(r.judgement.verdict).toBe('failed')
     expect(r.judgement.observed).toContain(`${METER}{engine="1",model_name="${SERVED}"} vanished from the page at scrape 2`)
+  })
+
+  test('/metrics refusing connections at first is waited out; refusing for the whole window is inconclusive, never green', async () => {
+    const late = await judge({ ...healthy, baseline: false, refusedFirst: 3, pages: rising([0, 4]) })
+    expect(late.judgement.verdict).toBe('passed')
+    expect(late.judgement.evidence).toMatchObject({ scrapeFailures: 3, scrapes: 2 })
+    const never = await judge({ ...healthy, baseline: false, refusedFirst: 1_000, pages: rising([5]) })
+    expect(never.judgement.verdict).toBe('inconclusive')
+    expect(never.judgement.observed).toMatch(/^no \/metrics page could be read in 10s \(\d+ tries\): connection refused/)
   })
 
   test('a rollback: flat at zero while traffic flows is green; above zero is red', async () => {

@@ -141,15 +141,18 @@ function select(samples: readonly SeriesValue[], model: string | undefined, mete
   return { judged, notJudged: samples.filter((s) => s.labels.model_name !== model), how: `judged the served model's ${judged.length === 1 ? 'series' : `${judged.length} series`} (model_name="${model}")` }
 }
 
-/** Reads the scrapes in order; the first thing Prometheus' rules refuse decides. */
-function assess(readings: readonly MetricsReading[], model: string | undefined, ctx: RunContext): Assessment {
+/**
+ * Takes the scrapes one at a time, in order (each is read once, so a long watch of a page with
+ * many series stays linear); the first thing Prometheus' rules refuse decides.
+ */
+function assessor(model: string | undefined, ctx: RunContext): (r: MetricsReading, i: number) => Assessment {
   const meter = ctx.spec.proof.meter!
   const url = endpointUrl(ctx, '/metrics')
   const tracks = new Map<string, Track>()
   let selection = ''
   let notJudged: string[] = []
   let start: { value: number; i: number } | undefined
-  for (const [i, r] of readings.entries()) {
+  return (r, i) => {
     const bad = (verdict: 'failed' | 'inconclusive', observed: string, next: string, restart = false): Assessment => ({ kind: 'bad', verdict, observed, next, reading: r, restart })
     if (r.errorCount > 0) {
       const e = r.errors[0]!
@@ -205,8 +208,8 @@ function assess(readings: readonly MetricsReading[], model: string | undefined, 
         return bad('failed', `${t.name} vanished from the page at scrape ${i + 1} after ${t.points.length} reading(s): the engine restarted or relabelled its series during the proof`, `absent is not zero: find why the series went away (restart? curl -s ${url} | grep ${meter.name}), then run the proof again`, true)
       }
     }
+    return { kind: 'ok', tracks: [...tracks.values()], selection, notJudged }
   }
-  return { kind: 'ok', tracks: [...tracks.values()], selection, notJudged }
 }
 
 export async function checkMeter(ctx: RunContext): Promise<Judgement> {
@@ -242,6 +245,9 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   let lastFailure = ''
   let processCheck: ProcessCheck | undefined
   if (ctx.facts.baseline) readings.push(ctx.facts.baseline)
+  const next = assessor(model, ctx)
+  let fed = 0
+  let assessed: Assessment | undefined
 
   const conclude = (j: Omit<Judgement, 'expected' | 'where' | 'evidence'> & { where?: string }, found?: { tracks: Track[]; selection: string; notJudged: string[]; chosen?: Track; proof?: 'rose' | 'before-run' | 'stayed-at-zero' }): Judgement => {
     const track = found?.chosen ?? found?.tracks[0]
@@ -292,12 +298,21 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     } catch (error) {
       if (!(error instanceof MetricsUnavailable)) throw error
       failures++
-      lastFailure = error.message
+      lastFailure = error.detail
       if (!error.unreachable) {
         return conclude({ verdict: 'failed', observed: `/metrics did not serve a page: ${error.detail}`, next: `check ${url} by hand (curl -sSL ${url} | head); the exporter is broken` })
       }
     }
-    const a = assess(readings, model, ctx)
+    let a: Assessment | undefined = assessed
+    while (fed < readings.length && a?.kind !== 'bad') a = next(readings[fed]!, fed++)
+    assessed = a
+    if (!a) {
+      // Nothing read yet: only an unreachable /metrics gets here; keep trying until the deadline.
+      const now = ctx.clock.now()
+      if (now >= deadline) break
+      await ctx.clock.sleep(Math.min(interval, deadline - now))
+      continue
+    }
     if (a.kind === 'bad') {
       if (a.restart) processCheck = await recheckProcess(ctx)
       return conclude({ verdict: a.verdict, observed: `${a.observed}${processCheck ? restartText(processCheck) : ''}`, next: a.next, where: `GET ${a.reading.url}` })
@@ -364,8 +379,9 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   if (readings.length === 0) {
     return conclude({ verdict: 'inconclusive', observed: `no /metrics page could be read in ${formatDuration(window)} (${failures} tries): ${lastFailure}`, next: `check ${url} is reachable from here, then run again` })
   }
-  const a = assess(readings, model, ctx)
-  if (a.kind === 'bad') throw new Error('meter: the last reading was assessed inside the watch')
+  // Every reading was assessed inside the watch, and none was refused (that concludes at once).
+  const a = assessed
+  if (a?.kind !== 'ok') throw new Error('meter: the watch ended without an assessed reading')
   const found = { tracks: a.tracks, selection: a.selection, notJudged: a.notJudged }
   const traffic = trafficBetween(readings[0]!, readings.slice(1), model)
   const judgedText = a.tracks.length > 1 || a.notJudged.length > 0 || !a.selection.startsWith('judged the served') ? ` (${a.selection}${a.notJudged.length ? `; not judged: ${a.notJudged.join(', ')}` : ''})` : ''
