@@ -353,7 +353,10 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
       }
       if (processCheck.state === 'same' && processCheck.argvHeld) {
         return conclude(
-          { verdict: 'passed', observed: `${above.name} was already ${v} at the first scrape of pid ${processCheck.argvPid}, the process whose argv carries ${ctx.spec.flag} ${value}: it moved before this run (it read ${above.points.at(-1)!.value} at the last scrape)${others}` },
+          {
+            verdict: 'passed',
+            observed: `${above.name} was already ${v} at the first scrape of pid ${processCheck.argvPid}, the process whose argv carries ${ctx.spec.flag} ${value}: ${ctx.facts.baseline ? 'it moved before this run' : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`,
+          },
           { ...found, chosen: above, proof: 'before-run' },
         )
       }
