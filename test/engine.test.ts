@@ -648,6 +648,14 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(lines).toContain('# TYPE vllm:request_success_total counter')
     },
   },
+  meter_process_restarted: {
+    async check(e, x) {
+      const start = (page: string) => Number(page.split('\n').find((l) => l.startsWith('process_start_time_seconds '))!.split(' ')[1])
+      const first = start(await metrics(e))
+      x(first * 1000).toBeGreaterThan(Date.now() - 60_000)
+      x(start(await metrics(e))).toBeCloseTo(first + 60, 3)
+    },
+  },
   meter_preloaded: {
     async check(e, x) {
       x(sample(await metrics(e), 'radiance:engine_steps_held_total')).toBe('500.0')
