@@ -39,6 +39,9 @@ const is = (c: number, kind: number): boolean => c >= 0 && c < 128 && (CLASS[c]!
 /** Exact powers of ten: an integer below 2^53 times or divided by one of these is correctly rounded (Clinger's fast path). */
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
 
+/** Label sets up to this long are checked for a repeated name by a scan; longer ones by a set. */
+const SCAN_LABELS = 16
+
 /** Distinct label values interned per page; past that, new values are still read, just not shared. */
 const MAX_VALUES = 1 << 16
 
@@ -151,6 +154,8 @@ export class Cursor {
   private readonly nextValue = new Map<string, string>()
   /** The value token, when fastValue() had to cut it out for Number(). */
   private valueText = ''
+  /** Label names 0..k of the current label set, once it is longer than SCAN_LABELS (see repeated()). */
+  private readonly seenNames = new Set<string>()
 
   constructor(s: string, om: boolean) {
     this.s = s
@@ -237,6 +242,27 @@ export class Cursor {
     if (!is(this.peek(), LABEL_START)) return ''
     while (++this.p < this.end && is(this.s.charCodeAt(this.p), LABEL_CHAR));
     return (this.names[k] = this.s.slice(a, this.p))
+  }
+
+  /**
+   * Whether `name` is one of names[0..k) of the current label set. Called for k = 0, 1, 2, … in
+   * order: a scan while the set is short, then a hash set built once at SCAN_LABELS and grown by
+   * one name per call, so a line's labels cost linear time however many there are.
+   */
+  private repeated(name: string, k: number): boolean {
+    const names = this.names
+    if (k < SCAN_LABELS) {
+      for (let j = 0; j < k; j++) if (names[j] === name) return true
+      return false
+    }
+    const seen = this.seenNames
+    if (k === SCAN_LABELS) {
+      seen.clear()
+      for (let j = 0; j < k; j++) seen.add(names[j]!)
+    }
+    if (seen.has(name)) return true
+    seen.add(name)
+    return false
   }
 
   /** Up to the next separator (space; or tab in the text format) or the end of the line. */
@@ -330,7 +356,7 @@ export class Cursor {
           values[k] = value
         }
       }
-      for (let j = 0; j < k; j++) if (names[j] === name) return this.labels(false, store)
+      if (this.repeated(name, k)) return this.labels(false, store)
       k++
       const c = ++p < end ? s.charCodeAt(p) : -1
       if (c === RBRACE) break
@@ -368,7 +394,7 @@ export class Cursor {
       this.expect(QUOTE, `'"' to open the value of label "${name}"`)
       const at = this.p
       const value = this.labelValue(k)
-      for (let j = 0; j < k; j++) if (this.names[j] === name) this.fail(`duplicate label "${name}"`, at)
+      if (this.repeated(name, k)) this.fail(`duplicate label "${name}"`, at)
       setLabel(out, name, value)
       this.skipWs()
       const c = this.peek()

@@ -9,7 +9,7 @@ export type KnobType =
 
 /** What proves the engine acted on the knob, besides argv and the ledger. */
 export interface KnobProof {
-  /** Exact sample name of the counter that must leave zero when armed and stay at zero at the default. */
+  /** Exact sample name of the counter whose served series must rise (or be above zero in the process argv read) when armed, and stay at zero at the default. */
   meter?: { name: string; labels?: Readonly<Record<string, string>> }
   /** Sample names reported beside the meter as evidence only; they never gate. */
   evidence?: readonly string[]

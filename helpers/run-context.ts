@@ -14,6 +14,8 @@ export interface RunFacts {
   healthy?: boolean
   /** /metrics read before the probes sent their traffic. */
   baseline?: MetricsReading
+  /** The one engine process step `argv` read, and whether its command line held (the flag as expected). */
+  engineProcess?: { pid: string; argvHeld: boolean }
   /** Resolved model id for the probes (promise shared by the three probes). */
   model?: Promise<string>
 }

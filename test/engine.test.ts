@@ -656,6 +656,61 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(bad.code).toBe(125)
     },
   },
+  // issue 10: meter
+  meter_foreign_model: {
+    async check(e, x) {
+      const page = await trafficThenMetrics(e)
+      x(sample(page, 'radiance:engine_steps_held_total', 'model_name="radiance-ref-8b"')).toBe('0.0')
+      x(sample(page, 'radiance:engine_steps_held_total', 'model_name="radiance-other-70b"')).toBe('1.0')
+      x(page).toContain('radiance:engine_steps_held_total{engine="1",model_name="radiance-other-70b"} 1.0')
+    },
+  },
+  meter_reset: {
+    async check(e, x) {
+      x(sample(await metrics(e), 'radiance:engine_steps_held_total')).toBe('1000.0')
+      const page = await trafficThenMetrics(e)
+      x(sample(page, 'radiance:engine_steps_held_total')).toBe('1.0')
+      x(sample(page, 'radiance:engine_prefill_chunks_capped_total')).toBe('2.0')
+    },
+  },
+  meter_inf: {
+    async check(e, x) {
+      const page = await trafficThenMetrics(e)
+      x(sample(page, 'radiance:engine_steps_held_total')).toBe('+Inf')
+      x(sample(page, 'radiance:prefix_hit_cut_tokens_total', 'no_snapshot')).toBe('+Inf')
+    },
+  },
+  meter_duplicate: {
+    async check(e, x) {
+      const lines = (await trafficThenMetrics(e)).split('\n')
+      const held = lines.filter((l) => l.startsWith('radiance:engine_steps_held_total{'))
+      x(held).toEqual(['radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0', 'radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0'])
+    },
+  },
+  meter_not_counter: {
+    async check(e, x) {
+      const lines = (await trafficThenMetrics(e)).split('\n')
+      x(lines).toContain('# TYPE radiance:engine_steps_held_total gauge')
+      x(lines).not.toContain('# TYPE radiance:engine_steps_held_total counter')
+      x(lines).toContain('# TYPE vllm:request_success_total counter')
+    },
+  },
+  meter_process_restarted: {
+    async check(e, x) {
+      const start = (page: string) => Number(page.split('\n').find((l) => l.startsWith('process_start_time_seconds '))!.split(' ')[1])
+      const first = start(await metrics(e))
+      x(first * 1000).toBeGreaterThan(Date.now() - 60_000)
+      x(start(await metrics(e))).toBeCloseTo(first + 60, 3)
+    },
+  },
+  meter_preloaded: {
+    async check(e, x) {
+      x(sample(await metrics(e), 'radiance:engine_steps_held_total')).toBe('500.0')
+      const page = await trafficThenMetrics(e)
+      x(sample(page, 'radiance:engine_steps_held_total')).toBe('501.0')
+      x(page).toMatch(/\nprocess_start_time_seconds \d\.\d+e\+09\n/)
+    },
+  },
 }
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {

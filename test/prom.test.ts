@@ -1153,6 +1153,31 @@ describe('sample values and timestamps', () => {
     ])
   })
 
+  test('reads one line of 100,000 labels whole, and finds a repeated label name wherever it sits in so long a set', () => {
+    const names = Array.from({ length: 100_000 }, (_, i) => `l${i}`)
+    const body = names.map((n) => `${n}="v"`).join(',')
+    const page = parsePrometheusText(`wide{${body}} 1\nwide{${body},l99999="again"} 2\nwide{ ${body} , l0 = "again" } 3\n`)
+    expect(page.errors.map((e) => [e.line, e.message.replace(/ \(column \d+\)$/, '')])).toEqual([[2, 'duplicate label "l99999"'], [3, 'duplicate label "l0"']])
+    const [sample] = page.samples('wide')
+    expect(Object.keys(sample!.labels)).toEqual(names)
+    expect(sample!.value).toBe(1)
+  })
+
+  test.each([
+    ['the 17th label repeats the 1st', 17, 0],
+    ['the 18th label repeats the 17th', 18, 16],
+    ['the 16th label repeats the 15th', 16, 14],
+    ['the 40th label repeats the 20th', 40, 19],
+  ])('finds a repeated label name around the switch from scanning to a set: %s', (_what, count, repeats) => {
+    const set = (prefix: string) => Array.from({ length: count }, (_, i) => `${prefix}${i === count - 1 ? repeats : i}="${i}"`).join(',')
+    // Lines of long label sets before and after: what one line's set held must not leak into the next.
+    const ok = (prefix: string) => Array.from({ length: 30 }, (_, i) => `${prefix}${i}="x"`).join(',')
+    const page = parsePrometheusText([`m{${ok('a')}} 1`, `m{${set('a')}} 2`, `m{${ok('b')}} 3`, `m{${set('b')}} 4`, `m{${ok('a')}} 5`].join('\n'))
+    expect(page.errors.map((e) => e.line)).toEqual([2, 4])
+    expect(page.errors[0]!.message).toContain(`duplicate label "a${repeats}"`)
+    expect(page.samples('m').map((s) => [s.value, Object.keys(s.labels).length])).toEqual([[1, 30], [3, 30], [5, 30]])
+  })
+
   test('keeps a label named __proto__ as an ordinary label', () => {
     const page = parsePrometheusText('a{__proto__="x",b="y"} 1\n')
     expect(page.errors).toEqual([])

@@ -126,6 +126,17 @@ describe('JSON report', () => {
     expect(report(redSteps).meter).toMatchObject({ name: METER, first: 0, last: 0, movedAt: null })
   })
 
+  test('the meter says what proved a passed step: a rise, or above zero since before this run; a step that did not pass proved nothing', () => {
+    expect(report(greenSteps).meter!.proof).toBeNull()
+    const before = { meter: { name: METER, labels: {}, first: 7, last: 7, movedAt: null, movedAfterMs: null, proof: 'before-run' }, series: [{ t: 0, v: 7 }, { t: 300, v: 7 }] }
+    const r = report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: before } : {})))
+    expect(r.meter).toMatchObject({ first: 7, last: 7, proof: 'before-run' })
+    expect(finalLine(r)).toContain('proven on demo (meter 7 → 7, above 0 since before this run in the process argv read)')
+    const rose = report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: { ...movedMeter, meter: { ...movedMeter.meter, proof: 'rose' } } } : {})))
+    expect(rose.meter!.proof).toBe('rose')
+    expect(report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: { meter: { ...movedMeter.meter, proof: 'anything' } } } : {}))).meter!.proof).toBeNull()
+  })
+
   test('a knob without a meter has meter null, and the rollback falls back to the catalog default', () => {
     const target = { ...makeTarget(), knob: 'CHECKPOINT_SLOTS' as const, value: '4', previous: null }
     const r = buildReport({ target, steps: greenSteps, startedAt: T0, finishedAt: T1 })

@@ -280,6 +280,13 @@ describe('the entry', () => {
     expect(first).toContain(`PREFILL_INTERLEAVE 1 → 0 · meter ${METER}{engine="0"} 0 → 0, stayed at zero while traffic flowed (armproof green, replay of a recorded run,`)
   })
 
+  test('a meter above zero since before the run says so, not "did not move"; an unknown proof word is refused', async () => {
+    const [first] = entryLines(await facts({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'before-run' } }))
+    expect(first).toContain(`meter ${METER} 7 → 7, above zero since before this run, in the process argv read (armproof green`)
+    const box = await sandbox({}, makeReport({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'trust me' } }))
+    expect((await readReport(box.reportPath, 'report.json')).refusals.map((r) => r.found)).toEqual(['is not an armproof report: missing or malformed meter'])
+  })
+
   test('untrusted report text cannot break the page: no newlines, control characters, backticks or comment ends', async () => {
     const evil = 'x`\n## Owned\r\n<!-- -->\u0007\u2028'
     // The gate refuses such a report (the schema); the entry is safe even for facts that bypass it.

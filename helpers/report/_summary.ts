@@ -24,6 +24,7 @@ export function proofText(report: Report): string {
   const m = report.meter
   if (m) {
     const range = `meter ${m.first ?? '?'} → ${m.last ?? '?'}`
+    if (m.proof === 'before-run') return `${range}, above 0 since before this run in the process argv read`
     if (m.movedAfterMs !== null) return `${range}, moved after ${formatDuration(m.movedAfterMs)}`
     return m.last === 0 ? 'meter stayed at 0 while traffic flowed' : range
   }

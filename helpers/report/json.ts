@@ -24,7 +24,16 @@ export interface ReportMeter {
   /** Added to the contract's fields: how long after the watch began the meter left zero. */
   movedAfterMs: number | null
   labels: Record<string, string>
+  /**
+   * Added: what proved a passed meter step: `rose` during this run's traffic, `before-run` (above
+   * zero at the first scrape of the very process argv read), `stayed-at-zero` (a rollback); null
+   * when the step did not pass. Absent in reports written before it existed.
+   */
+  proof?: MeterProof | null
 }
+
+export type MeterProof = 'rose' | 'before-run' | 'stayed-at-zero'
+const PROOFS: readonly unknown[] = ['rose', 'before-run', 'stayed-at-zero'] satisfies MeterProof[]
 
 export interface Report {
   svc: string
@@ -96,6 +105,7 @@ function meterOf(target: Target, steps: readonly StepResult[]): ReportMeter | nu
     movedAt: typeof m.movedAt === 'string' ? m.movedAt : null,
     movedAfterMs: num(m.movedAfterMs),
     labels: { ...(spec.labels ?? {}) },
+    proof: PROOFS.includes(m.proof) ? (m.proof as MeterProof) : null,
   }
 }
 

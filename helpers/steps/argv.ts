@@ -58,6 +58,8 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
       evidence: { pid },
     }
   }
+  // The meter step checks that this very process still runs once it has watched the counter.
+  ctx.facts.engineProcess = { pid, argvHeld: false }
   const found = findFlag(argv, flag)
   const evidence = { pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: found.written }
   const excerpt = argvExcerpt(argv)
@@ -73,6 +75,7 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
   }
   if (found.values.length === 0) {
     if (atDefault) {
+      ctx.facts.engineProcess.argvHeld = true
       return { verdict: 'passed', expected, observed: `no ${flag} in argv: unset means default ${value}`, where, evidence }
     }
     return {
@@ -106,5 +109,6 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
       evidence,
     }
   }
+  ctx.facts.engineProcess.argvHeld = true
   return { verdict: 'passed', expected, observed: `${found.written.join(' ')}${twice} (pid ${pid})`, where, evidence }
 }

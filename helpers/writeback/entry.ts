@@ -31,7 +31,8 @@ function meterText(meter: ReportFacts['meter']): string {
   const name = plain ? selector((x) => x) : `\`${selector(codeText)}\``
   const span = `${num(meter.first)} → ${num(meter.last)}`
   let moved: string
-  if (meter.movedAfterMs !== null) moved = `moved after ${formatDuration(meter.movedAfterMs)}`
+  if (meter.proof === 'before-run') moved = 'above zero since before this run, in the process argv read'
+  else if (meter.movedAfterMs !== null) moved = `moved after ${formatDuration(meter.movedAfterMs)}`
   else if (meter.movedAt !== null && !Number.isNaN(Date.parse(meter.movedAt))) moved = `moved at ${isoSeconds(Date.parse(meter.movedAt))}`
   else moved = meter.last === 0 ? 'stayed at zero while traffic flowed' : 'did not move'
   return `meter ${name} ${span}, ${moved}`

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { KNOB_NAMES, knob, valueProblem, type KnobName } from '../knobs.ts'
-import type { Report } from '../report/json.ts'
+import type { MeterProof, Report } from '../report/json.ts'
 import { array, endsEarly, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
 import { STEP_IDS, type StepId } from '../verdict.ts'
 import { showText } from './escape.ts'
@@ -64,6 +64,7 @@ export const REPORT_SCHEMA = object({
     movedAt: nullable(string(ISO)),
     movedAfterMs: nullable(number({ min: 0 })),
     labels: record(string(), LABEL),
+    proof: optional(nullable(literal<MeterProof>('rose', 'before-run', 'stayed-at-zero'))),
   })),
   rollback: string(),
   error: nullable(string()),

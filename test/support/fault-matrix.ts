@@ -22,7 +22,7 @@ export interface FaultCase {
   verdict: RunVerdict
   /** Steps that must NOT pass, with their verdict; every other step must pass (or be skipped on purpose). */
   steps: Partial<Record<StepId, StepVerdict>>
-  /** A piece of the first non-passing step's observed or next text. */
+  /** A piece of the first non-passing step's observed or next text (of the meter step's, when every step passed). */
   message: string
 }
 
@@ -63,7 +63,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'completions_non_json', what: '200 with an HTML body', engine: arm(['completions_non_json']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'the body is not JSON' },
   { fault: 'completions_error_flat', what: '500 with a flat error body', engine: arm(['completions_error_flat']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'HTTP 500: engine overloaded' },
   { fault: 'completions_error_nested', what: '500 with a nested error body', engine: arm(['completions_error_nested']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: PROBES_FAILED, message: 'HTTP 500: engine overloaded' },
-  { fault: 'metrics_malformed', what: '/metrics has one malformed line away from the meter: reported, still green', engine: arm(['metrics_malformed']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'metrics_malformed', what: '/metrics has one malformed line away from the meter: Prometheus would drop the whole scrape, so monitoring cannot see the meter', engine: arm(['metrics_malformed']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'would refuse this /metrics page whole: line ' },
   { fault: 'metrics_nan', what: 'the meter reads NaN (not zero, not a number)', engine: arm(['metrics_nan']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= NaN' },
   { fault: 'metrics_negative', what: 'the counter reads below zero', engine: arm(['metrics_negative']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= -1.0' },
   { fault: 'metrics_redirect', what: '/metrics redirects to /metrics/ (old vLLM): followed, green', engine: arm(['metrics_redirect']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
@@ -87,6 +87,16 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'ledger_huge (whole log)', what: 'the same log read whole (--ledger-cmd "podman logs {svc}"): the output is cut at the cap, never judged from a partial log', engine: arm(['ledger_huge']), knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--ledger-cmd', 'podman logs {svc}'], verdict: 'inconclusive', steps: { ledger: 'inconclusive' }, message: 'host-output cap and was cut' },
   { fault: 'none (api key in a file)', what: 'the endpoint wants a key and gets it from --api-key-file', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'] }, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--api-key-file', 'test/support/api-key.txt'], verdict: 'green', steps: {}, message: '' },
   { fault: 'auth_echo (wrong key)', what: 'a wrong key, and 401 bodies that quote the Authorization header back: red, the key redacted before any cut', engine: { args: ['--prefill-interleave', '1', '--api-key', 'sk-armproof-test-9f8e7d6c'], faults: ['auth_echo'] }, knob: 'PREFILL_INTERLEAVE', value: '1', env: { VERIFY_API_KEY: 'sk-armproof-wrong-0000' }, verdict: 'red', steps: PROBES_FAILED, message: 'Authorization: Bearer [red' },
+  // issue 10: meter
+  { fault: 'meter_foreign_model', what: "another model's counter on the same page moves; the served model's own series stays 0", engine: arm(['meter_foreign_model']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'not judged: radiance:engine_steps_held_total{engine="1",model_name="radiance-other-70b"}' },
+  { fault: 'meter_reset', what: 'the counter goes down between two scrapes of one run (a restart mid-proof)', engine: arm(['meter_reset']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'counter reset: radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} read 1000 at scrape 1' },
+  { fault: 'meter_inf', what: 'the counter reads +Inf', engine: arm(['meter_inf']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= +Inf' },
+  { fault: 'meter_duplicate', what: 'the same series appears twice in one page', engine: arm(['meter_duplicate']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'the same series appears twice' },
+  { fault: 'meter_not_counter', what: 'the meter is declared a gauge, not a counter', engine: arm(['meter_not_counter']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'not a counter' },
+  { fault: 'meter_process_restarted', what: 'process_start_time_seconds moves between two scrapes of one run (a new process), while the counter rises', engine: arm(['meter_process_restarted']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'the engine restarted during the proof: process_start_time_seconds went from' },
+  { fault: 'meter_preloaded (arm)', what: 'the counter was above zero before this run and rises with its traffic: green, the rise is the proof', engine: arm(['meter_preloaded']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
+  { fault: 'meter_preloaded + knob_ignored', what: "above zero at the first scrape and flat since, in the very process argv read: green, 'moved before this run'", engine: arm(['meter_preloaded', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: 'it moved before this run' },
+  { fault: 'meter_preloaded (rollback)', what: 'at the default, a counter above zero is not zero', engine: { faults: ['meter_preloaded'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'red', steps: { meter: 'failed' }, message: 'read 500 → 500, not 0, although PREFILL_INTERLEAVE is at its default 0' },
 ]
 
 /** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */
