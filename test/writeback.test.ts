@@ -284,7 +284,9 @@ describe('the entry', () => {
     const [first] = entryLines(await facts({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'before-run' } }))
     expect(first).toContain(`meter ${METER} 7 → 7, above zero since before this run, in the process argv read (armproof green`)
     const box = await sandbox({}, makeReport({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'trust me' } }))
-    expect((await readReport(box.reportPath, 'report.json')).refusals.map((r) => r.found)).toEqual(['is not an armproof report: missing or malformed meter'])
+    expect((await readReport(box.reportPath, 'report.json')).refusals.map((r) => r.found)).toEqual([
+      'is not an armproof report: missing or malformed meter (meter.proof must be one of "rose", "before-run", "stayed-at-zero", found "trust me")',
+    ])
   })
 
   test('untrusted report text cannot break the page: no newlines, control characters, backticks or comment ends', async () => {
