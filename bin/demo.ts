@@ -1,8 +1,8 @@
 // pnpm demo [verify options]: the main job on its embedded default. Starts the reference engine
 // on loopback with PREFILL_INTERLEAVE armed to 1, runs `pnpm verify` against it, stops it, and
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
-import { verify } from '../helpers/cli.ts'
-import { startEngine } from '../fixtures/engine/launch.ts'
+import { verify } from '../helpers/cli/verify.ts'
+import { startEngine } from '../engine/launch.ts'
 
 const engine = await startEngine({ svc: 'demo', processName: 'radiance-demo', args: ['--prefill-interleave', '1'] })
 let code = 3

@@ -3,9 +3,9 @@
 // here, exactly as `pnpm verify` does; a refused configuration stops the run before anything is
 // contacted.
 import type { TestProject } from 'vitest/node'
-import { formatProblems, loadConfig, readDotenv } from '../helpers/config.ts'
-import { targetForRun } from '../helpers/fixtures.ts'
-import { outputProblems } from '../helpers/outputs.ts'
+import { formatProblems, loadConfig, readDotenv } from '../helpers/config/load.ts'
+import { targetForRun } from '../helpers/seams/recording.ts'
+import { outputProblems } from '../helpers/config/outputs.ts'
 
 export default function setup(project: TestProject): void {
   if (project.getProvidedContext()['armproof:target']) return

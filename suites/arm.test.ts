@@ -2,14 +2,14 @@
 // in the contract's order. Each step's judge lives in helpers/steps/; this file says what is
 // proven and in which order.
 import { afterAll, beforeAll, describe, test } from 'vitest'
-import { openRun, prove } from '../helpers/runbook.ts'
-import { checkArgv } from '../helpers/steps/argv.ts'
-import { checkDropins } from '../helpers/steps/dropins.ts'
-import { checkHealth } from '../helpers/steps/health.ts'
-import { checkHelp } from '../helpers/steps/help.ts'
-import { checkLedger } from '../helpers/steps/ledger.ts'
-import { checkMeter, takeBaseline } from '../helpers/steps/meter.ts'
-import { checkExact, checkTools, checkVision } from '../helpers/steps/probes.ts'
+import { openRun, prove } from '../helpers/steps/runbook.ts'
+import { checkArgv } from '../helpers/steps/argv/judge.ts'
+import { checkDropins } from '../helpers/steps/dropins/judge.ts'
+import { checkHealth } from '../helpers/steps/health/judge.ts'
+import { checkHelp } from '../helpers/steps/help/judge.ts'
+import { checkLedger } from '../helpers/steps/ledger/judge.ts'
+import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
+import { checkExact, checkTools, checkVision } from '../helpers/steps/probes/judge.ts'
 
 const run = await openRun()
 const { svc, knob } = run.target

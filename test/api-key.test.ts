@@ -5,8 +5,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { keyFromFileText, loadConfig } from '../helpers/config.ts'
-import { API_KEY_FLAG_REFUSED, helpText } from '../helpers/options.ts'
+import { keyFromFileText, loadConfig } from '../helpers/config/load.ts'
+import { API_KEY_FLAG_REFUSED, helpText } from '../helpers/cli/options.ts'
 
 const KEY = 'sk-armproof-cfg-4c3b2a19'
 const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
@@ -84,7 +84,7 @@ describe('the key from env or a file', () => {
   test('a pipe works too (process substitution: --api-key-file <(pass show endpoint))', async () => {
     const { execa } = await import('execa')
     const r = await execa('bash', ['-c', `node -e "
-      import('${new URL('../helpers/config.ts', import.meta.url).pathname}').then((m) => {
+      import('${new URL('../helpers/config/load.ts', import.meta.url).pathname}').then((m) => {
         const r = m.loadConfig({ argv: process.argv.slice(1), env: {} })
         process.stdout.write(r.ok ? (r.target.apiKey === '${KEY}' ? 'key read' : 'other key') : JSON.stringify(r.problems))
       })" -- --svc demo --knob PREFILL_INTERLEAVE --base-url http://127.0.0.1:1 --api-key-file <(printf '%s\\n' '${KEY}')`], { reject: false })

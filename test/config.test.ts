@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { formatProblems, loadConfig } from '../helpers/config.ts'
-import { OPTIONS } from '../helpers/options.ts'
+import { formatProblems, loadConfig } from '../helpers/config/load.ts'
+import { OPTIONS } from '../helpers/cli/options.ts'
 import { readFileSync } from 'node:fs'
 
 const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']

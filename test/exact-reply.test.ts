@@ -3,13 +3,13 @@
 // reply equals the word (case-insensitive). Attacked with random wrappings that must pass and
 // random sentences containing the word that must fail (seeded, so a failure replays).
 import { describe, expect, test } from 'vitest'
-import { loadConfig } from '../helpers/config.ts'
-import type { HostClient } from '../helpers/host.ts'
-import type { HttpClient } from '../helpers/http.ts'
-import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/probes.ts'
-import { redactingHttp } from '../helpers/redact.ts'
-import { createContext } from '../helpers/run-context.ts'
-import { checkExact } from '../helpers/steps/probes.ts'
+import { loadConfig } from '../helpers/config/load.ts'
+import type { HostClient } from '../helpers/seams/host.ts'
+import type { HttpClient } from '../helpers/seams/http.ts'
+import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/steps/probes/requests.ts'
+import { redactingHttp } from '../helpers/seams/redact.ts'
+import { createContext } from '../helpers/steps/context.ts'
+import { checkExact } from '../helpers/steps/probes/judge.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })

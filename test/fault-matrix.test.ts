@@ -2,8 +2,8 @@
 // a reference engine with that one misbehaviour gives the expected verdict, exit code, red steps
 // and message. Zero false greens: a non-green case never exits 0.
 import { afterAll, describe, expect, test } from 'vitest'
-import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
-import { EXIT_CODES, STEP_IDS } from '../helpers/verdict.ts'
+import { startEngine, type EngineHandle } from '../engine/launch.ts'
+import { EXIT_CODES, STEP_IDS } from '../helpers/steps/verdict.ts'
 import { FAULT_MATRIX } from './support/fault-matrix.ts'
 import { FAST, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
 

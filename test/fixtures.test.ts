@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { loadConfig, type Target } from '../helpers/config.ts'
-import { FIXTURE_FORMAT, redactRequestHeaders, replayCheck, stableJson, storedBody, writeFixtures, type FixtureSet, type HttpExchange } from '../helpers/fixtures.ts'
-import { HttpError } from '../helpers/http.ts'
-import { ReplayMiss, replaySeams } from '../helpers/replay.ts'
+import { loadConfig, type Target } from '../helpers/config/load.ts'
+import { FIXTURE_FORMAT, redactRequestHeaders, replayCheck, stableJson, storedBody, writeFixtures, type FixtureSet, type HttpExchange } from '../helpers/seams/recording.ts'
+import { HttpError } from '../helpers/seams/http.ts'
+import { ReplayMiss, replaySeams } from '../helpers/seams/replay.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-fx-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -101,7 +101,7 @@ describe('replaying a fixture set', () => {
 
 describe('tamper evidence and one source for the target', () => {
   test('the recorder writes a digest of every file into run.json; an edit to any file is named', async () => {
-    const { checkRecording } = await import('../helpers/fixtures.ts')
+    const { checkRecording } = await import('../helpers/seams/recording.ts')
     const { writeFileSync } = await import('node:fs')
     const folder = join(dir, 'sealed')
     writeFixtures(folder, set([exchange(1, '/health', 200, '{}')]), [])
@@ -133,7 +133,7 @@ describe('tamper evidence and one source for the target', () => {
   })
 
   test("the recorder replaces this machine's working folder, temp folder and home in what it keeps", async () => {
-    const { scrubLocalPaths } = await import('../helpers/record.ts')
+    const { scrubLocalPaths } = await import('../helpers/seams/record.ts')
     const places = [['/srv/ci/repo', '<cwd>'], ['/var/tmp', '<tmp>'], ['/home/ci', '<home>']] as const
     expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/fixtures/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/fixtures/engine/radiance.ts\u0000--port')
     expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')

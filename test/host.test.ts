@@ -6,8 +6,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { loadConfig, type HostSpec } from '../helpers/config.ts'
-import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, sshArgs, sshDestination, sshTarget, type HostOptions } from '../helpers/host.ts'
+import { loadConfig, type HostSpec } from '../helpers/config/load.ts'
+import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, sshArgs, sshDestination, sshTarget, type HostOptions } from '../helpers/seams/host.ts'
 import { check, ROOT_USER, SUDO, testRequiring } from './support/prerequisites.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-host-'))

@@ -1,8 +1,8 @@
 // Bad input to the CLI and to .env: a generated set of hostile and malformed values for every
 // option. Each is refused with one clear line per problem, before anything runs.
 import { describe, expect, test } from 'vitest'
-import { loadConfig } from '../helpers/config.ts'
-import { OPTIONS } from '../helpers/options.ts'
+import { loadConfig } from '../helpers/config/load.ts'
+import { OPTIONS } from '../helpers/cli/options.ts'
 
 const BASE: Record<string, string> = { svc: 'demo', knob: 'PREFILL_INTERLEAVE', 'base-url': 'http://127.0.0.1:8000' }
 

@@ -3,15 +3,15 @@
 // the end; output the host seam had to cut is never judged. Parser attacked with random prefixes
 // and random command-line echoes (seeded); the step run in-process against a fake host.
 import { describe, expect, test } from 'vitest'
-import { loadConfig, type Target } from '../helpers/config.ts'
-import { MAX_HOST_OUTPUT, createHost, type HostClient, type HostResult, type HostRun } from '../helpers/host.ts'
-import type { HttpClient } from '../helpers/http.ts'
-import { findResolved, logMessage } from '../helpers/ledger.ts'
-import { DEFAULT_LEDGER_CMD, LEDGER_TAIL_LINES } from '../helpers/options.ts'
-import { recordingSeams } from '../helpers/record.ts'
-import { replaySeams } from '../helpers/replay.ts'
-import { createContext } from '../helpers/run-context.ts'
-import { checkLedger, tailAsked } from '../helpers/steps/ledger.ts'
+import { loadConfig, type Target } from '../helpers/config/load.ts'
+import { MAX_HOST_OUTPUT, createHost, type HostClient, type HostResult, type HostRun } from '../helpers/seams/host.ts'
+import type { HttpClient } from '../helpers/seams/http.ts'
+import { findResolved, logMessage } from '../helpers/steps/ledger/parse.ts'
+import { DEFAULT_LEDGER_CMD, LEDGER_TAIL_LINES } from '../helpers/cli/options.ts'
+import { recordingSeams } from '../helpers/seams/record.ts'
+import { replaySeams } from '../helpers/seams/replay.ts'
+import { createContext } from '../helpers/steps/context.ts'
+import { checkLedger, tailAsked } from '../helpers/steps/ledger/judge.ts'
 
 function rng(seed: number): () => number {
   let a = seed >>> 0

@@ -1,17 +1,17 @@
-// The meter judge in-process (helpers/steps/meter.ts), behind fake seams: /metrics pages served
+// The meter judge in-process (helpers/steps/meter/judge.ts), behind fake seams: /metrics pages served
 // in sequence, pidof answers, a virtual clock. First the cases one by one, then a property test:
 // random scrape sequences (resets, foreign series, non-finite values, duplicates, malformed
 // lines, flat, rising, absent, restarts) are never green unless rule 3 of issue 10 holds over
 // the scrapes the judge read: the served series rose during the run, or it was above zero at the
 // first scrape of the very process argv read. Seeded, so a failure names its case.
 import { describe, expect, test } from 'vitest'
-import { VirtualClock } from '../helpers/clock.ts'
-import { loadConfig, type Target } from '../helpers/config.ts'
-import type { HostClient, HostResult } from '../helpers/host.ts'
-import { HttpError, type HttpClient } from '../helpers/http.ts'
-import { createContext, type RunContext } from '../helpers/run-context.ts'
-import { checkMeter, takeBaseline } from '../helpers/steps/meter.ts'
-import type { Judgement } from '../helpers/verdict.ts'
+import { VirtualClock } from '../helpers/seams/clock.ts'
+import { loadConfig, type Target } from '../helpers/config/load.ts'
+import type { HostClient, HostResult } from '../helpers/seams/host.ts'
+import { HttpError, type HttpClient } from '../helpers/seams/http.ts'
+import { createContext, type RunContext } from '../helpers/steps/context.ts'
+import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
+import type { Judgement } from '../helpers/steps/verdict.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const SERVED = 'radiance-ref-8b'

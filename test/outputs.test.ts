@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { outputProblem } from '../helpers/outputs.ts'
-import { EXIT_OUTPUT_UNWRITTEN } from '../helpers/options.ts'
+import { outputProblem } from '../helpers/config/outputs.ts'
+import { EXIT_OUTPUT_UNWRITTEN } from '../helpers/cli/options.ts'
 import { ROOT } from './support/run-verify.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-outputs-'))

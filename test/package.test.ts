@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
+import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import type { Report } from '../helpers/report/json.ts'
 import { FAST, ROOT } from './support/run-verify.ts'
 
@@ -37,7 +37,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 describe('the packed tarball', () => {
   test('holds the built JavaScript and the command, and no TypeScript or tests', async () => {
     const files = String((await execa('tar', ['-tzf', tarball])).stdout).split('\n').map((f) => f.replace(/^package\//, ''))
-    for (const f of ['package.json', 'README.md', 'bin/armproof.mjs', 'bin/node-check.mjs', 'dist/bin/armproof.js', 'dist/helpers/cli.js', 'dist/suites/arm.test.js', 'dist/suites/_setup.js', 'dist/fixtures/engine/radiance.js']) expect(files).toContain(f)
+    for (const f of ['package.json', 'README.md', 'bin/armproof.mjs', 'bin/node-check.mjs', 'dist/bin/armproof.js', 'dist/helpers/cli/verify.js', 'dist/suites/arm.test.js', 'dist/suites/_setup.js', 'dist/engine/radiance.js']) expect(files).toContain(f)
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([])
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('node_modules/'))).toEqual([])
   })

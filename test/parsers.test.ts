@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { argvExcerpt, findFlag, parseCmdline } from '../helpers/argv.ts'
-import { findHelpEntry } from '../helpers/help-text.ts'
-import { findResolved } from '../helpers/ledger.ts'
-import { parseDuration } from '../helpers/duration.ts'
-import { quote, splitWords } from '../helpers/shell.ts'
+import { argvExcerpt, findFlag, parseCmdline } from '../helpers/steps/argv/parse.ts'
+import { findHelpEntry } from '../helpers/steps/help/parse.ts'
+import { findResolved } from '../helpers/steps/ledger/parse.ts'
+import { parseDuration } from '../helpers/config/duration.ts'
+import { quote, splitWords } from '../helpers/config/shell.ts'
 import { execFileSync } from 'node:child_process'
 
 describe('argv from /proc/<pid>/cmdline', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { decodePng, encodeSolidPng } from '../helpers/png.ts'
-import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage } from '../helpers/probes.ts'
+import { decodePng, encodeSolidPng } from '../helpers/steps/probes/png.ts'
+import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage } from '../helpers/steps/probes/requests.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })

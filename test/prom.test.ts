@@ -1,4 +1,4 @@
-// Table-driven tests for helpers/prom.ts, driven by the acceptance corpus C1–C7 of
+// Table-driven tests for helpers/prom/parse.ts, driven by the acceptance corpus C1–C7 of
 // /work/shared/reference/prometheus-parsing.md (copied verbatim; see the notes on literals).
 //
 // How the corpus literals become JS strings:
@@ -9,7 +9,7 @@
 //   that byte are built by `wire()`, which decodes the bytes as UTF-8 the way `fetch().text()`
 //   would hand them to the parser: 0xFF becomes U+FFFD, which the parser rejects in label values.
 import { describe, expect, test } from 'vitest'
-import { contentTypeFormat, parsePrometheusText, type PromPage, type PromParseOptions } from '../helpers/prom.ts'
+import { contentTypeFormat, parsePrometheusText, type PromPage, type PromParseOptions } from '../helpers/prom/parse.ts'
 
 const TAB = '\t'
 const OM: PromParseOptions = { format: 'openmetrics' }

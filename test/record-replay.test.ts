@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { startEngine } from '../fixtures/engine/launch.ts'
+import { startEngine } from '../engine/launch.ts'
 import { ROOT, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
 
 const KEY = 'sk-armproof-rec-0a1b2c3d4e'

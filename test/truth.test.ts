@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { loadConfig } from '../helpers/config.ts'
+import { loadConfig } from '../helpers/config/load.ts'
 import { formatTruth, truthTable } from '../helpers/report/truth.ts'
-import type { StepResult } from '../helpers/verdict.ts'
+import type { StepResult } from '../helpers/steps/verdict.ts'
 
 function target(argv: string[]) {
   const r = loadConfig({ argv: ['--svc', 's', '--base-url', 'http://h:1', ...argv], env: {} })

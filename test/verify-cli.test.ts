@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startEngine, type EngineHandle } from '../fixtures/engine/launch.ts'
+import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify.ts'
 
 const KEY = 'sk-armproof-cli-5b4a3c2d1e'

@@ -1,7 +1,7 @@
 // What a finished run comes down to, shared by the terminal's final line and the Markdown
 // summary: which step explains the verdict, and what the operator does next.
-import { formatDuration } from '../duration.ts'
-import type { StepVerdict } from '../verdict.ts'
+import { formatDuration } from '../config/duration.ts'
+import type { StepVerdict } from '../steps/verdict.ts'
 import { CRASH_NEXT } from './collect.ts'
 import type { Report, ReportStep } from './json.ts'
 

@@ -1,7 +1,7 @@
 // vitest's finished test cases → the nine StepResults of the contract, in STEP_IDS order. A step
 // that crashed or never ran still gets a result (inconclusive), so a report is never short of a
 // step and a missing step is never mistaken for a pass.
-import { STEP_IDS, type StepId, type StepResult } from '../verdict.ts'
+import { STEP_IDS, type StepId, type StepResult } from '../steps/verdict.ts'
 
 /** The part of a vitest error armproof reads (SerializedError / TestError fit). */
 export interface ErrorLike {

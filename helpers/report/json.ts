@@ -4,12 +4,12 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
-import type { Mode, Target } from '../config.ts'
+import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
-import { knob, type KnobName } from '../knobs.ts'
-import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../verdict.ts'
+import { knob, type KnobName } from '../config/knobs.ts'
+import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 
-import { REDACTED, scrub } from '../redact.ts'
+import { REDACTED, scrub } from '../seams/redact.ts'
 
 export { REDACTED, scrub }
 
@@ -66,7 +66,7 @@ export interface Report {
 export interface RecordingRef {
   /** The fixture folder, absolute, so writeback can verify it again. */
   fixtures: string
-  /** sha256 over the fixture files' digests (see helpers/fixtures.ts `recordingDigest`). */
+  /** sha256 over the fixture files' digests (see helpers/seams/recording.ts `recordingDigest`). */
   digest: string
   recordedAt: string
   recordedVerdict: string | null

@@ -1,9 +1,9 @@
 // The vitest reporter of `pnpm verify`: prints the runbook as the steps finish and keeps their
 // results for the CLI. It neither writes files nor decides the exit code.
 import type { Reporter } from 'vitest/node'
-import type { Target } from '../config.ts'
-import { redactText, scrub } from '../redact.ts'
-import { STEP_IDS, type StepId, type StepResult } from '../verdict.ts'
+import type { Target } from '../config/load.ts'
+import { redactText, scrub } from '../seams/redact.ts'
+import { STEP_IDS, type StepId, type StepResult } from '../steps/verdict.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, testCasesOf, type CaseLike, type ErrorLike, type ModuleLike } from './collect.ts'
 import { header, stepDetail, stepLine } from './terminal.ts'
 

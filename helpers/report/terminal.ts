@@ -1,9 +1,9 @@
 // The runbook as the operator reads it in a terminal: a header, one line per step, the detail of
 // any step that did not pass, and one final line. Pure formatting: strings in, strings out.
-import type { Target } from '../config.ts'
-import { formatDuration } from '../duration.ts'
-import { knob } from '../knobs.ts'
-import type { StepResult, StepVerdict } from '../verdict.ts'
+import type { Target } from '../config/load.ts'
+import { formatDuration } from '../config/duration.ts'
+import { knob } from '../config/knobs.ts'
+import type { StepResult, StepVerdict } from '../steps/verdict.ts'
 import { GLYPHS, oneLine, summarize } from './_summary.ts'
 import type { Report } from './json.ts'
 

@@ -1,9 +1,9 @@
 // The argv-vs-default truth table for the knob: what was expected, what the catalog and the
 // build's --help say the default is, what argv carries and what the ledger resolved, each with
 // the verdict of its comparison. Built from the steps' evidence alone.
-import type { Target } from '../config.ts'
-import { knob } from '../knobs.ts'
-import type { StepResult } from '../verdict.ts'
+import type { Target } from '../config/load.ts'
+import { knob } from '../config/knobs.ts'
+import type { StepResult } from '../steps/verdict.ts'
 
 export type TruthVerdict = 'holds' | 'differs' | 'unknown' | 'info'
 

@@ -1,8 +1,8 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
-import { DEFAULT_LEDGER_CMD } from '../options.ts'
-import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../host.ts'
-import type { RunContext } from '../run-context.ts'
-import type { Judgement } from '../verdict.ts'
+import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
+import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../seams/host.ts'
+import type { RunContext } from './context.ts'
+import type { Judgement } from './verdict.ts'
 
 export function whereHost(ctx: RunContext, command: string): string {
   return `${ctx.host.where}: ${command}`

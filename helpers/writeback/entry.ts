@@ -2,8 +2,8 @@
 //   - 2026-11-30 · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → 126, moved after 3m 40s (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->
 //     rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service llm-7`
 // The marker makes a second write of the same report a no-op. Report values are untrusted text.
-import { formatDuration } from '../duration.ts'
-import { isKnobName, knob } from '../knobs.ts'
+import { formatDuration } from '../config/duration.ts'
+import { isKnobName, knob } from '../config/knobs.ts'
 import { codeText, pageText } from './escape.ts'
 import type { ReportFacts } from './report.ts'
 

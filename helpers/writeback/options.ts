@@ -2,9 +2,9 @@
 // Flags beat env (`WRITEBACK_*`); no .env is read here, and env values are never printed.
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { parseDuration } from '../duration.ts'
-import { optionRows } from '../options.ts'
-import { showValue } from '../shell.ts'
+import { parseDuration } from '../config/duration.ts'
+import { optionRows } from '../cli/options.ts'
+import { showValue } from '../config/shell.ts'
 import { escapeControls } from './escape.ts'
 
 /** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */

@@ -4,10 +4,10 @@
 // only with its recording's time and digest, and only while that recording is unedited.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { KNOB_NAMES, knob, valueProblem, type KnobName } from '../knobs.ts'
+import { KNOB_NAMES, knob, valueProblem, type KnobName } from '../config/knobs.ts'
 import type { MeterProof, Report } from '../report/json.ts'
 import { array, endsEarly, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
-import { STEP_IDS, type StepId } from '../verdict.ts'
+import { STEP_IDS, type StepId } from '../steps/verdict.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
 

@@ -3,7 +3,7 @@
 import type { Dirent } from 'node:fs'
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { showValue } from '../shell.ts'
+import { showValue } from '../config/shell.ts'
 import type { Refusal } from './options.ts'
 
 const MARKDOWN = /\.(md|markdown)$/i

@@ -1,5 +1,5 @@
 // Minimal types for the dev dependency `parse-prometheus-text-format` (it ships none); used by
-// the perf script only, to compare helpers/prom.ts against it.
+// the perf script only, to compare helpers/prom/parse.ts against it.
 declare module 'parse-prometheus-text-format' {
   interface ParsedFamily {
     name: string

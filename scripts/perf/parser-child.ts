@@ -1,12 +1,12 @@
 // One parser, one page, one process (so the two parsers never share a heap):
 //   node --expose-gc scripts/perf/parser-child.ts <ours|npm|ours-keep> <page file> <samples>
 // Prints one JSON line: the cold first parse, its peak memory, and warm timing samples (after one
-// untimed warm-up parse). `ours-keep` is helpers/prom.ts as the meter step calls it: every line
+// untimed warm-up parse). `ours-keep` is helpers/prom/parse.ts as the meter step calls it: every line
 // validated, only the samples it needs stored.
 import { readFileSync } from 'node:fs'
 import parseNpm from 'parse-prometheus-text-format'
-import { parsePrometheusText } from '../../helpers/prom.ts'
-import { STEP_TIME, TRAFFIC } from '../../helpers/steps/metrics.ts'
+import { parsePrometheusText } from '../../helpers/prom/parse.ts'
+import { STEP_TIME, TRAFFIC } from '../../helpers/steps/meter/metrics.ts'
 
 export type ParserName = 'ours' | 'npm' | 'ours-keep'
 
@@ -42,7 +42,7 @@ if ((which !== 'ours' && which !== 'npm' && which !== 'ours-keep') || !file) {
   process.exit(2)
 }
 const samples = Number(samplesArg ?? 5)
-// What the meter step keeps (helpers/steps/metrics.ts): the knob's meter and the traffic and step-time series.
+// What the meter step keeps (helpers/steps/meter/metrics.ts): the knob's meter and the traffic and step-time series.
 const wanted = new Set<string>(['radiance:engine_steps_held_total', ...Object.values(TRAFFIC), ...Object.values(STEP_TIME)])
 const parse =
   which === 'ours' ? (t: string): unknown => parsePrometheusText(t)

@@ -1,4 +1,4 @@
-// Measure 4: helpers/prom.ts against parse-prometheus-text-format on generated vLLM-shaped pages,
+// Measure 4: helpers/prom/parse.ts against parse-prometheus-text-format on generated vLLM-shaped pages,
 // each parser in its own child process per round (no shared heap), rounds alternating which goes
 // first so background load on the shared cores hits both alike.
 import { execFile } from 'node:child_process'
@@ -31,7 +31,7 @@ export interface ParserSize {
   series: number
   ours: ParserSide
   npm: ParserSide
-  /** helpers/prom.ts with the meter step's `keep` filter: informational, not the like-for-like comparison. */
+  /** helpers/prom/parse.ts with the meter step's `keep` filter: informational, not the like-for-like comparison. */
   oursKeep: ParserSide
 }
 
@@ -72,7 +72,7 @@ export async function measureParser(options: { rounds: number; samplesPerRound: 
         const order: ParserName[] = r % 2 === 0 ? ['ours', 'npm', 'ours-keep'] : ['npm', 'ours', 'ours-keep']
         for (const parser of order) {
           const res = await child(parser, file, options.samplesPerRound)
-          if (parser !== 'npm' && res.found.errors !== 0) throw new Error(`helpers/prom.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
+          if (parser !== 'npm' && res.found.errors !== 0) throw new Error(`helpers/prom/parse.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
           const s = parser === 'ours-keep' ? size.oursKeep : size[parser]
           s.warmMs.push(...res.warmMs)
           s.warmCpuMs.push(...res.warmCpuMs)

@@ -6,7 +6,7 @@
 // It is written to be parseable by parse-prometheus-text-format too: no space after a comma
 // inside braces, every `# HELP` has text, single spaces in `# TYPE` lines (that parser throws on
 // each of those, all legal in the format).
-import { goFloat } from '../../fixtures/engine/metrics.ts'
+import { goFloat } from '../../engine/metrics.ts'
 
 type Labels = Readonly<Record<string, string>>
 

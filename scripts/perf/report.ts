@@ -79,7 +79,7 @@ export function rows(r: Results): Row[] {
       })
       const mbpsOf = (ms: number): string => fixed(size.bytes / MB / (ms / 1000), 0)
       out.push({
-        measure: `4. Parser, ${size.label} page: throughput of helpers/prom.ts (warm)`,
+        measure: `4. Parser, ${size.label} page: throughput of helpers/prom/parse.ts (warm)`,
         value: `${fixed(mbps, 0)} MB/s (fastest ${mbpsOf(min(size.ours.warmMs))}; by CPU time ${mbpsOf(median(size.ours.warmCpuMs))}; cold first parse ${mbpsOf(median(size.ours.coldMs))})`,
         target: '≥ 50 MB/s',
         met: mbps >= 50,
@@ -161,14 +161,14 @@ function liveSection(live: LiveResult): string {
   const L = live.latencyMs
   return `## 1 and 2: live verify against the reference engine
 
-Setup: the reference engine (\`fixtures/engine/launch.ts\`) with \`--prefill-interleave 1 --completion-latency-ms ${L}\`,
+Setup: the reference engine (\`engine/launch.ts\`) with \`--prefill-interleave 1 --completion-latency-ms ${L}\`,
 already up before each run (so the health wait is one poll). Each repetition runs armproof's
 whole verify as a child process (\`test/support/run-verify.ts\`, as an operator would):
 
     ${live.commandLive}
 
 then rebuilds the exact three bodies that run sent (\`exactRequest\`, \`toolsRequest\`,
-\`visionRequest\` from \`helpers/probes.ts\`, with the model, word, token and colours read back
+\`visionRequest\` from \`helpers/steps/probes/requests.ts\`, with the model, word, token and colours read back
 from the run's report), writes them to temp files and sends them one after another with
 ${live.baseline === 'curl' ? `\`curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' --data-binary @file\` (${live.curlVersion})` : 'a bare `node:http` child process per request (no curl on this machine)'},
 each timed from spawn to exit; every answer must be HTTP 200.
@@ -210,7 +210,7 @@ Counted by the reference engine: its \`/stats\` (\`served\` per route, \`tokens.
 of \`max_tokens\` it was asked for) read right before and right after one verify (nothing else talks
 to the engine in between; \`/stats\` reads are not counted). The scrape bound is the baseline scrape
 before the probes plus one scrape per poll instant 0, I, 2I, … ≤ W of the meter watch, with
-I = \`meterPollInterval(W)\` from \`helpers/steps/meter.ts\`. The live runs' meter moves at once, so
+I = \`meterPollInterval(W)\` from \`helpers/steps/meter/judge.ts\`. The live runs' meter moves at once, so
 they scrape twice; the extra run arms the knob at its default (\`--value 0\`, a rollback: the meter
 must stay at zero for the whole window while traffic flows), which is the longest watch:
 
@@ -254,10 +254,10 @@ histogram families with sorted \`engine\`/\`model_name\`/\`le\` labels, each fol
 gauge family; the label sets are a data-parallel deployment (8 engine ranks × N model names) scaled
 to the page size. The page is kept parseable by parse-prometheus-text-format: it throws on a space
 after a comma inside braces, on \`# HELP name\` without text and on doubled spaces in \`# TYPE\`, all
-legal in the format, so the generator writes none of them. helpers/prom.ts reports 0 malformed lines
+legal in the format, so the generator writes none of them. helpers/prom/parse.ts reports 0 malformed lines
 on both pages. Note that the two parsers do not produce the same thing: the npm parser merges all
 series of a labelled histogram into one \`buckets\` map (labels, \`_sum\` and \`_count\` lost), while
-helpers/prom.ts keeps every sample with its labels.
+helpers/prom/parse.ts keeps every sample with its labels.
 
 Each parser runs in its own child process (\`node --expose-gc scripts/perf/parser-child.ts\`) per
 round, ${parser.rounds} rounds alternating which parser goes first. In each child: the page is read from a
@@ -276,15 +276,15 @@ ${sizes
     (['ours', 'npm', 'oursKeep'] as const).map((p) => {
       const side = s[p]
       const m = median(side.warmMs)
-      const found = p === 'ours' ? `helpers/prom.ts (${side.found.samples} samples, ${side.found.errors} errors)`
-        : p === 'oursKeep' ? `helpers/prom.ts with the meter's \`keep\` (informational)`
+      const found = p === 'ours' ? `helpers/prom/parse.ts (${side.found.samples} samples, ${side.found.errors} errors)`
+        : p === 'oursKeep' ? `helpers/prom/parse.ts with the meter's \`keep\` (informational)`
         : `parse-prometheus-text-format (${side.found.families} families)`
       return `| ${s.label} | ${s.bytes} | ${s.series} | ${found} | ${fixed(m, 1)} (${fixed(min(side.warmMs), 1)}–${fixed(max(side.warmMs), 1)}) | ${fixed(median(side.warmCpuMs), 1)} | ${fixed(median(side.coldMs), 0)} ms | ${fixed(s.bytes / MB / (m / 1000), 0)} | ${fixed(median(side.peakDeltaMiB), 0)} MiB (peak RSS ${fixed(median(side.peakRssMiB), 0)} MiB) | ${fixed(median(side.retainedMiB), 1)} MiB |`
     }),
   )
   .join('\n')}
 
-The third row of each page is helpers/prom.ts as armproof's meter step calls it, with \`keep\`
+The third row of each page is helpers/prom/parse.ts as armproof's meter step calls it, with \`keep\`
 storing only the about 10 series the step reads (every line is still validated and counted):
 informational; the targets compare the full parse. ${sizes
   .map((s) => `On the ${s.label} page \`keep\` takes the retained heap from ${fixed(median(s.ours.retainedMiB), 1)} to ${fixed(median(s.oursKeep.retainedMiB), 1)} MiB and the peak RSS rise from ${fixed(median(s.ours.peakDeltaMiB), 0)} to ${fixed(median(s.oursKeep.peakDeltaMiB), 0)} MiB, but the time per parse only from ${fixed(median(s.ours.warmMs), 1)} to ${fixed(median(s.oursKeep.warmMs), 1)} ms`)

@@ -1,11 +1,11 @@
 // One hostile /metrics line: a single sample with 100,000 distinct labels (about 1 MB), the
-// shape that made the duplicate-label check quadratic. Prints how long helpers/prom.ts takes to
+// shape that made the duplicate-label check quadratic. Prints how long helpers/prom/parse.ts takes to
 // parse it, in both formats, and one line with a duplicated last label (which must be refused).
 // A benchmark, not a test: no time limit is asserted anywhere.
 //
 //   node scripts/perf/wide-line.ts [--labels N] [--reps N]
 import { parseArgs } from 'node:util'
-import { parsePrometheusText } from '../../helpers/prom.ts'
+import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 
 const { values } = parseArgs({ options: { labels: { type: 'string', default: '100000' }, reps: { type: 'string', default: '3' } } })
 const labels = Number(values.labels)

@@ -2,9 +2,9 @@
 // surroundings we can make here, the verdict, exit code and red steps `pnpm verify` must give.
 // test/fault-matrix.test.ts runs it; docs/faults.md is generated from it (scripts/faults-doc.ts),
 // and a test keeps the two equal.
-import type { EngineOptions } from '../../fixtures/engine/launch.ts'
-import type { KnobName } from '../../helpers/knobs.ts'
-import type { RunVerdict, StepId, StepVerdict } from '../../helpers/verdict.ts'
+import type { EngineOptions } from '../../engine/launch.ts'
+import type { KnobName } from '../../helpers/config/knobs.ts'
+import type { RunVerdict, StepId, StepVerdict } from '../../helpers/steps/verdict.ts'
 
 export interface FaultCase {
   /** The fault, as the docs name it. */

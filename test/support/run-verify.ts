@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import type { EngineHandle } from '../../fixtures/engine/launch.ts'
+import type { EngineHandle } from '../../engine/launch.ts'
 import type { Report } from '../../helpers/report/json.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))

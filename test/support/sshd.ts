@@ -9,7 +9,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { freePort } from '../../fixtures/engine/launch.ts'
+import { freePort } from '../../engine/launch.ts'
 
 export const SSHD = '/usr/sbin/sshd'
 

@@ -4,8 +4,8 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
-import { STEP_IDS } from '../../helpers/verdict.ts'
-import { writeback, type WritebackIo } from '../../helpers/writeback.ts'
+import { STEP_IDS } from '../../helpers/steps/verdict.ts'
+import { writeback, type WritebackIo } from '../../helpers/writeback/command.ts'
 
 export const METER = 'radiance:engine_steps_held_total'
 

@@ -3,7 +3,7 @@
 // and answers with its exit code. With `pauseBeforeRename` it writes the temp file, says "paused"
 // and waits forever before the rename, so the test can SIGKILL it at that exact point.
 import { nodeFs, type WritebackFs } from '../../helpers/writeback/atomic.ts'
-import { writeback } from '../../helpers/writeback.ts'
+import { writeback } from '../../helpers/writeback/command.ts'
 
 interface Go {
   type: 'go'

@@ -1,0 +1,53 @@
+// `node engine/launch.ts [launcher options] [-- radiance flags]`: starts one reference
+// engine and keeps it up until Ctrl-C, printing what to point armproof at.
+import { FAULT_NAMES, isFaultName } from './faults.ts'
+import type { FaultName } from './faults.ts'
+import type { startEngine as StartEngine } from './launch.ts'
+
+const USAGE = `usage: node engine/launch.ts [--svc SVC] [--process NAME] [--port PORT] [--copies N]
+                                     [--dropin PATH]... [--fault NAME]... [-- radiance flags...]
+
+Starts the radiance reference engine on 127.0.0.1 and keeps it up until Ctrl-C.
+Faults: ${FAULT_NAMES.join(', ')}
+`
+
+/** `startEngine` is passed in: launch.ts imports this module from its own top level. */
+export async function runDemo(argv: readonly string[], startEngine: typeof StartEngine): Promise<void> {
+  const options = { svc: 'radiance-ref', processName: 'radiance', copies: 1, port: undefined as number | undefined }
+  const faults: FaultName[] = []
+  const dropins: string[] = []
+  const args: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const value = (): string => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${arg} expects a value`)
+      return v
+    }
+    if (arg === '-h' || arg === '--help') return void process.stdout.write(USAGE)
+    else if (arg === '--') args.push(...argv.slice(i + 1)), (i = argv.length)
+    else if (arg === '--svc') options.svc = value()
+    else if (arg === '--process') options.processName = value()
+    else if (arg === '--port') options.port = Number(value())
+    else if (arg === '--copies') options.copies = Number(value())
+    else if (arg === '--dropin') dropins.push(value())
+    else if (arg === '--fault') {
+      const f = value()
+      if (!isFaultName(f)) throw new Error(`unknown fault ${f}; one of: ${FAULT_NAMES.join(', ')}`)
+      faults.push(f)
+    } else args.push(arg)
+  }
+  const engine = await startEngine({ ...options, faults, dropins, args })
+  const stop = (): void => void engine.stop().then(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  process.stdout.write(
+    `radiance reference engine "${engine.processName}" (pids ${engine.pids.join(' ')}) for svc ${engine.svc}\n` +
+      `  base url : ${engine.baseUrl}\n  ledger   : ${engine.ledgerPath}\n` +
+      `  shims    : export PATH=${engine.binDir}:$PATH   (podman logs ${engine.svc}; systemctl show ${engine.svc} -p DropInPaths)\n` +
+      `  try      : pnpm verify --svc ${engine.svc} --knob PREFILL_INTERLEAVE --base-url ${engine.baseUrl} --process ${engine.processName}\n` +
+      'Ctrl-C stops it.\n',
+  )
+  await engine.waitReady(60_000)
+  process.stdout.write(`ready: ${engine.baseUrl}/health answers 200\n`)
+}

@@ -1,0 +1,183 @@
+// Starts reference engines for tests and for the demo: each in its own temp root, under its own
+// process name (so `pidof` finds it), with its stdout teed to a ledger file and host shims
+// (`podman`, `systemctl`) generated next to it. `node engine/launch.ts --help` for the CLI.
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PARENT_ENV, ROOT_ENV, STANDBY_ENV } from './env.ts'
+import { isFaultName } from './faults.ts'
+import type { FaultName } from './faults.ts'
+import { alive, freePort, releasePort, spawned } from './proc.ts'
+import { writeShims } from './shims.ts'
+
+export { freePort }
+
+/** radiance.ts in the checkout, radiance.js in the built package (dist/, see tsconfig.build.json). */
+export const ENGINE_ENTRY = fileURLToPath(new URL(`./radiance.${import.meta.url.endsWith('.js') ? 'js' : 'ts'}`, import.meta.url))
+/** Node's compile cache (it keeps the type-stripped modules too): halves an engine's boot time. */
+export const COMPILE_CACHE = join(tmpdir(), 'radiance-ref-compile-cache')
+
+export interface EngineOptions {
+  /** Container/unit name the host shims answer for; default 'radiance-ref'. */
+  svc?: string
+  /** The engine's argv[0] basename, so `pidof <processName>` finds it; default 'radiance'; ≤ 15 chars. */
+  processName?: string
+  /** radiance flags, e.g. ['--prefill-interleave', '1']. */
+  args?: readonly string[]
+  /** Fault names, passed as `--fault X`. */
+  faults?: readonly FaultName[]
+  /** How many identical engine processes to start (2 = the "two engine processes" fault); only the first listens. */
+  copies?: number
+  /** What `systemctl show <unit> -p DropInPaths` reports; default none. */
+  dropins?: readonly string[]
+  /** Default: a free port on 127.0.0.1. */
+  port?: number
+}
+
+export interface EngineHandle {
+  baseUrl: string
+  port: number
+  svc: string
+  processName: string
+  pids: number[]
+  /** The temp dir of this engine (ledger log, shims); removed by stop(). */
+  root: string
+  /** Holds the `podman` and `systemctl` shims: put it first on PATH for host commands. */
+  binDir: string
+  /** `{ PATH: binDir:$PATH }`, the env for host commands. */
+  env: Record<string, string>
+  /** The file the first engine's stdout and stderr go to (what `podman logs <svc>` prints). */
+  ledgerPath: string
+  stats(): Promise<unknown>
+  /** Polls /health until 200; rejects on timeout or when the engine exited. */
+  waitReady(timeoutMs?: number): Promise<void>
+  /** SIGTERM, then SIGKILL after 2 s, for every copy; removes root. Idempotent. */
+  stop(): Promise<void>
+}
+
+const live = new Set<ChildProcess>()
+const roots = new Set<string>()
+let exitHookInstalled = false
+
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL')
+    for (const root of roots) rmSync(root, { recursive: true, force: true })
+  })
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+function validate(svc: string, processName: string, copies: number, faults: readonly string[], args: readonly string[]): void {
+  if (!/^[A-Za-z0-9_.-]+$/.test(svc)) throw new Error(`startEngine: svc must match [A-Za-z0-9_.-]+, got ${JSON.stringify(svc)}`)
+  if (!/^[A-Za-z0-9_.-]{1,15}$/.test(processName)) {
+    throw new Error(`startEngine: processName must be 1..15 chars of [A-Za-z0-9_.-] (pidof matches argv[0]), got ${JSON.stringify(processName)}`)
+  }
+  if (!Number.isInteger(copies) || copies < 1 || copies > 8) throw new Error(`startEngine: copies must be an int in 1..8, got ${copies}`)
+  for (const f of faults) if (!isFaultName(f)) throw new Error(`startEngine: unknown fault ${JSON.stringify(f)}`)
+  if (args.some((a) => a === '--port' || a.startsWith('--port='))) throw new Error('startEngine: pass the port as options.port, not in args')
+}
+
+export async function startEngine(options: EngineOptions = {}): Promise<EngineHandle> {
+  const svc = options.svc ?? 'radiance-ref'
+  const processName = options.processName ?? 'radiance'
+  const copies = options.copies ?? 1
+  const faults = options.faults ?? []
+  const userArgs = options.args ?? []
+  validate(svc, processName, copies, faults, userArgs)
+  installExitHook()
+  const port = options.port ?? (await freePort())
+  const root = mkdtempSync(join(tmpdir(), 'radiance-ref-'))
+  roots.add(root)
+  const binDir = join(root, 'bin')
+  const engineDir = join(root, 'bin-engine')
+  mkdirSync(binDir)
+  mkdirSync(engineDir)
+  const enginePath = join(engineDir, processName)
+  symlinkSync(process.execPath, enginePath)
+  const ledgerPath = join(root, 'ledger.log')
+  const argv = [ENGINE_ENTRY, '--port', String(port), ...userArgs, ...faults.flatMap((f) => ['--fault', f])]
+  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, dropins: options.dropins ?? [], compileCache: COMPILE_CACHE })
+  const { NODE_OPTIONS: _dropped, ...inherited } = process.env
+  const baseEnv: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: COMPILE_CACHE, ...inherited }
+  const children: ChildProcess[] = []
+  for (let i = 0; i < copies; i++) {
+    const fd = openSync(i === 0 ? ledgerPath : join(root, `copy-${i + 1}.log`), 'a')
+    const env: NodeJS.ProcessEnv = { ...baseEnv, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}) }
+    const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env })
+    closeSync(fd)
+    live.add(child)
+    child.once('exit', () => live.delete(child))
+    child.on('error', () => {}) // a failed kill() must not crash the test runner; spawn errors are awaited below
+    children.push(child)
+    try {
+      await spawned(child)
+    } catch (error) {
+      for (const c of children) c.kill('SIGKILL')
+      rmSync(root, { recursive: true, force: true })
+      roots.delete(root)
+      throw new Error(`startEngine: cannot spawn ${enginePath}: ${(error as Error).message}`)
+    }
+  }
+  const baseUrl = `http://127.0.0.1:${port}`
+  const exited = (c: ChildProcess): Promise<unknown> => (alive(c) ? once(c, 'exit') : Promise.resolve())
+  let stopping: Promise<void> | null = null
+  const handle: EngineHandle = {
+    baseUrl,
+    port,
+    svc,
+    processName,
+    pids: children.map((c) => c.pid!),
+    root,
+    binDir,
+    env: { PATH: `${binDir}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+    ledgerPath,
+    async stats() {
+      const res = await fetch(`${baseUrl}/stats`, { signal: AbortSignal.timeout(5000) })
+      return res.json()
+    },
+    async waitReady(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      const first = children[0]!
+      while (Date.now() < deadline) {
+        if (!alive(first)) {
+          const tail = readFileSync(ledgerPath, 'utf8').split('\n').slice(-10).join('\n')
+          throw new Error(`engine ${processName} (pid ${first.pid}) exited with ${first.exitCode ?? first.signalCode} before /health was ready:\n${tail}`)
+        }
+        try {
+          const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(500) })
+          await res.arrayBuffer()
+          if (res.status === 200) return
+        } catch {
+          // closed port or hung answer: still loading
+        }
+        await sleep(40)
+      }
+      throw new Error(`engine ${processName} at ${baseUrl}: /health not 200 within ${timeoutMs} ms`)
+    },
+    stop() {
+      stopping ??= (async () => {
+        for (const c of children) if (alive(c)) c.kill('SIGTERM')
+        await Promise.race([Promise.all(children.map(exited)), sleep(2000)])
+        for (const c of children) if (alive(c)) c.kill('SIGKILL')
+        await Promise.race([Promise.all(children.map(exited)), sleep(2000)])
+        rmSync(root, { recursive: true, force: true })
+        roots.delete(root)
+        releasePort(port)
+      })()
+      return stopping
+    },
+  }
+  return handle
+}
+
+if (import.meta.main) {
+  const { runDemo } = await import('./demo.ts')
+  await runDemo(process.argv.slice(2), startEngine)
+}

@@ -1,0 +1,430 @@
+// Flags + env + .env → one validated Target, before anything is contacted. Every problem is
+// collected and reported at once (exit 2); a flag beats env, env beats .env.
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { parse as parseDotenv } from 'dotenv'
+import { parseDuration } from './duration.ts'
+import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
+import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
+import { ShellWordsError, showValue, splitWords } from './shell.ts'
+
+export type Mode = 'live' | 'record' | 'replay'
+/** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
+export type SudoMode = 'auto' | 'always' | 'never'
+export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number }
+
+/** One validated run request. Plain data: it crosses into the vitest workers through `provide`. */
+export interface Target {
+  svc: string
+  knob: KnobName
+  /** The value the knob should now have; `null` means "the default" (resolved from --help for enums). */
+  value: string | null
+  previous: string | null
+  baseUrl: string | null
+  apiKey: string | null
+  model: string | null
+  host: HostSpec
+  sshOpts: string[]
+  process: string
+  deployUser: string | null
+  sudo: SudoMode
+  ledgerCmd: string
+  helpCmd: string
+  unit: string
+  dropinCheck: boolean
+  healthBudgetMs: number
+  meterWindowMs: number
+  probeTimeoutMs: number
+  hostTimeoutMs: number
+  mode: Mode
+  fixtures: string
+  report: string | null
+  junit: string | null
+}
+
+export interface ConfigProblem {
+  option: string
+  message: string
+}
+
+export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean }
+
+export interface ConfigInput {
+  argv?: readonly string[]
+  env?: Readonly<Record<string, string | undefined>>
+  /** Contents of `.env`, if any. */
+  dotenv?: string
+  /** Where a relative --api-key-file is found; default the process's working directory. */
+  cwd?: string
+}
+
+const SVC_RE = /^[A-Za-z0-9_.-]+$/
+const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
+const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
+const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+const PLACEHOLDERS = new Set(['svc', 'unit'])
+/** No option value is longer than this. */
+const MAX_VALUE = 4096
+
+function parseHost(text: string): HostSpec | string {
+  if (text === 'local') return { kind: 'local' }
+  const m = /^(?:([^@]+)@)?(\[[0-9A-Fa-f:.]+\]|[^:@[\]]+)(?::(\d{1,5}))?$/.exec(text)
+  if (!m) return 'must be "local" or [user@]host[:port]'
+  const [, user, rawHost, port] = m
+  if (user !== undefined && !USER_RE.test(user)) return `user ${showValue(user)} must match [a-z_][a-z0-9_-]*`
+  const host = rawHost!.startsWith('[') ? rawHost!.slice(1, -1) : rawHost!
+  if (!rawHost!.startsWith('[') && !HOSTNAME_RE.test(host)) return `host ${showValue(host)} is not a hostname or IPv4 address`
+  if (host.startsWith('-')) return 'host must not start with "-"'
+  const portNum = port === undefined ? undefined : Number(port)
+  if (portNum !== undefined && (portNum < 1 || portNum > 65535)) return `port ${port} must be 1–65535`
+  return { kind: 'ssh', host, ...(user ? { user } : {}), ...(portNum ? { port: portNum } : {}) }
+}
+
+function templateProblem(template: string): string | undefined {
+  for (const m of template.matchAll(/\{([^}]*)\}/g)) {
+    if (!PLACEHOLDERS.has(m[1]!)) return `unknown placeholder {${m[1]}}; known: {svc}, {unit}`
+  }
+  if (template.trim() === '') return 'must not be empty'
+  return undefined
+}
+
+function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean } {
+  // `api-key` is known only to be refused: as a string option it takes its value with it, so the key
+  // is never mistaken for a stray argument (and echoed back as one).
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, 'api-key': { type: 'string' } }
+  for (const o of OPTIONS) options[o.flag] = { type: o.kind }
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
+  const values = new Map<OptionFlag, string | boolean>()
+  let help = false
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t.kind === 'positional') {
+      problems.push({ option: 'argument', message: `unexpected argument ${showValue(t.value)}; options start with --` })
+    } else if (t.kind === 'option') {
+      if (t.name === 'help' || t.name === 'h') {
+        help = true
+        continue
+      }
+      if (t.name === 'api-key') {
+        problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
+        continue
+      }
+      const spec = OPTIONS.find((o) => o.flag === t.name)
+      if (!spec) {
+        // The word after an unknown option that sounds like a secret (--token, --api_key, …) is
+        // most likely that secret: taken as its value and never shown.
+        const next = tokens[i + 1]
+        const secretish = /key|token|secret|pass|auth|bearer|cred/i.test(t.name)
+        const swallowed = secretish && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
+        if (swallowed) i++
+        problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}${swallowed ? ' (its value is not shown)' : ''}; see --help` })
+      } else if (spec.kind === 'string' && typeof t.value !== 'string') {
+        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} needs a value` })
+      } else if (spec.kind === 'boolean' && t.value !== undefined) {
+        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} takes no value` })
+      } else {
+        values.set(spec.flag, spec.kind === 'boolean' ? true : (t.value as string))
+      }
+    }
+  }
+  return { values, help }
+}
+
+/** A key file larger than this is not a key file. */
+const MAX_KEY_FILE_BYTES = 64 * 1024
+
+/** The key's text as a file holds it: one trailing newline (LF or CRLF) dropped, nothing else touched. */
+export function keyFromFileText(text: string): string {
+  return text.replace(/\r?\n$/, '')
+}
+
+/** Where a value came from, ranked: a flag beats env, env beats .env. */
+function rank(from: string): number {
+  return from.startsWith('--') ? 3 : from.endsWith(' in .env') ? 1 : 2
+}
+
+/**
+ * The API key, from `--api-key-file` / `VERIFY_API_KEY_FILE` or from `VERIFY_API_KEY` (env or
+ * .env); the higher-ranked source wins, two at the same rank are a problem. The key is never put
+ * in a message; a key file is checked (a regular, readable, non-empty file holding one token) and
+ * a file others may read is warned about.
+ */
+function loadApiKey(
+  fileRaw: { value: string; from: string } | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  input: ConfigInput,
+  problems: ConfigProblem[],
+  warnings: string[],
+): string | null {
+  const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
+  const envValue = env[API_KEY_ENV]
+  const keyRaw = envValue !== undefined && envValue !== '' ? { value: envValue, from: Object.hasOwn(input.env ?? {}, API_KEY_ENV) ? API_KEY_ENV : `${API_KEY_ENV} in .env` } : undefined
+  const file = fileRaw && fileRaw.value !== '' ? fileRaw : undefined
+  if (file && keyRaw && rank(file.from) === rank(keyRaw.from)) {
+    problem(file.from, `and ${keyRaw.from} both give the API key; keep one`)
+    return null
+  }
+  const useFile = file !== undefined && (keyRaw === undefined || rank(file.from) > rank(keyRaw.from))
+  let key: string
+  let from: string
+  if (useFile) {
+    from = file.from
+    const path = resolve(input.cwd ?? process.cwd(), file.value)
+    let text: string
+    try {
+      const fd = openSync(path, 'r')
+      try {
+        const st = fstatSync(fd)
+        if (st.isDirectory()) {
+          problem(from, `${showValue(file.value)} is a directory; give the file that holds the key`)
+          return null
+        }
+        // A regular file, or a pipe (`--api-key-file <(pass show endpoint)`): read to its end, bounded.
+        if (st.isFile() && (st.mode & 0o077) !== 0) {
+          warnings.push(`${from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`)
+        }
+        const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
+        let got = 0
+        for (;;) {
+          const n = readSync(fd, buffer, got, buffer.length - got, null)
+          if (n === 0 || (got += n) >= buffer.length) break
+        }
+        if (got > MAX_KEY_FILE_BYTES) {
+          problem(from, `${showValue(file.value)} holds more than ${MAX_KEY_FILE_BYTES} bytes; a key file holds one token on one line`)
+          return null
+        }
+        text = buffer.subarray(0, got).toString('utf8')
+      } finally {
+        closeSync(fd)
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code ?? 'cannot be read'
+      // A value that is no path at all may be the key itself, given here by mistake: not shown then.
+      const shown = code === 'ENOENT' && !/[/.~]/.test(file.value) ? 'the value given (not shown: it does not look like a path; is it the key itself?)' : showValue(file.value)
+      problem(from, `${shown} cannot be read (${why})`)
+      return null
+    }
+    key = keyFromFileText(text)
+    if (key === '') {
+      problem(from, `${showValue(file.value)} is empty; it must hold the key on one line`)
+      return null
+    }
+  } else if (keyRaw) {
+    from = keyRaw.from
+    key = keyRaw.value
+  } else {
+    return null
+  }
+  if (/[\s\0]/.test(key) || key.length > MAX_VALUE) {
+    problem(from, `the key must be one token of at most ${MAX_VALUE} characters, without spaces or newlines (the key is not shown)`)
+    return null
+  }
+  return key
+}
+
+/** Builds the Target from flags, env and .env; returns every problem found, never throws. */
+export function loadConfig(input: ConfigInput): ConfigResult {
+  const problems: ConfigProblem[] = []
+  const warnings: string[] = []
+  const fileEnv = input.dotenv ? parseDotenv(input.dotenv) : {}
+  const env = { ...fileEnv, ...input.env }
+  const { values: flags, help } = parseFlags(input.argv ?? [], problems)
+  if (help) return { ok: false, problems: [], help: true }
+
+  const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
+  const refused = new Set<OptionFlag>()
+  /** The raw value of an option, with where it came from, for messages. Multi-line and huge values are refused here, once. */
+  const raw = (flag: OptionFlag): { value: string; from: string } | undefined => {
+    if (refused.has(flag)) return undefined
+    const spec: OptionSpec = OPTIONS.find((o) => o.flag === flag)!
+    const f = flags.get(flag)
+    const found =
+      typeof f === 'string'
+        ? { value: f, from: `--${flag}` }
+        : env[spec.env] !== undefined
+          ? { value: env[spec.env]!, from: Object.hasOwn(input.env ?? {}, spec.env) ? spec.env : `${spec.env} in .env` }
+          : undefined
+    if (found && (/[\0\r\n]/.test(found.value) || found.value.length > MAX_VALUE)) {
+      refused.add(flag)
+      const shown = spec.secret ? '(value not shown)' : showValue(found.value, 40)
+      problem(found.from, found.value.length > MAX_VALUE ? `${shown} is ${found.value.length} characters long; at most ${MAX_VALUE}` : `${shown} must be one line (no newline or NUL)`)
+      return undefined
+    }
+    return found
+  }
+  const required = (flag: OptionFlag): { value: string; from: string } | undefined => {
+    const r = raw(flag)
+    if (refused.has(flag)) return undefined
+    if (!r || r.value === '') {
+      const spec = OPTIONS.find((o) => o.flag === flag)!
+      problems.push({ option: `--${flag}`, message: `--${flag} (or ${spec.env}) is required` })
+      return undefined
+    }
+    return r
+  }
+  const checked = (flag: OptionFlag, re: RegExp, rule: string): string | undefined => {
+    const r = raw(flag)
+    if (!r || r.value === '') return undefined
+    if (!re.test(r.value)) {
+      problem(r.from, `${showValue(r.value)} ${rule}`)
+      return undefined
+    }
+    return r.value
+  }
+  const duration = (flag: OptionFlag, fallback: string): number => {
+    const r = raw(flag)
+    const text = r && r.value !== '' ? r.value : fallback
+    const ms = parseDuration(text)
+    if (ms === undefined || ms <= 0) {
+      problem(r?.from ?? `--${flag}`, `${showValue(text)} is not a duration like 90s, 5m, 1h30m`)
+      return 0
+    }
+    return ms
+  }
+
+  const svcRaw = required('svc')
+  let svc = ''
+  if (svcRaw) {
+    if (SVC_RE.test(svcRaw.value) && !svcRaw.value.startsWith('-')) svc = svcRaw.value
+    else problem(svcRaw.from, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
+  }
+
+  const knobRaw = required('knob')
+  let knobName: KnobName | undefined
+  if (knobRaw) {
+    if (isKnobName(knobRaw.value)) knobName = knobRaw.value
+    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}; known knobs: ${KNOB_NAMES.join(', ')}`)
+  }
+
+  const knobValue = (flag: 'value' | 'previous'): string | null => {
+    const r = raw(flag)
+    if (!r || r.value === '' || !knobName) return null
+    const spec = knob(knobName)
+    const why = valueProblem(spec, r.value)
+    if (why) {
+      problem(r.from, `${showValue(r.value)} does not fit ${knobName}: ${why}`)
+      return null
+    }
+    return canonicalValue(spec, r.value)
+  }
+  const value = knobValue('value')
+  const previous = knobValue('previous')
+
+  /** An option whose value is one of a few words. */
+  const oneOf = <T extends string>(flag: OptionFlag, what: string, choices: readonly T[], fallback: T): T => {
+    const r = raw(flag)
+    if (!r || r.value === '') return fallback
+    if ((choices as readonly string[]).includes(r.value)) return r.value as T
+    problem(r.from, `invalid ${what} ${showValue(r.value)}; must be one of: ${choices.join(', ')}`)
+    return fallback
+  }
+  const mode = oneOf<Mode>('mode', 'mode', ['live', 'record', 'replay'], 'live')
+
+  let baseUrl: string | null = null
+  const urlRaw = raw('base-url')
+  if (urlRaw && urlRaw.value !== '') {
+    let url: URL | undefined
+    try {
+      url = new URL(urlRaw.value)
+    } catch {
+      problem(urlRaw.from, `${showValue(urlRaw.value)} is not a URL like http://gpu-7:8000`)
+    }
+    if (url) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(urlRaw.from, `must be http:// or https://, got ${url.protocol}`)
+      else if (url.username || url.password) problem(urlRaw.from, `must not carry credentials; put the key in ${API_KEY_ENV} (env or .env) or pass --api-key-file PATH`)
+      else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
+      else baseUrl = url.href.replace(/\/+$/, '')
+    }
+  } else if (mode !== 'replay' && !refused.has('base-url')) {
+    problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode` })
+  }
+
+  const apiKey = loadApiKey(raw('api-key-file'), env, input, problems, warnings)
+
+  const model = checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
+
+  let host: HostSpec = { kind: 'local' }
+  const hostRaw = raw('host')
+  if (hostRaw && hostRaw.value !== '') {
+    const parsed = parseHost(hostRaw.value)
+    if (typeof parsed === 'string') problem(hostRaw.from, `${showValue(hostRaw.value)} ${parsed}`)
+    else host = parsed
+  }
+
+  let sshOpts: string[] = []
+  const sshRaw = raw('ssh-opts')
+  if (sshRaw && sshRaw.value !== '') {
+    try {
+      sshOpts = splitWords(sshRaw.value)
+    } catch (error) {
+      if (!(error instanceof ShellWordsError)) throw error
+      problem(sshRaw.from, `${showValue(sshRaw.value)} cannot be split: ${error.message}`)
+    }
+  }
+
+  const processName = checked('process', /^[A-Za-z0-9_.-]{1,64}$/, 'must match [A-Za-z0-9_.-]+') ?? 'radiance'
+  const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
+  const sudo = oneOf<SudoMode>('sudo', 'sudo mode', ['auto', 'always', 'never'], 'auto')
+
+  const template = (flag: 'ledger-cmd' | 'help-cmd', fallback: string): string => {
+    const r = raw(flag)
+    if (!r || r.value === '') return fallback
+    const why = templateProblem(r.value)
+    if (why) problem(r.from, `${showValue(r.value)} ${why}`)
+    return r.value
+  }
+  const ledgerCmd = template('ledger-cmd', DEFAULT_LEDGER_CMD)
+  const helpCmd = template('help-cmd', 'podman exec {svc} radiance --help')
+
+  const unitRaw = raw('unit')
+  let unit = svc
+  if (unitRaw && unitRaw.value !== '') {
+    const resolved = unitRaw.value.replaceAll('{svc}', svc)
+    if (UNIT_RE.test(resolved) && !resolved.startsWith('-')) unit = resolved
+    else problem(unitRaw.from, `${showValue(unitRaw.value)} must be a unit name of [A-Za-z0-9:_.@-] (may use {svc})`)
+  }
+
+  let dropinCheck = true
+  if (flags.get('no-dropin-check') === true) dropinCheck = false
+  else if (env.VERIFY_DROPIN_CHECK !== undefined && env.VERIFY_DROPIN_CHECK !== '') {
+    const v = env.VERIFY_DROPIN_CHECK
+    if (v === '0' || v === 'false' || v === 'no') dropinCheck = false
+    else if (v !== '1' && v !== 'true' && v !== 'yes') problem('VERIFY_DROPIN_CHECK', `${showValue(v)} must be 0 or 1`)
+  }
+
+  const healthBudgetMs = duration('health-budget', '15m')
+  const meterWindowMs = duration('meter-window', '5m')
+  const probeTimeoutMs = duration('probe-timeout', '2m')
+  const hostTimeoutMs = duration('host-timeout', '30s')
+
+  const pathOption = (flag: 'fixtures' | 'report' | 'junit'): string | null => raw(flag)?.value || null
+  const fixtures = pathOption('fixtures') ?? `fixtures/${svc || '<svc>'}/${knobName ?? '<knob>'}`
+  const report = pathOption('report')
+  const junit = pathOption('junit')
+
+  if (problems.length > 0 || !knobName) return { ok: false, problems }
+  return {
+    ok: true,
+    warnings,
+    target: {
+      svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
+      process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
+      healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
+    },
+  }
+}
+
+/** The contents of `<cwd>/.env`, unless there is none or VERIFY_NO_DOTENV=1. */
+export function readDotenv(cwd: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (env.VERIFY_NO_DOTENV === '1') return undefined
+  const path = join(cwd, '.env')
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
+}
+
+/** The lines printed for a refused configuration (exit 2). */
+export function formatProblems(problems: readonly ConfigProblem[]): string {
+  const n = problems.length
+  return [`armproof: ${n} configuration problem${n === 1 ? '' : 's'}; nothing was contacted.`, ...problems.map((p) => `  - ${p.message}`)].join('\n')
+}

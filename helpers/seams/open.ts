@@ -1,0 +1,79 @@
+// Chooses the seams (HTTP, host, clock, random choices) for a run's mode, once. The suites
+// never know which mode they run in.
+import pkg from '../../package.json' with { type: 'json' }
+import { realClock, type Clock } from './clock.ts'
+import type { Target } from '../config/load.ts'
+import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './recording.ts'
+import { createHost, type HostClient } from './host.ts'
+import { liveHttp, type HttpClient } from './http.ts'
+import { recordingSeams } from './record.ts'
+import { redactingHost, redactingHttp } from './redact.ts'
+import { ReplayLeftovers, replaySeams } from './replay.ts'
+import { randomChoices, type Choices } from '../steps/context.ts'
+
+export interface Seams {
+  http: HttpClient
+  host: HostClient
+  clock: Clock
+  choices: Choices
+  /** Ends the run's I/O; in record mode writes the fixture set. */
+  close(extra?: { model?: string | null }): Promise<void>
+}
+
+export const TOOL = { name: pkg.name, version: pkg.version }
+
+export async function openSeams(target: Target): Promise<Seams> {
+  if (target.mode === 'replay') {
+    const set = readFixtures(target.fixtures)
+    const replay = replaySeams(set, target, target.fixtures)
+    return {
+      ...replay,
+      // Every recorded exchange must have been asked for: one left over means the replay took another path.
+      close: async () => {
+        const left = replay.leftovers()
+        if (left.length) throw new ReplayLeftovers(`the replay left ${left.length} recorded exchange${left.length === 1 ? '' : 's'} of ${target.fixtures} unused (${left.slice(0, 5).join('; ')}${left.length > 5 ? '; …' : ''}): it did not re-judge the recorded run; re-record it`)
+      },
+    }
+  }
+  const live = liveHttp()
+  // The key is redacted from all that comes back before anything (a step, a recording) reads it.
+  const http = redactingHttp(live, target.apiKey)
+  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey)
+  const choices = randomChoices()
+  if (target.mode === 'live') return { http, host, clock: realClock, choices, close: () => live.close() }
+  const rec = recordingSeams({ http, host, clock: realClock }, target.apiKey)
+  return {
+    http: rec.http,
+    host: rec.host,
+    clock: rec.clock,
+    choices,
+    async close(extra) {
+      await live.close()
+      const { recording } = rec
+      writeFixtures(
+        target.fixtures,
+        {
+          meta: {
+            format: FIXTURE_FORMAT,
+            svc: target.svc,
+            knob: target.knob,
+            value: target.value,
+            previous: target.previous,
+            baseUrl: target.baseUrl ?? '',
+            host: host.where,
+            model: extra?.model ?? target.model,
+            recordedAt: new Date(recording.startedAtMs).toISOString(),
+            tool: TOOL,
+            choices: choices.made,
+            clock: recording.clock,
+            startedAtMs: recording.startedAtMs,
+            target: recordedTarget(target),
+          },
+          http: recording.http,
+          host: recording.host,
+        },
+        target.apiKey ? [target.apiKey] : [],
+      )
+    },
+  }
+}

@@ -1,0 +1,72 @@
+// Step `health`: GET /health polled until 200 within the health budget. Connection refused and
+// 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must carry
+// numeric `in_flight` and `queue_cap`. A spent budget is inconclusive, never red.
+import { formatDuration } from '../../config/duration.ts'
+import { HttpError } from '../../seams/http.ts'
+import { endpointUrl, type RunContext } from '../context.ts'
+import type { Judgement } from '../verdict.ts'
+
+function pollInterval(budgetMs: number): number {
+  return Math.min(2000, Math.max(100, Math.floor(budgetMs / 30)))
+}
+
+export async function checkHealth(ctx: RunContext): Promise<Judgement> {
+  const url = endpointUrl(ctx, '/health')
+  const budget = ctx.target.healthBudgetMs
+  const expected = `200 with numeric in_flight and queue_cap within ${formatDuration(budget)}`
+  const started = ctx.clock.now()
+  const deadline = started + budget
+  const seen = new Map<string, number>()
+  let last = 'nothing yet'
+  let attempts = 0
+  for (;;) {
+    const remaining = deadline - ctx.clock.now()
+    if (remaining <= 0) break
+    attempts++
+    try {
+      const res = await ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remaining)) })
+      if (res.status === 200) {
+        ctx.facts.healthy = true
+        const waited = ctx.clock.now() - started
+        let body: unknown
+        try {
+          body = JSON.parse(res.body)
+        } catch {
+          body = undefined
+        }
+        const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
+        const numeric = (k: string) => typeof fields[k] === 'number' && Number.isFinite(fields[k])
+        const evidence = { status: 200, body: res.body.slice(0, 500), attempts, waitedMs: waited }
+        if (numeric('in_flight') && numeric('queue_cap')) {
+          return { verdict: 'passed', expected, observed: `200 ${JSON.stringify({ in_flight: fields.in_flight, queue_cap: fields.queue_cap })} after ${formatDuration(waited)}`, where: `GET ${url}`, evidence }
+        }
+        const missing = ['in_flight', 'queue_cap'].filter((k) => !numeric(k))
+        return {
+          verdict: 'failed',
+          expected,
+          observed: `200 but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not numeric in the body ${res.body.trim() === '' ? '(empty)' : res.body.slice(0, 200)}`,
+          where: `GET ${url}`,
+          next: 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body',
+          evidence,
+        }
+      }
+      last = res.status === 503 ? '503 (loading)' : `${res.status} ${res.body.slice(0, 80)}`
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error
+      last = error.failure === 'refused' ? 'connection refused (loading)' : `${error.failure} (${error.message})`
+    }
+    seen.set(last, (seen.get(last) ?? 0) + 1)
+    const elapsed = ctx.clock.now() - started
+    ctx.progress(`waiting for ${url}: ${last} · ${formatDuration(elapsed)} of ${formatDuration(budget)}`)
+    await ctx.clock.sleep(Math.min(pollInterval(budget), Math.max(0, deadline - ctx.clock.now())))
+  }
+  const summary = [...seen].map(([what, n]) => `${what} ×${n}`).join(', ')
+  return {
+    verdict: 'inconclusive',
+    expected,
+    observed: `no 200 within ${formatDuration(budget)} (${attempts} tries): ${summary || last}`,
+    where: `GET ${url}`,
+    next: `the engine is still loading or is down: watch the ledger (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}), then run again, with a larger --health-budget if the model is big`,
+    evidence: { attempts, seen: Object.fromEntries(seen) },
+  }
+}

@@ -1,0 +1,80 @@
+// Step `help`: the flag exists in the pinned build's --help (run from the running container
+// image, as the deploy user), and an enum value is one of the choices printed there.
+import { findHelpEntry } from './parse.ts'
+import { expectedValue, type RunContext } from '../context.ts'
+import type { Judgement } from '../verdict.ts'
+import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
+import { rootlessHint } from '../ledger/judge.ts'
+
+export async function checkHelp(ctx: RunContext): Promise<Judgement> {
+  const { flag } = ctx.spec
+  const expected = `${flag} is listed by the pinned build's --help`
+  const r = await runTemplate(ctx, ctx.target.helpCmd)
+  const trouble = hostTrouble(ctx, r, expected)
+  if (trouble) return trouble
+  const where = whereHost(ctx, r.command)
+  const entry = findHelpEntry(r.stdout, flag)
+  if (!entry) {
+    if (r.exitCode !== 0) {
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: `the help command exited ${r.exitCode}: ${tail(r.stdout) || '(no output)'}`,
+        where,
+        next: rootlessHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
+        evidence: { exitCode: r.exitCode, output: r.stdout.slice(0, 4000) },
+      }
+    }
+    return {
+      verdict: 'failed',
+      expected,
+      observed: `--help (${r.stdout.split('\n').length} lines) does not define ${flag}`,
+      where,
+      next: `this build does not have the knob: do not promise it; check the image tag pinned for ${ctx.target.svc}, or a newer build's --help`,
+      evidence: { helpLines: r.stdout.split('\n').length },
+    }
+  }
+  ctx.facts.help = { default: entry.default, choices: entry.choices }
+  const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default }
+  if (ctx.spec.type.kind !== 'enum') {
+    return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence }
+  }
+  const value = expectedValue(ctx)
+  if (!entry.choices || entry.choices.length === 0) {
+    return {
+      verdict: 'inconclusive',
+      expected: `${flag} lists its choices`,
+      observed: `${flag} is defined but lists no choices: ${entry.block.trim().replace(/\s+/g, ' ')}`,
+      where,
+      next: `read the build's source or docs for the legal values of ${flag} before arming ${value ?? 'it'}`,
+      evidence,
+    }
+  }
+  if (value === undefined) {
+    return {
+      verdict: 'inconclusive',
+      expected: `${flag}'s default is printed, since no --value was given`,
+      observed: `no default printed for ${flag}; choices ${entry.choices.join(', ')}`,
+      where,
+      next: `pass --value <one of ${entry.choices.join(', ')}>`,
+      evidence,
+    }
+  }
+  if (!entry.choices.includes(value)) {
+    return {
+      verdict: 'failed',
+      expected: `${value} is one of ${flag}'s choices`,
+      observed: `${value} is not a choice; the build lists {${entry.choices.join(',')}}`,
+      where,
+      next: `config_parse would refuse ${value} at boot: pick one of ${entry.choices.join(', ')} and fix the service env`,
+      evidence,
+    }
+  }
+  return {
+    verdict: 'passed',
+    expected: `${value} is one of ${flag}'s choices`,
+    observed: `${flag} {${entry.choices.join(',')}}${entry.default !== null ? ` (default: ${entry.default})` : ''}`,
+    where,
+    evidence,
+  }
+}

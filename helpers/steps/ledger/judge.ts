@@ -1,0 +1,82 @@
+// Step `ledger`: the boot ledger's resolved value equals the expected one; `[auto]` and what
+// bound the value are reported, and a value clamped by a budget is red.
+import { redactSecretFlags } from '../argv/parse.ts'
+import { canonicalValue } from '../../config/knobs.ts'
+import { findResolved, unresolvedMentions } from './parse.ts'
+import { expectedValue, type RunContext } from '../context.ts'
+import type { Judgement } from '../verdict.ts'
+import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
+
+/** Rootless podman keeps containers per user: "no such container" as another user means the wrong user. */
+export function rootlessHint(ctx: RunContext, output: string): string | undefined {
+  if (!/no such container|no container with name/i.test(output)) return undefined
+  return `rootless podman storage is per user: the container is not visible to this user (sudo podman finds nothing). Set --deploy-user <user that owns ${ctx.target.svc}> or ssh in as that user`
+}
+
+/** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
+export function tailAsked(template: string): number | undefined {
+  const m = /(?:--tail[= ]|\btail\s+-n\s*|\btail\s+-)(\d+)\b/.exec(template)
+  const n = m ? Number(m[1]) : undefined
+  return n !== undefined && n > 0 ? n : undefined
+}
+
+export async function checkLedger(ctx: RunContext): Promise<Judgement> {
+  const { flag } = ctx.spec
+  const value = expectedValue(ctx)
+  const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
+  const r = await runTemplate(ctx, ctx.target.ledgerCmd)
+  const trouble = hostTrouble(ctx, r, expected)
+  if (trouble) return trouble
+  const where = whereHost(ctx, r.command)
+  const lines = findResolved(r.stdout, flag)
+  const last = lines.at(-1)
+  if (!last && r.exitCode === 0) {
+    const count = r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0)
+    const asked = tailAsked(ctx.target.ledgerCmd)
+    if (asked !== undefined && count >= asked) {
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: `no line resolving ${flag} in the last ${asked} lines of the log (the command reads only the tail): the latest boot's ledger is older than that`,
+        where,
+        next: `read the whole latest boot: set --ledger-cmd to a command that starts at the deploy, e.g. "podman logs --since <deploy time> {svc}" (or a larger --tail), then rerun`,
+        evidence: { lines: count, tailLines: asked, tail: tail(r.stdout, 10, 2000) },
+      }
+    }
+    const echoes = unresolvedMentions(r.stdout, flag).map(redactSecretFlags)
+    if (echoes.length > 0 && !rootlessHint(ctx, r.stdout)) {
+      return {
+        verdict: 'failed',
+        expected,
+        observed: `no resolved ${flag} line in ${count} ledger lines; only lines that name the flag without resolving it, e.g. ${JSON.stringify(echoes.at(-1)!.slice(0, 300))}`,
+        where,
+        next: `a command line (the serve script's echo) shows the value asked for, not the one the engine resolved: the engine printed no ledger line "${flag} <value> …" at boot; check that this build prints its resolved config, and that the container was restarted by the deploy`,
+        evidence: { exitCode: r.exitCode, mentions: echoes, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
+      }
+    }
+  }
+  if (!last) {
+    const hint = rootlessHint(ctx, r.stdout)
+    return {
+      verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
+      expected,
+      observed: r.exitCode === 0 ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines` : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+      where,
+      next: hint ?? (r.exitCode === 0 ? `the engine did not print what it resolved for ${flag}: check that this build prints its config at boot, and that the container was restarted by the deploy` : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+      evidence: { exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
+    }
+  }
+  const evidence = { line: last.text, value: last.value, auto: last.auto, boundBy: last.boundBy, bootsInLog: lines.length }
+  const shown = `${last.text}${lines.length > 1 ? ` (latest of ${lines.length} boots in the log)` : ''}`
+  if (value === undefined) {
+    return { verdict: 'inconclusive', expected, observed: shown, where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence }
+  }
+  const resolved = canonicalValue(ctx.spec, last.value)
+  const wantAuto = value === 'auto'
+  const held = wantAuto ? last.auto : resolved === value && !last.auto
+  if (held) return { verdict: 'passed', expected, observed: shown, where, evidence }
+  let next = `the engine resolved ${flag} to ${last.auto ? `${resolved} [auto]` : resolved}, not ${value}: check the service env, redeploy --service ${ctx.target.svc}, and compare with argv`
+  if (last.boundBy) next = `${flag} ${value} was clamped to ${resolved} by ${last.boundBy}: lower the value or raise that budget, then redeploy --service ${ctx.target.svc}`
+  else if (!wantAuto && last.auto) next = `the engine chose ${flag} itself ([auto]): the explicit ${value} did not reach it; check argv and the service env`
+  return { verdict: 'failed', expected, observed: shown, where, next, evidence }
+}

@@ -1,0 +1,205 @@
+// Reading /metrics for the meter step: every series of the knob's meter (by exact sample name),
+// the traffic counters that say whether requests flowed, the process start time, and
+// evidence-only series; what the page would make Prometheus refuse. Absent is not zero.
+import { HttpError } from '../../seams/http.ts'
+import { parsePrometheusText, contentTypeFormat, type MetricType, type PromParseError, type Sample } from '../../prom/parse.ts'
+import { endpointUrl, type RunContext } from '../context.ts'
+
+export const TRAFFIC = {
+  requests: 'vllm:request_success_total',
+  promptTokens: 'vllm:prompt_tokens_total',
+  generationTokens: 'vllm:generation_tokens_total',
+  running: 'vllm:num_requests_running',
+} as const
+
+export const STEP_TIME = {
+  steps: 'radiance:engine_steps_total',
+  stepsDecode: 'radiance:engine_steps_decode_total',
+  seconds: 'radiance:engine_step_seconds_total',
+  secondsDecode: 'radiance:engine_step_seconds_decode_total',
+} as const
+
+/** One sample as the meter step keeps it. */
+export interface SeriesValue {
+  labels: Readonly<Record<string, string>>
+  value: number
+  /** The value token as written. */
+  raw: string
+  line: number
+}
+
+export interface MetricsReading {
+  /** Clock time of the scrape. */
+  at: number
+  url: string
+  /** The meter's samples (the catalog's labels applied), in page order; empty when absent (absent is not zero). */
+  meter: SeriesValue[]
+  /** Type of the family the meter's samples belong to, as the page declares it. */
+  meterType?: MetricType
+  /** Traffic, step-time and evidence-only samples by name (an empty list = absent). */
+  series: Record<string, SeriesValue[]>
+  /** `process_start_time_seconds`, when the page exports exactly one. */
+  processStart?: number
+  /** Series that this page carries twice among the ones read here: `name{labels} (lines a and b)`. */
+  duplicates: string[]
+  /** Sample names elsewhere whose name after the prefix equals the meter's (e.g. vllm: instead of radiance:). */
+  lookalikes: string[]
+  prefixes: string[]
+  sampleCount: number
+  /** Malformed lines (the first few): the Prometheus server refuses such a page whole. */
+  errors: PromParseError[]
+  errorCount: number
+}
+
+export class MetricsUnavailable extends Error {
+  readonly code = 'ARMPROOF_METRICS_UNAVAILABLE'
+  readonly url: string
+  readonly detail: string
+  /** Nothing answered (refused, timed out), as opposed to a page that could not be used. */
+  readonly unreachable: boolean
+  constructor(url: string, detail: string, unreachable: boolean) {
+    super(`${url}: ${detail}`)
+    this.url = url
+    this.detail = detail
+    this.unreachable = unreachable
+  }
+}
+
+export const PROCESS_START = 'process_start_time_seconds'
+
+function matches(sample: Sample, labels: Readonly<Record<string, string>> | undefined): boolean {
+  if (!labels) return true
+  return Object.entries(labels).every(([k, v]) => sample.labels[k] === v)
+}
+
+/** A label set as one comparable string: sorted names, quoted values. */
+export function seriesKey(labels: Readonly<Record<string, string>>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(',')
+}
+
+/** `name{a="x",b="y"}` as Prometheus prints a series. */
+export function seriesName(name: string, labels: Readonly<Record<string, string>>): string {
+  const body = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(',')
+  return body ? `${name}{${body}}` : name
+}
+
+function kept(s: Sample): SeriesValue {
+  return { labels: s.labels, value: s.value, raw: s.raw, line: s.line }
+}
+
+/** Series of `name` that appear more than once among `samples`. */
+function duplicatesOf(name: string, samples: readonly SeriesValue[]): string[] {
+  const seen = new Map<string, number>()
+  const out: string[] = []
+  for (const s of samples) {
+    const key = seriesKey(s.labels)
+    const first = seen.get(key)
+    if (first === undefined) seen.set(key, s.line)
+    else out.push(`${seriesName(name, s.labels)} (lines ${first} and ${s.line})`)
+  }
+  return out
+}
+
+/**
+ * Samples of `name` that belong to the served model: where series carry `model_name`, only the
+ * model's own; series without it are kept (nothing says whose they are). The model unknown: all.
+ */
+export function ofModel(samples: readonly SeriesValue[], model: string | undefined): SeriesValue[] {
+  return model === undefined ? [...samples] : samples.filter((s) => s.labels.model_name === undefined || s.labels.model_name === model)
+}
+
+/** Sum of the served model's samples of `name`; undefined when it has none (absent is not zero). */
+export function valueOf(r: MetricsReading, name: string, model: string | undefined, keep: (s: SeriesValue) => boolean = () => true): number | undefined {
+  const samples = ofModel(r.series[name] ?? [], model).filter(keep)
+  return samples.length === 0 ? undefined : samples.reduce((a, s) => a + s.value, 0)
+}
+
+/** One scrape of /metrics (redirects followed). Throws MetricsUnavailable when no page was read. */
+export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<MetricsReading> {
+  const url = endpointUrl(ctx, '/metrics')
+  const meter = ctx.spec.proof.meter
+  const others = [...new Set([...(ctx.spec.proof.evidence ?? []), ...Object.values(TRAFFIC), ...Object.values(STEP_TIME), PROCESS_START])].filter((n) => n !== meter?.name)
+  const meterSuffix = meter ? meter.name.slice(meter.name.indexOf(':') + 1) : undefined
+  const lookalikes = new Set<string>()
+  const wanted = new Set([...(meter ? [meter.name] : []), ...others])
+  let res
+  try {
+    res = await ctx.http.request({ method: 'GET', url, timeoutMs, followRedirects: true })
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error
+    throw new MetricsUnavailable(url, error.message, error.failure === 'refused' || error.failure === 'timeout' || error.failure === 'dns')
+  }
+  if (res.status !== 200) throw new MetricsUnavailable(res.url, `HTTP ${res.status}: ${res.body.slice(0, 200)}`, false)
+  const page = parsePrometheusText(res.body, {
+    format: contentTypeFormat(res.headers['content-type']),
+    keep: (name) => {
+      if (wanted.has(name)) return true
+      if (meterSuffix && name !== meter!.name && name.endsWith(`:${meterSuffix}`)) lookalikes.add(name)
+      return false
+    },
+  })
+  const meterSamples = meter ? page.samples(meter.name).filter((s) => matches(s, meter.labels)).map(kept) : []
+  const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meter.name))?.type : undefined
+  const series: Record<string, SeriesValue[]> = {}
+  for (const name of others) series[name] = page.samples(name).map(kept)
+  const starts = series[PROCESS_START]!
+  const duplicates = [
+    ...(meter ? duplicatesOf(meter.name, page.samples(meter.name).map(kept)) : []),
+    ...others.filter((n) => n !== PROCESS_START).flatMap((n) => duplicatesOf(n, series[n]!)),
+  ]
+  return {
+    at: ctx.clock.now(),
+    url: res.url,
+    meter: meterSamples,
+    ...(meterType ? { meterType } : {}),
+    series,
+    ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
+    duplicates,
+    lookalikes: [...lookalikes].sort(),
+    prefixes: page.prefixes(),
+    sampleCount: page.sampleCount,
+    errors: page.errors.slice(0, 5),
+    errorCount: page.errors.length,
+  }
+}
+
+/**
+ * Traffic between two readings, of the served model where series name it: requests that
+ * finished, or tokens that were processed (a long request still generating counts). A request
+ * that hangs is not traffic. Undefined when the engine exports no traffic counter at all.
+ */
+export function trafficBetween(first: MetricsReading, later: readonly MetricsReading[], model?: string): number | undefined {
+  const last = later.at(-1) ?? first
+  // An aborted request (the client gave up, e.g. a probe that timed out) is not traffic the knob acted on.
+  const finished = (s: SeriesValue) => !(s.labels.finished_reason === 'abort')
+  const delta = (name: string, keep?: (s: SeriesValue) => boolean) => {
+    const a = valueOf(first, name, model, keep)
+    const b = valueOf(last, name, model, keep)
+    return a === undefined || b === undefined ? undefined : b - a
+  }
+  const requests = delta(TRAFFIC.requests, finished)
+  const prompt = delta(TRAFFIC.promptTokens)
+  const generated = delta(TRAFFIC.generationTokens)
+  if (requests === undefined && prompt === undefined && generated === undefined) return undefined
+  return Math.max(requests ?? 0, (prompt ?? 0) + (generated ?? 0) > 0 ? 1 : 0)
+}
+
+/** Mean step times from the radiance step counters: evidence only, never a gate. */
+export function stepTimes(r: MetricsReading, model?: string): { decodeMeanMs?: number; mixedMeanMs?: number } {
+  const steps = valueOf(r, STEP_TIME.steps, model)
+  const stepsDecode = valueOf(r, STEP_TIME.stepsDecode, model)
+  const seconds = valueOf(r, STEP_TIME.seconds, model)
+  const secondsDecode = valueOf(r, STEP_TIME.secondsDecode, model)
+  const out: { decodeMeanMs?: number; mixedMeanMs?: number } = {}
+  if (stepsDecode && secondsDecode !== undefined) out.decodeMeanMs = (secondsDecode / stepsDecode) * 1000
+  if (steps !== undefined && stepsDecode !== undefined && seconds !== undefined && secondsDecode !== undefined && steps - stepsDecode > 0) {
+    out.mixedMeanMs = ((seconds - secondsDecode) / (steps - stepsDecode)) * 1000
+  }
+  return out
+}
