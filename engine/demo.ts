@@ -2,7 +2,6 @@
 // engine and keeps it up until Ctrl-C, printing what to point armproof at.
 import { FAULT_NAMES, isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
-import type { startEngine as StartEngine } from './launch.ts'
 
 const USAGE = `usage: node engine/launch.ts [--svc SVC] [--process NAME] [--port PORT] [--copies N]
                                      [--dropin PATH]... [--fault NAME]... [-- radiance flags...]
@@ -11,8 +10,19 @@ Starts the radiance reference engine on 127.0.0.1 and keeps it up until Ctrl-C.
 Faults: ${FAULT_NAMES.join(', ')}
 `
 
-/** `startEngine` is passed in: launch.ts imports this module from its own top level. */
-export async function runDemo(argv: readonly string[], startEngine: typeof StartEngine): Promise<void> {
+/** What the demo needs of launch.ts's `startEngine`, passed in (launch.ts imports this module, not the other way). */
+export type DemoStart = (options: { svc: string; processName: string; copies: number; port: number | undefined; faults: FaultName[]; dropins: string[]; args: string[] }) => Promise<{
+  svc: string
+  processName: string
+  pids: readonly number[]
+  baseUrl: string
+  ledgerPath: string
+  binDir: string
+  stop(): Promise<void>
+  waitReady(timeoutMs: number): Promise<unknown>
+}>
+
+export async function runDemo(argv: readonly string[], startEngine: DemoStart): Promise<void> {
   const options = { svc: 'radiance-ref', processName: 'radiance', copies: 1, port: undefined as number | undefined }
   const faults: FaultName[] = []
   const dropins: string[] = []

@@ -1,5 +1,5 @@
 // Table-driven tests for helpers/prom/parse.ts, driven by the acceptance corpus C1–C7 of
-// /work/shared/reference/prometheus-parsing.md (copied verbatim; see the notes on literals).
+// docs/reference/prometheus-parsing.md (copied verbatim; see the notes on literals).
 //
 // How the corpus literals become JS strings:
 // - "Go raw" / "file" blocks are byte-exact wire text: they are written with String.raw, and the

@@ -1,7 +1,7 @@
 // Character-level scanner for one line of a Prometheus text (0.0.4) or OpenMetrics page.
 // It works on index ranges of the whole page, so no per-line strings are built; it throws
 // LineError on the first problem and the caller turns that into a PromParseError.
-import type { Sample } from './parse.ts'
+import type { Sample } from './types.ts'
 
 /** A malformed line; thrown by the scanner, caught once per line by the parser. */
 export class LineError {

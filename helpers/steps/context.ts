@@ -5,7 +5,7 @@ import type { Target } from '../config/load.ts'
 import type { HostClient } from '../seams/host.ts'
 import type { HttpClient } from '../seams/http.ts'
 import { knob, type KnobSpec } from '../config/knobs.ts'
-import type { MetricsReading } from './meter/metrics.ts'
+import type { MetricsReading } from './meter/reading.ts'
 
 export interface RunFacts {
   /** What the build's --help says about the knob's flag. */

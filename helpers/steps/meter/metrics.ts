@@ -4,6 +4,7 @@
 import { HttpError } from '../../seams/http.ts'
 import { parsePrometheusText, contentTypeFormat, type MetricType, type PromParseError, type Sample } from '../../prom/parse.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
+import type { MetricsReading, SeriesValue } from './reading.ts'
 
 export const TRAFFIC = {
   requests: 'vllm:request_success_total',
@@ -19,37 +20,7 @@ export const STEP_TIME = {
   secondsDecode: 'radiance:engine_step_seconds_decode_total',
 } as const
 
-/** One sample as the meter step keeps it. */
-export interface SeriesValue {
-  labels: Readonly<Record<string, string>>
-  value: number
-  /** The value token as written. */
-  raw: string
-  line: number
-}
-
-export interface MetricsReading {
-  /** Clock time of the scrape. */
-  at: number
-  url: string
-  /** The meter's samples (the catalog's labels applied), in page order; empty when absent (absent is not zero). */
-  meter: SeriesValue[]
-  /** Type of the family the meter's samples belong to, as the page declares it. */
-  meterType?: MetricType
-  /** Traffic, step-time and evidence-only samples by name (an empty list = absent). */
-  series: Record<string, SeriesValue[]>
-  /** `process_start_time_seconds`, when the page exports exactly one. */
-  processStart?: number
-  /** Series that this page carries twice among the ones read here: `name{labels} (lines a and b)`. */
-  duplicates: string[]
-  /** Sample names elsewhere whose name after the prefix equals the meter's (e.g. vllm: instead of radiance:). */
-  lookalikes: string[]
-  prefixes: string[]
-  sampleCount: number
-  /** Malformed lines (the first few): the Prometheus server refuses such a page whole. */
-  errors: PromParseError[]
-  errorCount: number
-}
+export type { MetricsReading, SeriesValue } from './reading.ts'
 
 export class MetricsUnavailable extends Error {
   readonly code = 'ARMPROOF_METRICS_UNAVAILABLE'
