@@ -3,9 +3,10 @@
 // (test/support/writeback-faults.ts), so the tables cannot drift from the tests
 // (test/faults-doc.test.ts and test/writeback-faults.test.ts check they are equal).
 // With --measure it also runs every case live and prints each time to verdict against its budget.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { FAULTS } from '../engine/faults.ts'
+import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
 import { FAULT_MATRIX, SURROUNDINGS } from '../test/support/fault-matrix.ts'
 import { FAST } from '../test/support/run-verify.ts'
@@ -78,7 +79,21 @@ export function writebackFaultsMarkdown(): string {
   ].join('\n')
 }
 
+const STEPS_BEGIN = '<!-- generated from helpers/steps/registry.ts by `pnpm faults-doc`; test/steps-doc.test.ts keeps it equal -->\n'
+const STEPS_END = '\n<!-- end of the generated table -->'
+
+/** The README with its proof-steps table regenerated from the step registry. */
+export function readmeWithStepsTable(readme: string): string {
+  const a = readme.indexOf(STEPS_BEGIN)
+  const b = readme.indexOf(STEPS_END)
+  if (a < 0 || b < a) throw new Error('README.md lacks the markers around the proof-steps table')
+  return readme.slice(0, a + STEPS_BEGIN.length) + stepsTable() + readme.slice(b)
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const readme = new URL('../README.md', import.meta.url)
+  writeFileSync(readme, readmeWithStepsTable(readFileSync(readme, 'utf8')))
+  console.log(`README.md: the proof-steps table, ${STEPS.length} steps`)
   writeFileSync(new URL('../docs/faults.md', import.meta.url), faultsMarkdown())
   console.log(`docs/faults.md: ${FAULT_MATRIX.length} cases, ${FAULTS.length} engine faults`)
   writeFileSync(new URL('../docs/writeback-faults.md', import.meta.url), writebackFaultsMarkdown())

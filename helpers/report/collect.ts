@@ -1,7 +1,8 @@
 // vitest's finished test cases → the nine StepResults of the contract, in STEP_IDS order. A step
 // that crashed or never ran still gets a result (inconclusive), so a report is never short of a
 // step and a missing step is never mistaken for a pass.
-import { STEP_IDS, type StepId, type StepResult } from '../steps/verdict.ts'
+import { STEP_IDS, STEP_TITLES } from '../steps/registry.ts'
+import type { StepId, StepResult } from '../steps/verdict.ts'
 
 /** The part of a vitest error armproof reads (SerializedError / TestError fit). */
 export interface ErrorLike {
@@ -33,17 +34,7 @@ export interface Collected {
 export const CRASH_NEXT = 'this is a bug in armproof or an unexpected answer; rerun with the same flags and report the output'
 
 /** Runbook titles for steps that produced no result of their own (the suite names them otherwise). */
-export const STEP_TITLES: Readonly<Record<StepId, string>> = {
-  dropins: 'no drop-in is left on the unit',
-  help: "the pinned build's --help lists the flag",
-  argv: "the engine's command line carries the flag, or rightly lacks it at the default",
-  ledger: 'the boot ledger resolved the expected value',
-  health: '/health answers 200 with in_flight and queue_cap',
-  'probe.exact': 'it answers the exact word at temperature 0',
-  'probe.tools': 'it returns a real tool call',
-  'probe.vision': 'it names the colour of a solid PNG sent as image_url',
-  meter: "the knob's meter left zero",
-}
+export { STEP_TITLES } from '../steps/registry.ts'
 
 function isStepId(id: unknown): id is StepId {
   return typeof id === 'string' && (STEP_IDS as readonly string[]).includes(id)

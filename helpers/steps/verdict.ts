@@ -1,7 +1,8 @@
 // A proof step's outcome as data: the report, the JUnit file and the exit code all come from it.
 
-export const STEP_IDS = ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter'] as const
-export type StepId = (typeof STEP_IDS)[number]
+import { STEP_IDS, type StepId } from './registry.ts'
+
+export { STEP_IDS, type StepId } from './registry.ts'
 export type StepVerdict = 'passed' | 'failed' | 'inconclusive' | 'skipped'
 export type RunVerdict = 'green' | 'red' | 'inconclusive' | 'error'
 

@@ -1,0 +1,79 @@
+// The proof steps, once: their order, runbook titles, groups, the inputs each needs from earlier
+// steps, and what each proves (the README's table is generated from `proves`). Plain data, so the
+// report, the recording's schema and the writeback gate read it without loading a judge; the judges
+// are bound to these ids in ./judges.ts, and suites/arm.test.ts derives one test per entry.
+
+/** What a step may receive from the steps before it (see ./context.ts `StepInputs`). */
+export type StepInput =
+  /** The build's default for the knob, as its --help prints it (step `help`). */
+  | 'buildDefault'
+  /** /health answered 200 (step `health`). */
+  | 'healthy'
+  /** The one engine process step `argv` read, and whether its command line held. */
+  | 'engineProcess'
+  /** /metrics read before the probes' traffic. */
+  | 'baseline'
+  /** The served model id the probes resolved. */
+  | 'model'
+
+export interface StepSpec {
+  readonly id: string
+  /** The runbook section the step belongs to (a `describe` of the suite). */
+  readonly group: string
+  /** The runbook sentence (the test's name, the report's title). */
+  readonly title: string
+  /** The sentence when the run rolls back to the default, where it differs. */
+  readonly titleAtDefault?: string
+  readonly inputs: readonly StepInput[]
+  /** Runs side by side with the other steps of its group that say so (the three probes). */
+  readonly sideBySide?: boolean
+  /** What the step proves, in the README's words (markdown). */
+  readonly proves: string
+}
+
+export const STEPS = [
+  { id: 'dropins', group: 'before believing anything', title: 'no drop-in is left on the unit', inputs: [], proves: '`systemctl show <unit> -p DropInPaths` is empty (`--no-dropin-check` shows it skipped, never passed)' },
+  { id: 'help', group: 'the flag reached the engine', title: "the pinned build's --help lists the flag", inputs: [], proves: 'the flag exists in the pinned build\'s `--help`; an enum value is one of the choices printed there' },
+  { id: 'argv', group: 'the flag reached the engine', title: "the engine's command line carries the flag, or rightly lacks it at the default", inputs: ['buildDefault'], proves: 'exactly one `pidof <process>`, and `/proc/<pid>/cmdline` carries `--flag V` / `--flag=V`, or lacks a conditional flag at its default' },
+  { id: 'ledger', group: 'the flag reached the engine', title: 'the boot ledger resolved the expected value', inputs: ['buildDefault'], proves: 'the boot ledger\'s latest resolved line equals the expected value; `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one' },
+  { id: 'health', group: 'the endpoint serves', title: '/health answers 200 with in_flight and queue_cap', inputs: [], proves: '`GET /health` is 200 within `--health-budget` with numeric `in_flight` and `queue_cap`; refused and 503 count as loading' },
+  { id: 'probe.exact', group: 'behaviour survived', sideBySide: true, title: 'it answers the exact word at temperature 0', inputs: ['healthy', 'model'], proves: 'temperature 0 answers the literal word in `content` (reasoning in `reasoning_content` or `reasoning` is fine): after reasoning, whitespace, surrounding quotes/backticks/emphasis and one final punctuation mark, the reply is the word; a sentence containing it is red' },
+  { id: 'probe.tools', group: 'behaviour survived', sideBySide: true, title: 'it returns a real tool call', inputs: ['healthy', 'model'], proves: '`tools` with `tool_choice: auto` gives a real `tool_calls` entry with parseable arguments' },
+  { id: 'probe.vision', group: 'behaviour survived', sideBySide: true, title: 'it names the colour of a solid PNG sent as image_url', inputs: ['healthy', 'model'], proves: 'a solid-colour PNG made in-process, sent as an `image_url` data URL with `max_tokens ≥ 512`, is named by its colour; the prompt names only a decoy colour' },
+  { id: 'meter', group: "the engine's own counter", title: "the knob's meter left zero", titleAtDefault: "the knob's meter stays at zero while traffic flows", inputs: ['buildDefault', 'engineProcess', 'baseline', 'model'], proves: 'the knob\'s counter leaves zero within `--meter-window`; at the default it stays at zero while traffic flows; absent is not zero, no traffic is inconclusive' },
+] as const satisfies readonly StepSpec[]
+
+export type StepId = (typeof STEPS)[number]['id']
+
+/** The contract's step ids, in run order. */
+export const STEP_IDS: readonly StepId[] = STEPS.map((s) => s.id)
+
+/** Runbook titles by id (the armed sentence). */
+export const STEP_TITLES: Readonly<Record<StepId, string>> = Object.fromEntries(STEPS.map((s) => [s.id, s.title])) as Record<StepId, string>
+
+/** The step's entry. */
+export function stepSpec(id: StepId): StepSpec {
+  return STEPS.find((s) => s.id === id)!
+}
+
+/** The runbook sentence of one step for this run: at the default, the rollback's own wording. */
+export function stepTitle(id: StepId, atDefault: boolean): string {
+  const spec = stepSpec(id)
+  return atDefault && spec.titleAtDefault ? spec.titleAtDefault : spec.title
+}
+
+/** The runbook's sections in order, each with its steps. */
+export function stepGroups(): { group: string; ids: StepId[]; sideBySide: boolean }[] {
+  const groups: { group: string; ids: StepId[]; sideBySide: boolean }[] = []
+  for (const s of STEPS as readonly StepSpec[]) {
+    const last = groups.at(-1)
+    if (last?.group === s.group) last.ids.push(s.id as StepId)
+    else groups.push({ group: s.group, ids: [s.id as StepId], sideBySide: s.sideBySide === true })
+  }
+  return groups
+}
+
+/** The README's proof-steps table, generated from `proves` (test/steps-doc.test.ts keeps the README equal). */
+export function stepsTable(): string {
+  return ['| id | proves |', '|---|---|', ...STEPS.map((s) => `| \`${s.id}\` | ${s.proves} |`)].join('\n')
+}
