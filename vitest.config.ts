@@ -17,7 +17,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // The fault matrix runs whole `pnpm verify` processes side by side; more than this on
           // a 2-core machine starves the engines' loopback timings.
-          maxConcurrency: 3,
+          maxConcurrency: 8,
         },
       },
       { test: SUITES_PROJECT },

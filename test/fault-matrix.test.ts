@@ -1,10 +1,13 @@
-// Runs the fault matrix (test/support/fault-matrix.ts): for every fault, `pnpm verify` against
-// a reference engine with that one misbehaviour gives the expected verdict, exit code, red steps
-// and message. Zero false greens: a non-green case never exits 0.
+// Runs the fault matrix (test/support/fault-matrix.ts): for every fault, the proof against a
+// reference engine with that one misbehaviour gives the expected verdict, exit code, red steps and
+// message. Zero false greens: a non-green case never exits 0. The rows of END_TO_END run whole
+// `pnpm verify` processes (green, red, inconclusive, an intended skip, a key file, a key echoed
+// back); the others judge the same steps in this process (test/support/prove-in-process.ts).
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { EXIT_CODES, STEP_IDS } from '../helpers/steps/verdict.ts'
-import { FAULT_MATRIX } from './support/fault-matrix.ts'
+import { END_TO_END, FAULT_MATRIX } from './support/fault-matrix.ts'
+import { proveInProcess } from './support/prove-in-process.ts'
 import { FAST, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
 
 const engines: EngineHandle[] = []
@@ -13,10 +16,12 @@ afterAll(async () => {
 })
 
 describe.concurrent('the fault matrix', () => {
-  test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i })))('$fault: $what → $verdict', async (c) => {
+  test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) ? 'pnpm verify' : 'in-process' })))('$fault: $what → $verdict ($how)', async (c) => {
     const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf-${c.i}` })
     engines.push(engine)
-    const run = await runVerify([...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
+    const args = [...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])]
+    const options = { engine, ...(c.env ? { env: c.env } : {}) }
+    const run = c.how === 'pnpm verify' ? await runVerify(args, options) : await proveInProcess(args, options)
     await engine.stop()
     const context = `${run.stdout}\n${run.stderr}`
     expect(run.report, context).toBeDefined()
@@ -34,6 +39,6 @@ describe.concurrent('the fault matrix', () => {
         expect(focus.next, `${focus.id} has no next step`).toBeTruthy()
       }
     }
-    cleanup(run)
+    if ('dir' in run) cleanup(run)
   })
 })

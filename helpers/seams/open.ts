@@ -22,7 +22,8 @@ export interface Seams {
 
 export const TOOL = { name: pkg.name, version: pkg.version }
 
-export async function openSeams(target: Target): Promise<Seams> {
+/** `hostEnv`: extra environment for local host commands (the tests' reference engine puts its shims on PATH). */
+export async function openSeams(target: Target, options: { hostEnv?: Record<string, string> } = {}): Promise<Seams> {
   if (target.mode === 'replay') {
     const set = readFixtures(target.fixtures)
     const replay = replaySeams(set, target, target.fixtures)
@@ -38,7 +39,7 @@ export async function openSeams(target: Target): Promise<Seams> {
   const live = liveHttp()
   // The key is redacted from all that comes back before anything (a step, a recording) reads it.
   const http = redactingHttp(live, target.apiKey)
-  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey)
+  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(options.hostEnv ? { env: options.hostEnv } : {}) }), target.apiKey)
   const choices = randomChoices()
   if (target.mode === 'live') return { http, host, clock: realClock, choices, close: () => live.close() }
   const rec = recordingSeams({ http, host, clock: realClock }, target.apiKey)

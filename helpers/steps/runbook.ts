@@ -36,6 +36,17 @@ export async function openRun(): Promise<RunContext & { close(): Promise<void> }
   return Object.assign(ctx, { close })
 }
 
+/**
+ * Judges one step: times it and gives its result, the API key scrubbed, with the runbook title.
+ * The suite (`prove`) and the in-process runner of the tests (test/support/prove-in-process.ts) both
+ * call this, so a step's result is the same whoever runs it.
+ */
+export async function judgeStep(ctx: RunContext, id: StepId, title: string, judge: (ctx: RunContext) => Promise<Judgement>): Promise<StepResult> {
+  const started = performance.now()
+  const judgement = await judge(ctx)
+  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+}
+
 /** Runs one proof step inside its vitest test. */
 export async function prove(testContext: TestContext, run: RunContext, id: StepId, judge: (ctx: RunContext) => Promise<Judgement>): Promise<void> {
   testContext.task.meta.armproofStep = id
@@ -49,9 +60,7 @@ export async function prove(testContext: TestContext, run: RunContext, id: StepI
       void testContext.annotate(scrub(message, run.target.apiKey) as string, 'armproof:progress')
     },
   }
-  const started = performance.now()
-  const judgement = await judge(ctx)
-  const result = scrub({ id, title: testContext.task.name, ...judgement, durationMs: Math.round(performance.now() - started) }, run.target.apiKey) as StepResult
+  const result = await judgeStep(ctx, id, testContext.task.name, judge)
   testContext.task.meta.armproof = result
   // A skip carries its reason (e.g. --no-dropin-check); the report says whether it was on purpose.
   if (result.verdict === 'skipped') testContext.skip(result.observed)

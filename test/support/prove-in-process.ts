@@ -1,0 +1,94 @@
+// Runs the nine proof steps in this process against a reference engine: the same configuration
+// (loadConfig, as `pnpm verify` reads flags and env), the same live seams, the same judges in the
+// registry's order (probes side by side, the meter's baseline before them), the same report and
+// exit code, without starting a vitest run per case. A judge that throws is judged as the suite's
+// reporter judges a crashed test (crashedStep). The wiring of `pnpm verify` itself is proven by
+// the end-to-end rows of the fault matrix and test/verify-cli.test.ts.
+import { existsSync, statSync } from 'node:fs'
+import type { EngineHandle } from '../../engine/launch.ts'
+import { formatProblems, loadConfig } from '../../helpers/config/load.ts'
+import { buildReport, type Report } from '../../helpers/report/json.ts'
+import { crashedStep } from '../../helpers/report/collect.ts'
+import { truthTable } from '../../helpers/report/truth.ts'
+import { openSeams } from '../../helpers/seams/open.ts'
+import { targetForRun } from '../../helpers/seams/recording.ts'
+import { createContext, type RunContext } from '../../helpers/steps/context.ts'
+import { BEFORE_GROUP, JUDGES } from '../../helpers/steps/judges.ts'
+import { stepGroups, stepTitle, type StepId } from '../../helpers/steps/registry.ts'
+import { judgeStep } from '../../helpers/steps/runbook.ts'
+import { EXIT_CODES, type StepResult } from '../../helpers/steps/verdict.ts'
+
+export interface InProcessRun {
+  exitCode: number
+  report: Report
+  /** The report as text, for assertion messages. */
+  stdout: string
+  stderr: string
+}
+
+async function oneStep(ctx: RunContext, id: StepId, title: string): Promise<StepResult> {
+  try {
+    return await judgeStep(ctx, id, title, JUDGES[id])
+  } catch (error) {
+    const e = error as Error
+    return crashedStep(id, {
+      name: title,
+      meta: () => ({ armproofStep: id }),
+      result: () => ({ state: 'failed', errors: [{ message: e.message, name: e.name, stack: e.stack }] }),
+    })
+  }
+}
+
+/**
+ * Until the engine has printed its boot (the log is not empty and stopped growing), at most 5 s.
+ * `pnpm verify` spends longer than that starting vitest; in-process the ledger step would
+ * otherwise read a log the engine is still writing.
+ */
+async function bootPrinted(ledgerPath: string): Promise<void> {
+  const deadline = Date.now() + 5000
+  let last = -1
+  while (Date.now() < deadline) {
+    const size = existsSync(ledgerPath) ? statSync(ledgerPath).size : 0
+    if (size > 0 && size === last) return
+    last = size
+    await new Promise((r) => setTimeout(r, 60))
+  }
+}
+
+/** `args` and `env` as `pnpm verify` would get them; host commands see the engine's shims. */
+export async function proveInProcess(args: readonly string[], options: { engine: EngineHandle; env?: Record<string, string> }): Promise<InProcessRun> {
+  const config = loadConfig({ argv: args, env: { VERIFY_NO_DOTENV: '1', ...options.env } })
+  if (!config.ok) throw new Error(formatProblems(config.problems))
+  const run = targetForRun(config.target)
+  if ('problems' in run) throw new Error(formatProblems(run.problems))
+  const { target } = run
+  await bootPrinted(options.engine.ledgerPath)
+  const startedAt = new Date()
+  const seams = await openSeams(target, { hostEnv: options.engine.env })
+  const ctx = createContext({ target, ...seams })
+  const atDefault = target.value === null || target.value === ctx.spec.default
+  const steps: StepResult[] = []
+  const unhandled: string[] = []
+  for (const { group, ids, sideBySide } of stepGroups()) {
+    try {
+      await BEFORE_GROUP[group]?.(ctx)
+    } catch (error) {
+      unhandled.push(`suite error: ${(error as Error).message}`)
+    }
+    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(ctx, id, stepTitle(id, atDefault))))))
+    else for (const id of ids) steps.push(await oneStep(ctx, id, stepTitle(id, atDefault)))
+  }
+  const model = ctx.facts.model ? await ctx.facts.model.catch(() => null) : null
+  await seams.close({ model: target.model ?? model })
+  const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const report = buildReport({
+    target,
+    steps,
+    startedAt,
+    finishedAt: new Date(),
+    unhandled,
+    truth: truthTable(target, steps),
+    ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
+  })
+  return { exitCode: EXIT_CODES[report.verdict], report, stdout: JSON.stringify(report, null, 2), stderr: '' }
+}
