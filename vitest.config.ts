@@ -8,6 +8,9 @@ import { SUITES_PROJECT } from './suites/project.ts'
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/closing-line.ts'],
+    // Most unit files wait on child processes and timers (engines, meter windows), not the CPU:
+    // three files at a time keep a 2-core machine busy.
+    maxWorkers: 3,
     projects: [
       {
         test: {
@@ -15,9 +18,11 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // The fault matrix runs whole `pnpm verify` processes side by side; more than this on
-          // a 2-core machine starves the engines' loopback timings.
+          // The fault matrix judges most rows in-process, side by side: they wait on the engines'
+          // budgets (health, meter window), not the CPU.
           maxConcurrency: 8,
+          // Every test must assert something (a test that cannot fail proves nothing).
+          expect: { requireAssertions: true },
         },
       },
       { test: SUITES_PROJECT },
