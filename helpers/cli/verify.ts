@@ -76,26 +76,28 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   // A replay: the recording it re-judged; a recorded exchange this run asked for and did not find
-  // means the fixtures do not hold this run (error, exit 2).
+  // means the fixtures do not hold this run: inconclusive (exit 3; exit 2 is never after a step
+  // was judged), said in one line with the command that records it again.
   const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
   const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
+  if (missNote) io.out.write(`  ! ${missNote}\n`)
   const input = {
     target,
     steps,
     startedAt,
     finishedAt: new Date(),
-    unhandled,
+    unhandled: missNote ? [...unhandled, missNote] : unhandled,
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
     ...(replayed ? { recording: replayed.ref } : {}),
-    ...(miss ? { error: `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` } : {}),
   }
   let report = buildReport(input)
   // The replay's verdicts (run and steps) set against the recorded ones: a difference keeps it from green.
   const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
   if (note) {
     io.out.write(`  ! ${note}\n`)
-    report = buildReport({ ...input, unhandled: [...unhandled, note] })
+    report = buildReport({ ...input, unhandled: [...input.unhandled, note] })
   }
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
