@@ -2,24 +2,23 @@
 // in the contract's order. The steps, their sections and sentences are the registry's
 // (helpers/steps/registry.ts); each judge lives in helpers/steps/<id>/.
 import { afterAll, beforeAll, describe, test } from 'vitest'
-import { BEFORE_GROUP, JUDGES } from '../helpers/steps/judges.ts'
+import { beforeGroup } from '../helpers/steps/judges.ts'
 import { stepGroups, stepTitle } from '../helpers/steps/registry.ts'
 import { openRun, prove } from '../helpers/steps/runbook.ts'
 
 const run = await openRun()
-const { svc, knob } = run.target
-const armed = run.target.value ?? 'its default'
-const atDefault = run.target.value === null || run.target.value === run.spec.default
+const { target, spec } = run.ctx
+const armed = target.value ?? 'its default'
+const atDefault = target.value === null || target.value === spec.default
 
 afterAll(() => run.close())
 
-describe(`${svc}: ${knob} armed to ${armed}`, () => {
+describe(`${target.svc}: ${target.knob} armed to ${armed}`, () => {
   for (const { group, ids, sideBySide } of stepGroups()) {
     const section = sideBySide ? describe.concurrent : describe
     section(group, () => {
-      const before = BEFORE_GROUP[group]
-      if (before) beforeAll(() => before(run))
-      for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id, JUDGES[id]))
+      beforeAll(() => beforeGroup(run, group))
+      for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id))
     })
   }
 })

@@ -154,21 +154,20 @@ describe('step probe.exact, in-process against a fake endpoint', () => {
     }
     const host: HostClient = { where: 'local', run: () => Promise.reject(new Error('no host in this test')) }
     const ctx = createContext({ target: r.target, http: redactingHttp(http, KEY), host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
-    ctx.facts.healthy = true
     return { ctx, sent }
   }
   const word = EXACT_WORDS[0]
 
   test('the word passes; the key goes in the Authorization header', async () => {
     const { ctx, sent } = ctxWith(() => ({ status: 200, body: chat({ content: `\n\n**${word[0]!.toUpperCase()}${word.slice(1)}.**`, reasoning: 'thinking' }) }))
-    const j = await checkExact(ctx)
+    const j = await checkExact(ctx, { healthy: true })
     expect(j.verdict).toBe('passed')
     expect(sent[0]!.headers!.authorization).toBe(`Bearer ${KEY}`)
   })
 
   test('a sentence containing the word is red, with where and next', async () => {
     const { ctx } = ctxWith(() => ({ status: 200, body: chat({ content: `I will not say ${word}.` }) }))
-    const j = await checkExact(ctx)
+    const j = await checkExact(ctx, { healthy: true })
     expect(j).toMatchObject({ verdict: 'failed', where: 'POST http://gpu-7:8000/v1/chat/completions (model m)' })
     expect(j.observed).toContain('answered with a sentence, not the word')
     expect(j.next).toBeTruthy()
@@ -177,7 +176,7 @@ describe('step probe.exact, in-process against a fake endpoint', () => {
   test('a 401 body quoting the key across the 300-character cut leaves no piece of it; next names the safe ways', async () => {
     const body = JSON.stringify({ error: { message: `${'-'.repeat(280)} Authorization: Bearer ${KEY} ${'-'.repeat(700)} Bearer ${KEY}` } })
     const { ctx } = ctxWith(() => ({ status: 401, body }))
-    const j = await checkExact(ctx)
+    const j = await checkExact(ctx, { healthy: true })
     expect(j.verdict).toBe('failed')
     expect(j.next).toBe('the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH')
     const text = JSON.stringify(j)

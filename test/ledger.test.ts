@@ -126,7 +126,7 @@ const noHttp: HttpClient = {
 async function judge(result: Partial<HostResult>, extra: string[] = []) {
   const host = fakeHost(result)
   const ctx = createContext({ target: target(extra), http: noHttp, host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
-  return { judgement: await checkLedger(ctx), host }
+  return { judgement: await checkLedger(ctx, {}), host }
 }
 
 describe('step ledger', () => {

@@ -112,9 +112,8 @@ async function judge(s: Scenario): Promise<Run> {
     },
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
-  if (s.argv) ctx.facts.engineProcess = { ...s.argv }
-  if (s.baseline) await takeBaseline(ctx)
-  const judgement = await checkMeter(ctx)
+  const baseline = s.baseline ? await takeBaseline(ctx) : {}
+  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline })
   return { judgement, scrapes: served, pidofCalls }
 }
 

@@ -1,23 +1,37 @@
-// What one run of the proof carries from step to step: the target, the seams, and the facts a
-// step found that a later step needs (the build's default, whether /health came up, …).
+// What every step of one run sees: the target, the knob's catalog entry and the seams; and the
+// typed outputs one step may hand to a later one (declared per step in ./registry.ts).
 import type { Clock } from '../seams/clock.ts'
 import type { Target } from '../config/load.ts'
 import type { HostClient } from '../seams/host.ts'
 import type { HttpClient } from '../seams/http.ts'
 import { knob, type KnobSpec } from '../config/knobs.ts'
+import type { STEPS, StepId } from './registry.ts'
+import type { Judgement } from './verdict.ts'
 import type { MetricsReading } from './meter/reading.ts'
 
-export interface RunFacts {
-  /** What the build's --help says about the knob's flag. */
-  help?: { default: string | null; choices: string[] | null }
-  /** /health answered 200 at least once. */
-  healthy?: boolean
-  /** /metrics read before the probes sent their traffic. */
-  baseline?: MetricsReading
-  /** The one engine process step `argv` read, and whether its command line held (the flag as expected). */
-  engineProcess?: { pid: string; argvHeld: boolean }
-  /** Resolved model id for the probes (promise shared by the three probes). */
-  model?: Promise<string>
+/** The model the probes serve, learned once per run (--model, else /v1/models) and shared by them. */
+export interface ServedModel {
+  /** Asks /v1/models the first time (a probe calls this only once /health came up). */
+  get(): Promise<string>
+  /** The id, if a probe asked for it and got one; undefined when never asked or refused. */
+  settled(): Promise<string | undefined>
+}
+
+/**
+ * What a step may hand to the steps after it. The runner (helpers/steps/runbook.ts) keeps these;
+ * a judge receives only the ones its registry entry declares (`inputs`), as `InputsOf<id>`.
+ */
+export interface StepOutputs {
+  /** The build's default for the knob, as its --help prints it (null: none printed). Step `help`. */
+  buildDefault: string | null
+  /** /health answered 200 at least once. Step `health`. */
+  healthy: boolean
+  /** The one engine process step `argv` read, and whether its command line held. */
+  engineProcess: { pid: string; argvHeld: boolean }
+  /** /metrics read before the probes sent their traffic. The probes' section, before them. */
+  baseline: MetricsReading
+  /** The served model id, shared by the three probes and read by the meter. */
+  model: ServedModel
 }
 
 /** Random choices of a run (the exact word, the vision colour): recorded, and fed back in replay. */
@@ -32,7 +46,6 @@ export interface RunContext {
   host: HostClient
   clock: Clock
   choices: Choices
-  facts: RunFacts
   /** Shows a progress line during long waits (terminal only; quiet in CI). */
   progress(message: string): void
 }
@@ -49,18 +62,18 @@ export function randomChoices(random: () => number = Math.random): Choices & { m
   }
 }
 
-export function createContext(parts: Omit<RunContext, 'spec' | 'facts' | 'progress'> & { progress?: (m: string) => void }): RunContext {
-  return { ...parts, spec: knob(parts.target.knob), facts: {}, progress: parts.progress ?? (() => {}) }
+export function createContext(parts: Omit<RunContext, 'spec' | 'progress'> & { progress?: (m: string) => void }): RunContext {
+  return { ...parts, spec: knob(parts.target.knob), progress: parts.progress ?? (() => {}) }
 }
 
-/** The value the knob should have now: the operator's, else the catalog's default, else the build's (--help). */
-export function expectedValue(ctx: RunContext): string | undefined {
-  return ctx.target.value ?? defaultValue(ctx)
+/** The value the knob should have now: the operator's, else the catalog's default, else the build's (`buildDefault`, from --help). */
+export function expectedValue(ctx: RunContext, buildDefault?: string | null): string | undefined {
+  return ctx.target.value ?? defaultValue(ctx, buildDefault)
 }
 
-/** The knob's default: the catalog's, else the build's (--help). */
-export function defaultValue(ctx: RunContext): string | undefined {
-  return ctx.spec.default ?? ctx.facts.help?.default ?? undefined
+/** The knob's default: the catalog's, else the build's (`buildDefault`, from --help). */
+export function defaultValue(ctx: RunContext, buildDefault?: string | null): string | undefined {
+  return ctx.spec.default ?? buildDefault ?? undefined
 }
 
 export function endpointUrl(ctx: RunContext, path: string): string {
@@ -74,3 +87,9 @@ export function v1Headers(ctx: RunContext): Record<string, string> {
     ...(ctx.target.apiKey ? { authorization: `Bearer ${ctx.target.apiKey}` } : {}),
   }
 }
+
+/** The outputs of earlier steps that step `Id` declares in the registry, and nothing else. */
+export type InputsOf<Id extends StepId> = Readonly<Partial<Pick<StepOutputs, Extract<(typeof STEPS)[number], { id: Id }>['inputs'][number]>>>
+
+/** What a judge returns: its judgement, and the outputs it hands to later steps. */
+export type Outcome = Judgement & { gives?: Partial<StepOutputs> }

@@ -1,19 +1,23 @@
 // Each step id of the registry (./registry.ts) bound to its judge; TypeScript refuses a step
-// without one. The suite (suites/arm.test.ts) and the in-process runner (./run.ts) read this table.
+// without one, and a judge that reads an input its entry does not declare. The runner keeps what
+// the steps hand on (`given`) and gives each judge only its declared inputs. The suite
+// (suites/arm.test.ts, through ./runbook.ts) and the tests' in-process runner both judge through
+// `judgeStep`, so a step's result is the same whoever runs it.
+import { scrub } from '../seams/redact.ts'
 import { checkArgv } from './argv/judge.ts'
-import type { RunContext } from './context.ts'
+import type { InputsOf, Outcome, RunContext, StepOutputs } from './context.ts'
 import { checkDropins } from './dropins/judge.ts'
 import { checkHealth } from './health/judge.ts'
 import { checkHelp } from './help/judge.ts'
 import { checkLedger } from './ledger/judge.ts'
 import { checkMeter, takeBaseline } from './meter/judge.ts'
-import { checkExact, checkTools, checkVision } from './probes/judge.ts'
-import type { StepId } from './registry.ts'
-import type { Judgement } from './verdict.ts'
+import { checkExact, checkTools, checkVision, servedModel } from './probes/judge.ts'
+import { stepSpec, type StepId } from './registry.ts'
+import type { StepResult } from './verdict.ts'
 
-export type Judge = (ctx: RunContext) => Promise<Judgement>
+export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome>
 
-export const JUDGES: Readonly<Record<StepId, Judge>> = {
+export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   dropins: checkDropins,
   help: checkHelp,
   argv: checkArgv,
@@ -25,7 +29,48 @@ export const JUDGES: Readonly<Record<StepId, Judge>> = {
   meter: checkMeter,
 }
 
-/** Work a group does once before its steps: the meter's baseline scrape precedes the probes' traffic. */
-export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<void>>> = {
-  'behaviour survived': takeBaseline,
+/**
+ * Work a section does once before its steps, and what it hands on: before the probes' traffic,
+ * the meter's baseline scrape, and the served model they share (asked by the first probe).
+ */
+export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<Partial<StepOutputs>>>> = {
+  'behaviour survived': async (ctx) => ({ ...(await takeBaseline(ctx)), model: servedModel(ctx) }),
+}
+
+/** One run as the runner holds it: the steps' context, and what earlier steps handed on. */
+export interface ProofRun {
+  readonly ctx: RunContext
+  readonly given: Partial<StepOutputs>
+}
+
+export function proofRun(ctx: RunContext): ProofRun {
+  return { ctx, given: {} }
+}
+
+/** The declared inputs of one step, taken from what the earlier steps handed on. */
+export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>): InputsOf<Id> {
+  return Object.fromEntries(stepSpec(id).inputs.filter((k) => given[k] !== undefined).map((k) => [k, given[k]])) as InputsOf<Id>
+}
+
+/** Runs a section's `BEFORE_GROUP` work, keeping what it hands on. */
+export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
+  const before = BEFORE_GROUP[group]
+  if (before) Object.assign(run.given, await before(run.ctx))
+}
+
+/**
+ * Judges one step: its declared inputs in, what it hands on kept, its result timed and the API
+ * key scrubbed, under the runbook title. `ctx` may be the run's with another progress line.
+ */
+export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title: string, ctx: RunContext = run.ctx): Promise<StepResult> {
+  const started = performance.now()
+  const judge: Judge<Id> = JUDGES[id]
+  const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
+  if (gives) Object.assign(run.given, gives)
+  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+}
+
+/** The served model, once the probes asked for it (for the recording's metadata). */
+export async function modelOf(run: ProofRun): Promise<string | null> {
+  return run.ctx.target.model ?? (await run.given.model?.settled()) ?? null
 }

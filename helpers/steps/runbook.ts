@@ -1,12 +1,13 @@
-// Glue between the vitest suites and the step judges: one RunContext per run, and `prove`,
-// which times a step, stores its result on the test (task.meta) and fails the test unless the
-// step passed. Suites call only this and the step functions.
+// Glue between the vitest suites and the step judges: one run per suite file, and `prove`, which
+// judges a step (./judges.ts `judgeStep`), stores its result on the test (task.meta) and fails the
+// test unless the step passed.
 import { inject, type TestContext } from 'vitest'
 import type { Target } from '../config/load.ts'
 import { scrub } from '../seams/redact.ts'
 import { openSeams } from '../seams/open.ts'
 import { createContext, type RunContext } from './context.ts'
-import { describeStep, type Judgement, type StepId, type StepResult } from './verdict.ts'
+import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
+import { describeStep, type StepId, type StepResult } from './verdict.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -25,42 +26,27 @@ export class StepNotHeld extends Error {
 const PROGRESS_EVERY_MS = 5000
 
 /** Opens the run for this suite file: the validated target and the seams for its mode. */
-export async function openRun(): Promise<RunContext & { close(): Promise<void> }> {
+export async function openRun(): Promise<ProofRun & { close(): Promise<void> }> {
   const target = inject('armproof:target')
   const seams = await openSeams(target)
-  const ctx = createContext({ target, ...seams })
-  const close = async () => {
-    const model = ctx.facts.model ? await ctx.facts.model.catch(() => null) : null
-    await seams.close({ model: target.model ?? model })
-  }
-  return Object.assign(ctx, { close })
-}
-
-/**
- * Judges one step: times it and gives its result, the API key scrubbed, with the runbook title.
- * The suite (`prove`) and the in-process runner of the tests (test/support/prove-in-process.ts) both
- * call this, so a step's result is the same whoever runs it.
- */
-export async function judgeStep(ctx: RunContext, id: StepId, title: string, judge: (ctx: RunContext) => Promise<Judgement>): Promise<StepResult> {
-  const started = performance.now()
-  const judgement = await judge(ctx)
-  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  const run = proofRun(createContext({ target, ...seams }))
+  return { ...run, close: async () => seams.close({ model: await modelOf(run) }) }
 }
 
 /** Runs one proof step inside its vitest test. */
-export async function prove(testContext: TestContext, run: RunContext, id: StepId, judge: (ctx: RunContext) => Promise<Judgement>): Promise<void> {
+export async function prove(testContext: TestContext, run: ProofRun, id: StepId): Promise<void> {
   testContext.task.meta.armproofStep = id
   let lastProgress = 0
   const ctx: RunContext = {
-    ...run,
+    ...run.ctx,
     progress: (message) => {
       const now = Date.now()
       if (now - lastProgress < PROGRESS_EVERY_MS) return
       lastProgress = now
-      void testContext.annotate(scrub(message, run.target.apiKey) as string, 'armproof:progress')
+      void testContext.annotate(scrub(message, run.ctx.target.apiKey) as string, 'armproof:progress')
     },
   }
-  const result = await judgeStep(ctx, id, testContext.task.name, judge)
+  const result = await judgeStep(run, id, testContext.task.name, ctx)
   testContext.task.meta.armproof = result
   // A skip carries its reason (e.g. --no-dropin-check); the report says whether it was on purpose.
   if (result.verdict === 'skipped') testContext.skip(result.observed)

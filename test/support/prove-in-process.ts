@@ -12,10 +12,9 @@ import { crashedStep } from '../../helpers/report/collect.ts'
 import { truthTable } from '../../helpers/report/truth.ts'
 import { openSeams } from '../../helpers/seams/open.ts'
 import { targetForRun } from '../../helpers/seams/recording.ts'
-import { createContext, type RunContext } from '../../helpers/steps/context.ts'
-import { BEFORE_GROUP, JUDGES } from '../../helpers/steps/judges.ts'
+import { createContext } from '../../helpers/steps/context.ts'
+import { beforeGroup, judgeStep, modelOf, proofRun, type ProofRun } from '../../helpers/steps/judges.ts'
 import { stepGroups, stepTitle, type StepId } from '../../helpers/steps/registry.ts'
-import { judgeStep } from '../../helpers/steps/runbook.ts'
 import { EXIT_CODES, type StepResult } from '../../helpers/steps/verdict.ts'
 
 export interface InProcessRun {
@@ -26,9 +25,9 @@ export interface InProcessRun {
   stderr: string
 }
 
-async function oneStep(ctx: RunContext, id: StepId, title: string): Promise<StepResult> {
+async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepResult> {
   try {
-    return await judgeStep(ctx, id, title, JUDGES[id])
+    return await judgeStep(run, id, title)
   } catch (error) {
     const e = error as Error
     return crashedStep(id, {
@@ -59,27 +58,26 @@ async function bootPrinted(ledgerPath: string): Promise<void> {
 export async function proveInProcess(args: readonly string[], options: { engine: EngineHandle; env?: Record<string, string> }): Promise<InProcessRun> {
   const config = loadConfig({ argv: args, env: { VERIFY_NO_DOTENV: '1', ...options.env } })
   if (!config.ok) throw new Error(formatProblems(config.problems))
-  const run = targetForRun(config.target)
-  if ('problems' in run) throw new Error(formatProblems(run.problems))
-  const { target } = run
+  const checked = targetForRun(config.target)
+  if ('problems' in checked) throw new Error(formatProblems(checked.problems))
+  const { target } = checked
   await bootPrinted(options.engine.ledgerPath)
   const startedAt = new Date()
   const seams = await openSeams(target, { hostEnv: options.engine.env })
-  const ctx = createContext({ target, ...seams })
-  const atDefault = target.value === null || target.value === ctx.spec.default
+  const run = proofRun(createContext({ target, ...seams }))
+  const atDefault = target.value === null || target.value === run.ctx.spec.default
   const steps: StepResult[] = []
   const unhandled: string[] = []
   for (const { group, ids, sideBySide } of stepGroups()) {
     try {
-      await BEFORE_GROUP[group]?.(ctx)
+      await beforeGroup(run, group)
     } catch (error) {
       unhandled.push(`suite error: ${(error as Error).message}`)
     }
-    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(ctx, id, stepTitle(id, atDefault))))))
-    else for (const id of ids) steps.push(await oneStep(ctx, id, stepTitle(id, atDefault)))
+    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(run, id, stepTitle(id, atDefault))))))
+    else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault)))
   }
-  const model = ctx.facts.model ? await ctx.facts.model.catch(() => null) : null
-  await seams.close({ model: target.model ?? model })
+  await seams.close({ model: await modelOf(run) })
   const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
   const report = buildReport({
     target,

@@ -3,15 +3,22 @@
 // non-default ("unset means default").
 import { argvExcerpt, findFlag, parseCmdline } from './parse.ts'
 import { canonicalValue } from '../../config/knobs.ts'
-import { defaultValue, expectedValue, type RunContext } from '../context.ts'
+import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import { quote } from '../../config/shell.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
-export async function checkArgv(ctx: RunContext): Promise<Judgement> {
+/** Hands on the one engine process it read (`engineProcess`): the meter checks it still runs after its watch. */
+export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome> {
+  const gives: Pick<Partial<StepOutputs>, 'engineProcess'> = {}
+  const judgement = await judgeArgv(ctx, inputs.buildDefault, gives)
+  return { ...judgement, gives }
+}
+
+async function judgeArgv(ctx: RunContext, buildDefault: string | null | undefined, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
-  const value = expectedValue(ctx)
-  const fallback = defaultValue(ctx)
+  const value = expectedValue(ctx, buildDefault)
+  const fallback = defaultValue(ctx, buildDefault)
   const atDefault = value !== undefined && value === fallback
   const mustBeAbsent = atDefault && passedOnlyWhenNonDefault
   const expected = value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : `${flag} ${value}`
@@ -59,7 +66,8 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
     }
   }
   // The meter step checks that this very process still runs once it has watched the counter.
-  ctx.facts.engineProcess = { pid, argvHeld: false }
+  const engineProcess = { pid, argvHeld: false }
+  gives.engineProcess = engineProcess
   const found = findFlag(argv, flag)
   const evidence = { pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: found.written }
   const excerpt = argvExcerpt(argv)
@@ -75,7 +83,7 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
   }
   if (found.values.length === 0) {
     if (atDefault) {
-      ctx.facts.engineProcess.argvHeld = true
+      engineProcess.argvHeld = true
       return { verdict: 'passed', expected, observed: `no ${flag} in argv: unset means default ${value}`, where, evidence }
     }
     return {
@@ -109,6 +117,6 @@ export async function checkArgv(ctx: RunContext): Promise<Judgement> {
       evidence,
     }
   }
-  ctx.facts.engineProcess.argvHeld = true
+  engineProcess.argvHeld = true
   return { verdict: 'passed', expected, observed: `${found.written.join(' ')}${twice} (pid ${pid})`, where, evidence }
 }

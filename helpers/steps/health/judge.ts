@@ -3,14 +3,21 @@
 // numeric `in_flight` and `queue_cap`. A spent budget is inconclusive, never red.
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
-import { endpointUrl, type RunContext } from '../context.ts'
+import { endpointUrl, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 
 function pollInterval(budgetMs: number): number {
   return Math.min(2000, Math.max(100, Math.floor(budgetMs / 30)))
 }
 
-export async function checkHealth(ctx: RunContext): Promise<Judgement> {
+/** Hands on `healthy` once /health answered 200: the probes are not attempted without it. */
+export async function checkHealth(ctx: RunContext): Promise<Outcome> {
+  let healthy = false
+  const judgement = await judgeHealth(ctx, () => (healthy = true))
+  return { ...judgement, gives: { healthy } }
+}
+
+async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judgement> {
   const url = endpointUrl(ctx, '/health')
   const budget = ctx.target.healthBudgetMs
   const expected = `200 with numeric in_flight and queue_cap within ${formatDuration(budget)}`
@@ -26,7 +33,7 @@ export async function checkHealth(ctx: RunContext): Promise<Judgement> {
     try {
       const res = await ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remaining)) })
       if (res.status === 200) {
-        ctx.facts.healthy = true
+        answered()
         const waited = ctx.clock.now() - started
         let body: unknown
         try {

@@ -1,12 +1,13 @@
 // Step `help`: the flag exists in the pinned build's --help (run from the running container
 // image, as the deploy user), and an enum value is one of the choices printed there.
 import { findHelpEntry } from './parse.ts'
-import { expectedValue, type RunContext } from '../context.ts'
+import { expectedValue, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { rootlessHint } from '../ledger/judge.ts'
 
-export async function checkHelp(ctx: RunContext): Promise<Judgement> {
+/** Hands on the build's default for the knob (`buildDefault`) when --help defines the flag. */
+export async function checkHelp(ctx: RunContext): Promise<Outcome> {
   const { flag } = ctx.spec
   const expected = `${flag} is listed by the pinned build's --help`
   const r = await runTemplate(ctx, ctx.target.helpCmd)
@@ -34,12 +35,12 @@ export async function checkHelp(ctx: RunContext): Promise<Judgement> {
       evidence: { helpLines: r.stdout.split('\n').length },
     }
   }
-  ctx.facts.help = { default: entry.default, choices: entry.choices }
+  const gives = { buildDefault: entry.default }
   const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default }
   if (ctx.spec.type.kind !== 'enum') {
-    return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence }
+    return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence, gives }
   }
-  const value = expectedValue(ctx)
+  const value = expectedValue(ctx, entry.default)
   if (!entry.choices || entry.choices.length === 0) {
     return {
       verdict: 'inconclusive',
@@ -48,6 +49,7 @@ export async function checkHelp(ctx: RunContext): Promise<Judgement> {
       where,
       next: `read the build's source or docs for the legal values of ${flag} before arming ${value ?? 'it'}`,
       evidence,
+      gives,
     }
   }
   if (value === undefined) {
@@ -58,6 +60,7 @@ export async function checkHelp(ctx: RunContext): Promise<Judgement> {
       where,
       next: `pass --value <one of ${entry.choices.join(', ')}>`,
       evidence,
+      gives,
     }
   }
   if (!entry.choices.includes(value)) {
@@ -68,6 +71,7 @@ export async function checkHelp(ctx: RunContext): Promise<Judgement> {
       where,
       next: `config_parse would refuse ${value} at boot: pick one of ${entry.choices.join(', ')} and fix the service env`,
       evidence,
+      gives,
     }
   }
   return {
@@ -76,5 +80,6 @@ export async function checkHelp(ctx: RunContext): Promise<Judgement> {
     observed: `${flag} {${entry.choices.join(',')}}${entry.default !== null ? ` (default: ${entry.default})` : ''}`,
     where,
     evidence,
+    gives,
   }
 }

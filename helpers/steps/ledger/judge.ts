@@ -3,7 +3,7 @@
 import { redactSecretFlags } from '../argv/parse.ts'
 import { canonicalValue } from '../../config/knobs.ts'
 import { findResolved, unresolvedMentions } from './parse.ts'
-import { expectedValue, type RunContext } from '../context.ts'
+import { expectedValue, type InputsOf, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 
@@ -20,9 +20,9 @@ export function tailAsked(template: string): number | undefined {
   return n !== undefined && n > 0 ? n : undefined
 }
 
-export async function checkLedger(ctx: RunContext): Promise<Judgement> {
+export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement> {
   const { flag } = ctx.spec
-  const value = expectedValue(ctx)
+  const value = expectedValue(ctx, inputs.buildDefault)
   const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
   const r = await runTemplate(ctx, ctx.target.ledgerCmd)
   const trouble = hostTrouble(ctx, r, expected)

@@ -8,7 +8,7 @@
 // inconclusive, not red.
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
-import { defaultValue, endpointUrl, expectedValue, type RunContext } from '../context.ts'
+import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { quote } from '../../config/shell.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
@@ -19,12 +19,13 @@ export function meterPollInterval(windowMs: number): number {
 }
 
 /** Before the probes send traffic: the meter's starting point. Never throws. */
-export async function takeBaseline(ctx: RunContext): Promise<void> {
-  if (!ctx.spec.proof.meter || ctx.facts.baseline) return
+export async function takeBaseline(ctx: RunContext): Promise<Pick<Partial<StepOutputs>, 'baseline'>> {
+  if (!ctx.spec.proof.meter) return {}
   try {
-    ctx.facts.baseline = await readMetrics(ctx, Math.min(15_000, ctx.target.meterWindowMs))
+    return { baseline: await readMetrics(ctx, Math.min(15_000, ctx.target.meterWindowMs)) }
   } catch (error) {
     if (!(error instanceof MetricsUnavailable)) throw error
+    return {}
   }
 }
 
@@ -33,10 +34,10 @@ function meterLabel(ctx: RunContext): string {
   return `${m.name}${m.labels ? `{${Object.entries(m.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}`
 }
 
-async function checkStats(ctx: RunContext): Promise<Judgement> {
+async function checkStats(ctx: RunContext, buildDefault: string | null | undefined): Promise<Judgement> {
   const path = ctx.spec.proof.stats!
   const url = endpointUrl(ctx, '/stats')
-  const value = expectedValue(ctx)
+  const value = expectedValue(ctx, buildDefault)
   const expected = `/stats ${path} = ${value}`
   try {
     const res = await ctx.http.request({ method: 'GET', url, timeoutMs: 15_000 })
@@ -69,9 +70,9 @@ async function checkStats(ctx: RunContext): Promise<Judgement> {
 
 
 /** The model the probes asked: --model, else the id /v1/models gave; undefined when never learned. */
-async function servedModel(ctx: RunContext): Promise<string | undefined> {
+async function servedModel(ctx: RunContext, model: StepOutputs['model'] | undefined): Promise<string | undefined> {
   if (ctx.target.model) return ctx.target.model
-  return ctx.facts.model ? ctx.facts.model.catch(() => undefined) : undefined
+  return model ? model.settled() : undefined
 }
 
 /** Whether the process step `argv` read still runs, alone, after the watch. */
@@ -87,8 +88,7 @@ export interface ProcessCheck {
   where?: string
 }
 
-async function recheckProcess(ctx: RunContext): Promise<ProcessCheck> {
-  const seen = ctx.facts.engineProcess
+async function recheckProcess(ctx: RunContext, seen: StepOutputs['engineProcess'] | undefined): Promise<ProcessCheck> {
   if (!seen) return { state: 'unproven', argvPid: null, pids: [], argvHeld: false, detail: 'step argv read no single engine process' }
   const base = { argvPid: seen.pid, argvHeld: seen.argvHeld }
   const r = await ctx.host.run({ script: `pidof ${quote(ctx.target.process)}`, privileged: true, timeoutMs: ctx.target.hostTimeoutMs })
@@ -212,10 +212,10 @@ function assessor(model: string | undefined, ctx: RunContext): (r: MetricsReadin
   }
 }
 
-export async function checkMeter(ctx: RunContext): Promise<Judgement> {
+export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome> {
   const meter = ctx.spec.proof.meter
   if (!meter) {
-    if (ctx.spec.proof.stats) return checkStats(ctx)
+    if (ctx.spec.proof.stats) return checkStats(ctx, inputs.buildDefault)
     return {
       verdict: 'skipped',
       intendedSkip: true,
@@ -225,8 +225,8 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
       evidence: {},
     }
   }
-  const value = expectedValue(ctx)
-  const rollback = value !== undefined && value === defaultValue(ctx)
+  const value = expectedValue(ctx, inputs.buildDefault)
+  const rollback = value !== undefined && value === defaultValue(ctx, inputs.buildDefault)
   const name = meterLabel(ctx)
   const window = ctx.target.meterWindowMs
   const expected = rollback
@@ -236,7 +236,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   if (value === undefined) {
     return { verdict: 'inconclusive', expected: `${name} judged against the expected value`, observed: 'the expected value is the build default, which --help did not print', where: url, next: 'pass --value', evidence: {} }
   }
-  const model = await servedModel(ctx)
+  const model = await servedModel(ctx, inputs.model)
   const start = ctx.clock.now()
   const deadline = start + window
   const interval = meterPollInterval(window)
@@ -244,7 +244,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   let failures = 0
   let lastFailure = ''
   let processCheck: ProcessCheck | undefined
-  if (ctx.facts.baseline) readings.push(ctx.facts.baseline)
+  if (inputs.baseline) readings.push(inputs.baseline)
   const next = assessor(model, ctx)
   let fed = 0
   let assessed: Assessment | undefined
@@ -314,7 +314,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
       continue
     }
     if (a.kind === 'bad') {
-      if (a.restart) processCheck = await recheckProcess(ctx)
+      if (a.restart) processCheck = await recheckProcess(ctx, inputs.engineProcess)
       return conclude({ verdict: a.verdict, observed: `${a.observed}${processCheck ? restartText(processCheck) : ''}`, next: a.next, where: `GET ${a.reading.url}` })
     }
     const found = { tracks: a.tracks, selection: a.selection, notJudged: a.notJudged }
@@ -335,7 +335,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
       )
     }
     if (!rollback && rose) {
-      processCheck = await recheckProcess(ctx)
+      processCheck = await recheckProcess(ctx, inputs.engineProcess)
       const moved = rose.points.find((p) => p.value > rose.points[0]!.value)!
       const fromTo = `${rose.points[0]!.value} → ${rose.points.at(-1)!.value}`
       if (processCheck.state === 'changed') {
@@ -346,7 +346,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     }
     if (!rollback && above && readings.length >= 2) {
       // Above zero before this run and flat since: proof only from the very process argv read.
-      processCheck = await recheckProcess(ctx)
+      processCheck = await recheckProcess(ctx, inputs.engineProcess)
       const v = above.points[0]!.value
       if (processCheck.state === 'changed') {
         return conclude({ verdict: 'failed', observed: `${above.name} read ${v}, but the engine restarted during the proof: ${processCheck.detail}`, next: 'a counter of another process proves nothing about the one step argv read: find why the engine restarted, then run the proof again on a settled engine', where: processCheck.where }, { ...found, chosen: above })
@@ -355,7 +355,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
         return conclude(
           {
             verdict: 'passed',
-            observed: `${above.name} was already ${v} at the first scrape of pid ${processCheck.argvPid}, the process whose argv carries ${ctx.spec.flag} ${value}: ${ctx.facts.baseline ? 'it moved before this run' : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`,
+            observed: `${above.name} was already ${v} at the first scrape of pid ${processCheck.argvPid}, the process whose argv carries ${ctx.spec.flag} ${value}: ${inputs.baseline ? 'it moved before this run' : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`,
           },
           { ...found, chosen: above, proof: 'before-run' },
         )
@@ -415,7 +415,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
   }
   const flat = `${name} stayed at 0 for ${formatDuration(window)} while ${traffic} request(s) reached the engine${judgedText}`
   if (rollback) {
-    processCheck = await recheckProcess(ctx)
+    processCheck = await recheckProcess(ctx, inputs.engineProcess)
     if (processCheck.state === 'changed') {
       return conclude({ verdict: 'failed', observed: `${flat}, but the engine restarted during the proof: ${processCheck.detail}`, next: 'a flat counter of a restarted engine proves nothing about the process step argv read: find why it restarted, then run the proof again', where: processCheck.where }, found)
     }
@@ -425,7 +425,7 @@ export async function checkMeter(ctx: RunContext): Promise<Judgement> {
     {
       verdict: 'failed',
       observed: flat,
-      next: `the arm did nothing: the engine ignores ${ctx.spec.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${ctx.spec.env}=${ctx.target.previous ?? defaultValue(ctx)} and redeploy --service ${ctx.target.svc}`,
+      next: `the arm did nothing: the engine ignores ${ctx.spec.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${ctx.spec.env}=${ctx.target.previous ?? defaultValue(ctx, inputs.buildDefault)} and redeploy --service ${ctx.target.svc}`,
     },
     found,
   )

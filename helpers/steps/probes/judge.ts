@@ -3,7 +3,7 @@
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
-import { endpointUrl, v1Headers, type RunContext } from '../context.ts'
+import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 
 class ProbeBlocked extends Error {
@@ -14,8 +14,10 @@ class ProbeBlocked extends Error {
   }
 }
 
-function notAttempted(ctx: RunContext, expected: string): Judgement | undefined {
-  if (ctx.facts.healthy) return undefined
+type ProbeInputs = InputsOf<'probe.exact'> & InputsOf<'probe.tools'> & InputsOf<'probe.vision'>
+
+function notAttempted(ctx: RunContext, inputs: ProbeInputs, expected: string): Judgement | undefined {
+  if (inputs.healthy) return undefined
   return {
     verdict: 'skipped',
     expected,
@@ -26,10 +28,26 @@ function notAttempted(ctx: RunContext, expected: string): Judgement | undefined 
   }
 }
 
-/** The model for the probes: --model, else the first id of /v1/models (asked once per run). */
-export function probeModel(ctx: RunContext): Promise<string> {
-  if (ctx.target.model) return Promise.resolve(ctx.target.model)
-  ctx.facts.model ??= (async () => {
+/**
+ * The model for the probes: --model, else the first id of /v1/models, asked once per run by the
+ * first probe that gets that far (never when /health did not come up); the three probes and the
+ * meter share it.
+ */
+export function servedModel(ctx: RunContext): ServedModel {
+  let asked: Promise<string> | undefined
+  const get = (): Promise<string> => {
+    if (ctx.target.model) return Promise.resolve(ctx.target.model)
+    asked ??= askModels(ctx)
+    return asked
+  }
+  return {
+    get,
+    settled: async () => (ctx.target.model ? ctx.target.model : asked ? asked.catch(() => undefined) : undefined),
+  }
+}
+
+function askModels(ctx: RunContext): Promise<string> {
+  return (async () => {
     const url = endpointUrl(ctx, '/v1/models')
     const expected = 'a model id from /v1/models'
     try {
@@ -55,16 +73,15 @@ export function probeModel(ctx: RunContext): Promise<string> {
       throw new ProbeBlocked({ verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint stopped answering after /health: check it, then run again', evidence: {} })
     }
   })()
-  return ctx.facts.model
 }
 
-async function probe(ctx: RunContext, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: Record<string, unknown>): Promise<Judgement> {
-  const blocked = notAttempted(ctx, expected)
+async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: Record<string, unknown>): Promise<Judgement> {
+  const blocked = notAttempted(ctx, inputs, expected)
   if (blocked) return blocked
   const url = endpointUrl(ctx, '/v1/chat/completions')
   let model: string
   try {
-    model = await probeModel(ctx)
+    model = await (inputs.model ?? servedModel(ctx)).get()
   } catch (error) {
     if (error instanceof ProbeBlocked) return { ...error.judgement, expected }
     throw error
@@ -93,18 +110,18 @@ async function probe(ctx: RunContext, expected: string, build: (model: string) =
   }
 }
 
-export function checkExact(ctx: RunContext): Promise<Judgement> {
+export function checkExact(ctx: RunContext, inputs: InputsOf<'probe.exact'>): Promise<Judgement> {
   const word = ctx.choices.pick('exactWord', EXACT_WORDS)
-  return probe(ctx, `content says "${word}" at temperature 0`, (m) => exactRequest(m, word), (s, b) => judgeExact(s, b, word), { word })
+  return probe(ctx, inputs, `content says "${word}" at temperature 0`, (m) => exactRequest(m, word), (s, b) => judgeExact(s, b, word), { word })
 }
 
-export function checkTools(ctx: RunContext): Promise<Judgement> {
+export function checkTools(ctx: RunContext, inputs: InputsOf<'probe.tools'>): Promise<Judgement> {
   const token = ctx.choices.pick('toolToken', EXACT_WORDS)
-  return probe(ctx, `a real tool_calls entry record_probe_token({"token":"${token}"})`, (m) => toolsRequest(m, token), (s, b) => judgeTools(s, b, token), { token })
+  return probe(ctx, inputs, `a real tool_calls entry record_probe_token({"token":"${token}"})`, (m) => toolsRequest(m, token), (s, b) => judgeTools(s, b, token), { token })
 }
 
-export function checkVision(ctx: RunContext): Promise<Judgement> {
+export function checkVision(ctx: RunContext, inputs: InputsOf<'probe.vision'>): Promise<Judgement> {
   const colour = ctx.choices.pick('visionColour', COLOUR_NAMES)
   const decoy = ctx.choices.pick('visionDecoy', COLOUR_NAMES.filter((c) => c !== colour))
-  return probe(ctx, `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`, (m) => visionRequest(m, colour, decoy), (s, b) => judgeVision(s, b, colour, decoy), { colour, decoy })
+  return probe(ctx, inputs, `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`, (m) => visionRequest(m, colour, decoy), (s, b) => judgeVision(s, b, colour, decoy), { colour, decoy })
 }
