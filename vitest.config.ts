@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { SUITES_PROJECT } from './suites/project.ts'
 
@@ -11,6 +13,9 @@ export default defineConfig({
     // Most unit files wait on child processes and timers (engines, meter windows), not the CPU:
     // three files at a time keep a 2-core machine busy.
     maxWorkers: 3,
+    // Every node process the tests start (pnpm verify, writeback, the reference engine) reuses
+    // compiled code from the previous ones.
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'armproof-test-compile-cache') },
     projects: [
       {
         test: {

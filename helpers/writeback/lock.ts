@@ -147,7 +147,8 @@ export async function withPageLock<T>(page: string, fn: () => Promise<T>, option
       if (st && Date.now() - st.mtimeMs > EMPTY_STALE_MS) await breakStale(page, lock, text)
     }
     if (Date.now() - started >= waitMs) throw new LockBusyError(lock, holder, Date.now() - started)
-    await sleep(1 + Math.random() * Math.min(8, 1 + attempt))
+    // Backs off to ~25 ms between attempts: twenty waiters polling every few ms cost more CPU than the writes.
+    await sleep(1 + Math.random() * Math.min(25, 1 + 2 * attempt))
   }
   try {
     return await fn()

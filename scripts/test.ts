@@ -1,0 +1,18 @@
+// `pnpm test`: the typecheck (tsc --noEmit) and armproof's own tests (vitest, project unit) side
+// by side; fails when either fails. Extra arguments go to vitest (e.g. a file or -t 'name').
+// `tsc` and `vitest` are found on PATH, as pnpm puts node_modules/.bin there for its scripts.
+import { spawn } from 'node:child_process'
+
+const run = (bin: string, args: readonly string[]): Promise<number> =>
+  new Promise((resolve) => {
+    const child = spawn(bin, args, { stdio: 'inherit' })
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+    child.on('error', () => resolve(1))
+  })
+
+const [tsc, vitest] = await Promise.all([
+  run('tsc', ['--noEmit', '-p', '.']),
+  run('vitest', ['run', '--project', 'unit', ...process.argv.slice(2)]),
+])
+if (tsc !== 0) process.stderr.write(`pnpm test: the typecheck failed (tsc exit ${tsc})\n`)
+process.exit(tsc !== 0 ? tsc : vitest)
