@@ -10,7 +10,9 @@ function target(argv: string[]) {
 }
 
 function step(id: StepResult['id'], verdict: StepResult['verdict'], evidence: Record<string, unknown>): StepResult {
-  return { id, title: id, verdict, expected: '', observed: `${id} observed`, where: 'w', evidence, durationMs: 1 }
+  // Step help hands the build's default on as a typed field, beside its evidence.
+  const handed = id === 'help' && typeof evidence.default === 'string' ? { buildDefault: evidence.default } : {}
+  return { id, title: id, verdict, expected: '', observed: `${id} observed`, where: 'w', evidence, durationMs: 1, ...handed }
 }
 
 describe('the argv-vs-default truth table', () => {

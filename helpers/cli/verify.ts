@@ -73,7 +73,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
     failure = error instanceof Error ? error.message : String(error)
   }
   const steps = reporter.steps()
-  const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   // A replay: the recording it re-judged; a recorded exchange this run asked for and did not find
   // means the fixtures do not hold this run: inconclusive (exit 3; exit 2 is never after a step

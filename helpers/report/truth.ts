@@ -31,7 +31,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   const help = byId.get('help')
   const argv = byId.get('argv')
   const ledger = byId.get('ledger')
-  const helpDefault = typeof help?.evidence.default === 'string' ? help.evidence.default : null
+  const helpDefault = help?.buildDefault ?? null
   const fallback = spec.default ?? helpDefault
   const expected = target.value ?? fallback
   const atDefault = expected !== null && expected === fallback

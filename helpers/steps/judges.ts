@@ -67,7 +67,8 @@ export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title:
   const judge: Judge<Id> = JUDGES[id]
   const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)
-  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  const handed = gives?.buildDefault !== undefined ? { buildDefault: gives.buildDefault } : {}
+  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
 }
 
 /** The served model, once the probes asked for it (for the recording's metadata). */

@@ -22,10 +22,12 @@ export interface StepResult {
   intendedSkip?: boolean
   evidence: Record<string, unknown>
   durationMs: number
+  /** Step `help` only: the build's default for the knob as its --help prints it (null: none printed). */
+  buildDefault?: string | null
 }
 
 /** What a step judge returns; the runner adds id, title and duration. */
-export type Judgement = Omit<StepResult, 'id' | 'title' | 'durationMs'>
+export type Judgement = Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'>
 
 export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red: 1, error: 2, inconclusive: 3 }
 

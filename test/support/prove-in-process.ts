@@ -78,7 +78,7 @@ export async function proveInProcess(args: readonly string[], options: { engine:
     else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault)))
   }
   await seams.close({ model: await modelOf(run) })
-  const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
   const report = buildReport({
     target,
     steps,
