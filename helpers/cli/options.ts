@@ -56,6 +56,17 @@ export const OPTIONS = [
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
 
+/** `pnpm writeback`'s options, in the same shape and read by the same parser (./parse.ts). */
+export const WRITEBACK_OPTIONS = [
+  { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report pnpm verify wrote (its --report)', default: 'required' },
+  { flag: 'vault', env: 'WRITEBACK_VAULT', kind: 'string', meaning: 'the vault folder (a checkout of the vault repo)', default: 'required' },
+  { flag: 'page', env: 'WRITEBACK_PAGE', kind: 'string', meaning: "the endpoint's page, relative to the vault; skips discovery", default: 'found by front matter service: <svc>, else <svc>.md' },
+  { flag: 'svc', env: 'WRITEBACK_SVC', kind: 'string', meaning: 'refuse unless the report is for this service', default: 'any' },
+  { flag: 'max-age', env: 'WRITEBACK_MAX_AGE', kind: 'string', meaning: "refuse a report whose finishedAt is older than this (24h, 90m, 1h30m)", default: '24h' },
+  { flag: 'dry-run', env: 'WRITEBACK_DRY_RUN', kind: 'boolean', meaning: 'print the diff, write nothing', default: 'off' },
+  { flag: 'allow-replay', env: 'WRITEBACK_ALLOW_REPLAY', kind: 'boolean', meaning: 'accept a --mode replay report (it re-judges an old run; not a fresh proof)', default: 'off' },
+] as const satisfies readonly OptionSpec[]
+
 /** `--help` rows: the flag, what it means, its env twin and its default (shared with pnpm writeback). */
 export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | 'kind' | 'meaning' | 'default'>[], width: number, metavar: (flag: string) => string = () => 'value'): string[] {
   return options.map((o) => {

@@ -2,10 +2,10 @@
 // collected and reported at once (exit 2); a flag beats env, env beats .env.
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
 import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
+import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 
@@ -90,45 +90,17 @@ function templateProblem(template: string): string | undefined {
 }
 
 function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean } {
-  // `api-key` is known only to be refused: as a string option it takes its value with it, so the key
-  // is never mistaken for a stray argument (and echoed back as one).
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, 'api-key': { type: 'string' } }
-  for (const o of OPTIONS) options[o.flag] = { type: o.kind }
-  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
-  const values = new Map<OptionFlag, string | boolean>()
-  let help = false
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!
-    if (t.kind === 'positional') {
-      problems.push({ option: 'argument', message: `unexpected argument ${showValue(t.value)}; options start with --` })
-    } else if (t.kind === 'option') {
-      if (t.name === 'help' || t.name === 'h') {
-        help = true
-        continue
-      }
-      if (t.name === 'api-key') {
-        problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
-        continue
-      }
-      const spec = OPTIONS.find((o) => o.flag === t.name)
-      if (!spec) {
-        // The word after an unknown option that sounds like a secret (--token, --api_key, …) is
-        // most likely that secret: taken as its value and never shown.
-        const next = tokens[i + 1]
-        const secretish = /key|token|secret|pass|auth|bearer|cred/i.test(t.name)
-        const swallowed = secretish && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
-        if (swallowed) i++
-        problems.push({ option: t.rawName, message: `unknown option ${showValue(t.rawName)}${swallowed ? ' (its value is not shown)' : ''}; see --help` })
-      } else if (spec.kind === 'string' && typeof t.value !== 'string') {
-        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} needs a value` })
-      } else if (spec.kind === 'boolean' && t.value !== undefined) {
-        problems.push({ option: `--${spec.flag}`, message: `--${spec.flag} takes no value` })
-      } else {
-        values.set(spec.flag, spec.kind === 'boolean' ? true : (t.value as string))
-      }
-    }
+  // `api-key` is known only to be refused: it takes its value with it, so the key is never
+  // mistaken for a stray argument (and echoed back as one).
+  const parsed = parseCommandLine(argv, OPTIONS, ['api-key'])
+  for (const p of parsed.problems) {
+    if (p.kind === 'positional') problems.push({ option: 'argument', message: `unexpected argument ${showValue(p.value)}; options start with --` })
+    else if (p.kind === 'refused') problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
+    else if (p.kind === 'unknown') problems.push({ option: p.rawName, message: `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}; see --help` })
+    else if (p.kind === 'needs-value') problems.push({ option: `--${p.flag}`, message: `--${p.flag} needs a value` })
+    else problems.push({ option: `--${p.flag}`, message: `--${p.flag} takes no value` })
   }
-  return { values, help }
+  return { values: parsed.values, help: parsed.help }
 }
 
 /** A key file larger than this is not a key file. */
@@ -390,8 +362,9 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   if (flags.get('no-dropin-check') === true) dropinCheck = false
   else if (env.VERIFY_DROPIN_CHECK !== undefined && env.VERIFY_DROPIN_CHECK !== '') {
     const v = env.VERIFY_DROPIN_CHECK
-    if (v === '0' || v === 'false' || v === 'no') dropinCheck = false
-    else if (v !== '1' && v !== 'true' && v !== 'yes') problem('VERIFY_DROPIN_CHECK', `${showValue(v)} must be 0 or 1`)
+    const yes = envBoolean(v)
+    if (yes === false) dropinCheck = false
+    else if (yes === undefined) problem('VERIFY_DROPIN_CHECK', `${showValue(v)} must be 0 or 1`)
   }
 
   const healthBudgetMs = duration('health-budget', '15m')

@@ -1,9 +1,9 @@
 // The options of `pnpm writeback` as data, and the one-line refusals every check reports in.
 // Flags beat env (`WRITEBACK_*`); no .env is read here, and env values are never printed.
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
+import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { parseDuration } from '../config/duration.ts'
-import { optionRows } from '../cli/options.ts'
+import { optionRows, WRITEBACK_OPTIONS } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 import { escapeControls } from './escape.ts'
 
@@ -25,15 +25,7 @@ export function formatRefusals(refusals: readonly Refusal[]): string {
   return [`armproof writeback: refused (${n} problem${n === 1 ? '' : 's'}); the vault was not changed.`, ...refusals.map(refusalLine)].join('\n')
 }
 
-export const WRITEBACK_OPTIONS = [
-  { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report pnpm verify wrote (its --report)', default: 'required' },
-  { flag: 'vault', env: 'WRITEBACK_VAULT', kind: 'string', meaning: 'the vault folder (a checkout of the vault repo)', default: 'required' },
-  { flag: 'page', env: 'WRITEBACK_PAGE', kind: 'string', meaning: "the endpoint's page, relative to the vault; skips discovery", default: 'found by front matter service: <svc>, else <svc>.md' },
-  { flag: 'svc', env: 'WRITEBACK_SVC', kind: 'string', meaning: 'refuse unless the report is for this service', default: 'any' },
-  { flag: 'max-age', env: 'WRITEBACK_MAX_AGE', kind: 'string', meaning: "refuse a report whose finishedAt is older than this (24h, 90m, 1h30m)", default: '24h' },
-  { flag: 'dry-run', env: 'WRITEBACK_DRY_RUN', kind: 'boolean', meaning: 'print the diff, write nothing', default: 'off' },
-  { flag: 'allow-replay', env: 'WRITEBACK_ALLOW_REPLAY', kind: 'boolean', meaning: 'accept a --mode replay report (it re-judges an old run; not a fresh proof)', default: 'off' },
-] as const
+export { WRITEBACK_OPTIONS } from '../cli/options.ts'
 
 type Flag = (typeof WRITEBACK_OPTIONS)[number]['flag']
 
@@ -52,8 +44,6 @@ export interface WritebackOptions {
 export type OptionsResult = { ok: true; options: WritebackOptions } | { ok: false; help: boolean; refusals: Refusal[] }
 
 const DEFAULT_MAX_AGE = '24h'
-const TRUE = new Set(['1', 'true', 'yes', 'on'])
-const FALSE = new Set(['', '0', 'false', 'no', 'off'])
 
 export function writebackHelp(): string {
   const rows = optionRows(WRITEBACK_OPTIONS, 20)
@@ -73,22 +63,15 @@ export function writebackHelp(): string {
 export function parseWritebackOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): OptionsResult {
   const refusals: Refusal[] = []
   const usage = (checked: string, where: string, found: string, next = 'see pnpm writeback --help') => refusals.push({ checked, where, found, next })
-  const spec: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, h: { type: 'boolean' } }
-  for (const o of WRITEBACK_OPTIONS) spec[o.flag] = { type: o.kind }
-  const { tokens } = parseArgs({ args: [...argv], options: spec, strict: false, allowPositionals: true, tokens: true })
-  const flags = new Map<Flag, string | true>()
-  for (const t of tokens) {
-    if (t.kind === 'positional') {
-      usage('arguments', 'command line', `unexpected argument ${showValue(t.value)}`, 'options start with --; see pnpm writeback --help')
-    } else if (t.kind === 'option') {
-      if (t.name === 'help' || t.name === 'h') return { ok: false, help: true, refusals: [] }
-      const o = WRITEBACK_OPTIONS.find((x) => x.flag === t.name)
-      if (!o) usage(t.rawName, 'command line', `unknown option ${showValue(t.rawName)}`)
-      else if (o.kind === 'string' && typeof t.value !== 'string') usage(`--${o.flag}`, 'command line', 'needs a value')
-      else if (o.kind === 'boolean' && t.value !== undefined) usage(`--${o.flag}`, 'command line', 'takes no value')
-      else flags.set(o.flag, o.kind === 'boolean' ? true : (t.value as string))
-    }
+  const parsed = parseCommandLine(argv, WRITEBACK_OPTIONS)
+  if (parsed.help) return { ok: false, help: true, refusals: [] }
+  for (const p of parsed.problems) {
+    if (p.kind === 'positional') usage('arguments', 'command line', `unexpected argument ${showValue(p.value)}`, 'options start with --; see pnpm writeback --help')
+    else if (p.kind === 'unknown') usage(p.rawName, 'command line', `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}`)
+    else if (p.kind === 'needs-value') usage(`--${p.flag}`, 'command line', 'needs a value')
+    else usage(`--${p.flag}`, 'command line', 'takes no value')
   }
+  const flags = parsed.values
   const raw = (flag: Flag): { value: string; from: string } | undefined => {
     const o = WRITEBACK_OPTIONS.find((x) => x.flag === flag)!
     const f = flags.get(flag)
@@ -107,10 +90,9 @@ export function parseWritebackOptions(argv: readonly string[], env: Readonly<Rec
     if (flags.get(flag) === true) return true
     const r = raw(flag)
     if (!r) return false
-    const v = r.value.trim().toLowerCase()
-    if (TRUE.has(v)) return true
-    if (!FALSE.has(v)) usage(r.from, 'env', `${showValue(r.value)} is not 1/0/true/false`)
-    return false
+    const yes = envBoolean(r.value)
+    if (yes === undefined) usage(r.from, 'env', `${showValue(r.value)} is not 1/0/true/false`)
+    return yes === true
   }
   const report = required('report')
   const vault = required('vault')
