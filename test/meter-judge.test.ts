@@ -5,7 +5,7 @@
 // the scrapes the judge read: the served series rose during the run, or it was above zero at the
 // first scrape of the very process argv read. Seeded, so a failure names its case.
 import { describe, expect, test } from 'vitest'
-import { VirtualClock } from '../helpers/seams/clock.ts'
+import { VirtualClock } from './support/virtual-clock.ts'
 import { loadConfig, type Target } from '../helpers/config/load.ts'
 import type { HostClient, HostResult } from '../helpers/seams/host.ts'
 import { HttpError, type HttpClient } from '../helpers/seams/http.ts'

@@ -1,6 +1,7 @@
 // Step `health`: GET /health polled until 200 within the health budget. Connection refused and
 // 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must carry
 // numeric `in_flight` and `queue_cap`. A spent budget is inconclusive, never red.
+import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { endpointUrl, type Outcome, type RunContext } from '../context.ts'
@@ -65,7 +66,7 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
     seen.set(last, (seen.get(last) ?? 0) + 1)
     const elapsed = ctx.clock.now() - started
     ctx.progress(`waiting for ${url}: ${last} · ${formatDuration(elapsed)} of ${formatDuration(budget)}`)
-    await ctx.clock.sleep(Math.min(pollInterval(budget), Math.max(0, deadline - ctx.clock.now())))
+    await pollWait(ctx.clock, deadline, pollInterval(budget))
   }
   const summary = [...seen].map(([what, n]) => `${what} ×${n}`).join(', ')
   return {

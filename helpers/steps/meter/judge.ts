@@ -6,6 +6,7 @@
 // per page, and a value below an earlier one is a reset (a restart): red. A page the Prometheus
 // server would refuse whole is red. Absent is not zero; no traffic in the window is
 // inconclusive, not red.
+import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
@@ -310,7 +311,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
       // Nothing read yet: only an unreachable /metrics gets here; keep trying until the deadline.
       const now = ctx.clock.now()
       if (now >= deadline) break
-      await ctx.clock.sleep(Math.min(interval, deadline - now))
+      await pollWait(ctx.clock, deadline, interval, now)
       continue
     }
     if (a.kind === 'bad') {
@@ -376,7 +377,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     const traffic = readings[0] ? trafficBetween(readings[0], readings.slice(1), model) : undefined
     const latest = a.tracks[0]?.points.at(-1)?.value
     ctx.progress(`watching ${name} = ${latest ?? '?'} · ${formatDuration(now - start)} of ${formatDuration(window)}${traffic !== undefined ? ` · ${traffic} requests since the start` : ''}`)
-    await ctx.clock.sleep(Math.min(interval, deadline - now))
+    await pollWait(ctx.clock, deadline, interval, now)
   }
 
   if (readings.length === 0) {
