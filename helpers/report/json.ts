@@ -1,8 +1,7 @@
 // The run as the contract's JSON report: one plain object with a fixed key order, built from the
 // steps alone. The API key never appears in it: the target's key is left out, and a final scrub
 // replaces the key's value wherever a step may have echoed it.
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { writeAtomic } from '../seams/atomic.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
@@ -154,20 +153,6 @@ export function buildReport(input: ReportInput): Report {
 /** The report as written to disk: two-space JSON and a final newline. */
 export function reportJson(report: Report): string {
   return `${JSON.stringify(report, null, 2)}\n`
-}
-
-/** Writes text atomically: a temp file in the same folder, then rename; creates the folder. */
-export async function writeAtomic(path: string, text: string): Promise<void> {
-  const dir = dirname(path)
-  await mkdir(dir, { recursive: true })
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`)
-  try {
-    await writeFile(temp, text, 'utf8')
-    await rename(temp, path)
-  } catch (error) {
-    await rm(temp, { force: true })
-    throw error
-  }
 }
 
 export async function writeJson(path: string, report: Report): Promise<void> {

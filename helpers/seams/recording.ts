@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeAtomic } from './atomic.ts'
 import type { ConfigProblem, Target } from '../config/load.ts'
 import type { HostFailure } from './host.ts'
 import { REDACTED } from './redact.ts'
@@ -367,7 +368,7 @@ export function replayCheck(folder: string, want: { svc: string; knob: string; v
 }
 
 /** After a recorded run: notes its verdict and each step's in run.json (replay must reach the same), and seals the file's digest again. */
-export function markRecordedVerdict(folder: string, verdict: string, steps: Readonly<Record<string, string>> = {}): void {
+export async function markRecordedVerdict(folder: string, verdict: string, steps: Readonly<Record<string, string>> = {}): Promise<void> {
   const path = join(folder, 'run.json')
   let meta: RunMeta
   try {
@@ -377,7 +378,7 @@ export function markRecordedVerdict(folder: string, verdict: string, steps: Read
   }
   const next: RunMeta = { ...meta, verdict, steps: { ...steps } }
   if (meta.digests) next.digests = { ...meta.digests, 'run.json': runDigest(next) }
-  writeFileSync(path, stableJson(next))
+  await writeAtomic(path, stableJson(next))
 }
 
 /**
