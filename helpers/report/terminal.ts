@@ -1,5 +1,6 @@
 // The runbook as the operator reads it in a terminal: a header, one line per step, the detail of
 // any step that did not pass, and one final line. Pure formatting: strings in, strings out.
+import { styleText } from 'node:util'
 import type { Target } from '../config/load.ts'
 import { formatDuration } from '../config/duration.ts'
 import { knob } from '../config/knobs.ts'
@@ -14,8 +15,8 @@ export interface FormatOptions {
   width?: number
 }
 
-const ANSI = { bold: '1', dim: '2', red: '31', green: '32', yellow: '33', cyan: '36' } as const
-type Style = keyof typeof ANSI
+/** The styles the terminal lines use; node:util's styleText writes them. */
+type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
 const VERDICT_STYLE: Readonly<Record<StepVerdict, Style>> = { passed: 'green', failed: 'red', inconclusive: 'yellow', skipped: 'dim' }
 const RUN_STYLE: Readonly<Record<Report['verdict'], Style>> = { green: 'green', red: 'red', inconclusive: 'yellow', error: 'red' }
@@ -23,7 +24,8 @@ const ID_WIDTH = 12
 const DETAIL_INDENT = '     '
 
 function paint(text: string, style: Style | undefined, color: boolean | undefined): string {
-  return color && style && text ? `\x1b[${ANSI[style]}m${text}\x1b[0m` : text
+  // Whether to colour was decided once (a terminal, not CI, no NO_COLOR); styleText does not ask the stream again.
+  return color && style && text ? styleText(style, text, { validateStream: false }) : text
 }
 
 /** Pieces of one line cut to `width` visible characters (code points), the last kept piece ending in "…". */
