@@ -10,6 +10,8 @@ import { END_TO_END, FAULT_MATRIX } from './support/fault-matrix.ts'
 import { proveInProcess } from './support/prove-in-process.ts'
 import { FAST, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
 
+// Process names are machine-wide (pidof): this run's own suffix keeps another checkout's run apart.
+const RUN = process.pid % 100_000
 const engines: EngineHandle[] = []
 afterAll(async () => {
   await Promise.all(engines.map((e) => e.stop()))
@@ -17,7 +19,7 @@ afterAll(async () => {
 
 describe.concurrent('the fault matrix', () => {
   test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) ? 'pnpm verify' : 'in-process' })))('$fault: $what → $verdict ($how)', async (c) => {
-    const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf-${c.i}` })
+    const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
     engines.push(engine)
     const args = [...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])]
     const options = { engine, ...(c.env ? { env: c.env } : {}) }

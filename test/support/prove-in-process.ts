@@ -39,18 +39,23 @@ async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepRe
 }
 
 /**
- * Until the engine has printed its boot (the log is not empty and stopped growing), at most 5 s.
- * `pnpm verify` spends longer than that starting vitest; in-process the ledger step would
- * otherwise read a log the engine is still writing.
+ * Until the engine has printed its boot (the log is not empty and stopped growing for 200 ms), at
+ * most 30 s (a loaded machine starts node slowly). `pnpm verify` spends a while starting vitest
+ * first; in-process the ledger step would otherwise read a log the engine is still writing.
  */
 async function bootPrinted(ledgerPath: string): Promise<void> {
-  const deadline = Date.now() + 5000
+  const deadline = Date.now() + 30_000
   let last = -1
+  let stableSince = 0
   while (Date.now() < deadline) {
     const size = existsSync(ledgerPath) ? statSync(ledgerPath).size : 0
-    if (size > 0 && size === last) return
-    last = size
-    await new Promise((r) => setTimeout(r, 60))
+    if (size > 0 && size === last) {
+      if (Date.now() - stableSince >= 200) return
+    } else {
+      last = size
+      stableSince = Date.now()
+    }
+    await new Promise((r) => setTimeout(r, 50))
   }
 }
 
