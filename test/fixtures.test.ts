@@ -135,7 +135,7 @@ describe('tamper evidence and one source for the target', () => {
   test("the recorder replaces this machine's working folder, temp folder and home in what it keeps", async () => {
     const { scrubLocalPaths } = await import('../helpers/seams/record.ts')
     const places = [['/srv/ci/repo', '<cwd>'], ['/var/tmp', '<tmp>'], ['/home/ci', '<home>']] as const
-    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/fixtures/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/fixtures/engine/radiance.ts\u0000--port')
+    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/engine/radiance.ts\u0000--port')
     expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')
   })
 })
