@@ -25,7 +25,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // The fault matrix judges most rows in-process, side by side: they wait on the engines'
           // budgets (health, meter window), not the CPU.
-          maxConcurrency: 8,
+          maxConcurrency: 6,
           // Every test must assert something (a test that cannot fail proves nothing).
           expect: { requireAssertions: true },
         },

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { EXIT_CODES, STEP_IDS } from '../helpers/steps/verdict.ts'
-import { END_TO_END, FAULT_MATRIX } from './support/fault-matrix.ts'
+import { END_TO_END, FAULT_MATRIX, HEAVY, type FaultCase } from './support/fault-matrix.ts'
 import { proveInProcess } from './support/prove-in-process.ts'
 import { FAST, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
 
@@ -17,30 +17,40 @@ afterAll(async () => {
   await Promise.all(engines.map((e) => e.stop()))
 })
 
-describe.concurrent('the fault matrix', () => {
-  test.each(FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) ? 'pnpm verify' : 'in-process' })))('$fault: $what → $verdict ($how)', async (c) => {
-    const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
-    engines.push(engine)
-    const args = [...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])]
-    const options = { engine, ...(c.env ? { env: c.env } : {}) }
-    const run = c.how === 'pnpm verify' ? await runVerify(args, options) : await proveInProcess(args, options)
-    await engine.stop()
-    const context = `${run.stdout}\n${run.stderr}`
-    expect(run.report, context).toBeDefined()
-    const want = Object.fromEntries(STEP_IDS.map((id) => [id, c.steps[id] ?? 'passed']))
-    expect(verdicts(run.report), context).toEqual(want)
-    expect(run.report!.verdict, context).toBe(c.verdict)
-    expect(run.exitCode, context).toBe(EXIT_CODES[c.verdict])
-    if (c.verdict !== 'green') expect(run.exitCode).not.toBe(0)
-    if (c.message) {
-      const focus = run.report!.steps.find((s) => s.verdict !== 'passed') ?? run.report!.steps.find((s) => s.id === 'meter')!
-      expect(`${focus.observed}\n${focus.next ?? ''}`, context).toContain(c.message)
-      if (focus.verdict === 'failed' || focus.verdict === 'inconclusive') {
-        expect(focus.expected).not.toBe('')
-        expect(focus.where).not.toBe('')
-        expect(focus.next, `${focus.id} has no next step`).toBeTruthy()
-      }
+async function check(c: FaultCase & { i: number; how: string }): Promise<void> {
+  const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
+  engines.push(engine)
+  const args = [...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])]
+  const options = { engine, ...(c.env ? { env: c.env } : {}) }
+  const run = c.how === 'pnpm verify' ? await runVerify(args, options) : await proveInProcess(args, options)
+  await engine.stop()
+  const context = `${run.stdout}\n${run.stderr}`
+  expect(run.report, context).toBeDefined()
+  const want = Object.fromEntries(STEP_IDS.map((id) => [id, c.steps[id] ?? 'passed']))
+  expect(verdicts(run.report), context).toEqual(want)
+  expect(run.report!.verdict, context).toBe(c.verdict)
+  expect(run.exitCode, context).toBe(EXIT_CODES[c.verdict])
+  if (c.verdict !== 'green') expect(run.exitCode).not.toBe(0)
+  if (c.message) {
+    const focus = run.report!.steps.find((s) => s.verdict !== 'passed') ?? run.report!.steps.find((s) => s.id === 'meter')!
+    expect(`${focus.observed}\n${focus.next ?? ''}`, context).toContain(c.message)
+    if (focus.verdict === 'failed' || focus.verdict === 'inconclusive') {
+      expect(focus.expected).not.toBe('')
+      expect(focus.where).not.toBe('')
+      expect(focus.next, `${focus.id} has no next step`).toBeTruthy()
     }
-    if ('dir' in run) cleanup(run)
-  })
+  }
+  if ('dir' in run) cleanup(run)
+}
+
+const CASES = FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) ? 'pnpm verify' : 'in-process' }))
+
+// The rows whose engine streams tens of MB (a 30 MB /metrics, a 64 MiB log) run one at a time,
+// first: side by side they would starve the other rows' timings on a small machine.
+describe('the fault matrix: the heavy rows', () => {
+  test.each(CASES.filter((c) => HEAVY.includes(c.fault)))('$fault: $what → $verdict ($how)', check)
+})
+
+describe.concurrent('the fault matrix', () => {
+  test.each(CASES.filter((c) => !HEAVY.includes(c.fault)))('$fault: $what → $verdict ($how)', check)
 })

@@ -34,6 +34,9 @@ const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe
 /** Rows run as whole `pnpm verify` processes; every other row judges the same steps in-process. */
 export const END_TO_END: readonly string[] = ['none (healthy arm)', 'knob_ignored', 'no_traffic_counters (rollback)', 'drop-in check skipped', 'none (api key in a file)', 'auth_echo (wrong key)']
 
+/** Rows whose engine streams tens of MB: run one at a time (test/fault-matrix.test.ts). */
+export const HEAVY: readonly string[] = ['metrics_huge', 'ledger_huge (default: the tail)', 'ledger_huge (whole log)']
+
 export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'none (healthy arm)', what: 'PREFILL_INTERLEAVE armed to 1 on a healthy engine', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
   { fault: 'knob_ignored', what: 'the engine ignores the knob: its meter stays flat while traffic flows', engine: arm(['knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'stayed at 0 for' },
