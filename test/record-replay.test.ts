@@ -22,7 +22,8 @@ async function replay(args: string[], socketLog: string) {
   return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY } })
 }
 
-describe.each([
+// Each test has its own engine, folder and svc: they run side by side.
+describe.concurrent.each([
   { name: 'a green arm', faults: [] as const, verdict: 'green', exit: 0, window: '2s' },
   { name: 'a red arm (knob ignored, a meter watch of 6 s)', faults: ['knob_ignored'] as const, verdict: 'red', exit: 1, window: '6s' },
 ])('record and replay $name', ({ faults, verdict, exit, window }) => {
@@ -56,7 +57,7 @@ describe.each([
   })
 })
 
-describe('replay refuses fixtures of another run', () => {
+describe.concurrent('replay refuses fixtures of another run', () => {
   test.each([
     [['--knob', 'BUSY_PREFILL_CHUNK', '--value', '1'], /recorded for --knob PREFILL_INTERLEAVE, not BUSY_PREFILL_CHUNK/],
     [['--knob', 'PREFILL_INTERLEAVE', '--value', '2'], /recorded for --value 1, not 2/],
@@ -75,7 +76,7 @@ describe('replay refuses fixtures of another run', () => {
   })
 })
 
-describe('the committed demo recordings', () => {
+describe.concurrent('the committed demo recordings', () => {
   test.each([
     ['demo', 0, 'green'],
     ['demo-ignored', 1, 'red'],

@@ -35,7 +35,7 @@ function pieces(key: string, n = 8): string[] {
   return Array.from({ length: key.length - n + 1 }, (_, i) => key.slice(i, i + n))
 }
 
-test('the API key appears in no output of a red live run, its recording, or its replay', async () => {
+test.concurrent('the API key appears in no output of a red live run, its recording, or its replay', async () => {
   // The flag is missing from argv, so the argv step prints the command line, which holds --api-key.
   const engine = await startEngine({ svc: 'secret', processName: 'rsecret', args: ['--api-key', KEY] })
   const fixtures = join(dir, 'fixtures')
@@ -65,7 +65,7 @@ test('the API key appears in no output of a red live run, its recording, or its 
   for (const run of [live, recorded, replayed, refused]) cleanup(run)
 })
 
-test('an endpoint that echoes the key back, straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async () => {
+test.concurrent('an endpoint that echoes the key back, straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async () => {
   // The engine wants another key; its 401 bodies quote the Authorization header armproof sent.
   const wrong = 'Zq7XvT3kLm9PwR2sNb8YcD4fHj6Gx'
   const engine = await startEngine({ svc: 'echo', processName: 'recho', args: ['--prefill-interleave', '1', '--api-key', 'the-right-one'], faults: ['auth_echo'] })
