@@ -2,7 +2,8 @@
 // reference engine with that one misbehaviour gives the expected verdict, exit code, red steps and
 // message. Zero false greens: a non-green case never exits 0. The rows of END_TO_END run whole
 // `pnpm verify` processes (green, red, inconclusive, an intended skip, a key file, a key echoed
-// back); the others judge the same steps in this process (test/support/prove-in-process.ts).
+// back), and so do the three HEAVY rows; the others judge the same steps in this process
+// (test/support/prove-in-process.ts).
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { EXIT_CODES, STEP_IDS } from '../helpers/steps/verdict.ts'
@@ -43,14 +44,10 @@ async function check(c: FaultCase & { i: number; how: string }): Promise<void> {
   if ('dir' in run) cleanup(run)
 }
 
-const CASES = FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) ? 'pnpm verify' : 'in-process' }))
-
-// The rows whose engine streams tens of MB (a 30 MB /metrics, a 64 MiB log) run one at a time,
-// first: side by side they would starve the other rows' timings on a small machine.
-describe('the fault matrix: the heavy rows', () => {
-  test.each(CASES.filter((c) => HEAVY.includes(c.fault)))('$fault: $what → $verdict ($how)', check)
-})
+// The rows whose engine streams tens of MB (a 30 MB /metrics, a 64 MiB log) run as their own
+// `pnpm verify` processes too: judged in this process they would stall the other rows' timings.
+const CASES = FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) || HEAVY.includes(c.fault) ? 'pnpm verify' : 'in-process' }))
 
 describe.concurrent('the fault matrix', () => {
-  test.each(CASES.filter((c) => !HEAVY.includes(c.fault)))('$fault: $what → $verdict ($how)', check)
+  test.each(CASES)('$fault: $what → $verdict ($how)', check)
 })
