@@ -11,7 +11,7 @@ import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify
 
 const KEY = 'sk-armproof-cli-5b4a3c2d1e'
 
-describe('pnpm verify refuses bad input before contacting anything', () => {
+describe.concurrent('pnpm verify refuses bad input before contacting anything', () => {
   let server: Server
   let hits = 0
   let url = ''
