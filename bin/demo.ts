@@ -17,7 +17,8 @@ try {
   const overridden = new Set(extra.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]))
   const args: string[] = []
   for (let i = 0; i < defaults.length; i += 2) if (!overridden.has(defaults[i]!)) args.push(defaults[i]!, defaults[i + 1]!)
-  code = await verify({ rawArgs: [...args, ...extra], env: { ...process.env, VERIFY_NO_DOTENV: '1' }, cwd: process.cwd(), out: process.stdout, err: process.stderr })
+  // On SIGINT/SIGTERM verify writes the partial report and exits; the engine's exit hook kills it.
+  code = await verify({ rawArgs: [...args, ...extra], env: { ...process.env, VERIFY_NO_DOTENV: '1' }, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (c) => process.exit(c) })
 } finally {
   await engine.stop()
 }

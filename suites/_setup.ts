@@ -6,8 +6,12 @@ import type { TestProject } from 'vitest/node'
 import { formatProblems, loadConfig, readDotenv } from '../helpers/config/load.ts'
 import { targetForRun } from '../helpers/seams/recording.ts'
 import { outputProblems } from '../helpers/config/outputs.ts'
+import { readFileSync } from 'node:fs'
+import { firstContact } from '../helpers/seams/first-contact.ts'
+import { liveHttp } from '../helpers/seams/http.ts'
+import { redactText } from '../helpers/seams/redact.ts'
 
-export default function setup(project: TestProject): void {
+export default async function setup(project: TestProject): Promise<void> {
   if (project.getProvidedContext()['armproof:target']) return
   const dotenv = readDotenv(process.cwd(), process.env)
   const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
@@ -17,5 +21,15 @@ export default function setup(project: TestProject): void {
   if ('problems' in run) throw new Error(formatProblems(run.problems))
   const unwritable = outputProblems(run.target, process.env, process.cwd())
   if (unwritable.length > 0) throw new Error(formatProblems(unwritable))
+  // First contact, as `pnpm verify` makes it: the operator's mistakes end the run before any step.
+  if (run.target.mode !== 'replay' && run.target.baseUrl !== null) {
+    const http = liveHttp(run.target.caFile ? { caPem: readFileSync(run.target.caFile, 'utf8') } : {})
+    try {
+      const problem = await firstContact(run.target, http)
+      if (problem) throw new Error(`armproof: ${redactText(problem.message, run.target.apiKey)} [first contact: ${problem.where}; no proof step was judged]`)
+    } finally {
+      await http.close()
+    }
+  }
   project.provide('armproof:target', run.target)
 }

@@ -77,10 +77,14 @@ describe('configuration', () => {
   })
 
   test('an unknown option and a stray argument are problems too', () => {
+    // A near miss of a flag is named with the flag meant, and its value is taken with it.
     expect(problems([...base, '--knobb', 'X', 'extra'])).toEqual([
-      'unknown option "--knobb"; see --help',
-      'unexpected argument "X"; options start with --',
+      'unknown option "--knobb"; did you mean --knob?',
       'unexpected argument "extra"; options start with --',
+    ])
+    expect(problems([...base, '--frobnicate', 'X'])).toEqual([
+      'unknown option "--frobnicate"; see --help',
+      'unexpected argument "X"; options start with --',
     ])
   })
 

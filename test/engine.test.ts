@@ -711,6 +711,63 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(page).toMatch(/\nprocess_start_time_seconds \d\.\d+e\+09\n/)
     },
   },
+  tools_need_jinja: {
+    async check(e, x) {
+      const { status, json } = await post(e, toolsBody())
+      x(status).toBe(500)
+      x(json).toEqual({ error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } })
+      x((await post(e, exactBody('obsidian'))).status).toBe(200)
+    },
+  },
+  exact_abort: {
+    async check(e, x) {
+      x(await exactMessage(e)).toMatchObject({ finish_reason: 'abort', message: { content: '' } })
+    },
+  },
+  exact_refusal: {
+    async check(e, x) {
+      x(await exactMessage(e)).toMatchObject({ finish_reason: 'stop', message: { content: null, refusal: "I can't help with that." } })
+    },
+  },
+  completions_429: {
+    async check(e, x) {
+      const first = await fetch(`${e.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(exactBody('obsidian')) })
+      x(first.status).toBe(429)
+      x(first.headers.get('retry-after')).toBe('1')
+      await first.text()
+      x((await post(e, exactBody('obsidian'))).status).toBe(429)
+      x((await post(e, exactBody('obsidian'))).status).toBe(200)
+    },
+  },
+  completions_429_forever: {
+    async check(e, x) {
+      for (let i = 0; i < 4; i++) x((await post(e, exactBody('obsidian'))).status).toBe(429)
+    },
+  },
+  health_redirect: {
+    async check(e, x) {
+      const res = await fetch(`${e.baseUrl}/health`, { redirect: 'manual' })
+      x(res.status).toBe(307)
+      x(res.headers.get('location')).toBe('/health/')
+      x(await (await fetch(`${e.baseUrl}/health`)).json()).toMatchObject({ status: 'ok', queue_cap: 256 })
+    },
+  },
+  metrics_gzip: {
+    async check(e, x) {
+      const { request } = await import('node:http')
+      const { gunzipSync } = await import('node:zlib')
+      const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+        request(`${e.baseUrl}/metrics`, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }))
+        }).on('error', reject).end()
+      })
+      x(raw.encoding).toBe('gzip')
+      x(gunzipSync(raw.body).toString('utf8')).toContain('radiance:engine_steps_held_total')
+      x(await metrics(e)).toContain('radiance:engine_steps_held_total')
+    },
+  },
 }
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {

@@ -2,7 +2,7 @@
 // reference engine with that one misbehaviour gives the expected verdict, exit code, red steps and
 // message. Zero false greens: a non-green case never exits 0. The rows of END_TO_END run whole
 // `pnpm verify` processes (green, red, inconclusive, an intended skip, a key file, a key echoed
-// back), and so do the three HEAVY rows; the others judge the same steps in this process
+// back), and so do the three HEAVY rows and the operator's mistakes; the others judge the same steps in this process
 // (test/support/prove-in-process.ts).
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
@@ -21,11 +21,28 @@ afterAll(async () => {
 async function check(c: FaultCase & { i: number; how: string }): Promise<void> {
   const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
   engines.push(engine)
-  const args = [...engineArgs(engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...FAST, ...(c.args ?? [])]
+  // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
+  const args = [...engineArgs(engine, c.baseUrl?.(engine.baseUrl)), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   const options = { engine, ...(c.env ? { env: c.env } : {}) }
+  // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
+  if (c.mistake) await engine.waitReady()
   const run = c.how === 'pnpm verify' ? await runVerify(args, options) : await proveInProcess(args, options)
   await engine.stop()
   const context = `${run.stdout}\n${run.stderr}`
+  if (c.mistake) {
+    expect(run.exitCode, context).toBe(2)
+    expect(run.stderr, context).toContain(c.message)
+    // Before contact nothing is written; on first contact the report says error, with no step judged.
+    if (c.mistake === 'first contact') {
+      expect(run.report?.verdict, context).toBe('error')
+      expect(run.report?.steps, context).toEqual([])
+      expect(run.report?.error, context).toContain(c.message)
+    } else {
+      expect(run.report, context).toBeUndefined()
+    }
+    if ('dir' in run) cleanup(run)
+    return
+  }
   expect(run.report, context).toBeDefined()
   const want = Object.fromEntries(STEP_IDS.map((id) => [id, c.steps[id] ?? 'passed']))
   expect(verdicts(run.report), context).toEqual(want)
@@ -46,7 +63,9 @@ async function check(c: FaultCase & { i: number; how: string }): Promise<void> {
 
 // The rows whose engine streams tens of MB (a 30 MB /metrics, a 64 MiB log) run as their own
 // `pnpm verify` processes too: judged in this process they would stall the other rows' timings.
-const CASES = FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) || HEAVY.includes(c.fault) ? 'pnpm verify' : 'in-process' }))
+// So do the operator's mistakes: first contact is `pnpm verify`'s, and a name under .invalid
+// resolves to NXDOMAIN through a preload (NODE_OPTIONS) in that process.
+const CASES = FAULT_MATRIX.map((c, i) => ({ ...c, i, how: END_TO_END.includes(c.fault) || HEAVY.includes(c.fault) || c.mistake !== undefined ? 'pnpm verify' : 'in-process' }))
 
 describe.concurrent('the fault matrix', () => {
   test.each(CASES)('$fault: $what → $verdict ($how)', check)

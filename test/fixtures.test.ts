@@ -23,7 +23,7 @@ function exchange(seq: number, path: string, status: number, body: string): Http
 }
 
 function set(http: HttpExchange[], extra: Partial<FixtureSet['meta']> = {}): FixtureSet {
-  const { apiKey: _k, mode: _m, fixtures: _f, report: _r, junit: _j, sshOpts: _s, ...recorded } = target as Target
+  const { apiKey: _k, mode: _m, fixtures: _f, report: _r, junit: _j, sshOpts: _s, caFile: _c, summary: _y, force: _o, ...recorded } = target as Target
   return {
     meta: { format: FIXTURE_FORMAT, svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', previous: null, baseUrl: 'http://gpu-7:8000', host: 'local', model: 'm', recordedAt: '2026-11-30T00:00:00.000Z', tool: { name: 'armproof', version: '0' }, choices: { exactWord: 'kestrel' }, clock: [0, 500, 2500], startedAtMs: 1_000_000, target: recorded, ...extra },
     http,

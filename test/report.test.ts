@@ -284,8 +284,9 @@ describe('RunbookReporter', () => {
     expect(reporter.unhandled()).toEqual(['unhandled error: EPIPE'])
   })
 
-  test('shows progress on err only when live, and clears it before the next step line', () => {
-    expect(drive(false).log.some((l) => l.startsWith('err:'))).toBe(false)
+  test('shows progress on err: one rewritten line when live, cleared before the next step line; plain lines in a log', () => {
+    // Without a terminal (CI, a pipe): a plain line, never a carriage return or an escape.
+    expect(drive(false).log.filter((l) => l.startsWith('err:'))).toEqual([`err:  … watching ${METER} = 0 · 5s of 5m\n`])
     const { log } = drive(true)
     const shown = log.findIndex((l) => l === `err:\r\x1b[K  … watching ${METER} = 0 · 5s of 5m`)
     expect(shown).toBeGreaterThan(0)

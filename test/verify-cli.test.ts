@@ -94,6 +94,20 @@ describe('a green arm, with the API key set', () => {
     expect(String(result.stdout) + String(result.stderr)).not.toContain(KEY)
   })
 
+  test('the suites straight from env make first contact too: a refused key ends them before any step', async () => {
+    await engine.waitReady()
+    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: 'sk-not-the-key-0000' },
+    })
+    const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
+    expect(result.exitCode).not.toBe(0)
+    expect(all).toContain('/v1/models answers HTTP 401 (the key): the key given is refused')
+    expect(all).not.toMatch(/[1-9]\d* passed/)
+    expect(all).not.toContain('sk-not-the-key-0000')
+  })
+
   test('the suites straight from env go red on a wrong value', async () => {
     const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
       cwd: ROOT,

@@ -52,6 +52,9 @@ export const OPTIONS = [
   { flag: 'fixtures', env: 'VERIFY_FIXTURES', kind: 'string', meaning: 'fixture folder', default: 'fixtures/<svc>/<knob>' },
   { flag: 'report', env: 'VERIFY_REPORT', kind: 'string', meaning: 'JSON report path', default: 'none' },
   { flag: 'junit', env: 'VERIFY_JUNIT', kind: 'string', meaning: 'JUnit XML path, one testcase per proof step', default: 'none' },
+  { flag: 'summary', env: 'VERIFY_SUMMARY', kind: 'string', meaning: 'Markdown summary path (mode, endpoint, duration, steps, the meter sparkline); also appended to GITHUB_STEP_SUMMARY when that is set', default: 'none' },
+  { flag: 'ca-file', env: 'VERIFY_CA_FILE', kind: 'string', meaning: 'extra CA certificates (PEM) for an https endpoint, added to the system ones (NODE_EXTRA_CA_CERTS works too)', default: 'none' },
+  { flag: 'force', env: 'VERIFY_FORCE', kind: 'boolean', meaning: 'record mode: overwrite a fixture folder that holds another run; env: VERIFY_FORCE=1', default: 'off' },
 ] as const satisfies readonly OptionSpec[]
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
@@ -75,8 +78,24 @@ export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | '
   })
 }
 
+/** What each option's value is, as `--help` shows it: `<duration>`, `live|record|replay`, … */
+export const METAVARS: Readonly<Record<string, string>> = {
+  svc: 'svc', knob: 'knob', value: 'value', previous: 'value', 'base-url': 'url', 'api-key-file': 'path', model: 'id',
+  host: 'local|[user@]host[:port]', 'ssh-opts': 'options', process: 'name', 'deploy-user': 'user', sudo: 'auto|always|never',
+  'ledger-cmd': 'command', 'help-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
+  'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
+  junit: 'path', summary: 'path', 'ca-file': 'path',
+}
+
+export function metavar(flag: string): string {
+  return METAVARS[flag] ?? 'value'
+}
+
+/** What a `pnpm verify` run ends with, for --help and the README: one wording. */
+export const EXIT_CODES_TEXT = `0 green · 1 red (a proof step failed) · 2 usage or configuration error, found before contact (nothing contacted: a bad option, an unwritable output path, a key on the command line) or on first contact, before any proof step is judged (host name does not resolve, TLS verification fails, 401/403, 404 on /health) · 3 inconclusive · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but an output file (--report, --junit, --summary, the step summary) could not be written · 130/143 interrupted (SIGINT/SIGTERM): the partial report is written with verdict interrupted`
+
 export function helpText(knobNames: readonly string[]): string {
-  const rows = optionRows(OPTIONS, 26, (flag) => (flag === 'svc' || flag === 'knob' ? flag : flag === 'api-key-file' ? 'path' : 'value'))
+  const rows = optionRows(OPTIONS, 34, metavar)
   return [
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',
@@ -84,11 +103,20 @@ export function helpText(knobNames: readonly string[]): string {
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...rows,
+    '  --version                          print the version',
+    '',
+    'A <duration> is 90s, 5m, 1h30m or 500ms; a bare number is seconds (30 = 30s).',
+    'Paths (--report, --junit, --summary, --api-key-file, --ca-file) are relative to the folder you ran pnpm from.',
     '',
     `Knobs: ${knobNames.join(', ')}`,
     '',
     `The API key: ${API_KEY_ENV}=… in env or .env, or --api-key-file PATH; a key given as a flag (--api-key) is refused.`,
     '',
-    `Exit codes: 0 green · 1 red (a proof step failed) · 2 usage/configuration error (nothing contacted; includes an unwritable output path and a key on the command line) · 3 inconclusive · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but an output file (--report, --junit, the step summary) could not be written`,
+    'Examples:',
+    '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --value 1 --base-url http://gpu-7:8000 --host deploy@gpu-7',
+    '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --base-url https://gpu-7:8443 --ca-file certs/internal-ca.pem --report out/llm-7.json --summary out/llm-7.md',
+    '  pnpm verify --svc demo --knob PREFILL_INTERLEAVE --value 1 --mode replay --fixtures fixtures/demo/PREFILL_INTERLEAVE',
+    '',
+    `Exit codes: ${EXIT_CODES_TEXT}`,
   ].join('\n')
 }

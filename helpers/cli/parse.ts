@@ -2,6 +2,7 @@
 // over a command's option table, every problem collected (never thrown), and one set of words
 // for an env twin's yes and no. Each command says the problems in its own words.
 import { parseArgs } from 'node:util'
+import { closest } from '../config/suggest.ts'
 
 /** Words an env twin of a boolean option may hold, for both commands (case and spaces ignored). */
 export const TRUE_WORDS: readonly string[] = ['1', 'true', 'yes', 'on']
@@ -22,8 +23,12 @@ export interface OptionShape<F extends string> {
 
 export type ArgvProblem =
   | { kind: 'positional'; value: string }
-  /** `swallowed`: the word after an unknown option that sounds like a secret was taken as its value. */
-  | { kind: 'unknown'; rawName: string; swallowed: boolean }
+  /**
+   * `swallowed`: the word after an unknown option that sounds like a secret was taken as its value.
+   * `meant`: the known flag it is a near miss of (`--meter-windw` → `meter-window`), if any; the
+   * word after a near miss of a string option is taken as its value, not as a stray argument.
+   */
+  | { kind: 'unknown'; rawName: string; swallowed: boolean; meant?: string }
   | { kind: 'needs-value' | 'takes-no-value'; flag: string }
   /** An option the command knows only to refuse it (e.g. verify's --api-key). */
   | { kind: 'refused'; flag: string }
@@ -31,6 +36,8 @@ export type ArgvProblem =
 export interface ParsedArgv<F extends string> {
   values: Map<F, string | true>
   help: boolean
+  /** --version was given. */
+  version: boolean
   problems: ArgvProblem[]
 }
 
@@ -39,13 +46,14 @@ export interface ParsedArgv<F extends string> {
  * one is never mistaken for a stray argument and echoed back).
  */
 export function parseCommandLine<F extends string>(argv: readonly string[], table: ReadonlyArray<OptionShape<F>>, refused: readonly string[] = []): ParsedArgv<F> {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, h: { type: 'boolean' } }
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, h: { type: 'boolean' }, version: { type: 'boolean' } }
   for (const r of refused) options[r] = { type: 'string' }
   for (const o of table) options[o.flag] = { type: o.kind }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const values = new Map<F, string | true>()
   const problems: ArgvProblem[] = []
   let help = false
+  let version = false
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
     if (t.kind === 'positional') {
@@ -53,6 +61,10 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
     } else if (t.kind === 'option') {
       if (t.name === 'help' || t.name === 'h') {
         help = true
+        continue
+      }
+      if (t.name === 'version') {
+        version = true
         continue
       }
       if (refused.includes(t.name)) {
@@ -67,7 +79,10 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
         const secretish = /key|token|secret|pass|auth|bearer|cred/i.test(t.name)
         const swallowed = secretish && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
         if (swallowed) i++
-        problems.push({ kind: 'unknown', rawName: t.rawName, swallowed })
+        const meant = swallowed ? undefined : closest(t.name, [...table.map((o) => o.flag), 'help', 'version'])
+        const meantSpec = table.find((o) => o.flag === meant)
+        if (meantSpec?.kind === 'string' && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1) i++
+        problems.push({ kind: 'unknown', rawName: t.rawName, swallowed, ...(meant !== undefined ? { meant } : {}) })
       } else if (spec.kind === 'string' && typeof t.value !== 'string') {
         problems.push({ kind: 'needs-value', flag: spec.flag })
       } else if (spec.kind === 'boolean' && t.value !== undefined) {
@@ -77,5 +92,5 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
       }
     }
   }
-  return { values, help, problems }
+  return { values, help, version, problems }
 }

@@ -1,14 +1,19 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
+import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import pkg from '../../package.json' with { type: 'json' }
+import { firstContact } from '../seams/first-contact.ts'
+import { liveHttp } from '../seams/http.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { markRecordedVerdict, targetForRun } from '../seams/recording.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from './options.ts'
 import { outputProblems } from '../config/outputs.ts'
-import { buildReport, writeJson } from '../report/json.ts'
-import { writeAtomic } from '../seams/atomic.ts'
+import { buildReport, reportJson, writeJson, type Report, type ReportInput } from '../report/json.ts'
+import { writeAtomic, writeAtomicSync } from '../seams/atomic.ts'
 import { junitXml } from '../report/junit.ts'
 import { markdownSummary } from '../report/markdown.ts'
 import { RunbookReporter } from '../report/reporter.ts'
@@ -16,7 +21,7 @@ import { finalLine } from '../report/terminal.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { formatTruth, truthTable } from '../report/truth.ts'
 import { redactText } from '../seams/redact.ts'
-import { EXIT_CODES } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, type StepResult } from '../steps/verdict.ts'
 import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
 
@@ -32,25 +37,100 @@ export interface VerifyIo {
   cwd: string
   out: Stream
   err: Stream
+  /**
+   * Given by the command itself (bin/verify.ts), never by an in-process caller: SIGINT and SIGTERM
+   * are then caught, the partial report written, and the process ended with this (130 / 143).
+   */
+  exit?: (code: number) => void
+}
+
+/** The folder the operator ran the command from: pnpm runs scripts from the package root and says where it was started in INIT_CWD. */
+export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
+  const init = io.env.INIT_CWD
+  if (init && isAbsolute(init)) {
+    try {
+      if (statSync(init).isDirectory()) return init
+    } catch {
+      // gone: the process's own folder then
+    }
+  }
+  return io.cwd
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** Runs the suites for a validated target; returns the exit code. */
-async function runSuites(target: Target, io: VerifyIo): Promise<number> {
+/**
+ * SIGINT / SIGTERM (Ctrl-C, a CI cancel) from first contact to the end of the run: the steps
+ * judged so far keep their verdicts, the report, JUnit and summary are written marked interrupted,
+ * synchronously, before vitest's own handler ends the process; its workers go with it (their IPC
+ * channel closes). Only when the command itself gave `io.exit`.
+ */
+class Interrupt {
+  stopped = false
+  readonly startedAt = new Date()
+  #steps: () => StepResult[] = () => []
+  readonly #sigint = () => this.#on('SIGINT')
+  readonly #sigterm = () => this.#on('SIGTERM')
+
+  readonly target: Target
+  readonly io: VerifyIo
+  readonly color: boolean
+
+  constructor(target: Target, io: VerifyIo, color: boolean) {
+    this.target = target
+    this.io = io
+    this.color = color
+    if (!io.exit) return
+    process.prependListener('SIGINT', this.#sigint)
+    process.prependListener('SIGTERM', this.#sigterm)
+  }
+
+  /** Where the steps judged so far are read from, once the suites run. */
+  stepsFrom(steps: () => StepResult[]): void {
+    this.#steps = steps
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.#sigint)
+    process.off('SIGTERM', this.#sigterm)
+  }
+
+  #on(signal: 'SIGINT' | 'SIGTERM'): void {
+    if (this.stopped) return
+    this.stopped = true
+    const { target, io } = this
+    const code = INTERRUPT_EXIT[signal]
+    process.exitCode = code
+    const report = buildReport({ target, steps: this.#steps(), startedAt: this.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
+    const unwritten = writeOutputsSync(target, io, report)
+    io.out.write(`\n${finalLine(report, { color: this.color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
+    for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+    io.exit?.(code)
+  }
+}
+
+function colorOf(io: VerifyIo): boolean {
+  const ci = io.env.CI === 'true' || io.env.CI === '1'
+  return io.err.isTTY === true && !ci && io.env.NO_COLOR === undefined
+}
+
+async function runSuites(target: Target, io: VerifyIo, interrupt: Interrupt): Promise<number> {
   const ci = io.env.CI === 'true' || io.env.CI === '1'
   const terminal = io.err.isTTY === true && !ci
-  const color = terminal && io.env.NO_COLOR === undefined
+  const color = colorOf(io)
   const reporter = new RunbookReporter({
     target,
     out: io.out,
     err: io.err,
     color,
     live: terminal,
-    width: io.out.columns ?? 120,
+    // A log keeps whole step lines; only a terminal cuts them to its width.
+    width: io.out.isTTY === true ? (io.out.columns ?? 120) : Infinity,
   })
-  const startedAt = new Date()
+  const startedAt = interrupt.startedAt
   let failure: string | undefined
+  interrupt.stepsFrom(() => reporter.partialSteps())
   try {
     // Loaded here, not at the top: --help and refused configurations answer without it.
     const { startVitest } = await import('vitest/node')
@@ -73,6 +153,7 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error)
   }
+  if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
@@ -113,8 +194,10 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   }
   if (target.report) await attempt('the JSON report', target.report, () => writeJson(target.report!, report))
   if (target.junit) await attempt('the JUnit XML', target.junit, () => writeAtomic(target.junit!, junitXml(report)))
+  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
+  if (target.summary) await attempt('the Markdown summary', target.summary, () => writeAtomic(target.summary!, markdown))
   const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await attempt('the step summary', summary, () => appendFile(summary, `${markdownSummary(report, { reportPath: target.report })}\n`))
+  if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
   if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict]))))
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
@@ -127,6 +210,47 @@ async function runSuites(target: Target, io: VerifyIo): Promise<number> {
   return EXIT_CODES[report.verdict]
 }
 
+/** Writes the report, JUnit and summaries at once (an interrupt, a first-contact refusal); the lines of what could not be written. */
+function writeOutputsSync(target: Target, io: VerifyIo, report: Report): string[] {
+  const unwritten: string[] = []
+  const attempt = (what: string, path: string, write: () => void) => {
+    try {
+      write()
+    } catch (error) {
+      unwritten.push(`could not write ${what} to ${path}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
+    }
+  }
+  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
+  if (target.report) attempt('the JSON report', target.report, () => writeAtomicSync(target.report!, reportJson(report)))
+  if (target.junit) attempt('the JUnit XML', target.junit, () => writeAtomicSync(target.junit!, junitXml(report)))
+  if (target.summary) attempt('the Markdown summary', target.summary, () => writeAtomicSync(target.summary!, markdown))
+  const summary = io.env.GITHUB_STEP_SUMMARY
+  if (summary) attempt('the step summary', summary, () => appendFileSync(summary, markdown))
+  return unwritten
+}
+
+/**
+ * First contact (live and record): what only the operator can fix ends the run here, before any
+ * proof step is judged: exit 2, the cause and the fix in one line, and the report says `error`.
+ */
+async function checkFirstContact(target: Target, io: VerifyIo): Promise<number | undefined> {
+  if (target.mode === 'replay' || target.baseUrl === null) return undefined
+  const http = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
+  const startedAt = new Date()
+  let problem
+  try {
+    problem = await firstContact(target, http)
+  } finally {
+    await http.close()
+  }
+  if (!problem) return undefined
+  const message = redactText(problem.message, target.apiKey)
+  io.err.write(`armproof: ${message} [first contact: ${problem.where}; no proof step was judged]\n`)
+  const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${message}` }
+  for (const line of writeOutputsSync(target, io, buildReport(input))) io.err.write(`armproof: ${line}\n`)
+  return EXIT_CODES.error
+}
+
 export async function verify(io: VerifyIo): Promise<number> {
   let dotenv: string | undefined
   try {
@@ -135,17 +259,25 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
     return EXIT_CODES.error
   }
-  const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
+  // Paths the operator typed (--report, --junit, --summary, --api-key-file, --ca-file) are theirs,
+  // relative to where they ran pnpm; .env and the default fixtures stay the package's.
+  const here = userCwd(io)
+  const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: here, ...(dotenv ? { dotenv } : {}) })
   if (!config.ok) {
     if (config.help) {
       io.out.write(`${helpText(KNOB_NAMES)}\n`)
+      return 0
+    }
+    if (config.version) {
+      io.out.write(`armproof ${pkg.version}\n`)
       return 0
     }
     io.err.write(`${formatProblems(config.problems)}\n`)
     return EXIT_CODES.error
   }
   for (const warning of config.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  const run = targetForRun(config.target)
+  const mine = (p: string | null) => (p === null ? null : resolve(here, p))
+  const run = targetForRun({ ...config.target, report: mine(config.target.report), junit: mine(config.target.junit), summary: mine(config.target.summary) })
   if ('problems' in run) {
     io.err.write(`${formatProblems(run.problems)}\n`)
     return EXIT_CODES.error
@@ -155,5 +287,30 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems(unwritable)}\n`)
     return EXIT_CODES.error
   }
-  return runSuites(run.target, io)
+  const held = run.target.mode === 'record' && !run.target.force ? heldRecording(resolve(io.cwd, run.target.fixtures)) : undefined
+  if (held) {
+    io.err.write(`${formatProblems([{ option: '--fixtures', message: `--fixtures: ${run.target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }])}\n`)
+    return EXIT_CODES.error
+  }
+  const interrupt = new Interrupt(run.target, io, colorOf(io))
+  try {
+    const refused = await checkFirstContact(run.target, io)
+    if (interrupt.stopped) return process.exitCode as number
+    if (refused !== undefined) return refused
+    return await runSuites(run.target, io, interrupt)
+  } finally {
+    interrupt.dispose()
+  }
+}
+
+/** What recording a fixture folder holds (`svc KNOB=value, recorded at …`), or undefined when it holds none. */
+function heldRecording(folder: string): string | undefined {
+  const path = join(folder, 'run.json')
+  if (!existsSync(path)) return undefined
+  try {
+    const meta = JSON.parse(readFileSync(path, 'utf8')) as { svc?: unknown; knob?: unknown; value?: unknown; recordedAt?: unknown }
+    return `${String(meta.svc)} ${String(meta.knob)}=${meta.value === null ? '(default)' : String(meta.value)}, recorded ${String(meta.recordedAt)}`
+  } catch {
+    return 'a run.json that does not parse'
+  }
 }

@@ -8,6 +8,7 @@ import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobNa
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
+import { didYouMean } from './suggest.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
 /** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
@@ -41,6 +42,12 @@ export interface Target {
   fixtures: string
   report: string | null
   junit: string | null
+  /** --summary: the Markdown summary's path. */
+  summary: string | null
+  /** --ca-file: a PEM file of extra CAs for an https endpoint (read when the seams open). */
+  caFile: string | null
+  /** --force: record mode may overwrite a fixture folder that holds another run. */
+  force: boolean
 }
 
 export interface ConfigProblem {
@@ -48,7 +55,7 @@ export interface ConfigProblem {
   message: string
 }
 
-export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean }
+export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean; version?: boolean }
 
 export interface ConfigInput {
   argv?: readonly string[]
@@ -89,18 +96,18 @@ function templateProblem(template: string): string | undefined {
   return undefined
 }
 
-function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean } {
+function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean; version: boolean } {
   // `api-key` is known only to be refused: it takes its value with it, so the key is never
   // mistaken for a stray argument (and echoed back as one).
   const parsed = parseCommandLine(argv, OPTIONS, ['api-key'])
   for (const p of parsed.problems) {
     if (p.kind === 'positional') problems.push({ option: 'argument', message: `unexpected argument ${showValue(p.value)}; options start with --` })
     else if (p.kind === 'refused') problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
-    else if (p.kind === 'unknown') problems.push({ option: p.rawName, message: `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}; see --help` })
+    else if (p.kind === 'unknown') problems.push({ option: p.rawName, message: `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : '; see --help'}` })
     else if (p.kind === 'needs-value') problems.push({ option: `--${p.flag}`, message: `--${p.flag} needs a value` })
     else problems.push({ option: `--${p.flag}`, message: `--${p.flag} takes no value` })
   }
-  return { values: parsed.values, help: parsed.help }
+  return { values: parsed.values, help: parsed.help, version: parsed.version }
 }
 
 /** A key file larger than this is not a key file. */
@@ -202,8 +209,9 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const warnings: string[] = []
   const fileEnv = input.dotenv ? parseDotenv(input.dotenv) : {}
   const env = { ...fileEnv, ...input.env }
-  const { values: flags, help } = parseFlags(input.argv ?? [], problems)
+  const { values: flags, help, version } = parseFlags(input.argv ?? [], problems)
   if (help) return { ok: false, problems: [], help: true }
+  if (version) return { ok: false, problems: [], version: true }
 
   const problem = (from: string, message: string) => problems.push({ option: from, message: `${from}: ${message}` })
   const refused = new Set<OptionFlag>()
@@ -267,7 +275,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   let knobName: KnobName | undefined
   if (knobRaw) {
     if (isKnobName(knobRaw.value)) knobName = knobRaw.value
-    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}; known knobs: ${KNOB_NAMES.join(', ')}`)
+    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, KNOB_NAMES) || ';'} known knobs: ${KNOB_NAMES.join(', ')}`)
   }
 
   const knobValue = (flag: 'value' | 'previous'): string | null => {
@@ -298,13 +306,23 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const urlRaw = raw('base-url')
   if (urlRaw && urlRaw.value !== '') {
     let url: URL | undefined
-    try {
-      url = new URL(urlRaw.value)
-    } catch {
-      problem(urlRaw.from, `${showValue(urlRaw.value)} is not a URL like http://gpu-7:8000`)
+    // `gpu-7:8000` parses as a URL of scheme "gpu-7:": a base URL without http:// is said as such.
+    const schemeless = !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(urlRaw.value)
+    if (schemeless) {
+      problem(urlRaw.from, `${showValue(urlRaw.value)} has no scheme; write http://${urlRaw.value.replace(/^\/+/, '')} (or https://…)`)
+    } else {
+      try {
+        url = new URL(urlRaw.value)
+      } catch {
+        problem(urlRaw.from, `${showValue(urlRaw.value)} is not a URL like http://gpu-7:8000`)
+      }
     }
     if (url) {
+      const path = url.pathname.replace(/\/+$/, '')
       if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(urlRaw.from, `must be http:// or https://, got ${url.protocol}`)
+      // Refused, not stripped: armproof adds /v1 itself and reads /health and /metrics at the root,
+      // so a base URL ending in /v1 (as OpenAI clients take it) would probe /v1/v1/… and /v1/health.
+      else if (/\/v1$/i.test(path)) problem(urlRaw.from, `${showValue(urlRaw.value)} ends in /v1; armproof adds /v1 itself and reads /health and /metrics at the root: pass ${url.origin}${path.slice(0, -3)}`)
       else if (url.username || url.password) problem(urlRaw.from, `must not carry credentials; put the key in ${API_KEY_ENV} (env or .env) or pass --api-key-file PATH`)
       else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
       else baseUrl = url.href.replace(/\/+$/, '')
@@ -372,10 +390,29 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const probeTimeoutMs = duration('probe-timeout', '2m')
   const hostTimeoutMs = duration('host-timeout', '30s')
 
-  const pathOption = (flag: 'fixtures' | 'report' | 'junit'): string | null => raw(flag)?.value || null
+  const pathOption = (flag: 'fixtures' | 'report' | 'junit' | 'summary' | 'ca-file'): string | null => raw(flag)?.value || null
   const fixtures = pathOption('fixtures') ?? `fixtures/${svc || '<svc>'}/${knobName ?? '<knob>'}`
   const report = pathOption('report')
   const junit = pathOption('junit')
+  const summary = pathOption('summary')
+  const caFile = pathOption('ca-file')
+  if (caFile) {
+    const caFrom = raw('ca-file')!.from
+    try {
+      const pem = readFileSync(resolve(input.cwd ?? process.cwd(), caFile), 'utf8')
+      if (!/-----BEGIN CERTIFICATE-----/.test(pem)) problem(caFrom, `${showValue(caFile)} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      problem(caFrom, `${showValue(caFile)} cannot be read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`)
+    }
+  }
+  let force = flags.get('force') === true
+  if (!force && env.VERIFY_FORCE !== undefined && env.VERIFY_FORCE !== '') {
+    const v = env.VERIFY_FORCE
+    const yes = envBoolean(v)
+    if (yes === true) force = true
+    else if (yes === undefined) problem('VERIFY_FORCE', `${showValue(v)} must be 0 or 1`)
+  }
 
   if (problems.length > 0 || !knobName) return { ok: false, problems }
   return {
@@ -385,6 +422,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
       svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
       process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
+      summary, caFile: caFile === null ? null : resolve(input.cwd ?? process.cwd(), caFile), force,
     },
   }
 }

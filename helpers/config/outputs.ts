@@ -97,6 +97,7 @@ export function outputsOf(target: Target, env: Readonly<Record<string, string | 
   const out: OutputSpec[] = []
   if (target.report) out.push({ option: '--report', path: target.report, kind: 'file' })
   if (target.junit) out.push({ option: '--junit', path: target.junit, kind: 'file' })
+  if (target.summary) out.push({ option: '--summary', path: target.summary, kind: 'file' })
   if (env.GITHUB_STEP_SUMMARY) out.push({ option: 'GITHUB_STEP_SUMMARY', path: env.GITHUB_STEP_SUMMARY, kind: 'file', append: true })
   if (target.mode === 'record') out.push({ option: '--fixtures', path: target.fixtures, kind: 'folder' })
   return out

@@ -6,7 +6,7 @@ import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import { knob, type KnobName } from '../config/knobs.ts'
-import { EXIT_CODES, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
 
@@ -86,6 +86,8 @@ export interface ReportInput {
   error?: string
   /** A replay: the recording it re-judged. */
   recording?: RecordingRef
+  /** The run was stopped by this signal: verdict `interrupted`, the steps done keep their verdicts. */
+  interrupted?: 'SIGINT' | 'SIGTERM'
 }
 
 function num(v: unknown): number | null {
@@ -115,7 +117,8 @@ export function buildReport(input: ReportInput): Report {
   const fallback = spec.default ?? input.defaultFromHelp ?? null
   const previous = target.previous ?? fallback
   const notes = [...(input.unhandled ?? [])]
-  let verdict: RunVerdict = input.error !== undefined ? 'error' : runVerdict(steps)
+  if (input.interrupted) notes.push(`interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps; the steps not listed were not judged`)
+  let verdict: RunVerdict = input.interrupted ? 'interrupted' : input.error !== undefined ? 'error' : runVerdict(steps)
   if (verdict === 'green' && notes.length > 0) verdict = 'inconclusive'
   const report: Report = {
     svc: target.svc,
@@ -140,9 +143,9 @@ export function buildReport(input: ReportInput): Report {
     })),
     meter: meterOf(target, steps),
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
-    error: input.error ?? null,
+    error: input.interrupted ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps` : input.error ?? null,
     notes,
-    exitCode: EXIT_CODES[verdict],
+    exitCode: input.interrupted ? INTERRUPT_EXIT[input.interrupted] : EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },
     ...(input.truth ? { truth: input.truth } : {}),
     ...(input.recording ? { recordedAt: input.recording.recordedAt, recording: input.recording } : {}),

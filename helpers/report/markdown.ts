@@ -2,6 +2,8 @@
 // next step and the rollback line.
 import { GLYPHS, armText, oneLine, summarize } from './_summary.ts'
 import type { Report } from './json.ts'
+import { formatDuration } from '../config/duration.ts'
+import { meterLine } from './terminal.ts'
 
 const CELL_MAX = 200
 
@@ -25,15 +27,26 @@ export function mdCode(text: string): string {
   return `${fence}${pad}${t}${pad}${fence}`
 }
 
-const ICON: Readonly<Record<Report['verdict'], string>> = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔' }
+const ICON: Readonly<Record<Report['verdict'], string>> = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔', interrupted: '⏹️' }
 
-export function markdownSummary(report: Report, options: { reportPath?: string | null } = {}): string {
+export function markdownSummary(report: Report, options: { reportPath?: string | null; endpoint?: string | null } = {}): string {
   const v = summarize(report, options.reportPath)
+  const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
+  const run = [
+    `mode **${mdText(report.mode)}**${report.mode === 'replay' && report.recordedAt ? ` (a replay of the run recorded ${mdText(report.recordedAt)})` : ''}`,
+    `endpoint ${options.endpoint ? mdCode(options.endpoint) : 'unknown'}${report.mode === 'replay' ? ' (as recorded; nothing was contacted)' : ''}`,
+    `took ${Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : 'unknown'}`,
+  ].join(' · ')
+  const meterStep = report.steps.find((s) => s.id === 'meter')
+  const spark = meterStep ? meterLine(meterStep.evidence) : undefined
   const lines = [
     `### ${ICON[report.verdict]} armproof ${v.word}: ${mdText(armText(report))} on ${mdText(report.svc)}`,
     '',
+    run,
+    '',
     mdText(v.why),
     '',
+    ...(spark ? [`**Meter** ${mdText(report.meter?.name ?? '')}: ${mdCode(spark)}`, ''] : []),
     '| step | verdict | observed |',
     '|---|---|---|',
     ...report.steps.map((s) => `| \`${s.id}\` | ${GLYPHS[s.verdict]} ${s.verdict} | ${mdCell(s.observed)} |`),

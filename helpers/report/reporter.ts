@@ -19,9 +19,12 @@ export interface RunbookReporterOptions {
   color: boolean
   /** Show progress of long waits as one rewritten line on `err` (a terminal, not CI). */
   live: boolean
-  /** Terminal width for step lines; 120 when unknown. */
+  /** Terminal width for step lines; 120 when unknown; Infinity (never cut) in a log. */
   width?: number
 }
+
+/** Without a terminal, a progress line is printed at most this often (so one shows at least every 15 s during a wait). */
+export const LOG_PROGRESS_EVERY_MS = 9000
 
 export const PROGRESS_TYPE = 'armproof:progress'
 const CLEAR_LINE = '\r\x1b[K'
@@ -32,7 +35,9 @@ export class RunbookReporter implements Reporter {
   #headerShown = false
   #progressShown = false
   #steps: StepResult[] = []
+  #partial: StepResult[] = []
   #unhandled: string[] = []
+  #lastLogProgress = 0
 
   constructor(options: RunbookReporterOptions) {
     this.#options = options
@@ -45,7 +50,15 @@ export class RunbookReporter implements Reporter {
   }
 
   onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }): void {
-    if (!this.#options.live || annotation.type !== PROGRESS_TYPE) return
+    if (annotation.type !== PROGRESS_TYPE) return
+    if (!this.#options.live) {
+      // A log (CI, a pipe): plain lines, never rewritten, a few seconds apart.
+      const now = Date.now()
+      if (now - this.#lastLogProgress < LOG_PROGRESS_EVERY_MS) return
+      this.#lastLogProgress = now
+      this.#options.err.write(`  … ${redactText(annotation.message, this.#options.target.apiKey).replace(/\s+/g, ' ')}\n`)
+      return
+    }
     const width = (this.#options.width ?? 120) - 1
     const chars = [...`  … ${redactText(annotation.message, this.#options.target.apiKey).replace(/\s+/g, ' ')}`]
     const text = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : chars.join('')
@@ -55,7 +68,10 @@ export class RunbookReporter implements Reporter {
 
   onTestCaseResult(testCase: CaseLike): void {
     const step = stepFromTestCase(testCase)
-    if (step) this.#print(this.#clean(step))
+    if (!step) return
+    const clean = this.#clean(step)
+    this.#partial = [...this.#partial.filter((s) => s.id !== clean.id), clean]
+    this.#print(clean)
   }
 
   /** Test output is not part of the runbook. */
@@ -75,6 +91,12 @@ export class RunbookReporter implements Reporter {
   /** The nine steps in STEP_IDS order; empty until the run has ended. */
   steps(): StepResult[] {
     return [...this.#steps]
+  }
+
+  /** The steps judged so far, in STEP_IDS order: what an interrupted run keeps. */
+  partialSteps(): StepResult[] {
+    const done = this.#steps.length > 0 ? this.#steps : this.#partial
+    return STEP_IDS.flatMap((id) => done.filter((s) => s.id === id))
   }
 
   /** Errors outside any step; any of them keeps the run from green. */

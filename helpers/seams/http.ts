@@ -1,5 +1,8 @@
 // The HTTP seam. Suites reach the endpoint only through an HttpClient, so record and replay
 // see every exchange. Every request is bounded in time and in body size.
+import { getCACertificates } from 'node:tls'
+import { pipeline } from 'node:stream'
+import { createGunzip } from 'node:zlib'
 import { Agent, request } from 'undici'
 
 export interface HttpRequest {
@@ -23,19 +26,29 @@ export interface HttpResponse {
   durationMs: number
 }
 
-export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'other'
+export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'tls' | 'other'
 
 export class HttpError extends Error {
   readonly code: string
   readonly failure: HttpFailure
   readonly url: string
-  constructor(failure: HttpFailure, url: string, detail: string) {
-    super(`${failure === 'refused' ? 'connection refused' : failure} at ${url}: ${detail}`)
+  /** The system's own code under the failure (ENOTFOUND, EAI_AGAIN, DEPTH_ZERO_SELF_SIGNED_CERT, …), when known. */
+  readonly sysCode: string | undefined
+  constructor(failure: HttpFailure, url: string, detail: string, sysCode?: string) {
+    super(`${failure === 'refused' ? 'connection refused' : failure === 'tls' ? 'TLS verification failed' : failure} at ${url}: ${detail}`)
     this.code = `ARMPROOF_HTTP_${failure.toUpperCase().replace('-', '_')}`
     this.failure = failure
     this.url = url
+    this.sysCode = sysCode
   }
 }
+
+/** Certificate checks that failed: the endpoint's certificate is not trusted by this process. */
+export const TLS_VERIFY_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'INVALID_CA',
+])
 
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>
@@ -59,14 +72,15 @@ export function classify(error: unknown, url: string): HttpError {
   if (error instanceof HttpError) return error
   const code = causeCode(error)
   const detail = `${code}${error instanceof Error && error.message ? ` (${error.message})` : ''}`
-  if (code === 'ECONNREFUSED') return new HttpError('refused', url, detail)
+  if (code === 'ECONNREFUSED') return new HttpError('refused', url, detail, code)
+  if (TLS_VERIFY_CODES.has(code)) return new HttpError('tls', url, detail, code)
   if (['TimeoutError', 'AbortError', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'].includes(code)) {
     return new HttpError('timeout', url, detail)
   }
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return new HttpError('truncated', url, detail)
   if (['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED'].includes(code)) return new HttpError('reset', url, detail)
-  if (['ENOTFOUND', 'EAI_AGAIN'].includes(code)) return new HttpError('dns', url, detail)
-  return new HttpError('other', url, detail)
+  if (['ENOTFOUND', 'EAI_AGAIN'].includes(code)) return new HttpError('dns', url, detail, code)
+  return new HttpError('other', url, detail, code)
 }
 
 async function once(agent: Agent, req: HttpRequest, url: string): Promise<Omit<HttpResponse, 'redirects' | 'url' | 'durationMs'>> {
@@ -82,27 +96,41 @@ async function once(agent: Agent, req: HttpRequest, url: string): Promise<Omit<H
       bodyTimeout: req.timeoutMs,
     })
     const max = req.maxBodyBytes ?? DEFAULT_MAX_BODY
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
+    // A gzip body (asked for with Accept-Encoding: gzip, as Prometheus does on /metrics) is decoded
+    // here, and the cap counts the decoded bytes: a small bomb is as refused as a large page.
+    const gzip = /^\s*(x-)?gzip\s*$/i.test(headers['content-encoding'] ?? '')
+    // pipeline, not pipe: a body that breaks off (reset, timeout) ends the decoder with its error.
+    const source: AsyncIterable<Buffer> = gzip ? pipeline(res.body, createGunzip(), () => {}) : (res.body as AsyncIterable<Buffer>)
     const chunks: Buffer[] = []
     let size = 0
-    for await (const chunk of res.body) {
+    for await (const chunk of source) {
       size += chunk.length
       if (size > max) {
         res.body.destroy()
-        throw new HttpError('too-large', url, `body larger than ${max} bytes`)
+        throw new HttpError('too-large', url, `the body is larger than armproof's own cap of ${max} bytes${gzip ? ' (decoded)' : ''}; the cap is armproof's, not the engine's`)
       }
-      chunks.push(chunk as Buffer)
+      chunks.push(chunk)
     }
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
+    if (gzip) {
+      delete headers['content-encoding']
+      delete headers['content-length']
+    }
     return { status: res.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') }
   } catch (error) {
+    if ((error as { code?: unknown })?.code === 'Z_DATA_ERROR' || (error as { code?: unknown })?.code === 'Z_BUF_ERROR') {
+      throw new HttpError('other', url, `the body says gzip but does not decode (${(error as Error).message})`, 'Z_DATA_ERROR')
+    }
     throw classify(error, url)
   }
 }
 
 /** The live client: undici, no keep-alive reuse surprises across polls, redirects by hand. */
-export function liveHttp(): HttpClient & { close(): Promise<void> } {
-  const agent = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 1000 })
+export function liveHttp(options: { caPem?: string } = {}): HttpClient & { close(): Promise<void> } {
+  // --ca-file adds to the trusted CAs (Node's default store, NODE_EXTRA_CA_CERTS included); it never replaces them.
+  const ca = options.caPem ? [...getCACertificates('default'), options.caPem] : undefined
+  const agent = new Agent({ connect: { timeout: 10_000, ...(ca ? { ca } : {}) }, keepAliveTimeout: 1000 })
   return {
     async request(req) {
       const started = performance.now()

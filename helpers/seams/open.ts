@@ -1,5 +1,6 @@
 // Chooses the seams (HTTP, host, clock, random choices) for a run's mode, once. The suites
 // never know which mode they run in.
+import { readFileSync } from 'node:fs'
 import pkg from '../../package.json' with { type: 'json' }
 import { realClock, type Clock } from './clock.ts'
 import type { Target } from '../config/load.ts'
@@ -36,7 +37,7 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
       },
     }
   }
-  const live = liveHttp()
+  const live = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
   // The key is redacted from all that comes back before anything (a step, a recording) reads it.
   const http = redactingHttp(live, target.apiKey)
   const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(options.hostEnv ? { env: options.hostEnv } : {}) }), target.apiKey)

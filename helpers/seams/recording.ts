@@ -48,11 +48,11 @@ export const FIXTURE_FILES = ['run.json', 'http.json', 'host.json'] as const
 export type Digests = Record<(typeof FIXTURE_FILES)[number], string>
 
 /** What a replay takes from the recording rather than from its own flags. */
-export type RecordedTarget = Omit<Target, 'apiKey' | 'mode' | 'fixtures' | 'report' | 'junit' | 'sshOpts'>
+export type RecordedTarget = Omit<Target, 'apiKey' | 'mode' | 'fixtures' | 'report' | 'junit' | 'sshOpts' | 'caFile' | 'summary' | 'force'>
 
 /** The target without its secret, its outputs, and ssh options (identity files are nobody's business in a fixture). */
 export function recordedTarget(target: Target): RecordedTarget {
-  const { apiKey: _apiKey, mode: _mode, fixtures: _fixtures, report: _report, junit: _junit, sshOpts: _sshOpts, ...rest } = target
+  const { apiKey: _apiKey, mode: _mode, fixtures: _fixtures, report: _report, junit: _junit, sshOpts: _sshOpts, caFile: _caFile, summary: _summary, force: _force, ...rest } = target
   return rest
 }
 
@@ -169,7 +169,7 @@ const HTTP_SCHEMA = array(object({
   path: string({ re: /^\//, says: 'a path starting with /' }),
   request: object({ headers: HEADERS, sha256: optional(DIGEST), bytes: optional(number({ integer: true, min: 0 })), body: optional(unknownValue()) }),
   response: optional(object({ status: number({ integer: true, min: 100 }), headers: HEADERS, body: string(), redirects: optional(array(string())), url: optional(string()) })),
-  error: optional(object({ failure: literal('refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'other'), message: string() })),
+  error: optional(object({ failure: literal('refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'tls', 'other'), message: string() })),
   durationMs: number({ min: 0 }),
 })) as Schema<unknown>
 

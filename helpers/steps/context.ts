@@ -24,6 +24,8 @@ export interface ServedModel {
 export interface StepOutputs {
   /** The build's default for the knob, as its --help prints it (null: none printed). Step `help`. */
   buildDefault: string | null
+  /** The choices the build's --help lists for an enum knob's flag (null: none listed). Step `help`. */
+  buildChoices: string[] | null
   /** /health answered 200 at least once. Step `health`. */
   healthy: boolean
   /** The one engine process step `argv` read, and whether its command line held. */

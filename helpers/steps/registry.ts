@@ -7,6 +7,8 @@
 export type StepInput =
   /** The build's default for the knob, as its --help prints it (step `help`). */
   | 'buildDefault'
+  /** The choices its --help lists for an enum knob's flag (step `help`). */
+  | 'buildChoices'
   /** /health answered 200 (step `health`). */
   | 'healthy'
   /** The one engine process step `argv` read, and whether its command line held. */
@@ -40,7 +42,7 @@ export const STEPS = [
   { id: 'probe.exact', group: 'behaviour survived', sideBySide: true, title: 'it answers the exact word at temperature 0', inputs: ['healthy', 'model'], proves: 'temperature 0 answers the literal word in `content` (reasoning in `reasoning_content` or `reasoning` is fine): after reasoning, whitespace, surrounding quotes/backticks/emphasis and one final punctuation mark, the reply is the word; a sentence containing it is red' },
   { id: 'probe.tools', group: 'behaviour survived', sideBySide: true, title: 'it returns a real tool call', inputs: ['healthy', 'model'], proves: '`tools` with `tool_choice: auto` gives a real `tool_calls` entry with parseable arguments' },
   { id: 'probe.vision', group: 'behaviour survived', sideBySide: true, title: 'it names the colour of a solid PNG sent as image_url', inputs: ['healthy', 'model'], proves: 'a solid-colour PNG made in-process, sent as an `image_url` data URL with `max_tokens ≥ 512`, is named by its colour; the prompt names only a decoy colour' },
-  { id: 'meter', group: "the engine's own counter", title: "the knob's meter left zero", titleAtDefault: "the knob's meter stays at zero while traffic flows", inputs: ['buildDefault', 'engineProcess', 'baseline', 'model'], proves: 'the knob\'s counter leaves zero within `--meter-window`; at the default it stays at zero while traffic flows; absent is not zero, no traffic is inconclusive' },
+  { id: 'meter', group: "the engine's own counter", title: "the knob's meter left zero", titleAtDefault: "the knob's meter stays at zero while traffic flows", inputs: ['buildDefault', 'buildChoices', 'engineProcess', 'baseline', 'model'], proves: 'the knob\'s counter leaves zero within `--meter-window`; at the default it stays at zero while traffic flows; absent is not zero, no traffic is inconclusive' },
 ] as const satisfies readonly StepSpec[]
 
 export type StepId = (typeof STEPS)[number]['id']

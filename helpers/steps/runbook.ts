@@ -4,6 +4,7 @@
 import { inject, type TestContext } from 'vitest'
 import type { Target } from '../config/load.ts'
 import { scrub } from '../seams/redact.ts'
+import { formatDuration } from '../config/duration.ts'
 import { openSeams } from '../seams/open.ts'
 import { createContext, type RunContext } from './context.ts'
 import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
@@ -24,6 +25,14 @@ export class StepNotHeld extends Error {
 }
 
 const PROGRESS_EVERY_MS = 5000
+
+/** What one step may wait for at most, for the heartbeat line: its own budget. */
+function stepBudgetMs(run: RunContext, id: StepId): number {
+  if (id === 'health') return run.target.healthBudgetMs
+  if (id === 'meter') return run.target.meterWindowMs
+  if (id.startsWith('probe.')) return run.target.probeTimeoutMs
+  return run.target.hostTimeoutMs
+}
 
 /** Opens the run for this suite file: the validated target and the seams for its mode. */
 export async function openRun(): Promise<ProofRun & { close(): Promise<void> }> {
@@ -46,7 +55,22 @@ export async function prove(testContext: TestContext, run: ProofRun, id: StepId)
       void testContext.annotate(scrub(message, run.ctx.target.apiKey) as string, 'armproof:progress')
     },
   }
-  const result = await judgeStep(run, id, testContext.task.name, ctx)
+  const started = performance.now()
+  // A heartbeat during any wait: a step that says nothing for PROGRESS_EVERY_MS (a probe waiting
+  // on one reply, a slow host command) is still shown as waiting, with how long of what budget.
+  // Real time, never the run's clock: a replay's clock readings stay the recording's.
+  const heartbeat = setInterval(() => {
+    if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return
+    const waited = performance.now() - started
+    ctx.progress(`${id}: waiting · ${formatDuration(waited)} of up to ${formatDuration(stepBudgetMs(run.ctx, id))}`)
+  }, PROGRESS_EVERY_MS)
+  heartbeat.unref()
+  let result: StepResult
+  try {
+    result = await judgeStep(run, id, testContext.task.name, ctx)
+  } finally {
+    clearInterval(heartbeat)
+  }
   testContext.task.meta.armproof = result
   // A skip carries its reason (e.g. --no-dropin-check); the report says whether it was on purpose.
   if (result.verdict === 'skipped') testContext.skip(result.observed)

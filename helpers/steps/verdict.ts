@@ -4,7 +4,7 @@ import { STEP_IDS, type StepId } from './registry.ts'
 
 export { STEP_IDS, type StepId } from './registry.ts'
 export type StepVerdict = 'passed' | 'failed' | 'inconclusive' | 'skipped'
-export type RunVerdict = 'green' | 'red' | 'inconclusive' | 'error'
+export type RunVerdict = 'green' | 'red' | 'inconclusive' | 'error' | 'interrupted'
 
 export interface StepResult {
   id: StepId
@@ -29,7 +29,11 @@ export interface StepResult {
 /** What a step judge returns; the runner adds id, title and duration. */
 export type Judgement = Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'>
 
-export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red: 1, error: 2, inconclusive: 3 }
+/** `interrupted` is 130 here (SIGINT); a run stopped by SIGTERM exits 143 (see INTERRUPT_EXIT). */
+export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red: 1, error: 2, inconclusive: 3, interrupted: 130 }
+
+/** The exit code of a run stopped by a signal: 128 + the signal's number, as a shell reports it. */
+export const INTERRUPT_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 }
 
 /**
  * The run's verdict from its steps. Green only when every step of the contract is present and

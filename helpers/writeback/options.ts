@@ -67,7 +67,7 @@ export function parseWritebackOptions(argv: readonly string[], env: Readonly<Rec
   if (parsed.help) return { ok: false, help: true, refusals: [] }
   for (const p of parsed.problems) {
     if (p.kind === 'positional') usage('arguments', 'command line', `unexpected argument ${showValue(p.value)}`, 'options start with --; see pnpm writeback --help')
-    else if (p.kind === 'unknown') usage(p.rawName, 'command line', `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}`)
+    else if (p.kind === 'unknown') usage(p.rawName, 'command line', `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`)
     else if (p.kind === 'needs-value') usage(`--${p.flag}`, 'command line', 'needs a value')
     else usage(`--${p.flag}`, 'command line', 'takes no value')
   }

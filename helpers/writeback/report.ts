@@ -53,7 +53,7 @@ export const REPORT_SCHEMA = object({
   expected: nullable(string()),
   previous: nullable(string()),
   mode: literal('live', 'record', 'replay'),
-  verdict: literal('green', 'red', 'inconclusive', 'error'),
+  verdict: literal('green', 'red', 'inconclusive', 'error', 'interrupted'),
   startedAt: string(ISO),
   finishedAt: string(ISO),
   steps: array(STEP, { max: 64 }),

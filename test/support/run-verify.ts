@@ -26,8 +26,8 @@ export interface VerifyRun {
 export const FAST = ['--health-budget', '8s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s']
 
 /** The flags that point verify at a reference engine. */
-export function engineArgs(engine: EngineHandle): string[] {
-  return ['--svc', engine.svc, '--base-url', engine.baseUrl, '--process', engine.processName, '--host', 'local']
+export function engineArgs(engine: EngineHandle, baseUrl: string = engine.baseUrl): string[] {
+  return ['--svc', engine.svc, '--base-url', baseUrl, '--process', engine.processName, '--host', 'local']
 }
 
 export async function runVerify(args: readonly string[], options: { env?: Record<string, string>; engine?: EngineHandle; timeoutMs?: number; cwd?: string } = {}): Promise<VerifyRun> {

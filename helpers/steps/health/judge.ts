@@ -32,7 +32,7 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
     if (remaining <= 0) break
     attempts++
     try {
-      const res = await ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remaining)) })
+      const res = await ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remaining)), followRedirects: true })
       if (res.status === 200) {
         answered()
         const waited = ctx.clock.now() - started
@@ -56,6 +56,20 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
           where: `GET ${url}`,
           next: 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body',
           evidence,
+        }
+      }
+      // 401/403/404 are not "loading": the path or a gateway's key is wrong, and waiting will not
+      // change it (first contact ends the run on these; here the engine came up later).
+      if (res.status === 401 || res.status === 403 || res.status === 404) {
+        return {
+          verdict: 'failed',
+          expected,
+          observed: `HTTP ${res.status} ${res.body.slice(0, 120).trim()}`.trim(),
+          where: `GET ${res.url}`,
+          next: res.status === 404
+            ? `the path is wrong, not the engine: --base-url must be the engine's root, where /health, /metrics and /v1 live (got ${ctx.target.baseUrl})`
+            : 'the key, not the engine: something before the engine guards /health; point --base-url at the engine itself (armproof sends the key only on /v1/*)',
+          evidence: { status: res.status, attempts },
         }
       }
       last = res.status === 503 ? '503 (loading)' : `${res.status} ${res.body.slice(0, 80)}`

@@ -35,7 +35,7 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome> {
       evidence: { helpLines: r.stdout.split('\n').length },
     }
   }
-  const gives = { buildDefault: entry.default }
+  const gives = { buildDefault: entry.default, buildChoices: entry.choices }
   const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default }
   if (ctx.spec.type.kind !== 'enum') {
     return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence, gives }

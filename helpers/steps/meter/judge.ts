@@ -227,6 +227,19 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     }
   }
   const value = expectedValue(ctx, inputs.buildDefault)
+  // A value the build does not list (step help) cannot have reached the engine: watching its
+  // meter would only wait out the window. Skipped with why, and a skip like this is never green.
+  const choices = inputs.buildChoices
+  if (ctx.spec.type.kind === 'enum' && value !== undefined && choices && choices.length > 0 && !choices.includes(value)) {
+    return {
+      verdict: 'skipped',
+      expected: `${meter.name} watched for ${value}`,
+      observed: `not watched: ${value} is not a choice of this build (${choices.join(', ')}; see step help), so no meter can prove it`,
+      where: endpointUrl(ctx, '/metrics'),
+      next: `pick one of ${choices.join(', ')} for ${ctx.spec.env}, redeploy, and run again`,
+      evidence: { value, choices },
+    }
+  }
   const rollback = value !== undefined && value === defaultValue(ctx, inputs.buildDefault)
   const name = meterLabel(ctx)
   const window = ctx.target.meterWindowMs

@@ -92,6 +92,9 @@ export function valueOf(r: MetricsReading, name: string, model: string | undefin
 }
 
 /** One scrape of /metrics (redirects followed). Throws MetricsUnavailable when no page was read. */
+/** As Prometheus scrapes: it asks for gzip (decoded by the HTTP seam) and the text format. */
+export const METRICS_HEADERS: Readonly<Record<string, string>> = { 'accept-encoding': 'gzip', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1' }
+
 export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<MetricsReading> {
   const url = endpointUrl(ctx, '/metrics')
   const meter = ctx.spec.proof.meter
@@ -101,7 +104,7 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   const wanted = new Set([...(meter ? [meter.name] : []), ...others])
   let res
   try {
-    res = await ctx.http.request({ method: 'GET', url, timeoutMs, followRedirects: true })
+    res = await ctx.http.request({ method: 'GET', url, timeoutMs, followRedirects: true, headers: METRICS_HEADERS })
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
     throw new MetricsUnavailable(url, error.message, error.failure === 'refused' || error.failure === 'timeout' || error.failure === 'dns')

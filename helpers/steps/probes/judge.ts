@@ -1,7 +1,7 @@
 // Steps `probe.exact`, `probe.tools`, `probe.vision`: three requests to the endpoint itself,
 // run side by side. A probe is not attempted when /health never came up.
 import { formatDuration } from '../../config/duration.ts'
-import { HttpError } from '../../seams/http.ts'
+import { HttpError, type HttpRequest, type HttpResponse } from '../../seams/http.ts'
 import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
 import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
@@ -51,7 +51,7 @@ function askModels(ctx: RunContext): Promise<string> {
     const url = endpointUrl(ctx, '/v1/models')
     const expected = 'a model id from /v1/models'
     try {
-      const res = await ctx.http.request({ method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
+      const { res } = await withRetries(ctx, { method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
       const id = (() => {
         try {
           return (JSON.parse(res.body) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id
@@ -75,6 +75,42 @@ function askModels(ctx: RunContext): Promise<string> {
   })()
 }
 
+/** Statuses a gateway or a busy engine answers to say "later": retried, never counted as a completion. */
+const RETRY_STATUSES = new Set([429, 503])
+
+/** Seconds (or an HTTP date) of a Retry-After header, in ms; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | undefined, nowMs: number): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined
+  const t = header.trim()
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000)
+  const date = Date.parse(t)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
+}
+
+/**
+ * One /v1 request, retried on 429 and 503 while the probe's timeout allows: each wait is the
+ * Retry-After the endpoint asked for (1 s when it names none), and every retry is kept for the evidence.
+ * The time spent is counted from the exchanges' own durations and the waits, never by reading the
+ * run's clock: a replay takes exactly the recorded path.
+ */
+export async function withRetries(ctx: RunContext, req: HttpRequest): Promise<{ res: HttpResponse; retries: Array<{ status: number; retryAfter: string | null; waitedMs: number }> }> {
+  const retries: Array<{ status: number; retryAfter: string | null; waitedMs: number }> = []
+  let spent = 0
+  for (;;) {
+    const res = await ctx.http.request({ ...req, timeoutMs: Math.max(50, req.timeoutMs - spent) })
+    spent += res.durationMs
+    if (!RETRY_STATUSES.has(res.status)) return { res, retries }
+    const header = res.headers['retry-after']
+    const wait = retryAfterMs(header, Date.parse(res.headers.date ?? '') || Date.now()) ?? 1000
+    // Only a wait that leaves time for the request itself is taken; else the last answer stands.
+    if (wait >= req.timeoutMs - spent) return { res, retries }
+    spent += wait
+    retries.push({ status: res.status, retryAfter: header ?? null, waitedMs: wait })
+    ctx.progress(`${req.method} ${req.url}: HTTP ${res.status}, retrying after ${formatDuration(wait)} (Retry-After ${header ?? 'absent'})`)
+    await ctx.clock.sleep(wait)
+  }
+}
+
 async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: Record<string, unknown>): Promise<Judgement> {
   const blocked = notAttempted(ctx, inputs, expected)
   if (blocked) return blocked
@@ -89,13 +125,31 @@ async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, bui
   const request = build(model)
   const where = `POST ${url} (model ${model})`
   try {
-    const res = await ctx.http.request({ method: 'POST', url, headers: v1Headers(ctx), body: JSON.stringify(request), timeoutMs: ctx.target.probeTimeoutMs })
+    const { res, retries } = await withRetries(ctx, { method: 'POST', url, headers: v1Headers(ctx), body: JSON.stringify(request), timeoutMs: ctx.target.probeTimeoutMs })
     const reply = judge(res.status, res.body)
-    return { ...reply, expected, where, evidence: { ...reply.evidence, ...extra, model, maxTokens: request.max_tokens, ms: res.durationMs } }
+    const retried = retries.length > 0 ? { retries } : {}
+    // A 429/503 that outlasted the probe's timeout: the gateway's overload, said as such, never a completion.
+    if (res.status === 429 || res.status === 503) {
+      return {
+        ...reply,
+        observed: `${reply.observed} (${retries.length} retr${retries.length === 1 ? 'y' : 'ies'} honouring Retry-After within ${formatDuration(ctx.target.probeTimeoutMs)})`,
+        next: `the endpoint (or a gateway before it) is overloaded and kept answering ${res.status}: run again when it has room, or raise --probe-timeout to wait longer`,
+        expected,
+        where,
+        evidence: { ...reply.evidence, ...extra, ...retried, model },
+      }
+    }
+    return { ...reply, expected, where, evidence: { ...reply.evidence, ...extra, ...retried, model, maxTokens: request.max_tokens, ms: res.durationMs } }
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
     if (error.failure === 'refused' || error.failure === 'dns') {
       return { verdict: 'inconclusive', expected, observed: error.message, where, next: 'the endpoint went away after /health answered: check whether the engine restarted (ledger), then run again', evidence: { ...extra } }
+    }
+    if (error.failure === 'too-large') {
+      return { verdict: 'inconclusive', expected, observed: error.message, where, next: "the reply is larger than armproof's own cap, so armproof did not judge it: this is armproof's limit, not an engine fault; check what the endpoint sends (a proxy's page?)", evidence: { ...extra, failure: error.failure } }
+    }
+    if (error.failure === 'tls') {
+      return { verdict: 'inconclusive', expected, observed: error.message, where, next: 'the certificate changed after first contact: pass its CA with --ca-file PATH (NODE_EXTRA_CA_CERTS works too), then run again', evidence: { ...extra, failure: error.failure } }
     }
     return {
       verdict: 'failed',

@@ -94,6 +94,34 @@ interface Message {
   reasoning_content?: unknown
   reasoning?: unknown
   tool_calls?: unknown
+  /** OpenAI's refusal field: set (content null) when the model declines. */
+  refusal?: unknown
+}
+
+/**
+ * A reply that ended without an answer for a reason the engine names itself: a refusal (OpenAI's
+ * `refusal`), or `finish_reason` `abort` (SGLang and others, when the engine cancelled the request).
+ * Said as such, never blamed on the reasoning or tool parser.
+ */
+export function endedWithoutAnswer(c: { message: Message; finish: string }): ProbeReply | undefined {
+  const refusal = typeof c.message.refusal === 'string' && c.message.refusal.trim() !== '' ? c.message.refusal : undefined
+  if (refusal !== undefined) {
+    return {
+      verdict: 'failed',
+      observed: `the model refused: ${JSON.stringify(short(refusal))} (refusal set, finish_reason ${c.finish || 'none'})`,
+      next: 'the model or a moderation layer declined the probe; the parsers are not at fault: check the served model, its system prompt and any moderation in front of the endpoint',
+      evidence: { refusal: refusal.slice(0, 500), finish: c.finish },
+    }
+  }
+  if (c.finish === 'abort') {
+    return {
+      verdict: 'failed',
+      observed: `the engine aborted the request (finish_reason abort); content ${JSON.stringify(short(typeof c.message.content === 'string' ? c.message.content : String(c.message.content ?? null)))}`,
+      next: 'the engine cancelled this request itself (out of memory or KV cache, a scheduler abort, a restart): read the engine log at this time, then run again',
+      evidence: { finish: c.finish, content: c.message.content ?? null },
+    }
+  }
+  return undefined
 }
 
 /** The error text of a non-200 body, whichever shape the engine uses (nested, flat, string). */
@@ -122,6 +150,7 @@ export function readChoice(status: number, body: string): { message: Message; fi
     let next = 'read the engine log for this request; the endpoint refuses the probe'
     if (status === 401 || status === 403) next = 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
     if (status === 404 && /model/i.test(msg)) next = 'the model id is wrong: pass --model with an id from /v1/models'
+    if (status === 429 || status === 503) next = 'the endpoint (or a gateway before it) answers "later": run again when it has room'
     return { verdict: 'failed', observed: `HTTP ${status}: ${short(msg, 300)}`, next, evidence: { status, body: body.slice(0, 1000) } }
   }
   let parsed: unknown
@@ -209,6 +238,8 @@ function budgetOrParser(finish: string, where: string): string {
 export function judgeExact(status: number, body: string, word: string): ProbeReply {
   const c = readChoice(status, body)
   if ('verdict' in c) return c
+  const ended = endedWithoutAnswer(c)
+  if (ended) return ended
   const answer = answerText(c.message.content)
   const reasoning = reasoningOf(c.message)
   const evidence = { content: c.message.content ?? null, reasoningChars: reasoning.length, finish: c.finish }
@@ -236,6 +267,15 @@ export function judgeExact(status: number, body: string, word: string): ProbeRep
 }
 
 export function judgeTools(status: number, body: string, token: string): ProbeReply {
+  // llama.cpp answers tools without --jinja with HTTP 500 "tools param requires --jinja flag" (not 400).
+  if (status >= 400 && /--jinja|\bjinja\b/i.test(errorMessage(body))) {
+    return {
+      verdict: 'failed',
+      observed: `HTTP ${status}: ${short(errorMessage(body), 300)}`,
+      next: 'the server (llama.cpp) was started without --jinja, so it refuses tools: restart llama-server with --jinja (and a chat template that knows tools)',
+      evidence: { status, body: body.slice(0, 1000) },
+    }
+  }
   if (status === 400 && /tool.choice|tool-call-parser|tool_call_parser|--jinja/i.test(errorMessage(body))) {
     return {
       verdict: 'failed',
@@ -246,6 +286,8 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
   }
   const c = readChoice(status, body)
   if ('verdict' in c) return c
+  const ended = endedWithoutAnswer(c)
+  if (ended) return ended
   const calls = Array.isArray(c.message.tool_calls) ? (c.message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) : []
   const content = typeof c.message.content === 'string' ? c.message.content : ''
   const evidence = { toolCalls: calls.slice(0, 3), content: content.slice(0, 500), finish: c.finish }
@@ -290,6 +332,8 @@ export function judgeVision(status: number, body: string, colour: ProbeColour, d
     if (/multimodal|image|mmproj|At most 0/i.test(c.observed)) c.next = 'the server does not take images: serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
     return c
   }
+  const ended = endedWithoutAnswer(c)
+  if (ended) return ended
   const answer = answerText(c.message.content)
   const evidence = { content: c.message.content ?? null, finish: c.finish, colour, decoy }
   if (answer === null || answer === '') {

@@ -1,0 +1,172 @@
+// First contact (issue 13): what only the operator can fix is answered at once with exit 2, the
+// cause and the fix in one line; what passes by itself (refused, EAI_AGAIN, 503) is left to the
+// health step's budget. The rows of docs/faults.md's "operator's mistakes" that are not run by the
+// fault matrix are run here (FIRST_CONTACT_ELSEWHERE quotes these test names).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer as createHttp, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttps } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { loadConfig, type Target } from '../helpers/config/load.ts'
+import { firstContact } from '../helpers/seams/first-contact.ts'
+import { classify, HttpError, type HttpClient, type HttpResponse } from '../helpers/seams/http.ts'
+import { FIRST_CONTACT_ELSEWHERE } from './support/fault-matrix.ts'
+import { cleanup, runVerify } from './support/run-verify.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'armproof-first-contact-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function target(baseUrl: string, extra: string[] = [], env: Record<string, string> = {}): Target {
+  const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', baseUrl, ...extra], env })
+  if (!r.ok) throw new Error(JSON.stringify(r.problems))
+  return r.target
+}
+
+/** A fake seam: each path answers a status, or throws the failure a socket would. */
+function fake(answers: Record<string, number | NodeJS.ErrnoException>): HttpClient & { asked: string[] } {
+  const asked: string[] = []
+  return {
+    asked,
+    async request(req) {
+      const path = new URL(req.url).pathname
+      asked.push(path)
+      const a = answers[path] ?? 404
+      if (typeof a !== 'number') throw classify(a, req.url)
+      return { status: a, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 } satisfies HttpResponse
+    },
+  }
+}
+const sys = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`getaddrinfo ${code} gpu-7`), { code })
+
+describe('firstContact judges what only the operator can fix', () => {
+  const t = target('http://gpu-7:8000')
+  test('ENOTFOUND names the host and the fix; EAI_AGAIN (a resolver hiccup) is left to the budget', async () => {
+    expect((await firstContact(t, fake({ '/health': sys('ENOTFOUND') })))?.message).toMatch(/the host name "gpu-7" does not resolve \(ENOTFOUND\); check the name in --base-url/)
+    expect(await firstContact(t, fake({ '/health': sys('EAI_AGAIN') }))).toBeUndefined()
+  })
+  test('refused, reset and a timeout are an engine still loading: no answer here, /v1/models not asked', async () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_HEADERS_TIMEOUT']) {
+      const http = fake({ '/health': sys(code) })
+      expect(await firstContact(t, http), code).toBeUndefined()
+      expect(http.asked).toEqual(['/health'])
+    }
+  })
+  test('503 on both (loading) is left to the budget; 200 and 200 is fine', async () => {
+    expect(await firstContact(t, fake({ '/health': 503, '/v1/models': 503 }))).toBeUndefined()
+    expect(await firstContact(t, fake({ '/health': 200, '/v1/models': 200 }))).toBeUndefined()
+  })
+  test('401/403 name the key (none given, or the one given refused); 404 names the path', async () => {
+    expect((await firstContact(t, fake({ '/health': 200, '/v1/models': 401 })))?.message).toContain('the endpoint wants a key and none was given: set VERIFY_API_KEY')
+    const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
+    const refused = await firstContact(keyed, fake({ '/health': 200, '/v1/models': 403 }))
+    expect(refused?.message).toContain('/v1/models answers HTTP 403 (the key): the key given is refused')
+    expect(refused?.message).not.toContain('sk-first-contact-1234')
+    expect((await firstContact(t, fake({ '/health': 404 })))?.message).toContain("/health answers HTTP 404 (the path): --base-url must be the engine's root")
+  })
+  test('a TLS verification failure is its own failure, with --ca-file and NODE_EXTRA_CA_CERTS named', async () => {
+    const e = classify(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), 'https://gpu-7:8443/health')
+    expect(e).toBeInstanceOf(HttpError)
+    expect(e.failure).toBe('tls')
+    const msg = (await firstContact(target('https://gpu-7:8443'), fake({ '/health': Object.assign(new Error('x'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }) })))?.message
+    expect(msg).toContain('TLS verification of gpu-7:8443 failed (DEPTH_ZERO_SELF_SIGNED_CERT)')
+    expect(msg).toContain('--ca-file PATH')
+    expect(msg).toContain('NODE_EXTRA_CA_CERTS')
+  })
+  test('a replay never contacts anything', async () => {
+    const http = fake({})
+    expect(await firstContact({ ...t, mode: 'replay' }, http)).toBeUndefined()
+    expect(http.asked).toEqual([])
+  })
+})
+
+/** A loopback endpoint: /health and /v1/models answer as `answer` says. */
+function handler(answer: (path: string, req: IncomingMessage) => number) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const status = answer(path, req)
+    const body = status === 200 ? JSON.stringify(path === '/health' ? { status: 'ok', in_flight: 0, queue_cap: 256 } : { data: [{ id: 'm' }] }) : JSON.stringify({ error: { message: `status ${status}`, code: status } })
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+  }
+}
+
+const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
+const FOUND = Object.fromEntries(FIRST_CONTACT_ELSEWHERE.map((f) => [f.test, f]))
+
+describe('against a loopback endpoint, through bin/verify.ts with the default budgets', () => {
+  let https: ReturnType<typeof createHttps>
+  let http: ReturnType<typeof createHttp>
+  let tlsPort = 0
+  let httpPort = 0
+  const cert = join(dir, 'cert.pem')
+  const key = join(dir, 'key.pem')
+  beforeAll(async () => {
+    await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
+    // Over TLS: /health 200, /v1/models 401 without a key, so a run that got through TLS ends on the key.
+    https = createHttps({ key: readFileSync(key), cert: readFileSync(cert) }, handler((path, req) => (path === '/health' ? 200 : req.headers.authorization ? 200 : 401)))
+    // Plain: a gateway that guards /health too.
+    http = createHttp(handler((path) => (path === '/health' ? 401 : 403)))
+    await new Promise<void>((r) => https.listen(0, '127.0.0.1', r))
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r))
+    tlsPort = (https.address() as AddressInfo).port
+    httpPort = (http.address() as AddressInfo).port
+  })
+  afterAll(() => {
+    https?.close()
+    http?.close()
+  })
+
+  test('a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on', async () => {
+    const row = FOUND['a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on']!
+    const bare = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`])
+    expect(bare.exitCode, bare.stderr).toBe(2)
+    expect(bare.stderr).toContain(row.message.replace('PORT', String(tlsPort)))
+    expect(bare.stderr).toContain('NODE_EXTRA_CA_CERTS')
+    expect(bare.report?.verdict).toBe('error')
+    expect(bare.report?.steps).toEqual([])
+    cleanup(bare)
+    // Through TLS with the CA given: what stops the run now is the key, not the certificate.
+    for (const [args, env] of [[['--ca-file', cert], {}], [[], { NODE_EXTRA_CA_CERTS: cert }]] as const) {
+      const run = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, ...args], { env })
+      expect(run.exitCode, run.stderr).toBe(2)
+      expect(run.stderr).not.toContain('TLS')
+      expect(run.stderr).toContain('/v1/models answers HTTP 401 (the key)')
+      cleanup(run)
+    }
+  })
+
+  test('--ca-file that is not a PEM certificate is refused before contact', async () => {
+    const run = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, '--ca-file', key.replace('key.pem', 'missing.pem')])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toContain('cannot be read (no such file)')
+    cleanup(run)
+  })
+
+  test('401 on /health: exit 2 naming the key, at once', async () => {
+    const row = FOUND['401 on /health: exit 2 naming the key, at once']!
+    const run = await runVerify([...base, '--base-url', `http://127.0.0.1:${httpPort}`])
+    expect(run.exitCode, run.stderr).toBe(2)
+    expect(run.stderr).toContain(row.message)
+    expect(run.stderr).toContain('not at a gateway that guards /health')
+    cleanup(run)
+  })
+
+  test('403 on /v1/models with a key: exit 2, the key named, never shown', async () => {
+    const row = FOUND['403 on /v1/models with a key: exit 2, the key named, never shown']!
+    const key403 = 'sk-first-contact-Zr8Qw2Lp'
+    const open = createHttp(handler((path) => (path === '/health' ? 200 : 403)))
+    await new Promise<void>((r) => open.listen(0, '127.0.0.1', r))
+    try {
+      const run = await runVerify([...base, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}`], { env: { VERIFY_API_KEY: key403 } })
+      expect(run.exitCode, run.stderr).toBe(2)
+      expect(run.stderr).toContain(row.message)
+      for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), readFileSync(run.junitPath, 'utf8')]) expect(text).not.toContain(key403)
+      cleanup(run)
+    } finally {
+      open.close()
+    }
+  })
+})
+
