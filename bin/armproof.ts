@@ -2,7 +2,7 @@
 // which checks the Node version, then loads this file built to dist/bin/armproof.js). Each command
 // is the same program as its pnpm script in a checkout: `armproof verify …` is `pnpm verify …`.
 import pkg from '../package.json' with { type: 'json' }
-import { didYouMean } from '../helpers/config/suggest.ts'
+import { closest } from '../helpers/config/suggest.ts'
 
 const COMMANDS = {
   verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service (exit 0 green, 1 red, 2 usage, 3 inconclusive)' },
@@ -32,6 +32,6 @@ if (command === undefined || command === '--help' || command === '-h' || command
   process.argv = [process.argv[0]!, process.argv[1]!, ...rest]
   await COMMANDS[command as keyof typeof COMMANDS].run()
 } else {
-  process.stderr.write(`armproof: unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}; commands: ${Object.keys(COMMANDS).join(', ')} (armproof --help)\n`)
+  process.stderr.write(`armproof: unknown command ${JSON.stringify(command)}${closest(command, Object.keys(COMMANDS)) ? ` (did you mean ${closest(command, Object.keys(COMMANDS))}?)` : ''}; commands: ${Object.keys(COMMANDS).join(', ')} (armproof --help)\n`)
   process.exitCode = 2
 }

@@ -63,7 +63,7 @@ describe('armproof, installed, run from an empty folder', () => {
     expect(writebackHelp.stdout).toContain('--vault')
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "verfiy"; commands: verify, writeback, demo/)
+    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, demo/)
   })
 
   describe('against the reference engine', () => {
