@@ -125,6 +125,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`time to verdict per case (budgets: health 8s, meter 2s, probe 3s, host 10s; whole-run bound ${budgetMs / 1000}s)`)
     for (const [i, c] of FAULT_MATRIX.entries()) {
       const engine = await startEngine({ ...c.engine, svc: `fd${i}`, processName: `rfd-${i}` })
+      // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
+      if (c.mistake) await engine.waitReady()
       const run = await runVerify([...engineArgs(engine, c.baseUrl?.(engine.baseUrl)), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
       await engine.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
