@@ -71,11 +71,22 @@ describe('the CLI people expect', () => {
     const server = createServer((_req, res) => res.writeHead(404).end())
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     try {
-      const r = await run([...ARGS, '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--report', 'out.json', '--summary', 'out.md'], { INIT_CWD: sub })
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const r = await run([...ARGS, '--base-url', url, '--report', 'out.json', '--summary', 'out.md'], { INIT_CWD: sub, npm_lifecycle_event: 'verify' })
       expect(r.code, r.err).toBe(2)
       expect(JSON.parse(readFileSync(join(sub, 'out.json'), 'utf8')).verdict).toBe('error')
       expect(readFileSync(join(sub, 'out.md'), 'utf8')).toContain('/health answers HTTP 404')
       expect(existsSync(join(ROOT, 'out.json'))).toBe(false)
+      // An INIT_CWD that leaked from an outer pnpm (another script) is not where this command was run.
+      const leaked = join(dir, 'leaked')
+      mkdirSync(leaked, { recursive: true })
+      const other = await run([...ARGS, '--base-url', url, '--report', join(dir, 'own.json')], { INIT_CWD: leaked, npm_lifecycle_event: 'test' })
+      expect(other.code).toBe(2)
+      expect(existsSync(join(dir, 'own.json'))).toBe(true)
+      const { userCwd } = await import('../helpers/cli/verify.ts')
+      expect(userCwd({ env: { INIT_CWD: leaked, npm_lifecycle_event: 'test' }, cwd: ROOT })).toBe(ROOT)
+      expect(userCwd({ env: { INIT_CWD: leaked, npm_lifecycle_event: 'verify' }, cwd: ROOT })).toBe(leaked)
+      expect(userCwd({ env: { INIT_CWD: leaked }, cwd: ROOT })).toBe(ROOT)
     } finally {
       server.close()
     }

@@ -44,10 +44,18 @@ export interface VerifyIo {
   exit?: (code: number) => void
 }
 
-/** The folder the operator ran the command from: pnpm runs scripts from the package root and says where it was started in INIT_CWD. */
+/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`): pnpm starts them from the package root. */
+const OWN_SCRIPTS: readonly string[] = ['verify', 'demo']
+
+/**
+ * The folder the operator ran the command from. pnpm runs a script from the package root and says
+ * where it was started in INIT_CWD; that is honoured only under our own script (npm_lifecycle_event),
+ * never when INIT_CWD merely leaks from an outer pnpm into another process (`armproof verify` run
+ * by a `pnpm test`, a CI step started by pnpm).
+ */
 export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
   const init = io.env.INIT_CWD
-  if (init && isAbsolute(init)) {
+  if (init && isAbsolute(init) && OWN_SCRIPTS.includes(io.env.npm_lifecycle_event ?? '')) {
     try {
       if (statSync(init).isDirectory()) return init
     } catch {
