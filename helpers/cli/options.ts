@@ -51,7 +51,12 @@ export const OPTIONS = [
   { flag: 'mode', env: 'VERIFY_MODE', kind: 'string', meaning: 'live, record or replay', default: 'live' },
   { flag: 'fixtures', env: 'VERIFY_FIXTURES', kind: 'string', meaning: 'fixture folder', default: 'fixtures/<svc>/<knob>' },
   { flag: 'report', env: 'VERIFY_REPORT', kind: 'string', meaning: 'JSON report path', default: 'none' },
-  { flag: 'junit', env: 'VERIFY_JUNIT', kind: 'string', meaning: 'JUnit XML path, one testcase per proof step', default: 'none' },
+  { flag: 'junit', env: 'VERIFY_JUNIT', kind: 'string', meaning: 'JUnit XML path, one testcase per proof step (a testsuite per target)', default: 'none' },
+  { flag: 'prometheus-url', env: 'VERIFY_PROMETHEUS_URL', kind: 'string', meaning: "read the knob's meter and the request counters through this Prometheus' HTTP API instead of scraping /metrics", default: 'none' },
+  { flag: 'prometheus-match', env: 'VERIFY_PROMETHEUS_MATCH', kind: 'string', meaning: 'series selector for this target in Prometheus (label matchers only), e.g. {job="radiance",instance="gpu-7:8000"}', default: '{instance="<host:port of --base-url>"}' },
+  { flag: 'targets', env: 'VERIFY_TARGETS', kind: 'string', meaning: 'targets file for a fleet run (YAML or JSON: defaults: and targets:, keys are these long option names without dashes)', default: 'none' },
+  { flag: 'concurrency', env: 'VERIFY_CONCURRENCY', kind: 'string', meaning: 'targets verified at once in a fleet run', default: '8' },
+  { flag: 'shard', env: 'VERIFY_SHARD', kind: 'string', meaning: 'i/n: verify only the i-th of n stable slices of the targets (a CI matrix fans a fleet out)', default: 'none' },
 ] as const satisfies readonly OptionSpec[]
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
@@ -81,11 +86,14 @@ export function helpText(knobNames: readonly string[]): string {
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',
     'Usage: pnpm verify --svc <svc> --knob <knob> [options]',
+    '       pnpm verify --targets <file> [--concurrency N] [--shard i/n] [options for every target]',
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...rows,
     '',
     `Knobs: ${knobNames.join(', ')}`,
+    '',
+    'A fleet run: each target takes its entry, then the command line, then the file\'s defaults:, then env and .env; the whole file is checked before anything is contacted. --report and --junit hold every target; the exit code is the worst verdict (2, then 1, then 3, then 0).',
     '',
     `The API key: ${API_KEY_ENV}=… in env or .env, or --api-key-file PATH; a key given as a flag (--api-key) is refused.`,
     '',
