@@ -12,7 +12,7 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
 import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
-import { cleanup, FAST, runVerify, verdicts } from './support/run-verify.ts'
+import { cleanup, FAST, ROOT, runVerify, verdicts } from './support/run-verify.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
 /** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
@@ -119,6 +119,28 @@ describe('a fleet in one run', () => {
       expect(out).toMatch(/merged 2 shard report\(s\) into merged.json: fleet RED, 3 target\(s\), exit 1/)
     } finally {
       for (const r of runs) cleanup(r)
+    }
+  })
+
+  test('a fleet recorded (--mode record, a fixtures folder per target) replays offline to the same verdicts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armproof-fleet-rec-'))
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ ...healthyEntry(), fixtures: join(dir, 'healthy') }, engineEntry(engines.ignored, { fixtures: join(dir, 'ignored') })])
+    const recorded = await runVerify(['--targets', file, '--mode', 'record', ...FLEET_FAST])
+    try {
+      expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(1)
+      const replayed = await runVerify(['--targets', file, '--mode', 'replay', ...FLEET_FAST], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+      try {
+        expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(1)
+        const before = recorded.report as unknown as FleetReport
+        const after = replayed.report as unknown as FleetReport
+        expect(targetVerdicts(after)).toEqual(targetVerdicts(before))
+        for (const t of after.targets) expect(t.report.mode).toBe('replay')
+      } finally {
+        cleanup(replayed)
+      }
+    } finally {
+      cleanup(recorded)
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -35,19 +35,22 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
 export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
-  const helpDefault = steps.find((s) => s.id === 'help')?.evidence.default
+  const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
+  const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
+  // A replay: as helpers/cli/verify.ts, a recorded exchange the run asked for and did not find is
+  // a note that keeps the target from green (inconclusive), and its verdicts are set against the recording's.
   const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
   const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
   const input = {
     target,
     steps,
     startedAt,
     finishedAt,
-    unhandled: [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])],
+    unhandled: missNote ? [...unhandled, missNote] : unhandled,
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
     ...(replayed ? { recording: replayed.ref } : {}),
-    ...(miss ? { error: `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` } : {}),
   }
   let report = buildReport(input)
   const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
@@ -55,7 +58,7 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
   const unwritten: string[] = []
   if (target.mode === 'record') {
     try {
-      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
+      await markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
     } catch (error) {
       unwritten.push(`could not write the recording's verdict to ${target.fixtures}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
     }

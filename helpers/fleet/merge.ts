@@ -5,12 +5,12 @@
 // uploaded) is never mistaken for a fleet that was fully verified. The merged verdict is the
 // worst of the targets'; the exit code follows it, so the merge step itself can gate the pipeline.
 import { readFileSync, statSync } from 'node:fs'
+import { appendFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { junitFleetXml } from '../report/junit.ts'
 import { writeAtomic } from '../seams/atomic.ts'
 import { fleetMarkdown, fleetReport, fleetTable, isFleetReport, type FleetReport } from './report.ts'
 import { MAX_REPORT_BYTES } from '../writeback/report.ts'
-import { appendFile } from 'node:fs/promises'
 
 export interface MergeIo {
   rawArgs: readonly string[]

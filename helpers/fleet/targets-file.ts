@@ -165,10 +165,6 @@ export function parseTargetsFile(text: string): { file: TargetsFile } | { proble
  */
 export function targetArgv(defaults: Entry, cli: readonly string[], entry: Entry): string[] {
   const layer = (e: Entry): string[] => [...e].flatMap(([k, v]) => (KNOWN.get(k)?.kind === 'boolean' ? (v === 'true' ? [`--${k}`] : []) : [`--${k}=${v}`]))
-  const switchedOff = (e: Entry) => new Set([...e].filter(([k, v]) => KNOWN.get(k)?.kind === 'boolean' && v === 'false').map(([k]) => `--${k}`))
-  const offByCli = new Set<string>()
-  const offByEntry = switchedOff(entry)
-  const lower = layer(defaults).filter((a) => !offByEntry.has(a) && !offByCli.has(a))
-  const middle = cli.filter((a) => !offByEntry.has(a))
-  return [...lower, ...middle, ...layer(entry)]
+  const offByEntry = new Set([...entry].filter(([k, v]) => KNOWN.get(k)?.kind === 'boolean' && v === 'false').map(([k]) => `--${k}`))
+  return [...layer(defaults).filter((a) => !offByEntry.has(a)), ...cli.filter((a) => !offByEntry.has(a)), ...layer(entry)]
 }

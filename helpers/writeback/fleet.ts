@@ -6,14 +6,13 @@
 //
 // Exit codes: 0 every target written (or already there); 2 nothing written (every target refused,
 // or a usage problem); 5 some targets written and some refused (the lines say which).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isFleetReport, type FleetReport } from '../fleet/report.ts'
 import { escapeControls } from './escape.ts'
 import { formatRefusals } from './options.ts'
 import { MAX_REPORT_BYTES } from './report.ts'
-import { readFileSync, statSync } from 'node:fs'
 
 export const WRITEBACK_PARTIAL = 5
 
