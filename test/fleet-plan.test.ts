@@ -1,6 +1,7 @@
 // The fleet's plan, in-process: the targets file (YAML and JSON, hostile files refused), each
 // target validated with every problem of every target at once, the precedence of entry, command
 // line, defaults: and env, shards that cover every target exactly once, and the combined outputs.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -99,6 +100,13 @@ targets:
     }
     const huge = plan(`targets:\n${'  - svc: a\n'.repeat(MAX_TARGETS_FILE_BYTES / 10)}`)
     expect(!huge.ok && huge.problems[0]!.message).toMatch(/larger than 1024 KiB/)
+    // A named pipe nobody writes to is an empty file, never a hang; an endless device is cut.
+    const dir = mkdtempSync(join(tmpdir(), 'armproof-fifo-'))
+    execFileSync('mkfifo', [join(dir, 'fifo')])
+    const fifo = planFleet({ argv: ['--targets', join(dir, 'fifo')], env: {}, cwd: dir })
+    expect(!fifo.ok && fifo.problems.map((p) => p.message).join()).toMatch(/targets: must be a non-empty list/)
+    const zero = planFleet({ argv: ['--targets', '/dev/zero'], env: {}, cwd: dir })
+    expect(!zero.ok && zero.problems[0]!.message).toMatch(/larger than 1024 KiB/)
   })
 })
 

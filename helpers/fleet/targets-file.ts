@@ -4,7 +4,7 @@
 // (`value: 0.10` is "0.10", never the number 0.1). Hostile files are refused, not obeyed: a size
 // cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
 // collected at once. Nothing here contacts anything.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { parseDocument } from 'yaml'
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
@@ -31,11 +31,18 @@ export interface FileProblem {
   message: string
 }
 
-/** The file's text, bounded; a problem when it cannot be read whole. */
+/** How long a pipe (`--targets <(generate-fleet)`) may take to deliver the whole file. */
+const PIPE_WAIT_MS = 10_000
+
+/**
+ * The file's text, bounded; a problem when it cannot be read whole. Opened without blocking: a
+ * named pipe nobody writes to is an empty file, never a hang; a pipe being written is read to its
+ * end within PIPE_WAIT_MS.
+ */
 export function readBounded(path: string): { text: string } | { problem: string } {
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     return { problem: code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read') }
@@ -43,9 +50,19 @@ export function readBounded(path: string): { text: string } | { problem: string 
   try {
     if (fstatSync(fd).isDirectory()) return { problem: 'is a directory; give the targets file' }
     const buffer = Buffer.alloc(MAX_TARGETS_FILE_BYTES + 1)
+    const deadline = Date.now() + PIPE_WAIT_MS
+    const nap = new Int32Array(new SharedArrayBuffer(4))
     let got = 0
     for (;;) {
-      const n = readSync(fd, buffer, got, buffer.length - got, null)
+      let n: number
+      try {
+        n = readSync(fd, buffer, got, buffer.length - got, null)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+        if (Date.now() > deadline) return { problem: `is a pipe that delivered no end of file within ${PIPE_WAIT_MS / 1000}s` }
+        Atomics.wait(nap, 0, 0, 20)
+        continue
+      }
       if (n === 0 || (got += n) >= buffer.length) break
     }
     if (got > MAX_TARGETS_FILE_BYTES) return { problem: `is larger than ${MAX_TARGETS_FILE_BYTES / 1024} KiB; a targets file lists option values, shard a larger fleet over several files` }
