@@ -104,7 +104,7 @@ targets:
     const dir = mkdtempSync(join(tmpdir(), 'armproof-fifo-'))
     execFileSync('mkfifo', [join(dir, 'fifo')])
     const fifo = planFleet({ argv: ['--targets', join(dir, 'fifo')], env: {}, cwd: dir })
-    expect(!fifo.ok && fifo.problems.map((p) => p.message).join()).toMatch(/targets: must be a non-empty list/)
+    expect(!fifo.ok && fifo.problems.map((p) => p.message).join()).toMatch(/the file must be a mapping with targets:/)
     const zero = planFleet({ argv: ['--targets', '/dev/zero'], env: {}, cwd: dir })
     expect(!zero.ok && zero.problems[0]!.message).toMatch(/larger than 1024 KiB/)
   })
