@@ -2,12 +2,12 @@
 // validated exactly as a one-target run is (the same loader), with its entry over the command
 // line over `defaults:` over env and .env. Every problem of every target comes back at once.
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { loadConfig, type ConfigProblem, type Target } from '../config/load.ts'
 import { outputProblem, outputProblems } from '../config/outputs.ts'
 import { showValue } from '../config/shell.ts'
 import { targetForRun } from '../seams/recording.ts'
 import { OPTIONS } from '../cli/options.ts'
+import { parseCommandLine } from '../cli/parse.ts'
 import { parseShard, shardOf, type Shard } from './shard.ts'
 import { parseTargetsFile, readBounded, targetArgv } from './targets-file.ts'
 
@@ -34,13 +34,14 @@ export interface FleetPlan {
   junit: string | null
 }
 
-/** The flags a fleet run reads for itself (the rest go to every target). */
+/** The flags a fleet run reads for itself (the rest go to every target), with the one command-line parser. */
 function runFlags(argv: readonly string[]): Map<string, string> {
-  const options: Record<string, { type: 'string' | 'boolean' }> = {}
-  for (const o of OPTIONS) options[o.flag] = { type: o.kind }
-  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
+  const { values } = parseCommandLine(argv, OPTIONS, ['api-key'])
   const out = new Map<string, string>()
-  for (const t of tokens) if (t.kind === 'option' && typeof t.value === 'string' && ['targets', 'concurrency', 'shard', 'report', 'junit'].includes(t.name)) out.set(t.name, t.value)
+  for (const flag of ['targets', 'concurrency', 'shard', 'report', 'junit'] as const) {
+    const v = values.get(flag)
+    if (typeof v === 'string') out.set(flag, v)
+  }
   return out
 }
 
