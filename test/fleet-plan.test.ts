@@ -81,6 +81,10 @@ targets:
     expect(all.some((m) => m.startsWith('targets[1] ("gpu-9"): ') && m.includes('unknown knob'))).toBe(true)
     expect(all.some((m) => m.startsWith('targets[2] ("gpu-10"): ') && m.includes('http:// or https://'))).toBe(true)
     expect(all.some((m) => m.startsWith('targets[3] ("gpu-11"): ') && m.includes('--base-url'))).toBe(true)
+    // Said in the file's words where the value came from it; a command-line value's problem once.
+    expect(all).toContain('targets[2] ("gpu-10"): base-url: must be http:// or https://, got ftp:')
+    const cli = plan(TWO, ['--meter-window', 'soon'])
+    expect(!cli.ok && cli.problems.map((p) => p.message)).toEqual(['--meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
   })
 
   test('the same target twice, and an empty or shapeless file, are refused', () => {

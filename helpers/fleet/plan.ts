@@ -124,7 +124,16 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const where = `targets[${index}]${name ? ` (${showValue(name, 40)})` : ''}`
     const config = loadConfig({ argv, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
     if (!config.ok) {
-      for (const p of config.problems) problems.push({ option: where, message: `${where}: ${p.message}` })
+      // Said with the file's own words where the value came from it: `base-url:` of the entry, `defaults.base-url:`.
+      const said = (m: string) => m.replace(/^--([a-z-]+)(?=[: ])/, (whole, key: string) => (entry.has(key) ? key : defaults.has(key) && !input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`)) ? `defaults.${key}` : whole))
+      for (const p of config.problems) {
+        const text = said(p.message)
+        // A command-line value every target takes is one problem, said once.
+        const key = /^--([a-z-]+)(?=[: ])/.exec(text)?.[1]
+        const fromCli = key !== undefined && input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`))
+        if (!fromCli) problems.push({ option: where, message: `${where}: ${text}` })
+        else if (!problems.some((q) => q.message === text)) problems.push({ option: `--${key}`, message: text })
+      }
       continue
     }
     for (const w of config.warnings) if (!warnings.includes(w)) warnings.push(w)
