@@ -143,4 +143,24 @@ describe('a fleet in one run', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
+    // The never-ready target holds the only slot for its whole 3 s health budget (and its meter window);
+    // the healthy one after it is still judged with its full budgets: green.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [engineEntry(engines.loading), healthyEntry()])
+    const run = await runVerify(['--targets', file, '--concurrency', '1', ...FLEET_FAST])
+    try {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(3)
+      const report = run.report as unknown as FleetReport
+      expect(targetVerdicts(report)).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
+      const [loading, healthy] = report.targets.map((t) => t.report)
+      // One at a time: the healthy target's steps began after the never-ready one's had ended.
+      const loadingEnd = Date.parse(loading!.finishedAt)
+      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
+      expect(healthStep.durationMs).toBeLessThan(3000)
+      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
+    } finally {
+      cleanup(run)
+    }
+  })
 })
