@@ -5,8 +5,9 @@ import pkg from '../package.json' with { type: 'json' }
 import { closest } from '../helpers/config/suggest.ts'
 
 const COMMANDS = {
-  verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service (exit 0 green, 1 red, 2 usage, 3 inconclusive)' },
+  verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)' },
   writeback: { run: () => import('./writeback.ts'), what: "write a green report into the endpoint's vault page" },
+  'merge-reports': { run: () => import('./merge-reports.ts'), what: "merge the --report files of a sharded fleet run (--shard i/n) into one" },
   demo: { run: () => import('./demo.ts'), what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)' },
 } as const
 

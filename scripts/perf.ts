@@ -1,9 +1,10 @@
 // `pnpm perf`: armproof's performance benchmark (not a test). Measures time to verdict against
 // the reference engine next to sequential curl, verify's overhead over its slowest probe, replay
 // against a bare vitest run, the /metrics parser against parse-prometheus-text-format, and what
-// one verdict costs the endpoint; prints the table and writes docs/perf.md.
+// one verdict costs the endpoint, and a fleet of 20 targets in one run next to one target alone
+// (with the Prometheus meter's queries per poll); prints the table and writes docs/perf.md.
 //
-//   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser] [--no-write]
+//   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser,fleet] [--no-write]
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os'
 import { dirname } from 'node:path'
@@ -12,10 +13,11 @@ import { parseArgs } from 'node:util'
 import { measureLive } from './perf/live.ts'
 import { measureParser } from './perf/parser.ts'
 import { measureReplay } from './perf/replay.ts'
+import { measureFleet } from './perf/fleet.ts'
 import { markdown, rows, textTable, type Machine, type Results } from './perf/report.ts'
 
 const DOC = fileURLToPath(new URL('../docs/perf.md', import.meta.url))
-const PARTS = ['live', 'replay', 'parser'] as const
+const PARTS = ['live', 'replay', 'parser', 'fleet'] as const
 type Part = (typeof PARTS)[number]
 
 const { values } = parseArgs({
@@ -28,7 +30,7 @@ const { values } = parseArgs({
   },
 })
 if (values.help) {
-  process.stdout.write('usage: node scripts/perf.ts [--reps N (≥ 3)] [--latency-ms MS] [--only live,replay,parser] [--no-write]\n')
+  process.stdout.write('usage: node scripts/perf.ts [--reps N (≥ 3)] [--latency-ms MS] [--only live,replay,parser,fleet] [--no-write]\n')
   process.exit(0)
 }
 const reps = Number(values.reps)
@@ -62,6 +64,10 @@ await section('replay', `replay: demo fixtures vs a trivial vitest run, ${Math.m
 })
 await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB', async () => {
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
+})
+
+await section('fleet', `fleet: 20 reference engines, ${latencyMs} ms per completion, in one run vs one alone, ${reps} repetitions`, async () => {
+  results.fleet = await measureFleet({ targets: 20, concurrency: 20, latencyMs, reps, log })
 })
 
 const cpu = cpus()

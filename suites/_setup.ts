@@ -10,10 +10,21 @@ import { readFileSync } from 'node:fs'
 import { firstContact } from '../helpers/seams/first-contact.ts'
 import { liveHttp } from '../helpers/seams/http.ts'
 import { redactText } from '../helpers/seams/redact.ts'
+import { isFleetRun, planFleet } from '../helpers/fleet/plan.ts'
 
 export default async function setup(project: TestProject): Promise<void> {
-  if (project.getProvidedContext()['armproof:target']) return
+  const provided = project.getProvidedContext()
+  if (provided['armproof:target'] || provided['armproof:fleet']) return
   const dotenv = readDotenv(process.cwd(), process.env)
+  if (isFleetRun([], process.env)) {
+    // VERIFY_TARGETS=fleet.yaml pnpm vitest run suites: the fleet, a describe per target (combined
+    // outputs and the worst-verdict exit code are pnpm verify --targets').
+    const planned = planFleet({ argv: [], env: process.env, cwd: process.cwd(), ...(dotenv ? { dotenv } : {}) })
+    if (!planned.ok) throw new Error(formatProblems(planned.problems))
+    for (const warning of planned.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
+    project.provide('armproof:fleet', { targets: planned.plan.targets.map((t) => ({ label: t.label, target: t.target })), concurrency: planned.plan.concurrency })
+    return
+  }
   const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
   if (!config.ok) throw new Error(formatProblems(config.problems))
   for (const warning of config.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)

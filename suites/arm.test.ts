@@ -1,24 +1,31 @@
 // The runbook "Arming a radiance knob on a live endpoint (no bench)", one test per proof step,
 // in the contract's order. The steps, their sections and sentences are the registry's
-// (helpers/steps/registry.ts); each judge lives in helpers/steps/<id>/.
-import { afterAll, beforeAll, describe, test } from 'vitest'
+// (helpers/steps/registry.ts); each judge lives in helpers/steps/<id>/. A fleet run
+// (`pnpm verify --targets FILE`) gives each target its own describe (helpers/fleet/suite.ts).
+import { afterAll, beforeAll, describe, inject, test } from 'vitest'
+import { defineFleetSuite } from '../helpers/fleet/suite.ts'
 import { beforeGroup } from '../helpers/steps/judges.ts'
 import { stepGroups, stepTitle } from '../helpers/steps/registry.ts'
 import { openRun, prove } from '../helpers/steps/runbook.ts'
 
-const run = await openRun()
-const { target, spec } = run.ctx
-const armed = target.value ?? 'its default'
-const atDefault = target.value === null || target.value === spec.default
+const fleet = inject('armproof:fleet')
+if (fleet) {
+  defineFleetSuite(fleet)
+} else {
+  const run = await openRun()
+  const { target, spec } = run.ctx
+  const armed = target.value ?? 'its default'
+  const atDefault = target.value === null || target.value === spec.default
 
-afterAll(() => run.close())
+  afterAll(() => run.close())
 
-describe(`${target.svc}: ${target.knob} armed to ${armed}`, () => {
-  for (const { group, ids, sideBySide } of stepGroups()) {
-    const section = sideBySide ? describe.concurrent : describe
-    section(group, () => {
-      beforeAll(() => beforeGroup(run, group))
-      for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id))
-    })
-  }
-})
+  describe(`${target.svc}: ${target.knob} armed to ${armed}`, () => {
+    for (const { group, ids, sideBySide } of stepGroups()) {
+      const section = sideBySide ? describe.concurrent : describe
+      section(group, () => {
+        beforeAll(() => beforeGroup(run, group))
+        for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id))
+      })
+    }
+  })
+}

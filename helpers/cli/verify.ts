@@ -24,6 +24,8 @@ import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, INTERRUPT_EXIT, type StepResult } from '../steps/verdict.ts'
 import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
+import { verifyFleet } from './fleet.ts'
+import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
 export interface Stream {
   write(text: string): unknown
@@ -267,10 +269,17 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
     return EXIT_CODES.error
   }
-  // Paths the operator typed (--report, --junit, --summary, --api-key-file, --ca-file) are theirs,
-  // relative to where they ran pnpm; .env and the default fixtures stay the package's.
+  // Paths the operator typed (--report, --junit, --summary, --api-key-file, --ca-file, --targets) are
+  // theirs, relative to where they ran pnpm; .env and the default fixtures stay the package's.
   const here = userCwd(io)
+  // A fleet run (--targets FILE): helpers/cli/fleet.ts. --help still answers here.
+  if (isFleetRun(io.rawArgs, io.env) && !io.rawArgs.some((a) => a === '--help' || a === '-h')) return verifyFleet({ ...io, cwd: here }, dotenv)
   const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: here, ...(dotenv ? { dotenv } : {}) })
+  const stray = config.ok ? strayFleetFlags(io.rawArgs) : []
+  if (stray.length > 0) {
+    io.err.write(`${formatProblems(stray)}\n`)
+    return EXIT_CODES.error
+  }
   if (!config.ok) {
     if (config.help) {
       io.out.write(`${helpText(KNOB_NAMES)}\n`)

@@ -9,6 +9,7 @@ import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 import { didYouMean } from './suggest.ts'
+import { parseMatch } from '../steps/meter/prometheus-source.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
 /** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
@@ -48,6 +49,10 @@ export interface Target {
   caFile: string | null
   /** --force: record mode may overwrite a fixture folder that holds another run. */
   force: boolean
+  /** Read the meter through this Prometheus (credentials refused) instead of /metrics; null: scrape /metrics. */
+  prometheusUrl: string | null
+  /** `--prometheus-match` as given (validated); null: `{instance="<host:port of --base-url>"}`. */
+  prometheusMatch: string | null
 }
 
 export interface ConfigProblem {
@@ -414,6 +419,34 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     else if (yes === undefined) problem('VERIFY_FORCE', `${showValue(v)} must be 0 or 1`)
   }
 
+  let prometheusUrl: string | null = null
+  const promRaw = raw('prometheus-url')
+  if (promRaw && promRaw.value !== '') {
+    let url: URL | undefined
+    try {
+      url = new URL(promRaw.value)
+    } catch {
+      problem(promRaw.from, `${showValue(promRaw.value.replace(/\/\/[^/?#]*@/, '//***@'))} is not a URL like http://prometheus:9090`)
+    }
+    if (url) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(promRaw.from, `must be http:// or https://, got ${url.protocol}`)
+      else if (url.username || url.password) problem(promRaw.from, 'must not carry credentials (user:password@): they would reach argv, logs and reports; put an authenticating proxy in front of Prometheus')
+      else if (url.search || url.hash) problem(promRaw.from, "must be the Prometheus server's root, without ?query or #fragment")
+      else prometheusUrl = url.href.replace(/\/+$/, '')
+    }
+  }
+  let prometheusMatch: string | null = null
+  const matchRaw = raw('prometheus-match')
+  if (matchRaw && matchRaw.value !== '') {
+    const parsed = parseMatch(matchRaw.value)
+    if ('error' in parsed) problem(matchRaw.from, `${showValue(matchRaw.value, 80)}: ${parsed.error}`)
+    else if (!prometheusUrl && !refused.has('prometheus-url')) problem(matchRaw.from, 'only applies with --prometheus-url (the meter is otherwise read from /metrics)')
+    else prometheusMatch = matchRaw.value
+  }
+
+  // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
+  for (const flag of ['targets', 'concurrency', 'shard'] as const) raw(flag)
+
   if (problems.length > 0 || !knobName) return { ok: false, problems }
   return {
     ok: true,
@@ -423,6 +456,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
       process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
       summary, caFile: caFile === null ? null : resolve(input.cwd ?? process.cwd(), caFile), force,
+      prometheusUrl, prometheusMatch,
     },
   }
 }

@@ -45,11 +45,9 @@ function testcase(s: ReportStep, svc: string): string {
   }
 }
 
-export function junitXml(report: Report): string {
+/** One report as a `<testsuite>` (indented for a `<testsuites>` document); `name` defaults to `armproof <svc> <knob>`. */
+export function testsuiteXml(report: Report, name = `armproof ${report.svc} ${report.knob}`): string {
   const steps = report.steps
-  const count = (v: ReportStep['verdict']) => steps.filter((s) => s.verdict === v).length
-  const time = seconds(Date.parse(report.finishedAt) - Date.parse(report.startedAt) || steps.reduce((t, s) => t + s.durationMs, 0))
-  const counts = `tests="${steps.length}" failures="${count('failed')}" errors="${count('inconclusive')}" skipped="${count('skipped')}" time="${time}"`
   const properties: Array<[string, string]> = [
     ['verdict', report.verdict],
     ['knob', report.knob],
@@ -61,15 +59,41 @@ export function junitXml(report: Report): string {
   ]
   const notes = [...(report.error ? [`error: ${report.error}`] : []), ...report.notes]
   return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="armproof" ${counts}>`,
-    `  <testsuite name="${xmlAttr(`armproof ${report.svc} ${report.knob}`)}" ${counts} timestamp="${xmlAttr(report.startedAt)}">`,
+    `  <testsuite name="${xmlAttr(name)}" ${suiteCounts(report)} timestamp="${xmlAttr(report.startedAt)}">`,
     '    <properties>',
     ...properties.map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`),
     '    </properties>',
     ...steps.map((s) => testcase(s, report.svc)),
     ...(notes.length ? [`    <system-err>${xmlText(notes.join('\n'))}</system-err>`] : []),
     '  </testsuite>',
+  ].join('\n')
+}
+
+function counts(steps: readonly ReportStep[]): { tests: number; failures: number; errors: number; skipped: number } {
+  const count = (v: ReportStep['verdict']) => steps.filter((s) => s.verdict === v).length
+  return { tests: steps.length, failures: count('failed'), errors: count('inconclusive'), skipped: count('skipped') }
+}
+
+function reportSeconds(report: Report): number {
+  return (Date.parse(report.finishedAt) - Date.parse(report.startedAt) || report.steps.reduce((t, s) => t + s.durationMs, 0)) / 1000
+}
+
+function suiteCounts(report: Report): string {
+  const c = counts(report.steps)
+  return `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(reportSeconds(report) * 1000)}"`
+}
+
+export function junitXml(report: Report): string {
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="armproof" ${suiteCounts(report)}>`, testsuiteXml(report), '</testsuites>', ''].join('\n')
+}
+
+/** A fleet run: one `<testsuite>` per target, named by its label; the totals over all of them. */
+export function junitFleetXml(targets: ReadonlyArray<{ name: string; report: Report }>, wallMs: number): string {
+  const all = counts(targets.flatMap((t) => t.report.steps))
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="armproof fleet" tests="${all.tests}" failures="${all.failures}" errors="${all.errors}" skipped="${all.skipped}" time="${seconds(wallMs)}">`,
+    ...targets.map((t) => testsuiteXml(t.report, `armproof ${t.name} ${t.report.knob}`)),
     '</testsuites>',
     '',
   ].join('\n')

@@ -155,6 +155,8 @@ const RUN_SCHEMA = object({
     svc: string(SVC), knob: literal(...KNOB_NAMES), value: nullable(string()), previous: nullable(string()), baseUrl: nullable(string()), model: nullable(string()),
     host: HOST_SPEC, process: string(), deployUser: nullable(string()), sudo: optional(literal('auto', 'always', 'never')), ledgerCmd: string(), helpCmd: string(), unit: string(),
     dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
+    // Recorded since the meter could be read through Prometheus; absent in older recordings.
+    prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
   }),
   verdict: optional(literal('green', 'red', 'inconclusive', 'error', 'interrupted')),
   steps: optional(record(literal('passed', 'failed', 'inconclusive', 'skipped'), { re: new RegExp(`^(${STEP_IDS.map((x) => x.replace('.', '\\.')).join('|')})$`), says: 'a step id' })),

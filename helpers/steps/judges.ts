@@ -11,6 +11,7 @@ import { checkHealth } from './health/judge.ts'
 import { checkHelp } from './help/judge.ts'
 import { checkLedger } from './ledger/judge.ts'
 import { checkMeter, takeBaseline } from './meter/judge.ts'
+import { checkMeterFromPrometheus, markPromBaseline } from './meter/prometheus.ts'
 import { checkExact, checkTools, checkVision, servedModel } from './probes/judge.ts'
 import { stepSpec, type StepId } from './registry.ts'
 import type { StepResult } from './verdict.ts'
@@ -26,7 +27,8 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   'probe.exact': checkExact,
   'probe.tools': checkTools,
   'probe.vision': checkVision,
-  meter: checkMeter,
+  // --prometheus-url: the same judge's rules, applied to what Prometheus holds (./meter/prometheus.ts).
+  meter: (ctx, inputs) => (ctx.target.prometheusUrl && ctx.spec.proof.meter ? checkMeterFromPrometheus(ctx, inputs) : checkMeter(ctx, inputs)),
 }
 
 /**
@@ -34,7 +36,8 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
  * the meter's baseline scrape, and the served model they share (asked by the first probe).
  */
 export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<Partial<StepOutputs>>>> = {
-  'behaviour survived': async (ctx) => ({ ...(await takeBaseline(ctx)), model: servedModel(ctx) }),
+  // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/prometheus.ts).
+  'behaviour survived': async (ctx) => ({ ...(ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)), model: servedModel(ctx) }),
 }
 
 /** One run as the runner holds it: the steps' context, and what earlier steps handed on. */

@@ -34,9 +34,8 @@ function stepBudgetMs(run: RunContext, id: StepId): number {
   return run.target.hostTimeoutMs
 }
 
-/** Opens the run for this suite file: the validated target and the seams for its mode. */
-export async function openRun(): Promise<ProofRun & { close(): Promise<void> }> {
-  const target = inject('armproof:target')
+/** Opens the run of one target (by default the suite file's): the validated target and the seams for its mode. */
+export async function openRun(target: Target = inject('armproof:target')): Promise<ProofRun & { close(): Promise<void> }> {
   const seams = await openSeams(target)
   const run = proofRun(createContext({ target, ...seams }))
   return { ...run, close: async () => seams.close({ model: await modelOf(run) }) }

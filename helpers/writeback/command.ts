@@ -14,6 +14,7 @@ import { formatRefusals, parseWritebackOptions, writebackHelp, type Refusal } fr
 import { insertEntry, PageShapeError } from './page.ts'
 import { formatAge, judgeReport, readReport } from './report.ts'
 import { checkPage, findPage } from './vault.ts'
+import { readFleetReport, writebackFleet } from './fleet.ts'
 
 export { entryLines, entryMarker } from './entry.ts'
 export { insertEntry, lineEnding } from './page.ts'
@@ -37,6 +38,14 @@ export const WRITEBACK_EXIT = { written: 0, refused: 2 } as const
 
 export async function writeback(io: WritebackIo): Promise<number> {
   try {
+    // A fleet run's combined report: each target through this same gate (./fleet.ts).
+    const parsed = parseWritebackOptions(io.rawArgs, io.env, io.cwd)
+    const fleet = parsed.ok ? readFleetReport(parsed.options.report) : null
+    if (parsed.ok && fleet) {
+      const o = parsed.options
+      const shown = escapeControls(relative(io.cwd, o.report) || o.report)
+      return await writebackFleet(fleet, shown, o.svc, o.page, io, (rawArgs) => run({ ...io, rawArgs }))
+    }
     return await run(io)
   } catch (error) {
     // Never exit 1: an unexpected failure is still "not written", and the page was not replaced.

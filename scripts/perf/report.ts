@@ -2,6 +2,7 @@
 import type { LiveResult } from './live.ts'
 import type { ParserResult } from './parser.ts'
 import type { ReplayResult } from './replay.ts'
+import { fleetRows, fleetSection, type FleetResult } from './fleet.ts'
 import { fixed, max, median, min, seconds, spread, ratioText } from './stats.ts'
 
 export interface Machine {
@@ -13,7 +14,7 @@ export interface Machine {
   loadBefore: string
   loadAfter: string
   /** 1-minute load average at the start → end of each section. */
-  sectionLoad: Partial<Record<'live' | 'replay' | 'parser', string>>
+  sectionLoad: Partial<Record<'live' | 'replay' | 'parser' | 'fleet', string>>
   date: string
   totalS: number
 }
@@ -29,6 +30,7 @@ export interface Results {
   live?: LiveResult
   replay?: ReplayResult
   parser?: ParserResult
+  fleet?: FleetResult
 }
 
 const MB = 1e6
@@ -125,6 +127,7 @@ export function rows(r: Results): Row[] {
       met: all.every((c) => c.healthPolls === 1 && c.modelsCalls === 1),
     })
   }
+  if (r.fleet) out.push(...fleetRows(r.fleet))
   return out
 }
 
@@ -313,6 +316,7 @@ function misses(rs: readonly Row[], r: Results, machine: Machine): string {
       }
     }
     if (x.measure.startsWith('5.')) why = ' See section 5 for the counts per run.'
+    if (x.measure.startsWith('6.') || x.measure.startsWith('7.')) why = ' See section 6 and 7 for every repetition.'
     return `- **${x.measure}**: ${x.value}, target ${x.target}.${why}`
   })
   return `Not met on this run:\n\n${lines.join('\n')}\n`
@@ -338,5 +342,6 @@ ${misses(rs, r, machine)}
 ${r.live ? liveSection(r.live) : ''}
 ${r.replay ? replaySection(r.replay) : ''}
 ${r.parser ? parserSection(r.parser) : ''}
-${r.live ? costSection(r.live) : ''}`
+${r.live ? costSection(r.live) : ''}
+${r.fleet ? fleetSection(r.fleet) : ''}`
 }

@@ -89,7 +89,7 @@ export interface ProcessCheck {
   where?: string
 }
 
-async function recheckProcess(ctx: RunContext, seen: StepOutputs['engineProcess'] | undefined): Promise<ProcessCheck> {
+export async function recheckProcess(ctx: RunContext, seen: StepOutputs['engineProcess'] | undefined): Promise<ProcessCheck> {
   if (!seen) return { state: 'unproven', argvPid: null, pids: [], argvHeld: false, detail: 'step argv read no single engine process' }
   const base = { argvPid: seen.pid, argvHeld: seen.argvHeld }
   const r = await ctx.host.run({ script: `pidof ${quote(ctx.target.process)}`, privileged: true, timeoutMs: ctx.target.hostTimeoutMs })

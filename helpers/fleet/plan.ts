@@ -1,0 +1,182 @@
+// A fleet run's plan, before anything is contacted: the targets file read and every target
+// validated exactly as a one-target run is (the same loader), with its entry over the command
+// line over `defaults:` over env and .env. Every problem of every target comes back at once.
+import { resolve } from 'node:path'
+import { loadConfig, type ConfigProblem, type Target } from '../config/load.ts'
+import { outputProblem, outputProblems } from '../config/outputs.ts'
+import { showValue } from '../config/shell.ts'
+import { targetForRun } from '../seams/recording.ts'
+import { OPTIONS } from '../cli/options.ts'
+import { parseCommandLine } from '../cli/parse.ts'
+import { parseShard, shardOf, type Shard } from './shard.ts'
+import { parseTargetsFile, readBounded, targetArgv } from './targets-file.ts'
+
+export const DEFAULT_CONCURRENCY = 8
+export const MAX_CONCURRENCY = 256
+
+/** One target of the fleet: its label (unique in the run), its identity (for shards) and the validated target. */
+export interface FleetTarget {
+  label: string
+  identity: string
+  /** Its place in the targets file (0-based). */
+  index: number
+  target: Target
+}
+
+export interface FleetPlan {
+  file: string
+  targets: FleetTarget[]
+  /** How many targets the file lists (all shards together). */
+  total: number
+  concurrency: number
+  shard: Shard | null
+  report: string | null
+  junit: string | null
+}
+
+/** The flags a fleet run reads for itself (the rest go to every target), with the one command-line parser. */
+function runFlags(argv: readonly string[]): Map<string, string> {
+  const { values } = parseCommandLine(argv, OPTIONS, ['api-key'])
+  const out = new Map<string, string>()
+  for (const flag of ['targets', 'concurrency', 'shard', 'report', 'junit'] as const) {
+    const v = values.get(flag)
+    if (typeof v === 'string') out.set(flag, v)
+  }
+  return out
+}
+
+/** Whether this invocation is a fleet run (`--targets` or VERIFY_TARGETS). */
+export function isFleetRun(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
+  return runFlags(argv).has('targets') || (env.VERIFY_TARGETS !== undefined && env.VERIFY_TARGETS !== '')
+}
+
+/** `--concurrency` or `--shard` given without a targets file: a problem (they mean nothing for one target). */
+export function strayFleetFlags(argv: readonly string[]): ConfigProblem[] {
+  const flags = runFlags(argv)
+  return ['concurrency', 'shard'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
+}
+
+function hostPort(t: Target): string {
+  if (t.baseUrl) {
+    const u = new URL(t.baseUrl)
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`
+  }
+  return t.fixtures
+}
+
+export interface PlanInput {
+  argv: readonly string[]
+  env: Readonly<Record<string, string | undefined>>
+  dotenv?: string
+  cwd: string
+}
+
+export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnings: string[] } | { ok: false; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = []
+  const warnings: string[] = []
+  const flags = runFlags(input.argv)
+  const fromEnv = (flag: string, env: string): { value: string; from: string } | undefined =>
+    flags.has(flag) ? { value: flags.get(flag)!, from: `--${flag}` } : input.env[env] ? { value: input.env[env]!, from: env } : undefined
+  const fileRaw = fromEnv('targets', 'VERIFY_TARGETS')!
+  const path = resolve(input.cwd, fileRaw.value)
+
+  let concurrency = DEFAULT_CONCURRENCY
+  const c = fromEnv('concurrency', 'VERIFY_CONCURRENCY')
+  if (c) {
+    const n = /^\d{1,4}$/.test(c.value) ? Number(c.value) : NaN
+    if (!(n >= 1 && n <= MAX_CONCURRENCY)) problems.push({ option: c.from, message: `${c.from}: ${showValue(c.value, 40)} must be a whole number 1–${MAX_CONCURRENCY}` })
+    else concurrency = n
+  }
+  let shard: Shard | null = null
+  const s = fromEnv('shard', 'VERIFY_SHARD')
+  if (s) {
+    const parsed = parseShard(s.value)
+    if (typeof parsed === 'string') problems.push({ option: s.from, message: `${s.from}: ${parsed}` })
+    else shard = parsed
+  }
+  const report = fromEnv('report', 'VERIFY_REPORT')?.value || null
+  const junit = fromEnv('junit', 'VERIFY_JUNIT')?.value || null
+  for (const [option, p] of [['--report', report], ['--junit', junit]] as const) {
+    if (!p) continue
+    const why = outputProblem({ option, path: p, kind: 'file' }, input.cwd)
+    if (why) problems.push({ option, message: why })
+  }
+  if (input.env.GITHUB_STEP_SUMMARY) {
+    const why = outputProblem({ option: 'GITHUB_STEP_SUMMARY', path: input.env.GITHUB_STEP_SUMMARY, kind: 'file', append: true }, input.cwd)
+    if (why) problems.push({ option: 'GITHUB_STEP_SUMMARY', message: why })
+  }
+
+  const read = readBounded(path)
+  if ('problem' in read) {
+    problems.push({ option: fileRaw.from, message: `${fileRaw.from}: ${showValue(fileRaw.value)} ${read.problem}` })
+    return { ok: false, problems }
+  }
+  const parsed = parseTargetsFile(read.text)
+  if ('problems' in parsed) {
+    for (const p of parsed.problems) problems.push({ option: p.where, message: `${fileRaw.value}: ${p.message}` })
+    return { ok: false, problems }
+  }
+  const { defaults, targets: entries } = parsed.file
+  const validated: Array<{ index: number; target: Target }> = []
+  for (const [index, entry] of entries.entries()) {
+    const argv = targetArgv(defaults, input.argv, entry)
+    const name = entry.get('svc') ?? defaults.get('svc')
+    const where = `targets[${index}]${name ? ` (${showValue(name, 40)})` : ''}`
+    const config = loadConfig({ argv, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
+    if (!config.ok) {
+      // Said with the file's own words where the value came from it: `base-url:` of the entry, `defaults.base-url:`.
+      const said = (m: string) => m.replace(/^--([a-z-]+)(?=[: ])/, (whole, key: string) => (entry.has(key) ? key : defaults.has(key) && !input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`)) ? `defaults.${key}` : whole))
+      for (const p of config.problems) {
+        const text = said(p.message)
+        // A command-line value every target takes is one problem, said once.
+        const key = /^--([a-z-]+)(?=[: ])/.exec(text)?.[1]
+        const fromCli = key !== undefined && input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`))
+        if (!fromCli) problems.push({ option: where, message: `${where}: ${text}` })
+        else if (!problems.some((q) => q.message === text)) problems.push({ option: `--${key}`, message: text })
+      }
+      continue
+    }
+    for (const w of config.warnings) if (!warnings.includes(w)) warnings.push(w)
+    const run = targetForRun(config.target)
+    if ('problems' in run) {
+      for (const p of run.problems) problems.push({ option: where, message: `${where}: ${p.message}` })
+      continue
+    }
+    const target: Target = { ...run.target, report: null, junit: null }
+    for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${where}: ${p.message}` })
+    validated.push({ index, target })
+  }
+  // Two entries for one target, or two recordings in one folder, are the file's mistake.
+  const seen = new Map<string, number>()
+  const folders = new Map<string, number>()
+  const identities: string[] = []
+  for (const { index, target } of validated) {
+    const identity = `${target.svc} ${target.knob} ${target.baseUrl ?? `fixtures ${target.fixtures}`}`
+    identities.push(identity)
+    const dup = seen.get(identity)
+    if (dup !== undefined) problems.push({ option: `targets[${index}]`, message: `targets[${index}]: the same target as targets[${dup}] (${identity}); list each once` })
+    else seen.set(identity, index)
+    if (target.mode !== 'live') {
+      const folder = resolve(input.cwd, target.fixtures)
+      const other = folders.get(folder)
+      if (other !== undefined) problems.push({ option: `targets[${index}]`, message: `targets[${index}]: its fixtures folder ${showValue(target.fixtures)} is also targets[${other}]'s; give each target its own fixtures:` })
+      else folders.set(folder, index)
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems }
+  if (shard && shard.count > validated.length) {
+    return { ok: false, problems: [{ option: '--shard', message: `--shard ${shard.index}/${shard.count}: the file lists ${validated.length} target(s), fewer than ${shard.count} shards; use at most ${validated.length} shards` }] }
+  }
+  const picked = shard ? new Set(shardOf(identities, shard)) : undefined
+  const svcCount = new Map<string, number>()
+  for (const { target } of validated) svcCount.set(target.svc, (svcCount.get(target.svc) ?? 0) + 1)
+  const fleet: FleetTarget[] = []
+  const labels = new Set<string>()
+  for (const [k, { index, target }] of validated.entries()) {
+    let label = svcCount.get(target.svc) === 1 ? target.svc : `${target.svc}@${hostPort(target)}`
+    if (labels.has(label)) label = `${label} ${target.knob}`
+    labels.add(label)
+    if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
+  }
+  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit } }
+}

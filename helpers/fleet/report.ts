@@ -1,0 +1,86 @@
+// A fleet run's combined outputs: one JSON report holding the overall verdict and each target's
+// own report (the one-target shape, so writeback's schema validates each), the summary as one
+// table (target × step), and the exit code: the worst verdict (2, then 1, then 3, then 0).
+import pkg from '../../package.json' with { type: 'json' }
+import { STEP_IDS } from '../steps/registry.ts'
+import { EXIT_CODES, type RunVerdict } from '../steps/verdict.ts'
+import { GLYPHS, oneLine, summarize } from '../report/_summary.ts'
+import type { Report } from '../report/json.ts'
+import { mdCell, mdText } from '../report/markdown.ts'
+import type { Shard } from './shard.ts'
+
+export const FLEET_FORMAT = 'armproof-fleet/1'
+
+export interface FleetReport {
+  format: typeof FLEET_FORMAT
+  /** The worst verdict of the targets. */
+  verdict: RunVerdict
+  exitCode: number
+  startedAt: string
+  finishedAt: string
+  /** The targets file, how many it lists, and which of them this run held (a shard). */
+  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null }
+  /** One entry per target, in the file's order: its unique label and its own report. */
+  targets: Array<{ name: string; report: Report }>
+  tool: { name: 'armproof'; version: string }
+}
+
+/** Worst first: an interrupted target (the run stopped under it) outranks all; then a usage error
+ * outranks red, red outranks inconclusive, inconclusive outranks green (the contract's 2, 1, 3, 0). */
+const RANK: Readonly<Record<RunVerdict, number>> = { interrupted: 4, error: 3, red: 2, inconclusive: 1, green: 0 }
+
+export function worstVerdict(verdicts: readonly RunVerdict[]): RunVerdict {
+  return verdicts.reduce<RunVerdict>((w, v) => (RANK[v] > RANK[w] ? v : w), 'green')
+}
+
+export function fleetReport(input: Omit<FleetReport, 'format' | 'verdict' | 'exitCode' | 'tool'>): FleetReport {
+  // A fleet with no target proves nothing: never green.
+  const verdict = input.targets.length === 0 ? 'error' : worstVerdict(input.targets.map((t) => t.report.verdict))
+  return { format: FLEET_FORMAT, verdict, exitCode: EXIT_CODES[verdict], ...input, tool: { name: 'armproof', version: pkg.version } }
+}
+
+/** Whether a parsed JSON document is a fleet report (as opposed to one target's). */
+export function isFleetReport(doc: unknown): doc is FleetReport {
+  return typeof doc === 'object' && doc !== null && (doc as { format?: unknown }).format === FLEET_FORMAT
+}
+
+const SHORT: Readonly<Record<string, string>> = { 'probe.exact': 'exact', 'probe.tools': 'tools', 'probe.vision': 'vision' }
+const short = (id: string) => SHORT[id] ?? id
+
+/** The terminal's table: one row per target, one column per step, then the verdict and why. */
+export function fleetTable(report: FleetReport): string {
+  const width = Math.max(6, ...report.targets.map((t) => [...t.name].length))
+  const head = `${'target'.padEnd(width)}  ${STEP_IDS.map((id) => short(id).padEnd(8)).join('')}verdict`
+  const rows = report.targets.map(({ name, report: r }) => {
+    const cells = STEP_IDS.map((id) => (GLYPHS[r.steps.find((s) => s.id === id)?.verdict ?? 'inconclusive'] ?? '?').padEnd(8)).join('')
+    const v = summarize(r)
+    return `${name.padEnd(width)}  ${cells}${v.word}${r.verdict === 'green' ? '' : ` · ${oneLine(v.why)}`}`
+  })
+  return [head, ...rows].join('\n')
+}
+
+/** The Markdown summary ($GITHUB_STEP_SUMMARY): the overall verdict, one row per target, the next step of each non-green one. */
+export function fleetMarkdown(report: FleetReport, options: { reportPath?: string | null } = {}): string {
+  const icon = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔', interrupted: '⏹' }[report.verdict]
+  const counts = Object.entries(
+    report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {}),
+  )
+    .map(([v, n]) => `${n} ${v}`)
+    .join(', ')
+  const shard = report.fleet.shards ? ` (shard ${report.fleet.shards.map((s) => `${s.index}/${s.count}`).join(', ')} of ${report.fleet.total})` : ''
+  const lines = [
+    `### ${icon} armproof fleet ${report.verdict.toUpperCase()}: ${report.targets.length} target(s)${shard}: ${counts}`,
+    '',
+    `| target | ${STEP_IDS.map((id) => `\`${short(id)}\``).join(' | ')} | verdict |`,
+    `|---|${STEP_IDS.map(() => ':-:').join('|')}|---|`,
+    ...report.targets.map(({ name, report: r }) => `| ${mdCell(name)} | ${STEP_IDS.map((id) => GLYPHS[r.steps.find((s) => s.id === id)?.verdict ?? 'inconclusive']).join(' | ')} | ${r.verdict} |`),
+  ]
+  const notGreen = report.targets.filter((t) => t.report.verdict !== 'green')
+  if (notGreen.length > 0) {
+    lines.push('', ...notGreen.map(({ name, report: r }) => {
+      const v = summarize(r, options.reportPath)
+      return `- **${mdText(name)}** ${v.word}: ${mdCell(v.why)}; next: ${mdCell(v.next)}`
+    }))
+  }
+  return lines.join('\n')
+}

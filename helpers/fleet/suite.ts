@@ -1,0 +1,93 @@
+// The suite of a fleet run: one `describe` per target, side by side, each holding the runbook's
+// steps as its own tests in the contract's order (the same registry and judges as a one-target
+// run). At most `concurrency` targets are in flight: a target waits for a slot before it opens
+// its seams, so its budgets (health, meter window, probe and host timeouts) start only when its
+// own steps do, and no target's wait or fault eats another's budget.
+import { afterAll, beforeAll, describe, test } from 'vitest'
+import { knob } from '../config/knobs.ts'
+import type { Target } from '../config/load.ts'
+import { beforeGroup, type ProofRun } from '../steps/judges.ts'
+import { stepGroups, stepTitle } from '../steps/registry.ts'
+import { openRun, prove } from '../steps/runbook.ts'
+
+/** What crosses into the suite: plain data (vitest's `provide`). */
+export interface FleetSuitePlan {
+  targets: Array<{ label: string; target: Target }>
+  concurrency: number
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    'armproof:fleet': FleetSuitePlan
+  }
+  interface TaskMeta {
+    /** The target's place in the fleet plan. */
+    armproofTarget?: number
+  }
+}
+
+/** A counting semaphore: `acquire` resolves with the function that gives the slot back. */
+export function slots(n: number): { acquire(): Promise<() => void>; inUse(): number } {
+  let used = 0
+  const waiting: Array<() => void> = []
+  const release = () => {
+    used--
+    const next = waiting.shift()
+    if (next) {
+      used++
+      next()
+    }
+  }
+  return {
+    acquire: () =>
+      new Promise((resolve) => {
+        const grant = () => {
+          let done = false
+          resolve(() => {
+            if (done) return
+            done = true
+            release()
+          })
+        }
+        if (used < n) {
+          used++
+          grant()
+        } else waiting.push(grant)
+      }),
+    inUse: () => used,
+  }
+}
+
+export function defineFleetSuite(plan: FleetSuitePlan): void {
+  const gate = slots(plan.concurrency)
+  for (const [i, { label, target }] of plan.targets.entries()) {
+    const spec = knob(target.knob)
+    const atDefault = target.value === null || target.value === spec.default
+    describe(label, { concurrent: true, meta: { armproofTarget: i } }, () => {
+      let run: (ProofRun & { close(): Promise<void> }) | undefined
+      let release: (() => void) | undefined
+      beforeAll(async () => {
+        release = await gate.acquire()
+        run = await openRun(target)
+      })
+      afterAll(async () => {
+        try {
+          await run?.close()
+        } finally {
+          release?.()
+        }
+      })
+      for (const { group, ids, sideBySide } of stepGroups()) {
+        describe(group, { concurrent: sideBySide }, () => {
+          beforeAll(() => beforeGroup(run!, group))
+          for (const id of ids) {
+            test(stepTitle(id, atDefault), { concurrent: sideBySide }, (t) => {
+              t.task.meta.armproofTarget = i
+              return prove(t, run!, id)
+            })
+          }
+        })
+      }
+    })
+  }
+}

@@ -1,0 +1,187 @@
+// The targets file of a fleet run (`pnpm verify --targets FILE`): YAML (JSON is YAML too) with
+// `defaults:` and `targets:`, each entry's keys the long option names of `pnpm verify` without
+// dashes. Read with YAML's failsafe schema: every scalar stays the text the operator wrote
+// (`value: 0.10` is "0.10", never the number 0.1). Hostile files are refused, not obeyed: a size
+// cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
+// collected at once. Nothing here contacts anything.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { parseDocument } from 'yaml'
+import { OPTIONS, type OptionSpec } from '../cli/options.ts'
+import { showValue } from '../config/shell.ts'
+
+/** A targets file larger than this is not a targets file (a fleet of thousands fits in far less). */
+export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
+/** More targets than this in one file is refused: shard the fleet over runners instead. */
+export const MAX_TARGETS = 1000
+
+/** Options that belong to the whole run (one report, one JUnit file, the fleet's own knobs): never per target. */
+export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode'])
+
+/** One entry as the file gives it: option name → its text (`true`/`false` for a switch). */
+export type Entry = ReadonlyMap<string, string>
+
+export interface TargetsFile {
+  defaults: Entry
+  targets: Entry[]
+}
+
+export interface FileProblem {
+  /** `defaults`, `targets[3]`, or the file. */
+  where: string
+  message: string
+}
+
+/** How long a pipe (`--targets <(generate-fleet)`) may take to deliver the whole file. */
+const PIPE_WAIT_MS = 10_000
+
+/**
+ * The file's text, bounded; a problem when it cannot be read whole. Opened without blocking: a
+ * named pipe nobody writes to is an empty file, never a hang; a pipe being written is read to its
+ * end within PIPE_WAIT_MS.
+ */
+export function readBounded(path: string): { text: string } | { problem: string } {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return { problem: code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read') }
+  }
+  try {
+    if (fstatSync(fd).isDirectory()) return { problem: 'is a directory; give the targets file' }
+    const buffer = Buffer.alloc(MAX_TARGETS_FILE_BYTES + 1)
+    const deadline = Date.now() + PIPE_WAIT_MS
+    const nap = new Int32Array(new SharedArrayBuffer(4))
+    let got = 0
+    for (;;) {
+      let n: number
+      try {
+        n = readSync(fd, buffer, got, buffer.length - got, null)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+        if (Date.now() > deadline) return { problem: `is a pipe that delivered no end of file within ${PIPE_WAIT_MS / 1000}s` }
+        Atomics.wait(nap, 0, 0, 20)
+        continue
+      }
+      if (n === 0 || (got += n) >= buffer.length) break
+    }
+    if (got > MAX_TARGETS_FILE_BYTES) return { problem: `is larger than ${MAX_TARGETS_FILE_BYTES / 1024} KiB; a targets file lists option values, shard a larger fleet over several files` }
+    return { text: buffer.subarray(0, got).toString('utf8') }
+  } catch (error) {
+    return { problem: (error as NodeJS.ErrnoException).code ?? 'cannot be read' }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+const KNOWN = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.flag, o]))
+
+/** Closest known key by edit distance (≤ 2), for "did you mean". */
+function nearest(key: string): string | undefined {
+  let best: { name: string; d: number } | undefined
+  for (const name of KNOWN.keys()) {
+    if (RUN_LEVEL.has(name)) continue
+    const d = distance(key, name)
+    if (d <= 2 && (!best || d < best.d)) best = { name, d }
+  }
+  return best?.name
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const here = row[j]!
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+      prev = here
+    }
+  }
+  return row[b.length]!
+}
+
+/** One mapping of the file (defaults or a target) checked key by key. */
+function entryOf(value: unknown, where: string, problems: FileProblem[]): Map<string, string> {
+  const out = new Map<string, string>()
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    problems.push({ where, message: `${where} must be a mapping of option names to values, e.g. { svc: radiance-7, base-url: "http://gpu-7:8000" }` })
+    return out
+  }
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    const say = (message: string) => problems.push({ where, message: `${where}: ${message}` })
+    if (key === 'api-key' || /^(api[-_]?key|token|bearer|password|secret)$/i.test(key)) {
+      // The value is never shown: it is most likely the key itself.
+      say(`${showValue(key)}: an API key never sits in the targets file (it is read by CI logs, diffs and backups); give api-key-file: PATH, or VERIFY_API_KEY in env or .env`)
+      continue
+    }
+    if (key.startsWith('-')) {
+      say(`${showValue(key)}: keys are option names without dashes, e.g. base-url`)
+      continue
+    }
+    const spec = KNOWN.get(key)
+    if (!spec) {
+      const hint = nearest(key)
+      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of pnpm verify --help, without dashes)`)
+      continue
+    }
+    if (RUN_LEVEL.has(key)) {
+      say(`${key} is for the whole run, not one target: pass --${key} on the command line`)
+      continue
+    }
+    if (typeof raw !== 'string') {
+      say(`${key} must be a single value, not a ${Array.isArray(raw) ? 'list' : 'mapping'}`)
+      continue
+    }
+    if (spec.kind === 'boolean' && raw !== 'true' && raw !== 'false') {
+      say(`${key} is a switch: true or false, not ${showValue(raw, 40)}`)
+      continue
+    }
+    out.set(key, raw)
+  }
+  return out
+}
+
+/** Parses the targets file's text: the entries, or every problem found in it. */
+export function parseTargetsFile(text: string): { file: TargetsFile } | { problems: FileProblem[] } {
+  const problems: FileProblem[] = []
+  let data: unknown
+  try {
+    const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true })
+    for (const e of doc.errors.slice(0, 5)) problems.push({ where: 'file', message: `not valid YAML: ${e.message.split('\n')[0]}` })
+    // A tag (`!!python/object`, `!custom`) asks the reader to build something: refused, never resolved.
+    for (const w of doc.warnings.slice(0, 5)) problems.push({ where: 'file', message: `refused: ${w.message.split('\n')[0]}` })
+    if (problems.length > 0) return { problems }
+    data = doc.toJS({ maxAliasCount: 100 })
+  } catch (error) {
+    return { problems: [{ where: 'file', message: `refused: ${(error as Error).message.split('\n')[0]}` }] }
+  }
+  if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
+    return { problems: [{ where: 'file', message: 'the file must be a mapping with targets: (a list) and, optionally, defaults:' }] }
+  }
+  const top = data as Record<string, unknown>
+  for (const key of Object.keys(top)) {
+    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
+  }
+  const defaults = top.defaults === undefined || top.defaults === '' ? new Map<string, string>() : entryOf(top.defaults, 'defaults', problems)
+  const targets: Entry[] = []
+  if (!Array.isArray(top.targets) || top.targets.length === 0) {
+    problems.push({ where: 'file', message: 'targets: must be a non-empty list, one mapping per target' })
+  } else if (top.targets.length > MAX_TARGETS) {
+    problems.push({ where: 'file', message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
+  } else {
+    for (const [i, t] of top.targets.entries()) targets.push(entryOf(t, `targets[${i}]`, problems))
+  }
+  return problems.length > 0 ? { problems } : { file: { defaults, targets } }
+}
+
+/**
+ * The argv a target is validated with: `defaults:` first, then the command line, then the entry,
+ * so the later wins (the loader takes an option's last value). `false` for a switch drops it
+ * from the layers before.
+ */
+export function targetArgv(defaults: Entry, cli: readonly string[], entry: Entry): string[] {
+  const layer = (e: Entry): string[] => [...e].flatMap(([k, v]) => (KNOWN.get(k)?.kind === 'boolean' ? (v === 'true' ? [`--${k}`] : []) : [`--${k}=${v}`]))
+  const offByEntry = new Set([...entry].filter(([k, v]) => KNOWN.get(k)?.kind === 'boolean' && v === 'false').map(([k]) => `--${k}`))
+  return [...layer(defaults).filter((a) => !offByEntry.has(a)), ...cli.filter((a) => !offByEntry.has(a)), ...layer(entry)]
+}

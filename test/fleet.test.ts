@@ -1,0 +1,166 @@
+// A fleet run end to end (`pnpm verify --targets FILE` as a child process, like CI): healthy and
+// faulty reference engines side by side in one process and one vitest start; the right verdict
+// per target, the worst as the exit code; the combined JSON (each target's report valid for
+// writeback's gate), JUnit (a testsuite per target) and step summary (a row per target); and a
+// file with mistakes refused whole before anything is contacted.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startEngine, type EngineHandle } from '../engine/launch.ts'
+import type { FleetReport } from '../helpers/fleet/report.ts'
+import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
+import { mergeReports } from '../helpers/fleet/merge.ts'
+import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
+import { cleanup, FAST, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+
+const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
+/** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
+const KEY = `sk-fleet-${Math.random().toString(36).slice(2)}`
+const keyDir = mkdtempSync(join(tmpdir(), 'armproof-fleet-key-'))
+const keyFile = join(keyDir, 'key')
+writeFileSync(keyFile, `${KEY}\n`, { mode: 0o600 })
+const healthyEntry = () => engineEntry(engines.healthy, { 'api-key-file': keyFile })
+const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
+const FLEET_FAST = [...FAST.map((a) => (a === '8s' ? '3s' : a)), '--no-dropin-check']
+
+beforeAll(async () => {
+  const args = ['--prefill-interleave', '1']
+  const [healthy, ignored, loading] = await Promise.all([
+    startEngine({ svc: unique('fh-'), processName: unique('fh-'), args: [...args, '--api-key', KEY] }),
+    startEngine({ svc: unique('fi-'), processName: unique('fi-'), args, faults: ['knob_ignored'] }),
+    startEngine({ svc: unique('fl-'), processName: unique('fl-'), args, faults: ['health_503_forever'] }),
+  ])
+  Object.assign(engines, { healthy, ignored, loading })
+  await Promise.all([healthy.waitReady(), ignored.waitReady()])
+}, 60_000)
+
+afterAll(async () => {
+  await Promise.allSettled(Object.values(engines).map((e) => e?.stop()))
+  rmSync(keyDir, { recursive: true, force: true })
+})
+
+describe('a fleet in one run', () => {
+  test('healthy, knob-ignored and never-ready targets: GREEN, RED, INCONCLUSIVE; exit 1; every output shows every target', async () => {
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.ignored), engineEntry(engines.loading)])
+    const summary = join(file, '..', 'summary.md')
+    writeFileSync(summary, '')
+    const run = await runVerify(['--targets', file, '--concurrency', '2', ...FLEET_FAST], { env: { GITHUB_STEP_SUMMARY: summary } })
+    try {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(1)
+      const report = run.report as unknown as FleetReport
+      expect(report.format).toBe('armproof-fleet/1')
+      expect(report.verdict).toBe('red')
+      expect(report.exitCode).toBe(1)
+      expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      const [healthy, ignored, loading] = report.targets.map((t) => t.report)
+      expect(verdicts(ignored)).toMatchObject({ meter: 'failed', argv: 'passed', ledger: 'passed' })
+      expect(verdicts(loading)).toMatchObject({ health: 'inconclusive', argv: 'passed', 'probe.exact': 'skipped' })
+      // Each target's report is the one-target shape: writeback's schema takes it as it is.
+      for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+      expect(healthy!.meter?.proof).toBe('rose')
+      const xml = readFileSync(run.junitPath, 'utf8')
+      expect(xml.match(/<testsuite /g)).toHaveLength(3)
+      for (const e of Object.values(engines)) expect(xml).toContain(`<testsuite name="armproof ${e.svc} PREFILL_INTERLEAVE"`)
+      const md = readFileSync(summary, 'utf8')
+      for (const e of Object.values(engines)) expect(md).toMatch(new RegExp(`^\\| ${e.svc} \\|`, 'm'))
+      // Live progress names each target on its step lines, and the table has a row each.
+      for (const e of Object.values(engines)) {
+        expect(run.stdout).toMatch(new RegExp(`^${e.svc} +9 . meter`, 'm'))
+        expect(run.stdout).toMatch(new RegExp(`^${e.svc} +done: `, 'm'))
+      }
+      expect(run.stdout).toMatch(/fleet RED · 1 green, 1 red, 1 inconclusive · exit 1 \(the worst verdict\)/)
+      // The key reached the endpoint from its file (the target is green) and nothing else.
+      for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), xml, md]) expect(text).not.toContain(KEY)
+    } finally {
+      cleanup(run)
+    }
+  })
+
+  test('a targets file with mistakes is refused whole, every problem listed, exit 2, nothing contacted', async () => {
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [engineEntry(engines.healthy, { value: 'seven' }), { svc: 'x y', 'base-url': engines.ignored.baseUrl }, engineEntry(engines.ignored, { 'api-key-file': '/nonexistent/key' })])
+    const before = ((await engines.healthy.stats()) as { served: { health: number; chat_completions: number } }).served
+    const run = await runVerify(['--targets', file, ...FLEET_FAST])
+    try {
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr).toMatch(/3 configuration problems; nothing was contacted/)
+      expect(run.stderr).toMatch(/targets\[0\].*"seven" does not fit PREFILL_INTERLEAVE/)
+      expect(run.stderr).toMatch(/targets\[1\].*"x y" must match/)
+      expect(run.stderr).toMatch(/targets\[2\].*cannot be read/)
+      const after = ((await engines.healthy.stats()) as { served: { health: number; chat_completions: number } }).served
+      expect(after.health).toBe(before.health)
+      expect(after.chat_completions).toBe(before.chat_completions)
+    } finally {
+      cleanup(run)
+    }
+  })
+
+  test('--shard 1/2 and 2/2 split the fleet, every target in exactly one, and merge-reports joins them (exit = worst)', async () => {
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.ignored), engineEntry(engines.loading)])
+    const runs = await Promise.all([1, 2].map((i) => runVerify(['--targets', file, '--shard', `${i}/2`, ...FLEET_FAST])))
+    try {
+      const shards = runs.map((r) => r.report as unknown as FleetReport)
+      const names = shards.flatMap((r) => r.targets.map((t) => t.name)).sort()
+      expect(names).toEqual(Object.values(engines).map((e) => e.svc).sort())
+      for (const [k, r] of shards.entries()) expect(r.fleet.shards).toEqual([{ index: k + 1, count: 2 }])
+      let out = ''
+      let err = ''
+      const io = { env: {}, cwd: runs[0]!.dir, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) } }
+      // One shard alone is refused: it does not hold the fleet.
+      expect(await mergeReports({ ...io, rawArgs: ['--out', 'merged.json', runs[0]!.reportPath] })).toBe(2)
+      expect(err).toMatch(/shard 2\/2 missing/)
+      const code = await mergeReports({ ...io, rawArgs: ['--out', 'merged.json', '--junit', 'merged.xml', ...runs.map((r) => r.reportPath)] })
+      expect(code, err).toBe(1)
+      const merged = JSON.parse(readFileSync(join(runs[0]!.dir, 'merged.json'), 'utf8')) as FleetReport
+      expect(merged.targets).toHaveLength(3)
+      expect(merged.fleet.shards).toEqual([{ index: 1, count: 2 }, { index: 2, count: 2 }])
+      expect(targetVerdicts(merged)).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      expect(readFileSync(join(runs[0]!.dir, 'merged.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
+      expect(out).toMatch(/merged 2 shard report\(s\) into merged.json: fleet RED, 3 target\(s\), exit 1/)
+    } finally {
+      for (const r of runs) cleanup(r)
+    }
+  })
+
+  test('a fleet recorded (--mode record, a fixtures folder per target) replays offline to the same verdicts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armproof-fleet-rec-'))
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ ...healthyEntry(), fixtures: join(dir, 'healthy') }, engineEntry(engines.ignored, { fixtures: join(dir, 'ignored') })])
+    const recorded = await runVerify(['--targets', file, '--mode', 'record', ...FLEET_FAST])
+    try {
+      expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(1)
+      const replayed = await runVerify(['--targets', file, '--mode', 'replay', ...FLEET_FAST], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+      try {
+        expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(1)
+        const before = recorded.report as unknown as FleetReport
+        const after = replayed.report as unknown as FleetReport
+        expect(targetVerdicts(after)).toEqual(targetVerdicts(before))
+        for (const t of after.targets) expect(t.report.mode).toBe('replay')
+      } finally {
+        cleanup(replayed)
+      }
+    } finally {
+      cleanup(recorded)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
+    // The never-ready target holds the only slot for its whole 3 s health budget (and its meter window);
+    // the healthy one after it is still judged with its full budgets: green.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [engineEntry(engines.loading), healthyEntry()])
+    const run = await runVerify(['--targets', file, '--concurrency', '1', ...FLEET_FAST])
+    try {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(3)
+      const report = run.report as unknown as FleetReport
+      expect(targetVerdicts(report)).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
+      const [loading, healthy] = report.targets.map((t) => t.report)
+      // One at a time: the healthy target's steps began after the never-ready one's had ended.
+      const loadingEnd = Date.parse(loading!.finishedAt)
+      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
+      expect(healthStep.durationMs).toBeLessThan(3000)
+      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
+    } finally {
+      cleanup(run)
+    }
+  })
+})
