@@ -89,7 +89,8 @@ export const METAVARS: Readonly<Record<string, string>> = {
   host: 'local|[user@]host[:port]', 'ssh-opts': 'options', process: 'name', 'deploy-user': 'user', sudo: 'auto|always|never',
   'ledger-cmd': 'command', 'help-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
-  junit: 'path', summary: 'path', 'ca-file': 'path',
+  junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
+  targets: 'path', concurrency: 'n', shard: 'i/n',
 }
 
 export function metavar(flag: string): string {
