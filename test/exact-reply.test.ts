@@ -10,23 +10,12 @@ import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/ste
 import { redactingHttp } from '../helpers/seams/redact.ts'
 import { createContext } from '../helpers/steps/context.ts'
 import { checkExact } from '../helpers/steps/probes/judge.ts'
+import { pick, prng as rng } from './support/prng.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
 }
 
-/** mulberry32: a small seeded PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
 
 const PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['"', '"'], ["'", "'"], ['`', '`'], ['```', '```'], ['**', '**'], ['*', '*'], ['__', '__'], ['_', '_'], ['~~', '~~'],

@@ -12,18 +12,8 @@ import { recordingSeams } from '../helpers/seams/record.ts'
 import { replaySeams } from '../helpers/seams/replay.ts'
 import { createContext } from '../helpers/steps/context.ts'
 import { checkLedger, tailAsked } from '../helpers/steps/ledger/judge.ts'
+import { pick, prng as rng } from './support/prng.ts'
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!
 
 /** Log prefixes as real loggers print them (vLLM, Python logging, podman --timestamps, journald, CRI). */
 const PREFIXES = [

@@ -12,6 +12,7 @@ import { HttpError, type HttpClient } from '../helpers/seams/http.ts'
 import { createContext, type RunContext } from '../helpers/steps/context.ts'
 import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
+import { prng } from './support/prng.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const SERVED = 'radiance-ref-8b'
@@ -281,17 +282,6 @@ describe('the meter judge, case by case', () => {
   })
 })
 
-/** mulberry32: a small seeded PRNG, so every case can be run again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function scenario(random: () => number): Scenario {
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!

@@ -8,6 +8,7 @@ import { entryLines, entryMarker } from '../helpers/writeback/entry.ts'
 import { escapeControls, showText } from '../helpers/writeback/escape.ts'
 import { formatRefusals } from '../helpers/writeback/options.ts'
 import type { ReportFacts } from '../helpers/writeback/report.ts'
+import { prng as rng } from './support/prng.ts'
 
 const TOKENS = [
   '\n', '\r', '\r\n', '\u001b', '\u001b[31m', '\u001b]8;;http://x\u0007', '\u0000', '\u0007', '\u0085', '\u009b', '\u007f', '\u2028', '\u2029',
@@ -18,16 +19,6 @@ const TOKENS = [
   '<!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->', 'PREFILL_INTERLEAVE', '1', '0', 'abc', 'é', '日本', '🙂',
 ]
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function randomText(next: () => number): string {
   const n = Math.floor(next() * 12)
