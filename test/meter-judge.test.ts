@@ -83,7 +83,7 @@ function target(value: '1' | null, model: string | null): Target {
 }
 
 interface Run {
-  judgement: Judgement
+  judgement: Judgement<'meter'>
   scrapes: number
   pidofCalls: number
 }

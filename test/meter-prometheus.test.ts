@@ -89,7 +89,7 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
   return { http, queries: () => queries }
 }
 
-async function judge(s: Scenario): Promise<{ j: Judgement; queries: number }> {
+async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: number }> {
   const argv = ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', BASE, '--meter-window', '10s', '--host', 'local', '--model', MODEL, '--prometheus-url', PROM]
   if (s.value !== null) argv.push('--value', s.value)
   const config = loadConfig({ argv, env: {} })

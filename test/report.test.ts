@@ -9,7 +9,8 @@ import { junitXml } from '../helpers/report/junit.ts'
 import { markdownSummary } from '../helpers/report/markdown.ts'
 import { RunbookReporter } from '../helpers/report/reporter.ts'
 import { finalLine, header, sparkline, stepDetail, stepLine } from '../helpers/report/terminal.ts'
-import { STEP_IDS, type StepId, type StepResult, type StepVerdict } from '../helpers/steps/verdict.ts'
+import { STEP_IDS, stepResult, type StepFields, type StepId, type StepResult, type StepVerdict } from '../helpers/steps/verdict.ts'
+import type { StepEvidence } from '../helpers/steps/evidence.ts'
 
 const API_KEY = 'sk-live-7f3a9c2e51'
 const ROLLBACK = 'PREFILL_INTERLEAVE=0 then redeploy --service demo'
@@ -24,11 +25,12 @@ function makeTarget(extra: string[] = []): Target {
   return r.target
 }
 
-function step(id: StepId, verdict: StepVerdict = 'passed', over: Partial<StepResult> = {}): StepResult {
-  return {
-    id, title: STEP_TITLES[id], verdict, expected: `${id} expected`, observed: `${id} observed`, where: `${id} where`,
-    ...(verdict === 'passed' ? {} : { next: `${id} next` }), evidence: {}, durationMs: 1500, ...over,
-  }
+function step(id: StepId, verdict: StepVerdict = 'passed', over: Partial<Omit<StepFields, 'verdict'>> & { evidence?: StepEvidence } = {}): StepResult {
+  const { title = STEP_TITLES[id], durationMs = 1500, evidence = {}, ...rest } = over
+  return stepResult(id, title, {
+    verdict, expected: `${id} expected`, observed: `${id} observed`, where: `${id} where`,
+    ...(verdict === 'passed' ? {} : { next: `${id} next` }), evidence, ...rest,
+  }, durationMs)
 }
 
 const movedMeter = {

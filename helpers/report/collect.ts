@@ -2,7 +2,7 @@
 // that crashed or never ran still gets a result (inconclusive), so a report is never short of a
 // step and a missing step is never mistaken for a pass.
 import { STEP_IDS, STEP_TITLES } from '../steps/registry.ts'
-import type { StepId, StepResult } from '../steps/verdict.ts'
+import { stepResult, type StepId, type StepResult } from '../steps/verdict.ts'
 
 /** The part of a vitest error armproof reads (SerializedError / TestError fit). */
 export interface ErrorLike {
@@ -49,29 +49,33 @@ export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
   const first = testCase.result().errors?.[0]
   if (first?.name === 'ReplayMiss') {
     // Not a bug: the recording lacks what this run asked for (an exchange, a clock reading, a choice).
-    return {
+    return stepResult(
       id,
-      title: testCase.name || STEP_TITLES[id],
-      verdict: 'inconclusive',
-      expected: `the recording holds every exchange the ${id} step asks for`,
-      observed: `replay miss: ${first.message.split(' Re-record: ')[0]}`,
-      where: 'the fixtures (--fixtures)',
-      next: first.message.includes(' Re-record: ') ? `re-record: ${first.message.split(' Re-record: ')[1]}` : 're-record the run with --mode record',
-      evidence: { error: { name: first.name, message: first.message, stack: null } },
-      durationMs: Math.round(testCase.diagnostic?.()?.duration ?? 0),
-    }
+      testCase.name || STEP_TITLES[id],
+      {
+        verdict: 'inconclusive',
+        expected: `the recording holds every exchange the ${id} step asks for`,
+        observed: `replay miss: ${first.message.split(' Re-record: ')[0]}`,
+        where: 'the fixtures (--fixtures)',
+        next: first.message.includes(' Re-record: ') ? `re-record: ${first.message.split(' Re-record: ')[1]}` : 're-record the run with --mode record',
+        evidence: { error: { name: first.name, message: first.message, stack: null } },
+      },
+      Math.round(testCase.diagnostic?.()?.duration ?? 0),
+    )
   }
-  return {
+  return stepResult(
     id,
-    title: testCase.name || STEP_TITLES[id],
-    verdict: 'inconclusive',
-    expected: `the ${id} step reaches a verdict`,
-    observed: `armproof error: ${first?.message ?? 'the test failed without an error message'}`,
-    where: `test "${testCase.name}"`,
-    next: CRASH_NEXT,
-    evidence: first ? { error: { name: first.name ?? 'Error', message: first.message, stack: first.stack ?? null } } : {},
-    durationMs: Math.round(testCase.diagnostic?.()?.duration ?? 0),
-  }
+    testCase.name || STEP_TITLES[id],
+    {
+      verdict: 'inconclusive',
+      expected: `the ${id} step reaches a verdict`,
+      observed: `armproof error: ${first?.message ?? 'the test failed without an error message'}`,
+      where: `test "${testCase.name}"`,
+      next: CRASH_NEXT,
+      evidence: first ? { error: { name: first.name ?? 'Error', message: first.message, stack: first.stack ?? null } } : {},
+    },
+    Math.round(testCase.diagnostic?.()?.duration ?? 0),
+  )
 }
 
 /** The step one finished test case stands for, or undefined for a test that is not a proof step. */

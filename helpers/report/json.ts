@@ -6,14 +6,15 @@ import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import { knob, type KnobName } from '../config/knobs.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, runVerdict, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, runVerdict, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
 
 export { REDACTED, scrub }
 
 /** A step as the report shows it; `intendedSkip: true` marks a skip the operator asked for (writeback reads it). */
-export type ReportStep = StepResult
+export type ReportStep<Id extends StepId = StepId> = StepResult<Id>
 
 export interface ReportMeter {
   name: string
@@ -31,8 +32,7 @@ export interface ReportMeter {
   proof?: MeterProof | null
 }
 
-export type MeterProof = 'rose' | 'before-run' | 'stayed-at-zero'
-const PROOFS: readonly unknown[] = ['rose', 'before-run', 'stayed-at-zero'] satisfies MeterProof[]
+export type { MeterProof }
 
 export interface Report {
   svc: string
@@ -90,24 +90,42 @@ export interface ReportInput {
   interrupted?: 'SIGINT' | 'SIGTERM'
 }
 
-function num(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null
+/** A counter's value as the report's number: NaN and ±Inf (Prometheus may expose them) are null. */
+function finite(v: number | null | undefined): number | null {
+  return v !== null && v !== undefined && Number.isFinite(v) ? v : null
 }
 
 function meterOf(target: Target, steps: readonly StepResult[]): ReportMeter | null {
   const spec = knob(target.knob).proof.meter
   if (!spec) return null
-  const ev = steps.find((s) => s.id === 'meter')?.evidence.meter
-  const m = ev && typeof ev === 'object' ? (ev as Record<string, unknown>) : {}
+  const m = stepOf(steps, 'meter')?.evidence.meter
   return {
-    name: typeof m.name === 'string' ? m.name : spec.name,
-    first: num(m.first),
-    last: num(m.last),
-    movedAt: typeof m.movedAt === 'string' ? m.movedAt : null,
-    movedAfterMs: num(m.movedAfterMs),
+    name: m?.name ?? spec.name,
+    first: finite(m?.first),
+    last: finite(m?.last),
+    movedAt: m?.movedAt ?? null,
+    movedAfterMs: finite(m?.movedAfterMs),
     labels: { ...(spec.labels ?? {}) },
-    proof: PROOFS.includes(m.proof) ? (m.proof as MeterProof) : null,
+    proof: meterProof(m?.proof),
   }
+}
+
+/** One step as the report lists it, keys in the contract's order (the runner's `buildDefault` is not a report field). */
+function reportStep<Id extends StepId>(s: StepResult<Id>): ReportStep<Id> {
+  return stepResult(
+    s.id,
+    s.title,
+    {
+      verdict: s.verdict,
+      expected: s.expected,
+      observed: s.observed,
+      where: s.where,
+      ...(s.next ? { next: s.next } : {}),
+      ...(s.intendedSkip === true && s.verdict === 'skipped' ? { intendedSkip: true } : {}),
+      evidence: s.evidence,
+    },
+    s.durationMs,
+  )
 }
 
 /** The contract's report for a finished (or failed-to-start) run. */
@@ -129,18 +147,7 @@ export function buildReport(input: ReportInput): Report {
     verdict,
     startedAt: input.startedAt.toISOString(),
     finishedAt: input.finishedAt.toISOString(),
-    steps: steps.map((s) => ({
-      id: s.id,
-      title: s.title,
-      verdict: s.verdict,
-      expected: s.expected,
-      observed: s.observed,
-      where: s.where,
-      ...(s.next ? { next: s.next } : {}),
-      ...(s.intendedSkip === true && s.verdict === 'skipped' ? { intendedSkip: true } : {}),
-      evidence: s.evidence,
-      durationMs: s.durationMs,
-    })),
+    steps: steps.map(reportStep),
     meter: meterOf(target, steps),
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
     error: input.interrupted ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps` : input.error ?? null,

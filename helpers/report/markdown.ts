@@ -2,6 +2,7 @@
 // next step and the rollback line.
 import { GLYPHS, armText, oneLine, summarize } from './_summary.ts'
 import type { Report } from './json.ts'
+import { stepOf } from '../steps/verdict.ts'
 import { formatDuration } from '../config/duration.ts'
 import { meterLine } from './terminal.ts'
 
@@ -37,7 +38,7 @@ export function markdownSummary(report: Report, options: { reportPath?: string |
     `endpoint ${options.endpoint ? mdCode(options.endpoint) : 'unknown'}${report.mode === 'replay' ? ' (as recorded; nothing was contacted)' : ''}`,
     `took ${Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : 'unknown'}`,
   ].join(' · ')
-  const meterStep = report.steps.find((s) => s.id === 'meter')
+  const meterStep = stepOf(report.steps, 'meter')
   const spark = meterStep ? meterLine(meterStep.evidence) : undefined
   const lines = [
     `### ${ICON[report.verdict]} armproof ${v.word}: ${mdText(armText(report))} on ${mdText(report.svc)}`,

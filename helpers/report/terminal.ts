@@ -5,6 +5,7 @@ import type { Target } from '../config/load.ts'
 import { formatDuration } from '../config/duration.ts'
 import { knob } from '../config/knobs.ts'
 import type { StepResult, StepVerdict } from '../steps/verdict.ts'
+import type { MeterEvidence } from '../steps/meter/evidence.ts'
 import { GLYPHS, oneLine, summarize } from './_summary.ts'
 import type { Report } from './json.ts'
 
@@ -65,7 +66,7 @@ const BARS = '▁▂▃▄▅▆▇█'
 
 /** The series as bars scaled min..max; a missing value is a space. At most `maxWidth` bars (last value per bucket). */
 export function sparkline(series: ReadonlyArray<{ v: number | null }>, maxWidth = 60): string {
-  const raw = series.map((p) => (typeof p.v === 'number' && Number.isFinite(p.v) ? p.v : null))
+  const raw = series.map((p) => (p.v !== null && Number.isFinite(p.v) ? p.v : null))
   let values = raw
   if (raw.length > maxWidth) {
     const size = raw.length / maxWidth
@@ -81,12 +82,12 @@ export function sparkline(series: ReadonlyArray<{ v: number | null }>, maxWidth 
 }
 
 /** `▁▁▃█  0 → 3, moved after 0.4s`, from the meter step's evidence; undefined without a series. */
-export function meterLine(evidence: Record<string, unknown>): string | undefined {
-  const series = Array.isArray(evidence.series) ? (evidence.series as Array<{ v: number | null }>) : undefined
-  const m = (evidence.meter && typeof evidence.meter === 'object' ? evidence.meter : {}) as Record<string, unknown>
+export function meterLine(evidence: MeterEvidence): string | undefined {
+  const { series, meter: m } = evidence
   if (!series || series.length === 0) return undefined
-  const moved = typeof m.movedAfterMs === 'number' ? `moved after ${formatDuration(m.movedAfterMs)}` : 'never moved'
-  return `${sparkline(series)}  ${String(m.first ?? '?')} → ${String(m.last ?? '?')}, ${moved}`
+  const movedAfterMs = m?.movedAfterMs ?? null
+  const moved = movedAfterMs !== null ? `moved after ${formatDuration(movedAfterMs)}` : 'never moved'
+  return `${sparkline(series)}  ${String(m?.first ?? '?')} → ${String(m?.last ?? '?')}, ${moved}`
 }
 
 /** Expected, observed, where and next of a step that did not pass, indented under its line; '' for a passed step. Never cut. */

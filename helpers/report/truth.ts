@@ -3,7 +3,7 @@
 // the verdict of its comparison. Built from the steps' evidence alone.
 import type { Target } from '../config/load.ts'
 import { knob } from '../config/knobs.ts'
-import type { StepResult } from '../steps/verdict.ts'
+import { stepOf, type StepResult } from '../steps/verdict.ts'
 
 export type TruthVerdict = 'holds' | 'differs' | 'unknown' | 'info'
 
@@ -27,16 +27,17 @@ function stepVerdict(step: StepResult | undefined): TruthVerdict {
 
 export function truthTable(target: Target, steps: readonly StepResult[]): TruthTable {
   const spec = knob(target.knob)
-  const byId = new Map(steps.map((s) => [s.id, s]))
-  const help = byId.get('help')
-  const argv = byId.get('argv')
-  const ledger = byId.get('ledger')
+  const help = stepOf(steps, 'help')
+  const argv = stepOf(steps, 'argv')
+  const ledger = stepOf(steps, 'ledger')
   const helpDefault = help?.buildDefault ?? null
   const fallback = spec.default ?? helpDefault
   const expected = target.value ?? fallback
   const atDefault = expected !== null && expected === fallback
-  const written = Array.isArray(argv?.evidence.flag) ? (argv.evidence.flag as string[]) : null
-  const resolved = typeof ledger?.evidence.value === 'string' ? ledger.evidence.value : null
+  const written = argv?.evidence.flag ?? null
+  const resolved = ledger?.evidence.value ?? null
+  const auto = ledger?.evidence.auto === true
+  const boundBy = ledger?.evidence.boundBy ?? null
 
   const rows: TruthRow[] = [
     { source: 'expected', value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`, verdict: 'info' },
@@ -53,7 +54,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     },
     {
       source: 'ledger',
-      value: resolved === null ? (ledger ? ledger.observed : 'not read') : `${resolved}${ledger!.evidence.auto ? ' [auto]' : ''}, bound by ${(ledger!.evidence.boundBy as string | null) ?? 'None'}`,
+      value: resolved === null ? (ledger ? ledger.observed : 'not read') : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
       verdict: stepVerdict(ledger),
     },
   ]
@@ -65,9 +66,8 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     if (!atDefault && written.length > 0) notes.push(`conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`)
     if (atDefault && written.length === 0) notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
   }
-  if (ledger?.evidence.auto === true) notes.push(`the engine chose the value itself ([auto])`)
-  const boundBy = ledger?.evidence.boundBy
-  if (typeof boundBy === 'string') notes.push(`the resolved value is bound by ${boundBy}`)
+  if (auto) notes.push(`the engine chose the value itself ([auto])`)
+  if (boundBy !== null) notes.push(`the resolved value is bound by ${boundBy}`)
   return { knob: spec.env, flag: spec.flag, rows, notes }
 }
 

@@ -2,7 +2,11 @@
 import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../seams/host.ts'
 import type { RunContext } from './context.ts'
-import type { Judgement } from './verdict.ts'
+import type { HostTroubleEvidence } from './_host-evidence.ts'
+import type { JudgementFields } from './verdict.ts'
+
+/** A host command that could not be run: inconclusive, whichever step ran it. */
+export type HostTrouble = JudgementFields & { evidence: HostTroubleEvidence }
 
 export function whereHost(ctx: RunContext, command: string): string {
   return `${ctx.host.where}: ${command}`
@@ -21,7 +25,7 @@ const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext, r: Host
 }
 
 /** Inconclusive: the host command could not be run, so nothing was observed. */
-export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): Judgement | undefined {
+export function hostTrouble(ctx: RunContext, r: HostResult, expected: string): HostTrouble | undefined {
   if (!r.failure) return undefined
   const said = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')
   return {

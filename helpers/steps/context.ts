@@ -94,4 +94,4 @@ export function v1Headers(ctx: RunContext): Record<string, string> {
 export type InputsOf<Id extends StepId> = Readonly<Partial<Pick<StepOutputs, Extract<(typeof STEPS)[number], { id: Id }>['inputs'][number]>>>
 
 /** What a judge returns: its judgement, and the outputs it hands to later steps. */
-export type Outcome = Judgement & { gives?: Partial<StepOutputs> }
+export type Outcome<Id extends StepId = StepId> = Judgement<Id> & { gives?: Partial<StepOutputs> }

@@ -16,7 +16,7 @@ import { checkExact, checkTools, checkVision, servedModel } from './probes/judge
 import { stepSpec, type StepId } from './registry.ts'
 import type { StepResult } from './verdict.ts'
 
-export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome>
+export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome<Id>>
 
 export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   dropins: checkDropins,

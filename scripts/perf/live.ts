@@ -9,6 +9,7 @@ import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { PROBE_MAX_TOKENS, exactRequest, toolsRequest, visionRequest, type ChatRequest, type ProbeColour } from '../../helpers/steps/probes/requests.ts'
 import { meterPollInterval } from '../../helpers/steps/meter/judge.ts'
 import type { Report, ReportStep } from '../../helpers/report/json.ts'
+import { stepOf, type StepId } from '../../helpers/steps/verdict.ts'
 import { cleanup, engineArgs, runVerify, type VerifyRun } from '../../test/support/run-verify.ts'
 
 export interface EngineStats {
@@ -88,8 +89,8 @@ function durationMs(text: string): number {
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1)
 }
 
-function step(report: Report, id: string): ReportStep {
-  const s = report.steps.find((x) => x.id === id)
+function step<Id extends StepId>(report: Report, id: Id): ReportStep<Id> {
+  const s = stepOf(report.steps, id)
   if (!s) throw new Error(`the report has no step ${id}`)
   return s
 }
@@ -136,7 +137,7 @@ async function sequentialOne(baseline: 'curl' | 'node-http', url: string, file: 
 
 /** The three bodies armproof sent in this run, rebuilt with the probe builders from the report's evidence. */
 function bodiesOf(report: Report): ChatRequest[] {
-  const ev = (id: string): Record<string, unknown> => step(report, id).evidence
+  const ev = (id: 'probe.exact' | 'probe.tools' | 'probe.vision'): Record<string, unknown> => step(report, id).evidence
   const exact = ev('probe.exact')
   const tools = ev('probe.tools')
   const vision = ev('probe.vision')
@@ -169,7 +170,7 @@ function costOf(before: EngineStats, after: EngineStats, report: Report, windowM
 }
 
 function breakdownOf(report: Report, spawnedAt: number, wallMs: number): VerifyBreakdown {
-  const d = (id: string): number => step(report, id).durationMs
+  const d = (id: StepId): number => step(report, id).durationMs
   const started = Date.parse(report.startedAt)
   const finished = Date.parse(report.finishedAt)
   const hostMs = d('dropins') + d('help') + d('argv') + d('ledger')
@@ -246,7 +247,7 @@ export async function measureLive(options: { latencyMs: number; reps: number; lo
       const curlMs: number[] = []
       for (const file of files) curlMs.push(await sequentialOne(baseline, url, file))
       const curlSumMs = curlMs.reduce((a, b) => a + b, 0)
-      const probeMs = ['probe.exact', 'probe.tools', 'probe.vision'].map((id) => Number(step(report, id).evidence.ms))
+      const probeMs = (['probe.exact', 'probe.tools', 'probe.vision'] satisfies StepId[]).map((id) => Number(step(report, id).evidence.ms))
       const slowestProbeMs = Math.max(...probeMs)
       const healthMs = step(report, 'health').durationMs
       const meterMs = step(report, 'meter').durationMs

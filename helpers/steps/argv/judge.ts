@@ -9,13 +9,13 @@ import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
 /** Hands on the one engine process it read (`engineProcess`): the meter checks it still runs after its watch. */
-export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome> {
+export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
   const gives: Pick<Partial<StepOutputs>, 'engineProcess'> = {}
   const judgement = await judgeArgv(ctx, inputs.buildDefault, gives)
   return { ...judgement, gives }
 }
 
-async function judgeArgv(ctx: RunContext, buildDefault: string | null | undefined, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement> {
+async function judgeArgv(ctx: RunContext, buildDefault: string | null | undefined, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
   const value = expectedValue(ctx, buildDefault)
   const fallback = defaultValue(ctx, buildDefault)

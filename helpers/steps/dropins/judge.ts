@@ -5,7 +5,7 @@ import type { RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
-export async function checkDropins(ctx: RunContext): Promise<Judgement> {
+export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'>> {
   const { unit } = ctx.target
   const command = `systemctl show ${quote(unit)} -p DropInPaths`
   const expected = `DropInPaths of ${unit} is empty`

@@ -12,13 +12,13 @@ function pollInterval(budgetMs: number): number {
 }
 
 /** Hands on `healthy` once /health answered 200: the probes are not attempted without it. */
-export async function checkHealth(ctx: RunContext): Promise<Outcome> {
+export async function checkHealth(ctx: RunContext): Promise<Outcome<'health'>> {
   let healthy = false
   const judgement = await judgeHealth(ctx, () => (healthy = true))
   return { ...judgement, gives: { healthy } }
 }
 
-async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judgement> {
+async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judgement<'health'>> {
   const url = endpointUrl(ctx, '/health')
   const budget = ctx.target.healthBudgetMs
   const expected = `200 with numeric in_flight and queue_cap within ${formatDuration(budget)}`

@@ -7,7 +7,7 @@ import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { rootlessHint } from '../ledger/judge.ts'
 
 /** Hands on the build's default for the knob (`buildDefault`) when --help defines the flag. */
-export async function checkHelp(ctx: RunContext): Promise<Outcome> {
+export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   const { flag } = ctx.spec
   const expected = `${flag} is listed by the pinned build's --help`
   const r = await runTemplate(ctx, ctx.target.helpCmd)

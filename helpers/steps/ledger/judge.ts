@@ -20,7 +20,7 @@ export function tailAsked(template: string): number | undefined {
   return n !== undefined && n > 0 ? n : undefined
 }
 
-export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement> {
+export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
   const { flag } = ctx.spec
   const value = expectedValue(ctx, inputs.buildDefault)
   const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`

@@ -11,6 +11,7 @@ import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
+import type { MeterProof } from './evidence.ts'
 import { quote } from '../../config/shell.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 import { MetricsUnavailable, PROCESS_START, readMetrics, seriesKey, seriesName, stepTimes, trafficBetween, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
@@ -35,7 +36,7 @@ function meterLabel(ctx: RunContext): string {
   return `${m.name}${m.labels ? `{${Object.entries(m.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}`
 }
 
-async function checkStats(ctx: RunContext, buildDefault: string | null | undefined): Promise<Judgement> {
+async function checkStats(ctx: RunContext, buildDefault: string | null | undefined): Promise<Judgement<'meter'>> {
   const path = ctx.spec.proof.stats!
   const url = endpointUrl(ctx, '/stats')
   const value = expectedValue(ctx, buildDefault)
@@ -213,7 +214,7 @@ function assessor(model: string | undefined, ctx: RunContext): (r: MetricsReadin
   }
 }
 
-export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome> {
+export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome<'meter'>> {
   const meter = ctx.spec.proof.meter
   if (!meter) {
     if (ctx.spec.proof.stats) return checkStats(ctx, inputs.buildDefault)
@@ -263,7 +264,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   let fed = 0
   let assessed: Assessment | undefined
 
-  const conclude = (j: Omit<Judgement, 'expected' | 'where' | 'evidence'> & { where?: string }, found?: { tracks: Track[]; selection: string; notJudged: string[]; chosen?: Track; proof?: 'rose' | 'before-run' | 'stayed-at-zero' }): Judgement => {
+  const conclude = (j: Omit<Judgement<'meter'>, 'expected' | 'where' | 'evidence'> & { where?: string }, found?: { tracks: Track[]; selection: string; notJudged: string[]; chosen?: Track; proof?: MeterProof }): Judgement<'meter'> => {
     const track = found?.chosen ?? found?.tracks[0]
     const first = track?.points[0]
     const last = track?.points.at(-1)

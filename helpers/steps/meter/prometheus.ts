@@ -11,6 +11,7 @@ import { HttpError } from '../../seams/http.ts'
 import type { Target } from '../../config/load.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
+import type { MeterProof } from './evidence.ts'
 import { meterPollInterval, recheckProcess, type ProcessCheck } from './judge.ts'
 import { TRAFFIC } from './metrics.ts'
 import { createPromSource, PromSourceError, type PromReading, type PromSample, type SeriesReading } from './prometheus-source.ts'
@@ -96,7 +97,7 @@ function trafficOf(r: PromReading, from: number): number | undefined {
   return Math.max(requests, tokens > 0 ? 1 : 0)
 }
 
-export async function checkMeterFromPrometheus(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome> {
+export async function checkMeterFromPrometheus(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome<'meter'>> {
   const meter = ctx.spec.proof.meter!
   const target = ctx.target
   const value = expectedValue(ctx, inputs.buildDefault)
@@ -126,7 +127,7 @@ export async function checkMeterFromPrometheus(ctx: RunContext, inputs: InputsOf
   let processCheck: ProcessCheck | undefined
 
   const judgedOf = (r: PromReading) => r.series.filter((s) => s.role === 'meter' && s.servedModel !== false && Object.entries(meter.labels ?? {}).every(([k, v]) => s.labels[k] === v))
-  const conclude = (j: Omit<Judgement, 'expected' | 'where' | 'evidence'> & { where?: string }, found?: { chosen?: SeriesReading; proof?: 'rose' | 'before-run' | 'stayed-at-zero' }): Judgement => {
+  const conclude = (j: Omit<Judgement<'meter'>, 'expected' | 'where' | 'evidence'> & { where?: string }, found?: { chosen?: SeriesReading; proof?: MeterProof }): Judgement<'meter'> => {
     const judged = last ? judgedOf(last) : []
     const track = found?.chosen ?? judged[0]
     const points = track ? inWindow(track, from) : []

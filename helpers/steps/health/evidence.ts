@@ -1,0 +1,13 @@
+// What step `health` records. One type for its outcomes: each sets the fields it saw.
+import type { CrashEvidence } from '../_host-evidence.ts'
+
+export type HealthEvidence = CrashEvidence & {
+  /** The last status seen (200 when it came up). */
+  status?: number
+  /** The 200 body's head. */
+  body?: string
+  attempts?: number
+  waitedMs?: number
+  /** Never came up: how often each answer was seen (a status, or a failure kind). */
+  seen?: Record<string, number>
+}

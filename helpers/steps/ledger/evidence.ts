@@ -1,0 +1,18 @@
+// What step `ledger` records. One type for its outcomes: each sets the fields it saw.
+import type { HostTroubleEvidence } from '../_host-evidence.ts'
+
+export type LedgerEvidence = HostTroubleEvidence & {
+  /** The latest resolved line, and what it resolved. */
+  line?: string
+  value?: string
+  auto?: boolean
+  boundBy?: string | null
+  bootsInLog?: number
+  /** No resolved line in a tail-limited read: how many lines came, how many were asked. */
+  lines?: number
+  tailLines?: number
+  /** The log's last lines, when no resolved line was found (secret flags redacted). */
+  tail?: string
+  /** Command-line echoes that mention the flag (never a resolved line). */
+  mentions?: string[]
+}

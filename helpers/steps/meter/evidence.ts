@@ -1,0 +1,67 @@
+// What step `meter` records, from /metrics (./judge.ts), Prometheus (./prometheus.ts) or /stats.
+// One type for its outcomes: each sets the fields it saw. The report's `meter` block and the
+// runbook's sparkline read these fields.
+import type { CrashEvidence } from '../_host-evidence.ts'
+import type { MetricsReading } from './reading.ts'
+
+/** What proved a passed meter: it `rose` during the run's traffic, was above zero `before-run` in the very process argv read, or `stayed-at-zero` at the default. */
+export type MeterProof = (typeof METER_PROOFS)[number]
+export const METER_PROOFS = ['rose', 'before-run', 'stayed-at-zero'] as const
+
+/**
+ * The proof as the report's enum: a value outside it is null. Evidence reaches the report through
+ * the vitest worker as JSON, so the report keeps its enum even against a value the types never saw.
+ */
+export function meterProof(v: MeterProof | null | undefined): MeterProof | null {
+  return METER_PROOFS.find((p) => p === v) ?? null
+}
+
+/** The knob's counter as judged. */
+export type MeterTrack = {
+  name: string
+  labels: Record<string, string>
+  /** The series judged (its name and labels), null when none was found. */
+  series: string | null
+  first: number | null
+  last: number | null
+  movedAt: string | null
+  movedAfterMs: number | null
+  /** Set only when the step passed. */
+  proof: MeterProof | null
+  model: string | null
+  selection: string | null
+  judged: Array<{ series: string; first: number | null; last: number | null; fromScrape?: number }>
+  notJudged: string[]
+}
+
+/** Whether the process argv read still ran after the watch. */
+export type MeterProcess = {
+  state: 'same' | 'changed' | 'unknown' | 'unproven'
+  argvPid: string | null
+  pidsNow: string[]
+  detail: string
+}
+
+export type MeterEvidence = CrashEvidence & {
+  meter?: MeterTrack
+  process?: MeterProcess | null
+  /** The counter per scrape, ms after the watch began (null: absent from that scrape). */
+  series?: Array<{ t: number; v: number | null }>
+  scrapes?: number
+  scrapeFailures?: number
+  /** Metric-name prefixes the page exports. */
+  prefixes?: readonly string[]
+  /** Evidence-only meters, first and last value (never a gate). */
+  evidenceMeters?: Record<string, { first: number | null; last: number | null }>
+  /** Mean step times from the engine's step counters (evidence only). */
+  stepTimes?: { decodeMeanMs?: number; mixedMeanMs?: number }
+  parseErrors?: MetricsReading['errors']
+  /** --prometheus-url: what was asked of Prometheus. */
+  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[] }
+  /** A knob proved through /stats: the field read and its value. */
+  status?: number
+  field?: string
+  value?: unknown
+  /** An enum value not among the build's choices. */
+  choices?: string[] | null
+}
