@@ -4,6 +4,8 @@
 // writeback's gate), JUnit (a testsuite per target) and step summary (a row per target); and a
 // file with mistakes refused whole before anything is contacted.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -141,6 +143,38 @@ describe('a fleet in one run', () => {
     } finally {
       cleanup(recorded)
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2', async () => {
+    // A server that answers 404 to everything: a --base-url that is not the engine's root.
+    const notHere = createServer((_, res) => res.writeHead(404).end('not found'))
+    await new Promise<void>((r) => notHere.listen(0, '127.0.0.1', r))
+    const port = (notHere.address() as AddressInfo).port
+    const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
+    const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
+    const run = await runVerify(['--targets', file, ...FLEET_FAST])
+    try {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(2)
+      const report = run.report as unknown as FleetReport
+      expect(report.verdict).toBe('error')
+      expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
+      const [, k, m] = report.targets.map((t) => t.report)
+      expect(k!.steps).toEqual([])
+      expect(m!.steps).toEqual([])
+      expect(k!.error).toMatch(/^first contact: \/v1\/models answers HTTP 401 \(the key\)/)
+      expect(m!.error).toMatch(/^first contact: \/health answers HTTP 404 \(the path\)/)
+      // One line each, naming the target, with the cause and the fix.
+      expect(run.stderr).toMatch(new RegExp(`^armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): .*VERIFY_API_KEY.*\\[first contact: GET `, 'm'))
+      expect(run.stderr).toMatch(new RegExp(`^armproof: ${missing.svc}: /health answers HTTP 404 \\(the path\\): --base-url must be the engine's root`, 'm'))
+      // No step of a refused target ran: its name never appears on a step line.
+      expect(run.stdout).not.toMatch(new RegExp(`^${keyless.svc} +\\d+ . `, 'm'))
+      for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(3)
+    } finally {
+      cleanup(run)
+      notHere.close()
     }
   })
 

@@ -12,6 +12,7 @@ import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomic } from '../seams/atomic.ts'
+import { contactTarget } from '../seams/first-contact.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
@@ -69,12 +70,18 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
 async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   const ci = io.env.CI === 'true' || io.env.CI === '1'
   const live = io.err.isTTY === true && !ci
-  const targets = plan.targets.map((t) => ({ label: t.label, target: t.target }))
+  const startedAt = new Date()
+  // First contact of every target side by side, before any step: a target whose operator mistake
+  // shows here (DNS, TLS, 401/403, 404 on /health) ends at once with its own verdict `error` and
+  // one line; the others run on.
+  const refusals = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
+  for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+  const running = plan.targets.filter((_, i) => !refusals[i])
+  const targets = running.map((t) => ({ label: t.label, target: t.target }))
   const reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
   io.out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
-  const startedAt = new Date()
   let failure: string | undefined
-  try {
+  if (targets.length > 0) try {
     const { startVitest } = await import('vitest/node')
     const vitest = await startVitest(
       'test',
@@ -102,8 +109,13 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   const outcomes = reporter.outcomes()
   const unwritten: string[] = []
   const reports: FleetReport['targets'] = []
-  for (const [i, t] of plan.targets.entries()) {
-    const o = outcomes[i] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
+  for (const [j, t] of plan.targets.entries()) {
+    const refused = refusals[j]
+    if (refused) {
+      reports.push({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: startedAt, error: `first contact: ${refused.message}` }) })
+      continue
+    }
+    const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
     const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
     unwritten.push(...built.unwritten)
     reports.push({ name: t.label, report: built.report })

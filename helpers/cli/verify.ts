@@ -5,8 +5,7 @@ import { appendFile } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pkg from '../../package.json' with { type: 'json' }
-import { firstContact } from '../seams/first-contact.ts'
-import { liveHttp } from '../seams/http.ts'
+import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { markRecordedVerdict, targetForRun } from '../seams/recording.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
@@ -244,19 +243,11 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report): string[
  * proof step is judged: exit 2, the cause and the fix in one line, and the report says `error`.
  */
 async function checkFirstContact(target: Target, io: VerifyIo): Promise<number | undefined> {
-  if (target.mode === 'replay' || target.baseUrl === null) return undefined
-  const http = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
   const startedAt = new Date()
-  let problem
-  try {
-    problem = await firstContact(target, http)
-  } finally {
-    await http.close()
-  }
-  if (!problem) return undefined
-  const message = redactText(problem.message, target.apiKey)
-  io.err.write(`armproof: ${message} [first contact: ${problem.where}; no proof step was judged]\n`)
-  const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${message}` }
+  const refused = await contactTarget(target)
+  if (!refused) return undefined
+  io.err.write(`${refused.line}\n`)
+  const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${refused.message}` }
   for (const line of writeOutputsSync(target, io, buildReport(input))) io.err.write(`armproof: ${line}\n`)
   return EXIT_CODES.error
 }
