@@ -154,9 +154,19 @@ describe('a fleet in one run', () => {
     const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
     const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
-    const run = await runVerify(['--targets', file, ...FLEET_FAST])
+    const summary = join(file, '..', 'fleet-summary.md')
+    const run = await runVerify(['--targets', file, '--summary', summary, ...FLEET_FAST])
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(2)
+      // --summary PATH: the fleet's table, with the mode, the duration, each target's endpoint and the meter line.
+      const md = readFileSync(summary, 'utf8')
+      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 3 target\(s\): 1 green, 2 error$/m)
+      expect(md).toMatch(/^mode \*\*live\*\* · took \d/m)
+      expect(md).toContain(`| ${engines.healthy.svc} | \`${engines.healthy.baseUrl}\` |`)
+      expect(md).toContain(`| ${missing.svc} | \`http://127.0.0.1:${port}\` |`)
+      expect(md).toMatch(new RegExp(`^\\| ${engines.healthy.svc} \\|.*\\| green \\| \`[^\`|]+\` \\|$`, 'm'))
+      expect(md).toMatch(new RegExp(`^\\| ${keyless.svc} \\|.*\\| error \\| – \\|$`, 'm'))
+      expect(md).not.toContain(KEY)
       const report = run.report as unknown as FleetReport
       expect(report.verdict).toBe('error')
       expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })

@@ -138,8 +138,10 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   }
   if (plan.report) await attempt('the JSON report', plan.report, () => writeAtomic(plan.report!, `${JSON.stringify(report, null, 2)}\n`))
   if (plan.junit) await attempt('the JUnit XML', plan.junit, () => writeAtomic(plan.junit!, junitFleetXml(report.targets, finishedAt.getTime() - startedAt.getTime())))
+  const markdown = `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`
+  if (plan.summary) await attempt('the Markdown summary', plan.summary, () => writeAtomic(plan.summary!, markdown))
   const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await attempt('the step summary', summary, () => appendFile(summary, `${fleetMarkdown(report, { reportPath: plan.report })}\n`))
+  if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
   io.out.write(`\n${fleetTable(report)}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
   const counts = report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {})
