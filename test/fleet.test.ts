@@ -4,6 +4,7 @@
 // writeback's gate), JUnit (a testsuite per target) and step summary (a row per target); and a
 // file with mistakes refused whole before anything is contacted.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -14,7 +15,7 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
 import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
-import { cleanup, FAST, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+import { cleanup, FAST, groupLive, ROOT, runVerify, verdicts } from './support/run-verify.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
 /** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
@@ -208,3 +209,50 @@ describe('a fleet in one run', () => {
     }
   })
 })
+
+describe('SIGINT / SIGTERM during a fleet run', () => {
+  test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial combined report, JUnit and summary say interrupted; the target done keeps green, the one under way and the one not started are interrupted; exit %i; no process left', async (signal, exitCode) => {
+    // One at a time: the healthy target ends green, the never-ready one is under way (a 60 s health
+    // budget), the knob-ignored one waits for its slot.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.loading), engineEntry(engines.ignored)])
+    const out = join(file, '..')
+    const child = spawn(process.execPath, [join(ROOT, 'bin/verify.ts'), '--targets', file, '--concurrency', '1', '--health-budget', '60s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check',
+      '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], {
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    const healthyDone = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d
+        if (new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(stdout)) resolve()
+      })
+    })
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await healthyDone
+    await new Promise((r) => setTimeout(r, 500))
+    process.kill(child.pid!, signal)
+    expect(await exited, `${stdout}\n${stderr}`).toBe(exitCode)
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await groupLive(child.pid!), 'processes left in the run\'s group').toEqual([])
+    const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as FleetReport
+    expect(report.verdict).toBe('interrupted')
+    expect(report.exitCode).toBe(exitCode)
+    expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.loading.svc]: 'interrupted', [engines.ignored.svc]: 'interrupted' })
+    const [healthy, loading, ignored] = report.targets.map((t) => t.report)
+    expect(healthy!.steps).toHaveLength(9)
+    expect(loading!.error).toMatch(new RegExp(`^interrupted by ${signal} after \\d of 9 steps$`))
+    expect(loading!.steps.every((s) => s.id !== 'health')).toBe(true)
+    expect(ignored!.steps).toEqual([])
+    expect(ignored!.error).toBe(`interrupted by ${signal} after 0 of 9 steps`)
+    for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+    expect(readFileSync(join(out, 'r.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
+    expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^### ⏹ armproof fleet INTERRUPTED: 3 target\(s\): 1 green, 2 interrupted$/m)
+    expect(stdout).toMatch(new RegExp(`\\nfleet INTERRUPTED by ${signal} · 1 green, 2 interrupted · exit ${exitCode} · partial report `))
+    expect(stdout + stderr).not.toContain(KEY)
+    // The engines are the test's, and still there.
+    expect(await engines.loading.stats()).toBeTruthy()
+  })
+})
+

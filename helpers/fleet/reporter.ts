@@ -45,6 +45,8 @@ export class FleetReporter implements Reporter {
   #outcomes: TargetOutcome[] = []
   readonly #done = new Map<number, Date>()
   readonly #started = new Map<number, Date>()
+  /** The steps judged so far, per target, as they arrive (what an interrupt keeps). */
+  readonly #judged = new Map<number, StepResult[]>()
 
   constructor(options: FleetReporterOptions) {
     this.#o = options
@@ -80,6 +82,7 @@ export class FleetReporter implements Reporter {
     const step = stepFromTestCase(testCase)
     if (i === undefined || !step) return
     const clean = this.#clean(step)
+    this.#judged.set(i, [...(this.#judged.get(i) ?? []), clean])
     this.#o.out.write(`${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1 })}\n`)
   }
 
@@ -118,6 +121,16 @@ export class FleetReporter implements Reporter {
       const { steps, unhandled } = this.#collect(suites.get(i), suites.has(i) ? [] : moduleErrors)
       return { steps: steps.map((s) => this.#clean(s)), notes: [...unhandled, ...shared].map((n) => this.#clean(n)), startedAt: this.#started.get(i) ?? null, finishedAt: this.#done.get(i) ?? null }
     })
+  }
+
+  /** Mid-run (an interrupt): each target's steps judged so far, and when it began and ended (null: not yet). */
+  partialOutcomes(): TargetOutcome[] {
+    return this.#o.targets.map((_, i) => ({
+      steps: [...(this.#judged.get(i) ?? [])].sort((a, b) => STEP_IDS.indexOf(a.id) - STEP_IDS.indexOf(b.id)),
+      notes: [],
+      startedAt: this.#started.get(i) ?? null,
+      finishedAt: this.#done.get(i) ?? null,
+    }))
   }
 
   /** Each target's steps and notes, in the plan's order; empty until the run has ended. */
