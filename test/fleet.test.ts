@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
+import { stripVTControlCharacters } from 'node:util'
+import { execa } from 'execa'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
@@ -187,6 +189,21 @@ describe('a fleet in one run', () => {
       cleanup(run)
       notHere.close()
     }
+  })
+
+  test('the fleet straight from env (VERIFY_TARGETS, pnpm vitest run suites): a target refused on first contact fails its one test, the others are judged', async () => {
+    const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless])
+    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: '3s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
+    })
+    const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
+    expect(result.exitCode, all).toBe(1)
+    expect(all).toMatch(new RegExp(`armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): the endpoint wants a key and none was given`))
+    expect(all).toMatch(/Tests +1 failed \| 8 passed/)
+    expect(all).not.toContain(KEY)
   })
 
   test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
