@@ -119,12 +119,13 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   let refusals: Array<FirstContactRefusal | undefined> = []
   let running: FleetPlan['targets'] = []
   let reporter: FleetReporter | undefined
+  let contactedAt = startedAt
   const interrupt = new Interrupt(io.exit, (signal) => {
     const now = new Date()
     const partial = reporter?.partialOutcomes() ?? []
     const targets = plan.targets.map((t, j) => {
       const refused = refusals[j]
-      if (refused) return { name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: startedAt, error: `first contact: ${refused.message}` }) }
+      if (refused) return { name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) }
       const o = partial[running.indexOf(t)]
       const done = o?.finishedAt != null
       return {
@@ -145,6 +146,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     const contacted = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
+    contactedAt = new Date()
     for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
@@ -182,7 +184,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     for (const [j, t] of plan.targets.entries()) {
       const refused = refusals[j]
       if (refused) {
-        reports.push({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: startedAt, error: `first contact: ${refused.message}` }) })
+        reports.push({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
         continue
       }
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
