@@ -259,6 +259,8 @@ describe('SIGINT / SIGTERM during a fleet run', () => {
     expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.loading.svc]: 'interrupted', [engines.ignored.svc]: 'interrupted' })
     const [healthy, loading, ignored] = report.targets.map((t) => t.report)
     expect(healthy!.steps).toHaveLength(9)
+    expect(healthy!.truth).toBeTruthy()
+    expect(healthy!.notes).toEqual([])
     expect(loading!.error).toMatch(new RegExp(`^interrupted by ${signal} after \\d of 9 steps$`))
     expect(loading!.steps.every((s) => s.id !== 'health')).toBe(true)
     expect(ignored!.steps).toEqual([])

@@ -130,7 +130,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       const done = o?.finishedAt != null
       return {
         name: t.label,
-        report: buildReport({ target: t.target, steps: o?.steps ?? [], startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: [], ...(done ? {} : { interrupted: signal }) }),
+        report: buildReport({ target: t.target, steps: o?.steps ?? [], startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, o?.steps ?? []), ...(done ? {} : { interrupted: signal }) }),
       }
     })
     const report = { ...combined(plan, startedAt, now, targets), exitCode: INTERRUPT_EXIT[signal] }

@@ -47,6 +47,8 @@ export class FleetReporter implements Reporter {
   readonly #started = new Map<number, Date>()
   /** The steps judged so far, per target, as they arrive (what an interrupt keeps). */
   readonly #judged = new Map<number, StepResult[]>()
+  /** A finished target's own suite errors (they keep it from green, as at the run's end). */
+  readonly #doneNotes = new Map<number, string[]>()
 
   constructor(options: FleetReporterOptions) {
     this.#o = options
@@ -95,7 +97,8 @@ export class FleetReporter implements Reporter {
     const i = suite.meta().armproofTarget
     if (i === undefined || suite.parent.type !== 'module' || this.#done.has(i)) return
     this.#done.set(i, new Date())
-    const { steps } = this.#collect(suite)
+    const { steps, unhandled } = this.#collect(suite)
+    this.#doneNotes.set(i, unhandled.map((n) => this.#clean(n)))
     const verdict = runVerdict(steps)
     const held = steps.filter((s) => s.verdict === 'passed').length
     this.#o.out.write(`${this.#key(i)} done: ${verdict.toUpperCase()} (${held} of ${steps.length} steps held)\n`)
@@ -127,7 +130,7 @@ export class FleetReporter implements Reporter {
   partialOutcomes(): TargetOutcome[] {
     return this.#o.targets.map((_, i) => ({
       steps: [...(this.#judged.get(i) ?? [])].sort((a, b) => STEP_IDS.indexOf(a.id) - STEP_IDS.indexOf(b.id)),
-      notes: [],
+      notes: [...(this.#doneNotes.get(i) ?? [])],
       startedAt: this.#started.get(i) ?? null,
       finishedAt: this.#done.get(i) ?? null,
     }))
