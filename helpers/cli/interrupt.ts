@@ -13,19 +13,14 @@ export class Interrupt {
   readonly #sigint = () => this.#on('SIGINT')
   readonly #sigterm = () => this.#on('SIGTERM')
   readonly #exit: ((code: number) => void) | undefined
-  #onStop: (signal: StopSignal) => void
+  readonly #onStop: (signal: StopSignal) => void
 
-  constructor(exit: ((code: number) => void) | undefined, onStop: (signal: StopSignal) => void = () => {}) {
+  constructor(exit: ((code: number) => void) | undefined, onStop: (signal: StopSignal) => void) {
     this.#exit = exit
     this.#onStop = onStop
     if (!exit) return
     process.prependListener('SIGINT', this.#sigint)
     process.prependListener('SIGTERM', this.#sigterm)
-  }
-
-  /** What the interrupt writes, once the run knows where its partial results are. */
-  onStop(write: (signal: StopSignal) => void): void {
-    this.#onStop = write
   }
 
   dispose(): void {
