@@ -6,10 +6,7 @@ import type { TestProject } from 'vitest/node'
 import { formatProblems, loadConfig, readDotenv } from '../helpers/config/load.ts'
 import { targetForRun } from '../helpers/seams/recording.ts'
 import { outputProblems } from '../helpers/config/outputs.ts'
-import { readFileSync } from 'node:fs'
-import { firstContact } from '../helpers/seams/first-contact.ts'
-import { liveHttp } from '../helpers/seams/http.ts'
-import { redactText } from '../helpers/seams/redact.ts'
+import { contactTarget } from '../helpers/seams/first-contact.ts'
 import { isFleetRun, planFleet } from '../helpers/fleet/plan.ts'
 
 export default async function setup(project: TestProject): Promise<void> {
@@ -22,7 +19,14 @@ export default async function setup(project: TestProject): Promise<void> {
     const planned = planFleet({ argv: [], env: process.env, cwd: process.cwd(), ...(dotenv ? { dotenv } : {}) })
     if (!planned.ok) throw new Error(formatProblems(planned.problems))
     for (const warning of planned.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
-    project.provide('armproof:fleet', { targets: planned.plan.targets.map((t) => ({ label: t.label, target: t.target })), concurrency: planned.plan.concurrency })
+    // First contact per target, side by side: a refused target's describe holds one failing test
+    // with the cause and the fix (helpers/fleet/suite.ts); the other targets run on.
+    const refusals = await Promise.all(planned.plan.targets.map((t) => contactTarget(t.target)))
+    for (const [i, r] of refusals.entries()) if (r) process.stderr.write(`${r.line.replace(/^armproof: /, `armproof: ${planned.plan.targets[i]!.label}: `)}\n`)
+    project.provide('armproof:fleet', {
+      targets: planned.plan.targets.map((t, i) => ({ label: t.label, target: t.target, ...(refusals[i] ? { refused: refusals[i].line } : {}) })),
+      concurrency: planned.plan.concurrency,
+    })
     return
   }
   const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
@@ -33,14 +37,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const unwritable = outputProblems(run.target, process.env, process.cwd())
   if (unwritable.length > 0) throw new Error(formatProblems(unwritable))
   // First contact, as `pnpm verify` makes it: the operator's mistakes end the run before any step.
-  if (run.target.mode !== 'replay' && run.target.baseUrl !== null) {
-    const http = liveHttp(run.target.caFile ? { caPem: readFileSync(run.target.caFile, 'utf8') } : {})
-    try {
-      const problem = await firstContact(run.target, http)
-      if (problem) throw new Error(`armproof: ${redactText(problem.message, run.target.apiKey)} [first contact: ${problem.where}; no proof step was judged]`)
-    } finally {
-      await http.close()
-    }
-  }
+  const refused = await contactTarget(run.target)
+  if (refused) throw new Error(refused.line)
   project.provide('armproof:target', run.target)
 }

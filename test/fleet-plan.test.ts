@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { planFleet } from '../helpers/fleet/plan.ts'
 import { fleetMarkdown, fleetReport, fleetTable, worstVerdict } from '../helpers/fleet/report.ts'
@@ -131,9 +131,19 @@ describe('precedence per target: the entry, then the command line, then defaults
     expect(argv).not.toContain('--no-dropin-check')
   })
 
-  test('fleet outputs and knobs are the run\'s: the per-target report and junit are never set', () => {
-    const r = plan(TWO, ['--report', 'r.json', '--junit', 'j.xml', '--concurrency', '3'])
-    expect(r.ok && [r.plan.report, r.plan.junit, r.plan.concurrency, r.plan.targets.every((t) => t.target.report === null && t.target.junit === null)]).toEqual(['r.json', 'j.xml', 3, true])
+  test('fleet outputs and knobs are the run\'s: the per-target report, junit and summary are never set; the paths are the operator\'s folder\'s', () => {
+    const r = plan(TWO, ['--report', 'r.json', '--junit', 'j.xml', '--summary', 's.md', '--concurrency', '3'])
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    const dir = dirname(r.plan.file)
+    expect([r.plan.report, r.plan.junit, r.plan.summary, r.plan.concurrency]).toEqual([join(dir, 'r.json'), join(dir, 'j.xml'), join(dir, 's.md'), 3])
+    expect(r.plan.targets.every((t) => t.target.report === null && t.target.junit === null && t.target.summary === null)).toBe(true)
+    expect(plan(TWO, [], { VERIFY_SUMMARY: 'e.md' }).ok && true).toBe(true)
+    // --summary is checked before anything is contacted, as one target's; and it is never a file's key.
+    const bad = plan(TWO, ['--summary', '.']) // a folder, not a file
+    expect(bad.ok ? [] : bad.problems.map((p) => p.option)).toEqual(['--summary'])
+    const inFile = plan(`${TWO}  - svc: gpu-9\n    base-url: http://gpu-9:8000\n    summary: s.md\n`)
+    expect(inFile.ok).toBe(false)
     for (const c of ['0', '-1', 'x', '999999']) expect(plan(TWO, ['--concurrency', c]).ok, c).toBe(false)
   })
 })

@@ -4,7 +4,12 @@
 // writeback's gate), JUnit (a testsuite per target) and step summary (a row per target); and a
 // file with mistakes refused whole before anything is contacted.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
+import { stripVTControlCharacters } from 'node:util'
+import { execa } from 'execa'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
@@ -12,7 +17,7 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
 import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
-import { cleanup, FAST, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+import { cleanup, FAST, groupLive, ROOT, runVerify, verdicts } from './support/run-verify.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
 /** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
@@ -144,6 +149,63 @@ describe('a fleet in one run', () => {
     }
   })
 
+  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2', async () => {
+    // A server that answers 404 to everything: a --base-url that is not the engine's root.
+    const notHere = createServer((_, res) => res.writeHead(404).end('not found'))
+    await new Promise<void>((r) => notHere.listen(0, '127.0.0.1', r))
+    const port = (notHere.address() as AddressInfo).port
+    const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
+    const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
+    const summary = join(file, '..', 'fleet-summary.md')
+    const run = await runVerify(['--targets', file, '--summary', summary, ...FLEET_FAST])
+    try {
+      expect(run.exitCode, run.stdout + run.stderr).toBe(2)
+      // --summary PATH: the fleet's table, with the mode, the duration, each target's endpoint and the meter line.
+      const md = readFileSync(summary, 'utf8')
+      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 3 target\(s\): 1 green, 2 error$/m)
+      expect(md).toMatch(/^mode \*\*live\*\* · took \d/m)
+      expect(md).toContain(`| ${engines.healthy.svc} | \`${engines.healthy.baseUrl}\` |`)
+      expect(md).toContain(`| ${missing.svc} | \`http://127.0.0.1:${port}\` |`)
+      expect(md).toMatch(new RegExp(`^\\| ${engines.healthy.svc} \\|.*\\| green \\| \`[^\`|]+\` \\|$`, 'm'))
+      expect(md).toMatch(new RegExp(`^\\| ${keyless.svc} \\|.*\\| error \\| – \\|$`, 'm'))
+      expect(md).not.toContain(KEY)
+      const report = run.report as unknown as FleetReport
+      expect(report.verdict).toBe('error')
+      expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
+      const [, k, m] = report.targets.map((t) => t.report)
+      expect(k!.steps).toEqual([])
+      expect(m!.steps).toEqual([])
+      expect(k!.error).toMatch(/^first contact: \/v1\/models answers HTTP 401 \(the key\)/)
+      expect(m!.error).toMatch(/^first contact: \/health answers HTTP 404 \(the path\)/)
+      // One line each, naming the target, with the cause and the fix.
+      expect(run.stderr).toMatch(new RegExp(`^armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): .*VERIFY_API_KEY.*\\[first contact: GET `, 'm'))
+      expect(run.stderr).toMatch(new RegExp(`^armproof: ${missing.svc}: /health answers HTTP 404 \\(the path\\): --base-url must be the engine's root`, 'm'))
+      // No step of a refused target ran: its name never appears on a step line.
+      expect(run.stdout).not.toMatch(new RegExp(`^${keyless.svc} +\\d+ . `, 'm'))
+      for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(3)
+    } finally {
+      cleanup(run)
+      notHere.close()
+    }
+  })
+
+  test('the fleet straight from env (VERIFY_TARGETS, pnpm vitest run suites): a target refused on first contact fails its one test, the others are judged', async () => {
+    const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless])
+    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: '3s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
+    })
+    const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
+    expect(result.exitCode, all).toBe(1)
+    expect(all).toMatch(new RegExp(`armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): the endpoint wants a key and none was given`))
+    expect(all).toMatch(/Tests +1 failed \| 8 passed/)
+    expect(all).not.toContain(KEY)
+  })
+
   test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
     // The never-ready target holds the only slot for its whole 3 s health budget (and its meter window);
     // the healthy one after it is still judged with its full budgets: green.
@@ -164,3 +226,52 @@ describe('a fleet in one run', () => {
     }
   })
 })
+
+describe('SIGINT / SIGTERM during a fleet run', () => {
+  test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial combined report, JUnit and summary say interrupted; the target done keeps green, the one under way and the one not started are interrupted; exit %i; no process left', async (signal, exitCode) => {
+    // One at a time: the healthy target ends green, the never-ready one is under way (a 60 s health
+    // budget), the knob-ignored one waits for its slot.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.loading), engineEntry(engines.ignored)])
+    const out = join(file, '..')
+    const child = spawn(process.execPath, [join(ROOT, 'bin/verify.ts'), '--targets', file, '--concurrency', '1', '--health-budget', '60s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check',
+      '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], {
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    const healthyDone = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d
+        if (new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(stdout)) resolve()
+      })
+    })
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await healthyDone
+    await new Promise((r) => setTimeout(r, 500))
+    process.kill(child.pid!, signal)
+    expect(await exited, `${stdout}\n${stderr}`).toBe(exitCode)
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await groupLive(child.pid!), 'processes left in the run\'s group').toEqual([])
+    const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as FleetReport
+    expect(report.verdict).toBe('interrupted')
+    expect(report.exitCode).toBe(exitCode)
+    expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.loading.svc]: 'interrupted', [engines.ignored.svc]: 'interrupted' })
+    const [healthy, loading, ignored] = report.targets.map((t) => t.report)
+    expect(healthy!.steps).toHaveLength(9)
+    expect(healthy!.truth).toBeTruthy()
+    expect(healthy!.notes).toEqual([])
+    expect(loading!.error).toMatch(new RegExp(`^interrupted by ${signal} after \\d of 9 steps$`))
+    expect(loading!.steps.every((s) => s.id !== 'health')).toBe(true)
+    expect(ignored!.steps).toEqual([])
+    expect(ignored!.error).toBe(`interrupted by ${signal} after 0 of 9 steps`)
+    for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+    expect(readFileSync(join(out, 'r.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
+    expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^### ⏹ armproof fleet INTERRUPTED: 3 target\(s\): 1 green, 2 interrupted$/m)
+    expect(stdout).toMatch(new RegExp(`\\nfleet INTERRUPTED by ${signal} · 1 green, 2 interrupted · exit ${exitCode} · partial report `))
+    expect(stdout + stderr).not.toContain(KEY)
+    // The engines are the test's, and still there.
+    expect(await engines.loading.stats()).toBeTruthy()
+  })
+})
+

@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { execa } from 'execa'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine } from '../engine/launch.ts'
 import { verify } from '../helpers/cli/verify.ts'
@@ -25,7 +24,7 @@ import { createContext } from '../helpers/steps/context.ts'
 import { loadConfig } from '../helpers/config/load.ts'
 import type { HttpClient, HttpRequest } from '../helpers/seams/http.ts'
 import { greenReport, sandbox, PAGE } from './support/writeback-sandbox.ts'
-import { ROOT, cleanup, runVerify } from './support/run-verify.ts'
+import { ROOT, cleanup, groupLive, runVerify } from './support/run-verify.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-honest-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -153,11 +152,6 @@ describe('interrupted', () => {
 })
 
 /** The live processes of a process group, from ps (an exited one waiting to be reaped, state Z, is not running). */
-async function groupLive(pgid: number): Promise<string[]> {
-  const r = await execa('ps', ['-o', 'pid=,stat=,args=', '-g', String(pgid)], { reject: false })
-  return String(r.stdout).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^\d+\s+Z/.test(l))
-}
-
 describe('SIGINT / SIGTERM mid-meter-watch', () => {
   test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial report, JUnit and summary say interrupted, the steps done keep their verdicts, exit %i, no process left; progress lines in the log meanwhile', async (signal, exitCode) => {
     const engine = await startEngine({ svc: `int${exitCode}`, processName: `rint-${exitCode}`, args: ['--prefill-interleave', '1'], faults: ['knob_ignored'] })

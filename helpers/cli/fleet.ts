@@ -3,7 +3,7 @@
 // own runbook side by side (at most --concurrency at once), and the outputs are combined: one
 // JSON report, one JUnit file with a testsuite per target, one summary table. The exit code is the
 // worst verdict of the targets (2, then 1, then 3, then 0).
-import { appendFile } from 'node:fs/promises'
+import { appendFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
@@ -11,11 +11,13 @@ import { markRecordedVerdict } from '../seams/recording.ts'
 import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
-import { writeAtomic } from '../seams/atomic.ts'
+import { writeAtomicSync } from '../seams/atomic.ts'
+import { contactTarget, type FirstContactRefusal } from '../seams/first-contact.ts'
+import { Interrupt } from './interrupt.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
-import { EXIT_CODES } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
 import { planFleet, type FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
 import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
@@ -28,6 +30,8 @@ export interface VerifyIo {
   cwd: string
   out: { write(text: string): unknown; isTTY?: boolean; columns?: number }
   err: { write(text: string): unknown; isTTY?: boolean; columns?: number }
+  /** Given by the command itself (bin/verify.ts): SIGINT / SIGTERM are then caught (helpers/cli/interrupt.ts). */
+  exit?: (code: number) => void
 }
 import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
 
@@ -66,78 +70,142 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
   return { report, unwritten }
 }
 
-async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
-  const ci = io.env.CI === 'true' || io.env.CI === '1'
-  const live = io.err.isTTY === true && !ci
-  const targets = plan.targets.map((t) => ({ label: t.label, target: t.target }))
-  const reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
-  io.out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
-  const startedAt = new Date()
-  let failure: string | undefined
-  try {
-    const { startVitest } = await import('vitest/node')
-    const vitest = await startVitest(
-      'test',
-      [ARM_SUITE],
-      {
-        root: ROOT,
-        config: false,
-        ...SUITES_PROJECT,
-        // Every target's steps are tests of this one file: vitest's own cap must never be what
-        // holds a target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
-        maxConcurrency: plan.targets.length * 4 + 8,
-        run: true,
-        watch: false,
-        reporters: [reporter],
-        provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } },
-      },
-      {},
-      { stdout: io.out as NodeJS.WriteStream, stderr: io.err as NodeJS.WriteStream },
-    )
-    await vitest.close()
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error)
-  }
-  const finishedAt = new Date()
-  const outcomes = reporter.outcomes()
-  const unwritten: string[] = []
-  const reports: FleetReport['targets'] = []
-  for (const [i, t] of plan.targets.entries()) {
-    const o = outcomes[i] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
-    const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
-    unwritten.push(...built.unwritten)
-    reports.push({ name: t.label, report: built.report })
-  }
+/** The fleet's combined report from each target's (scrubbed of every target's key). */
+function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: FleetReport['targets']): FleetReport {
   const keys = [...new Set(plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null))]
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency },
-    targets: reports,
+    targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
-  const report = keys.reduce<unknown>((v, k) => scrub(v, k), built) as FleetReport
-  const attempt = async (what: string, path: string, write: () => Promise<void>): Promise<void> => {
+  return keys.reduce<unknown>((v, k) => scrub(v, k), built) as FleetReport
+}
+
+/** Writes the JSON report, JUnit, --summary and the step summary at once; the lines of what could not be written. */
+function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetReport): string[] {
+  const unwritten: string[] = []
+  const attempt = (what: string, path: string, write: () => void): void => {
     try {
-      await write()
+      write()
     } catch (error) {
       unwritten.push(`could not write ${what} to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
     }
   }
-  if (plan.report) await attempt('the JSON report', plan.report, () => writeAtomic(plan.report!, `${JSON.stringify(report, null, 2)}\n`))
-  if (plan.junit) await attempt('the JUnit XML', plan.junit, () => writeAtomic(plan.junit!, junitFleetXml(report.targets, finishedAt.getTime() - startedAt.getTime())))
+  const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
+  if (plan.report) attempt('the JSON report', plan.report, () => writeAtomicSync(plan.report!, `${JSON.stringify(report, null, 2)}\n`))
+  if (plan.junit) attempt('the JUnit XML', plan.junit, () => writeAtomicSync(plan.junit!, junitFleetXml(report.targets, ms)))
+  const markdown = `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`
+  if (plan.summary) attempt('the Markdown summary', plan.summary, () => writeAtomicSync(plan.summary!, markdown))
   const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await attempt('the step summary', summary, () => appendFile(summary, `${fleetMarkdown(report, { reportPath: plan.report })}\n`))
-  io.out.write(`\n${fleetTable(report)}\n`)
-  for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+  if (summary) attempt('the step summary', summary, () => appendFileSync(summary, markdown))
+  return unwritten
+}
+
+function countsOf(report: FleetReport): string {
   const counts = report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {})
-  io.out.write(`\nfleet ${report.verdict.toUpperCase()} · ${Object.entries(counts).map(([v, n]) => `${n} ${v}`).join(', ')} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
-  if (report.targets.some((t) => t.report.verdict === 'green')) io.out.write(`next for the green targets: pnpm writeback --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
-  if (unwritten.length > 0) {
-    io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length} output(s) were not written\n`)
-    return EXIT_OUTPUT_UNWRITTEN
+  return Object.entries(counts).map(([v, n]) => `${n} ${v}`).join(', ')
+}
+
+async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
+  const ci = io.env.CI === 'true' || io.env.CI === '1'
+  const live = io.err.isTTY === true && !ci
+  io.out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
+  const startedAt = new Date()
+  // SIGINT / SIGTERM from first contact to the end: the targets done keep their verdicts; a target
+  // under way, waiting for its slot or not yet started is `interrupted` with the steps it had
+  // judged (none for one not started); a target refused on first contact keeps `error`.
+  let refusals: Array<FirstContactRefusal | undefined> = []
+  let running: FleetPlan['targets'] = []
+  let reporter: FleetReporter | undefined
+  let contactedAt = startedAt
+  const interrupt = new Interrupt(io.exit, (signal) => {
+    const now = new Date()
+    const partial = reporter?.partialOutcomes() ?? []
+    const targets = plan.targets.map((t, j) => {
+      const refused = refusals[j]
+      if (refused) return { name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) }
+      const o = partial[running.indexOf(t)]
+      const done = o?.finishedAt != null
+      return {
+        name: t.label,
+        report: buildReport({ target: t.target, steps: o?.steps ?? [], startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, o?.steps ?? []), ...(done ? {} : { interrupted: signal }) }),
+      }
+    })
+    const report = { ...combined(plan, startedAt, now, targets), exitCode: INTERRUPT_EXIT[signal] }
+    const unwritten = writeFleetOutputsSync(plan, io, report)
+    io.out.write(`\n${fleetTable(report)}\n`)
+    for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+    io.out.write(`\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n`)
+  })
+  try {
+    // First contact of every target side by side, before any step: a target whose operator mistake
+    // shows here (DNS, TLS, 401/403, 404 on /health) ends at once with its own verdict `error` and
+    // one line; the others run on.
+    const contacted = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
+    if (interrupt.stopped) return process.exitCode as number
+    refusals = contacted
+    contactedAt = new Date()
+    for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+    running = plan.targets.filter((_, i) => !refusals[i])
+    const targets = running.map((t) => ({ label: t.label, target: t.target }))
+    reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
+    let failure: string | undefined
+    if (targets.length > 0) try {
+      const { startVitest } = await import('vitest/node')
+      const vitest = await startVitest(
+        'test',
+        [ARM_SUITE],
+        {
+          root: ROOT,
+          config: false,
+          ...SUITES_PROJECT,
+          // Every target's steps are tests of this one file: vitest's own cap must never be what
+          // holds a target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
+          maxConcurrency: targets.length * 4 + 8,
+          run: true,
+          watch: false,
+          reporters: [reporter],
+          provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } },
+        },
+        {},
+        { stdout: io.out as NodeJS.WriteStream, stderr: io.err as NodeJS.WriteStream },
+      )
+      await vitest.close()
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error)
+    }
+    if (interrupt.stopped) return process.exitCode as number
+    const finishedAt = new Date()
+    const outcomes = reporter.outcomes()
+    const unwritten: string[] = []
+    const reports: FleetReport['targets'] = []
+    for (const [j, t] of plan.targets.entries()) {
+      const refused = refusals[j]
+      if (refused) {
+        reports.push({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
+        continue
+      }
+      const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
+      const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
+      unwritten.push(...built.unwritten)
+      reports.push({ name: t.label, report: built.report })
+    }
+    const report = combined(plan, startedAt, finishedAt, reports)
+    unwritten.push(...writeFleetOutputsSync(plan, io, report))
+    io.out.write(`\n${fleetTable(report)}\n`)
+    for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+    io.out.write(`\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
+    if (report.targets.some((t) => t.report.verdict === 'green')) io.out.write(`next for the green targets: pnpm writeback --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
+    if (unwritten.length > 0) {
+      io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length} output(s) were not written\n`)
+      return EXIT_OUTPUT_UNWRITTEN
+    }
+    return report.exitCode
+  } finally {
+    interrupt.dispose()
   }
-  return report.exitCode
 }
 
 /** The fleet path of `pnpm verify`: plan (exit 2 on any problem), then run. */

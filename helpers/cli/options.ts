@@ -117,7 +117,7 @@ export function helpText(knobNames: readonly string[]): string {
     '',
     `Knobs: ${knobNames.join(', ')}`,
     '',
-    'A fleet run: each target takes its entry, then the command line, then the file\'s defaults:, then env and .env; the whole file is checked before anything is contacted. --report and --junit hold every target; the exit code is the worst verdict (2, then 1, then 3, then 0).',
+    'A fleet run: each target takes its entry, then the command line, then the file\'s defaults:, then env and .env; the whole file is checked before anything is contacted. Each target is then contacted once: an operator mistake there (host name, TLS, 401/403, 404 on /health) ends that target alone with verdict error. --report, --junit and --summary (run-wide, never in the file) hold every target; the exit code is the worst verdict (2, then 1, then 3, then 0). SIGINT/SIGTERM writes them partial: done targets keep their verdicts, the rest are interrupted; exit 130/143.',
     '',
     `The API key: ${API_KEY_ENV}=… in env or .env, or --api-key-file PATH; a key given as a flag (--api-key) is refused.`,
     '',
@@ -125,7 +125,7 @@ export function helpText(knobNames: readonly string[]): string {
     '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --value 1 --base-url http://gpu-7:8000 --host deploy@gpu-7',
     '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --base-url https://gpu-7:8443 --ca-file certs/internal-ca.pem --report out/llm-7.json --summary out/llm-7.md',
     '  pnpm verify --svc demo --knob PREFILL_INTERLEAVE --value 1 --mode replay --fixtures fixtures/demo/PREFILL_INTERLEAVE',
-    '  pnpm verify --targets fleet.yaml --concurrency 8 --report out/fleet.json --junit out/fleet.xml',
+    '  pnpm verify --targets fleet.yaml --concurrency 8 --report out/fleet.json --junit out/fleet.xml --summary out/fleet.md',
     '',
     `Exit codes: ${EXIT_CODES_TEXT}`,
   ].join('\n')

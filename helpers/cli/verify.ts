@@ -5,8 +5,7 @@ import { appendFile } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pkg from '../../package.json' with { type: 'json' }
-import { firstContact } from '../seams/first-contact.ts'
-import { liveHttp } from '../seams/http.ts'
+import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { markRecordedVerdict, targetForRun } from '../seams/recording.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
@@ -21,7 +20,8 @@ import { finalLine } from '../report/terminal.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { formatTruth, truthTable } from '../report/truth.ts'
 import { redactText } from '../seams/redact.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, type StepResult } from '../steps/verdict.ts'
+import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
+import { Interrupt } from './interrupt.ts'
 import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
 import { verifyFleet } from './fleet.ts'
@@ -69,55 +69,19 @@ export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** Runs the suites for a validated target; returns the exit code. */
 /**
- * SIGINT / SIGTERM (Ctrl-C, a CI cancel) from first contact to the end of the run: the steps
- * judged so far keep their verdicts, the report, JUnit and summary are written marked interrupted,
- * synchronously, before vitest's own handler ends the process; its workers go with it (their IPC
- * channel closes). Only when the command itself gave `io.exit`.
+ * The one-target interrupt (helpers/cli/interrupt.ts): the steps judged so far keep their
+ * verdicts; the report, JUnit and summary are written marked interrupted; the INTERRUPTED line.
  */
-class Interrupt {
-  stopped = false
-  readonly startedAt = new Date()
-  #steps: () => StepResult[] = () => []
-  readonly #sigint = () => this.#on('SIGINT')
-  readonly #sigterm = () => this.#on('SIGTERM')
-
-  readonly target: Target
-  readonly io: VerifyIo
-  readonly color: boolean
-
-  constructor(target: Target, io: VerifyIo, color: boolean) {
-    this.target = target
-    this.io = io
-    this.color = color
-    if (!io.exit) return
-    process.prependListener('SIGINT', this.#sigint)
-    process.prependListener('SIGTERM', this.#sigterm)
-  }
-
-  /** Where the steps judged so far are read from, once the suites run. */
-  stepsFrom(steps: () => StepResult[]): void {
-    this.#steps = steps
-  }
-
-  dispose(): void {
-    process.off('SIGINT', this.#sigint)
-    process.off('SIGTERM', this.#sigterm)
-  }
-
-  #on(signal: 'SIGINT' | 'SIGTERM'): void {
-    if (this.stopped) return
-    this.stopped = true
-    const { target, io } = this
-    const code = INTERRUPT_EXIT[signal]
-    process.exitCode = code
-    const report = buildReport({ target, steps: this.#steps(), startedAt: this.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
+function oneTargetInterrupt(target: Target, io: VerifyIo, color: boolean): Interrupt & { stepsFrom(steps: () => StepResult[]): void } {
+  let steps: () => StepResult[] = () => []
+  const interrupt = new Interrupt(io.exit, (signal) => {
+    const report = buildReport({ target, steps: steps(), startedAt: interrupt.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
     const unwritten = writeOutputsSync(target, io, report)
-    io.out.write(`\n${finalLine(report, { color: this.color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
+    io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-    io.exit?.(code)
-  }
+  })
+  return Object.assign(interrupt, { stepsFrom: (from: () => StepResult[]) => void (steps = from) })
 }
 
 function colorOf(io: VerifyIo): boolean {
@@ -125,7 +89,7 @@ function colorOf(io: VerifyIo): boolean {
   return io.err.isTTY === true && !ci && io.env.NO_COLOR === undefined
 }
 
-async function runSuites(target: Target, io: VerifyIo, interrupt: Interrupt): Promise<number> {
+async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>): Promise<number> {
   const ci = io.env.CI === 'true' || io.env.CI === '1'
   const terminal = io.err.isTTY === true && !ci
   const color = colorOf(io)
@@ -244,19 +208,11 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report): string[
  * proof step is judged: exit 2, the cause and the fix in one line, and the report says `error`.
  */
 async function checkFirstContact(target: Target, io: VerifyIo): Promise<number | undefined> {
-  if (target.mode === 'replay' || target.baseUrl === null) return undefined
-  const http = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
   const startedAt = new Date()
-  let problem
-  try {
-    problem = await firstContact(target, http)
-  } finally {
-    await http.close()
-  }
-  if (!problem) return undefined
-  const message = redactText(problem.message, target.apiKey)
-  io.err.write(`armproof: ${message} [first contact: ${problem.where}; no proof step was judged]\n`)
-  const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${message}` }
+  const refused = await contactTarget(target)
+  if (!refused) return undefined
+  io.err.write(`${refused.line}\n`)
+  const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${refused.message}` }
   for (const line of writeOutputsSync(target, io, buildReport(input))) io.err.write(`armproof: ${line}\n`)
   return EXIT_CODES.error
 }
@@ -309,7 +265,7 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems([{ option: '--fixtures', message: `--fixtures: ${run.target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }])}\n`)
     return EXIT_CODES.error
   }
-  const interrupt = new Interrupt(run.target, io, colorOf(io))
+  const interrupt = oneTargetInterrupt(run.target, io, colorOf(io))
   try {
     const refused = await checkFirstContact(run.target, io)
     if (interrupt.stopped) return process.exitCode as number

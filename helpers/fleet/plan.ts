@@ -32,13 +32,15 @@ export interface FleetPlan {
   shard: Shard | null
   report: string | null
   junit: string | null
+  /** --summary PATH (or VERIFY_SUMMARY): the fleet's Markdown summary, run-wide. */
+  summary: string | null
 }
 
 /** The flags a fleet run reads for itself (the rest go to every target), with the one command-line parser. */
 function runFlags(argv: readonly string[]): Map<string, string> {
   const { values } = parseCommandLine(argv, OPTIONS, ['api-key'])
   const out = new Map<string, string>()
-  for (const flag of ['targets', 'concurrency', 'shard', 'report', 'junit'] as const) {
+  for (const flag of ['targets', 'concurrency', 'shard', 'report', 'junit', 'summary'] as const) {
     const v = values.get(flag)
     if (typeof v === 'string') out.set(flag, v)
   }
@@ -94,9 +96,15 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     if (typeof parsed === 'string') problems.push({ option: s.from, message: `${s.from}: ${parsed}` })
     else shard = parsed
   }
-  const report = fromEnv('report', 'VERIFY_REPORT')?.value || null
-  const junit = fromEnv('junit', 'VERIFY_JUNIT')?.value || null
-  for (const [option, p] of [['--report', report], ['--junit', junit]] as const) {
+  // Output paths are the operator's: relative to where they ran the command (as one target's).
+  const mine = (flag: string, env: string): string | null => {
+    const v = fromEnv(flag, env)?.value
+    return v ? resolve(input.cwd, v) : null
+  }
+  const report = mine('report', 'VERIFY_REPORT')
+  const junit = mine('junit', 'VERIFY_JUNIT')
+  const summary = mine('summary', 'VERIFY_SUMMARY')
+  for (const [option, p] of [['--report', report], ['--junit', junit], ['--summary', summary]] as const) {
     if (!p) continue
     const why = outputProblem({ option, path: p, kind: 'file' }, input.cwd)
     if (why) problems.push({ option, message: why })
@@ -142,7 +150,7 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
       for (const p of run.problems) problems.push({ option: where, message: `${where}: ${p.message}` })
       continue
     }
-    const target: Target = { ...run.target, report: null, junit: null }
+    const target: Target = { ...run.target, report: null, junit: null, summary: null }
     for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${where}: ${p.message}` })
     validated.push({ index, target })
   }
@@ -178,5 +186,5 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     labels.add(label)
     if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
   }
-  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit } }
+  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary } }
 }

@@ -6,7 +6,9 @@ import { STEP_IDS } from '../steps/registry.ts'
 import { EXIT_CODES, type RunVerdict } from '../steps/verdict.ts'
 import { GLYPHS, oneLine, summarize } from '../report/_summary.ts'
 import type { Report } from '../report/json.ts'
-import { mdCell, mdText } from '../report/markdown.ts'
+import { mdCell, mdCode, mdText } from '../report/markdown.ts'
+import { meterLine } from '../report/terminal.ts'
+import { formatDuration } from '../config/duration.ts'
 import type { Shard } from './shard.ts'
 
 export const FLEET_FORMAT = 'armproof-fleet/1'
@@ -59,21 +61,34 @@ export function fleetTable(report: FleetReport): string {
   return [head, ...rows].join('\n')
 }
 
-/** The Markdown summary ($GITHUB_STEP_SUMMARY): the overall verdict, one row per target, the next step of each non-green one. */
-export function fleetMarkdown(report: FleetReport, options: { reportPath?: string | null } = {}): string {
+/**
+ * The Markdown summary ($GITHUB_STEP_SUMMARY and --summary PATH): the overall verdict, the mode and
+ * how long the run took, one row per target (its endpoint, its steps, its verdict, its meter line),
+ * the next step of each non-green one. `endpoints`: target name → its --base-url.
+ */
+export function fleetMarkdown(report: FleetReport, options: { reportPath?: string | null; endpoints?: Readonly<Record<string, string | null>> } = {}): string {
   const icon = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔', interrupted: '⏹' }[report.verdict]
   const counts = Object.entries(
     report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {}),
   )
     .map(([v, n]) => `${n} ${v}`)
     .join(', ')
+  const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
+  const modes = [...new Set(report.targets.map((t) => t.report.mode))].join(', ')
   const shard = report.fleet.shards ? ` (shard ${report.fleet.shards.map((s) => `${s.index}/${s.count}`).join(', ')} of ${report.fleet.total})` : ''
   const lines = [
     `### ${icon} armproof fleet ${report.verdict.toUpperCase()}: ${report.targets.length} target(s)${shard}: ${counts}`,
     '',
-    `| target | ${STEP_IDS.map((id) => `\`${short(id)}\``).join(' | ')} | verdict |`,
-    `|---|${STEP_IDS.map(() => ':-:').join('|')}|---|`,
-    ...report.targets.map(({ name, report: r }) => `| ${mdCell(name)} | ${STEP_IDS.map((id) => GLYPHS[r.steps.find((s) => s.id === id)?.verdict ?? 'inconclusive']).join(' | ')} | ${r.verdict} |`),
+    `mode **${mdText(modes || 'unknown')}** · took ${Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : 'unknown'}`,
+    '',
+    `| target | endpoint | ${STEP_IDS.map((id) => `\`${short(id)}\``).join(' | ')} | verdict | meter |`,
+    `|---|---|${STEP_IDS.map(() => ':-:').join('|')}|---|---|`,
+    ...report.targets.map(({ name, report: r }) => {
+      const endpoint = options.endpoints?.[name]
+      const meterStep = r.steps.find((s) => s.id === 'meter')
+      const spark = meterStep ? meterLine(meterStep.evidence) : undefined
+      return `| ${mdCell(name)} | ${endpoint ? mdCode(endpoint) : 'unknown'} | ${STEP_IDS.map((id) => GLYPHS[r.steps.find((s) => s.id === id)?.verdict ?? 'inconclusive']).join(' | ')} | ${r.verdict} | ${spark ? mdCode(spark) : '–'} |`
+    }),
   ]
   const notGreen = report.targets.filter((t) => t.report.verdict !== 'green')
   if (notGreen.length > 0) {

@@ -45,6 +45,10 @@ export class FleetReporter implements Reporter {
   #outcomes: TargetOutcome[] = []
   readonly #done = new Map<number, Date>()
   readonly #started = new Map<number, Date>()
+  /** The steps judged so far, per target, as they arrive (what an interrupt keeps). */
+  readonly #judged = new Map<number, StepResult[]>()
+  /** A finished target's own suite errors (they keep it from green, as at the run's end). */
+  readonly #doneNotes = new Map<number, string[]>()
 
   constructor(options: FleetReporterOptions) {
     this.#o = options
@@ -80,6 +84,7 @@ export class FleetReporter implements Reporter {
     const step = stepFromTestCase(testCase)
     if (i === undefined || !step) return
     const clean = this.#clean(step)
+    this.#judged.set(i, [...(this.#judged.get(i) ?? []), clean])
     this.#o.out.write(`${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1 })}\n`)
   }
 
@@ -92,7 +97,8 @@ export class FleetReporter implements Reporter {
     const i = suite.meta().armproofTarget
     if (i === undefined || suite.parent.type !== 'module' || this.#done.has(i)) return
     this.#done.set(i, new Date())
-    const { steps } = this.#collect(suite)
+    const { steps, unhandled } = this.#collect(suite)
+    this.#doneNotes.set(i, unhandled.map((n) => this.#clean(n)))
     const verdict = runVerdict(steps)
     const held = steps.filter((s) => s.verdict === 'passed').length
     this.#o.out.write(`${this.#key(i)} done: ${verdict.toUpperCase()} (${held} of ${steps.length} steps held)\n`)
@@ -118,6 +124,16 @@ export class FleetReporter implements Reporter {
       const { steps, unhandled } = this.#collect(suites.get(i), suites.has(i) ? [] : moduleErrors)
       return { steps: steps.map((s) => this.#clean(s)), notes: [...unhandled, ...shared].map((n) => this.#clean(n)), startedAt: this.#started.get(i) ?? null, finishedAt: this.#done.get(i) ?? null }
     })
+  }
+
+  /** Mid-run (an interrupt): each target's steps judged so far, and when it began and ended (null: not yet). */
+  partialOutcomes(): TargetOutcome[] {
+    return this.#o.targets.map((_, i) => ({
+      steps: [...(this.#judged.get(i) ?? [])].sort((a, b) => STEP_IDS.indexOf(a.id) - STEP_IDS.indexOf(b.id)),
+      notes: [...(this.#doneNotes.get(i) ?? [])],
+      startedAt: this.#started.get(i) ?? null,
+      finishedAt: this.#done.get(i) ?? null,
+    }))
   }
 
   /** Each target's steps and notes, in the plan's order; empty until the run has ended. */

@@ -12,7 +12,8 @@ import { openRun, prove } from '../steps/runbook.ts'
 
 /** What crosses into the suite: plain data (vitest's `provide`). */
 export interface FleetSuitePlan {
-  targets: Array<{ label: string; target: Target }>
+  /** `refused`: the first-contact line of a target refused before its steps (the suites-from-env path). */
+  targets: Array<{ label: string; target: Target; refused?: string }>
   concurrency: number
 }
 
@@ -60,7 +61,16 @@ export function slots(n: number): { acquire(): Promise<() => void>; inUse(): num
 
 export function defineFleetSuite(plan: FleetSuitePlan): void {
   const gate = slots(plan.concurrency)
-  for (const [i, { label, target }] of plan.targets.entries()) {
+  for (const [i, { label, target, refused }] of plan.targets.entries()) {
+    if (refused) {
+      // Its operator mistake was found on first contact: no step of it is judged.
+      describe(label, { meta: { armproofTarget: i } }, () => {
+        test('first contact', () => {
+          throw new Error(refused)
+        })
+      })
+      continue
+    }
     const spec = knob(target.knob)
     const atDefault = target.value === null || target.value === spec.default
     describe(label, { concurrent: true, meta: { armproofTarget: i } }, () => {

@@ -5,7 +5,9 @@
 // What may pass by itself (refused, reset, a timeout, EAI_AGAIN, 503: an engine still loading)
 // is left to the health step and its budget.
 import type { Target } from '../config/load.ts'
-import { HttpError, type HttpClient, type HttpResponse } from './http.ts'
+import { readFileSync } from 'node:fs'
+import { HttpError, liveHttp, type HttpClient, type HttpResponse } from './http.ts'
+import { redactText } from './redact.ts'
 
 /** How long each first-contact request may take: a loading engine is the health step's to wait for. */
 export const FIRST_CONTACT_TIMEOUT_MS = 10_000
@@ -74,4 +76,31 @@ export async function firstContact(target: Target, http: HttpClient): Promise<Fi
   if (health.problem || !health.reached) return health.problem
   const models = await ask('/v1/models', target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {})
   return models.problem
+}
+
+/** A first-contact refusal ready to print: the key redacted, and the one line the operator reads. */
+export interface FirstContactRefusal {
+  /** Cause and fix, redacted. */
+  message: string
+  where: string
+  /** `armproof: <message> [first contact: <where>; no proof step was judged]` */
+  line: string
+}
+
+/**
+ * First contact of one target through its own live seam (its --ca-file honoured), closed after:
+ * what `pnpm verify`, a fleet and the suites' global setup all ask before a target's steps.
+ */
+export async function contactTarget(target: Target): Promise<FirstContactRefusal | undefined> {
+  if (target.mode === 'replay' || target.baseUrl === null) return undefined
+  const http = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
+  let problem: FirstContactProblem | undefined
+  try {
+    problem = await firstContact(target, http)
+  } finally {
+    await http.close()
+  }
+  if (!problem) return undefined
+  const message = redactText(problem.message, target.apiKey)
+  return { message, where: problem.where, line: `armproof: ${message} [first contact: ${problem.where}; no proof step was judged]` }
 }

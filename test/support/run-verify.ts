@@ -60,3 +60,9 @@ export function cleanup(run: VerifyRun): void {
 export function verdicts(report: Report | undefined): Record<string, string> {
   return Object.fromEntries((report?.steps ?? []).map((s) => [s.id, s.verdict]))
 }
+
+/** The live (not zombie) processes of a process group: what a run left behind. */
+export async function groupLive(pgid: number): Promise<string[]> {
+  const r = await execa('ps', ['-o', 'pid=,stat=,args=', '-g', String(pgid)], { reject: false })
+  return String(r.stdout).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^\d+\s+Z/.test(l))
+}
