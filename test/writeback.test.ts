@@ -1,9 +1,9 @@
 // `pnpm writeback`: every refusal (exit 2, vault untouched), page discovery, the entry format,
 // insertion that leaves every other byte alone, idempotence, atomicity, --dry-run, the CI examples,
 // and one end-to-end run from a real (replayed) green `pnpm verify` report.
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { chmod, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, describe, expect, test } from 'vitest'
 import { nodeFs, type WritebackFs } from '../helpers/writeback/atomic.ts'
@@ -11,7 +11,7 @@ import { entryLines, insertEntry, writeback, type WritebackIo } from '../helpers
 import { readReport } from '../helpers/writeback/report.ts'
 import { unifiedDiff } from '../helpers/writeback/diff.ts'
 import { ROOT, cleanup, runVerify } from './support/run-verify.ts'
-import { passedSteps } from './support/writeback-sandbox.ts'
+import { passedSteps, sandbox as baseSandbox } from './support/writeback-sandbox.ts'
 
 const FINISHED = '2026-11-30T02:31:05.120Z'
 const NOW = new Date('2026-11-30T03:00:00.000Z')
@@ -61,39 +61,19 @@ interface Sandbox {
   snapshot(): Promise<Record<string, string>>
 }
 
-/** A temp dir with `vault/` holding `pages` and `report.json` holding `report` (a string is written as is). */
+/** The shared sandbox (test/support/writeback-sandbox.ts), removed after the file, with this file's
+ * report, its clock, and a snapshot of every byte under the temp dir. */
 async function sandbox(pages: Record<string, string | Buffer>, report: Record<string, unknown> | string = makeReport()): Promise<Sandbox> {
-  const dir = await mkdtemp(join(tmpdir(), 'armproof-writeback-'))
-  dirs.push(dir)
-  const vault = join(dir, 'vault')
-  await mkdir(vault)
-  for (const [rel, text] of Object.entries(pages)) {
-    await mkdir(dirname(join(vault, rel)), { recursive: true })
-    await writeFile(join(vault, rel), text)
-  }
-  const reportPath = join(dir, 'report.json')
-  await writeFile(reportPath, typeof report === 'string' ? report : JSON.stringify(report, null, 2))
+  const box = await baseSandbox(pages, report)
+  dirs.push(box.dir)
   const snapshot = async () => {
     const out: Record<string, string> = {}
-    for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-      if (e.isFile()) out[relative(dir, join(e.parentPath, e.name))] = (await readFile(join(e.parentPath, e.name))).toString('base64')
+    for (const e of await readdir(box.dir, { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) out[relative(box.dir, join(e.parentPath, e.name))] = (await readFile(join(e.parentPath, e.name))).toString('base64')
     }
     return out
   }
-  return {
-    dir, vault, reportPath, snapshot,
-    page: (rel) => readFile(join(vault, rel), 'utf8'),
-    async run(args = [], over = {}) {
-      let out = ''
-      let err = ''
-      const code = await writeback({
-        rawArgs: ['--report', reportPath, '--vault', vault, ...args], env: {}, cwd: dir,
-        out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) },
-        now: () => NOW, ...over,
-      })
-      return { code, out, err }
-    },
-  }
+  return { ...box, snapshot, run: (args = [], over = {}) => box.run(args, { now: () => NOW, ...over }) }
 }
 
 /** Asserts a refusal: exit 2, every line after the header is one "- checked (where): found; next: ..." line, vault untouched. */

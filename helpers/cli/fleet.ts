@@ -4,7 +4,6 @@
 // JSON report, one JUnit file with a testsuite per target, one summary table. The exit code is the
 // worst verdict of the targets (2, then 1, then 3, then 0).
 import { appendFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
 import { markRecordedVerdict } from '../seams/recording.ts'
@@ -33,9 +32,8 @@ export interface VerifyIo {
   /** Given by the command itself (bin/verify.ts): SIGINT / SIGTERM are then caught (helpers/cli/interrupt.ts). */
   exit?: (code: number) => void
 }
-import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
+import { runArmSuite } from './run-suites.ts'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
 export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
@@ -151,31 +149,11 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
     reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
-    let failure: string | undefined
-    if (targets.length > 0) try {
-      const { startVitest } = await import('vitest/node')
-      const vitest = await startVitest(
-        'test',
-        [ARM_SUITE],
-        {
-          root: ROOT,
-          config: false,
-          ...SUITES_PROJECT,
-          // Every target's steps are tests of this one file: vitest's own cap must never be what
-          // holds a target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
-          maxConcurrency: targets.length * 4 + 8,
-          run: true,
-          watch: false,
-          reporters: [reporter],
-          provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } },
-        },
-        {},
-        { stdout: io.out as NodeJS.WriteStream, stderr: io.err as NodeJS.WriteStream },
-      )
-      await vitest.close()
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error)
-    }
+    // Every target's steps are tests of this one file: vitest's own cap must never be what holds a
+    // target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
+    const failure = targets.length > 0
+      ? await runArmSuite({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out: io.out, err: io.err })
+      : undefined
     if (interrupt.stopped) return process.exitCode as number
     const finishedAt = new Date()
     const outcomes = reporter.outcomes()

@@ -3,7 +3,6 @@
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import pkg from '../../package.json' with { type: 'json' }
 import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
@@ -23,7 +22,7 @@ import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
 import { Interrupt } from './interrupt.ts'
 import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
-import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
+import { runArmSuite } from './run-suites.ts'
 import { verifyFleet } from './fleet.ts'
 import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
@@ -67,7 +66,6 @@ export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
   return io.cwd
 }
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /**
  * The one-target interrupt (helpers/cli/interrupt.ts): the steps judged so far keep their
@@ -103,30 +101,8 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
     width: io.out.isTTY === true ? (io.out.columns ?? 120) : Infinity,
   })
   const startedAt = interrupt.startedAt
-  let failure: string | undefined
   interrupt.stepsFrom(() => reporter.partialSteps())
-  try {
-    // Loaded here, not at the top: --help and refused configurations answer without it.
-    const { startVitest } = await import('vitest/node')
-    const vitest = await startVitest(
-      'test',
-      [ARM_SUITE],
-      {
-        root: ROOT,
-        config: false,
-        ...SUITES_PROJECT,
-        run: true,
-        watch: false,
-        reporters: [reporter],
-        provide: { 'armproof:target': target },
-      },
-      {},
-      { stdout: io.out as NodeJS.WriteStream, stderr: io.err as NodeJS.WriteStream },
-    )
-    await vitest.close()
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error)
-  }
+  const failure = await runArmSuite({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
   if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
