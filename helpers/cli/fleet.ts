@@ -21,6 +21,7 @@ import { planFleet, type FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
 import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from './options.ts'
+import { runArmSuite } from './run-suites.ts'
 
 /** The streams and inputs of `pnpm verify` (structurally helpers/cli/verify.ts' VerifyIo). */
 export interface VerifyIo {
@@ -31,8 +32,9 @@ export interface VerifyIo {
   err: { write(text: string): unknown; isTTY?: boolean; columns?: number }
   /** Given by the command itself (bin/verify.ts): SIGINT / SIGTERM are then caught (helpers/cli/interrupt.ts). */
   exit?: (code: number) => void
+  /** The one vitest start; see helpers/cli/verify.ts' VerifyIo. */
+  runSuites?: typeof runArmSuite
 }
-import { runArmSuite } from './run-suites.ts'
 
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
@@ -152,7 +154,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     // Every target's steps are tests of this one file: vitest's own cap must never be what holds a
     // target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
     const failure = targets.length > 0
-      ? await runArmSuite({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out: io.out, err: io.err })
+      ? await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out: io.out, err: io.err })
       : undefined
     if (interrupt.stopped) return process.exitCode as number
     const finishedAt = new Date()

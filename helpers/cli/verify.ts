@@ -43,6 +43,11 @@ export interface VerifyIo {
    * are then caught, the partial report written, and the process ended with this (130 / 143).
    */
   exit?: (code: number) => void
+  /**
+   * The one vitest start (helpers/cli/run-suites.ts). Only an in-process caller passes another: a
+   * test of what is answered before any proof step passes one that throws if reached.
+   */
+  runSuites?: typeof runArmSuite
 }
 
 /** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`): pnpm starts them from the package root. */
@@ -102,7 +107,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   })
   const startedAt = interrupt.startedAt
   interrupt.stepsFrom(() => reporter.partialSteps())
-  const failure = await runArmSuite({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
+  const failure = await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
   if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
   const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault

@@ -1,0 +1,44 @@
+// `pnpm verify` in this process, for the answers it gives before any proof step: a refused
+// configuration (exit 2 before contact), first contact (exit 2 on a refused key, a 404, a TLS
+// failure), --help and --version. The same `verify()` bin/verify.ts runs, with the same argv, env
+// and report paths as test/support/run-verify.ts gives a child process; what it skips is the
+// node start, and the vitest start it must never reach: a run that gets that far throws here
+// (the proof steps themselves are judged in-process by test/support/prove-in-process.ts, and end
+// to end by runVerify).
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { verify } from '../../helpers/cli/verify.ts'
+import type { Report } from '../../helpers/report/json.ts'
+import { ROOT, type VerifyRun } from './run-verify.ts'
+
+export class ReachedProofSteps extends Error {
+  constructor() {
+    super('verify went on to the proof steps: this in-process run is only for answers given before them (use runVerify)')
+  }
+}
+
+/** As runVerify, in this process; throws ReachedProofSteps when the run would start the suites. */
+export async function verifyInProcess(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<VerifyRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
+  const reportPath = join(dir, 'report.json')
+  const junitPath = join(dir, 'junit.xml')
+  let stdout = ''
+  let stderr = ''
+  const started = performance.now()
+  const exitCode = await verify({
+    rawArgs: [...args, '--report', reportPath, '--junit', junitPath],
+    env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...options.env },
+    cwd: options.cwd ?? ROOT,
+    out: { write: (t: string) => (stdout += t) },
+    err: { write: (t: string) => (stderr += t) },
+    runSuites: () => Promise.reject(new ReachedProofSteps()),
+  })
+  let report: Report | undefined
+  try {
+    report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report
+  } catch {
+    report = undefined
+  }
+  return { exitCode, stdout, stderr, report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+}
