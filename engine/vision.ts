@@ -1,7 +1,7 @@
 // What the "model" sees in image_url parts: vLLM's validation (object with a url, base64 data
 // URLs only, a decodable image) and the nearest palette colour of the centre pixel.
-import { decodePng } from '../helpers/steps/probes/png.ts'
-import type { Rgb } from '../helpers/steps/probes/png.ts'
+import { decodePng } from './png.ts'
+import type { Rgb } from './png.ts'
 import { BadRequest } from './errors.ts'
 
 export const PALETTE = [

@@ -75,6 +75,11 @@ describe("the product's import graph", () => {
     const engineUsers = [...graph].filter(([f, deps]) => !f.startsWith('engine/') && deps.some((d) => d.startsWith('engine/'))).map(([f]) => f)
     expect(engineUsers).toEqual(['bin/demo.ts'])
   })
+
+  test('keeps armproof out of the reference engine: it stands for an engine of its own, judged from outside', () => {
+    const reaching = [...graph].flatMap(([f, deps]) => (f.startsWith('engine/') ? deps.filter((d) => !d.startsWith('engine/') && !d.endsWith('.json')).map((d) => `${f} → ${d}`) : []))
+    expect(reaching).toEqual([])
+  })
 })
 
 describe('the cycle finder', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { decodePng, encodeSolidPng } from '../helpers/steps/probes/png.ts'
+import { decodePng } from '../engine/png.ts'
+import { encodeSolidPng } from '../helpers/steps/probes/png.ts'
 import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage } from '../helpers/steps/probes/requests.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
