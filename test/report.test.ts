@@ -25,11 +25,16 @@ function makeTarget(extra: string[] = []): Target {
   return r.target
 }
 
-function step(id: StepId, verdict: StepVerdict = 'passed', over: Partial<Omit<StepFields, 'verdict'>> & { evidence?: StepEvidence } = {}): StepResult {
+/**
+ * A step as the reports receive it. Its evidence here is partial (only what a test is about) or
+ * hostile (keys and values a judge never writes): the reports must cope with both, so it is taken
+ * as any record and handed on as the step's evidence type.
+ */
+function step(id: StepId, verdict: StepVerdict = 'passed', over: Partial<Omit<StepFields, 'verdict'>> & { evidence?: Record<string, unknown> } = {}): StepResult {
   const { title = STEP_TITLES[id], durationMs = 1500, evidence = {}, ...rest } = over
   return stepResult(id, title, {
     verdict, expected: `${id} expected`, observed: `${id} observed`, where: `${id} where`,
-    ...(verdict === 'passed' ? {} : { next: `${id} next` }), evidence, ...rest,
+    ...(verdict === 'passed' ? {} : { next: `${id} next` }), evidence: evidence as StepEvidence, ...rest,
   }, durationMs)
 }
 

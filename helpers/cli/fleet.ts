@@ -44,7 +44,7 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
   // A replay: as helpers/cli/verify.ts, a recorded exchange the run asked for and did not find is
   // a note that keeps the target from green (inconclusive), and its verdicts are set against the recording's.
   const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
-  const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  const miss = steps.map((s) => s.evidence.error).find((e) => e?.name === 'ReplayMiss')
   const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
   const input = {
     target,

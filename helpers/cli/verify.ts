@@ -116,7 +116,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   // means the fixtures do not hold this run: inconclusive (exit 3; exit 2 is never after a step
   // was judged), said in one line with the command that records it again.
   const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
-  const miss = steps.map((s) => s.evidence.error as { name?: string; message?: string } | undefined).find((e) => e?.name === 'ReplayMiss')
+  const miss = steps.map((s) => s.evidence.error).find((e) => e?.name === 'ReplayMiss')
   const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
   if (missNote) io.out.write(`  ! ${missNote}\n`)
   const input = {

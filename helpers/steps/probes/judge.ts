@@ -5,6 +5,7 @@ import { HttpError, type HttpRequest, type HttpResponse } from '../../seams/http
 import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
 import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
+import type { ProbeEvidence, ProbeRetry } from './evidence.ts'
 
 class ProbeBlocked extends Error {
   readonly judgement: Judgement
@@ -93,8 +94,8 @@ export function retryAfterMs(header: string | undefined, nowMs: number): number 
  * The time spent is counted from the exchanges' own durations and the waits, never by reading the
  * run's clock: a replay takes exactly the recorded path.
  */
-export async function withRetries(ctx: RunContext, req: HttpRequest): Promise<{ res: HttpResponse; retries: Array<{ status: number; retryAfter: string | null; waitedMs: number }> }> {
-  const retries: Array<{ status: number; retryAfter: string | null; waitedMs: number }> = []
+export async function withRetries(ctx: RunContext, req: HttpRequest): Promise<{ res: HttpResponse; retries: ProbeRetry[] }> {
+  const retries: ProbeRetry[] = []
   let spent = 0
   for (;;) {
     const res = await ctx.http.request({ ...req, timeoutMs: Math.max(50, req.timeoutMs - spent) })
@@ -111,7 +112,7 @@ export async function withRetries(ctx: RunContext, req: HttpRequest): Promise<{ 
   }
 }
 
-async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: Record<string, unknown>): Promise<Judgement> {
+async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
   const blocked = notAttempted(ctx, inputs, expected)
   if (blocked) return blocked
   const url = endpointUrl(ctx, '/v1/chat/completions')

@@ -3,6 +3,7 @@
 // content, tool arguments as a string or an object, flat or nested error bodies) and never pass
 // a wrong answer.
 import { encodeSolidPng, type Rgb } from './png.ts'
+import type { ProbeEvidence } from './evidence.ts'
 
 export const EXACT_WORDS = ['kestrel', 'obsidian', 'tangerine', 'marzipan', 'quasar', 'juniper', 'sextant', 'halcyon'] as const
 export const PROBE_COLOURS = {
@@ -86,7 +87,7 @@ export interface ProbeReply {
   verdict: 'passed' | 'failed'
   observed: string
   next?: string
-  evidence: Record<string, unknown>
+  evidence: ProbeEvidence
 }
 
 interface Message {
