@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { SUITES_PROJECT } from './suites/project.ts'
+import { SlowFirst } from './test/support/slow-first.ts'
 
 // Two projects share this file:
 // - `unit`: armproof's own tests (`pnpm test`), under test/.
@@ -13,6 +14,8 @@ export default defineConfig({
     // Most unit files wait on child processes and timers (engines, meter windows), not the CPU:
     // three files at a time keep a 2-core machine busy.
     maxWorkers: 3,
+    // The long files start first, also in a clean clone without vitest's results cache.
+    sequence: { sequencer: SlowFirst },
     // Every node process the tests start (pnpm verify, writeback, the reference engine) reuses
     // compiled code from the previous ones.
     env: { NODE_COMPILE_CACHE: join(tmpdir(), 'armproof-test-compile-cache') },
