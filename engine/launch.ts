@@ -1,16 +1,17 @@
 // Starts reference engines for tests and for the demo: each in its own temp root, under its own
 // process name (so `pidof` finds it), with its stdout teed to a ledger file and host shims
-// (`podman`, `systemctl`) generated next to it. `node engine/launch.ts --help` for the CLI.
+// (`podman`, `systemctl`, and the engine's --help text they print) generated next to it. `node engine/launch.ts --help` for the CLI.
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PARENT_ENV, ROOT_ENV, STANDBY_ENV } from './env.ts'
 import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
+import { helpText } from './help.ts'
 import { alive, freePort, releasePort, spawned } from './proc.ts'
 import { writeShims } from './shims.ts'
 
@@ -103,7 +104,10 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   symlinkSync(process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
   const argv = [ENGINE_ENTRY, '--port', String(port), ...userArgs, ...faults.flatMap((f) => ['--fault', f])]
-  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, dropins: options.dropins ?? [], compileCache: COMPILE_CACHE })
+  // What `radiance --fault … --help` prints (and exit 0), computed here once: the shim prints it without a node start.
+  const helpPath = join(root, 'radiance-help.txt')
+  writeFileSync(helpPath, helpText(new Set(faults)))
+  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], compileCache: COMPILE_CACHE })
   const { NODE_OPTIONS: _dropped, ...inherited } = process.env
   const baseEnv: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: COMPILE_CACHE, ...inherited }
   const children: ChildProcess[] = []

@@ -1,6 +1,8 @@
 // Host-side shims for one reference engine: `podman` (logs, exec … radiance --help) and
 // `systemctl` (show <unit> -p DropInPaths). POSIX sh with absolute paths baked in, so they
-// work with no env (e.g. over ssh) once their directory is first on PATH.
+// work with no env (e.g. over ssh) once their directory is first on PATH. `radiance --help` alone
+// prints a file written at launch (what the engine's --help prints with the same faults), with no
+// node start; any other radiance argv runs the engine.
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -12,6 +14,8 @@ export interface ShimSpec {
   nodePath: string
   entry: string
   faults: readonly string[]
+  /** A file holding exactly what `radiance --fault … --help` prints (exit 0): what the shim prints for `radiance --help`. */
+  helpPath: string
   dropins: readonly string[]
   /** NODE_COMPILE_CACHE for the `--help` run, unless the caller's env sets one. */
   compileCache: string
@@ -56,6 +60,9 @@ case "$cmd" in
     [ "$name" = "$SVC" ] || no_such "$name"
     if [ "$1" = "radiance" ]; then
       shift
+      if [ $# -eq 1 ] && { [ "$1" = "--help" ] || [ "$1" = "-h" ]; }; then
+        exec cat ${shQuote(spec.helpPath)}
+      fi
       [ -n "\${NODE_COMPILE_CACHE:-}" ] || NODE_COMPILE_CACHE=${shQuote(spec.compileCache)}
       export NODE_COMPILE_CACHE
       exec ${shQuote(spec.nodePath)} ${shQuote(spec.entry)} ${faultArgs} "$@"

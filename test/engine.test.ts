@@ -46,6 +46,10 @@ function run(file: string, args: readonly string[], env?: Record<string, string>
   })
 }
 
+let ownHelp: Promise<Ran> | undefined
+/** `node engine/radiance.ts --help`, run once for the tests that read it. */
+const engineHelp = (): Promise<Ran> => (ownHelp ??= run(process.execPath, [ENGINE_ENTRY, '--help']))
+
 async function post(e: EngineHandle, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const res = await fetch(`${e.baseUrl}/v1/chat/completions`, {
     method: 'POST',
@@ -118,7 +122,7 @@ const RED = dataUrl([255, 0, 0])
 
 describe('radiance command line', () => {
   test('--help lists every flag with its metavar or choices and its default', async () => {
-    const { code, stdout } = await run(process.execPath, [ENGINE_ENTRY, '--help'])
+    const { code, stdout } = await engineHelp()
     expect(code).toBe(0)
     for (const flag of FLAGS) {
       const start = stdout.indexOf(`\n  ${flag.flag} `)
@@ -310,10 +314,17 @@ describe('a healthy engine', () => {
     expect((await run('podman', ['ps'], e.env)).code).toBe(125)
   })
 
-  test('podman exec <svc> radiance --help runs the engine help', async () => {
+  test("podman exec <svc> radiance --help (and -h) prints byte for byte the engine's own --help; other radiance argv run the engine", async () => {
     const help = await run('podman', ['exec', 'radiance-ref', 'radiance', '--help'], e.env)
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('--checkpoint-policy {always,on_evict,never}')
+    // The shim prints a file launch.ts wrote; it must be what `radiance --help` itself prints, exit code included.
+    const own = await engineHelp()
+    expect(help).toEqual(own)
+    expect(await run('podman', ['exec', 'radiance-ref', 'radiance', '-h'], e.env)).toEqual(own)
+    const refused = await run('podman', ['exec', 'radiance-ref', 'radiance', '--checkpoint-policy', 'floor'], e.env)
+    expect(refused).toMatchObject({ code: 2, stdout: '' })
+    expect(refused.stderr).toContain("config_parse: invalid choice 'floor' for --checkpoint-policy")
     expect((await run('podman', ['exec', 'radiance-ref', 'vllm', '--help'], e.env)).code).toBe(127)
   })
 
@@ -431,6 +442,8 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(help.code).toBe(0)
       x(help.stdout).toContain('--stager-depth')
       x(help.stdout).not.toMatch(/--prefill-interleave|--busy-prefill-chunk|--checkpoint-policy|--checkpoint-slots/)
+      // Byte for byte what the engine prints with the same fault: the shim's copy cannot drift from it.
+      x(help).toEqual(await run(process.execPath, [ENGINE_ENTRY, '--fault', 'help_missing_flag', '--help']))
     },
   },
   health_no_fields: {

@@ -44,7 +44,7 @@ const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe
 /** Rows run as whole `pnpm verify` processes; every other row judges the same steps in-process. */
 export const END_TO_END: readonly string[] = ['none (healthy arm)', 'knob_ignored', 'no_traffic_counters (rollback)', 'drop-in check skipped', 'none (api key in a file)', 'auth_echo (wrong key)']
 
-/** Rows whose engine streams tens of MB: each runs as its own `pnpm verify` process (test/fault-matrix.test.ts). */
+/** Rows whose engine streams tens of MB: judged in-process one after another, in their own file (test/fault-matrix-heavy.test.ts). */
 export const HEAVY: readonly string[] = ['metrics_huge', 'ledger_huge (default: the tail)', 'ledger_huge (whole log)']
 
 export const FAULT_MATRIX: readonly FaultCase[] = [
