@@ -1,5 +1,6 @@
 // Record a live run against the reference engine, stop the engine, replay: the same verdict,
 // red step and exit code; no socket opened; the fixtures untouched; no secret in any file.
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +24,8 @@ async function replay(args: string[], socketLog: string) {
   return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY } })
 }
 
-// Each test has its own engine, folder and svc: they run side by side. The red arm watches its
+// Each test has its own engine, folder and svc: they run side by side. The engine's process name
+// is unique on the machine (pidof finds it, and only it, whatever else runs there). The red arm watches its
 // meter for the whole window: every read of /metrics in it is recorded and replayed in order.
 describe.concurrent.each([
   { name: 'a green arm', faults: [] as const, verdict: 'green', exit: 0, window: '2s' },
@@ -32,7 +34,7 @@ describe.concurrent.each([
   test('replays offline to the same verdict, red step and exit code, opening no socket and writing nothing', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
     dirs.push(folder)
-    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
+    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}-${randomBytes(2).toString('hex')}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
     const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
     const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine, env: { VERIFY_API_KEY: KEY } })
     await engine.stop()
