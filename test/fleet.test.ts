@@ -2,10 +2,11 @@
 // faulty reference engines side by side in one process and one vitest start; the right verdict
 // per target, the worst as the exit code; the combined JSON (each target's report valid for
 // writeback's gate), JUnit (a testsuite per target) and step summary (a row per target); and a
-// file with mistakes refused whole before anything is contacted.
+// file with mistakes refused whole before anything is contacted. The tests run side by side: each
+// run has its own targets file and outputs, and the engines they share answer every run alike.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { stripVTControlCharacters } from 'node:util'
@@ -17,7 +18,8 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
 import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
-import { cleanup, FAST, groupLive, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+import { cleanup, groupLive, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
 /** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
@@ -27,7 +29,26 @@ const keyFile = join(keyDir, 'key')
 writeFileSync(keyFile, `${KEY}\n`, { mode: 0o600 })
 const healthyEntry = () => engineEntry(engines.healthy, { 'api-key-file': keyFile })
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
-const FLEET_FAST = [...FAST.map((a) => (a === '8s' ? '3s' : a)), '--no-dropin-check']
+/**
+ * The engines are ready before any run starts: the health budget is spent only by the never-ready
+ * target, which waits it out (then its meter window) wherever it is in a fleet; the knob-ignored
+ * one watches its meter for the whole window. Neither length is what a test here proves.
+ */
+const HEALTH_BUDGET_MS = 2000
+const FLEET_FAST = ['--health-budget', `${HEALTH_BUDGET_MS}ms`, '--meter-window', '1s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check']
+/** A server that answers 404 to everything and lists what it was asked; closed in afterAll. */
+const servers: Server[] = []
+async function listening(): Promise<{ url: string; port: number; seen: string[] }> {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`)
+    res.writeHead(404).end('not found')
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const port = (server.address() as AddressInfo).port
+  return { url: `http://127.0.0.1:${port}`, port, seen }
+}
 
 beforeAll(async () => {
   const args = ['--prefill-interleave', '1']
@@ -41,11 +62,11 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await Promise.allSettled(Object.values(engines).map((e) => e?.stop()))
+  await Promise.allSettled([...Object.values(engines).map((e) => e?.stop()), ...servers.map((s) => new Promise((r) => s.close(r)))])
   rmSync(keyDir, { recursive: true, force: true })
 })
 
-describe('a fleet in one run', () => {
+describe.concurrent('a fleet in one run', () => {
   test('healthy, knob-ignored and never-ready targets: GREEN, RED, INCONCLUSIVE; exit 1; every output shows every target', async () => {
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.ignored), engineEntry(engines.loading)])
     const summary = join(file, '..', 'summary.md')
@@ -83,18 +104,25 @@ describe('a fleet in one run', () => {
   })
 
   test('a targets file with mistakes is refused whole, every problem listed, exit 2, nothing contacted', async () => {
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [engineEntry(engines.healthy, { value: 'seven' }), { svc: 'x y', 'base-url': engines.ignored.baseUrl }, engineEntry(engines.ignored, { 'api-key-file': '/nonexistent/key' })])
-    const before = ((await engines.healthy.stats()) as { served: { health: number; chat_completions: number } }).served
-    const run = await runVerify(['--targets', file, ...FLEET_FAST])
+    // Ends before any proof step: verify() in this process. Every target's base URL is a server of
+    // this test's own that lists each request it gets (the engines are busy with the other tests).
+    const watched = await listening()
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [
+      engineEntry(engines.healthy, { value: 'seven', 'base-url': watched.url }),
+      { svc: 'x y', 'base-url': watched.url },
+      engineEntry(engines.ignored, { 'api-key-file': '/nonexistent/key', 'base-url': watched.url }),
+    ])
+    const run = await verifyInProcess(['--targets', file, ...FLEET_FAST])
     try {
       expect(run.exitCode).toBe(2)
       expect(run.stderr).toMatch(/3 configuration problems; nothing was contacted/)
       expect(run.stderr).toMatch(/targets\[0\].*"seven" does not fit PREFILL_INTERLEAVE/)
       expect(run.stderr).toMatch(/targets\[1\].*"x y" must match/)
       expect(run.stderr).toMatch(/targets\[2\].*cannot be read/)
-      const after = ((await engines.healthy.stats()) as { served: { health: number; chat_completions: number } }).served
-      expect(after.health).toBe(before.health)
-      expect(after.chat_completions).toBe(before.chat_completions)
+      // Nothing asked for /health, /v1/*, /metrics or anything else; and the watch does see a request.
+      expect(watched.seen).toEqual([])
+      await (await fetch(`${watched.url}/health`)).arrayBuffer()
+      expect(watched.seen).toEqual(['GET /health'])
     } finally {
       cleanup(run)
     }
@@ -151,9 +179,7 @@ describe('a fleet in one run', () => {
 
   test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2', async () => {
     // A server that answers 404 to everything: a --base-url that is not the engine's root.
-    const notHere = createServer((_, res) => res.writeHead(404).end('not found'))
-    await new Promise<void>((r) => notHere.listen(0, '127.0.0.1', r))
-    const port = (notHere.address() as AddressInfo).port
+    const { port } = await listening()
     const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
     const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
@@ -187,7 +213,6 @@ describe('a fleet in one run', () => {
       expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(3)
     } finally {
       cleanup(run)
-      notHere.close()
     }
   })
 
@@ -197,7 +222,7 @@ describe('a fleet in one run', () => {
     const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
       cwd: ROOT,
       reject: false,
-      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: '3s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: `${HEALTH_BUDGET_MS}ms`, VERIFY_METER_WINDOW: '1s', VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
     })
     const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
     expect(result.exitCode, all).toBe(1)
@@ -207,7 +232,7 @@ describe('a fleet in one run', () => {
   })
 
   test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
-    // The never-ready target holds the only slot for its whole 3 s health budget (and its meter window);
+    // The never-ready target holds the only slot for its whole health budget (and its meter window);
     // the healthy one after it is still judged with its full budgets: green.
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [engineEntry(engines.loading), healthyEntry()])
     const run = await runVerify(['--targets', file, '--concurrency', '1', ...FLEET_FAST])
@@ -219,7 +244,8 @@ describe('a fleet in one run', () => {
       // One at a time: the healthy target's steps began after the never-ready one's had ended.
       const loadingEnd = Date.parse(loading!.finishedAt)
       const healthStep = healthy!.steps.find((s) => s.id === 'health')!
-      expect(healthStep.durationMs).toBeLessThan(3000)
+      // The wait (at least the never-ready target's whole health budget) is not in its own step's time.
+      expect(healthStep.durationMs).toBeLessThan(HEALTH_BUDGET_MS)
       expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
     } finally {
       cleanup(run)
@@ -227,7 +253,7 @@ describe('a fleet in one run', () => {
   })
 })
 
-describe('SIGINT / SIGTERM during a fleet run', () => {
+describe.concurrent('SIGINT / SIGTERM during a fleet run', () => {
   test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial combined report, JUnit and summary say interrupted; the target done keeps green, the one under way and the one not started are interrupted; exit %i; no process left', async (signal, exitCode) => {
     // One at a time: the healthy target ends green, the never-ready one is under way (a 60 s health
     // budget), the knob-ignored one waits for its slot.

@@ -1,11 +1,13 @@
 // Record a live run against the reference engine, stop the engine, replay: the same verdict,
 // red step and exit code; no socket opened; the fixtures untouched; no secret in any file.
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine } from '../engine/launch.ts'
 import { ROOT, cleanup, engineArgs, runVerify, verdicts } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 
 const KEY = 'sk-armproof-rec-0a1b2c3d4e'
 const dirs: string[] = []
@@ -22,15 +24,17 @@ async function replay(args: string[], socketLog: string) {
   return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY } })
 }
 
-// Each test has its own engine, folder and svc: they run side by side.
+// Each test has its own engine, folder and svc: they run side by side. The engine's process name
+// is unique on the machine (pidof finds it, and only it, whatever else runs there). The red arm watches its
+// meter for the whole window: every read of /metrics in it is recorded and replayed in order.
 describe.concurrent.each([
   { name: 'a green arm', faults: [] as const, verdict: 'green', exit: 0, window: '2s' },
-  { name: 'a red arm (knob ignored, a meter watch of 6 s)', faults: ['knob_ignored'] as const, verdict: 'red', exit: 1, window: '6s' },
+  { name: 'a red arm (knob ignored, a meter watch of 2 s)', faults: ['knob_ignored'] as const, verdict: 'red', exit: 1, window: '2s' },
 ])('record and replay $name', ({ faults, verdict, exit, window }) => {
   test('replays offline to the same verdict, red step and exit code, opening no socket and writing nothing', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
     dirs.push(folder)
-    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
+    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}-${randomBytes(2).toString('hex')}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
     const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
     const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine, env: { VERIFY_API_KEY: KEY } })
     await engine.stop()
@@ -43,7 +47,9 @@ describe.concurrent.each([
 
     const socketLog = join(folder, '..', `${folder.split('/').pop()}-sockets.log`)
     dirs.push(socketLog)
-    for (let i = 0; i < 3; i++) {
+    // Twice: the second replay reads the fixtures the first one left (a replay that consumed or
+    // rewrote them would show here), and they are compared byte for byte below.
+    for (let i = 0; i < 2; i++) {
       const replayed = await replay(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder], socketLog)
       expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(exit)
       expect(replayed.report!.verdict).toBe(verdict)
@@ -57,19 +63,20 @@ describe.concurrent.each([
   })
 })
 
+// These end before any proof step (exit 2): the same verify() in this process.
 describe.concurrent('replay refuses fixtures of another run', () => {
   test.each([
     [['--knob', 'BUSY_PREFILL_CHUNK', '--value', '1'], /recorded for --knob PREFILL_INTERLEAVE, not BUSY_PREFILL_CHUNK/],
     [['--knob', 'PREFILL_INTERLEAVE', '--value', '2'], /recorded for --value 1, not 2/],
   ])('%j exits 2', async (args, message) => {
-    const run = await runVerify(['--svc', 'demo', ...args, '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE'])
+    const run = await verifyInProcess(['--svc', 'demo', ...args, '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE'])
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(message)
     cleanup(run)
   })
 
   test('a missing recording exits 2 and says how to record one', async () => {
-    const run = await runVerify(['--svc', 'nothing-here', '--knob', 'PREFILL_INTERLEAVE', '--mode', 'replay'])
+    const run = await verifyInProcess(['--svc', 'nothing-here', '--knob', 'PREFILL_INTERLEAVE', '--mode', 'replay'])
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(/no recording at fixtures\/nothing-here\/PREFILL_INTERLEAVE\/run.json; record one with --mode record/)
     cleanup(run)

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { freePort, startEngine, type EngineHandle } from '../engine/launch.ts'
 import { createHost, fillTemplate } from '../helpers/seams/host.ts'
 import { FAST, cleanup, runVerify, verdicts, type VerifyRun } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 import { check, requires, ROOT_USER, SSH_CLIENT, SSHD, SUDO } from './support/prerequisites.ts'
 import { createUser, startSshd, type Sshd, type TestUser } from './support/sshd.ts'
 
@@ -62,7 +63,10 @@ function expectHostInconclusive(run: VerifyRun): void {
   for (const s of steps) expect(s.durationMs, s.id).toBeLessThan(HOST_TIMEOUT_MS)
 }
 
+// The blocks run one after the other (the first counts sshd's connections; the second times ssh's
+// own timeouts, away from the burst of verify runs the last one starts); the tests inside each side by side.
 describe('a hostile --svc never reaches ssh', () => {
+  // Refused before any proof step: the same verify() in this process (no node start, no vitest).
   describe.concurrent('refused with exit 2 before any connection', () => {
     test.each([
       ['--svc', ['--svc', `x;touch ${sentinel}`], {}],
@@ -70,7 +74,7 @@ describe('a hostile --svc never reaches ssh', () => {
       ['--deploy-user', ['--svc', 'ssh-ref', '--deploy-user', `root;touch ${sentinel}`], {}],
     ] as const)('a hostile %s', async (_name, args, env) => {
       const before = sshd.connections()
-      const run = await runVerify([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { env, timeoutMs: 30_000 })
+      const run = await verifyInProcess([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { env })
       expect(run.exitCode, run.stdout + run.stderr).toBe(2)
       expect(run.stderr).toMatch(/nothing was contacted/)
       expect(existsSync(sentinel)).toBe(false)
@@ -91,7 +95,7 @@ describe('a hostile --svc never reaches ssh', () => {
 })
 
 describe('every wait is bounded', () => {
-  test('a server that accepts and never speaks: ssh gives up at its ConnectTimeout, inside the command timeout', async () => {
+  test.concurrent('a server that accepts and never speaks: ssh gives up at its ConnectTimeout, inside the command timeout', async () => {
     const sockets = new Set<Socket>()
     const server = createServer((socket) => sockets.add(socket)) // accepts, never sends a banner
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -109,7 +113,7 @@ describe('every wait is bounded', () => {
     }
   })
 
-  test('a remote command that outlives its timeout ends with failure timeout (ssh is killed, not waited for)', async () => {
+  test.concurrent('a remote command that outlives its timeout ends with failure timeout (ssh is killed, not waited for)', async () => {
     const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: sshd.sshOpts, deployUser: null })
     const r = await host.run({ script: 'sleep 5', timeoutMs: 2000 })
     expect(r.failure).toBe('timeout')
