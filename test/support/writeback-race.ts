@@ -156,7 +156,7 @@ export async function cliRace(writers: number): Promise<RaceResult> {
     const runs = paths.map((p) => execa(process.execPath, [BIN, '--report', p, '--vault', vault], { cwd: dir, reject: false, stdin: 'ignore' }))
     try {
       // Released when all have found it held; sooner only when one exits first or it takes too long (both reported).
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 20_000).unref())
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 25_000).unref())
       await Promise.race([allTried.promise, ...runs, timeout])
     } finally {
       watcher.close()
