@@ -79,7 +79,7 @@ export function writebackFaultsMarkdown(): string {
     '(it does the harm, checks the page, the vault\'s files and the output) and checks the exit code and the message. Do not edit by hand.',
     '',
     `The concurrency rows: ${RACE.writers} writer processes (forked once, released together each round) for ${RACE.rounds} rounds on a fresh page,`,
-    `${RACE.writers * RACE.rounds} writebacks in all, then one round of ${RACE.writers} \`node bin/writeback.ts\` processes.`,
+    `${RACE.writers * RACE.rounds} writebacks in all, then one round of ${RACE.commands} \`node bin/writeback.ts\` processes, all waiting on the page's lock first.`,
     '',
     'Exit codes: writeback 0 written (or already there), 2 refused; replay as `pnpm verify` (2 refused before replaying; 3',
     'inconclusive: the recording does not hold the run, or the replay did not re-judge the recorded run).',

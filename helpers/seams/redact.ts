@@ -4,8 +4,9 @@
 // a step passes through `scrub` again.
 import type { HostClient } from './host.ts'
 import { HttpError, type HttpClient } from './http.ts'
+import { REDACTED } from './redacted.ts'
 
-export const REDACTED = '[redacted]'
+export { REDACTED }
 
 /** The ways a key can appear in text: as is, JSON-escaped, URL-encoded. */
 export function secretForms(secret: string): string[] {

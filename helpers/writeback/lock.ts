@@ -131,9 +131,14 @@ export async function withPageLock<T>(page: string, fn: () => Promise<T>, option
   const started = Date.now()
   let holder: Holder | null = null
   for (let attempt = 0; ; attempt++) {
-    if (await createWhole(page, lock, content)) break
-    const text = await readText(lock)
-    if (text === null) continue // released meanwhile
+    // A waiter tries to create the lock only when it finds none: reading it costs a fraction of a
+    // temp file, a link and an unlink per poll, and the create (the link) stays what decides.
+    let text = attempt === 0 ? null : await readText(lock)
+    if (text === null) {
+      if (await createWhole(page, lock, content)) break
+      text = await readText(lock)
+      if (text === null) continue // released meanwhile
+    }
     holder = parseHolder(text)
     const here = hostname().replace(/\s/g, '_') || 'localhost'
     const old = holder !== null && Date.now() - Date.parse(holder.since) > MAX_HOLD_MS

@@ -9,11 +9,12 @@ import { once } from 'node:events'
 import { chmod, chown, cp, link, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileDigests, stableJson, type RunMeta } from '../../helpers/seams/recording.ts'
+import { fileDigests, stableJson, verifyRecording, type RunMeta } from '../../helpers/seams/recording.ts'
 import { nodeFs } from '../../helpers/writeback/atomic.ts'
 import { lockPathOf } from '../../helpers/writeback/lock.ts'
 import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
+import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
 
 export interface Outcome {
@@ -36,8 +37,8 @@ export interface FaultRow {
   run(): Promise<Outcome>
 }
 
-/** The concurrency test's size: writer processes per round, and rounds. */
-export const RACE = { writers: 20, rounds: 10 } as const
+/** The concurrency tests' size: writer processes per round, and rounds; `node bin/writeback.ts` processes on one held lock. */
+export const RACE = { writers: 20, rounds: 10, commands: 5 } as const
 
 const now = () => new Date().toISOString()
 const outcome = (r: Run): Outcome => ({ exit: r.code, output: `${r.out}${r.err}` })
@@ -82,10 +83,18 @@ async function recording(svc: 'demo' | 'demo-ignored', edit: (files: { run: RunM
   return dir
 }
 
-/** Replays a recording folder as `pnpm verify --mode replay` does; the recording must be unchanged afterwards. */
-async function replay(dir: string, args: string[] = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1']): Promise<Outcome & { report: unknown }> {
+const DEMO_ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1']
+
+/**
+ * Replays a recording folder as `pnpm verify --mode replay` does; the recording must be unchanged
+ * afterwards. A replay that goes on to the proof steps runs as a process (sockets refused in it and
+ * its workers); one refused before them (`before: 'the proof steps'`) runs the same verify() in this
+ * process (test/support/verify-in-process.ts), and reaching the proof steps fails the row.
+ */
+async function replay(dir: string, args: string[] = DEMO_ARGS, options: { before?: 'the proof steps' } = {}): Promise<Outcome & { report: unknown }> {
   const before = await Promise.all(['run.json', 'http.json', 'host.json'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')))
-  const run = await runVerify([...args, '--mode', 'replay', '--fixtures', dir], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+  const argv = [...args, '--mode', 'replay', '--fixtures', dir]
+  const run = options.before ? await verifyInProcess(argv) : await runVerify(argv, { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
   try {
     assert.doesNotMatch(run.stderr, /^\s+at .+:\d+:\d+\)?$/m, 'a stack trace was printed')
     const after = await Promise.all(['run.json', 'http.json', 'host.json'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')))
@@ -96,6 +105,16 @@ async function replay(dir: string, args: string[] = ['--svc', 'demo', '--knob', 
     await rm(dir, { recursive: true, force: true })
   }
 }
+
+/** A replay `pnpm verify` refuses before any proof step (see replay). */
+const refusedReplay = (dir: string, args: string[] = DEMO_ARGS) => replay(dir, args, { before: 'the proof steps' })
+
+/**
+ * The unedited demo recording replayed (a full `pnpm verify --mode replay`), once for the rows that
+ * need it: "an unedited recording" judges it, the --allow-replay row writes back its report.
+ */
+let unedited: Promise<Outcome & { report: unknown }> | undefined
+const uneditedReplay = () => (unedited ??= recording('demo', () => {}, true).then((dir) => replay(dir)))
 
 type Exchange = { seq: number; method: string; path: string; response?: { body: string } }
 
@@ -112,10 +131,10 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
   {
-    area: 'writeback', fault: `${RACE.writers} \`node bin/writeback.ts\` processes started together`, alone: true, expected: 'the same, through the command itself',
-    exit: 0, message: `${RACE.writers} of ${RACE.writers} entries present`,
+    area: 'writeback', fault: `${RACE.commands} \`node bin/writeback.ts\` processes, all waiting on the page's lock, released together`, alone: true, expected: 'the same, through the command itself: each waits, then writes; every one exits 0 with its entry on the page',
+    exit: 0, message: `${RACE.commands} of ${RACE.commands} entries present`,
     async run() {
-      const r = await cliRace(RACE.writers)
+      const r = await cliRace(RACE.commands)
       assert.deepEqual(r.problems, [])
       assert.deepEqual(r.leftovers, [])
       return { exit: r.lost === 0 && r.problems.length === 0 ? 0 : 1, output: `${r.exitedZero - r.lost} of ${r.writers} entries present (${r.ms} ms)` }
@@ -280,19 +299,17 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
   {
     area: 'writeback', fault: 'a replay report (--allow-replay) whose recording was edited after the replay', expected: 'refused: the recording is verified again', exit: 2, message: 'fixtures edited since recording',
     async run() {
+      const replayed = await uneditedReplay()
+      assert.equal(replayed.exit, 0, replayed.output)
+      const report = replayed.report as Record<string, unknown> & { recording: { fixtures: string; digest: string } }
+      // The replayed recording again, byte for byte (its digest says so), then edited after the replay.
       const dir = await recording('demo', () => {}, true)
       try {
-        const replayed = await runVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', dir])
-        try {
-          assert.equal(replayed.exitCode, 0, replayed.stdout + replayed.stderr)
-          const http = JSON.parse(await readFile(join(dir, 'http.json'), 'utf8')) as Exchange[]
-          http[0]!.path = '/edited'
-          await writeFile(join(dir, 'http.json'), stableJson(http))
-          const report = JSON.parse(await readFile(replayed.reportPath, 'utf8')) as Record<string, unknown>
-          return await writebackWith({ ...report, svc: 'llm-7', rollback: 'x' }, ['--allow-replay', '--max-age', '100000h'])
-        } finally {
-          cleanup(replayed)
-        }
+        assert.equal(verifyRecording(dir, report.recording.digest), null, 'the copy is not the recording that was replayed')
+        const http = JSON.parse(await readFile(join(dir, 'http.json'), 'utf8')) as Exchange[]
+        http[0]!.path = '/edited'
+        await writeFile(join(dir, 'http.json'), stableJson(http))
+        return await writebackWith({ ...report, recording: { ...report.recording, fixtures: dir }, svc: 'llm-7', rollback: 'x' }, ['--allow-replay', '--max-age', '100000h'])
       } finally {
         await rm(dir, { recursive: true, force: true })
       }
@@ -387,28 +404,28 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
   // 3, 4, 6. Replay
-  { area: 'replay', fault: 'run.json target.svc edited to another service (digests resealed)', expected: 'refused before replaying: the recording disagrees with itself', exit: 2, message: 'disagrees with itself: svc is "demo" but target.svc is "llm-7"', run: async () => replay(await recording('demo', (f) => { (f.run.target as { svc: string }).svc = 'llm-7' }, true)) },
-  { area: 'replay', fault: 'run.json target.value edited (digests resealed)', expected: 'refused: the value judged is the command line\'s, checked against the recording', exit: 2, message: 'value is "1" but target.value is "2"', run: async () => replay(await recording('demo', (f) => { (f.run.target as { value: string }).value = '2' }, true)) },
-  { area: 'replay', fault: '--previous on the command line differs from the recording', expected: 'refused', exit: 2, message: 'was recorded for --previous 0, not 1', run: async () => replay(await recording('demo', () => {}, true), ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '1']) },
-  { area: 'replay', fault: 'a recorded body edited (digests not resealed)', expected: 'refused: fixtures edited since recording', exit: 2, message: 'fixtures edited since recording', run: async () => replay(await recording('demo', (f) => { const e = (f.http as Exchange[]).find((x) => x.path === '/metrics'); e!.response!.body = e!.response!.body.replace(/engine_steps_held_total(\{[^}]*\})? \d+/g, 'engine_steps_held_total$1 999') }, false)) },
-  { area: 'replay', fault: 'run.json without digests (an older or hand-made recording)', expected: 'refused: its files cannot be checked', exit: 2, message: 'field digests is missing', run: async () => replay(await recording('demo', (f) => { delete f.run.digests }, false)) },
+  { area: 'replay', fault: 'run.json target.svc edited to another service (digests resealed)', expected: 'refused before replaying: the recording disagrees with itself', exit: 2, message: 'disagrees with itself: svc is "demo" but target.svc is "llm-7"', run: async () => refusedReplay(await recording('demo', (f) => { (f.run.target as { svc: string }).svc = 'llm-7' }, true)) },
+  { area: 'replay', fault: 'run.json target.value edited (digests resealed)', expected: 'refused: the value judged is the command line\'s, checked against the recording', exit: 2, message: 'value is "1" but target.value is "2"', run: async () => refusedReplay(await recording('demo', (f) => { (f.run.target as { value: string }).value = '2' }, true)) },
+  { area: 'replay', fault: '--previous on the command line differs from the recording', expected: 'refused', exit: 2, message: 'was recorded for --previous 0, not 1', run: async () => refusedReplay(await recording('demo', () => {}, true), ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '1']) },
+  { area: 'replay', fault: 'a recorded body edited (digests not resealed)', expected: 'refused: fixtures edited since recording', exit: 2, message: 'fixtures edited since recording', run: async () => refusedReplay(await recording('demo', (f) => { const e = (f.http as Exchange[]).find((x) => x.path === '/metrics'); e!.response!.body = e!.response!.body.replace(/engine_steps_held_total(\{[^}]*\})? \d+/g, 'engine_steps_held_total$1 999') }, false)) },
+  { area: 'replay', fault: 'run.json without digests (an older or hand-made recording)', expected: 'refused: its files cannot be checked', exit: 2, message: 'field digests is missing', run: async () => refusedReplay(await recording('demo', (f) => { delete f.run.digests }, false)) },
   { area: 'replay', fault: 'the recorded verdict edited to red (digests resealed) while the exchanges say green', expected: 'both verdicts reported; not green', exit: 3, message: 'replay: verdict green differs from the recorded verdict red (steps: meter failed → passed)', run: async () => replay(await recording('demo', (f) => { f.run.verdict = 'red'; f.run.steps = { ...f.run.steps, meter: 'failed' } }, true)) },
   { area: 'replay', fault: 'a recorded exchange the replay never asks for (digests resealed)', expected: 'the replay fails, naming it', exit: 3, message: 'unused (http.json #999 GET /extra)', run: async () => replay(await recording('demo', (f) => { (f.http as Exchange[]).push({ ...(f.http as Exchange[])[0]!, seq: 999, path: '/extra' }) }, true)) },
   { area: 'replay', fault: 'an exchange missing from http.json (digests resealed)', expected: 'inconclusive (a step was judged, so never exit 2): one line naming the file and the request, and the re-record command; no stack trace', exit: 3, message: 'the recording does not hold this run: No recorded response for GET /health', run: async () => replay(await recording('demo', (f) => { f.http = (f.http as Exchange[]).filter((x) => x.path !== '/health') }, true)) },
-  { area: 'replay', fault: 'run.json target.host a string', expected: 'one line naming the file and field, exit 2', exit: 2, message: 'run.json: field target.host must be an object with kind local or ssh, found "local"', run: async () => replay(await recording('demo', (f) => { (f.run.target as unknown as { host: string }).host = 'local' }, true)) },
-  { area: 'replay', fault: 'http.json is {}', expected: 'one line naming the file, exit 2', exit: 2, message: 'http.json: field (the whole file) must be a list, found an object', run: async () => replay(await recording('demo', (f) => { f.http = {} as unknown as unknown[] }, false)) },
+  { area: 'replay', fault: 'run.json target.host a string', expected: 'one line naming the file and field, exit 2', exit: 2, message: 'run.json: field target.host must be an object with kind local or ssh, found "local"', run: async () => refusedReplay(await recording('demo', (f) => { (f.run.target as unknown as { host: string }).host = 'local' }, true)) },
+  { area: 'replay', fault: 'http.json is {}', expected: 'one line naming the file, exit 2', exit: 2, message: 'http.json: field (the whole file) must be a list, found an object', run: async () => refusedReplay(await recording('demo', (f) => { f.http = {} as unknown as unknown[] }, false)) },
   {
     area: 'replay', fault: 'a truncated host.json', expected: 'one line naming the file, exit 2', exit: 2, message: 'host.json is not valid JSON (it ends early: truncated?)',
     run: async () => {
       const dir = await recording('demo', () => {}, true)
       await writeFile(join(dir, 'host.json'), (await readFile(join(dir, 'host.json'), 'utf8')).slice(0, 100))
-      return replay(dir)
+      return refusedReplay(dir)
     },
   },
   {
     area: 'replay', fault: 'an unedited recording', expected: 'green, with recordedAt and the recording\'s digest in the report; writeback --allow-replay accepts it', exit: 0, message: 'GREEN',
     run: async () => {
-      const r = await replay(await recording('demo', () => {}, true))
+      const r = await uneditedReplay()
       const report = r.report as { recordedAt?: string; recording?: { digest: string; recordedVerdict: string } }
       assert.match(report.recordedAt ?? '', /^\d{4}-/)
       assert.equal(report.recording?.recordedVerdict, 'green')
