@@ -13,7 +13,6 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { API_KEY_FLAG_REFUSED } from '../helpers/cli/options.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, type VerifyRun } from './support/run-verify.ts'
-import { verifyInProcess } from './support/verify-in-process.ts'
 
 const KEY = 'sk-armproof-secret-77aa66bb55cc'
 const dir = mkdtempSync(join(tmpdir(), 'armproof-secrets-'))
@@ -45,9 +44,10 @@ test.concurrent('the API key appears in no output of a red live run, its recordi
   const env = { VERIFY_API_KEY: KEY }
   const seen: Record<string, string> = {}
   // The live run (which writes no fixtures) and the recording side by side on the engine, then,
-  // the engine stopped, the replay; the refused configuration meanwhile, in this process (it ends
-  // before contact; all it writes goes through verify()'s streams and outputs, scanned here).
-  const refusing = verifyInProcess(['--svc', 'bad name', ...common], { env })
+  // the engine stopped, the replay; the refused configuration meanwhile. It stays a process: this
+  // file loads nothing of verify() itself, and loading it here costs more than the refusal's own
+  // node start; the real process's streams are what a secrets check should read anyway.
+  const refusing = runVerify(['--svc', 'bad name', ...common], { env })
   const [live, recorded] = await Promise.all([
     runVerify([...engineArgs(engine), ...common, ...FAST], { engine, env: { ...env, GITHUB_STEP_SUMMARY: summary } }),
     runVerify([...engineArgs(engine), ...common, ...FAST, '--mode', 'record'], { engine, env }),
