@@ -15,6 +15,7 @@ import { firstContact } from '../helpers/seams/first-contact.ts'
 import { classify, HttpError, type HttpClient, type HttpResponse } from '../helpers/seams/http.ts'
 import { FIRST_CONTACT_ELSEWHERE } from './support/fault-matrix.ts'
 import { cleanup, runVerify } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-first-contact-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -95,7 +96,10 @@ function handler(answer: (path: string, req: IncomingMessage) => number) {
 const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
 const FOUND = Object.fromEntries(FIRST_CONTACT_ELSEWHERE.map((f) => [f.test, f]))
 
-describe('against a loopback endpoint, through bin/verify.ts with the default budgets', () => {
+// Every run here ends at first contact or before it: verify() runs in this process
+// (test/support/verify-in-process.ts), but for NODE_EXTRA_CA_CERTS, which node reads when a process
+// starts: that run is bin/verify.ts itself.
+describe.concurrent('against a loopback endpoint, as pnpm verify answers it with the default budgets', () => {
   let https: ReturnType<typeof createHttps>
   let http: ReturnType<typeof createHttp>
   let tlsPort = 0
@@ -118,9 +122,9 @@ describe('against a loopback endpoint, through bin/verify.ts with the default bu
     http?.close()
   })
 
-  test('a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on', async () => {
+  test('a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on', async ({ expect }) => {
     const row = FOUND['a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on']!
-    const bare = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`])
+    const bare = await verifyInProcess([...base, '--base-url', `https://127.0.0.1:${tlsPort}`])
     expect(bare.exitCode, bare.stderr).toBe(2)
     expect(bare.stderr).toContain(row.message.replace('PORT', String(tlsPort)))
     expect(bare.stderr).toContain('NODE_EXTRA_CA_CERTS')
@@ -128,8 +132,8 @@ describe('against a loopback endpoint, through bin/verify.ts with the default bu
     expect(bare.report?.steps).toEqual([])
     cleanup(bare)
     // Through TLS with the CA given: what stops the run now is the key, not the certificate.
-    for (const [args, env] of [[['--ca-file', cert], {}], [[], { NODE_EXTRA_CA_CERTS: cert }]] as const) {
-      const run = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, ...args], { env })
+    for (const [args, env, through] of [[['--ca-file', cert], {}, verifyInProcess], [[], { NODE_EXTRA_CA_CERTS: cert }, runVerify]] as const) {
+      const run = await through([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, ...args], { env })
       expect(run.exitCode, run.stderr).toBe(2)
       expect(run.stderr).not.toContain('TLS')
       expect(run.stderr).toContain('/v1/models answers HTTP 401 (the key)')
@@ -137,29 +141,29 @@ describe('against a loopback endpoint, through bin/verify.ts with the default bu
     }
   })
 
-  test('--ca-file that is not a PEM certificate is refused before contact', async () => {
-    const run = await runVerify([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, '--ca-file', key.replace('key.pem', 'missing.pem')])
+  test('--ca-file that is not a PEM certificate is refused before contact', async ({ expect }) => {
+    const run = await verifyInProcess([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, '--ca-file', key.replace('key.pem', 'missing.pem')])
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toContain('cannot be read (no such file)')
     cleanup(run)
   })
 
-  test('401 on /health: exit 2 naming the key, at once', async () => {
+  test('401 on /health: exit 2 naming the key, at once', async ({ expect }) => {
     const row = FOUND['401 on /health: exit 2 naming the key, at once']!
-    const run = await runVerify([...base, '--base-url', `http://127.0.0.1:${httpPort}`])
+    const run = await verifyInProcess([...base, '--base-url', `http://127.0.0.1:${httpPort}`])
     expect(run.exitCode, run.stderr).toBe(2)
     expect(run.stderr).toContain(row.message)
     expect(run.stderr).toContain('not at a gateway that guards /health')
     cleanup(run)
   })
 
-  test('403 on /v1/models with a key: exit 2, the key named, never shown', async () => {
+  test('403 on /v1/models with a key: exit 2, the key named, never shown', async ({ expect }) => {
     const row = FOUND['403 on /v1/models with a key: exit 2, the key named, never shown']!
     const key403 = 'sk-first-contact-Zr8Qw2Lp'
     const open = createHttp(handler((path) => (path === '/health' ? 200 : 403)))
     await new Promise<void>((r) => open.listen(0, '127.0.0.1', r))
     try {
-      const run = await runVerify([...base, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}`], { env: { VERIFY_API_KEY: key403 } })
+      const run = await verifyInProcess([...base, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}`], { env: { VERIFY_API_KEY: key403 } })
       expect(run.exitCode, run.stderr).toBe(2)
       expect(run.stderr).toContain(row.message)
       for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), readFileSync(run.junitPath, 'utf8')]) expect(text).not.toContain(key403)

@@ -25,22 +25,23 @@ import { loadConfig } from '../helpers/config/load.ts'
 import type { HttpClient, HttpRequest } from '../helpers/seams/http.ts'
 import { greenReport, sandbox, PAGE } from './support/writeback-sandbox.ts'
 import { ROOT, cleanup, groupLive, runVerify } from './support/run-verify.ts'
+import { ReachedProofSteps } from './support/verify-in-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-honest-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** `pnpm verify` in process, its streams captured (no terminal). */
+/** `pnpm verify` in process, its streams captured (no terminal); it throws if the run would reach the proof steps. */
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await verify({ rawArgs: args, env: { VERIFY_NO_DOTENV: '1', CI: 'true', ...env }, cwd: ROOT, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) } })
+  const code = await verify({ rawArgs: args, env: { VERIFY_NO_DOTENV: '1', CI: 'true', ...env }, cwd: ROOT, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, runSuites: () => Promise.reject(new ReachedProofSteps()) })
   return { code, out, err }
 }
 
 const ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
 
-describe('the CLI people expect', () => {
-  test('did-you-mean for a knob (a typo, or another case) and for a flag, whose value is not taken for a stray argument', async () => {
+describe.concurrent('the CLI people expect', () => {
+  test('did-you-mean for a knob (a typo, or another case) and for a flag, whose value is not taken for a stray argument', async ({ expect }) => {
     const r = await run(['--svc', 'demo', '--knob', 'PREFIL_INTERLEAVE', '--meter-windw', '5m', '--base-url', 'http://127.0.0.1:9'])
     expect(r.code).toBe(2)
     expect(r.err).toContain('unknown knob "PREFIL_INTERLEAVE"; did you mean PREFILL_INTERLEAVE?')
@@ -52,7 +53,7 @@ describe('the CLI people expect', () => {
     expect((await run(['--svc', 'demo', '--knob', 'TEMPERATURE'])).err).not.toContain('did you mean')
   })
 
-  test('--version prints the version; --help shows typed metavars, durations as seconds, examples and the exit codes', async () => {
+  test('--version prints the version; --help shows typed metavars, durations as seconds, examples and the exit codes', async ({ expect }) => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
     expect(await run(['--version'])).toEqual({ code: 0, out: `armproof ${pkg.version}\n`, err: '' })
     const help = (await run(['--help'])).out
@@ -63,7 +64,7 @@ describe('the CLI people expect', () => {
     expect(help.match(/<value>/g)).toHaveLength(2)
   })
 
-  test('output paths are relative to the folder pnpm was run from (INIT_CWD), not the package root', async () => {
+  test('output paths are relative to the folder pnpm was run from (INIT_CWD), not the package root', async ({ expect }) => {
     const sub = join(dir, 'sub')
     mkdirSync(sub, { recursive: true })
     // A 404 on /health ends the run at first contact, with its report written.
@@ -91,7 +92,7 @@ describe('the CLI people expect', () => {
     }
   })
 
-  test('record mode refuses a fixture folder that holds another run unless --force', async () => {
+  test('record mode refuses a fixture folder that holds another run unless --force', async ({ expect }) => {
     const fixtures = join(dir, 'held')
     mkdirSync(fixtures, { recursive: true })
     writeFileSync(join(fixtures, 'run.json'), JSON.stringify({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', recordedAt: '2026-11-30T00:00:00.000Z' }))
@@ -114,8 +115,8 @@ describe('the CLI people expect', () => {
   })
 })
 
-describe('--summary', () => {
-  test('a replay: mode, the recording, the duration, the steps and the meter sparkline, in Markdown; never the key', async () => {
+describe.concurrent('--summary', () => {
+  test('a replay: mode, the recording, the duration, the steps and the meter sparkline, in Markdown; never the key', async ({ expect }) => {
     const summary = join(dir, 'summary.md')
     const r = await runVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--summary', summary], { env: { VERIFY_API_KEY: 'sk-summary-Xy7Qp2Lm' } })
     expect(r.exitCode, r.stdout + r.stderr).toBe(0)
@@ -130,9 +131,9 @@ describe('--summary', () => {
   })
 })
 
-describe('interrupted', () => {
+describe.concurrent('interrupted', () => {
   const interrupted = (steps: Report['steps']): Report => ({ ...(greenReport('2026-11-30T02:31:05.120Z') as unknown as Report), steps, verdict: 'interrupted', exitCode: 130, error: 'interrupted by SIGINT after 8 of 9 steps' })
-  test('writeback refuses an interrupted report (the schema accepts the word, the gate refuses it)', async () => {
+  test('writeback refuses an interrupted report (the schema accepts the word, the gate refuses it)', async ({ expect }) => {
     const green = greenReport(new Date().toISOString())
     const box = await sandbox({ 'llm-7.md': PAGE }, { ...green, verdict: 'interrupted', exitCode: 130, steps: (green.steps as unknown[]).slice(0, 8) })
     try {
@@ -144,7 +145,7 @@ describe('interrupted', () => {
       await box.remove()
     }
   })
-  test('the Markdown summary says INTERRUPTED', () => {
+  test('the Markdown summary says INTERRUPTED', ({ expect }) => {
     const md = markdownSummary(interrupted([]), { endpoint: 'http://gpu-7:8000' })
     expect(md).toMatch(/^### ⏹️ armproof INTERRUPTED/)
     expect(md).toContain('endpoint `http://gpu-7:8000`')
@@ -152,8 +153,8 @@ describe('interrupted', () => {
 })
 
 /** The live processes of a process group, from ps (an exited one waiting to be reaped, state Z, is not running). */
-describe('SIGINT / SIGTERM mid-meter-watch', () => {
-  test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial report, JUnit and summary say interrupted, the steps done keep their verdicts, exit %i, no process left; progress lines in the log meanwhile', async (signal, exitCode) => {
+describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
+  test.for([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial report, JUnit and summary say interrupted, the steps done keep their verdicts, exit %i, no process left; progress lines in the log meanwhile', async ([signal, exitCode], { expect }) => {
     const engine = await startEngine({ svc: `int${exitCode}`, processName: `rint-${exitCode}`, args: ['--prefill-interleave', '1'], faults: ['knob_ignored'] })
     const out = join(dir, signal)
     try {
@@ -195,8 +196,8 @@ describe('SIGINT / SIGTERM mid-meter-watch', () => {
   })
 })
 
-describe('SIGINT during first contact', () => {
-  test('a /health that hangs: the report says interrupted with no step judged, exit 130', async () => {
+describe.concurrent('SIGINT during first contact', () => {
+  test('a /health that hangs: the report says interrupted with no step judged, exit 130', async ({ expect }) => {
     const server = createServer(() => {}) // accepts, never answers
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const out = join(dir, 'first-contact-int')
@@ -223,16 +224,16 @@ describe('SIGINT during first contact', () => {
   })
 })
 
-describe('logs', () => {
-  test('a step line is never cut without a terminal (width Infinity), and is cut in one', () => {
+describe.concurrent('logs', () => {
+  test('a step line is never cut without a terminal (width Infinity), and is cut in one', ({ expect }) => {
     const step = { id: 'meter' as const, title: 'the meter moved', verdict: 'failed' as const, expected: 'x', observed: `stayed at 0 ${'for a long time '.repeat(20)}END`, where: 'u', evidence: {}, durationMs: 1 }
     expect(stepLine(step, 8, { width: Infinity })).toMatch(/END$/)
     expect(stepLine(step, 8, { width: 80 })).toMatch(/…$/)
   })
 })
 
-describe('the HTTP seam', () => {
-  test('asks /metrics for gzip as Prometheus does, and decodes it; a body over the cap names armproof\'s own cap', async () => {
+describe.concurrent('the HTTP seam', () => {
+  test('asks /metrics for gzip as Prometheus does, and decodes it; a body over the cap names armproof\'s own cap', async ({ expect }) => {
     expect(METRICS_HEADERS['accept-encoding']).toBe('gzip')
     let asked = ''
     const page = `# TYPE x counter\nx_total 1\n${'#'.repeat(5000)}\n`
@@ -260,7 +261,7 @@ describe('the HTTP seam', () => {
     }
   })
 
-  test('a gzip body that breaks off mid-way is a broken reply, never a hang; one that does not decode says so', async () => {
+  test('a gzip body that breaks off mid-way is a broken reply, never a hang; one that does not decode says so', async ({ expect }) => {
     const zipped = gzipSync(`# TYPE x counter\nx_total 1\n${'y'.repeat(200_000)}\n`)
     const server = createServer((req, res) => {
       if (req.url === '/garbage') return void res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': 5 }).end('hello')
@@ -282,7 +283,7 @@ describe('the HTTP seam', () => {
     }
   })
 
-  test('Retry-After in seconds or as an HTTP date', () => {
+  test('Retry-After in seconds or as an HTTP date', ({ expect }) => {
     expect(retryAfterMs('2', 0)).toBe(2000)
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4000)).toBe(6000)
     expect(retryAfterMs(undefined, 0)).toBeUndefined()
@@ -290,7 +291,7 @@ describe('the HTTP seam', () => {
   })
 })
 
-describe('steps that wait only for what can change', () => {
+describe.concurrent('steps that wait only for what can change', () => {
   const target = (() => {
     const r = loadConfig({ argv: [...ARGS, '--base-url', 'http://gpu-7:8000'], env: {} })
     if (!r.ok) throw new Error('bad target')
@@ -313,7 +314,7 @@ describe('steps that wait only for what can change', () => {
   }
   const ctxWith = (http: HttpClient, slept: number[] = []) => createContext({ target, http, host: { where: 'local', run: async () => { throw new Error('no host') } } as never, clock: { now: () => 0, sleep: async (ms: number) => void slept.push(ms) }, choices: { pick: (_n, o) => o[0]! } })
 
-  test('health: a 404 after the engine came up ends the step at once, naming the path, not the engine; redirects are followed', async () => {
+  test('health: a 404 after the engine came up ends the step at once, naming the path, not the engine; redirects are followed', async ({ expect }) => {
     const http = scripted(['ECONNREFUSED', 503, 404])
     const j = await checkHealth(ctxWith(http))
     expect(j.verdict).toBe('failed')
@@ -322,7 +323,7 @@ describe('steps that wait only for what can change', () => {
     expect(http.asked.every((r) => r.followRedirects === true)).toBe(true)
   })
 
-  test('probes: 429 with Retry-After is waited out within the timeout and kept in evidence; a wait past the timeout is not taken', async () => {
+  test('probes: 429 with Retry-After is waited out within the timeout and kept in evidence; a wait past the timeout is not taken', async ({ expect }) => {
     const slept: number[] = []
     const http = scripted([{ status: 429, headers: { 'retry-after': '1' } }, { status: 503, headers: {} }, 200])
     const { res, retries } = await withRetries(ctxWith(http, slept), { method: 'POST', url: 'http://gpu-7:8000/v1/chat/completions', timeoutMs: 10_000 })

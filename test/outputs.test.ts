@@ -10,7 +10,9 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { outputProblem } from '../helpers/config/outputs.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../helpers/cli/options.ts'
+import { verify } from '../helpers/cli/verify.ts'
 import { ROOT } from './support/run-verify.ts'
+import { ReachedProofSteps } from './support/verify-in-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-outputs-'))
 const aFile = join(dir, 'a-file')
@@ -46,7 +48,10 @@ describe('outputProblem', () => {
   })
 })
 
-describe('through pnpm verify', () => {
+// The refusals end before the proof steps: the one of the output paths runs verify() in this
+// process (a run that went on to the steps would throw), the .env one is bin/verify.ts itself (its
+// own folder, its own stderr); the exit 4 comes after a replay's steps, through bin/verify.ts.
+describe.concurrent('through pnpm verify', () => {
   let server: Server
   let connections = 0
   let port = 0
@@ -60,15 +65,21 @@ describe('through pnpm verify', () => {
   })
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-  const verify = (args: string[], env: Record<string, string> = {}) =>
+  const verifyBin = (args: string[], env: Record<string, string> = {}) =>
     execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, extendEnv: true, stdin: 'ignore' })
 
-  test('unwritable --report, --junit, --fixtures and step summary: exit 2, one line each, nothing contacted, no stack trace', async () => {
-    const r = await verify(
-      ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--mode', 'record',
+  test('unwritable --report, --junit, --fixtures and step summary: exit 2, one line each, nothing contacted, no stack trace', async ({ expect }) => {
+    // As test/support/verify-in-process.ts, with the output paths under test in place of its own.
+    const r = { exitCode: -1, stdout: '', stderr: '' }
+    r.exitCode = await verify({
+      rawArgs: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--mode', 'record',
         '--report', join(dir, 'a-dir'), '--junit', '/proc/self/armproof/junit.xml', '--fixtures', aFile],
-      { GITHUB_STEP_SUMMARY: join(dir, 'a-dir') },
-    )
+      env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', GITHUB_STEP_SUMMARY: join(dir, 'a-dir') },
+      cwd: ROOT,
+      out: { write: (t: string) => (r.stdout += t) },
+      err: { write: (t: string) => (r.stderr += t) },
+      runSuites: () => Promise.reject(new ReachedProofSteps()),
+    })
     expect(r.exitCode).toBe(2)
     const lines = String(r.stderr).trim().split('\n')
     expect(lines[0]).toBe('armproof: 4 configuration problems; nothing was contacted.')
@@ -77,7 +88,7 @@ describe('through pnpm verify', () => {
     expect(connections).toBe(0)
   })
 
-  test('a .env that cannot be read is one line and exit 2, not a stack trace', async () => {
+  test('a .env that cannot be read is one line and exit 2, not a stack trace', async ({ expect }) => {
     const cwd = join(dir, 'with-env-dir')
     mkdirSync(join(cwd, '.env'), { recursive: true })
     const r = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE'], { cwd, reject: false, env: { CI: 'true' }, extendEnv: true, stdin: 'ignore' })
@@ -85,9 +96,9 @@ describe('through pnpm verify', () => {
     expect(String(r.stderr).trim()).toBe('armproof: 1 configuration problem; nothing was contacted.\n  - .env: cannot be read (EISDIR); fix it, or set VERIFY_NO_DOTENV=1')
   })
 
-  test('a write that still fails after the run: the verdict line is printed, exit 4, one line saying what was not written', async () => {
+  test('a write that still fails after the run: the verdict line is printed, exit 4, one line saying what was not written', async ({ expect }) => {
     const report = join(dir, 'replayed.json')
-    const r = await verify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--report', report], { GITHUB_STEP_SUMMARY: '/dev/full' })
+    const r = await verifyBin(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--report', report], { GITHUB_STEP_SUMMARY: '/dev/full' })
     expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(EXIT_OUTPUT_UNWRITTEN)
     expect(String(r.stdout)).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
     expect(String(r.stderr)).toContain('armproof: could not write the step summary to /dev/full: ENOSPC')

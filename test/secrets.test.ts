@@ -35,7 +35,7 @@ function pieces(key: string, n = 8): string[] {
   return Array.from({ length: key.length - n + 1 }, (_, i) => key.slice(i, i + n))
 }
 
-test.concurrent('the API key appears in no output of a red live run, its recording, or its replay', async () => {
+test.concurrent('the API key appears in no output of a red live run, its recording, or its replay', async ({ expect }) => {
   // The flag is missing from argv, so the argv step prints the command line, which holds --api-key.
   const engine = await startEngine({ svc: 'secret', processName: 'rsecret', args: ['--api-key', KEY] })
   const fixtures = join(dir, 'fixtures')
@@ -43,19 +43,26 @@ test.concurrent('the API key appears in no output of a red live run, its recordi
   const common = ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', fixtures]
   const env = { VERIFY_API_KEY: KEY }
   const seen: Record<string, string> = {}
-  const live = await runVerify([...engineArgs(engine), ...common, ...FAST], { engine, env: { ...env, GITHUB_STEP_SUMMARY: summary } })
+  // The live run (which writes no fixtures) and the recording side by side on the engine, then,
+  // the engine stopped, the replay; the refused configuration meanwhile. It stays a process: this
+  // file loads nothing of verify() itself, and loading it here costs more than the refusal's own
+  // node start; the real process's streams are what a secrets check should read anyway.
+  const refusing = runVerify(['--svc', 'bad name', ...common], { env })
+  const [live, recorded] = await Promise.all([
+    runVerify([...engineArgs(engine), ...common, ...FAST], { engine, env: { ...env, GITHUB_STEP_SUMMARY: summary } }),
+    runVerify([...engineArgs(engine), ...common, ...FAST, '--mode', 'record'], { engine, env }),
+  ])
+  await engine.stop()
+  const replayed = await runVerify(['--svc', engine.svc, ...common, '--mode', 'replay'], { env })
+  const refused = await refusing
   expect(live.exitCode).toBe(1)
   expect(live.stdout).toMatch(/argv failed|✗ argv/)
   for (const [k, v] of Object.entries(outputs(live, summary))) seen[`live ${k}`] = v
-  const recorded = await runVerify([...engineArgs(engine), ...common, ...FAST, '--mode', 'record'], { engine, env })
-  await engine.stop()
   expect(recorded.exitCode).toBe(1)
   for (const [k, v] of Object.entries(outputs(recorded, ''))) seen[`record ${k}`] = v
   for (const f of readdirSync(fixtures)) seen[`fixture ${f}`] = readFileSync(join(fixtures, f), 'utf8')
-  const replayed = await runVerify(['--svc', engine.svc, ...common, '--mode', 'replay'], { env })
   expect(replayed.exitCode).toBe(1)
   for (const [k, v] of Object.entries(outputs(replayed, ''))) seen[`replay ${k}`] = v
-  const refused = await runVerify(['--svc', 'bad name', ...common], { env })
   expect(refused.exitCode).toBe(2)
   for (const [k, v] of Object.entries(outputs(refused, ''))) seen[`config error ${k}`] = v
 
@@ -65,8 +72,10 @@ test.concurrent('the API key appears in no output of a red live run, its recordi
   for (const run of [live, recorded, replayed, refused]) cleanup(run)
 })
 
-test.concurrent('an endpoint that echoes the key back (401 at first contact), straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async () => {
+test.concurrent('an endpoint that echoes the key back (401 at first contact), straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async ({ expect }) => {
   // The engine wants another key; its 401 bodies quote the Authorization header armproof sent.
+  // Through bin/verify.ts though it ends at first contact: against a hostile endpoint the real
+  // process's streams are the witness, with whatever node itself would print.
   const wrong = 'Zq7XvT3kLm9PwR2sNb8YcD4fHj6Gx'
   const engine = await startEngine({ svc: 'echo', processName: 'recho', args: ['--prefill-interleave', '1', '--api-key', 'the-right-one'], faults: ['auth_echo'] })
   await engine.waitReady()
@@ -88,16 +97,16 @@ test.concurrent('an endpoint that echoes the key back (401 at first contact), st
   cleanup(live)
 })
 
-describe('through pnpm, as the README shows it', () => {
+describe.concurrent('through pnpm, as the README shows it', () => {
   const KEY2 = 'sk-pnpm-Qw8Er7Ty6Ui5Op4As3'
-  let engine: EngineHandle
-  afterAll(() => engine?.stop())
+  const engines: EngineHandle[] = []
+  afterAll(() => Promise.all(engines.map((e) => e.stop())))
 
   /** `pnpm verify …` from the repository root: pnpm echoes the command line before running it. */
   const pnpmVerify = (args: string[], env: Record<string, string>) =>
     execa('pnpm', ['verify', ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, extendEnv: true, stdin: 'ignore', timeout: 90_000 })
 
-  test('pnpm verify --api-key KEY is refused with exit 2 before anything is contacted; only pnpm\'s own echo shows the key', async () => {
+  test('pnpm verify --api-key KEY is refused with exit 2 before anything is contacted; only pnpm\'s own echo shows the key', async ({ expect }) => {
     let connections = 0
     const server = createServer((s) => {
       connections++
@@ -106,8 +115,9 @@ describe('through pnpm, as the README shows it', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as { port: number }).port
     try {
-      for (const form of [['--api-key', KEY2], [`--api-key=${KEY2}`]]) {
-        const r = await pnpmVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--host', 'local', ...form], {})
+      const forms = [['--api-key', KEY2], [`--api-key=${KEY2}`]]
+      const runs = await Promise.all(forms.map((form) => pnpmVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--host', 'local', ...form], {})))
+      for (const r of runs) {
         expect(r.exitCode).toBe(2)
         const all = `${String(r.stdout)}\n${String(r.stderr)}`
         expect(all).toContain(API_KEY_FLAG_REFUSED)
@@ -122,19 +132,20 @@ describe('through pnpm, as the README shows it', () => {
     }
   })
 
-  test('the key in env, then in a key file: green, and the key in no output (pnpm\'s echo included)', async () => {
-    engine = await startEngine({ svc: 'pnpmkey', processName: 'rpnpmkey', args: ['--prefill-interleave', '1', '--api-key', KEY2] })
+  test('the key in env, then in a key file: green, and the key in no output (pnpm\'s echo included)', async ({ expect }) => {
     const keyFile = join(dir, 'key')
     writeFileSync(keyFile, `${KEY2}\n`)
     chmodSync(keyFile, 0o600)
-    const report = join(dir, 'pnpm-report.json')
-    const args = [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST, '--report', report]
-    for (const [how, extra, env] of [['env', [], { VERIFY_API_KEY: KEY2 }], ['file', ['--api-key-file', keyFile], {}]] as const) {
-      const r = await pnpmVerify([...args, ...extra], { ...engine.env, ...env })
+    // Side by side, each on an engine of its own (each run's meter moved by its own requests), each with its own report.
+    await Promise.all(([['env', [], { VERIFY_API_KEY: KEY2 }], ['file', ['--api-key-file', keyFile], {}]] as const).map(async ([how, extra, env]) => {
+      const engine = await startEngine({ svc: `pnpm${how}`, processName: `rpnpm${how}`, args: ['--prefill-interleave', '1', '--api-key', KEY2] })
+      engines.push(engine)
+      const report = join(dir, `pnpm-${how}-report.json`)
+      const r = await pnpmVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST, '--report', report, ...extra], { ...engine.env, ...env })
       expect(r.exitCode, `${how}: ${String(r.stdout)}${String(r.stderr)}`).toBe(0)
       expect(String(r.stdout)).toMatch(/^GREEN · /m)
       for (const text of [String(r.stdout), String(r.stderr), read(report)]) expect(text, how).not.toContain(KEY2)
       expect(read(report)).toContain('--api-key [redacted]')
-    }
+    }))
   })
 })

@@ -1,21 +1,28 @@
 // `pnpm verify` end to end, as an operator runs it: help, refusals before anything is contacted,
 // a green run with its reports, the suites straight from env, and secrets kept out of everything.
+// What is answered before the proof steps runs in this process through the same verify()
+// (test/support/verify-in-process.ts), one refusal through bin/verify.ts itself.
 import { createServer, type Server } from 'node:http'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { execa } from 'execa'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 
 const KEY = 'sk-armproof-cli-5b4a3c2d1e'
+const SENTINEL = join(ROOT, '.tmp-sentinel')
 
 describe.concurrent('pnpm verify refuses bad input before contacting anything', () => {
   let server: Server
   let hits = 0
   let url = ''
   beforeAll(async () => {
+    // A command an in-process run started would get this worker's env: SENTINEL is set there too,
+    // so `touch $SENTINEL` would leave the sentinel whichever way the run is made.
+    vi.stubEnv('SENTINEL', SENTINEL)
     server = createServer((_req, res) => {
       hits++
       res.end('{}')
@@ -23,34 +30,38 @@ describe.concurrent('pnpm verify refuses bad input before contacting anything', 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterAll(async () => {
+    vi.unstubAllEnvs()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
 
   test('--help lists every option with its env twin, the knobs and the exit codes', async () => {
-    const run = await runVerify(['--help'])
+    const run = await verifyInProcess(['--help'])
     expect(run.exitCode).toBe(0)
     for (const text of ['--svc', 'VERIFY_SVC', '--meter-window', 'VERIFY_METER_WINDOW', 'PREFILL_INTERLEAVE', 'CHECKPOINT_SLOTS', '3 inconclusive']) expect(run.stdout).toContain(text)
     cleanup(run)
   })
 
+  // The hostile --svc goes through bin/verify.ts (exit code and stderr of the real process); the
+  // others through the same verify() in this process.
   test.each([
-    ['a hostile --svc', ['--svc', 'demo;touch $SENTINEL', '--knob', 'PREFILL_INTERLEAVE'], /--svc: "demo;touch \$SENTINEL" must match/],
-    ['a hostile --value', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1$(touch $SENTINEL)'], /does not fit PREFILL_INTERLEAVE/],
-    ['a hostile --host', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--host', 'root@h;touch $SENTINEL'], /--host: .* is not a hostname/],
-    ['an unknown knob', ['--svc', 'demo', '--knob', 'FLOOR_MODE'], /known knobs: PREFILL_INTERLEAVE, BUSY_PREFILL_CHUNK/],
-  ])('%s exits 2, runs nothing and contacts nothing', async (_name, args, message) => {
-    const sentinel = join(ROOT, '.tmp-sentinel')
-    const run = await runVerify([...args, '--base-url', url, '--ledger-cmd', `touch ${sentinel}`, '--help-cmd', `touch ${sentinel}`], { env: { SENTINEL: sentinel } })
+    ['a hostile --svc', ['--svc', 'demo;touch $SENTINEL', '--knob', 'PREFILL_INTERLEAVE'], /--svc: "demo;touch \$SENTINEL" must match/, runVerify],
+    ['a hostile --value', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1$(touch $SENTINEL)'], /does not fit PREFILL_INTERLEAVE/, verifyInProcess],
+    ['a hostile --host', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--host', 'root@h;touch $SENTINEL'], /--host: .* is not a hostname/, verifyInProcess],
+    ['an unknown knob', ['--svc', 'demo', '--knob', 'FLOOR_MODE'], /known knobs: PREFILL_INTERLEAVE, BUSY_PREFILL_CHUNK/, verifyInProcess],
+  ])('%s exits 2, runs nothing and contacts nothing', async (_name, args, message, through) => {
+    const run = await through([...args, '--base-url', url, '--ledger-cmd', `touch ${SENTINEL}`, '--help-cmd', `touch ${SENTINEL}`], { env: { SENTINEL } })
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(message)
     expect(run.stderr).toMatch(/nothing was contacted/)
     expect(run.report).toBeUndefined()
-    expect(existsSync(sentinel)).toBe(false)
+    expect(existsSync(SENTINEL)).toBe(false)
     expect(hits).toBe(0)
     cleanup(run)
   })
 
   test('every problem is listed at once, one line each', async () => {
-    const run = await runVerify(['--svc', 'a b', '--knob', 'NOPE', '--meter-window', 'forever', '--mode', 'dry'])
+    const run = await verifyInProcess(['--svc', 'a b', '--knob', 'NOPE', '--meter-window', 'forever', '--mode', 'dry'])
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(/5 configuration problems/)
     expect(run.stderr.trim().split('\n')).toHaveLength(6)
@@ -58,14 +69,29 @@ describe.concurrent('pnpm verify refuses bad input before contacting anything', 
   })
 })
 
-describe('a green arm, with the API key set', () => {
+// Each run has an engine of its own, so they run side by side: the CLI's green run judges a meter
+// that starts at 0 (no other run's requests on its engine), and the green and the red run from
+// env each move only their own engine's meter. The refused key asks /health and /v1/models only:
+// it shares the green-from-env engine.
+describe.concurrent('a green arm, with the API key set', () => {
   let engine: EngineHandle
+  let fromEnv: EngineHandle
+  let wrongValue: EngineHandle
   beforeAll(async () => {
-    engine = await startEngine({ svc: 'cli-green', processName: 'rcli-green', args: ['--prefill-interleave', '1', '--api-key', KEY] })
+    const start = (name: string) => startEngine({ svc: `cli-${name}`, processName: `rcli-${name}`, args: ['--prefill-interleave', '1', '--api-key', KEY] })
+    ;[engine, fromEnv, wrongValue] = await Promise.all([start('green'), start('env'), start('wrong')])
   })
-  afterAll(() => engine.stop())
+  afterAll(() => Promise.all([engine?.stop(), fromEnv?.stop(), wrongValue?.stop()]))
 
-  test('is green, prints each step with its evidence, writes the reports, and never shows the key', async () => {
+  /** `pnpm exec vitest run suites`, the target in env only. */
+  const suitesFromEnv = (e: EngineHandle, env: Record<string, string>) =>
+    execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+      cwd: ROOT,
+      reject: false,
+      env: { ...e.env, CI: 'true', VERIFY_SVC: e.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_BASE_URL: e.baseUrl, VERIFY_PROCESS: e.processName, ...env },
+    })
+
+  test('is green, prints each step with its evidence, writes the reports, and never shows the key', async ({ expect }) => {
     const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY } })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter']) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
@@ -83,24 +109,16 @@ describe('a green arm, with the API key set', () => {
     cleanup(run)
   })
 
-  test('the suites run straight from env, without the CLI wrapper', async () => {
-    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
-      cwd: ROOT,
-      reject: false,
-      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s', VERIFY_HEALTH_BUDGET: '8s' },
-    })
+  test('the suites run straight from env, without the CLI wrapper', async ({ expect }) => {
+    const result = await suitesFromEnv(fromEnv, { VERIFY_VALUE: '1', VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s', VERIFY_HEALTH_BUDGET: '8s' })
     expect(result.exitCode, String(result.stdout)).toBe(0)
     expect(String(result.stdout)).toMatch(/9 passed/)
     expect(String(result.stdout) + String(result.stderr)).not.toContain(KEY)
   })
 
-  test('the suites straight from env make first contact too: a refused key ends them before any step', async () => {
-    await engine.waitReady()
-    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
-      cwd: ROOT,
-      reject: false,
-      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: 'sk-not-the-key-0000' },
-    })
+  test('the suites straight from env make first contact too: a refused key ends them before any step', async ({ expect }) => {
+    await fromEnv.waitReady()
+    const result = await suitesFromEnv(fromEnv, { VERIFY_VALUE: '1', VERIFY_API_KEY: 'sk-not-the-key-0000' })
     const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
     expect(result.exitCode).not.toBe(0)
     expect(all).toContain('/v1/models answers HTTP 401 (the key): the key given is refused')
@@ -108,12 +126,8 @@ describe('a green arm, with the API key set', () => {
     expect(all).not.toContain('sk-not-the-key-0000')
   })
 
-  test('the suites straight from env go red on a wrong value', async () => {
-    const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
-      cwd: ROOT,
-      reject: false,
-      env: { ...engine.env, CI: 'true', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '2', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s' },
-    })
+  test('the suites straight from env go red on a wrong value', async ({ expect }) => {
+    const result = await suitesFromEnv(wrongValue, { VERIFY_VALUE: '2', VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s' })
     expect(result.exitCode).toBe(1)
     expect(stripVTControlCharacters(String(result.stdout) + String(result.stderr))).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
   })
