@@ -4,11 +4,11 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PARENT_ENV, ROOT_ENV, STANDBY_ENV } from './env.ts'
+import { PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
 import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
 import { helpText } from './help.ts'
@@ -85,6 +85,17 @@ function validate(svc: string, processName: string, copies: number, faults: read
   if (args.some((a) => a === '--port' || a.startsWith('--port='))) throw new Error('startEngine: pass the port as options.port, not in args')
 }
 
+/**
+ * Until the first engine has written its boot output (its ledger) to the log, or has exited, at
+ * most 30 s (a loaded machine starts node slowly): a proof started right after startEngine()
+ * reads the ledger the engine printed, not a log it is still writing. Its port may still be closed.
+ */
+async function bootPrinted(child: ChildProcess, root: string): Promise<void> {
+  const marker = join(root, bootedMarker(child.pid!))
+  const deadline = Date.now() + 30_000
+  while (alive(child) && !existsSync(marker) && Date.now() < deadline) await sleep(15)
+}
+
 export async function startEngine(options: EngineOptions = {}): Promise<EngineHandle> {
   const svc = options.svc ?? 'radiance-ref'
   const processName = options.processName ?? 'radiance'
@@ -129,6 +140,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
       throw new Error(`startEngine: cannot spawn ${enginePath}: ${(error as Error).message}`)
     }
   }
+  await bootPrinted(children[0]!, root)
   const baseUrl = `http://127.0.0.1:${port}`
   const exited = (c: ChildProcess): Promise<unknown> => (alive(c) ? once(c, 'exit') : Promise.resolve())
   let stopping: Promise<void> | null = null

@@ -1,9 +1,10 @@
 // radiance reference engine: `node engine/radiance.ts [flags]`.
 // Parses flags (exit 2 on config_parse errors), prints the boot ledger, keeps the port closed
 // for --load-closed-ms, then serves (503 for --load-503-ms, then ready).
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
-import { PARENT_ENV, ROOT_ENV, STANDBY_ENV } from './env.ts'
+import { join } from 'node:path'
+import { PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
 import { parseFlags } from './flags.ts'
 import { helpText } from './help.ts'
 import { bootOutput, logLine, startingLine } from './ledger.ts'
@@ -45,6 +46,9 @@ function main(argv: readonly string[]): void {
   const state = createState(config)
   const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
   for (const chunk of bootOutput(config, echoed)) process.stdout.write(chunk)
+  // Launched by engine/launch.ts: say the boot output is in the log (stdout to a file is written synchronously).
+  const root = process.env[ROOT_ENV]
+  if (root) writeFileSync(join(root, bootedMarker(process.pid)), '')
   let listenedAt = Number.POSITIVE_INFINITY
   const server: Server = buildServer(state, () => listenedAt)
   if (config.faults.has('never_listen') || process.env[STANDBY_ENV] === '1') {

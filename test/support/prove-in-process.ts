@@ -4,7 +4,6 @@
 // exit code, without starting a vitest run per case. A judge that throws is judged as the suite's
 // reporter judges a crashed test (crashedStep). The wiring of `pnpm verify` itself is proven by
 // the end-to-end rows of the fault matrix and test/verify-cli.test.ts.
-import { existsSync, statSync } from 'node:fs'
 import type { EngineHandle } from '../../engine/launch.ts'
 import { formatProblems, loadConfig } from '../../helpers/config/load.ts'
 import { buildReport, type Report } from '../../helpers/report/json.ts'
@@ -38,27 +37,6 @@ async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepRe
   }
 }
 
-/**
- * Until the engine has printed its boot (the log is not empty and stopped growing for 200 ms), at
- * most 30 s (a loaded machine starts node slowly). `pnpm verify` spends a while starting vitest
- * first; in-process the ledger step would otherwise read a log the engine is still writing.
- */
-async function bootPrinted(ledgerPath: string): Promise<void> {
-  const deadline = Date.now() + 30_000
-  let last = -1
-  let stableSince = 0
-  while (Date.now() < deadline) {
-    const size = existsSync(ledgerPath) ? statSync(ledgerPath).size : 0
-    if (size > 0 && size === last) {
-      if (Date.now() - stableSince >= 200) return
-    } else {
-      last = size
-      stableSince = Date.now()
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 /** `args` and `env` as `pnpm verify` would get them; host commands see the engine's shims. */
 export async function proveInProcess(args: readonly string[], options: { engine: EngineHandle; env?: Record<string, string> }): Promise<InProcessRun> {
   const config = loadConfig({ argv: args, env: { VERIFY_NO_DOTENV: '1', ...options.env } })
@@ -66,7 +44,6 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   const checked = targetForRun(config.target)
   if ('problems' in checked) throw new Error(formatProblems(checked.problems))
   const { target } = checked
-  await bootPrinted(options.engine.ledgerPath)
   const startedAt = new Date()
   const seams = await openSeams(target, { hostEnv: options.engine.env })
   const run = proofRun(createContext({ target, ...seams }))
