@@ -13,6 +13,7 @@ import type { EngineHandle, EngineOptions } from '../engine/launch.ts'
 import { HUGE_LOG_BYTES } from '../engine/ledger.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
 import { PALETTE } from '../engine/vision.ts'
+import { serveInProcess } from './support/engine-in-process.ts'
 
 const FAST = ['--load-closed-ms', '0', '--load-503-ms', '0']
 const MODEL = 'radiance-ref-8b'
@@ -46,11 +47,14 @@ function run(file: string, args: readonly string[], env?: Record<string, string>
   })
 }
 
+/** What an HTTP check needs of an engine: where it answers (launched, or served in this process). */
+type Served = Pick<EngineHandle, 'baseUrl'>
+
 let ownHelp: Promise<Ran> | undefined
 /** `node engine/radiance.ts --help`, run once for the tests that read it. */
 const engineHelp = (): Promise<Ran> => (ownHelp ??= run(process.execPath, [ENGINE_ENTRY, '--help']))
 
-async function post(e: EngineHandle, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+async function post(e: Served, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const res = await fetch(`${e.baseUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -61,11 +65,11 @@ async function post(e: EngineHandle, body: unknown, headers: Record<string, stri
   return { status: res.status, json: text ? JSON.parse(text) : null }
 }
 
-async function health(e: EngineHandle): Promise<any> {
+async function health(e: Served): Promise<any> {
   return (await fetch(`${e.baseUrl}/health`, { signal: AbortSignal.timeout(5000) })).json()
 }
 
-async function metrics(e: EngineHandle): Promise<string> {
+async function metrics(e: Served): Promise<string> {
   return (await fetch(`${e.baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) })).text()
 }
 
@@ -386,15 +390,20 @@ describe('knob meters', () => {
 
 const ARMED = [...FAST, '--prefill-interleave', '1', '--busy-prefill-chunk', '8', '--checkpoint-policy', 'never']
 type Ready = 'health' | 'models' | 'ledger'
-interface FaultCheck {
-  ready?: Ready
-  check(e: EngineHandle, expectation: typeof expect): Promise<void>
-}
+/**
+ * A fault's check. Most read only what the engine answers over HTTP: the engine is then served in
+ * this process (test/support/engine-in-process.ts, the same server without its own process). A
+ * check marked `launched` needs the engine's process: its log, its shims, a port that never opens,
+ * another engine beside it, or tens of MB that would stall the other checks in this process.
+ */
+type FaultCheck =
+  | { launched: true; ready?: Ready; check(e: EngineHandle, expectation: typeof expect): Promise<void> }
+  | { launched?: false; ready?: Exclude<Ready, 'ledger'>; check(e: Served, expectation: typeof expect): Promise<void> }
 
-const exactMessage = async (e: EngineHandle) => (await post(e, exactBody('obsidian'))).json.choices[0]
-const autoTool = async (e: EngineHandle) => (await post(e, toolsBody())).json.choices[0]
-const redReply = async (e: EngineHandle) => (await post(e, visionBody({ url: RED }))).json.choices[0]
-const trafficThenMetrics = async (e: EngineHandle): Promise<string> => {
+const exactMessage = async (e: Served) => (await post(e, exactBody('obsidian'))).json.choices[0]
+const autoTool = async (e: Served) => (await post(e, toolsBody())).json.choices[0]
+const redReply = async (e: Served) => (await post(e, visionBody({ url: RED }))).json.choices[0]
+const trafficThenMetrics = async (e: Served): Promise<string> => {
   await post(e, exactBody('marzipan'))
   return metrics(e)
 }
@@ -425,6 +434,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   ledger_mismatch: {
+    launched: true,
     ready: 'ledger',
     async check(e, x) {
       const ledger = readFileSync(e.ledgerPath, 'utf8')
@@ -436,6 +446,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   help_missing_flag: {
+    launched: true,
     ready: 'ledger',
     async check(e, x) {
       const help = await run('podman', ['exec', e.svc, 'radiance', '--help'], e.env)
@@ -465,6 +476,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   never_listen: {
+    launched: true,
     ready: 'ledger',
     async check(e, x) {
       await new Promise((r) => setTimeout(r, 300))
@@ -607,6 +619,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   metrics_huge: {
+    launched: true,
     async check(e, x) {
       const page = await metrics(e)
       x(page.length).toBeGreaterThan(25_000_000)
@@ -631,6 +644,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   ledger_echo_only: {
+    launched: true,
     async check(e, x) {
       const ledger = readFileSync(e.ledgerPath, 'utf8')
       x(ledger).toMatch(/^\+ exec radiance serve --served-model-name radiance-ref-8b .*--prefill-interleave 1 --busy-prefill-chunk 8/)
@@ -640,6 +654,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   auth_echo: {
+    launched: true,
     async check(e, x) {
       const plain = await post(e, exactBody('obsidian'))
       x(plain.status).toBe(200)
@@ -656,6 +671,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     },
   },
   ledger_huge: {
+    launched: true,
     async check(e, x) {
       x(statSync(e.ledgerPath).size).toBeGreaterThan(HUGE_LOG_BYTES)
       const head = await run('sh', ['-c', `head -n 8 ${e.ledgerPath}`])
@@ -794,13 +810,19 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, timeout
 
 describe('faults', () => {
   test.concurrent.for(FAULTS)('$name: $description', async ({ name }, { expect: x }) => {
-    const { ready = 'health', check } = CHECKS[name]
-    const e = await launch({ svc: `svc-${name}`, args: ARMED, faults: [name] })
+    const fault = CHECKS[name]
+    const ready = fault.ready ?? 'health'
+    const e = fault.launched ? await launch({ svc: `svc-${name}`, args: ARMED, faults: [name] }) : await serveInProcess([...ARMED, '--fault', name])
     try {
-      if (ready === 'health') await e.waitReady()
+      if (ready === 'health') await until('/health 200', async () => (await fetch(`${e.baseUrl}/health`, { signal: AbortSignal.timeout(1000) })).status === 200)
       if (ready === 'models') await until('/v1/models 200', async () => (await fetch(`${e.baseUrl}/v1/models`)).status === 200)
-      if (ready === 'ledger') await until('the ledger', () => readFileSync(e.ledgerPath, 'utf8').includes('--stager-depth'))
-      await check(e, x)
+      if (fault.launched) {
+        const launched = e as EngineHandle
+        if (ready === 'ledger') await until('the ledger', () => readFileSync(launched.ledgerPath, 'utf8').includes('--stager-depth'))
+        await fault.check(launched, x)
+      } else {
+        await fault.check(e, x)
+      }
     } finally {
       await e.stop()
     }
