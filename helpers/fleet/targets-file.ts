@@ -5,7 +5,12 @@
 // cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
 // collected at once. Nothing here contacts anything.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-import { parseDocument } from 'yaml'
+import { createRequire } from 'node:module'
+
+// The YAML parser is loaded when a targets file is read, not with this module: a one-target
+// `pnpm verify` (which imports the fleet's plan to tell the two apart) never pays for it.
+const require = createRequire(import.meta.url)
+const yaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml')
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 
@@ -147,7 +152,7 @@ export function parseTargetsFile(text: string): { file: TargetsFile } | { proble
   const problems: FileProblem[] = []
   let data: unknown
   try {
-    const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true })
+    const doc = yaml().parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true })
     for (const e of doc.errors.slice(0, 5)) problems.push({ where: 'file', message: `not valid YAML: ${e.message.split('\n')[0]}` })
     // A tag (`!!python/object`, `!custom`) asks the reader to build something: refused, never resolved.
     for (const w of doc.warnings.slice(0, 5)) problems.push({ where: 'file', message: `refused: ${w.message.split('\n')[0]}` })
