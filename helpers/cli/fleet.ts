@@ -7,12 +7,12 @@ import { appendFileSync } from 'node:fs'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
 import { markRecordedVerdict } from '../seams/recording.ts'
-import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomicSync } from '../seams/atomic.ts'
 import { contactTarget, type FirstContactRefusal } from '../seams/first-contact.ts'
 import { Interrupt } from './interrupt.ts'
+import { judgedReport } from './judged-report.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
@@ -39,26 +39,8 @@ export interface VerifyIo {
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
 export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
-  const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
   const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
-  // A replay: as helpers/cli/verify.ts, a recorded exchange the run asked for and did not find is
-  // a note that keeps the target from green (inconclusive), and its verdicts are set against the recording's.
-  const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
-  const miss = steps.map((s) => s.evidence.error).find((e) => e?.name === 'ReplayMiss')
-  const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
-  const input = {
-    target,
-    steps,
-    startedAt,
-    finishedAt,
-    unhandled: missNote ? [...unhandled, missNote] : unhandled,
-    truth: truthTable(target, steps),
-    ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
-    ...(replayed ? { recording: replayed.ref } : {}),
-  }
-  let report = buildReport(input)
-  const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
-  if (note) report = buildReport({ ...input, unhandled: [...input.unhandled, note] })
+  const { report } = judgedReport(target, steps, unhandled, startedAt, finishedAt)
   const unwritten: string[] = []
   if (target.mode === 'record') {
     try {

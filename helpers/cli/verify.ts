@@ -17,12 +17,12 @@ import { markdownSummary } from '../report/markdown.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { evidenceLines } from '../report/evidence.ts'
-import { formatTruth, truthTable } from '../report/truth.ts'
+import { formatTruth } from '../report/truth.ts'
 import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
 import { Interrupt } from './interrupt.ts'
-import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
 import { runArmSuite } from './run-suites.ts'
+import { judgedReport } from './judged-report.ts'
 import { verifyFleet } from './fleet.ts'
 import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
@@ -110,32 +110,9 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   const failure = await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
   if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
-  const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
-  // A replay: the recording it re-judged; a recorded exchange this run asked for and did not find
-  // means the fixtures do not hold this run: inconclusive (exit 3; exit 2 is never after a step
-  // was judged), said in one line with the command that records it again.
-  const replayed = target.mode === 'replay' ? recordingRef(target.fixtures) : null
-  const miss = steps.map((s) => s.evidence.error).find((e) => e?.name === 'ReplayMiss')
-  const missNote = miss ? `the recording does not hold this run: ${miss.message ?? 'a recorded exchange is missing'}` : null
-  if (missNote) io.out.write(`  ! ${missNote}\n`)
-  const input = {
-    target,
-    steps,
-    startedAt,
-    finishedAt: new Date(),
-    unhandled: missNote ? [...unhandled, missNote] : unhandled,
-    truth: truthTable(target, steps),
-    ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
-    ...(replayed ? { recording: replayed.ref } : {}),
-  }
-  let report = buildReport(input)
-  // The replay's verdicts (run and steps) set against the recorded ones: a difference keeps it from green.
-  const note = replayed && !miss ? verdictMismatch(replayed.meta, report.verdict, report.steps) : null
-  if (note) {
-    io.out.write(`  ! ${note}\n`)
-    report = buildReport({ ...input, unhandled: [...input.unhandled, note] })
-  }
+  const { report, notes } = judgedReport(target, steps, unhandled, startedAt, new Date())
+  for (const note of notes) io.out.write(`  ! ${note}\n`)
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
   const unwritten: string[] = []
