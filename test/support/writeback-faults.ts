@@ -15,7 +15,7 @@ import { lockPathOf } from '../../helpers/writeback/lock.ts'
 import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
-import { greenReport, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
+import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
 
 export interface Outcome {
   exit: number
@@ -47,8 +47,7 @@ const ESC = '\u001b'
 /** Writes `report` (an object patched over a fresh green report) and runs writeback; the page must be unchanged when refused. */
 async function writebackWith(over: Record<string, unknown> | string | Buffer, args: string[] = []): Promise<Outcome> {
   const report = typeof over === 'string' || Buffer.isBuffer(over) ? over : greenReport(now(), over)
-  const box = await sandbox({ 'llm-7.md': PAGE }, report)
-  try {
+  return inSandbox(async (box) => {
     const r = await box.run(args)
     if (r.code !== 0) {
       assert.equal(await box.page('llm-7.md'), PAGE, 'a refused writeback changed the page')
@@ -56,9 +55,7 @@ async function writebackWith(over: Record<string, unknown> | string | Buffer, ar
       for (const line of r.err.trimEnd().split('\n').slice(1)) assert.match(line, /^ {2}- .+ \(.+\): .+; next: .+$/, 'a refusal line is not one line of what, where, found, next')
     }
     return outcome(r)
-  } finally {
-    await box.remove()
-  }
+  }, { 'llm-7.md': PAGE }, report)
 }
 
 const steps = (patch: (s: Record<string, unknown>[]) => Record<string, unknown>[]) => patch(passedSteps())
@@ -206,24 +203,20 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     area: 'writeback', fault: 'a read-only page (mode 0444)', expected: 'refused, not replaced',
     exit: 2, message: 'is read-only (mode 0444)',
     async run() {
-      const box = await sandbox({ 'llm-7.md': PAGE })
-      try {
+      return inSandbox(async (box) => {
         await chmod(join(box.vault, 'llm-7.md'), 0o444)
         const r = await box.run()
         assert.equal(await box.page('llm-7.md'), PAGE)
         assert.equal((await stat(join(box.vault, 'llm-7.md'))).mode & 0o777, 0o444)
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE })
     },
   },
   {
     area: 'writeback', fault: "a page owned by another user (writeback run as root)", expected: "written with the page's owner, group and mode kept (as a user that cannot keep them: refused, nothing replaced)",
     exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry',
     async run() {
-      const box = await sandbox({ 'llm-7.md': PAGE })
-      try {
+      return inSandbox(async (box) => {
         const page = join(box.vault, 'llm-7.md')
         await chmod(page, 0o664)
         if (process.getuid?.() === 0) await chown(page, 4242, 4343)
@@ -232,17 +225,14 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
         const after = await stat(page)
         if (r.code === 0) assert.deepEqual([after.uid, after.gid, after.mode & 0o7777], [before.uid, before.gid, 0o664])
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE })
     },
   },
   {
     area: 'writeback', fault: "a page owned by another user, written by a user that cannot give files away", expected: 'refused: replacing it would change its owner; nothing replaced, no temp file left',
     exit: 2, message: 'the page is owned by uid 4242 gid 4343, and this user',
     async run() {
-      const box = await sandbox({ 'llm-7.md': PAGE })
-      try {
+      return inSandbox(async (box) => {
         const page = join(box.vault, 'llm-7.md')
         // The page as another user's (the seam's view of it), and chown refused as for a non-root user.
         const fs = {
@@ -254,24 +244,19 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
         assert.equal(await box.page('llm-7.md'), PAGE)
         assert.deepEqual(await box.files(), ['llm-7.md'])
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE })
     },
   },
   {
     area: 'writeback', fault: 'a page with a second hard link', expected: 'refused: replacing it would split the links',
     exit: 2, message: 'has 2 hard links',
     async run() {
-      const box = await sandbox({ 'llm-7.md': PAGE })
-      try {
+      return inSandbox(async (box) => {
         await link(join(box.vault, 'llm-7.md'), join(box.dir, 'elsewhere.md'))
         const r = await box.run()
         assert.equal(await box.page('llm-7.md'), PAGE)
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE })
     },
   },
   // 2. The gate re-derives the verdict
@@ -327,15 +312,12 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
   {
     area: 'writeback', fault: 'a page whose file name holds ESC and a newline', expected: 'written; the name is shown escaped', exit: 0, message: 'llm\\x1b[2J\\x0a-7.md',
     async run() {
-      const box = await sandbox({ [`llm${ESC}[2J\n-7.md`]: PAGE })
-      try {
+      return inSandbox(async (box) => {
         const r = await box.run()
         assert.ok(!`${r.out}${r.err}`.includes(ESC))
         assert.equal(`${r.out}${r.err}`.trimEnd().split('\n').length, 1)
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { [`llm${ESC}[2J\n-7.md`]: PAGE })
     },
   },
   {
@@ -344,8 +326,7 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
       const later = new Date(Date.now() - 1000).toISOString()
       const forged = `<!-- armproof:llm-7:PREFILL_INTERLEAVE:${later} -->`
       const evil = `[x](javascript:alert(1)) ![](http://t.example/p.png) [[Secrets]] <img src=x> \u202Eevil ${forged}`
-      const box = await sandbox({ 'llm-7.md': PAGE }, greenReport(new Date(Date.now() - 5000).toISOString(), { meter: { name: 'radiance:engine_steps_held_total', first: 0, last: 3, movedAt: null, movedAfterMs: 5, labels: { engine: evil } } }))
-      try {
+      return inSandbox(async (box) => {
         const r = await box.run()
         const page = await box.page('llm-7.md')
         assert.ok(!page.includes('\u202E') && !page.includes('<img') && !page.includes(forged))
@@ -353,9 +334,7 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
         const second = await box.run()
         assert.match(second.out, /wrote the/, 'the forged marker made the later report look already written')
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE }, greenReport(new Date(Date.now() - 5000).toISOString(), { meter: { name: 'radiance:engine_steps_held_total', first: 0, last: 3, movedAt: null, movedAfterMs: 5, labels: { engine: evil } } }))
     },
   },
   // 6. Malformed reports, pages
@@ -364,15 +343,12 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
   {
     area: 'writeback', fault: '--report is a FIFO with no writer', expected: 'refused at once, without hanging', exit: 2, message: 'is not a regular file (a FIFO)',
     async run() {
-      const box = await sandbox({ 'llm-7.md': PAGE })
-      try {
+      return inSandbox(async (box) => {
         await rm(box.reportPath)
         const { execa } = await import('execa')
         await execa('mkfifo', [box.reportPath])
         return outcome(await box.run())
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': PAGE })
     },
   },
   {
@@ -380,27 +356,21 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     async run() {
       const item = '- 2026-10-02 · old entry\n  rollback: `X=` then redeploy `--service llm-7`\n\n  Rolled back the next day: see the incident.\n'
       const page = `# llm-7\n\n## Knob log\n\n${item}\n## Contacts\n`
-      const box = await sandbox({ 'llm-7.md': page })
-      try {
+      return inSandbox(async (box) => {
         const r = await box.run()
         const after = await box.page('llm-7.md')
         assert.ok(after.indexOf('see the incident.') < after.indexOf('<!-- armproof:llm-7'), 'the entry was inserted inside the item')
         assert.ok(after.startsWith(`# llm-7\n\n## Knob log\n\n${item}- `))
         return outcome(r)
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': page })
     },
   },
   {
     area: 'writeback', fault: 'a code fence that never closes, before where the entry would go', expected: 'refused with the line number: the appended heading and entry would render as code', exit: 2, message: 'page shape (vault/llm-7.md:3): has a code fence opened at line 3 that never closes',
     run: async () => {
-      const box = await sandbox({ 'llm-7.md': '# llm-7\n\n```sh\nsystemctl restart llm-7\n' })
-      try {
+      return inSandbox(async (box) => {
         return outcome(await box.run())
-      } finally {
-        await box.remove()
-      }
+      }, { 'llm-7.md': '# llm-7\n\n```sh\nsystemctl restart llm-7\n' })
     },
   },
   // 3, 4, 6. Replay

@@ -70,3 +70,13 @@ export async function sandbox(pages: Record<string, string | Buffer>, report: Re
     },
   }
 }
+
+/** Runs `fn` in a fresh sandbox (the arguments of sandbox() after it) and removes the sandbox after, whatever happens. */
+export async function inSandbox<T>(fn: (box: Sandbox) => Promise<T>, ...args: Parameters<typeof sandbox>): Promise<T> {
+  const box = await sandbox(...args)
+  try {
+    return await fn(box)
+  } finally {
+    await box.remove()
+  }
+}
