@@ -1,6 +1,7 @@
 // Starts reference engines for tests and for the demo: each in its own temp root, under its own
 // process name (so `pidof` finds it), with its stdout teed to a ledger file and host shims
-// (`podman`, `systemctl`, and the engine's --help text they print) generated next to it. `node engine/launch.ts --help` for the CLI.
+// (`podman`, `systemctl`, and the engine's --help text they print) generated next to it.
+// `node engine/launch.ts --help` for the CLI.
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
