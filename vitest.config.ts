@@ -13,7 +13,7 @@ export default defineConfig({
     reporters: ['default', './test/support/closing-line.ts'],
     // Most unit files wait on child processes and timers (engines, meter windows), not the CPU:
     // three files at a time keep a 2-core machine busy.
-    maxWorkers: 3,
+    maxWorkers: 4,
     // The long files start first, also in a clean clone without vitest's results cache.
     sequence: { sequencer: SlowFirst },
     // Every node process the tests start (pnpm verify, writeback, the reference engine) reuses
@@ -34,6 +34,7 @@ export default defineConfig({
           // leaves global state behind (a stubbed env is unstubbed, PATH restored, the one dns
           // patch answers only for names under .invalid), and every file passes in either mode.
           isolate: false,
+          experimental: { viteModuleRunner: false, nodeLoader: false },
           // Every test must assert something (a test that cannot fail proves nothing).
           expect: { requireAssertions: true },
         },

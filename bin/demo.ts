@@ -4,6 +4,8 @@
 import { verify } from '../helpers/cli/verify.ts'
 import { startEngine } from '../engine/launch.ts'
 
+// Bound now: during the run vitest's runtime replaces process.exit with one that throws.
+const exit = process.exit.bind(process)
 const engine = await startEngine({ svc: 'demo', processName: 'radiance-demo', args: ['--prefill-interleave', '1'] })
 let code = 3
 try {
@@ -18,7 +20,7 @@ try {
   const args: string[] = []
   for (let i = 0; i < defaults.length; i += 2) if (!overridden.has(defaults[i]!)) args.push(defaults[i]!, defaults[i + 1]!)
   // On SIGINT/SIGTERM verify writes the partial report and exits; the engine's exit hook kills it.
-  code = await verify({ rawArgs: [...args, ...extra], env: { ...process.env, VERIFY_NO_DOTENV: '1' }, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (c) => process.exit(c) })
+  code = await verify({ rawArgs: [...args, ...extra], env: { ...process.env, VERIFY_NO_DOTENV: '1' }, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (c) => exit(c) })
 } finally {
   await engine.stop()
 }

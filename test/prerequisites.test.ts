@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
-import { afterAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test, vi } from 'vitest'
+import type { TestModule } from 'vitest/node'
+import ClosingLine from './support/closing-line.ts'
 import { check, PROMETHEUS, SSH_CLIENT, SUDO, type Prerequisite } from './support/prerequisites.ts'
 import { ROOT } from './support/run-verify.ts'
 
@@ -91,5 +93,28 @@ describe('a test file with a missing prerequisite, run by vitest', () => {
     expect(out).toContain('CI=true and a prerequisite is missing: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool')
     expect(out.match(/CI=true and a prerequisite is missing/g)?.length, out).toBeGreaterThanOrEqual(3)
     expect(out).toMatch(/^tests: 3 passed, 3 failed, 0 skipped$/m)
+  })
+})
+
+describe('the closing line', () => {
+  /** What ClosingLine reads of a test module (vitest's TestModule), for one file. */
+  const file = (state: 'passed' | 'failed', tests: Array<'passed' | 'failed' | 'skipped'>) =>
+    ({ state: () => state, relativeModuleId: 'x.test.ts', children: { allTests: () => tests.map((s) => ({ result: () => ({ state: s }) })) } }) as unknown as TestModule
+  const line = (modules: TestModule[], unhandled: unknown[] = []): string => {
+    let out = ''
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
+    try {
+      new ClosingLine().onTestRunEnd(modules, unhandled)
+    } finally {
+      spy.mockRestore()
+    }
+    return out.trim()
+  }
+
+  test('counts the tests; a file that failed outside its tests (its tests skipped) and an error outside any test are counted too, never read as all passed', () => {
+    expect(line([file('passed', ['passed', 'skipped'])])).toBe('tests: 1 passed, 0 failed, 1 skipped')
+    expect(line([file('failed', ['passed', 'failed'])])).toBe('tests: 1 passed, 1 failed, 0 skipped')
+    expect(line([file('passed', ['passed']), file('failed', ['skipped', 'skipped'])])).toBe('tests: 1 passed, 0 failed, 2 skipped, 1 file(s) failed outside their tests')
+    expect(line([file('passed', ['passed'])], [new Error('late')])).toBe('tests: 1 passed, 0 failed, 0 skipped, 1 error(s) outside any test')
   })
 })

@@ -131,4 +131,18 @@ describe.concurrent('a green arm, with the API key set', () => {
     expect(result.exitCode).toBe(1)
     expect(stripVTControlCharacters(String(result.stdout) + String(result.stderr))).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
   })
+
+  test('an error nothing handled during the run (a rejected promise in a step) keeps it from green: inconclusive, exit 3, the error in the report', async ({ expect }) => {
+    const preload = join(ROOT, 'test/support/reject-mid-run.ts')
+    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` } })
+    try {
+      const out = run.stdout + run.stderr
+      expect(run.exitCode, out).toBe(3)
+      expect(run.report?.verdict).toBe('inconclusive')
+      expect(run.report?.notes.join('\n'), out).toContain('armproof-test: a rejection nothing handles')
+      expect(out).toMatch(/^INCONCLUSIVE · /m)
+    } finally {
+      cleanup(run)
+    }
+  })
 })

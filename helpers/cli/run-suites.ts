@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import type { Reporter } from 'vitest/node'
 import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
 import type { Target } from '../config/load.ts'
+import { SUITES_IN_PROCESS, inProcessPool } from './in-process-pool.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -29,6 +30,8 @@ export async function runArmSuite(run: SuitesRun): Promise<string | undefined> {
         root: ROOT,
         config: false,
         ...SUITES_PROJECT,
+        pool: inProcessPool(),
+        ...SUITES_IN_PROCESS,
         ...(run.maxConcurrency !== undefined ? { maxConcurrency: run.maxConcurrency } : {}),
         run: true,
         watch: false,

@@ -21,7 +21,7 @@ export interface FleetRep {
   /** Peak of the summed RSS of verify and its descendants, MiB. */
   fleetPeakRssMiB: number
   singlePeakRssMiB: number
-  /** The same, armproof's own processes only (verify and its vitest workers; not host commands). */
+  /** The same, armproof's own processes only (verify, which runs the arm suite in its own process, and any vitest worker; not host commands). */
   fleetOwnPeakRssMiB: number
   singleOwnPeakRssMiB: number
   /** Chat completions each engine served during the fleet run. */
@@ -41,7 +41,7 @@ export interface FleetResult {
 const PAGE = 4096
 const FLAGS = ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local', '--no-dropin-check', '--meter-window', '2s', '--health-budget', '8s', '--probe-timeout', '30s', '--host-timeout', '10s']
 
-/** Summed RSS (MiB) of `pid` and all its descendants, from /proc: all of them, and armproof's own (verify and its vitest workers, not the host commands they run). */
+/** Summed RSS (MiB) of `pid` and all its descendants, from /proc: all of them, and armproof's own (verify, and any vitest worker: not the host commands they run). */
 function treeRssMiB(pid: number): { all: number; own: number } {
   const parent = new Map<number, number>()
   const rss = new Map<number, number>()
@@ -187,7 +187,7 @@ one node process and one vitest start, a \`describe\` per target. Wall time is s
 \`node bin/verify.ts\`; peak RSS is the largest sum of the RSS of that process and all its
 descendants (host commands included: here each target's \`podman exec … radiance --help\` is a
 node process of the reference engine), sampled every 100 ms from /proc, and the same for
-armproof's own processes only (verify and its vitest workers). Completions are read from
+armproof's own processes only (verify, which runs the arm suite in its own process). Completions are read from
 each engine's /stats before and after the fleet run. The contract's default --concurrency is 8;
 with 8, ${f.targets} targets of ≈ one slowest probe each run in ⌈${f.targets}/8⌉ waves.
 
