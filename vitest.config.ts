@@ -1,7 +1,6 @@
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { SUITES_PROJECT } from './suites/project.ts'
+import { TEST_COMPILE_CACHE } from './test/support/compile-cache.ts'
 import { SlowFirst } from './test/support/slow-first.ts'
 
 // Two projects share this file:
@@ -11,19 +10,21 @@ import { SlowFirst } from './test/support/slow-first.ts'
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/closing-line.ts'],
-    // Most unit files wait on child processes and timers (engines, meter windows), not the CPU:
-    // three files at a time keep a 2-core machine busy.
+    // Most unit files wait on child processes and timers (engines, meter windows, progress lines),
+    // not the CPU: four files at a time keep a 2-core machine busy while three of them wait.
     maxWorkers: 4,
     // The long files start first, also in a clean clone without vitest's results cache.
     sequence: { sequencer: SlowFirst },
     // Every node process the tests start (pnpm verify, writeback, the reference engine) reuses
-    // compiled code from the previous ones.
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), 'armproof-test-compile-cache') },
+    // compiled code from the previous ones (kept from growing without end: the unit project's
+    // globalSetup).
+    env: { NODE_COMPILE_CACHE: TEST_COMPILE_CACHE },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/support/compile-cache.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // The fault matrix judges most rows in-process, side by side: they wait on the engines'
@@ -34,6 +35,9 @@ export default defineConfig({
           // leaves global state behind (a stubbed env is unstubbed, PATH restored, the one dns
           // patch answers only for names under .invalid), and every file passes in either mode.
           isolate: false,
+          // Node imports the test files and what they import itself (type stripping, with the
+          // compile cache), as the suites project does: no vite transform of each file and no
+          // module sent to the workers over RPC. No test mocks a module (vi.mock), which needs them.
           experimental: { viteModuleRunner: false, nodeLoader: false },
           // Every test must assert something (a test that cannot fail proves nothing).
           expect: { requireAssertions: true },

@@ -1,13 +1,16 @@
 // Tests that need something from the machine say so: outside CI they are reported as not run,
 // with what is missing and what to install; under CI=true they fail with the same words. Proven
 // on probe test files run by a child vitest, one whose prerequisite is missing and one whose is not.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// Also the harness's own pieces: the closing line, and the bound on the tests' compile cache.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
 import { afterAll, describe, expect, test, vi } from 'vitest'
 import type { TestModule } from 'vitest/node'
 import ClosingLine from './support/closing-line.ts'
+import { cacheEntries, pruneCompileCache } from './support/compile-cache.ts'
 import { check, PROMETHEUS, SSH_CLIENT, SUDO, type Prerequisite } from './support/prerequisites.ts'
 import { ROOT } from './support/run-verify.ts'
 
@@ -116,5 +119,24 @@ describe('the closing line', () => {
     expect(line([file('failed', ['passed', 'failed'])])).toBe('tests: 1 passed, 1 failed, 0 skipped')
     expect(line([file('passed', ['passed']), file('failed', ['skipped', 'skipped'])])).toBe('tests: 1 passed, 0 failed, 2 skipped, 1 file(s) failed outside their tests')
     expect(line([file('passed', ['passed'])], [new Error('late')])).toBe('tests: 1 passed, 0 failed, 0 skipped, 1 error(s) outside any test')
+  })
+})
+
+describe("the tests' compile cache", () => {
+  test('is emptied once it holds more entries than the bound, and left alone below it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armproof-cc-'))
+    try {
+      mkdirSync(join(dir, 'v24-x64'))
+      for (let i = 0; i < 5; i++) writeFileSync(join(dir, 'v24-x64', `e${i}`), '')
+      expect(cacheEntries(dir)).toBe(5)
+      expect(pruneCompileCache(dir, 5)).toBe(false)
+      expect(cacheEntries(dir)).toBe(5)
+      writeFileSync(join(dir, 'v24-x64', 'e5'), '')
+      expect(pruneCompileCache(dir, 5)).toBe(true)
+      expect(existsSync(dir)).toBe(false)
+      expect(pruneCompileCache(dir, 5)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

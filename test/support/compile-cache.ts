@@ -1,0 +1,36 @@
+// The Node compile cache every process of `pnpm test` shares (vitest.config.ts sets it for the
+// workers, who pass it on to pnpm verify, writeback and the reference engine): compiled code is
+// reused from one process and one run to the next. vitest imports each test file, and pnpm
+// verify its suite file, under a new `?vitest=<time>` URL every time, so each run also leaves
+// entries nothing reads again; the cache is emptied once it holds more than MAX_ENTRIES, which
+// costs the next run one cold start instead of letting the folder grow without end.
+import { readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const TEST_COMPILE_CACHE = join(tmpdir(), 'armproof-test-compile-cache')
+/** About ten runs of `pnpm test` (each leaves some 500 entries, 4 MB), some 40 MB. */
+export const MAX_ENTRIES = 5000
+
+/** Entries in the cache (Node keeps one folder per Node version and build inside it). */
+export function cacheEntries(dir: string): number {
+  let entries = 0
+  try {
+    for (const version of readdirSync(dir)) entries += readdirSync(join(dir, version)).length
+  } catch {
+    // no cache yet, or a version folder removed meanwhile
+  }
+  return entries
+}
+
+/** Empties `dir` when it holds more than `max` entries; says whether it did. */
+export function pruneCompileCache(dir: string = TEST_COMPILE_CACHE, max: number = MAX_ENTRIES): boolean {
+  if (cacheEntries(dir) <= max) return false
+  rmSync(dir, { recursive: true, force: true })
+  return true
+}
+
+/** vitest's globalSetup for the unit project: once per run, before any test file. */
+export default function setup(): void {
+  pruneCompileCache()
+}
