@@ -200,6 +200,14 @@ interface Exec {
 /**
  * Runs a program in its own process group with stdin closed; when `timeoutMs` runs out the whole
  * group gets SIGTERM, then SIGKILL, so a grandchild holding the pipes cannot keep us waiting.
+ *
+ * Not execa (the project's choice elsewhere, e.g. the tests), although execa 10 has each piece
+ * but one: `killDescendants`, `timeout` with `forceKillAfterDelay` and `maxBuffer` (in bytes with
+ * `encoding: 'buffer'`, per stream) do what the timers below do. The piece it lacks: its
+ * subprocess is a promise with no 'exit' event, and the promise waits for the pipes to close, so a
+ * command that exits while a background grandchild keeps its stdout open (`… & echo done`) would
+ * come back as a timeout after the whole host timeout instead of its output 200 ms after it exited
+ * (test/host.test.ts, "a background grandchild holding the pipe").
  */
 function exec(file: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv, maxOutput: number): Promise<Exec> {
   return new Promise((resolve) => {
