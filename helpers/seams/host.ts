@@ -207,7 +207,8 @@ interface Exec {
  * subprocess is a promise with no 'exit' event, and the promise waits for the pipes to close, so a
  * command that exits while a background grandchild keeps its stdout open (`… & echo done`) would
  * come back as a timeout after the whole host timeout instead of its output 200 ms after it exited
- * (test/host.test.ts, "a background grandchild holding the pipe").
+ * (test/host.test.ts, "a background grandchild holding the pipe"). Loading execa also costs
+ * about 100 ms of CPU per `pnpm verify` start (a sixth of a replayed run), for the one spawn here.
  */
 function exec(file: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv, maxOutput: number): Promise<Exec> {
   return new Promise((resolve) => {
