@@ -18,6 +18,6 @@ export const SUITES_PROJECT = {
   hookTimeout: 0,
   // The suites and the helpers they load are plain Node TypeScript (type stripping), or JavaScript
   // when installed: Node imports them itself, with its compile cache, instead of vite transforming
-  // every file again in each run's worker (about 10% of a run's CPU).
+  // every file again in each run (about 10% of a run's CPU).
   experimental: { viteModuleRunner: false, nodeLoader: false },
 }

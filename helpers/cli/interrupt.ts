@@ -1,8 +1,8 @@
 // SIGINT / SIGTERM (Ctrl-C, a CI cancel) during a run, one target's or a fleet's: `onStop` writes
 // what was judged so far, synchronously, marked interrupted, before vitest's own handler ends the
-// process; the exit code is 130 / 143; vitest's workers go with the process (their IPC channel
-// closes). Signals are caught only when the command itself gave `exit` (bin/verify.ts), never for
-// an in-process caller.
+// process; the exit code is 130 / 143; the suite, which runs in this process
+// (helpers/cli/in-process-pool.ts), ends with it. Signals are caught only when the command itself
+// gave `exit` (bin/verify.ts), never for an in-process caller.
 import { INTERRUPT_EXIT } from '../steps/verdict.ts'
 
 export type StopSignal = 'SIGINT' | 'SIGTERM'

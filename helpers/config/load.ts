@@ -16,7 +16,7 @@ export type Mode = 'live' | 'record' | 'replay'
 export type SudoMode = 'auto' | 'always' | 'never'
 export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number }
 
-/** One validated run request. Plain data: it crosses into the vitest workers through `provide`. */
+/** One validated run request. Plain data: it crosses into vitest's runtime (cloned) through `provide`. */
 export interface Target {
   svc: string
   knob: KnobName

@@ -10,7 +10,8 @@ export const METER_PROOFS = ['rose', 'before-run', 'stayed-at-zero'] as const
 
 /**
  * The proof as the report's enum: a value outside it is null. Evidence reaches the report through
- * the vitest worker as JSON, so the report keeps its enum even against a value the types never saw.
+ * vitest's runtime messages (cloned, and as JSON from a recording), so the report keeps its enum
+ * even against a value the types never saw.
  */
 export function meterProof(v: MeterProof | null | undefined): MeterProof | null {
   return METER_PROOFS.find((p) => p === v) ?? null
