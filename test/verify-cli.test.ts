@@ -77,11 +77,14 @@ describe.concurrent('a green arm, with the API key set', () => {
   let engine: EngineHandle
   let fromEnv: EngineHandle
   let wrongValue: EngineHandle
+  let rejecting: EngineHandle
   beforeAll(async () => {
+    // An engine per test that runs the proof steps: a run's probes move the meter another run on
+    // the same engine would read as its baseline.
     const start = (name: string) => startEngine({ svc: `cli-${name}`, processName: `rcli-${name}`, args: ['--prefill-interleave', '1', '--api-key', KEY] })
-    ;[engine, fromEnv, wrongValue] = await Promise.all([start('green'), start('env'), start('wrong')])
+    ;[engine, fromEnv, wrongValue, rejecting] = await Promise.all([start('green'), start('env'), start('wrong'), start('reject')])
   })
-  afterAll(() => Promise.all([engine?.stop(), fromEnv?.stop(), wrongValue?.stop()]))
+  afterAll(() => Promise.all([engine?.stop(), fromEnv?.stop(), wrongValue?.stop(), rejecting?.stop()]))
 
   /** `pnpm exec vitest run suites`, the target in env only. */
   const suitesFromEnv = (e: EngineHandle, env: Record<string, string>) =>
@@ -134,7 +137,7 @@ describe.concurrent('a green arm, with the API key set', () => {
 
   test('an error nothing handled during the run (a rejected promise in a step) keeps it from green: inconclusive, exit 3, the error in the report', async ({ expect }) => {
     const preload = join(ROOT, 'test/support/reject-mid-run.ts')
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` } })
+    const run = await runVerify([...engineArgs(rejecting), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: rejecting, env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` } })
     try {
       const out = run.stdout + run.stderr
       expect(run.exitCode, out).toBe(3)
