@@ -32,10 +32,13 @@ const unique = (prefix: string): string => `${prefix}${Math.random().toString(36
 /**
  * The engines are ready before any run starts: the health budget is spent only by the never-ready
  * target, which waits it out (then its meter window) wherever it is in a fleet; the knob-ignored
- * one watches its meter for the whole window. Neither length is what a test here proves.
+ * one watches its meter for the whole window. Neither length is what a test here proves, but each
+ * is also the time a healthy target's /health and its baseline /metrics read may take, on a
+ * machine that is running the rest of the tests meanwhile: 1 s was once not enough there.
  */
-const HEALTH_BUDGET_MS = 2000
-const FLEET_FAST = ['--health-budget', `${HEALTH_BUDGET_MS}ms`, '--meter-window', '1s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check']
+const HEALTH_BUDGET_MS = 4000
+const METER_WINDOW = '3s'
+const FLEET_FAST = ['--health-budget', `${HEALTH_BUDGET_MS}ms`, '--meter-window', METER_WINDOW, '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check']
 /** A server that answers 404 to everything and lists what it was asked; closed in afterAll. */
 const servers: Server[] = []
 async function listening(): Promise<{ url: string; port: number; seen: string[] }> {
@@ -78,7 +81,7 @@ describe.concurrent('a fleet in one run', () => {
       expect(report.format).toBe('armproof-fleet/1')
       expect(report.verdict).toBe('red')
       expect(report.exitCode).toBe(1)
-      expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
       const [healthy, ignored, loading] = report.targets.map((t) => t.report)
       expect(verdicts(ignored)).toMatchObject({ meter: 'failed', argv: 'passed', ledger: 'passed' })
       expect(verdicts(loading)).toMatchObject({ health: 'inconclusive', argv: 'passed', 'probe.exact': 'skipped' })
@@ -147,7 +150,7 @@ describe.concurrent('a fleet in one run', () => {
       const merged = JSON.parse(readFileSync(join(runs[0]!.dir, 'merged.json'), 'utf8')) as FleetReport
       expect(merged.targets).toHaveLength(3)
       expect(merged.fleet.shards).toEqual([{ index: 1, count: 2 }, { index: 2, count: 2 }])
-      expect(targetVerdicts(merged)).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      expect(targetVerdicts(merged), runs.map((r) => r.stdout).join('\n')).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
       expect(readFileSync(join(runs[0]!.dir, 'merged.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
       expect(out).toMatch(/merged 2 shard report\(s\) into merged.json: fleet RED, 3 target\(s\), exit 1/)
     } finally {
@@ -166,7 +169,7 @@ describe.concurrent('a fleet in one run', () => {
         expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(1)
         const before = recorded.report as unknown as FleetReport
         const after = replayed.report as unknown as FleetReport
-        expect(targetVerdicts(after)).toEqual(targetVerdicts(before))
+        expect(targetVerdicts(after), replayed.stdout).toEqual(targetVerdicts(before))
         for (const t of after.targets) expect(t.report.mode).toBe('replay')
       } finally {
         cleanup(replayed)
@@ -198,7 +201,7 @@ describe.concurrent('a fleet in one run', () => {
       expect(md).not.toContain(KEY)
       const report = run.report as unknown as FleetReport
       expect(report.verdict).toBe('error')
-      expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
+      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
       const [, k, m] = report.targets.map((t) => t.report)
       expect(k!.steps).toEqual([])
       expect(m!.steps).toEqual([])
@@ -222,7 +225,7 @@ describe.concurrent('a fleet in one run', () => {
     const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
       cwd: ROOT,
       reject: false,
-      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: `${HEALTH_BUDGET_MS}ms`, VERIFY_METER_WINDOW: '1s', VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: `${HEALTH_BUDGET_MS}ms`, VERIFY_METER_WINDOW: METER_WINDOW, VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
     })
     const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
     expect(result.exitCode, all).toBe(1)
@@ -239,7 +242,7 @@ describe.concurrent('a fleet in one run', () => {
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(3)
       const report = run.report as unknown as FleetReport
-      expect(targetVerdicts(report)).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
+      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
       const [loading, healthy] = report.targets.map((t) => t.report)
       // One at a time: the healthy target's steps began after the never-ready one's had ended.
       const loadingEnd = Date.parse(loading!.finishedAt)
