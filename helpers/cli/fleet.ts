@@ -102,12 +102,15 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   let running: FleetPlan['targets'] = []
   let reporter: FleetReporter | undefined
   let contactedAt = startedAt
+  /** A target refused on first contact: verdict error, no step judged, in every outcome of the run. */
+  const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] =>
+    ({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
   const interrupt = new Interrupt(io.exit, (signal) => {
     const now = new Date()
     const partial = reporter?.partialOutcomes() ?? []
     const targets = plan.targets.map((t, j) => {
       const refused = refusals[j]
-      if (refused) return { name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) }
+      if (refused) return refusedReport(t, refused)
       const o = partial[running.indexOf(t)]
       const done = o?.finishedAt != null
       return {
@@ -146,7 +149,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     for (const [j, t] of plan.targets.entries()) {
       const refused = refusals[j]
       if (refused) {
-        reports.push({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
+        reports.push(refusedReport(t, refused))
         continue
       }
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
