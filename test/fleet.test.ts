@@ -5,7 +5,6 @@
 // file with mistakes refused whole before anything is contacted. The tests run side by side: each
 // run has its own targets file and outputs, and the engines they share answer every run alike.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -18,7 +17,7 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../helpers/writeback/report.ts'
 import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
-import { cleanup, groupLive, ROOT, runVerify, verdicts } from './support/run-verify.ts'
+import { cleanup, groupLive, ROOT, runVerify, spawnVerify, verdicts } from './support/run-verify.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
@@ -262,26 +261,16 @@ describe.concurrent('SIGINT / SIGTERM during a fleet run', () => {
     // budget), the knob-ignored one waits for its slot.
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.loading), engineEntry(engines.ignored)])
     const out = join(file, '..')
-    const child = spawn(process.execPath, [join(ROOT, 'bin/verify.ts'), '--targets', file, '--concurrency', '1', '--health-budget', '60s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check',
-      '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], {
-      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    const healthyDone = new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d
-        if (new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(stdout)) resolve()
-      })
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    await healthyDone
+    const run = spawnVerify(['--targets', file, '--concurrency', '1', '--health-budget', '60s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check',
+      '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')])
+    await run.printed('stdout', (text) => new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(text))
     await new Promise((r) => setTimeout(r, 500))
-    process.kill(child.pid!, signal)
-    expect(await exited, `${stdout}\n${stderr}`).toBe(exitCode)
+    process.kill(run.pid, signal)
+    const code = await run.exited
+    const { stdout, stderr } = run.output()
+    expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
     await new Promise((r) => setTimeout(r, 500))
-    expect(await groupLive(child.pid!), 'processes left in the run\'s group').toEqual([])
+    expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
     const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as FleetReport
     expect(report.verdict).toBe('interrupted')
     expect(report.exitCode).toBe(exitCode)

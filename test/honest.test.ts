@@ -2,7 +2,6 @@
 // in logs, the CLI people expect (did-you-mean, --version, typed metavars, paths from INIT_CWD,
 // record --force), --summary, the interrupted verdict refused by writeback, and the HTTP seam's
 // gzip and cap.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,7 +23,7 @@ import { createContext } from '../helpers/steps/context.ts'
 import { loadConfig } from '../helpers/config/load.ts'
 import type { HttpClient, HttpRequest } from '../helpers/seams/http.ts'
 import { greenReport, sandbox, PAGE } from './support/writeback-sandbox.ts'
-import { ROOT, cleanup, groupLive, runVerify } from './support/run-verify.ts'
+import { ROOT, cleanup, groupLive, runVerify, spawnVerify } from './support/run-verify.ts'
 import { ReachedProofSteps } from './support/verify-in-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-honest-'))
@@ -159,27 +158,17 @@ describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
     const out = join(dir, signal)
     try {
       // The default budgets: the meter watch would take 5 minutes.
-      const child = spawn(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--host', 'local', '--process', engine.processName,
-        '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], {
-        cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d: Buffer) => (stdout += d))
-      const watching = new Promise<void>((resolve) => {
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d
-          // Plain progress lines of the watch, a few seconds apart in a log (at least every 15 s).
-          if ((stderr.match(/^ {2}… (watching radiance:engine_steps_held_total|meter: waiting · )/gm) ?? []).length >= (signal === 'SIGINT' ? 2 : 1)) resolve()
-        })
-      })
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-      await watching
-      process.kill(child.pid!, signal)
-      expect(await exited, `${stdout}\n${stderr}`).toBe(exitCode)
+      const run = spawnVerify(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--host', 'local', '--process', engine.processName,
+        '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], engine.env)
+      // Plain progress lines of the watch, a few seconds apart in a log (at least every 15 s).
+      await run.printed('stderr', (text) => (text.match(/^ {2}… (watching radiance:engine_steps_held_total|meter: waiting · )/gm) ?? []).length >= (signal === 'SIGINT' ? 2 : 1))
+      process.kill(run.pid, signal)
+      const code = await run.exited
+      const { stdout, stderr } = run.output()
+      expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
       if (signal === 'SIGINT') expect(stderr).toMatch(/ {2}… meter: waiting · 1\d(\.\d)?s of up to 5m 00s\n/)
       await new Promise((r) => setTimeout(r, 500))
-      expect(await groupLive(child.pid!), 'processes left in the run\'s group').toEqual([])
+      expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
       const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as Report
       expect(report.verdict).toBe('interrupted')
       expect(report.exitCode).toBe(exitCode)
@@ -202,21 +191,18 @@ describe.concurrent('SIGINT during first contact', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const out = join(dir, 'first-contact-int')
     try {
-      const child = spawn(process.execPath, [join(ROOT, 'bin/verify.ts'), ...ARGS, '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--report', join(out, 'r.json')], {
-        cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
-      })
-      let stdout = ''
-      child.stdout.on('data', (d: Buffer) => (stdout += d))
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      const run = spawnVerify([...ARGS, '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--report', join(out, 'r.json')])
       // The request is open when the server sees the connection.
       await new Promise<void>((resolve) => server.once('request', () => resolve()))
-      process.kill(child.pid!, 'SIGINT')
-      expect(await exited, stdout).toBe(130)
+      process.kill(run.pid, 'SIGINT')
+      const code = await run.exited
+      const { stdout } = run.output()
+      expect(code, stdout).toBe(130)
       const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as Report
       expect(report.verdict).toBe('interrupted')
       expect(report.steps).toEqual([])
       expect(stdout).toContain('INTERRUPTED · interrupted by SIGINT after 0 of 9 steps')
-      expect(await groupLive(child.pid!)).toEqual([])
+      expect(await groupLive(run.pid)).toEqual([])
     } finally {
       server.closeAllConnections()
       server.close()

@@ -1,5 +1,6 @@
 // Runs `pnpm verify` (bin/verify.ts) as a child process, the way an operator or CI does, and
 // reads back its JSON report.
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,6 +51,44 @@ export async function runVerify(args: readonly string[], options: { env?: Record
     report = undefined
   }
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+}
+
+/** A `pnpm verify` under way in its own process group, to be signalled mid-run (SIGINT / SIGTERM). */
+export interface SpawnedVerify {
+  pid: number
+  /** What it printed so far. */
+  output(): { stdout: string; stderr: string }
+  /** Resolves once what `stream` printed so far satisfies `test`. */
+  printed(stream: 'stdout' | 'stderr', test: (text: string) => boolean): Promise<void>
+  exited: Promise<number | null>
+}
+
+/** Starts `node bin/verify.ts …` (CI=true, no .env) in its own process group, its output collected as it comes. */
+export function spawnVerify(args: readonly string[], env: Record<string, string> = {}): SpawnedVerify {
+  const child = spawn(process.execPath, [VERIFY, ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env } })
+  const text = { stdout: '', stderr: '' }
+  const waiters: Array<() => void> = []
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream].on('data', (d: Buffer) => {
+      text[stream] += d
+      for (const check of [...waiters]) check()
+    })
+  }
+  return {
+    pid: child.pid!,
+    output: () => ({ ...text }),
+    printed: (stream, test) =>
+      new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (!test(text[stream])) return
+          waiters.splice(waiters.indexOf(check), 1)
+          resolve()
+        }
+        waiters.push(check)
+        check()
+      }),
+    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+  }
 }
 
 export function cleanup(run: VerifyRun): void {
