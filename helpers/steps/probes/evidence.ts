@@ -28,6 +28,9 @@ export type ProbeEvidence = CrashEvidence & {
   content?: unknown
   finish?: string
   reasoningChars?: number
+  /** The vision reply as read: the colours it gives as its answer, and those it names only to deny. */
+  asserted?: string[]
+  denied?: string[]
   /** OpenAI's refusal field, when the model declined. */
   refusal?: string
   /** The first three tool_calls entries, as sent. */

@@ -2,7 +2,8 @@
 // run side by side. A probe is not attempted when /health never came up.
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError, type HttpRequest, type HttpResponse } from '../../seams/http.ts'
-import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
+import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
+import { judgeVision } from './vision.ts'
 import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ProbeEvidence, ProbeRetry } from './evidence.ts'
