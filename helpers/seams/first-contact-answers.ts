@@ -2,6 +2,7 @@
 // and fix in one line) only where waiting cannot help and the fix is theirs; undefined otherwise.
 import type { Target } from '../config/load.ts'
 import type { HttpError, HttpResponse } from './http.ts'
+import { modelCards } from './models.ts'
 
 export interface FirstContactProblem {
   /** What was asked, e.g. `GET http://gpu-7:8000/health`. */
@@ -70,17 +71,6 @@ export function fromHealth(res: HttpResponse, target: Target, where: string): Fi
   return undefined
 }
 
-/** The ids a 200 /v1/models lists; undefined when the body is no model list. */
-export function listedIds(body: string): string[] | undefined {
-  try {
-    const data = (JSON.parse(body) as { data?: unknown }).data
-    if (!Array.isArray(data)) return undefined
-    return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string')
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * /v1/models: a redirect that left the base URL's origin (the key was not sent there, and the
  * probes would not be answered here), the key (401/403), the path (404), or a --model it does not list.
@@ -101,7 +91,7 @@ export function fromModels(res: HttpResponse, target: Target, where: string): Fi
     return { where, message: `/v1/models answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${origin}; got ${target.baseUrl}` }
   }
   if (res.status !== 200 || target.model === null) return undefined
-  const ids = listedIds(res.body)
+  const ids = modelCards(res.body)?.map((c) => c.id)
   if (ids === undefined || ids.includes(target.model)) return undefined
   const shown = ids.slice(0, MAX_IDS_SHOWN).map((id) => JSON.stringify(id)).join(', ')
   const lists = ids.length === 0 ? 'it lists no model' : `it lists ${shown}${ids.length > MAX_IDS_SHOWN ? `, … (${ids.length} in all)` : ''}`

@@ -36,6 +36,8 @@ export type ProbeEvidence = CrashEvidence & {
   /** The first three tool_calls entries, as sent. */
   toolCalls?: unknown[]
   retries?: ProbeRetry[]
+  /** What a 200 reply says of itself: the model that produced it, its id, when it was created (seconds). */
+  reply?: { model: unknown; id: string | null; created: number | null }
   /** Why no reply was judged (the HTTP seam's failure kind). */
   failure?: HttpFailure
 }
