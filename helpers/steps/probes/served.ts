@@ -29,8 +29,8 @@ export function servedModel(ctx: RunContext, probes: readonly StepId[] = PROBES)
       // Every probe settles its id (null when it got no reply) exactly once, even when it ends
       // early; the wait is bounded all the same, by the probe timeout, should one never run.
       const wait = new Promise<void>((resolve) => {
+        // Not unref'd: the run waits on it (a probe that never settles must not end the process).
         const timer = setTimeout(resolve, ctx.target.probeTimeoutMs)
-        timer.unref()
         void settledAll.then(() => (clearTimeout(timer), resolve()))
       })
       const mine = ids.get(probe)!
