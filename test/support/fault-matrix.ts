@@ -32,7 +32,7 @@ export interface FaultCase {
   stats?: Record<string, unknown>
   /**
    * An operator's mistake, answered with exit 2 `before contact` (the configuration alone) or on
-   * `first contact` (one GET /health, one GET /v1/models): run with the DEFAULT budgets (15m health,
+   * `first contact` (one GET /health, then GET /v1/models and HEAD /metrics): run with the DEFAULT budgets (15m health,
    * 5m meter window), so an answer that waited for a budget would not come within the test's time.
    */
   mistake?: 'before contact' | 'first contact'
