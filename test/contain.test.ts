@@ -135,6 +135,23 @@ describe('a whole pnpm verify: the suites\' setup, a proof step, and a redirect 
     cleanup(run)
   })
 
+  test("a fleet whose suites' setup fails for every target: each target error with no step, the fleet exit 2", async ({ expect }) => {
+    const e = await launch('f')
+    const ca = join(dir, 'fleet-ca.pem')
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
+    const targets = join(dir, 'fleet-setup.yaml')
+    writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\n  process: ${e.processName}\n  health-budget: 8s\ntargets:\n  - { svc: ${e.svc}, base-url: "${e.baseUrl}" }\n`)
+    const run = await runVerify(['--targets', targets], { engine: e, env: { ...preload('setup'), VERIFY_CA_FILE: ca } })
+    const out = run.stdout + run.stderr
+    expect(run.exitCode, out).toBe(2)
+    const fleet = run.report as unknown as FleetReport
+    expect(fleet.targets.map((t) => [t.report.verdict, t.report.steps.length])).toEqual([['error', 0]])
+    expect(fleet.targets[0]!.report.error).toContain("internal error in the suites' setup (suites/arm.test.ts)")
+    expect(fleet.targets[0]!.report.error).toContain('armproof-test: the CA file cannot be read inside the suites')
+    expect(out).not.toMatch(FRAME)
+    cleanup(run)
+  })
+
   test('a proof step (its judge throws): that step inconclusive, the others judged, exit 3, no frame', async ({ expect }) => {
     const e = await launch('j')
     const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: e, env: preload('step') })
