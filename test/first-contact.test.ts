@@ -142,8 +142,20 @@ describe('firstContact judges what only the operator can fix', () => {
     const viaProm = fake({ '/health': 200, '/v1/models': 200, '/metrics': 401 })
     expect(await firstContact(target('http://gpu-7:8000', ['--prometheus-url', 'http://prom:9090']), viaProm)).toBeUndefined()
     expect(viaProm.asked).toEqual(['/health', '/v1/models'])
-    // A 404 or 501 on /metrics (an engine without metrics) is the meter's to judge, not first contact's.
-    expect(await firstContact(t, fake({ '/health': 200, '/v1/models': 200, '/metrics': 501 }))).toBeUndefined()
+    // A 404 on /metrics (an engine without metrics) is the meter's to judge, not first contact's.
+    expect(await firstContact(t, fake({ '/health': 200, '/v1/models': 200, '/metrics': 404 }))).toBeUndefined()
+    // A server that takes no HEAD (405, 501) is asked with GET: a guard behind it is still found.
+    let head = true
+    const noHead: HttpClient = {
+      async request(req) {
+        const path = new URL(req.url).pathname
+        const status = path !== '/metrics' ? 200 : req.method === 'HEAD' ? (head ? 405 : 200) : 403
+        return { status, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 }
+      },
+    }
+    expect((await firstContact(t, noHead))?.message).toContain('/metrics answers HTTP 403')
+    head = false
+    expect(await firstContact(t, noHead)).toBeUndefined()
   })
   test('a replay never contacts anything', async () => {
     const http = fake({})

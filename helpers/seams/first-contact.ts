@@ -43,9 +43,15 @@ export async function firstContact(target: Target, http: HttpClient): Promise<Fi
   if (healthProblem) return healthProblem
   // /metrics is read without the key, as the meter reads it (vLLM serves it open); with
   // --prometheus-url the meter is read there and this run does not scrape /metrics.
+  // HEAD: its status, never a scrape (Prometheus never sends one); a server that takes no HEAD
+  // (405, 501) is asked with GET, its body left unread past the cap.
+  const askMetrics = async () => {
+    const head = await ask('HEAD', '/metrics', {})
+    return head.res && (head.res.status === 405 || head.res.status === 501) ? ask('GET', '/metrics', {}) : head
+  }
   const [models, metrics] = await Promise.all([
     ask('GET', '/v1/models', target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
-    target.prometheusUrl === null ? ask('HEAD', '/metrics', {}) : Promise.resolve(undefined),
+    target.prometheusUrl === null ? askMetrics() : Promise.resolve(undefined),
   ])
   return (models.res ? fromModels(models.res, target, models.where) : models.problem) ?? (metrics?.res ? fromMetrics(metrics.res, metrics.where) : metrics?.problem)
 }
