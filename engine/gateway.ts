@@ -48,6 +48,17 @@ function otherOrigin(state: EngineState): OtherOrigin {
   return other
 }
 
+/** Closes the other origin of this engine, if one was opened. */
+export function closeGateway(state: EngineState): void {
+  const other = others.get(state)
+  if (!other) return
+  others.delete(state)
+  void other.server.then((s) => {
+    s.closeAllConnections()
+    s.close()
+  })
+}
+
 /** What /stats adds under these faults: what reached the other origin. */
 export function gatewayStats(state: EngineState): Record<string, unknown> {
   const other = others.get(state)

@@ -295,6 +295,18 @@ describe('a healthy engine', () => {
     }
   })
 
+  test('HEAD /metrics answers its status and no page, and is not counted as a scrape (first contact asks it so)', async () => {
+    const scrapes = async () => ((await e.stats()) as { served: { metrics: number } }).served.metrics
+    const before = await scrapes()
+    const head = await fetch(`${e.baseUrl}/metrics`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toContain('text/plain')
+    expect(await head.text()).toBe('')
+    expect(await scrapes()).toBe(before)
+    await metrics(e)
+    expect(await scrapes()).toBe(before + 1)
+  })
+
   test('pidof sees exactly the engine pid and its cmdline carries the radiance flags', async () => {
     const pidof = await run('pidof', [e.processName])
     expect(pidof.stdout.trim()).toBe(String(e.pids[0]))
