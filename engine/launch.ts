@@ -168,9 +168,17 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
           throw new Error(`engine ${processName} (pid ${first.pid}) exited with ${first.exitCode ?? first.signalCode} before /health was ready:\n${tail}`)
         }
         try {
-          const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(500) })
+          const res = await fetch(`${baseUrl}/health`, { redirect: 'manual', signal: AbortSignal.timeout(500) })
           await res.arrayBuffer()
           if (res.status === 200) return
+          const location = res.headers.get('location')
+          if (res.status >= 300 && res.status < 400 && location !== null) {
+            // A Location that is no URL (health_bad_location): the engine is up, answering its broken redirect.
+            if (!URL.canParse(location, baseUrl)) return
+            const next = await fetch(new URL(location, baseUrl), { signal: AbortSignal.timeout(500) })
+            await next.arrayBuffer()
+            if (next.status === 200) return
+          }
         } catch {
           // closed port or hung answer: still loading
         }

@@ -17,8 +17,9 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
 export function faultsMarkdown(): string {
   const mistakes = FAULT_MATRIX.filter((c) => c.mistake !== undefined).map((c) => {
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, ...(c.value !== undefined ? [`--value ${c.value}`] : []), ...(c.args ?? [])].join(' ')
-    const when = c.mistake === 'before contact' ? 'at once, before contact: nothing is contacted' : `on first contact: one GET /health and one GET /v1/models, each bounded by ${FIRST_CONTACT_TIMEOUT_MS / 1000} s; no budget is waited`
+    const faults = (c.engine.faults ?? []).map((f) => `--fault ${f}`).join(' ')
+    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, ...(c.value !== undefined ? [`--value ${c.value}`] : []), ...(c.args ?? []), ...(faults ? [`(engine: ${faults})`] : [])].join(' ')
+    const when = c.mistake === 'before contact' ? 'at once, before contact: nothing is contacted' : `on first contact: one GET /health, then GET /v1/models and HEAD /metrics side by side, each bounded by ${FIRST_CONTACT_TIMEOUT_MS / 1000} s; no budget is waited`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(flags)}\` | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${when} | \`${cell(c.message)}\` |`
   })
   const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map((c) => {

@@ -8,8 +8,30 @@ import { targetForRun } from '../helpers/seams/recording.ts'
 import { outputProblems } from '../helpers/config/outputs.ts'
 import { contactTarget } from '../helpers/seams/first-contact.ts'
 import { isFleetRun, planFleet } from '../helpers/fleet/plan.ts'
+import { containedLine, errorLine } from '../helpers/cli/contain.ts'
 
+/** Ends the run with `text` alone: vitest shows the message, and no stack trace (there is no bug to trace). */
+class SetupRefused extends Error {
+  constructor(text: string) {
+    super(text)
+    this.stack = text
+  }
+}
+
+/**
+ * The configuration and first contact of a run straight from env. Any exception no part of it
+ * expected is contained as one line (helpers/cli/contain.ts), never a stack trace.
+ */
 export default async function setup(project: TestProject): Promise<void> {
+  try {
+    await prepare(project)
+  } catch (error) {
+    if (error instanceof SetupRefused) throw error
+    throw new SetupRefused(containedLine(errorLine(error, null), { phase: "the suites' setup", where: 'suites/_setup.ts' }, 'error'))
+  }
+}
+
+async function prepare(project: TestProject): Promise<void> {
   const provided = project.getProvidedContext()
   if (provided['armproof:target'] || provided['armproof:fleet']) return
   const dotenv = readDotenv(process.cwd(), process.env)
@@ -17,7 +39,7 @@ export default async function setup(project: TestProject): Promise<void> {
     // VERIFY_TARGETS=fleet.yaml pnpm vitest run suites: the fleet, a describe per target (combined
     // outputs and the worst-verdict exit code are pnpm verify --targets').
     const planned = planFleet({ argv: [], env: process.env, cwd: process.cwd(), ...(dotenv ? { dotenv } : {}) })
-    if (!planned.ok) throw new Error(formatProblems(planned.problems))
+    if (!planned.ok) throw new SetupRefused(formatProblems(planned.problems))
     for (const warning of planned.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
     // First contact per target, side by side: a refused target's describe holds one failing test
     // with the cause and the fix (helpers/fleet/suite.ts); the other targets run on.
@@ -30,14 +52,14 @@ export default async function setup(project: TestProject): Promise<void> {
     return
   }
   const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
-  if (!config.ok) throw new Error(formatProblems(config.problems))
+  if (!config.ok) throw new SetupRefused(formatProblems(config.problems))
   for (const warning of config.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
   const run = targetForRun(config.target)
-  if ('problems' in run) throw new Error(formatProblems(run.problems))
+  if ('problems' in run) throw new SetupRefused(formatProblems(run.problems))
   const unwritable = outputProblems(run.target, process.env, process.cwd())
-  if (unwritable.length > 0) throw new Error(formatProblems(unwritable))
+  if (unwritable.length > 0) throw new SetupRefused(formatProblems(unwritable))
   // First contact, as `pnpm verify` makes it: the operator's mistakes end the run before any step.
   const refused = await contactTarget(run.target)
-  if (refused) throw new Error(refused.line)
+  if (refused) throw new SetupRefused(refused.line)
   project.provide('armproof:target', run.target)
 }

@@ -37,6 +37,23 @@ describe('configuration', () => {
     expect(r.ok && r.target).toMatchObject({ value: '3', previous: '1', model: 'm-from-dotenv' })
   })
 
+  test('a no-op arm (--value the same as --previous, as the knob reads them) is refused before contact; a rollback proof without --previous is not', () => {
+    const same = problems([...base, '--value', '1', '--previous', '1'])
+    expect(same).toEqual(['--value: "1" and --previous "1" are the same PREFILL_INTERLEAVE: this arm changes nothing, and its rollback line would roll back nothing; give --previous the value the endpoint ran before this deploy (or leave it out for the default)'])
+    // Compared as the knob reads them (canonical), from env as from flags, with "" as the default.
+    expect(problems([...base, '--value', '01', '--previous', '1'])).toHaveLength(1)
+    expect(problems(base, { VERIFY_VALUE: '2', VERIFY_PREVIOUS: '2' }).join('\n')).toContain('VERIFY_VALUE: "2" and VERIFY_PREVIOUS "2" are the same')
+    expect(problems([...base, '--value', '', '--previous', '0']).join('\n')).toContain('"" (the default, 0) and --previous "0" are the same')
+    expect(problems(['--svc', 's', '--knob', 'CHECKPOINT_POLICY', '--value', 'never', '--previous', 'never', '--base-url', 'http://h:1'])).toHaveLength(1)
+    expect(problems(['--svc', 's', '--knob', 'CHECKPOINT_POLICY', '--value', '', '--previous', '', '--base-url', 'http://h:1']).join('\n')).toContain('"" (the default) and --previous "" (the default) are the same')
+    // Not a no-op: different values; a rollback to the default without --previous; an enum default only --help knows.
+    for (const argv of [[...base, '--value', '1', '--previous', '0'], base, [...base, '--value', '0'], [...base, '--value', '1'], ['--svc', 's', '--knob', 'CHECKPOINT_POLICY', '--value', '', '--previous', 'never', '--base-url', 'http://h:1']]) {
+      expect(problems(argv), argv.join(' ')).toEqual([])
+    }
+    // A value that does not fit is said once, not again as a no-op.
+    expect(problems([...base, '--value', '-1', '--previous', '-1'])).toHaveLength(2)
+  })
+
   test('the suites run straight from env', () => {
     const r = loadConfig({ env: { VERIFY_SVC: 'demo', VERIFY_KNOB: 'BUSY_PREFILL_CHUNK', VERIFY_VALUE: '512', VERIFY_BASE_URL: 'http://h:1', VERIFY_DROPIN_CHECK: '0' } })
     expect(r.ok && r.target).toMatchObject({ knob: 'BUSY_PREFILL_CHUNK', value: '512', dropinCheck: false })

@@ -295,6 +295,18 @@ describe('a healthy engine', () => {
     }
   })
 
+  test('HEAD /metrics answers its status and no page, and is not counted as a scrape (first contact asks it so)', async () => {
+    const scrapes = async () => ((await e.stats()) as { served: { metrics: number } }).served.metrics
+    const before = await scrapes()
+    const head = await fetch(`${e.baseUrl}/metrics`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toContain('text/plain')
+    expect(await head.text()).toBe('')
+    expect(await scrapes()).toBe(before)
+    await metrics(e)
+    expect(await scrapes()).toBe(before + 1)
+  })
+
   test('pidof sees exactly the engine pid and its cmdline carries the radiance flags', async () => {
     const pidof = await run('pidof', [e.processName])
     expect(pidof.stdout.trim()).toBe(String(e.pids[0]))
@@ -795,6 +807,73 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(raw.encoding).toBe('gzip')
       x(gunzipSync(raw.body).toString('utf8')).toContain('radiance:engine_steps_held_total')
       x(await metrics(e)).toContain('radiance:engine_steps_held_total')
+    },
+  },
+  reply_model_fallback: {
+    async check(e, x) {
+      const { json } = await post(e, exactBody('obsidian'))
+      x(json).toMatchObject({ model: 'fallback/gpt-4o-mini', choices: [{ message: { content: '\n\nobsidian' } }] })
+    },
+  },
+  response_cache: {
+    async check(e, x) {
+      const [a, b] = [(await post(e, exactBody('obsidian'))).json, (await post(e, toolsBody())).json]
+      x(a.id).toBe(b.id)
+      x(a.created).toBeLessThan(Date.now() / 1000 - 86_000)
+      x(a.model).toBe(MODEL)
+    },
+  },
+  reply_created_stale: {
+    async check(e, x) {
+      const [a, b] = [(await post(e, exactBody('obsidian'))).json, (await post(e, exactBody('obsidian'))).json]
+      x(a.id).not.toBe(b.id)
+      x(a.created).toBeLessThan(Date.now() / 1000 - 86_000)
+    },
+  },
+  served_aliases: {
+    ready: 'models',
+    async check(e, x) {
+      const list = (await (await fetch(`${e.baseUrl}/v1/models`)).json()) as { data: Array<{ id: string; root: string }> }
+      x(list.data.map((m) => [m.id, m.root])).toEqual([[MODEL, MODEL], [`${MODEL}-alias`, MODEL]])
+      const { status, json } = await post(e, { ...exactBody('obsidian'), model: `${MODEL}-alias` })
+      x(status).toBe(200)
+      x(json.model).toBe(MODEL)
+      x((await post(e, { ...exactBody('obsidian'), model: 'other' })).status).toBe(404)
+    },
+  },
+  vision_negated: {
+    async check(e, x) {
+      x((await redReply(e)).message.content).toBe(`\n\nIt is not red; it is green.`)
+    },
+  },
+  health_bad_location: {
+    ready: 'models',
+    async check(e, x) {
+      const res = await fetch(`${e.baseUrl}/health`, { redirect: 'manual' })
+      x(res.status).toBe(307)
+      const port = new URL(e.baseUrl).port
+      x(res.headers.get('location')).toBe(`http://127.0.0.1:${port}:${port}/health/`)
+      await x(fetch(`${e.baseUrl}/health`)).rejects.toThrow()
+    },
+  },
+  models_redirect_other_origin: {
+    async check(e, x) {
+      const res = await fetch(`${e.baseUrl}/v1/models`, { redirect: 'manual' })
+      x(res.status).toBe(307)
+      const other = res.headers.get('location')!
+      x(new URL(other).origin).not.toBe(new URL(e.baseUrl).origin)
+      x(((await (await fetch(other, { headers: { authorization: 'Bearer sk-x' } })).json()) as { data: Array<{ id: string }> }).data[0]!.id).toBe(MODEL)
+      await fetch(other)
+      x(((await (await fetch(`${e.baseUrl}/stats`)).json()) as { other_origin: unknown }).other_origin).toEqual({ requests: 2, with_authorization: 1 })
+    },
+  },
+  metrics_guarded: {
+    async check(e, x) {
+      x((await fetch(`${e.baseUrl}/metrics`)).status).toBe(401)
+      x((await fetch(`${e.baseUrl}/metrics`, { method: 'HEAD' })).status).toBe(401)
+      const ok = await fetch(`${e.baseUrl}/metrics`, { headers: { authorization: 'Bearer anything' } })
+      x(ok.status).toBe(200)
+      x(await ok.text()).toContain('radiance:engine_steps_held_total')
     },
   },
 }

@@ -13,7 +13,7 @@ import { checkExact } from '../helpers/steps/probes/judge.ts'
 import { pick, prng as rng } from './support/prng.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
-  return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
+  return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
 }
 
 

@@ -12,7 +12,7 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadConfig, type Target } from '../helpers/config/load.ts'
 import { firstContact } from '../helpers/seams/first-contact.ts'
-import { classify, HttpError, type HttpClient, type HttpResponse } from '../helpers/seams/http.ts'
+import { classify, HttpError, type HttpClient, type HttpRequest, type HttpResponse } from '../helpers/seams/http.ts'
 import { FIRST_CONTACT_ELSEWHERE } from './support/fault-matrix.ts'
 import { cleanup, runVerify } from './support/run-verify.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
@@ -26,17 +26,24 @@ function target(baseUrl: string, extra: string[] = [], env: Record<string, strin
   return r.target
 }
 
+/** An answer of the fake seam: a status, a status with a body (and the URL that answered, after redirects), or a failure. */
+type Answer = number | { status: number; body?: string; url?: string } | NodeJS.ErrnoException | HttpError
+
 /** A fake seam: each path answers a status, or throws the failure a socket would. */
-function fake(answers: Record<string, number | NodeJS.ErrnoException>): HttpClient & { asked: string[] } {
+function fake(answers: Record<string, Answer>): HttpClient & { asked: string[]; requests: HttpRequest[] } {
   const asked: string[] = []
+  const requests: HttpRequest[] = []
   return {
     asked,
+    requests,
     async request(req) {
       const path = new URL(req.url).pathname
       asked.push(path)
+      requests.push(req)
       const a = answers[path] ?? 404
-      if (typeof a !== 'number') throw classify(a, req.url)
-      return { status: a, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 } satisfies HttpResponse
+      if (a instanceof HttpError || a instanceof Error) throw classify(a, req.url)
+      const { status, body = '', url = req.url } = typeof a === 'number' ? { status: a } : a
+      return { status, headers: {}, body, url, redirects: url === req.url ? [] : [req.url], durationMs: 1 } satisfies HttpResponse
     },
   }
 }
@@ -75,6 +82,80 @@ describe('firstContact judges what only the operator can fix', () => {
     expect(msg).toContain('TLS verification of gpu-7:8443 failed (DEPTH_ZERO_SELF_SIGNED_CERT)')
     expect(msg).toContain('--ca-file PATH')
     expect(msg).toContain('NODE_EXTRA_CA_CERTS')
+  })
+  test('https:// against a plain-HTTP port (the handshake got no TLS) names the http:// URL to pass, at once', async () => {
+    const msg = (await firstContact(target('https://gpu-7:8000'), fake({ '/health': Object.assign(new Error('wrong version number'), { code: 'ERR_SSL_WRONG_VERSION_NUMBER' }) })))?.message
+    expect(msg).toContain('--base-url: gpu-7:8000 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER)')
+    expect(msg).toContain('pass --base-url http://gpu-7:8000')
+    expect((await firstContact(target('https://gpu-7:8000'), fake({ '/health': Object.assign(new Error('x'), { code: 'EPROTO' }) })))?.message).toContain('does not speak TLS (EPROTO)')
+    // The reverse mistake, as nginx answers it: plain HTTP sent to its TLS port.
+    const nginx = await firstContact(t, fake({ '/health': { status: 400, body: '<html><center>The plain HTTP request was sent to HTTPS port</center></html>' } }))
+    expect(nginx?.message).toContain('speaks TLS')
+    expect(nginx?.message).toContain('pass --base-url https://gpu-7:8000')
+    // Any other 400 on /health is no such thing: left alone.
+    expect(await firstContact(t, fake({ '/health': { status: 400, body: 'bad request' }, '/v1/models': 200 }))).toBeUndefined()
+  })
+  test('a redirect whose Location is no URL is the proxy\'s to fix: its Location named, the engine not blamed', async () => {
+    const bad = new HttpError('redirect', 'http://gpu-7:8000/health', 'HTTP 307 redirects to "http://gpu-7:8000:8000/health/", which is not a URL (Invalid URL)')
+    const msg = (await firstContact(t, fake({ '/health': bad })))?.message
+    expect(msg).toContain('/health: HTTP 307 redirects to "http://gpu-7:8000:8000/health/", which is not a URL')
+    expect(msg).toContain("fix the proxy's redirect, or point --base-url at the engine itself")
+  })
+  test('/v1/models that lands on another origin is refused, the key said to stay home; a same-origin redirect is fine', async () => {
+    const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
+    const away = await firstContact(keyed, fake({ '/health': 200, '/v1/models': { status: 401, url: 'http://gateway:9000/v1/models' } }))
+    expect(away?.message).toContain('/v1/models redirects to another origin, http://gateway:9000/v1/models (HTTP 401 there): armproof did not send the key there')
+    expect(away?.message).toContain('pass --base-url http://gateway:9000 if the engine is there')
+    expect((await firstContact(t, fake({ '/health': 200, '/v1/models': { status: 200, url: 'https://gpu-7:8000/v1/models', body: '{"data":[]}' } })))?.message).toContain('pass --base-url https://gpu-7:8000 if the engine is there')
+    expect(await firstContact(keyed, fake({ '/health': 200, '/v1/models': { status: 200, url: 'http://gpu-7:8000/v1/models/', body: '{"data":[{"id":"m"}]}' } }))).toBeUndefined()
+  })
+  test('a --model /v1/models does not list is named with the ids it lists; a listed one (an alias, an adapter) is fine; no --model, nothing to check', async () => {
+    const list = { status: 200, body: JSON.stringify({ object: 'list', data: [{ id: 'llama-8b', root: '/m' }, { id: 'llama', root: '/m' }, { id: 'sql-lora', parent: 'llama-8b' }] }) }
+    const wrong = await firstContact(target('http://gpu-7:8000', ['--model', 'llama-70b']), fake({ '/health': 200, '/v1/models': list }))
+    expect(wrong?.message).toBe('--model "llama-70b": /v1/models does not list it (it lists "llama-8b", "llama", "sql-lora"); pass --model with one of those, or leave --model out to probe the first')
+    expect(wrong?.where).toBe('GET http://gpu-7:8000/v1/models')
+    for (const id of ['llama-8b', 'llama', 'sql-lora']) expect(await firstContact(target('http://gpu-7:8000', ['--model', id]), fake({ '/health': 200, '/v1/models': list })), id).toBeUndefined()
+    expect(await firstContact(t, fake({ '/health': 200, '/v1/models': list }))).toBeUndefined()
+    expect((await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': { status: 200, body: '{"data":[]}' } })))?.message).toContain('(it lists no model)')
+    // A body that is no model list, or a list still loading (503), is the probes' to judge.
+    expect(await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': { status: 200, body: '<html>' } }))).toBeUndefined()
+    expect(await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 503, '/v1/models': 503 }))).toBeUndefined()
+    const many = { status: 200, body: JSON.stringify({ data: Array.from({ length: 14 }, (_, i) => ({ id: `m${i}` })) }) }
+    expect((await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': many })))?.message).toContain('"m9", … (14 in all)')
+  })
+  test('401/403 on /metrics (asked with HEAD, without the key) is a gateway guarding it; with --prometheus-url /metrics is not asked', async () => {
+    const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
+    for (const status of [401, 403]) {
+      const http = fake({ '/health': 200, '/v1/models': 200, '/metrics': status })
+      const p = await firstContact(keyed, http)
+      expect(p?.message).toContain(`/metrics answers HTTP ${status}: something before the engine guards it`)
+      expect(p?.message).toContain('--prometheus-url')
+      expect(p?.where).toBe('HEAD http://gpu-7:8000/metrics')
+      const asked = http.requests.find((r) => r.url.endsWith('/metrics'))!
+      expect(asked.method).toBe('HEAD')
+      expect(asked.headers).toEqual({})
+    }
+    // The key goes to /v1/models only.
+    const http = fake({ '/health': 200, '/v1/models': 200, '/metrics': 200 })
+    expect(await firstContact(keyed, http)).toBeUndefined()
+    expect(http.requests.map((r) => [new URL(r.url).pathname, r.headers?.authorization ?? null])).toEqual([['/health', null], ['/v1/models', 'Bearer sk-first-contact-1234'], ['/metrics', null]])
+    const viaProm = fake({ '/health': 200, '/v1/models': 200, '/metrics': 401 })
+    expect(await firstContact(target('http://gpu-7:8000', ['--prometheus-url', 'http://prom:9090']), viaProm)).toBeUndefined()
+    expect(viaProm.asked).toEqual(['/health', '/v1/models'])
+    // A 404 on /metrics (an engine without metrics) is the meter's to judge, not first contact's.
+    expect(await firstContact(t, fake({ '/health': 200, '/v1/models': 200, '/metrics': 404 }))).toBeUndefined()
+    // A server that takes no HEAD (405, 501) is asked with GET: a guard behind it is still found.
+    let head = true
+    const noHead: HttpClient = {
+      async request(req) {
+        const path = new URL(req.url).pathname
+        const status = path !== '/metrics' ? 200 : req.method === 'HEAD' ? (head ? 405 : 200) : 403
+        return { status, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 }
+      },
+    }
+    expect((await firstContact(t, noHead))?.message).toContain('/metrics answers HTTP 403')
+    head = false
+    expect(await firstContact(t, noHead)).toBeUndefined()
   })
   test('a replay never contacts anything', async () => {
     const http = fake({})

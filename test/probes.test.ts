@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { decodePng } from '../engine/png.ts'
 import { encodeSolidPng } from '../helpers/steps/probes/png.ts'
-import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage } from '../helpers/steps/probes/requests.ts'
+import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, toolsRequest, visionRequest, errorMessage } from '../helpers/steps/probes/requests.ts'
+import { judgeVision } from '../helpers/steps/probes/vision.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })

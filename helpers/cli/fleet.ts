@@ -22,6 +22,8 @@ import { FleetReporter } from '../fleet/reporter.ts'
 import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from './options.ts'
 import { runArmSuite } from './run-suites.ts'
+import { containedLine, errorLine, type Phase } from './contain.ts'
+import { ARM_SUITE } from '../../suites/project.ts'
 
 /** The streams and inputs of `pnpm verify` (structurally helpers/cli/verify.ts' VerifyIo). */
 export interface VerifyIo {
@@ -34,13 +36,18 @@ export interface VerifyIo {
   exit?: (code: number) => void
   /** The one vitest start; see helpers/cli/verify.ts' VerifyIo. */
   runSuites?: typeof runArmSuite
+  /** Only an in-process test passes it; see helpers/cli/verify.ts' VerifyIo. */
+  enterPhase?: (phase: Phase) => void
 }
 
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
 export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
   const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
-  const { report } = judgedReport(target, steps, unhandled, startedAt, finishedAt)
+  // No step judged: the suites' setup failed for this target (verdict error, as a one-target run says it).
+  const { report } = steps.length === 0
+    ? { report: buildReport({ target, steps, startedAt, finishedAt, error: `internal error in the suites' setup (${ARM_SUITE}): ${unhandled.join('; ') || 'no proof step ran'}` }) }
+    : judgedReport(target, steps, unhandled, startedAt, finishedAt)
   const unwritten: string[] = []
   if (target.mode === 'record') {
     try {
@@ -105,26 +112,42 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   /** A target refused on first contact: verdict error, no step judged, in every outcome of the run. */
   const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] =>
     ({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
-  const interrupt = new Interrupt(io.exit, (signal) => {
-    const now = new Date()
+  /**
+   * Every target's report as far as the run got: one refused on first contact keeps `error`; one
+   * that had finished keeps its verdict; the others are marked (interrupted, or a contained failure:
+   * `error` with no step judged, else its steps with the line as a note).
+   */
+  const partialTargets = (now: Date, mark: { interrupted: 'SIGINT' | 'SIGTERM' } | { contained: string }): FleetReport['targets'] => {
     const partial = reporter?.partialOutcomes() ?? []
-    const targets = plan.targets.map((t, j) => {
+    return plan.targets.map((t, j) => {
       const refused = refusals[j]
       if (refused) return refusedReport(t, refused)
       const o = partial[running.indexOf(t)]
       const done = o?.finishedAt != null
-      return {
-        name: t.label,
-        report: buildReport({ target: t.target, steps: o?.steps ?? [], startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, o?.steps ?? []), ...(done ? {} : { interrupted: signal }) }),
-      }
+      const steps = o?.steps ?? []
+      const input = { target: t.target, steps, startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, steps) }
+      if (done) return { name: t.label, report: buildReport(input) }
+      if ('interrupted' in mark) return { name: t.label, report: buildReport({ ...input, interrupted: mark.interrupted }) }
+      const line = mark.contained.replace(/^armproof: /, '')
+      return { name: t.label, report: buildReport(steps.length === 0 ? { ...input, error: line } : { ...input, unhandled: [...input.unhandled, line] }) }
     })
+  }
+  const interrupt = new Interrupt(io.exit, (signal) => {
+    const now = new Date()
+    const targets = partialTargets(now, { interrupted: signal })
     const report = { ...combined(plan, startedAt, now, targets), exitCode: INTERRUPT_EXIT[signal] }
     const unwritten = writeFleetOutputsSync(plan, io, report)
     io.out.write(`\n${fleetTable(report)}\n`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
     io.out.write(`\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n`)
   })
+  let phase: { name: Phase; where: string } = { name: 'first contact', where: `${plan.targets.length} target(s)` }
+  const enter = (name: Phase, where: string): void => {
+    phase = { name, where }
+    io.enterPhase?.(name)
+  }
   try {
+    enter('first contact', `${plan.targets.length} target(s)`)
     // First contact of every target side by side, before any step: a target whose operator mistake
     // shows here (DNS, TLS, 401/403, 404 on /health) ends at once with its own verdict `error` and
     // one line; the others run on.
@@ -136,12 +159,14 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
     reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
+    enter("the suites' setup", ARM_SUITE)
     // Every target's steps are tests of this one file: vitest's own cap must never be what holds a
     // target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
     const failure = targets.length > 0
       ? await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out: io.out, err: io.err })
       : undefined
     if (interrupt.stopped) return process.exitCode as number
+    enter('the report', plan.report ?? 'the report')
     const finishedAt = new Date()
     const outcomes = reporter.outcomes()
     const unwritten: string[] = []
@@ -153,7 +178,9 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
         continue
       }
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
-      const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
+      // A target none of whose steps was judged (its suite's setup failed): no steps, so verdict error.
+      const judged = (reporter.partialOutcomes()[running.indexOf(t)]?.steps.length ?? 0) > 0
+      const built = await targetReport(t.target, judged ? o.steps : [], o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
       unwritten.push(...built.unwritten)
       reports.push({ name: t.label, report: built.report })
     }
@@ -168,6 +195,21 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       return EXIT_OUTPUT_UNWRITTEN
     }
     return report.exitCode
+  } catch (error) {
+    // No stack trace, ever (helpers/cli/contain.ts): one line, the combined report, the worst exit.
+    try {
+      const line = containedLine(errorLine(error, null), { phase: phase.name, where: phase.where }, 'error where no step was judged, else not green')
+      const keys = plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null)
+      const shown = keys.reduce((l, k) => redactText(l, k), line)
+      io.err.write(`${shown}\n`)
+      const now = new Date()
+      const report = combined(plan, startedAt, now, partialTargets(now, { contained: shown }))
+      for (const unwritten of writeFleetOutputsSync(plan, io, report)) io.err.write(`armproof: ${unwritten}\n`)
+      return report.exitCode
+    } catch {
+      io.err.write('armproof: internal error, and another while reporting it; nothing was written\n')
+      return EXIT_CODES.error
+    }
   } finally {
     interrupt.dispose()
   }

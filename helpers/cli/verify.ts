@@ -24,6 +24,8 @@ import { Interrupt } from './interrupt.ts'
 import { runArmSuite } from './run-suites.ts'
 import { judgedReport } from './judged-report.ts'
 import { verifyFleet } from './fleet.ts'
+import { contain, startPhase, type Phase, type RunPhase } from './contain.ts'
+import { ARM_SUITE } from '../../suites/project.ts'
 import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
 export interface Stream {
@@ -48,7 +50,15 @@ export interface VerifyIo {
    * test of what is answered before any proof step passes one that throws if reached.
    */
   runSuites?: typeof runArmSuite
+  /**
+   * Only an in-process test passes it: called as each phase of the run begins, so that the test
+   * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
+   */
+  enterPhase?: (phase: Phase) => void
 }
+
+/** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
+class SuitesSetupFailed extends Error {}
 
 /** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`): pnpm starts them from the package root. */
 const OWN_SCRIPTS: readonly string[] = ['verify', 'demo']
@@ -92,7 +102,7 @@ function colorOf(io: VerifyIo): boolean {
   return io.err.isTTY === true && !ci && io.env.NO_COLOR === undefined
 }
 
-async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>): Promise<number> {
+async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>, phase: RunPhase): Promise<number> {
   const ci = io.env.CI === 'true' || io.env.CI === '1'
   const terminal = io.err.isTTY === true && !ci
   const color = colorOf(io)
@@ -107,10 +117,14 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   })
   const startedAt = interrupt.startedAt
   interrupt.stepsFrom(() => reporter.partialSteps())
+  phase.judged = () => reporter.judged()
   const failure = await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
   if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
+  // No step judged at all: the suites' setup failed (the run's seams, the suite file): contained as such.
+  if (reporter.judged().length === 0) throw new SuitesSetupFailed((unhandled[0] ?? 'no proof step ran').replace(/^(suite|unhandled) error: /, ''))
+  enter(io, phase, 'the report', target.report ?? 'the report')
   const { report, notes } = judgedReport(target, steps, unhandled, startedAt, new Date())
   for (const note of notes) io.out.write(`  ! ${note}\n`)
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
@@ -175,7 +189,33 @@ async function checkFirstContact(target: Target, io: VerifyIo): Promise<number |
   return EXIT_CODES.error
 }
 
+/** Marks the phase the run enters (and lets an in-process test throw there). */
+function enter(io: VerifyIo, phase: RunPhase, name: Phase, where: string): void {
+  phase.phase = name
+  phase.where = where
+  io.enterPhase?.(name)
+}
+
+/**
+ * `pnpm verify`: every phase contained (helpers/cli/contain.ts): an exception no phase expected
+ * is one line and a written report, never a stack trace.
+ */
 export async function verify(io: VerifyIo): Promise<number> {
+  const phase = startPhase()
+  try {
+    return await verifyPhases(io, phase)
+  } catch (error) {
+    // vitest held the suites' own failure; it is contained as the suites' setup.
+    if (error instanceof SuitesSetupFailed) {
+      phase.phase = "the suites' setup"
+      phase.where = ARM_SUITE
+    }
+    return contain(error, phase, { err: io.err, write: (report) => (phase.target ? writeOutputsSync(phase.target, io, report) : []) })
+  }
+}
+
+async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
+  enter(io, phase, 'the configuration', 'flags, env and .env')
   let dotenv: string | undefined
   try {
     dotenv = readDotenv(io.cwd, io.env)
@@ -223,12 +263,15 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems([{ option: '--fixtures', message: `--fixtures: ${run.target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }])}\n`)
     return EXIT_CODES.error
   }
+  phase.target = run.target
   const interrupt = oneTargetInterrupt(run.target, io, colorOf(io))
   try {
+    enter(io, phase, 'first contact', `${run.target.baseUrl ?? '(replay)'}: /health, /v1/models, /metrics`)
     const refused = await checkFirstContact(run.target, io)
     if (interrupt.stopped) return process.exitCode as number
     if (refused !== undefined) return refused
-    return await runSuites(run.target, io, interrupt)
+    enter(io, phase, "the suites' setup", ARM_SUITE)
+    return await runSuites(run.target, io, interrupt, phase)
   } finally {
     interrupt.dispose()
   }

@@ -296,6 +296,18 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   }
   const value = knobValue('value')
   const previous = knobValue('previous')
+  // A no-op arm: --value and --previous both given and the same (an empty one is the default):
+  // the run would prove nothing changed and print a rollback line that rolls back nothing.
+  const valueRaw = raw('value')
+  const previousRaw = raw('previous')
+  if (knobName && valueRaw && previousRaw && !problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
+    const fallback = knob(knobName).default
+    const [v, p] = [value ?? fallback, previous ?? fallback]
+    if ((valueRaw.value === '' && previousRaw.value === '') || (v != null && v === p)) {
+      const shown = (r: { value: string }) => (r.value === '' ? `"" (the default${fallback != null ? `, ${fallback}` : ''})` : showValue(r.value))
+      problem(valueRaw.from, `${shown(valueRaw)} and ${previousRaw.from} ${shown(previousRaw)} are the same ${knobName}: this arm changes nothing, and its rollback line would roll back nothing; give --previous the value the endpoint ran before this deploy (or leave it out for the default)`)
+    }
+  }
 
   /** An option whose value is one of a few words. */
   const oneOf = <T extends string>(flag: OptionFlag, what: string, choices: readonly T[], fallback: T): T => {

@@ -37,6 +37,8 @@ export class RunbookReporter implements Reporter {
   #steps: StepResult[] = []
   #partial: StepResult[] = []
   #unhandled: string[] = []
+  /** The steps a test judged (its own verdict, or its crash): not those that never ran. */
+  #judged = new Set<StepId>()
   #lastLogProgress = 0
 
   constructor(options: RunbookReporterOptions) {
@@ -70,6 +72,7 @@ export class RunbookReporter implements Reporter {
     const step = stepFromTestCase(testCase)
     if (!step) return
     const clean = this.#clean(step)
+    this.#judged.add(clean.id)
     this.#partial = [...this.#partial.filter((s) => s.id !== clean.id), clean]
     this.#print(clean)
   }
@@ -79,7 +82,12 @@ export class RunbookReporter implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<ModuleLike>, unhandledErrors: ReadonlyArray<ErrorLike>, reason?: string): void {
     this.#clearProgress()
-    const { steps, unhandled } = stepsFromTestCases(testCasesOf(testModules), unhandledErrors, runErrorsOf(testModules))
+    const cases = testCasesOf(testModules)
+    for (const c of cases) {
+      const step = stepFromTestCase(c)
+      if (step) this.#judged.add(step.id)
+    }
+    const { steps, unhandled } = stepsFromTestCases(cases, unhandledErrors, runErrorsOf(testModules))
     if (reason === 'interrupted') unhandled.push('the run was interrupted before it finished')
     // A crashed step carries the thrown error's text, which no judge scrubbed: scrub it here.
     this.#steps = steps.map((s) => this.#clean(s))
@@ -97,6 +105,11 @@ export class RunbookReporter implements Reporter {
   partialSteps(): StepResult[] {
     const done = this.#steps.length > 0 ? this.#steps : this.#partial
     return STEP_IDS.flatMap((id) => done.filter((s) => s.id === id))
+  }
+
+  /** The steps judged so far, in STEP_IDS order (a step that never ran is not among them). */
+  judged(): StepResult[] {
+    return this.partialSteps().filter((s) => this.#judged.has(s.id))
   }
 
   /** Errors outside any step; any of them keeps the run from green. */

@@ -1,57 +1,25 @@
-// First contact: one GET /health and one GET /v1/models before any proof step is judged. What
-// they show that only the operator can fix (a host name that does not resolve, a certificate
-// this process does not trust, a key refused with 401/403, a /health that is not there) ends the
-// run at once, exit 2, with the cause and the fix in one line, instead of waiting out a budget.
-// What may pass by itself (refused, reset, a timeout, EAI_AGAIN, 503: an engine still loading)
-// is left to the health step and its budget.
+// First contact: one GET /health, then one GET /v1/models and one HEAD /metrics side by side,
+// before any proof step is judged. What they show that only the operator can fix (a host name
+// that does not resolve, a certificate this process does not trust, https:// against a plain-HTTP
+// port, a key refused with 401/403, a /health that is not there, a redirect that cannot be
+// followed or leaves the base URL's origin, a gateway guarding /metrics, a --model the endpoint
+// does not serve) ends the run at once, exit 2, with the cause and the fix in one line, instead of
+// waiting out a budget. What may pass by itself (refused, reset, a timeout, EAI_AGAIN, 503: an
+// engine still loading) is left to the health step and its budget. The judging of each answer is
+// ./first-contact-answers.ts.
 import type { Target } from '../config/load.ts'
-import { readFileSync } from 'node:fs'
-import { HttpError, liveHttp, type HttpClient, type HttpResponse } from './http.ts'
+import { HttpError, liveHttp, type HttpClient, type HttpRequest } from './http.ts'
+import { liveOptions } from './open.ts'
 import { redactText } from './redact.ts'
+import { fromError, fromHealth, fromMetrics, fromModels, type FirstContactProblem } from './first-contact-answers.ts'
+
+export type { FirstContactProblem }
 
 /** How long each first-contact request may take: a loading engine is the health step's to wait for. */
 export const FIRST_CONTACT_TIMEOUT_MS = 10_000
 
-export interface FirstContactProblem {
-  /** What was asked, e.g. `GET http://gpu-7:8000/health`. */
-  where: string
-  /** Cause and fix, one line. */
-  message: string
-}
-
-function hostOf(baseUrl: string): string {
-  return new URL(baseUrl).hostname
-}
-
-function fromError(error: HttpError, target: Target, where: string): FirstContactProblem | undefined {
-  const base = target.baseUrl!
-  if (error.failure === 'dns' && error.sysCode === 'ENOTFOUND') {
-    return { where, message: `--base-url: the host name ${JSON.stringify(hostOf(base))} does not resolve (ENOTFOUND); check the name in --base-url, or use the endpoint's IP address` }
-  }
-  if (error.failure === 'tls') {
-    return {
-      where,
-      message: `--base-url: TLS verification of ${new URL(base).host} failed (${error.sysCode ?? 'certificate not trusted'}); pass the CA that signed it with --ca-file PATH (or VERIFY_CA_FILE; NODE_EXTRA_CA_CERTS=PATH works too)`,
-    }
-  }
-  return undefined
-}
-
-function fromStatus(res: HttpResponse, target: Target, path: '/health' | '/v1/models', where: string): FirstContactProblem | undefined {
-  if (res.status === 401 || res.status === 403) {
-    const keyed = target.apiKey !== null
-    const fix = path === '/health'
-      ? `armproof sends the key only on /v1/* (as vLLM guards only those); point --base-url at the engine itself, not at a gateway that guards /health`
-      : keyed
-        ? 'the key given is refused: check VERIFY_API_KEY or the --api-key-file it came from (expired, another endpoint\'s key?)'
-        : 'the endpoint wants a key and none was given: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
-    return { where, message: `${path} answers HTTP ${res.status} (the key): ${fix}` }
-  }
-  if (res.status === 404) {
-    return { where, message: `${path} answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${new URL(target.baseUrl!).origin}; got ${target.baseUrl}` }
-  }
-  return undefined
-}
+/** The most of a first-contact body read: /v1/models is small; /metrics is asked with HEAD. */
+const MAX_BODY = 1024 * 1024
 
 /**
  * The first-contact check of a live or record run; undefined when nothing found needs the
@@ -59,23 +27,33 @@ function fromStatus(res: HttpResponse, target: Target, path: '/health' | '/v1/mo
  */
 export async function firstContact(target: Target, http: HttpClient): Promise<FirstContactProblem | undefined> {
   if (target.mode === 'replay' || target.baseUrl === null) return undefined
-  const ask = async (path: '/health' | '/v1/models', headers: Record<string, string>): Promise<{ problem?: FirstContactProblem; reached: boolean }> => {
+  const ask = async (method: HttpRequest['method'], path: string, headers: Record<string, string>) => {
     const url = `${target.baseUrl}${path}`
-    const where = `GET ${url}`
+    const where = `${method} ${url}`
     try {
-      const res = await http.request({ method: 'GET', url, headers, timeoutMs: FIRST_CONTACT_TIMEOUT_MS, followRedirects: true, maxBodyBytes: 1024 * 1024 })
-      const problem = fromStatus(res, target, path, where)
-      return { ...(problem ? { problem } : {}), reached: true }
+      return { where, res: await http.request({ method, url, headers, timeoutMs: FIRST_CONTACT_TIMEOUT_MS, followRedirects: true, maxBodyBytes: MAX_BODY }) }
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
-      const problem = fromError(error, target, where)
-      return { ...(problem ? { problem } : {}), reached: false }
+      return { where, problem: fromError(error, target, where) }
     }
   }
-  const health = await ask('/health', {})
-  if (health.problem || !health.reached) return health.problem
-  const models = await ask('/v1/models', target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {})
-  return models.problem
+  const health = await ask('GET', '/health', {})
+  if (!health.res) return health.problem
+  const healthProblem = fromHealth(health.res, target, health.where)
+  if (healthProblem) return healthProblem
+  // /metrics is read without the key, as the meter reads it (vLLM serves it open); with
+  // --prometheus-url the meter is read there and this run does not scrape /metrics.
+  // HEAD: its status, never a scrape (Prometheus never sends one); a server that takes no HEAD
+  // (405, 501) is asked with GET, its body left unread past the cap.
+  const askMetrics = async () => {
+    const head = await ask('HEAD', '/metrics', {})
+    return head.res && (head.res.status === 405 || head.res.status === 501) ? ask('GET', '/metrics', {}) : head
+  }
+  const [models, metrics] = await Promise.all([
+    ask('GET', '/v1/models', target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+    target.prometheusUrl === null ? askMetrics() : Promise.resolve(undefined),
+  ])
+  return (models.res ? fromModels(models.res, target, models.where) : models.problem) ?? (metrics?.res ? fromMetrics(metrics.res, metrics.where) : metrics?.problem)
 }
 
 /** A first-contact refusal ready to print: the key redacted, and the one line the operator reads. */
@@ -88,12 +66,13 @@ export interface FirstContactRefusal {
 }
 
 /**
- * First contact of one target through its own live seam (its --ca-file honoured), closed after:
- * what `pnpm verify`, a fleet and the suites' global setup all ask before a target's steps.
+ * First contact of one target through its own live seam (its --ca-file honoured, the key kept to
+ * its origin), closed after: what `pnpm verify`, a fleet and the suites' global setup all ask
+ * before a target's steps.
  */
 export async function contactTarget(target: Target): Promise<FirstContactRefusal | undefined> {
   if (target.mode === 'replay' || target.baseUrl === null) return undefined
-  const http = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
+  const http = liveHttp(liveOptions(target))
   let problem: FirstContactProblem | undefined
   try {
     problem = await firstContact(target, http)

@@ -1,12 +1,15 @@
 // The HTTP seam. Suites reach the endpoint only through an HttpClient, so record and replay
-// see every exchange. Every request is bounded in time and in body size.
+// see every exchange. Every request is bounded in time and in body size, and the API key stays
+// with its origin: no hop (a redirect, or a request to any other URL) carries `Authorization` to
+// an origin other than the base URL's.
 import { getCACertificates } from 'node:tls'
 import { pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { Agent, request } from 'undici'
 
 export interface HttpRequest {
-  method: 'GET' | 'POST'
+  /** HEAD: first contact asks only for a status (of /metrics), never a scrape. */
+  method: 'GET' | 'POST' | 'HEAD'
   url: string
   headers?: Record<string, string>
   body?: string
@@ -24,9 +27,29 @@ export interface HttpResponse {
   url: string
   redirects: string[]
   durationMs: number
+  /**
+   * When the answer was complete, on this machine's clock (ms since the epoch); in a replay, as
+   * recorded. With `durationMs` it dates the request, e.g. against a reply's own `created`.
+   */
+  receivedAtMs?: number
 }
 
-export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'tls' | 'other'
+/**
+ * `tls`: the certificate is not trusted; `not-tls`: an https:// URL whose port answered the TLS
+ * handshake with something else (plain HTTP); `redirect`: a redirect armproof cannot follow (its
+ * Location is no URL, or not http(s)).
+ */
+export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'tls' | 'not-tls' | 'redirect' | 'other'
+
+/** Every failure, for the recording's schema. */
+export const HTTP_FAILURES: readonly HttpFailure[] = ['refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'tls', 'not-tls', 'redirect', 'other']
+
+const FAILURE_WORDS: Partial<Record<HttpFailure, string>> = {
+  refused: 'connection refused',
+  tls: 'TLS verification failed',
+  'not-tls': 'no TLS on the other end of the handshake',
+  redirect: 'a redirect that cannot be followed',
+}
 
 export class HttpError extends Error {
   readonly code: string
@@ -35,7 +58,7 @@ export class HttpError extends Error {
   /** The system's own code under the failure (ENOTFOUND, EAI_AGAIN, DEPTH_ZERO_SELF_SIGNED_CERT, …), when known. */
   readonly sysCode: string | undefined
   constructor(failure: HttpFailure, url: string, detail: string, sysCode?: string) {
-    super(`${failure === 'refused' ? 'connection refused' : failure === 'tls' ? 'TLS verification failed' : failure} at ${url}: ${detail}`)
+    super(`${FAILURE_WORDS[failure] ?? failure} at ${url}: ${detail}`)
     this.code = `ARMPROOF_HTTP_${failure.toUpperCase().replace('-', '_')}`
     this.failure = failure
     this.url = url
@@ -49,6 +72,12 @@ export const TLS_VERIFY_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED',
   'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'INVALID_CA',
 ])
+
+/**
+ * A TLS client handshake answered by something that is not TLS: OpenSSL reads the first bytes of
+ * a plain-HTTP answer ("HTTP/1.1 400") as a record header of a wrong version or an absurd length.
+ */
+export const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO'])
 
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>
@@ -74,6 +103,7 @@ export function classify(error: unknown, url: string): HttpError {
   const detail = `${code}${error instanceof Error && error.message ? ` (${error.message})` : ''}`
   if (code === 'ECONNREFUSED') return new HttpError('refused', url, detail, code)
   if (TLS_VERIFY_CODES.has(code)) return new HttpError('tls', url, detail, code)
+  if (NOT_TLS_CODES.has(code) && url.startsWith('https:')) return new HttpError('not-tls', url, detail, code)
   if (['TimeoutError', 'AbortError', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'].includes(code)) {
     return new HttpError('timeout', url, detail)
   }
@@ -126,8 +156,36 @@ async function once(agent: Agent, req: HttpRequest, url: string): Promise<Omit<H
   }
 }
 
+/** The headers of one hop: `Authorization` only where the key belongs (the base URL's origin). */
+export function headersFor(url: string, headers: Record<string, string> | undefined, keyOrigin: string): Record<string, string> | undefined {
+  if (!headers || new URL(url).origin === new URL(keyOrigin).origin) return headers
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(proxy-)?authorization$/i.test(k)))
+}
+
+/** Where a redirect's Location leads; an HttpError ('redirect') when it is no http(s) URL (e.g. `http://host:8000:8000/health/`). */
+export function redirectTarget(location: string, from: string, status: number): string {
+  let next: URL
+  try {
+    next = new URL(location, from)
+  } catch (error) {
+    throw new HttpError('redirect', from, `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not a URL (${(error as Error).message})`)
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new HttpError('redirect', from, `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not http(s)`)
+  return next.href
+}
+
+export interface LiveHttpOptions {
+  /** Extra CAs (--ca-file), added to the trusted ones. */
+  caPem?: string
+  /**
+   * The origin the API key belongs to (the base URL's). Without it, each request's own URL's
+   * origin: a redirect elsewhere then drops the key, as the Fetch standard and curl do.
+   */
+  keyOrigin?: string
+}
+
 /** The live client: undici, no keep-alive reuse surprises across polls, redirects by hand. */
-export function liveHttp(options: { caPem?: string } = {}): HttpClient & { close(): Promise<void> } {
+export function liveHttp(options: LiveHttpOptions = {}): HttpClient & { close(): Promise<void> } {
   // --ca-file adds to the trusted CAs (Node's default store, NODE_EXTRA_CA_CERTS included); it never replaces them.
   const ca = options.caPem ? [...getCACertificates('default'), options.caPem] : undefined
   const agent = new Agent({ connect: { timeout: 10_000, ...(ca ? { ca } : {}) }, keepAliveTimeout: 1000 })
@@ -135,16 +193,17 @@ export function liveHttp(options: { caPem?: string } = {}): HttpClient & { close
     async request(req) {
       const started = performance.now()
       const redirects: string[] = []
+      const keyOrigin = options.keyOrigin ?? new URL(req.url).origin
       let url = req.url
       for (let hop = 0; ; hop++) {
-        const res = await once(agent, req, url)
+        const res = await once(agent, { ...req, headers: headersFor(url, req.headers, keyOrigin) }, url)
         const location = res.headers.location
         if (req.followRedirects && [301, 302, 303, 307, 308].includes(res.status) && location && hop < 5) {
           redirects.push(url)
-          url = new URL(location, url).href
+          url = redirectTarget(location, url, res.status)
           continue
         }
-        return { ...res, url, redirects, durationMs: Math.round(performance.now() - started) }
+        return { ...res, url, redirects, durationMs: Math.round(performance.now() - started), receivedAtMs: Date.now() }
       }
     },
     close: () => agent.close(),

@@ -6,7 +6,7 @@ import { realClock, type Clock } from './clock.ts'
 import type { Target } from '../config/load.ts'
 import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './recording.ts'
 import { createHost, type HostClient } from './host.ts'
-import { liveHttp, type HttpClient } from './http.ts'
+import { liveHttp, type HttpClient, type LiveHttpOptions } from './http.ts'
 import { recordingSeams } from './record.ts'
 import { redactingHost, redactingHttp } from './redact.ts'
 import { ReplayLeftovers, replaySeams } from './replay.ts'
@@ -23,6 +23,14 @@ export interface Seams {
 
 export const TOOL = { name: pkg.name, version: pkg.version }
 
+/** The live client's options for a target: its --ca-file, and the origin its key belongs to (the base URL's). */
+export function liveOptions(target: Target): LiveHttpOptions {
+  return {
+    ...(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {}),
+    ...(target.baseUrl ? { keyOrigin: new URL(target.baseUrl).origin } : {}),
+  }
+}
+
 /** `hostEnv`: extra environment for local host commands (the tests' reference engine puts its shims on PATH). */
 export async function openSeams(target: Target, options: { hostEnv?: Record<string, string> } = {}): Promise<Seams> {
   if (target.mode === 'replay') {
@@ -37,7 +45,7 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
       },
     }
   }
-  const live = liveHttp(target.caFile ? { caPem: readFileSync(target.caFile, 'utf8') } : {})
+  const live = liveHttp(liveOptions(target))
   // The key is redacted from all that comes back before anything (a step, a recording) reads it.
   const http = redactingHttp(live, target.apiKey)
   const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(options.hostEnv ? { env: options.hostEnv } : {}) }), target.apiKey)

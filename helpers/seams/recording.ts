@@ -11,7 +11,7 @@ import { writeAtomic } from './atomic.ts'
 import type { ConfigProblem, Target } from '../config/load.ts'
 import type { HostFailure } from './host.ts'
 import { REDACTED } from './redacted.ts'
-import type { HttpFailure } from './http.ts'
+import { HTTP_FAILURES, type HttpFailure } from './http.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
 import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Schema } from '../schema.ts'
 import { STEP_IDS } from '../steps/verdict.ts'
@@ -171,7 +171,7 @@ const HTTP_SCHEMA = array(object({
   path: string({ re: /^\//, says: 'a path starting with /' }),
   request: object({ headers: HEADERS, sha256: optional(DIGEST), bytes: optional(number({ integer: true, min: 0 })), body: optional(unknownValue()) }),
   response: optional(object({ status: number({ integer: true, min: 100 }), headers: HEADERS, body: string(), redirects: optional(array(string())), url: optional(string()) })),
-  error: optional(object({ failure: literal('refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'tls', 'other'), message: string() })),
+  error: optional(object({ failure: literal(...HTTP_FAILURES), message: string() })),
   durationMs: number({ min: 0 }),
 })) as Schema<unknown>
 

@@ -58,7 +58,7 @@ export function redactingHttp(http: HttpClient, secret: string | null): HttpClie
       } catch (error) {
         if (error instanceof HttpError) {
           const detail = clean(error.message).replace(/^.*? at \S+: /, '')
-          throw new HttpError(error.failure, clean(error.url), detail)
+          throw new HttpError(error.failure, clean(error.url), detail, error.sysCode)
         }
         if (error instanceof Error) error.message = clean(error.message)
         throw error

@@ -57,6 +57,8 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
         url: res.url ? `${base}${res.url}` : req.url,
         redirects: (res.redirects ?? []).map((p) => `${base}${p}`),
         durationMs: exchange.durationMs,
+        // When the recording received it (its `at`, from the recording's start).
+        receivedAtMs: set.meta.startedAtMs + exchange.at,
       }
     },
   }

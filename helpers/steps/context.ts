@@ -4,6 +4,7 @@ import type { Clock } from '../seams/clock.ts'
 import type { Target } from '../config/load.ts'
 import type { HostClient } from '../seams/host.ts'
 import type { HttpClient } from '../seams/http.ts'
+import type { ModelCard } from '../seams/models.ts'
 import { knob, type KnobSpec } from '../config/knobs.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
@@ -15,6 +16,13 @@ export interface ServedModel {
   get(): Promise<string>
   /** The id, if a probe asked for it and got one; undefined when never asked or refused. */
   settled(): Promise<string | undefined>
+  /** The cards /v1/models lists (asked once, shared with `get`); undefined when it cannot be read. */
+  cards(): Promise<ModelCard[] | undefined>
+  /**
+   * Settles this probe's reply id (null: no reply) and resolves, once every probe has settled its
+   * own, to the probes whose reply carried the same id. A probe settles exactly once, replied or not.
+   */
+  replyId(probe: StepId, id: string | null): Promise<StepId[]>
 }
 
 /**

@@ -36,7 +36,15 @@ function stepBudgetMs(run: RunContext, id: StepId): number {
 
 /** Opens the run of one target (by default the suite file's): the validated target and the seams for its mode. */
 export async function openRun(target: Target = inject('armproof:target')): Promise<ProofRun & { close(): Promise<void> }> {
-  const seams = await openSeams(target)
+  let seams: Awaited<ReturnType<typeof openSeams>>
+  try {
+    seams = await openSeams(target)
+  } catch (error) {
+    // The suites' setup failed (a --ca-file gone since first contact, unreadable fixtures): said in
+    // one line by whoever reports it, never as a stack trace.
+    if (error instanceof Error) error.stack = `${error.name}: ${error.message}`
+    throw error
+  }
   const run = proofRun(createContext({ target, ...seams }))
   return { ...run, close: async () => seams.close({ model: await modelOf(run) }) }
 }

@@ -66,8 +66,10 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
       : c.how === 'verify in-process'
         ? await verifyInProcess(args, { env: { ...engine.env, ...env } })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
+  const stats = c.stats ? await engine.stats() : undefined
   await engine.stop()
   const context = `${run.stdout}\n${run.stderr}`
+  if (c.stats) x(stats, `the engine's /stats after the run\n${context}`).toMatchObject(c.stats)
   // The preload's answer, not the machine's resolver: the run's connection asked the patched dns.lookup.
   if (preloaded) {
     x(patched.name, 'dns.lookup is the one test/support/nxdomain.ts installs').toBe('nxdomain')

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { verify } from '../../helpers/cli/verify.ts'
+import { verify, type VerifyIo } from '../../helpers/cli/verify.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { ROOT, type VerifyRun } from './run-verify.ts'
 
@@ -19,21 +19,28 @@ export class ReachedProofSteps extends Error {
 }
 
 /** As runVerify, in this process; throws ReachedProofSteps when the run would start the suites. */
-export async function verifyInProcess(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<VerifyRun> {
+export async function verifyInProcess(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase'] } = {}): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
   let stdout = ''
   let stderr = ''
   const started = performance.now()
+  let reached = false
   const exitCode = await verify({
     rawArgs: [...args, '--report', reportPath, '--junit', junitPath],
     env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...options.env },
     cwd: options.cwd ?? ROOT,
     out: { write: (t: string) => (stdout += t) },
     err: { write: (t: string) => (stderr += t) },
-    runSuites: () => Promise.reject(new ReachedProofSteps()),
+    runSuites: () => {
+      reached = true
+      return Promise.reject(new ReachedProofSteps())
+    },
+    ...(options.enterPhase ? { enterPhase: options.enterPhase } : {}),
   })
+  // verify() contains every exception, this one too: it is thrown here, where the test sees it.
+  if (reached) throw new ReachedProofSteps()
   let report: Report | undefined
   try {
     report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report

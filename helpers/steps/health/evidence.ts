@@ -1,5 +1,6 @@
 // What step `health` records. One type for its outcomes: each sets the fields it saw.
 import type { CrashEvidence } from '../_host-evidence.ts'
+import type { HttpFailure } from '../../seams/http.ts'
 
 export type HealthEvidence = CrashEvidence & {
   /** The last status seen (200 when it came up). */
@@ -10,4 +11,6 @@ export type HealthEvidence = CrashEvidence & {
   waitedMs?: number
   /** Never came up: how often each answer was seen (a status, or a failure kind). */
   seen?: Record<string, number>
+  /** A failure no wait changes (https:// on a plain port, a broken redirect): its kind. */
+  failure?: HttpFailure
 }

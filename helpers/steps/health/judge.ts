@@ -75,6 +75,20 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
       last = res.status === 503 ? '503 (loading)' : `${res.status} ${res.body.slice(0, 80)}`
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
+      // https:// against a plain-HTTP port, or a redirect whose Location is no URL: no wait changes
+      // either (first contact ends the run on these; here they began after it).
+      if (error.failure === 'not-tls' || error.failure === 'redirect') {
+        return {
+          verdict: 'failed',
+          expected,
+          observed: error.message,
+          where: `GET ${url}`,
+          next: error.failure === 'not-tls'
+            ? `the scheme, not the engine: the port serves plain HTTP; pass --base-url ${ctx.target.baseUrl?.replace(/^https:/, 'http:')}`
+            : "a proxy before the engine, not the engine: its redirect's Location is broken (nginx: $host:$server_port writes the port twice); fix the proxy, or point --base-url at the engine itself",
+          evidence: { attempts, failure: error.failure },
+        }
+      }
       last = error.failure === 'refused' ? 'connection refused (loading)' : `${error.failure} (${error.message})`
     }
     seen.set(last, (seen.get(last) ?? 0) + 1)

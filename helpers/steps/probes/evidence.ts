@@ -28,11 +28,16 @@ export type ProbeEvidence = CrashEvidence & {
   content?: unknown
   finish?: string
   reasoningChars?: number
+  /** The vision reply as read: the colours it gives as its answer, and those it names only to deny. */
+  asserted?: string[]
+  denied?: string[]
   /** OpenAI's refusal field, when the model declined. */
   refusal?: string
   /** The first three tool_calls entries, as sent. */
   toolCalls?: unknown[]
   retries?: ProbeRetry[]
+  /** What a 200 reply says of itself: the model that produced it, its id, when it was created (seconds). */
+  reply?: { model: unknown; id: string | null; created: number | null }
   /** Why no reply was judged (the HTTP seam's failure kind). */
   failure?: HttpFailure
 }

@@ -1,19 +1,18 @@
 // Steps `probe.exact`, `probe.tools`, `probe.vision`: three requests to the endpoint itself,
-// run side by side. A probe is not attempted when /health never came up.
+// run side by side. A probe is not attempted when /health never came up. A 200 reply is judged
+// as this engine's answer first (./identity.ts: the model that produced it, not a cache's), then
+// by its content.
 import { formatDuration } from '../../config/duration.ts'
-import { HttpError, type HttpRequest, type HttpResponse } from '../../seams/http.ts'
-import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, judgeVision, toolsRequest, visionRequest, errorMessage, type ChatRequest, type ProbeReply } from './requests.ts'
+import { HttpError, type HttpResponse } from '../../seams/http.ts'
+import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, toolsRequest, visionRequest, type ChatRequest, type ProbeReply } from './requests.ts'
+import { judgeVision } from './vision.ts'
 import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
+import type { StepId } from '../registry.ts'
 import type { Judgement } from '../verdict.ts'
-import type { ProbeEvidence, ProbeRetry } from './evidence.ts'
-
-class ProbeBlocked extends Error {
-  readonly judgement: Judgement
-  constructor(judgement: Judgement) {
-    super(judgement.observed)
-    this.judgement = judgement
-  }
-}
+import type { ProbeEvidence } from './evidence.ts'
+import { ProbeBlocked, withRetries } from './ask.ts'
+import { servedModel } from './served.ts'
+import { judgeFresh, judgeModel, judgeSharedId, replyMeta, sameWithoutCards, type ReplyMeta } from './identity.ts'
 
 type ProbeInputs = InputsOf<'probe.exact'> & InputsOf<'probe.tools'> & InputsOf<'probe.vision'>
 
@@ -30,95 +29,41 @@ function notAttempted(ctx: RunContext, inputs: ProbeInputs, expected: string): J
 }
 
 /**
- * The model for the probes: --model, else the first id of /v1/models, asked once per run by the
- * first probe that gets that far (never when /health did not come up); the three probes and the
- * meter share it.
+ * Whether a 200 reply is this engine's answer to this request: the model asked (or a real variant;
+ * the cards are asked only when it names another id), no other probe's reply id, made after the
+ * request was sent. Undefined: it is; the content judge decides.
  */
-export function servedModel(ctx: RunContext): ServedModel {
-  let asked: Promise<string> | undefined
-  const get = (): Promise<string> => {
-    if (ctx.target.model) return Promise.resolve(ctx.target.model)
-    asked ??= askModels(ctx)
-    return asked
+async function judgeIdentity(served: ServedModel, model: string, meta: ReplyMeta, res: HttpResponse, sharing: Promise<StepId[]>): Promise<Pick<Judgement, 'verdict' | 'observed' | 'next'> | undefined> {
+  const other = typeof meta.model === 'string' && !sameWithoutCards(model, meta.model)
+  const wrongModel = judgeModel(model, meta, other ? await served.cards() : undefined)
+  if (wrongModel) return wrongModel
+  const sentAtMs = res.receivedAtMs === undefined ? undefined : res.receivedAtMs - res.durationMs
+  return judgeSharedId(meta, await sharing) ?? judgeFresh(meta, sentAtMs)
+}
+
+async function probe(ctx: RunContext, inputs: ProbeInputs, id: StepId, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
+  // Judged alone (no shared model handed in), a probe settles its reply id with itself only.
+  const served = inputs.model ?? servedModel(ctx, [id])
+  let settled = false
+  const settle = (replyId: string | null): Promise<StepId[]> => {
+    settled = true
+    return served.replyId(id, replyId)
   }
-  return {
-    get,
-    settled: async () => (ctx.target.model ? ctx.target.model : asked ? asked.catch(() => undefined) : undefined),
-  }
-}
-
-function askModels(ctx: RunContext): Promise<string> {
-  return (async () => {
-    const url = endpointUrl(ctx, '/v1/models')
-    const expected = 'a model id from /v1/models'
-    try {
-      const { res } = await withRetries(ctx, { method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
-      const id = (() => {
-        try {
-          return (JSON.parse(res.body) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id
-        } catch {
-          return undefined
-        }
-      })()
-      if (res.status === 200 && typeof id === 'string') return id
-      throw new ProbeBlocked({
-        verdict: 'failed',
-        expected,
-        observed: res.status === 200 ? `no model id in ${res.body.slice(0, 200)}` : `HTTP ${res.status}: ${errorMessage(res.body)}`,
-        where: `GET ${url}`,
-        next: res.status === 401 ? 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH' : 'pass --model <id> explicitly, or check --base-url',
-        evidence: { status: res.status },
-      })
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error
-      throw new ProbeBlocked({ verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint stopped answering after /health: check it, then run again', evidence: {} })
-    }
-  })()
-}
-
-/** Statuses a gateway or a busy engine answers to say "later": retried, never counted as a completion. */
-const RETRY_STATUSES = new Set([429, 503])
-
-/** Seconds (or an HTTP date) of a Retry-After header, in ms; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | undefined, nowMs: number): number | undefined {
-  if (header === undefined || header.trim() === '') return undefined
-  const t = header.trim()
-  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000)
-  const date = Date.parse(t)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
-}
-
-/**
- * One /v1 request, retried on 429 and 503 while the probe's timeout allows: each wait is the
- * Retry-After the endpoint asked for (1 s when it names none), and every retry is kept for the evidence.
- * The time spent is counted from the exchanges' own durations and the waits, never by reading the
- * run's clock: a replay takes exactly the recorded path.
- */
-export async function withRetries(ctx: RunContext, req: HttpRequest): Promise<{ res: HttpResponse; retries: ProbeRetry[] }> {
-  const retries: ProbeRetry[] = []
-  let spent = 0
-  for (;;) {
-    const res = await ctx.http.request({ ...req, timeoutMs: Math.max(50, req.timeoutMs - spent) })
-    spent += res.durationMs
-    if (!RETRY_STATUSES.has(res.status)) return { res, retries }
-    const header = res.headers['retry-after']
-    const wait = retryAfterMs(header, Date.parse(res.headers.date ?? '') || Date.now()) ?? 1000
-    // Only a wait that leaves time for the request itself is taken; else the last answer stands.
-    if (wait >= req.timeoutMs - spent) return { res, retries }
-    spent += wait
-    retries.push({ status: res.status, retryAfter: header ?? null, waitedMs: wait })
-    ctx.progress(`${req.method} ${req.url}: HTTP ${res.status}, retrying after ${formatDuration(wait)} (Retry-After ${header ?? 'absent'})`)
-    await ctx.clock.sleep(wait)
+  try {
+    return await sendProbe(ctx, inputs, served, settle, expected, build, judge, extra)
+  } finally {
+    // Every way out settles: the other probes never wait for one that got no reply.
+    if (!settled) void settle(null)
   }
 }
 
-async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
+async function sendProbe(ctx: RunContext, inputs: ProbeInputs, served: ServedModel, settle: (replyId: string | null) => Promise<StepId[]>, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
   const blocked = notAttempted(ctx, inputs, expected)
   if (blocked) return blocked
   const url = endpointUrl(ctx, '/v1/chat/completions')
   let model: string
   try {
-    model = await (inputs.model ?? servedModel(ctx)).get()
+    model = await served.get()
   } catch (error) {
     if (error instanceof ProbeBlocked) return { ...error.judgement, expected }
     throw error
@@ -140,7 +85,16 @@ async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, bui
         evidence: { ...reply.evidence, ...extra, ...retried, model },
       }
     }
-    return { ...reply, expected, where, evidence: { ...reply.evidence, ...extra, ...retried, model, maxTokens: request.max_tokens, ms: res.durationMs } }
+    const evidence = { ...reply.evidence, ...extra, ...retried, model, maxTokens: request.max_tokens, ms: res.durationMs }
+    const meta = res.status === 200 ? replyMeta(res.body) : undefined
+    if (meta) {
+      const identity = await judgeIdentity(served, model, meta, res, settle(meta.id))
+      const withReply = { ...evidence, reply: { model: meta.model ?? null, id: meta.id, created: meta.created } }
+      // Not this engine's answer to this request: whatever its content, that is the verdict.
+      if (identity) return { ...identity, expected, where, evidence: withReply }
+      return { ...reply, expected, where, evidence: withReply }
+    }
+    return { ...reply, expected, where, evidence }
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
     if (error.failure === 'refused' || error.failure === 'dns') {
@@ -167,16 +121,16 @@ async function probe(ctx: RunContext, inputs: ProbeInputs, expected: string, bui
 
 export function checkExact(ctx: RunContext, inputs: InputsOf<'probe.exact'>): Promise<Judgement> {
   const word = ctx.choices.pick('exactWord', EXACT_WORDS)
-  return probe(ctx, inputs, `content says "${word}" at temperature 0`, (m) => exactRequest(m, word), (s, b) => judgeExact(s, b, word), { word })
+  return probe(ctx, inputs, 'probe.exact', `content says "${word}" at temperature 0`, (m) => exactRequest(m, word), (s, b) => judgeExact(s, b, word), { word })
 }
 
 export function checkTools(ctx: RunContext, inputs: InputsOf<'probe.tools'>): Promise<Judgement> {
   const token = ctx.choices.pick('toolToken', EXACT_WORDS)
-  return probe(ctx, inputs, `a real tool_calls entry record_probe_token({"token":"${token}"})`, (m) => toolsRequest(m, token), (s, b) => judgeTools(s, b, token), { token })
+  return probe(ctx, inputs, 'probe.tools', `a real tool_calls entry record_probe_token({"token":"${token}"})`, (m) => toolsRequest(m, token), (s, b) => judgeTools(s, b, token), { token })
 }
 
 export function checkVision(ctx: RunContext, inputs: InputsOf<'probe.vision'>): Promise<Judgement> {
   const colour = ctx.choices.pick('visionColour', COLOUR_NAMES)
   const decoy = ctx.choices.pick('visionDecoy', COLOUR_NAMES.filter((c) => c !== colour))
-  return probe(ctx, inputs, `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`, (m) => visionRequest(m, colour, decoy), (s, b) => judgeVision(s, b, colour, decoy), { colour, decoy })
+  return probe(ctx, inputs, 'probe.vision', `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`, (m) => visionRequest(m, colour, decoy), (s, b) => judgeVision(s, b, colour, decoy), { colour, decoy })
 }

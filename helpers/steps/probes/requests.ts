@@ -1,4 +1,5 @@
-// The three behaviour probes: request builders and judges of the reply. Pure: no I/O.
+// The three behaviour probes: request builders and judges of the reply (the vision reply's in
+// ./vision.ts). Pure: no I/O.
 // Judges accept every real wire variant (reasoning_content or reasoning, <think> left in
 // content, tool arguments as a string or an object, flat or nested error bodies) and never pass
 // a wrong answer.
@@ -16,8 +17,6 @@ export const PROBE_COLOURS = {
 } as const satisfies Record<string, Rgb>
 export type ProbeColour = keyof typeof PROBE_COLOURS
 export const COLOUR_NAMES = Object.keys(PROBE_COLOURS) as ProbeColour[]
-/** Other colour words a reply might use; naming one of these means it saw something else. */
-const OTHER_COLOURS = ['black', 'white', 'grey', 'gray', 'pink', 'brown', 'cyan', 'magenta', 'violet', 'gold']
 
 export const PROBE_TOOL = {
   name: 'record_probe_token',
@@ -230,7 +229,7 @@ export function isExactWord(answer: string, word: string): boolean {
   return bareAnswer(answer).toLowerCase() === word.toLowerCase()
 }
 
-function budgetOrParser(finish: string, where: string): string {
+export function budgetOrParser(finish: string, where: string): string {
   return finish === 'length'
     ? `finish_reason was "length": the token budget ran out inside reasoning; the probe asks max_tokens ${PROBE_MAX_TOKENS}, so the model thinks too long or ${where}`
     : `the answer is in reasoning only: the reasoning parser likely misclassifies the reply (check --reasoning-parser), or ${where}`
@@ -325,41 +324,4 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     return { verdict: 'failed', observed: `arguments ${short(JSON.stringify(args))} do not carry token "${token}"`, next: 'the call is parsed but its arguments are wrong: check the model and chat template', evidence }
   }
   return { verdict: 'passed', observed: `tool_calls[0] ${PROBE_TOOL.name}(${JSON.stringify(args)})${typeof raw === 'string' ? '' : ' (arguments as an object)'}`, evidence }
-}
-
-export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
-  const c = readChoice(status, body)
-  if ('verdict' in c) {
-    if (/multimodal|image|mmproj|At most 0/i.test(c.observed)) c.next = 'the server does not take images: serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
-    return c
-  }
-  const ended = endedWithoutAnswer(c)
-  if (ended) return ended
-  const answer = answerText(c.message.content)
-  const evidence = { content: c.message.content ?? null, finish: c.finish, colour, decoy }
-  if (answer === null || answer === '') {
-    return {
-      verdict: 'failed',
-      observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
-      next: c.finish === 'length' ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs` : budgetOrParser(c.finish, 'the image was not seen'),
-      evidence,
-    }
-  }
-  const named = words(answer)
-  const others = [...COLOUR_NAMES, ...OTHER_COLOURS].filter((n) => n !== colour && n !== decoy && named.includes(n))
-  if (!named.includes(colour)) {
-    const blind = named.includes(decoy)
-    return {
-      verdict: 'failed',
-      observed: `the picture is ${colour}; the reply says ${JSON.stringify(short(answer))}`,
-      next: blind
-        ? `the model echoed the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (vision model, --limit-mm-per-prompt)`
-        : 'the model misreads a solid colour: check the served model is the vision model and its image processor',
-      evidence,
-    }
-  }
-  if (others.length > 0) {
-    return { verdict: 'failed', observed: `the reply names ${colour} but also ${others.join(', ')}: ${JSON.stringify(short(answer))}`, next: 'the answer is a list, not a reading of the picture: check the model', evidence }
-  }
-  return { verdict: 'passed', observed: `picture ${colour}, reply ${JSON.stringify(short(answer, 60))}`, evidence }
 }

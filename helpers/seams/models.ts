@@ -1,0 +1,25 @@
+// The /v1/models list as the wire carries it (vLLM's ModelList: `data` of cards with `id`, `root`,
+// `parent`), read once for first contact (a --model not listed) and for the probes (the model to
+// probe, and the names one served model goes by).
+
+/** A card of /v1/models, as far as armproof reads it. */
+export interface ModelCard {
+  id: string
+  /** The model path the served names of one model share (vLLM's ModelCard.root); null when absent. */
+  root: string | null
+}
+
+/** The cards of a /v1/models body, in its order; undefined when the body is no model list. */
+export function modelCards(body: string): ModelCard[] | undefined {
+  let data: unknown
+  try {
+    data = (JSON.parse(body) as { data?: unknown } | null)?.data
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(data)) return undefined
+  return data.flatMap((m) => {
+    const card = m as { id?: unknown; root?: unknown } | null
+    return typeof card?.id === 'string' ? [{ id: card.id, root: typeof card.root === 'string' && card.root !== '' ? card.root : null }] : []
+  })
+}

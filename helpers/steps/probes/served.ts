@@ -1,0 +1,64 @@
+// What the three probes share: the model they probe (--model, else the first id of /v1/models,
+// asked once by the first probe that gets that far, never when /health did not come up), the
+// cards /v1/models lists (the names one served model goes by), and each probe's reply id, so that
+// one reply handed to distinct requests is seen by every probe that got it. The meter reads the model too.
+import { HttpError } from '../../seams/http.ts'
+import { modelCards, type ModelCard } from '../../seams/models.ts'
+import { STEP_IDS, type StepId } from '../registry.ts'
+import { endpointUrl, v1Headers, type RunContext, type ServedModel } from '../context.ts'
+import { ProbeBlocked, withRetries } from './ask.ts'
+import { errorMessage } from './requests.ts'
+
+/** The probes that run side by side and settle their reply ids with each other. */
+const PROBES: readonly StepId[] = STEP_IDS.filter((id) => id.startsWith('probe.'))
+
+/** `probes`: those that settle reply ids with each other (a probe judged alone settles with itself only). */
+export function servedModel(ctx: RunContext, probes: readonly StepId[] = PROBES): ServedModel {
+  let asked: Promise<ModelCard[]> | undefined
+  const list = (): Promise<ModelCard[]> => (asked ??= askModels(ctx))
+  const ids = new Map<StepId, string | null>()
+  let everyone: () => void = () => {}
+  const settledAll = new Promise<void>((resolve) => (everyone = resolve))
+  return {
+    get: () => (ctx.target.model ? Promise.resolve(ctx.target.model) : list().then((cards) => cards[0]!.id)),
+    settled: async () => (ctx.target.model ? ctx.target.model : asked ? asked.then((cards) => cards[0]?.id, () => undefined) : undefined),
+    cards: () => list().catch(() => undefined),
+    replyId(probe, id) {
+      if (!ids.has(probe)) ids.set(probe, id)
+      if (probes.every((p) => ids.has(p))) everyone()
+      // Every probe settles its id (null when it got no reply) exactly once, even when it ends
+      // early; the wait is bounded all the same, by the probe timeout, should one never run.
+      const wait = new Promise<void>((resolve) => {
+        // Not unref'd: the run waits on it (a probe that never settles must not end the process).
+        const timer = setTimeout(resolve, ctx.target.probeTimeoutMs)
+        void settledAll.then(() => (clearTimeout(timer), resolve()))
+      })
+      const mine = ids.get(probe)!
+      return wait.then(() => (mine === null ? [] : [...ids].filter(([p, other]) => p !== probe && other === mine).map(([p]) => p)))
+    },
+  }
+}
+
+/** /v1/models, asked through the run's seam (recorded, replayed); the probes are blocked when it names no model. */
+function askModels(ctx: RunContext): Promise<ModelCard[]> {
+  return (async () => {
+    const url = endpointUrl(ctx, '/v1/models')
+    const expected = 'a model id from /v1/models'
+    try {
+      const { res } = await withRetries(ctx, { method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
+      const cards = res.status === 200 ? modelCards(res.body) : undefined
+      if (cards && cards.length > 0) return cards
+      throw new ProbeBlocked({
+        verdict: 'failed',
+        expected,
+        observed: res.status === 200 ? `no model id in ${res.body.slice(0, 200)}` : `HTTP ${res.status}: ${errorMessage(res.body)}`,
+        where: `GET ${url}`,
+        next: res.status === 401 ? 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH' : 'pass --model <id> explicitly, or check --base-url',
+        evidence: { status: res.status },
+      })
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error
+      throw new ProbeBlocked({ verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint stopped answering after /health: check it, then run again', evidence: {} })
+    }
+  })()
+}

@@ -1,0 +1,149 @@
+// The vision probe's reply, read as a reader reads it: which colours it gives as its answer and
+// which it names only to deny them. "It is not blue; it is orange." answers orange; "It is not
+// orange; it is blue." answers blue, whatever word it also contains. Pure: no I/O.
+//
+// A denial's scope runs from its cue (not, isn't, never, neither, nor, no <colour>, than, instead
+// of, without, except) to the end of its clause. A clause ends at . ; : ! ? a line break or a
+// contrast (but, however, though, although, whereas); at a comma or "and" only once the denial has
+// taken a colour ("not blue, orange"): "It is not, as you may think, orange" still denies orange.
+// A clause's colours are taken back by what follows them: "orange is wrong", "Orange? No."
+// Where the reading is unsure it errs towards denial, never towards an answer: a missed denial of
+// the picture's colour would be a false green.
+import { COLOUR_NAMES, PROBE_MAX_TOKENS, answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeColour, type ProbeReply } from './requests.ts'
+
+/** Other colour words a reply might use; naming one as the answer means it saw something else. */
+export const OTHER_COLOURS = ['black', 'white', 'grey', 'gray', 'pink', 'brown', 'cyan', 'magenta', 'violet', 'gold'] as const
+const ALL_COLOURS: readonly string[] = [...COLOUR_NAMES, ...OTHER_COLOURS]
+
+/** Words that deny what follows them in their clause. */
+const CUES = new Set(['not', 'never', 'neither', 'nor', 'cannot', 'than', 'instead', 'without', 'except', 'nothing', 'none'])
+/** Words that end a clause whatever came before. */
+const CONTRASTS = new Set(['but', 'however', 'though', 'although', 'whereas', 'yet'])
+/** Clause ends in the text itself. */
+const STOPS = /^[.;:!?\n\u2014\u2013]$|^-{2,}$/
+/** Words that deny the colours their clause named before them ("orange is wrong"). */
+const AFTER_CUES = new Set(['wrong', 'incorrect', 'false', 'mistaken', 'untrue'])
+/** The openers of a new statement after "and" ("and it is orange"). */
+const OPENERS = new Set(['it', "it's", 'its', 'this', 'that', 'the'])
+
+export interface ColourReading {
+  /** Colours given as the answer, in the order named (each once). */
+  asserted: string[]
+  /** Colours named only to be denied. */
+  denied: string[]
+  /** The reply begins with "yes": it affirms the prompt's question ("Is this square <decoy>?"). */
+  affirms: boolean
+}
+
+function tokens(text: string): string[] {
+  // Words (with an apostrophe inside: isn't, it's), and the punctuation that ends a clause (a
+  // spaced hyphen is a dash). A hyphen joins nothing: "orange-ish" names orange, "yellow-orange" both.
+  const plain = text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s-\s/g, ' \u2014 ')
+  return plain.match(/[a-z]+(?:'[a-z]+)?|[.;:!?,\n\u2014\u2013]|-{2,}/g) ?? []
+}
+
+/** A denial's cue; `next` is the word after it ("instead" denies only as "instead of"). */
+function isCue(word: string, next: string | undefined): boolean {
+  if (word === 'instead') return next === 'of'
+  return CUES.has(word) || word.endsWith("n't") || /^(is|are|was|were|do|does|did|can|could|would|should|wo|ai|has|have)nt$/.test(word)
+}
+
+/** Which colours the reply gives as its answer and which it denies. */
+export function readColours(answer: string): ColourReading {
+  const words = tokens(answer)
+  const asserted: string[] = []
+  const denied: string[] = []
+  /** A denial is open, and how many colours it has taken so far. */
+  let denial: { took: number } | null = null
+  /** The colours the current clause asserted (an after-cue, or "? No", takes them back). */
+  let clause: string[] = []
+  const takeBack = (colours: readonly string[]) => {
+    for (const c of colours) {
+      if (asserted.includes(c)) asserted.splice(asserted.indexOf(c), 1)
+      if (!denied.includes(c)) denied.push(c)
+    }
+  }
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    if (STOPS.test(w) || CONTRASTS.has(w)) {
+      // "Orange? No." denies the question's colours.
+      if (w === '?' && words[i + 1] === 'no' && (i + 2 >= words.length || STOPS.test(words[i + 2]!) || CONTRASTS.has(words[i + 2]!) || words[i + 2] === ',')) takeBack(clause)
+      denial = null
+      clause = []
+      continue
+    }
+    if (AFTER_CUES.has(w)) {
+      takeBack(clause)
+      clause = []
+      continue
+    }
+    if ((w === ',' || (w === 'and' && OPENERS.has(words[i + 1] ?? ''))) && denial && denial.took > 0) {
+      denial = null
+      clause = []
+      continue
+    }
+    if (isCue(w, words[i + 1])) {
+      denial = { took: 0 }
+      continue
+    }
+    if (ALL_COLOURS.includes(w)) {
+      // "no orange", "no blue at all": "no" denies the colour right after it (a leading "No," answers the question).
+      const deniedHere = denial !== null || words[i - 1] === 'no'
+      if (denial) denial.took += 1
+      const list = deniedHere ? denied : asserted
+      if (!list.includes(w)) list.push(w)
+      if (!deniedHere) clause.push(w)
+    }
+  }
+  return { asserted, denied: denied.filter((c) => !asserted.includes(c)), affirms: words[0] === 'yes' }
+}
+
+/** The verdict on one reading, for a picture of `colour` and a prompt that named `decoy`. */
+export function judgeReading(reading: ColourReading, colour: ProbeColour, decoy: ProbeColour): { verdict: 'passed' | 'failed'; why: string; next?: string } {
+  const given = reading.affirms && !reading.asserted.includes(decoy) ? [decoy, ...reading.asserted] : reading.asserted
+  const blindNext = `the model gave the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (vision model, --limit-mm-per-prompt)`
+  if (given.length === 1 && given[0] === colour) return { verdict: 'passed', why: `answers ${colour}` }
+  if (given.length === 0) {
+    if (reading.denied.includes(colour)) {
+      return { verdict: 'failed', why: `denies ${colour} and gives no colour as its answer`, next: 'the model names the right colour only to deny it: it does not read the picture reliably; check the served model is the vision model and its image processor' }
+    }
+    return { verdict: 'failed', why: 'names no colour as its answer', next: 'the model did not answer with a colour: check the served model is the vision model and the server takes image_url parts' }
+  }
+  if (given.includes(colour)) {
+    const others = given.filter((c) => c !== colour)
+    return {
+      verdict: 'failed',
+      why: `gives several candidate colours, ${colour} and ${others.join(', ')}${others.includes(decoy) ? ` (${decoy} is the prompt's decoy)` : ''}`,
+      next: others.includes(decoy) ? blindNext : 'the answer is a list or a hedge, not a reading of the picture: check the served model is the vision model',
+    }
+  }
+  const denies = reading.denied.includes(colour) ? `, and denies ${colour}` : ''
+  if (given.includes(decoy)) return { verdict: 'failed', why: `gives the prompt's decoy ${given.join(', ')} as its answer${denies}`, next: blindNext }
+  return { verdict: 'failed', why: `answers ${given.join(', ')}${denies}`, next: 'the model misreads a solid colour: check the served model is the vision model and its image processor' }
+}
+
+export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
+  const c = readChoice(status, body)
+  if ('verdict' in c) {
+    if (/multimodal|image|mmproj|At most 0/i.test(c.observed)) c.next = 'the server does not take images: serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+    return c
+  }
+  const ended = endedWithoutAnswer(c)
+  if (ended) return ended
+  const answer = answerText(c.message.content)
+  const evidence = { content: c.message.content ?? null, finish: c.finish, colour, decoy }
+  if (answer === null || answer === '') {
+    return {
+      verdict: 'failed',
+      observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
+      next: c.finish === 'length' ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs` : budgetOrParser(c.finish, 'the image was not seen'),
+      evidence,
+    }
+  }
+  const reading = readColours(answer)
+  const judged = judgeReading(reading, colour, decoy)
+  const quoted = JSON.stringify(answer.replace(/\s+/g, ' ').slice(0, 160))
+  const read = { ...evidence, asserted: reading.asserted, denied: reading.denied }
+  if (judged.verdict === 'passed') return { verdict: 'passed', observed: `picture ${colour}, reply ${quoted}`, evidence: read }
+  return { verdict: 'failed', observed: `the picture is ${colour}; the reply says ${quoted}: it ${judged.why}`, next: judged.next!, evidence: read }
+}
