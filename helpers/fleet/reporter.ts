@@ -4,7 +4,8 @@
 import type { Reporter } from 'vitest/node'
 import type { Target } from '../config/load.ts'
 import { scrub } from '../seams/redact.ts'
-import { STEP_IDS, runVerdict, type StepResult } from '../steps/verdict.ts'
+import { STEP_IDS, type StepResult } from '../steps/verdict.ts'
+import { stepsVerdict } from '../report/json.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, type CaseLike, type ErrorLike } from '../report/collect.ts'
 import { header, stepLine } from '../report/terminal.ts'
 import { oneLine } from '../report/_summary.ts'
@@ -99,7 +100,7 @@ export class FleetReporter implements Reporter {
     this.#done.set(i, new Date())
     const { steps, unhandled } = this.#collect(suite)
     this.#doneNotes.set(i, unhandled.map((n) => this.#clean(n)))
-    const verdict = runVerdict(steps)
+    const verdict = stepsVerdict(this.#o.targets[i]!.target, steps)
     const held = steps.filter((s) => s.verdict === 'passed').length
     this.#o.out.write(`${this.#key(i)} done: ${verdict.toUpperCase()} (${held} of ${steps.length} steps held)\n`)
   }

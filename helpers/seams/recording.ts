@@ -13,6 +13,7 @@ import type { HostFailure } from './host.ts'
 import { REDACTED } from './redacted.ts'
 import type { HttpFailure } from './http.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
+import { SVC_NAME } from '../config/shell.ts'
 import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Schema } from '../schema.ts'
 import { STEP_IDS } from '../steps/verdict.ts'
 
@@ -116,7 +117,7 @@ export class FixtureError extends Error {
   }
 }
 
-export function sha256(text: string): string {
+export function sha256(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
@@ -130,7 +131,7 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sort(value), null, 2)}\n`
 }
 
-const SVC = { re: /^[A-Za-z0-9_.-]+$/, says: 'a service name of [A-Za-z0-9_.-]' }
+const SVC = SVC_NAME
 const HOST_SPEC = tagged('kind', {
   local: object({ kind: literal('local') }),
   ssh: object({ kind: literal('ssh'), host: string(), user: optional(string()), port: optional(number({ integer: true, min: 1 })) }),
