@@ -58,7 +58,7 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
-    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency },
+    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency, run: plan.run },
     targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
@@ -104,7 +104,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   let contactedAt = startedAt
   /** A target refused on first contact: verdict error, no step judged, in every outcome of the run. */
   const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] =>
-    ({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
+    ({ name: t.label, index: t.index, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
   const interrupt = new Interrupt(io.exit, (signal) => {
     const now = new Date()
     const partial = reporter?.partialOutcomes() ?? []
@@ -115,6 +115,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       const done = o?.finishedAt != null
       return {
         name: t.label,
+        index: t.index,
         report: buildReport({ target: t.target, steps: o?.steps ?? [], startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, o?.steps ?? []), ...(done ? {} : { interrupted: signal }) }),
       }
     })
@@ -155,7 +156,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
       const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
       unwritten.push(...built.unwritten)
-      reports.push({ name: t.label, report: built.report })
+      reports.push({ name: t.label, index: t.index, report: built.report })
     }
     const report = combined(plan, startedAt, finishedAt, reports)
     unwritten.push(...writeFleetOutputsSync(plan, io, report))

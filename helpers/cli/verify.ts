@@ -1,8 +1,8 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs'
+import { appendFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
-import { isAbsolute, join, resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
@@ -218,11 +218,6 @@ export async function verify(io: VerifyIo): Promise<number> {
     io.err.write(`${formatProblems(unwritable)}\n`)
     return EXIT_CODES.error
   }
-  const held = run.target.mode === 'record' && !run.target.force ? heldRecording(resolve(io.cwd, run.target.fixtures)) : undefined
-  if (held) {
-    io.err.write(`${formatProblems([{ option: '--fixtures', message: `--fixtures: ${run.target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }])}\n`)
-    return EXIT_CODES.error
-  }
   const interrupt = oneTargetInterrupt(run.target, io, colorOf(io))
   try {
     const refused = await checkFirstContact(run.target, io)
@@ -231,17 +226,5 @@ export async function verify(io: VerifyIo): Promise<number> {
     return await runSuites(run.target, io, interrupt)
   } finally {
     interrupt.dispose()
-  }
-}
-
-/** What recording a fixture folder holds (`svc KNOB=value, recorded at …`), or undefined when it holds none. */
-function heldRecording(folder: string): string | undefined {
-  const path = join(folder, 'run.json')
-  if (!existsSync(path)) return undefined
-  try {
-    const meta = JSON.parse(readFileSync(path, 'utf8')) as { svc?: unknown; knob?: unknown; value?: unknown; recordedAt?: unknown }
-    return `${String(meta.svc)} ${String(meta.knob)}=${meta.value === null ? '(default)' : String(meta.value)}, recorded ${String(meta.recordedAt)}`
-  } catch {
-    return 'a run.json that does not parse'
   }
 }
