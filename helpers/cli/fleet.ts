@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
-import { markRecordedVerdict } from '../seams/recording.ts'
+import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomicSync } from '../seams/atomic.ts'
@@ -38,15 +38,16 @@ export interface VerifyIo {
 
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
-export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
+export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string, fixturesUnwritten: readonly string[] = []): Promise<{ report: Report; unwritten: string[] }> {
   const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   const { report } = judgedReport(target, steps, unhandled, startedAt, finishedAt)
-  const unwritten: string[] = []
-  if (target.mode === 'record') {
+  // A recording that could not be written leaves the verdict as judged; the run exits 4.
+  const unwritten = [...fixturesUnwritten]
+  if (target.mode === 'record' && unwritten.length === 0) {
     try {
-      await markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
+      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
     } catch (error) {
-      unwritten.push(`could not write the recording's verdict to ${target.fixtures}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
+      unwritten.push(redactText((error as Error).message, target.apiKey))
     }
   }
   return { report, unwritten }
@@ -154,7 +155,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
         continue
       }
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
-      const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
+      const built = await targetReport(t.target, o.steps, o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'), o.unwritten?.map((line) => `${t.label}: ${line}`))
       unwritten.push(...built.unwritten)
       reports.push({ name: t.label, index: t.index, report: built.report })
     }

@@ -6,7 +6,8 @@ import { isAbsolute, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
-import { markRecordedVerdict, targetForRun } from '../seams/recording.ts'
+import { targetForRun } from '../seams/recording.ts'
+import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from './options.ts'
 import { outputProblems } from '../config/outputs.ts'
@@ -130,7 +131,15 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   if (target.summary) await attempt('the Markdown summary', target.summary, () => writeAtomic(target.summary!, markdown))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
-  if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict]))))
+  // A recording that could not be written (a full disk, a refused folder) leaves the verdict as judged: exit 4.
+  unwritten.push(...reporter.unwritten())
+  if (target.mode === 'record' && reporter.unwritten().length === 0) {
+    try {
+      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
+    } catch (error) {
+      unwritten.push(redactText((error as Error).message, target.apiKey))
+    }
+  }
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)

@@ -37,6 +37,7 @@ export class RunbookReporter implements Reporter {
   #steps: StepResult[] = []
   #partial: StepResult[] = []
   #unhandled: string[] = []
+  #unwritten: string[] = []
   #lastLogProgress = 0
 
   constructor(options: RunbookReporterOptions) {
@@ -79,7 +80,8 @@ export class RunbookReporter implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<ModuleLike>, unhandledErrors: ReadonlyArray<ErrorLike>, reason?: string): void {
     this.#clearProgress()
-    const { steps, unhandled } = stepsFromTestCases(testCasesOf(testModules), unhandledErrors, runErrorsOf(testModules))
+    const { steps, unhandled, unwritten } = stepsFromTestCases(testCasesOf(testModules), unhandledErrors, runErrorsOf(testModules))
+    this.#unwritten = unwritten.map((n) => redactText(n, this.#options.target.apiKey))
     if (reason === 'interrupted') unhandled.push('the run was interrupted before it finished')
     // A crashed step carries the thrown error's text, which no judge scrubbed: scrub it here.
     this.#steps = steps.map((s) => this.#clean(s))
@@ -102,6 +104,11 @@ export class RunbookReporter implements Reporter {
   /** Errors outside any step; any of them keeps the run from green. */
   unhandled(): string[] {
     return [...this.#unhandled]
+  }
+
+  /** What of the recording could not be written when the run closed (record mode); the verdict stands. */
+  unwritten(): string[] {
+    return [...this.#unwritten]
   }
 
   #clean(step: StepResult): StepResult {

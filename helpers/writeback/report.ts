@@ -50,8 +50,11 @@ async function readRegular(path: string): Promise<{ bytes: Buffer } | { code: st
   }
 }
 
-export async function readReport(path: string, shown: string): Promise<Read> {
-  const refuse = (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+const refusalOf = (shown: string) => (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+
+/** The report file as parsed JSON (a one-target report or a fleet's), or why it cannot be read. */
+export async function readReportFile(path: string, shown: string): Promise<{ data: unknown } | { refusals: Refusal[] }> {
+  const refuse = refusalOf(shown)
   const read = await readRegular(path)
   if ('code' in read) {
     const c = read.code
@@ -66,13 +69,17 @@ export async function readReport(path: string, shown: string): Promise<Read> {
   } catch {
     return refuse('is not UTF-8 text')
   }
-  let data: unknown
   try {
-    data = JSON.parse(text)
+    return { data: JSON.parse(text) as unknown }
   } catch (error) {
     const early = endsEarly(text, error)
     return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, 'pass the JSON file pnpm verify wrote with --report (not the JUnit file)')
   }
+}
+
+/** One report (a file's, or one target's of a fleet report) checked against the report's type and its knob. */
+export function checkReport(data: unknown, shown: string): Read {
+  const refuse = refusalOf(shown)
   const shape = checkReportShape(data)
   if ('problem' in shape) return refuse(shape.problem)
   const r = shape.report
@@ -91,6 +98,11 @@ export async function readReport(path: string, shown: string): Promise<Read> {
     },
     refusals: [],
   }
+}
+
+export async function readReport(path: string, shown: string): Promise<Read> {
+  const read = await readReportFile(path, shown)
+  return 'refusals' in read ? read : checkReport(read.data, shown)
 }
 
 /** "49h 10m", "3d 2h", "12m", "40s": an age for a refusal line. */
