@@ -16,26 +16,12 @@ import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
+import type { FaultRow, Outcome } from './fault-row.ts'
+import { MERGE_FAULTS } from './merge-faults.ts'
+import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
+import { PAGE_FAULTS } from './page-faults.ts'
 
-export interface Outcome {
-  exit: number
-  /** stdout and stderr together. */
-  output: string
-}
-
-export interface FaultRow {
-  area: 'writeback' | 'replay'
-  fault: string
-  /** What armproof does instead. */
-  expected: string
-  exit: number
-  /** A piece of the output. */
-  message: string
-  /** Runs on its own (many processes): not beside the other rows, whose load would only slow it. */
-  alone?: true
-  /** Does the harm, checks what must hold besides the exit code and message (throws otherwise). */
-  run(): Promise<Outcome>
-}
+export type { FaultRow, Outcome } from './fault-row.ts'
 
 /** The concurrency tests' size: writer processes per round, and rounds; `node bin/writeback.ts` processes on one held lock. */
 export const RACE = { writers: 20, rounds: 10, commands: 5 } as const
@@ -115,7 +101,7 @@ const uneditedReplay = () => (unedited ??= recording('demo', () => {}, true).the
 
 type Exchange = { seq: number; method: string; path: string; response?: { body: string } }
 
-export const WRITEBACK_FAULTS: readonly FaultRow[] = [
+const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
   // 1. No lost update
   {
     area: 'writeback', fault: `${RACE.writers} writer processes on one page at once, ${RACE.rounds} rounds`, alone: true, expected: 'the page lock serialises them: every writeback that exits 0 has its entry on the page; no temp or lock file is left',
@@ -423,3 +409,6 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
 ]
+
+/** Every row: the table of issue 11, then the page, merge-reports, record and output rows of issue 21. */
+export const WRITEBACK_FAULTS: readonly FaultRow[] = [...FAULTS_OF_ISSUE_11.filter((r) => r.area === 'writeback'), ...PAGE_FAULTS, ...FAULTS_OF_ISSUE_11.filter((r) => r.area === 'replay'), ...MERGE_FAULTS, ...RECORD_FAULTS, ...OUTPUT_FAULTS]
