@@ -93,6 +93,30 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
     }),
   },
   {
+    area: 'record', fault: 'a fleet recorded onto a full disk (ENOSPC under one target\'s fixtures folder)', expected: 'each target keeps its verdict (the fleet GREEN line), exit 4, one line naming the target whose fixtures were not written; no temp file', exit: 4, message: 'could not write the fixtures to',
+    async run() {
+      const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-fleet-'))
+      const folder = join(parent, 'rec')
+      const engine = await startEngine({ svc: `rff-${unique()}`, processName: `rrff-${unique()}`, args: ['--prefill-interleave', '1'] })
+      try {
+        const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ svc: engine.svc, 'base-url': engine.baseUrl, process: engine.processName, fixtures: folder }])
+        const run = await runVerify(['--targets', file, '--mode', 'record', ...FAST], { engine, env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/fs-faults.ts')}`, ARMPROOF_FS_FAULT: `ENOSPC:${folder}` } })
+        try {
+          assert.equal((run.report as unknown as { targets: Array<{ report: { verdict: string } }> }).targets[0]!.report.verdict, 'green', run.stdout + run.stderr)
+          assert.match(run.stdout, /^fleet GREEN · 1 green/m)
+          assert.match(run.stderr, new RegExp(`armproof: ${engine.svc}: could not write the fixtures to`))
+          for (const f of await filesUnder(parent)) assert.doesNotMatch(f, /\.tmp/, `left behind: ${f}`)
+          return { exit: run.exitCode, output: `${run.stdout}${run.stderr}` }
+        } finally {
+          cleanup(run)
+        }
+      } finally {
+        await engine.stop()
+        await rm(parent, { recursive: true, force: true })
+      }
+    },
+  },
+  {
     area: 'record', alone: true, fault: 'a run whose ledger passed the 64 MiB host-output cap (--ledger-cmd "podman logs {svc}"), recorded', expected: 'recorded (the cut output and its `output-cut` failure kept), and its replay reaches the recorded verdict: inconclusive at ledger, exit 3 (armproof once refused its own recording, exit 2)', exit: 3, message: 'host-output cap and was cut',
     async run() {
       const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-huge-'))
