@@ -21,10 +21,10 @@ export interface RunIdentity {
 
 /** A fleet run's identity: the targets file (its sha256) and each of its targets' run ids, in the file's order, all shards together. */
 export interface FleetRunIdentity {
-  /** sha256 (hex) of `{ file, targets }` as stable JSON (see `fleetRunId`). */
+  /** sha256 (hex) of `{ fileSha256, targets }` as stable JSON (see `fleetRunId`). */
   id: string
-  /** sha256 (hex) of the targets file's bytes. */
-  file: string
+  /** sha256 (hex) of the targets file's text. */
+  fileSha256: string
   targets: string[]
 }
 
@@ -33,8 +33,8 @@ export function runId(fields: { mode: string; skips: readonly string[]; target: 
   return sha256(stableJson({ mode: fields.mode, skips: fields.skips, target: fields.target }))
 }
 
-export function fleetRunId(fields: { file: string; targets: readonly string[] }): string {
-  return sha256(stableJson({ file: fields.file, targets: fields.targets }))
+export function fleetRunId(fields: { fileSha256: string; targets: readonly string[] }): string {
+  return sha256(stableJson({ fileSha256: fields.fileSha256, targets: fields.targets }))
 }
 
 /** The run identity of one target, as its report carries it. */
@@ -45,6 +45,6 @@ export function runIdentity(target: Target): RunIdentity {
 
 /** A fleet run's identity from the targets file's text and its targets (all of them, every shard's). */
 export function fleetRunIdentity(fileText: string | Uint8Array, targets: readonly Target[]): FleetRunIdentity {
-  const fields = { file: sha256(fileText), targets: targets.map((t) => runIdentity(t).id) }
+  const fields = { fileSha256: sha256(fileText), targets: targets.map((t) => runIdentity(t).id) }
   return { id: fleetRunId(fields), ...fields }
 }
