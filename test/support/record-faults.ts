@@ -117,6 +117,36 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
     },
   },
   {
+    area: 'record', fault: 'a recording made by the suites straight from env (VERIFY_MODE=record pnpm vitest run suites: no pnpm verify to note the verdict after)', expected: 'the recording carries the verdicts the suite judged, and replays to them (it once held none: "re-record it")', exit: 0, message: 'GREEN · PREFILL_INTERLEAVE=1 proven on',
+    async run() {
+      const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-suites-'))
+      const folder = join(parent, 'rec')
+      const engine = await startEngine({ svc: `rs-${unique()}`, processName: `rrs-${unique()}`, args: ['--prefill-interleave', '1'] })
+      try {
+        const { execa } = await import('execa')
+        const suites = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+          cwd: ROOT, reject: false,
+          env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_HOST: 'local', VERIFY_MODE: 'record', VERIFY_FIXTURES: folder, VERIFY_HEALTH_BUDGET: '8s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s' },
+        })
+        await engine.stop()
+        assert.equal(suites.exitCode, 0, String(suites.stdout) + String(suites.stderr))
+        const meta = JSON.parse(await readFile(join(folder, 'run.json'), 'utf8')) as { verdict?: string; steps?: Record<string, string> }
+        assert.equal(meta.verdict, 'green')
+        assert.equal(Object.keys(meta.steps ?? {}).length, 9)
+        const replayed = await replay(engine.svc, folder)
+        try {
+          assert.doesNotMatch(replayed.stdout, /holds no recorded verdict|differs from the recorded verdict/)
+          return { exit: replayed.exitCode, output: `${replayed.stdout}${replayed.stderr}` }
+        } finally {
+          cleanup(replayed)
+        }
+      } finally {
+        await engine.stop()
+        await rm(parent, { recursive: true, force: true })
+      }
+    },
+  },
+  {
     area: 'record', alone: true, fault: 'a run whose ledger passed the 64 MiB host-output cap (--ledger-cmd "podman logs {svc}"), recorded', expected: 'recorded (the cut output and its `output-cut` failure kept), and its replay reaches the recorded verdict: inconclusive at ledger, exit 3 (armproof once refused its own recording, exit 2)', exit: 3, message: 'host-output cap and was cut',
     async run() {
       const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-huge-'))
