@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEngine } from '../../engine/launch.ts'
+import { startEngine, type EngineHandle, type EngineOptions } from '../../engine/launch.ts'
 import type { FaultRow, Outcome } from './fault-row.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, verdicts, type VerifyRun } from './run-verify.ts'
 import { verifyExactly } from './verify-in-process.ts'
@@ -23,36 +23,50 @@ async function filesUnder(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String).sort()
 }
 
+/** The env that makes the file system under `folder` fail as `fault` says (./fs-faults.ts). */
+const faultEnv = (fault: 'EXDEV' | 'ENOSPC' | 'EACCES', folder: string) => ({ NODE_OPTIONS: `--import=${join(ROOT, 'test/support/fs-faults.ts')}`, ARMPROOF_FS_FAULT: `${fault}:${folder}` })
+
+/** A reference engine armed to 1 (with `faults`) and a fixtures folder `<parent>/rec` for `fn`; both gone after it. */
+async function withEngine<T>(faults: EngineOptions['faults'], fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>, prepare?: (folder: string) => Promise<void>): Promise<T> {
+  const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-row-'))
+  const folder = join(parent, 'rec')
+  await prepare?.(folder)
+  const engine = await startEngine({ svc: `rf-${unique()}`, processName: `rrf-${unique()}`, args: ['--prefill-interleave', '1'], faults: faults ?? [] })
+  try {
+    return await fn(engine, folder, parent)
+  } finally {
+    await engine.stop()
+    await rm(parent, { recursive: true, force: true })
+  }
+}
+
+/** `run`'s outcome after `check`, the run's folder removed whatever happens. */
+async function outcomeOf(run: VerifyRun, check: () => Promise<void> = async () => {}): Promise<Outcome> {
+  try {
+    await check()
+    return { exit: run.exitCode, output: `${run.stdout}${run.stderr}` }
+  } finally {
+    cleanup(run)
+  }
+}
+
 /**
  * Records a green arm into `<parent>/rec` with the file system there failing as `fault` says;
  * `prepare` sets the folder up first (e.g. an older recording there). `check` sees the run.
  */
-async function record(fault: 'EXDEV' | 'ENOSPC' | 'EACCES', check: (run: VerifyRun, folder: string, parent: string) => Promise<void>, options: { prepare?: (folder: string) => Promise<void>; args?: string[] } = {}): Promise<Outcome> {
-  const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-fault-'))
-  const folder = join(parent, 'rec')
-  await options.prepare?.(folder)
-  const engine = await startEngine({ svc: `rf-${unique()}`, processName: `rrf-${unique()}`, args: ['--prefill-interleave', '1'] })
-  try {
-    const run = await runVerify([...engineArgs(engine), ...ARM, ...FAST, '--mode', 'record', '--fixtures', folder, ...(options.args ?? [])], {
-      engine,
-      env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/fs-faults.ts')}`, ARMPROOF_FS_FAULT: `${fault}:${folder}` },
-    })
-    try {
+async function record(fault: 'EXDEV' | 'ENOSPC' | 'EACCES', check: (run: VerifyRun, folder: string) => Promise<void>, options: { prepare?: (folder: string) => Promise<void>; args?: string[] } = {}): Promise<Outcome> {
+  return withEngine([], async (engine, folder, parent) => {
+    const run = await runVerify([...engineArgs(engine), ...ARM, ...FAST, '--mode', 'record', '--fixtures', folder, ...(options.args ?? [])], { engine, env: faultEnv(fault, folder) })
+    return outcomeOf(run, async () => {
       assert.doesNotMatch(run.stderr, /^\s+at .+:\d+:\d+\)?$/m, 'a stack trace was printed')
       // The observed verdict stands, in the report and in the last line, whatever became of the fixtures.
       assert.equal(run.report?.verdict, 'green', run.stdout + run.stderr)
       assert.match(run.stdout, /^GREEN · PREFILL_INTERLEAVE=1 proven on /m)
       // Nothing half-written: no temp file or folder beside the recording or in it.
       for (const f of await filesUnder(parent)) assert.doesNotMatch(f, /\.tmp/, `left behind: ${f}`)
-      await check(run, folder, parent)
-      return { exit: run.exitCode, output: `${run.stdout}${run.stderr}` }
-    } finally {
-      cleanup(run)
-    }
-  } finally {
-    await engine.stop()
-    await rm(parent, { recursive: true, force: true })
-  }
+      await check(run, folder)
+    })
+  }, options.prepare)
 }
 
 /** Replays `folder` (no socket, as test/record-replay.test.ts does) and returns the run. */
@@ -94,84 +108,51 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
   },
   {
     area: 'record', fault: 'a fleet recorded onto a full disk (ENOSPC under one target\'s fixtures folder)', expected: 'each target keeps its verdict (the fleet GREEN line), exit 4, one line naming the target whose fixtures were not written; no temp file', exit: 4, message: 'could not write the fixtures to',
-    async run() {
-      const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-fleet-'))
-      const folder = join(parent, 'rec')
-      const engine = await startEngine({ svc: `rff-${unique()}`, processName: `rrff-${unique()}`, args: ['--prefill-interleave', '1'] })
-      try {
-        const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ svc: engine.svc, 'base-url': engine.baseUrl, process: engine.processName, fixtures: folder }])
-        const run = await runVerify(['--targets', file, '--mode', 'record', ...FAST], { engine, env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/fs-faults.ts')}`, ARMPROOF_FS_FAULT: `ENOSPC:${folder}` } })
-        try {
-          assert.equal((run.report as unknown as { targets: Array<{ report: { verdict: string } }> }).targets[0]!.report.verdict, 'green', run.stdout + run.stderr)
-          assert.match(run.stdout, /^fleet GREEN · 1 green/m)
-          assert.match(run.stderr, new RegExp(`armproof: ${engine.svc}: could not write the fixtures to`))
-          for (const f of await filesUnder(parent)) assert.doesNotMatch(f, /\.tmp/, `left behind: ${f}`)
-          return { exit: run.exitCode, output: `${run.stdout}${run.stderr}` }
-        } finally {
-          cleanup(run)
-        }
-      } finally {
-        await engine.stop()
-        await rm(parent, { recursive: true, force: true })
-      }
-    },
+    run: () => withEngine([], async (engine, folder, parent) => {
+      const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ svc: engine.svc, 'base-url': engine.baseUrl, process: engine.processName, fixtures: folder }])
+      const run = await runVerify(['--targets', file, '--mode', 'record', ...FAST], { engine, env: faultEnv('ENOSPC', folder) })
+      return outcomeOf(run, async () => {
+        assert.equal((run.report as unknown as { targets: Array<{ report: { verdict: string } }> }).targets[0]!.report.verdict, 'green', run.stdout + run.stderr)
+        assert.match(run.stdout, /^fleet GREEN · 1 green/m)
+        assert.match(run.stderr, new RegExp(`armproof: ${engine.svc}: could not write the fixtures to`))
+        for (const f of await filesUnder(parent)) assert.doesNotMatch(f, /\.tmp/, `left behind: ${f}`)
+      })
+    }),
   },
   {
     area: 'record', fault: 'a recording made by the suites straight from env (VERIFY_MODE=record pnpm vitest run suites: no pnpm verify to note the verdict after)', expected: 'the recording carries the verdicts the suite judged, and replays to them (it once held none: "re-record it")', exit: 0, message: 'GREEN · PREFILL_INTERLEAVE=1 proven on',
-    async run() {
-      const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-suites-'))
-      const folder = join(parent, 'rec')
-      const engine = await startEngine({ svc: `rs-${unique()}`, processName: `rrs-${unique()}`, args: ['--prefill-interleave', '1'] })
-      try {
-        const { execa } = await import('execa')
-        const suites = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
-          cwd: ROOT, reject: false,
-          env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_HOST: 'local', VERIFY_MODE: 'record', VERIFY_FIXTURES: folder, VERIFY_HEALTH_BUDGET: '8s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s' },
-        })
-        await engine.stop()
-        assert.equal(suites.exitCode, 0, String(suites.stdout) + String(suites.stderr))
-        const meta = JSON.parse(await readFile(join(folder, 'run.json'), 'utf8')) as { verdict?: string; steps?: Record<string, string> }
-        assert.equal(meta.verdict, 'green')
-        assert.equal(Object.keys(meta.steps ?? {}).length, 9)
-        const replayed = await replay(engine.svc, folder)
-        try {
-          assert.doesNotMatch(replayed.stdout, /holds no recorded verdict|differs from the recorded verdict/)
-          return { exit: replayed.exitCode, output: `${replayed.stdout}${replayed.stderr}` }
-        } finally {
-          cleanup(replayed)
-        }
-      } finally {
-        await engine.stop()
-        await rm(parent, { recursive: true, force: true })
-      }
-    },
+    run: () => withEngine([], async (engine, folder) => {
+      const { execa } = await import('execa')
+      const suites = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
+        cwd: ROOT, reject: false,
+        env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_SVC: engine.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_VALUE: '1', VERIFY_BASE_URL: engine.baseUrl, VERIFY_PROCESS: engine.processName, VERIFY_HOST: 'local', VERIFY_MODE: 'record', VERIFY_FIXTURES: folder, VERIFY_HEALTH_BUDGET: '8s', VERIFY_METER_WINDOW: '2s', VERIFY_PROBE_TIMEOUT: '3s' },
+      })
+      await engine.stop()
+      assert.equal(suites.exitCode, 0, String(suites.stdout) + String(suites.stderr))
+      const meta = JSON.parse(await readFile(join(folder, 'run.json'), 'utf8')) as { verdict?: string; steps?: Record<string, string> }
+      assert.equal(meta.verdict, 'green')
+      assert.equal(Object.keys(meta.steps ?? {}).length, 9)
+      const replayed = await replay(engine.svc, folder)
+      return outcomeOf(replayed, async () => assert.doesNotMatch(replayed.stdout, /holds no recorded verdict|differs from the recorded verdict/))
+    }),
   },
   {
     area: 'record', alone: true, fault: 'a run whose ledger passed the 64 MiB host-output cap (--ledger-cmd "podman logs {svc}"), recorded', expected: 'recorded (the cut output and its `output-cut` failure kept), and its replay reaches the recorded verdict: inconclusive at ledger, exit 3 (armproof once refused its own recording, exit 2)', exit: 3, message: 'host-output cap and was cut',
-    async run() {
-      const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-huge-'))
-      const folder = join(parent, 'rec')
-      const engine = await startEngine({ svc: `rh-${unique()}`, processName: `rrh-${unique()}`, args: ['--prefill-interleave', '1'], faults: ['ledger_huge'] })
-      try {
-        const recorded = await runVerify([...engineArgs(engine), ...ARM, ...FAST, '--ledger-cmd', 'podman logs {svc}', '--mode', 'record', '--fixtures', folder], { engine, timeoutMs: 180_000 })
-        await engine.stop()
+    run: () => withEngine(['ledger_huge'], async (engine, folder) => {
+      const recorded = await runVerify([...engineArgs(engine), ...ARM, ...FAST, '--ledger-cmd', 'podman logs {svc}', '--mode', 'record', '--fixtures', folder], { engine, timeoutMs: 180_000 })
+      await engine.stop()
+      await outcomeOf(recorded, async () => {
         assert.equal(recorded.exitCode, 3, recorded.stdout + recorded.stderr)
         assert.equal(verdicts(recorded.report).ledger, 'inconclusive')
         assert.match(await readFile(join(folder, 'host.json'), 'utf8'), /"failure": "output-cut"/)
-        const replayed = await replay(engine.svc, folder)
-        cleanup(recorded)
-        try {
-          assert.deepEqual(verdicts(replayed.report), verdicts(recorded.report))
-          assert.doesNotMatch(replayed.stdout, /differs from the recorded verdict/)
-          return { exit: replayed.exitCode, output: `${replayed.stdout}${replayed.stderr}${JSON.stringify(replayed.report?.steps.find((s) => s.id === 'ledger')?.observed)}` }
-        } finally {
-          cleanup(replayed)
-        }
-      } finally {
-        await engine.stop()
-        await rm(parent, { recursive: true, force: true })
-      }
-    },
+      })
+      const replayed = await replay(engine.svc, folder)
+      const o = await outcomeOf(replayed, async () => {
+        assert.deepEqual(verdicts(replayed.report), verdicts(recorded.report))
+        assert.doesNotMatch(replayed.stdout, /differs from the recorded verdict/)
+      })
+      return { ...o, output: `${o.output}${JSON.stringify(replayed.report?.steps.find((s) => s.id === 'ledger')?.observed)}` }
+    }),
   },
 ]
 
