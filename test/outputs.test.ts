@@ -18,6 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'armproof-outputs-'))
 const aFile = join(dir, 'a-file')
 writeFileSync(aFile, 'x')
 mkdirSync(join(dir, 'a-dir'))
+mkdirSync(join(dir, 'b-dir'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('outputProblem', () => {
@@ -74,7 +75,7 @@ describe.concurrent('through pnpm verify', () => {
     r.exitCode = await verify({
       rawArgs: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--mode', 'record',
         '--report', join(dir, 'a-dir'), '--junit', '/proc/self/armproof/junit.xml', '--fixtures', aFile],
-      env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', GITHUB_STEP_SUMMARY: join(dir, 'a-dir') },
+      env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', GITHUB_STEP_SUMMARY: join(dir, 'b-dir') },
       cwd: ROOT,
       out: { write: (t: string) => (r.stdout += t) },
       err: { write: (t: string) => (r.stderr += t) },

@@ -121,7 +121,10 @@ describe('JUnit XML', () => {
 describe('JSON report', () => {
   test.each(runs)('the $name run has the contract fields, its verdict and exit code', ({ steps, verdict, exitCode }) => {
     const r = report(steps)
-    expect(Object.keys(r)).toEqual(['svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool'])
+    expect(Object.keys(r)).toEqual(['svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool', 'run'])
+    // Added: the run's identity (mode, declared skips, the options it was judged with) and its digest.
+    expect(r.run).toMatchObject({ mode: 'live', skips: [], target: { svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1' } })
+    expect(r.run!.id).toMatch(/^[0-9a-f]{64}$/)
     expect(r).toMatchObject({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, exitCode, startedAt: T0.toISOString(), finishedAt: T1.toISOString(), tool: { name: 'armproof' } })
     expect(r.rollback).toBe(ROLLBACK)
     expect(r.steps.map((s) => s.id)).toEqual([...STEP_IDS])

@@ -466,7 +466,7 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
       const written = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(written.exitCode).toBe(0)
       const page = await box.page('endpoints/demo.md')
-      expect(page).toMatch(/^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/)
+      expect(page).toMatch(/^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 on `http:\/\/127\.0\.0\.1:\d+` · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+:http:__127\.0\.0\.1:\d+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/)
       const again = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(again.exitCode).toBe(0)
       expect(again.stdout).toMatch(/already there/)

@@ -6,7 +6,7 @@
 import type { Target } from '../config/load.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { redactText } from '../seams/redact.ts'
-import { EXIT_CODES, runVerdict, type RunVerdict, type StepResult } from '../steps/verdict.ts'
+import { EXIT_CODES, type RunVerdict, type StepResult } from '../steps/verdict.ts'
 
 /** The phases of a run, as the contained line names them. */
 export type Phase = 'the configuration' | 'first contact' | "the suites' setup" | 'a proof step' | 'the report'
@@ -72,7 +72,7 @@ export function contain(error: unknown, phase: RunPhase, io: ContainIo): number 
       return EXIT_CODES.error
     }
     // Before any step: error. After: what the steps showed, never better than inconclusive.
-    const verdict: RunVerdict = steps.length === 0 ? 'error' : runVerdict(steps) === 'red' ? 'red' : 'inconclusive'
+    const verdict: RunVerdict = steps.length === 0 ? 'error' : steps.some((s) => s.verdict === 'failed') ? 'red' : 'inconclusive'
     let line = containedLine(what, phase, verdict)
     let report: Report | undefined
     try {

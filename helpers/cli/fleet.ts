@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
-import { markRecordedVerdict } from '../seams/recording.ts'
+import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomicSync } from '../seams/atomic.ts'
@@ -42,18 +42,19 @@ export interface VerifyIo {
 
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
-export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string): Promise<{ report: Report; unwritten: string[] }> {
+export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string, fixturesUnwritten: readonly string[] = []): Promise<{ report: Report; unwritten: string[] }> {
   const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   // No step judged: the suites' setup failed for this target (verdict error, as a one-target run says it).
   const { report } = steps.length === 0
     ? { report: buildReport({ target, steps, startedAt, finishedAt, error: `internal error in the suites' setup (${ARM_SUITE}): ${unhandled.join('; ') || 'no proof step ran'}` }) }
     : judgedReport(target, steps, unhandled, startedAt, finishedAt)
-  const unwritten: string[] = []
-  if (target.mode === 'record') {
+  // A recording that could not be written leaves the verdict as judged; the run exits 4.
+  const unwritten = [...fixturesUnwritten]
+  if (target.mode === 'record' && unwritten.length === 0) {
     try {
-      await markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
+      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
     } catch (error) {
-      unwritten.push(`could not write the recording's verdict to ${target.fixtures}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
+      unwritten.push(redactText((error as Error).message, target.apiKey))
     }
   }
   return { report, unwritten }
@@ -65,7 +66,7 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
-    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency },
+    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency, run: plan.run },
     targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
@@ -111,7 +112,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   let contactedAt = startedAt
   /** A target refused on first contact: verdict error, no step judged, in every outcome of the run. */
   const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] =>
-    ({ name: t.label, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
+    ({ name: t.label, index: t.index, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
   /**
    * Every target's report as far as the run got: one refused on first contact keeps `error`; one
    * that had finished keeps its verdict; the others are marked (interrupted, or a contained failure:
@@ -126,10 +127,10 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       const done = o?.finishedAt != null
       const steps = o?.steps ?? []
       const input = { target: t.target, steps, startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, steps) }
-      if (done) return { name: t.label, report: buildReport(input) }
-      if ('interrupted' in mark) return { name: t.label, report: buildReport({ ...input, interrupted: mark.interrupted }) }
+      if (done) return { name: t.label, index: t.index, report: buildReport(input) }
+      if ('interrupted' in mark) return { name: t.label, index: t.index, report: buildReport({ ...input, interrupted: mark.interrupted }) }
       const line = mark.contained.replace(/^armproof: /, '')
-      return { name: t.label, report: buildReport(steps.length === 0 ? { ...input, error: line } : { ...input, unhandled: [...input.unhandled, line] }) }
+      return { name: t.label, index: t.index, report: buildReport(steps.length === 0 ? { ...input, error: line } : { ...input, unhandled: [...input.unhandled, line] }) }
     })
   }
   const interrupt = new Interrupt(io.exit, (signal) => {
@@ -180,9 +181,9 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
       // A target none of whose steps was judged (its suite's setup failed): no steps, so verdict error.
       const judged = (reporter.partialOutcomes()[running.indexOf(t)]?.steps.length ?? 0) > 0
-      const built = await targetReport(t.target, judged ? o.steps : [], o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'))
+      const built = await targetReport(t.target, judged ? o.steps : [], o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'), o.unwritten?.map((line) => `${t.label}: ${line}`))
       unwritten.push(...built.unwritten)
-      reports.push({ name: t.label, report: built.report })
+      reports.push({ name: t.label, index: t.index, report: built.report })
     }
     const report = combined(plan, startedAt, finishedAt, reports)
     unwritten.push(...writeFleetOutputsSync(plan, io, report))

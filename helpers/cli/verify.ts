@@ -1,12 +1,13 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs'
+import { appendFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
-import { isAbsolute, join, resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
-import { markRecordedVerdict, targetForRun } from '../seams/recording.ts'
+import { targetForRun } from '../seams/recording.ts'
+import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from './options.ts'
 import { outputProblems } from '../config/outputs.ts'
@@ -144,7 +145,15 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   if (target.summary) await attempt('the Markdown summary', target.summary, () => writeAtomic(target.summary!, markdown))
   const summary = io.env.GITHUB_STEP_SUMMARY
   if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
-  if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict]))))
+  // A recording that could not be written (a full disk, a refused folder) leaves the verdict as judged: exit 4.
+  unwritten.push(...reporter.unwritten())
+  if (target.mode === 'record' && reporter.unwritten().length === 0) {
+    try {
+      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
+    } catch (error) {
+      unwritten.push(redactText((error as Error).message, target.apiKey))
+    }
+  }
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
@@ -258,11 +267,6 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
     io.err.write(`${formatProblems(unwritable)}\n`)
     return EXIT_CODES.error
   }
-  const held = run.target.mode === 'record' && !run.target.force ? heldRecording(resolve(io.cwd, run.target.fixtures)) : undefined
-  if (held) {
-    io.err.write(`${formatProblems([{ option: '--fixtures', message: `--fixtures: ${run.target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }])}\n`)
-    return EXIT_CODES.error
-  }
   phase.target = run.target
   const interrupt = oneTargetInterrupt(run.target, io, colorOf(io))
   try {
@@ -274,17 +278,5 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
     return await runSuites(run.target, io, interrupt, phase)
   } finally {
     interrupt.dispose()
-  }
-}
-
-/** What recording a fixture folder holds (`svc KNOB=value, recorded at …`), or undefined when it holds none. */
-function heldRecording(folder: string): string | undefined {
-  const path = join(folder, 'run.json')
-  if (!existsSync(path)) return undefined
-  try {
-    const meta = JSON.parse(readFileSync(path, 'utf8')) as { svc?: unknown; knob?: unknown; value?: unknown; recordedAt?: unknown }
-    return `${String(meta.svc)} ${String(meta.knob)}=${meta.value === null ? '(default)' : String(meta.value)}, recorded ${String(meta.recordedAt)}`
-  } catch {
-    return 'a run.json that does not parse'
   }
 }

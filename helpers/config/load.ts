@@ -7,7 +7,7 @@ import { parseDuration } from './duration.ts'
 import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
-import { ShellWordsError, showValue, splitWords } from './shell.ts'
+import { SVC_NAME, ShellWordsError, showValue, splitWords } from './shell.ts'
 import { didYouMean } from './suggest.ts'
 import { parseMatch } from '../steps/meter/prometheus-source.ts'
 
@@ -71,7 +71,6 @@ export interface ConfigInput {
   cwd?: string
 }
 
-const SVC_RE = /^[A-Za-z0-9_.-]+$/
 const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
 const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
 const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
@@ -272,7 +271,8 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const svcRaw = required('svc')
   let svc = ''
   if (svcRaw) {
-    if (SVC_RE.test(svcRaw.value) && !svcRaw.value.startsWith('-')) svc = svcRaw.value
+    if (SVC_NAME.re.test(svcRaw.value)) svc = svcRaw.value
+    else if (/^\.{1,2}$/.test(svcRaw.value)) problem(svcRaw.from, `${showValue(svcRaw.value)} is a path step, not a service name (the fixtures folder is fixtures/<svc>/<knob>); give the container or unit name`)
     else problem(svcRaw.from, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
   }
 

@@ -3,10 +3,11 @@
 // whose nearest existing parent is not a writable directory is refused (exit 2, one line each).
 // The check really writes (a temp entry, removed at once): permissions, read-only mounts and
 // special file systems all answer the way the real write will.
-import { accessSync, closeSync, constants, mkdtempSync, openSync, rmdirSync, statSync } from 'node:fs'
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { ConfigProblem, Target } from './load.ts'
 import { showValue } from './shell.ts'
+import { outputSetProblems, type PathClaim } from './output-set.ts'
 
 export interface OutputSpec {
   /** The option (or env) that names the path, for the message. */
@@ -103,10 +104,36 @@ export function outputsOf(target: Target, env: Readonly<Record<string, string | 
   return out
 }
 
-/** Every output that cannot be written, one problem each (exit 2, before anything is contacted). */
+/** The paths a run claims, as one set (./output-set.ts): what it writes, and the fixtures folder it records or replays. */
+export function claimsOf(target: Target, env: Readonly<Record<string, string | undefined>>, fixturesOption = '--fixtures'): PathClaim[] {
+  const claims: PathClaim[] = outputsOf(target, env).filter((o) => o.kind === 'file').map((o) => ({ option: o.option, path: o.path, role: 'writes' }))
+  if (target.mode !== 'live') claims.push({ option: fixturesOption, path: target.fixtures, role: target.mode === 'record' ? 'records' : 'replays' })
+  return claims
+}
+
+/** What recording a fixture folder holds (`svc KNOB=value, recorded at …`), or undefined when it holds none. */
+export function heldRecording(folder: string): string | undefined {
+  const path = join(folder, 'run.json')
+  if (!existsSync(path)) return undefined
+  try {
+    const meta = JSON.parse(readFileSync(path, 'utf8')) as { svc?: unknown; knob?: unknown; value?: unknown; recordedAt?: unknown }
+    return `${String(meta.svc)} ${String(meta.knob)}=${meta.value === null ? '(default)' : String(meta.value)}, recorded ${String(meta.recordedAt)}`
+  } catch {
+    return 'a run.json that does not parse'
+  }
+}
+
+/**
+ * Every output of one target that cannot be written, one problem each (exit 2, before anything
+ * is contacted): each path on its own, the set (./output-set.ts), and a record mode's fixtures
+ * folder that already holds a recording (refused unless --force). A fleet runs this per target.
+ */
 export function outputProblems(target: Target, env: Readonly<Record<string, string | undefined>>, cwd: string): ConfigProblem[] {
-  return outputsOf(target, env).flatMap((spec) => {
+  const each = outputsOf(target, env).flatMap((spec) => {
     const message = outputProblem(spec, cwd)
     return message ? [{ option: spec.option, message }] : []
   })
+  const held = target.mode === 'record' && !target.force ? heldRecording(resolve(cwd, target.fixtures)) : undefined
+  const recorded = held ? [{ option: '--fixtures', message: `--fixtures: ${target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }] : []
+  return [...each, ...outputSetProblems(claimsOf(target, env), cwd), ...recorded]
 }

@@ -1,16 +1,25 @@
 // `pnpm merge-reports --out FILE SHARD.json…`: the reports of a sharded fleet run (`--shard i/n`
-// on n CI jobs) merged into one fleet report. Refused (exit 2) unless the inputs are fleet reports
-// of one targets file, their shards are of one n, each shard appears once, no target appears
-// twice, and together they hold every target the file lists: a missing shard (a job that never
-// uploaded) is never mistaken for a fleet that was fully verified. The merged verdict is the
-// worst of the targets'; the exit code follows it, so the merge step itself can gate the pipeline.
+// on n CI jobs) merged into one fleet report. Nothing in a shard is believed: each is checked
+// (./merge-check.ts) to be a shard of one run (the run identity: the targets file's digest and
+// every target's run id), each target's verdict is derived again from its steps by the one green
+// rule, and together they must hold every target of the run exactly once. A missing, repeated or
+// foreign shard, a target without a known verdict word, or one whose verdict its steps do not give
+// is refused (exit 2, one line each). The outputs are checked before anything is written, and
+// nothing is written when the merge is refused. The merged verdict is the worst of the targets';
+// the exit code follows it, so the merge step itself can gate the pipeline.
 import { readFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import { outputProblem } from '../config/outputs.ts'
+import { outputSetProblems, type PathClaim } from '../config/output-set.ts'
+import { MAX_REPORT_BYTES } from '../report/checked.ts'
 import { junitFleetXml } from '../report/junit.ts'
-import { writeAtomic } from '../seams/atomic.ts'
-import { fleetMarkdown, fleetReport, fleetTable, isFleetReport, type FleetReport } from './report.ts'
-import { MAX_REPORT_BYTES } from '../writeback/report.ts'
+import { writeAtomicAll } from '../seams/atomic.ts'
+import { EXIT_OUTPUT_UNWRITTEN } from '../cli/options.ts'
+import { fleetMarkdown, fleetTable } from './report.ts'
+import { mergeFleetReports } from './merge-check.ts'
+
+export { mergeFleetReports } from './merge-check.ts'
 
 export interface MergeIo {
   rawArgs: readonly string[]
@@ -22,105 +31,116 @@ export interface MergeIo {
 
 export const MERGE_USAGE = 'Usage: pnpm merge-reports --out <merged.json> [--junit <merged.xml>] <shard-report.json>…'
 
-/** Merges parsed fleet reports; the merged report, or every problem found. */
-export function mergeFleetReports(inputs: ReadonlyArray<{ path: string; report: FleetReport }>): { merged: FleetReport } | { problems: string[] } {
-  const problems: string[] = []
-  if (inputs.length === 0) return { problems: ['no report given'] }
-  const first = inputs[0]!.report
-  const seenShards = new Map<string, string>()
-  const seenNames = new Map<string, string>()
-  let count: number | null = null
-  for (const { path, report } of inputs) {
-    if (report.fleet.file !== first.fleet.file || report.fleet.total !== first.fleet.total) {
-      problems.push(`${path}: a run of ${JSON.stringify(report.fleet.file)} (${report.fleet.total} targets), not of ${JSON.stringify(first.fleet.file)} (${first.fleet.total} targets) like ${inputs[0]!.path}`)
-      continue
-    }
-    for (const s of report.fleet.shards ?? [{ index: 1, count: 1 }]) {
-      count ??= s.count
-      if (s.count !== count) problems.push(`${path}: shard ${s.index}/${s.count} is not one of ${count} shards like the others`)
-      const key = `${s.index}/${s.count}`
-      if (seenShards.has(key)) problems.push(`${path}: shard ${key} is also in ${seenShards.get(key)}`)
-      else seenShards.set(key, path)
-    }
-    for (const t of report.targets) {
-      if (seenNames.has(t.name)) problems.push(`${path}: target ${JSON.stringify(t.name)} is also in ${seenNames.get(t.name)}`)
-      else seenNames.set(t.name, path)
-    }
-  }
-  if (count !== null) {
-    const missing = Array.from({ length: count }, (_, k) => `${k + 1}/${count}`).filter((k) => !seenShards.has(k))
-    if (missing.length) problems.push(`shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} missing: the merged report would not hold the whole fleet; download every shard's report (did a shard job fail before uploading?)`)
-  }
-  if (problems.length === 0 && seenNames.size !== first.fleet.total) problems.push(`the shards hold ${seenNames.size} targets, but the file lists ${first.fleet.total}`)
-  if (problems.length > 0) return { problems }
-  const all = inputs.map((i) => i.report)
-  const startedAt = all.map((r) => r.startedAt).sort()[0]!
-  const finishedAt = all.map((r) => r.finishedAt).sort().at(-1)!
-  const shards = all.flatMap((r) => r.fleet.shards ?? []).sort((a, b) => a.index - b.index)
-  return {
-    merged: fleetReport({
-      startedAt,
-      finishedAt,
-      fleet: { file: first.fleet.file, total: first.fleet.total, shards: shards.length ? shards : null, concurrency: null },
-      targets: all.flatMap((r) => r.targets),
-    }),
+/** The shard at `path` as parsed JSON, or why it cannot be read (one line). */
+function readInput(path: string): { data: unknown } | { problem: string } {
+  try {
+    const st = statSync(path)
+    if (!st.isFile()) return { problem: 'is not a regular file' }
+    if (st.size > MAX_REPORT_BYTES) return { problem: `is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB` }
+    return { data: JSON.parse(readFileSync(path, 'utf8')) as unknown }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return { problem: code === 'ENOENT' ? 'no such file' : code ? `cannot be read (${code})` : 'is not JSON' }
   }
 }
 
-function readInput(path: string): FleetReport | string {
-  try {
-    const st = statSync(path)
-    if (!st.isFile()) return 'is not a regular file'
-    if (st.size > MAX_REPORT_BYTES) return `is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB`
-    const data: unknown = JSON.parse(readFileSync(path, 'utf8'))
-    if (!isFleetReport(data) || !Array.isArray(data.targets) || typeof data.fleet !== 'object' || data.fleet === null) return 'is not a fleet report (pnpm verify --targets … --report FILE writes one)'
-    return data
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code === 'ENOENT' ? 'no such file' : code ? `cannot be read (${code})` : 'is not JSON'
+interface Args {
+  inputs: string[]
+  out?: string
+  junit?: string
+  help: boolean
+  problems: string[]
+}
+
+function parseArgs(rawArgs: readonly string[]): Args {
+  const args: Args = { inputs: [], help: false, problems: [] }
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!
+    if (a === '--help' || a === '-h') return { ...args, help: true }
+    const value = (name: string) => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rawArgs[++i]
+      if (v === undefined || v === '') args.problems.push(`${name} needs a value`)
+      return v || undefined
+    }
+    if (a === '--out' || a.startsWith('--out=')) args.out = value('--out')
+    else if (a === '--junit' || a.startsWith('--junit=')) args.junit = value('--junit')
+    else if (a.startsWith('-')) args.problems.push(`unknown option ${JSON.stringify(a.slice(0, 40))}`)
+    else args.inputs.push(a)
   }
+  if (!args.out && !args.problems.some((p) => p.startsWith('--out'))) args.problems.push('--out <merged.json> is required')
+  if (args.inputs.length === 0) args.problems.push('give the shard reports to merge')
+  return args
+}
+
+/** The outputs, checked before anything is written: each writable, no two on one path, none over a shard it reads. */
+function outputsProblems(args: Args, io: MergeIo): string[] {
+  const writes: Array<{ option: string; path: string; append?: boolean }> = [
+    ...(args.out ? [{ option: '--out', path: args.out }] : []),
+    ...(args.junit ? [{ option: '--junit', path: args.junit }] : []),
+    ...(io.env.GITHUB_STEP_SUMMARY ? [{ option: 'GITHUB_STEP_SUMMARY', path: io.env.GITHUB_STEP_SUMMARY, append: true }] : []),
+  ]
+  const each = writes.flatMap((w) => outputProblem({ option: w.option, path: w.path, kind: 'file', ...(w.append ? { append: true } : {}) }, io.cwd) ?? [])
+  const claims: PathClaim[] = [...writes.map((w) => ({ option: w.option, path: w.path, role: 'writes' as const })), ...args.inputs.map((p) => ({ option: 'a shard report', path: p, role: 'reads' as const }))]
+  return [...each, ...outputSetProblems(claims, io.cwd).map((p) => p.message)]
 }
 
 export async function mergeReports(io: MergeIo): Promise<number> {
-  const inputs: string[] = []
-  let out: string | undefined
-  let junit: string | undefined
-  const problems: string[] = []
-  for (let i = 0; i < io.rawArgs.length; i++) {
-    const a = io.rawArgs[i]!
-    if (a === '--help' || a === '-h') {
-      io.out.write(`${MERGE_USAGE}\n\nMerges the --report files of a sharded fleet run (pnpm verify --targets FILE --shard i/n) into one; refused unless every shard is there once. Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused.\n`)
-      return 0
-    }
-    const value = (name: string) => {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : io.rawArgs[++i]
-      if (v === undefined || v === '') problems.push(`${name} needs a value`)
-      return v
-    }
-    if (a === '--out' || a.startsWith('--out=')) out = value('--out')
-    else if (a === '--junit' || a.startsWith('--junit=')) junit = value('--junit')
-    else if (a.startsWith('-')) problems.push(`unknown option ${JSON.stringify(a.slice(0, 40))}`)
-    else inputs.push(a)
+  try {
+    return await merge(io)
+  } catch (error) {
+    // Never a stack trace: whatever went wrong is one line, and exit 2 (nothing was merged).
+    io.err.write(`armproof merge-reports: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was written\n`)
+    return 2
   }
-  if (!out) problems.push('--out <merged.json> is required')
-  if (inputs.length === 0) problems.push('give the shard reports to merge')
-  const read: Array<{ path: string; report: FleetReport }> = []
-  for (const p of inputs) {
+}
+
+async function merge(io: MergeIo): Promise<number> {
+  const args = parseArgs(io.rawArgs)
+  if (args.help) {
+    io.out.write(`${MERGE_USAGE}\n\nMerges the --report files of a sharded fleet run (pnpm verify --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`)
+    return 0
+  }
+  const problems = [...args.problems, ...outputsProblems(args, io)]
+  const read: Array<{ path: string; data: unknown }> = []
+  for (const p of args.inputs) {
     const r = readInput(resolve(io.cwd, p))
-    if (typeof r === 'string') problems.push(`${p}: ${r}`)
-    else read.push({ path: p, report: r })
+    if ('problem' in r) problems.push(`${p}: ${r.problem}`)
+    else read.push({ path: p, data: r.data })
   }
   if (problems.length === 0) {
     const m = mergeFleetReports(read)
     if ('problems' in m) problems.push(...m.problems)
     else {
-      await writeAtomic(resolve(io.cwd, out!), `${JSON.stringify(m.merged, null, 2)}\n`)
-      if (junit) await writeAtomic(resolve(io.cwd, junit), junitFleetXml(m.merged.targets, Date.parse(m.merged.finishedAt) - Date.parse(m.merged.startedAt)))
-      if (io.env.GITHUB_STEP_SUMMARY) await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(m.merged, { reportPath: out! })}\n`)
-      io.out.write(`${fleetTable(m.merged)}\n\nmerged ${read.length} shard report(s) into ${out}: fleet ${m.merged.verdict.toUpperCase()}, ${m.merged.targets.length} target(s), exit ${m.merged.exitCode}\n`)
-      return m.merged.exitCode
+      const merged = m.merged
+      const out = args.out!
+      const files = [
+        { path: resolve(io.cwd, out), text: `${JSON.stringify(merged, null, 2)}\n` },
+        ...(args.junit ? [{ path: resolve(io.cwd, args.junit), text: junitFleetXml(merged.targets, Date.parse(merged.finishedAt) - Date.parse(merged.startedAt)) }] : []),
+      ]
+      io.out.write(`${fleetTable(merged)}\n\n`)
+      const unwritten: string[] = []
+      try {
+        await writeAtomicAll(files)
+      } catch (error) {
+        unwritten.push(`could not write ${out}${args.junit ? ` and ${args.junit}` : ''}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; neither was written`)
+      }
+      if (io.env.GITHUB_STEP_SUMMARY && unwritten.length === 0) {
+        try {
+          await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(merged, { reportPath: out })}\n`)
+        } catch (error) {
+          unwritten.push(`could not append the step summary to ${io.env.GITHUB_STEP_SUMMARY}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+        }
+      }
+      const counts = `${read.length} shard report(s)`
+      if (unwritten.length > 0) {
+        for (const line of unwritten) io.err.write(`armproof merge-reports: ${line}\n`)
+        io.out.write(`merged ${counts}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s); exit ${EXIT_OUTPUT_UNWRITTEN}: the merged verdict stands, but not every output was written\n`)
+        return EXIT_OUTPUT_UNWRITTEN
+      }
+      io.out.write(`merged ${counts} into ${out}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s), exit ${merged.exitCode}\n`)
+      return merged.exitCode
     }
   }
-  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p}`).join('\n')}\n${MERGE_USAGE}\n`)
+  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p.replace(/[\r\n]+/g, ' ')}`).join('\n')}\n${MERGE_USAGE}\n`)
   return 2
 }

@@ -3,9 +3,11 @@
 // line over `defaults:` over env and .env. Every problem of every target comes back at once.
 import { resolve } from 'node:path'
 import { loadConfig, type ConfigProblem, type Target } from '../config/load.ts'
-import { outputProblem, outputProblems } from '../config/outputs.ts'
+import { claimsOf, outputProblem, outputProblems } from '../config/outputs.ts'
+import { outputSetProblems, type PathClaim } from '../config/output-set.ts'
 import { showValue } from '../config/shell.ts'
 import { targetForRun } from '../seams/recording.ts'
+import { fleetRunIdentity, type FleetRunIdentity } from '../report/identity.ts'
 import { OPTIONS } from '../cli/options.ts'
 import { parseCommandLine } from '../cli/parse.ts'
 import { parseShard, shardOf, type Shard } from './shard.ts'
@@ -34,6 +36,8 @@ export interface FleetPlan {
   junit: string | null
   /** --summary PATH (or VERIFY_SUMMARY): the fleet's Markdown summary, run-wide. */
   summary: string | null
+  /** The run's identity: the targets file's digest and every target's run id (all shards), for merge-reports. */
+  run: FleetRunIdentity
 }
 
 /** The flags a fleet run reads for itself (the rest go to every target), with the one command-line parser. */
@@ -154,9 +158,16 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${where}: ${p.message}` })
     validated.push({ index, target })
   }
-  // Two entries for one target, or two recordings in one folder, are the file's mistake.
+  // The run's outputs are one set with every target's fixtures folder (no two on one path, none
+  // inside a folder being recorded or replayed, none over the targets file): config/output-set.ts.
+  const claims: PathClaim[] = [
+    { option: fileRaw.from, path, role: 'reads' },
+    ...[['--report', report], ['--junit', junit], ['--summary', summary], ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null]].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
+    ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`)),
+  ]
+  problems.push(...outputSetProblems(claims, input.cwd))
+  // Two entries for one target are the file's mistake.
   const seen = new Map<string, number>()
-  const folders = new Map<string, number>()
   const identities: string[] = []
   for (const { index, target } of validated) {
     const identity = `${target.svc} ${target.knob} ${target.baseUrl ?? `fixtures ${target.fixtures}`}`
@@ -164,12 +175,6 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const dup = seen.get(identity)
     if (dup !== undefined) problems.push({ option: `targets[${index}]`, message: `targets[${index}]: the same target as targets[${dup}] (${identity}); list each once` })
     else seen.set(identity, index)
-    if (target.mode !== 'live') {
-      const folder = resolve(input.cwd, target.fixtures)
-      const other = folders.get(folder)
-      if (other !== undefined) problems.push({ option: `targets[${index}]`, message: `targets[${index}]: its fixtures folder ${showValue(target.fixtures)} is also targets[${other}]'s; give each target its own fixtures:` })
-      else folders.set(folder, index)
-    }
   }
   if (problems.length > 0) return { ok: false, problems }
   if (shard && shard.count > validated.length) {
@@ -186,5 +191,6 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     labels.add(label)
     if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
   }
-  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary } }
+  const run = fleetRunIdentity(read.text, validated.map((v) => v.target))
+  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run } }
 }

@@ -6,6 +6,7 @@ import { STEP_IDS } from '../steps/registry.ts'
 import { EXIT_CODES, type RunVerdict } from '../steps/verdict.ts'
 import { GLYPHS, oneLine, summarize } from '../report/_summary.ts'
 import type { Report } from '../report/json.ts'
+import type { FleetRunIdentity } from '../report/identity.ts'
 import { mdCell, mdCode, mdText } from '../report/markdown.ts'
 import { meterLine } from '../report/terminal.ts'
 import { formatDuration } from '../config/duration.ts'
@@ -20,10 +21,14 @@ export interface FleetReport {
   exitCode: number
   startedAt: string
   finishedAt: string
-  /** The targets file, how many it lists, and which of them this run held (a shard). */
-  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null }
-  /** One entry per target, in the file's order: its unique label and its own report. */
-  targets: Array<{ name: string; report: Report }>
+  /**
+   * The targets file, how many it lists, and which of them this run held (a shard); added: `run`,
+   * the run's identity (the file's digest and every target's run id, all shards), absent in
+   * reports written before it existed.
+   */
+  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null; run?: FleetRunIdentity }
+  /** One entry per target, in the file's order: its unique label, its place in the file (added), and its own report. */
+  targets: Array<{ name: string; index?: number; report: Report }>
   tool: { name: 'armproof'; version: string }
 }
 

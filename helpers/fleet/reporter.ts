@@ -4,7 +4,8 @@
 import type { Reporter } from 'vitest/node'
 import type { Target } from '../config/load.ts'
 import { scrub } from '../seams/redact.ts'
-import { STEP_IDS, runVerdict, type StepResult } from '../steps/verdict.ts'
+import { STEP_IDS, type StepResult } from '../steps/verdict.ts'
+import { stepsVerdict } from '../report/json.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, type CaseLike, type ErrorLike } from '../report/collect.ts'
 import { header, stepLine } from '../report/terminal.ts'
 import { oneLine } from '../report/_summary.ts'
@@ -34,6 +35,8 @@ export interface FleetReporterOptions {
 export interface TargetOutcome {
   steps: StepResult[]
   notes: string[]
+  /** Its recording, when it could not be written as its suite closed (record mode): the verdict stands. */
+  unwritten?: string[]
   /** When the target's suite began (before it waited for its --concurrency slot) and ended; null when never reported. */
   startedAt: Date | null
   finishedAt: Date | null
@@ -99,7 +102,7 @@ export class FleetReporter implements Reporter {
     this.#done.set(i, new Date())
     const { steps, unhandled } = this.#collect(suite)
     this.#doneNotes.set(i, unhandled.map((n) => this.#clean(n)))
-    const verdict = runVerdict(steps)
+    const verdict = stepsVerdict(this.#o.targets[i]!.target, steps)
     const held = steps.filter((s) => s.verdict === 'passed').length
     this.#o.out.write(`${this.#key(i)} done: ${verdict.toUpperCase()} (${held} of ${steps.length} steps held)\n`)
   }
@@ -107,7 +110,7 @@ export class FleetReporter implements Reporter {
   /** Test output is not part of the runbook. */
   onUserConsoleLog(): void {}
 
-  #collect(suite: SuiteLike | undefined, extra: readonly ErrorLike[] = []): { steps: StepResult[]; unhandled: string[] } {
+  #collect(suite: SuiteLike | undefined, extra: readonly ErrorLike[] = []): { steps: StepResult[]; unhandled: string[]; unwritten: string[] } {
     const cases = suite ? [...suite.children.allTests()] : []
     const errors = suite ? [...suite.errors(), ...[...suite.children.allSuites()].flatMap((s) => s.errors())] : []
     return stepsFromTestCases(cases, [], [...extra, ...errors])
@@ -121,8 +124,8 @@ export class FleetReporter implements Reporter {
     const shared = unhandledErrors.map((e) => `unhandled error: ${e.message}`)
     if (reason === 'interrupted') shared.push('the run was interrupted before it finished')
     this.#outcomes = this.#o.targets.map((_, i) => {
-      const { steps, unhandled } = this.#collect(suites.get(i), suites.has(i) ? [] : moduleErrors)
-      return { steps: steps.map((s) => this.#clean(s)), notes: [...unhandled, ...shared].map((n) => this.#clean(n)), startedAt: this.#started.get(i) ?? null, finishedAt: this.#done.get(i) ?? null }
+      const { steps, unhandled, unwritten } = this.#collect(suites.get(i), suites.has(i) ? [] : moduleErrors)
+      return { steps: steps.map((s) => this.#clean(s)), notes: [...unhandled, ...shared].map((n) => this.#clean(n)), unwritten: unwritten.map((n) => this.#clean(n)), startedAt: this.#started.get(i) ?? null, finishedAt: this.#done.get(i) ?? null }
     })
   }
 

@@ -29,7 +29,16 @@ export interface Collected {
   steps: StepResult[]
   /** Errors outside any step (unhandled, or a suite hook's): each makes the run non-green. */
   unhandled: string[]
+  /**
+   * The recording that could not be written when the run closed (a FixturesUnwritten error of the
+   * suite's last hook, helpers/seams/fixture-write.ts): not the engine's doing nor the proof's, so
+   * it leaves the verdict as judged; pnpm verify says it and exits 4.
+   */
+  unwritten: string[]
 }
+
+/** The error the fixture writer throws, known by its name as vitest hands errors over. */
+const FIXTURES_UNWRITTEN = 'FixturesUnwritten'
 
 export const CRASH_NEXT = 'this is a bug in armproof or an unexpected answer; rerun with the same flags and report the output'
 
@@ -120,13 +129,15 @@ export function stepsFromTestCases(
     const step = stepFromTestCase(c)
     if (step) found.set(step.id, step)
   }
-  const reason = runErrors[0] ? errorText(runErrors[0]) : undefined
+  const unwritten = runErrors.filter((e) => e.name === FIXTURES_UNWRITTEN).map((e) => e.message)
+  const failed = runErrors.filter((e) => e.name !== FIXTURES_UNWRITTEN)
+  const reason = failed[0] ? errorText(failed[0]) : undefined
   const steps = STEP_IDS.map((id) => found.get(id) ?? notRun(id, reason))
   const unhandled = [
     ...unhandledErrors.map((e) => `unhandled error: ${errorText(e)}`),
-    ...runErrors.map((e) => `suite error: ${errorText(e)}`),
+    ...failed.map((e) => `suite error: ${errorText(e)}`),
   ]
-  return { steps, unhandled }
+  return { steps, unhandled, unwritten }
 }
 
 /** Every test case of the finished modules. */

@@ -6,7 +6,8 @@ import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import { knob, type KnobName } from '../config/knobs.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, runVerdict, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
@@ -59,7 +60,15 @@ export interface Report {
   recordedAt?: string
   /** A replay only: the recording it re-judged, as verified before the replay. */
   recording?: RecordingRef
+  /**
+   * Added: what makes two runs the same run (mode, the skips declared on purpose, the options the
+   * run was judged with) and its id; merge-reports and writeback read it. Absent in reports
+   * written before it existed.
+   */
+  run?: RunIdentity
 }
+
+export type { RunIdentity }
 
 /** The recording a replay report re-judged: its folder, its digest, and what the recording itself concluded. */
 export interface RecordingRef {
@@ -128,6 +137,11 @@ function reportStep<Id extends StepId>(s: StepResult<Id>): ReportStep<Id> {
   )
 }
 
+/** The verdict of a target's steps alone (no notes), by the one green rule with the skips the target declares. */
+export function stepsVerdict(target: Target, steps: readonly StepResult[]): RunVerdict {
+  return judgeRun({ steps, allowed: allowedSkips(knob(target.knob).proof, runIdentity(target).skips) }).verdict
+}
+
 /** The contract's report for a finished (or failed-to-start) run. */
 export function buildReport(input: ReportInput): Report {
   const { target, steps } = input
@@ -136,8 +150,11 @@ export function buildReport(input: ReportInput): Report {
   const previous = target.previous ?? fallback
   const notes = [...(input.unhandled ?? [])]
   if (input.interrupted) notes.push(`interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps; the steps not listed were not judged`)
-  let verdict: RunVerdict = input.interrupted ? 'interrupted' : input.error !== undefined ? 'error' : runVerdict(steps)
-  if (verdict === 'green' && notes.length > 0) verdict = 'inconclusive'
+  const run = runIdentity(target)
+  // The one green rule (helpers/steps/verdict.ts), with the skips this run declares: what
+  // merge-reports and writeback derive again from the report.
+  const judged = judgeRun({ steps, allowed: allowedSkips(spec.proof, run.skips), notes, ...(input.error !== undefined ? { error: input.error } : {}) })
+  const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
   const report: Report = {
     svc: target.svc,
     knob: target.knob,
@@ -156,6 +173,7 @@ export function buildReport(input: ReportInput): Report {
     tool: { name: 'armproof', version: pkg.version },
     ...(input.truth ? { truth: input.truth } : {}),
     ...(input.recording ? { recordedAt: input.recording.recordedAt, recording: input.recording } : {}),
+    run,
   }
   return scrub(report, target.apiKey) as Report
 }

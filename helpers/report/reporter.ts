@@ -39,6 +39,7 @@ export class RunbookReporter implements Reporter {
   #unhandled: string[] = []
   /** The steps a test judged (its own verdict, or its crash): not those that never ran. */
   #judged = new Set<StepId>()
+  #unwritten: string[] = []
   #lastLogProgress = 0
 
   constructor(options: RunbookReporterOptions) {
@@ -87,7 +88,8 @@ export class RunbookReporter implements Reporter {
       const step = stepFromTestCase(c)
       if (step) this.#judged.add(step.id)
     }
-    const { steps, unhandled } = stepsFromTestCases(cases, unhandledErrors, runErrorsOf(testModules))
+    const { steps, unhandled, unwritten } = stepsFromTestCases(cases, unhandledErrors, runErrorsOf(testModules))
+    this.#unwritten = unwritten.map((n) => redactText(n, this.#options.target.apiKey))
     if (reason === 'interrupted') unhandled.push('the run was interrupted before it finished')
     // A crashed step carries the thrown error's text, which no judge scrubbed: scrub it here.
     this.#steps = steps.map((s) => this.#clean(s))
@@ -115,6 +117,11 @@ export class RunbookReporter implements Reporter {
   /** Errors outside any step; any of them keeps the run from green. */
   unhandled(): string[] {
     return [...this.#unhandled]
+  }
+
+  /** What of the recording could not be written when the run closed (record mode); the verdict stands. */
+  unwritten(): string[] {
+    return [...this.#unwritten]
   }
 
   #clean(step: StepResult): StepResult {

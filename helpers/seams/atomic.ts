@@ -8,16 +8,7 @@ import { basename, dirname, join } from 'node:path'
 
 /** Writes `text` to `path` atomically; creates the folder. */
 export async function writeAtomic(path: string, text: string): Promise<void> {
-  const dir = dirname(path)
-  await mkdir(dir, { recursive: true })
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`)
-  try {
-    await writeFile(temp, text, 'utf8')
-    await rename(temp, path)
-  } catch (error) {
-    await rm(temp, { force: true })
-    throw error
-  }
+  await writeAtomicAll([{ path, text }])
 }
 
 /** The same, synchronously: what a signal handler can still do before the process ends. */
@@ -30,6 +21,37 @@ export function writeAtomicSync(path: string, text: string): void {
     renameSync(temp, path)
   } catch (error) {
     rmSync(temp, { force: true })
+    throw error
+  }
+}
+
+/**
+ * Writes several files as one: every temp file first (a full disk or a refused folder fails here,
+ * before any file is replaced, and the temp files are removed), then the renames. A caller that
+ * must write all or nothing (merge-reports' JSON and JUnit) uses this.
+ */
+export async function writeAtomicAll(files: ReadonlyArray<{ path: string; text: string }>): Promise<void> {
+  const temps: Array<{ temp: string; path: string }> = []
+  try {
+    for (const { path, text } of files) {
+      const dir = dirname(path)
+      await mkdir(dir, { recursive: true })
+      const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`)
+      temps.push({ temp, path })
+      await writeFile(temp, text, 'utf8')
+    }
+  } catch (error) {
+    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true })))
+    throw error
+  }
+  let renamed = 0
+  try {
+    for (const { temp, path } of temps) {
+      await rename(temp, path)
+      renamed++
+    }
+  } catch (error) {
+    await Promise.all(temps.slice(renamed).map(({ temp }) => rm(temp, { force: true })))
     throw error
   }
 }

@@ -41,8 +41,6 @@ export interface HttpResponse {
  */
 export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'tls' | 'not-tls' | 'redirect' | 'other'
 
-/** Every failure, for the recording's schema. */
-export const HTTP_FAILURES: readonly HttpFailure[] = ['refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'tls', 'not-tls', 'redirect', 'other']
 
 const FAILURE_WORDS: Partial<Record<HttpFailure, string>> = {
   refused: 'connection refused',

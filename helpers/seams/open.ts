@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs'
 import pkg from '../../package.json' with { type: 'json' }
 import { realClock, type Clock } from './clock.ts'
 import type { Target } from '../config/load.ts'
-import { FIXTURE_FORMAT, readFixtures, recordedTarget, writeFixtures } from './recording.ts'
+import { FIXTURE_FORMAT, readFixtures, recordedTarget } from './recording.ts'
+import { writeFixtures } from './fixture-write.ts'
 import { createHost, type HostClient } from './host.ts'
 import { liveHttp, type HttpClient, type LiveHttpOptions } from './http.ts'
 import { recordingSeams } from './record.ts'
@@ -17,8 +18,12 @@ export interface Seams {
   host: HostClient
   clock: Clock
   choices: Choices
-  /** Ends the run's I/O; in record mode writes the fixture set. */
-  close(extra?: { model?: string | null }): Promise<void>
+  /**
+   * Ends the run's I/O; in record mode writes the fixture set, with the verdicts the suite judged
+   * (`judged`: so a recording made without pnpm verify, which notes the final verdict after, still
+   * carries one to replay to).
+   */
+  close(extra?: { model?: string | null; judged?: { verdict: string; steps: Record<string, string> } }): Promise<void>
 }
 
 export const TOOL = { name: pkg.name, version: pkg.version }
@@ -78,6 +83,7 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
             clock: recording.clock,
             startedAtMs: recording.startedAtMs,
             target: recordedTarget(target),
+            ...(extra?.judged ? { verdict: extra.judged.verdict, steps: extra.judged.steps } : {}),
           },
           http: recording.http,
           host: recording.host,

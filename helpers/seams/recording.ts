@@ -5,15 +5,15 @@
 //   run.json also holds `digests`: the sha256 of each file (run.json's own over its content without
 //   `digests`), written by the recorder and checked before every replay: an edited recording is refused.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeAtomic } from './atomic.ts'
 import type { ConfigProblem, Target } from '../config/load.ts'
 import type { HostFailure } from './host.ts'
 import { REDACTED } from './redacted.ts'
-import { HTTP_FAILURES, type HttpFailure } from './http.ts'
+import type { HttpFailure } from './http.ts'
 import { KNOB_NAMES } from '../config/knobs.ts'
-import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Schema } from '../schema.ts'
+import { SVC_NAME } from '../config/shell.ts'
+import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Infer, type Schema } from '../schema.ts'
 import { STEP_IDS } from '../steps/verdict.ts'
 
 export const FIXTURE_FORMAT = 1
@@ -116,7 +116,7 @@ export class FixtureError extends Error {
   }
 }
 
-export function sha256(text: string): string {
+export function sha256(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
@@ -130,12 +130,38 @@ export function stableJson(value: unknown): string {
   return `${JSON.stringify(sort(value), null, 2)}\n`
 }
 
-const SVC = { re: /^[A-Za-z0-9_.-]+$/, says: 'a service name of [A-Za-z0-9_.-]' }
+const SVC = SVC_NAME
+
+/**
+ * Every failure the seams can record, so a recording of any run reads back: a list that misses one
+ * (the host seam's `output-cut` once) makes armproof refuse its own recording. The checks below
+ * fail to compile when a seam's failure type gains a value these lists lack.
+ */
+const HTTP_FAILURES = ['refused', 'timeout', 'reset', 'truncated', 'dns', 'too-large', 'tls', 'not-tls', 'redirect', 'other'] as const satisfies readonly HttpFailure[]
+const HOST_FAILURES = ['timeout', 'unreachable', 'host-key', 'auth', 'sudo-password', 'spawn', 'output-cut'] as const satisfies readonly HostFailure[]
+type Covers<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : ['not listed', Exclude<All, Listed>]
+const _httpFailures: Covers<HttpFailure, (typeof HTTP_FAILURES)[number]> = true
+const _hostFailures: Covers<HostFailure, (typeof HOST_FAILURES)[number]> = true
+void _httpFailures
+void _hostFailures
 const HOST_SPEC = tagged('kind', {
   local: object({ kind: literal('local') }),
   ssh: object({ kind: literal('ssh'), host: string(), user: optional(string()), port: optional(number({ integer: true, min: 1 })) }),
 })
 const DIGEST = string({ re: /^[0-9a-f]{64}$/, says: 'a sha256 hex digest' })
+
+/** The recorded options (`RecordedTarget`), as a schema. */
+const TARGET_SCHEMA = object({
+  svc: string(SVC), knob: literal(...KNOB_NAMES), value: nullable(string()), previous: nullable(string()), baseUrl: nullable(string()), model: nullable(string()),
+  host: HOST_SPEC, process: string(), deployUser: nullable(string()), sudo: optional(literal('auto', 'always', 'never')), ledgerCmd: string(), helpCmd: string(), unit: string(),
+  dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
+  // Recorded since the meter could be read through Prometheus; absent in older recordings.
+  prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
+})
+// Every option a recording keeps is one its schema knows: a Target field added without its line
+// here fails to compile (a recording of a run with it would not read back as written).
+const _everyOption: Covers<keyof RecordedTarget, keyof Infer<typeof TARGET_SCHEMA>> = true
+void _everyOption
 
 const RUN_SCHEMA = object({
   format: literal(FIXTURE_FORMAT),
@@ -151,13 +177,7 @@ const RUN_SCHEMA = object({
   choices: record(unknownValue()),
   clock: array(number({ min: 0 })),
   startedAtMs: number({ min: 0 }),
-  target: object({
-    svc: string(SVC), knob: literal(...KNOB_NAMES), value: nullable(string()), previous: nullable(string()), baseUrl: nullable(string()), model: nullable(string()),
-    host: HOST_SPEC, process: string(), deployUser: nullable(string()), sudo: optional(literal('auto', 'always', 'never')), ledgerCmd: string(), helpCmd: string(), unit: string(),
-    dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
-    // Recorded since the meter could be read through Prometheus; absent in older recordings.
-    prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
-  }),
+  target: TARGET_SCHEMA,
   verdict: optional(literal('green', 'red', 'inconclusive', 'error', 'interrupted')),
   steps: optional(record(literal('passed', 'failed', 'inconclusive', 'skipped'), { re: new RegExp(`^(${STEP_IDS.map((x) => x.replace('.', '\\.')).join('|')})$`), says: 'a step id' })),
   digests: optional(object({ 'run.json': DIGEST, 'http.json': DIGEST, 'host.json': DIGEST })),
@@ -183,7 +203,7 @@ const HOST_SCHEMA = array(object({
   stdout: string(),
   stderr: string(),
   exitCode: nullable(number({ integer: true })),
-  failure: optional(literal('timeout', 'unreachable', 'host-key', 'auth', 'sudo-password', 'spawn')),
+  failure: optional(literal(...HOST_FAILURES)),
   durationMs: number({ min: 0 }),
 })) as Schema<unknown>
 
@@ -219,11 +239,13 @@ function parseChecked(folder: string, name: (typeof FIXTURE_FILES)[number], text
   }
   const r = SCHEMAS[name].check(data, '')
   if (!r.ok) throw new FixtureError('ARMPROOF_FIXTURES_INVALID', `${path}: field ${r.path || '(the whole file)'} ${r.problem}`)
-  return r.value
+  // The file as written, every field kept (the checked value drops the fields it does not name):
+  // its digest is taken over what the recorder wrote, and a replay runs with every recorded option.
+  return data
 }
 
 /** run.json's digest covers its content without the `digests` field itself. */
-function runDigest(meta: object): string {
+export function runDigest(meta: object): string {
   const { digests: _d, ...rest } = meta as RunMeta
   return sha256(stableJson(rest))
 }
@@ -276,34 +298,6 @@ export function checkRecording(folder: string, digest?: string): { set: FixtureS
 export function verifyRecording(folder: string, digest: string): string | null {
   const r = checkRecording(folder, digest)
   return 'problem' in r ? r.problem : null
-}
-
-/**
- * Writes a fixture set, refusing if a secret would land in a file: nothing is written then.
- * Files are written to a temp folder first and moved into place.
- */
-export function writeFixtures(folder: string, set: FixtureSet, secrets: readonly string[]): void {
-  const http = stableJson(set.http)
-  const host = stableJson(set.host)
-  const meta = { ...set.meta, digests: fileDigests(set.meta, { 'http.json': http, 'host.json': host }) }
-  const files: Record<string, string> = { 'run.json': stableJson(meta), 'http.json': http, 'host.json': host }
-  for (const [name, text] of Object.entries(files)) {
-    for (const secret of secrets) {
-      if (secret.length >= 4 && text.includes(secret)) {
-        throw new FixtureError('ARMPROOF_FIXTURES_SECRET', `refusing to record: the API key would land in ${join(folder, name)}; nothing was written`)
-      }
-    }
-    if (/authorization"?\s*:\s*"bearer\s+(?!\[redacted\])/i.test(text)) {
-      throw new FixtureError('ARMPROOF_FIXTURES_SECRET', `refusing to record: a bearer token would land in ${join(folder, name)}; nothing was written`)
-    }
-  }
-  const temp = `${folder}.tmp-${process.pid}`
-  rmSync(temp, { recursive: true, force: true })
-  mkdirSync(temp, { recursive: true })
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(temp, name), text)
-  mkdirSync(folder, { recursive: true })
-  for (const name of Object.keys(files)) renameSync(join(temp, name), join(folder, name))
-  rmSync(temp, { recursive: true, force: true })
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'])
@@ -367,20 +361,6 @@ export function replayCheck(folder: string, want: { svc: string; knob: string; v
   if (meta.value !== want.value) problems.push(`--fixtures: ${folder} was recorded for --value ${show(meta.value)}, not ${show(want.value)}`)
   if (want.previous !== undefined && want.previous !== null && meta.previous !== want.previous) problems.push(`--fixtures: ${folder} was recorded for --previous ${show(meta.previous)}, not ${want.previous}`)
   return { problems, meta, digest: checked.digest }
-}
-
-/** After a recorded run: notes its verdict and each step's in run.json (replay must reach the same), and seals the file's digest again. */
-export async function markRecordedVerdict(folder: string, verdict: string, steps: Readonly<Record<string, string>> = {}): Promise<void> {
-  const path = join(folder, 'run.json')
-  let meta: RunMeta
-  try {
-    meta = JSON.parse(readFileSync(path, 'utf8')) as RunMeta
-  } catch {
-    return
-  }
-  const next: RunMeta = { ...meta, verdict, steps: { ...steps } }
-  if (meta.digests) next.digests = { ...meta.digests, 'run.json': runDigest(next) }
-  await writeAtomic(path, stableJson(next))
 }
 
 /**

@@ -8,7 +8,8 @@ import { formatDuration } from '../config/duration.ts'
 import { openSeams } from '../seams/open.ts'
 import { createContext, type RunContext } from './context.ts'
 import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
-import { describeStep, type StepId, type StepResult } from './verdict.ts'
+import { STEP_IDS, describeStep, type StepId, type StepResult } from './verdict.ts'
+import { stepsVerdict } from '../report/json.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -34,8 +35,11 @@ function stepBudgetMs(run: RunContext, id: StepId): number {
   return run.target.hostTimeoutMs
 }
 
+/** A target's run as the suite holds it: the steps judged so far, and the close that ends its I/O. */
+export type OpenRun = ProofRun & { readonly judged: StepResult[]; close(): Promise<void> }
+
 /** Opens the run of one target (by default the suite file's): the validated target and the seams for its mode. */
-export async function openRun(target: Target = inject('armproof:target')): Promise<ProofRun & { close(): Promise<void> }> {
+export async function openRun(target: Target = inject('armproof:target')): Promise<OpenRun> {
   let seams: Awaited<ReturnType<typeof openSeams>>
   try {
     seams = await openSeams(target)
@@ -46,11 +50,17 @@ export async function openRun(target: Target = inject('armproof:target')): Promi
     throw error
   }
   const run = proofRun(createContext({ target, ...seams }))
-  return { ...run, close: async () => seams.close({ model: await modelOf(run) }) }
+  const judged: StepResult[] = []
+  const close = async () => {
+    // A step with no result of its own (it crashed) is inconclusive, as the reporter says it.
+    const steps = Object.fromEntries(STEP_IDS.map((id) => [id, judged.find((s) => s.id === id)?.verdict ?? 'inconclusive']))
+    await seams.close({ model: await modelOf(run), judged: { verdict: stepsVerdict(target, judged), steps } })
+  }
+  return { ...run, judged, close }
 }
 
 /** Runs one proof step inside its vitest test. */
-export async function prove(testContext: TestContext, run: ProofRun, id: StepId): Promise<void> {
+export async function prove(testContext: TestContext, run: ProofRun & { readonly judged?: StepResult[] }, id: StepId): Promise<void> {
   testContext.task.meta.armproofStep = id
   let lastProgress = 0
   const ctx: RunContext = {
@@ -79,6 +89,7 @@ export async function prove(testContext: TestContext, run: ProofRun, id: StepId)
     clearInterval(heartbeat)
   }
   testContext.task.meta.armproof = result
+  run.judged?.push(result)
   // A skip carries its reason (e.g. --no-dropin-check); the report says whether it was on purpose.
   if (result.verdict === 'skipped') testContext.skip(result.observed)
   if (result.verdict !== 'passed') throw new StepNotHeld(describeStep(result))

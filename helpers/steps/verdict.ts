@@ -1,6 +1,7 @@
 // A proof step's outcome as data: the report, the JUnit file and the exit code all come from it.
 
 import type { StepEvidence } from './evidence.ts'
+import type { KnobProof } from '../config/knobs.ts'
 import { STEP_IDS, type StepId } from './registry.ts'
 
 export { STEP_IDS, type StepId } from './registry.ts'
@@ -54,16 +55,84 @@ export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red:
 /** The exit code of a run stopped by a signal: 128 + the signal's number, as a shell reports it. */
 export const INTERRUPT_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 }
 
+/** A step as the green rule reads it: from a judge in this process, or from a report read back. */
+export type StepLike = Pick<StepFields, 'verdict' | 'intendedSkip'> & { id: StepId }
+
 /**
- * The run's verdict from its steps. Green only when every step of the contract is present and
- * passed, or skipped on purpose; a missing step is never green.
+ * The steps a run may skip and still be green: the skip its knob's proof implies (a knob with no
+ * meter and no `/stats` field is proven by its ledger line alone: its `meter` step is skipped) and
+ * the skips the run declares on purpose (see `declaredSkips`). Nothing else: a skip is never a pass.
  */
-export function runVerdict(steps: readonly StepResult[]): RunVerdict {
-  if (steps.some((s) => s.verdict === 'failed')) return 'red'
-  const byId = new Map(steps.map((s) => [s.id, s]))
-  const complete = STEP_IDS.every((id) => byId.has(id))
-  const allHeld = steps.every((s) => s.verdict === 'passed' || (s.verdict === 'skipped' && s.intendedSkip === true))
-  return complete && allHeld ? 'green' : 'inconclusive'
+export function allowedSkips(proof: KnobProof | undefined, declared: readonly string[]): ReadonlySet<StepId> {
+  const out = new Set<StepId>(declared.filter((id): id is StepId => (STEP_IDS as readonly string[]).includes(id)))
+  if (proof && !proof.meter && !proof.stats) out.add('meter')
+  return out
+}
+
+/**
+ * The steps a run skips because its operator said so, from its options: `--no-dropin-check` skips
+ * `dropins`. The report declares them (`run.skips`) so that whoever re-derives the verdict later
+ * allows exactly these (the contract's `--skip` of a probe, and a runtime without a systemd unit,
+ * add theirs here).
+ */
+export function declaredSkips(options: { dropinCheck: boolean }): StepId[] {
+  return STEP_IDS.filter((id) => id === 'dropins' && !options.dropinCheck)
+}
+
+/** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. */
+export type NotGreen =
+  | { kind: 'error'; text: string }
+  | { kind: 'no-steps' }
+  | { kind: 'missing'; ids: StepId[] }
+  | { kind: 'twice'; ids: StepId[] }
+  /** A step that neither passed nor was skipped on purpose; `skip` says why a skip does not count. */
+  | { kind: 'not-held'; steps: Array<{ id: StepId; verdict: StepVerdict; skip?: 'not-marked' | 'not-allowed' }> }
+  | { kind: 'notes'; count: number; first: string }
+
+export interface RunFacts {
+  steps: readonly StepLike[]
+  /** `allowedSkips(knob's proof, declared skips)`. */
+  allowed: ReadonlySet<StepId>
+  /** Errors outside any step: any of them keeps the run from green. */
+  notes?: readonly string[]
+  /** Why the run could not be judged at all. */
+  error?: string | null
+}
+
+/**
+ * The one green rule: verify's verdict, and the verdict merge-reports and writeback derive again
+ * from a report. Green only when every step of the contract is there once and passed, or was
+ * skipped on purpose (marked so, and allowed for this run), with no error and no error note; a
+ * missing step is never green. `error` when the run could not be judged, `red` when a step failed,
+ * else `inconclusive`.
+ */
+export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[] } {
+  const why: NotGreen[] = []
+  if (facts.error !== undefined && facts.error !== null) why.push({ kind: 'error', text: facts.error })
+  const seen = new Map<StepId, number>()
+  for (const s of facts.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
+  const missing = STEP_IDS.filter((id) => !seen.has(id))
+  const twice = STEP_IDS.filter((id) => (seen.get(id) ?? 0) > 1)
+  if (facts.steps.length === 0) why.push({ kind: 'no-steps' })
+  else if (missing.length) why.push({ kind: 'missing', ids: missing })
+  if (twice.length) why.push({ kind: 'twice', ids: twice })
+  type NotHeld = Extract<NotGreen, { kind: 'not-held' }>['steps'][number]
+  const notHeld = facts.steps.flatMap((s): NotHeld[] => {
+    if (s.verdict === 'passed') return []
+    if (s.verdict !== 'skipped') return [{ id: s.id, verdict: s.verdict }]
+    if (s.intendedSkip !== true) return [{ id: s.id, verdict: s.verdict, skip: 'not-marked' }]
+    return facts.allowed.has(s.id) ? [] : [{ id: s.id, verdict: s.verdict, skip: 'not-allowed' }]
+  })
+  if (notHeld.length) why.push({ kind: 'not-held', steps: notHeld })
+  const notes = facts.notes ?? []
+  if (notes.length) why.push({ kind: 'notes', count: notes.length, first: notes[0]! })
+  const verdict: RunVerdict = why.some((w) => w.kind === 'error') ? 'error' : facts.steps.some((s) => s.verdict === 'failed') ? 'red' : why.length ? 'inconclusive' : 'green'
+  return { verdict, why }
+}
+
+/** The run's verdict from its steps alone (no notes, no error), by the one green rule. */
+export function runVerdict(steps: readonly StepLike[], allowed: ReadonlySet<StepId>): RunVerdict {
+  return judgeRun({ steps, allowed }).verdict
 }
 
 /** The failure text of one step, as vitest and the runbook print it. */

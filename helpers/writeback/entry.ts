@@ -1,4 +1,4 @@
-// One Knob log entry, two lines, for a human first:
+// One Knob log entry, two lines, for a human first (` on <endpoint>` after the values when the report names it):
 //   - 2026-11-30 · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → 126, moved after 3m 40s (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->
 //     rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service llm-7`
 // The marker makes a second write of the same report a no-op. Report values are untrusted text.
@@ -14,9 +14,14 @@ const PLAIN_RE = /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}$/
 /** Safe inside an HTML comment and stable across writes. */
 const markerPart = (value: string) => value.replace(/[^A-Za-z0-9_.:+-]/g, '_').replace(/-{2,}/g, '-')
 
-/** The entry's identity in the page: same report → same marker. */
-export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finishedAt'>): string {
-  return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)} -->`
+/**
+ * The entry's identity in the page: same report → same marker. A report that names its endpoint
+ * (its run identity's base URL) adds it, so two targets of one service that finished at the same
+ * moment are two entries, never one taken for the other.
+ */
+export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finishedAt' | 'endpoint'>): string {
+  const endpoint = report.endpoint ? `:${markerPart(report.endpoint)}` : ''
+  return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)}${endpoint} -->`
 }
 
 const shownValue = (v: string | null) => (v === null ? 'default' : pageText(v))
@@ -50,7 +55,8 @@ function envName(name: string): string {
 export function entryLines(report: ReportFacts): [string, string] {
   const date = new Date(report.finishedMs).toISOString().slice(0, 10)
   const how = report.mode === 'replay' ? 'armproof green, replay of a recorded run' : 'armproof green'
-  const first = `- ${date} · ${isKnobName(report.knob) ? report.knob : pageText(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
+  const on = report.endpoint ? ` on ${pageText(report.endpoint)}` : ''
+  const first = `- ${date} · ${isKnobName(report.knob) ? report.knob : pageText(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)}${on} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
   const rollback = `  rollback: \`${envName(report.knob)}=${report.previous === null ? '' : codeText(report.previous)}\` then redeploy \`--service ${codeText(report.svc)}\``
   return [first, rollback]
 }

@@ -55,9 +55,9 @@ export function writebackHelp(): string {
     'Options (each has an env twin; a flag beats env):',
     ...rows,
     '',
-    'A fleet report (pnpm verify --targets … --report): each target is judged by the same gate and written into its own page; a non-green target is refused while the green ones are written (--svc narrows to one service; --page is refused).',
+    'A fleet report (pnpm verify --targets … --report): validated whole before any page is touched; each target is judged by the same gate; a service whose targets all passed gets one entry per target (each naming its endpoint) in its own page, a service with any refused target gets none, naming it (--svc narrows to one service; --page is refused).',
     '',
-    'Exit codes: 0 written, or already there (a fleet: every target) · 2 refused or usage error (the vault is left as it was; a fleet: no target written) · 5 a fleet report: some targets written, some refused (the lines say which)',
+    'Exit codes: 0 written, or already there (a fleet: every target) · 2 refused or usage error (the vault is left as it was; a fleet: no target written) · 5 a fleet report: some pages written, some refused (the lines say which page took which entries)',
   ].join('\n')
 }
 

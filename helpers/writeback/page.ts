@@ -47,8 +47,23 @@ export class PageShapeError extends Error {
   }
 }
 
-/** Per line: its heading level (0 for none), and whether it is a list item, outside code fences and front matter. */
-function classify(lines: readonly Line[]): { level: number; item: boolean }[] & { openFence?: number } {
+/** An HTML block that hides what is inside it (CommonMark's types 1 and 2): a comment, or raw <pre>/<script>/<style>/<textarea>. */
+const HTML_OPEN: ReadonlyArray<{ start: RegExp; end: RegExp; what: string }> = [
+  { start: /^ {0,3}<!--/, end: /-->/, what: 'an HTML comment' },
+  { start: /^ {0,3}<(pre|script|style|textarea)(?:[\s>]|$)/i, end: /<\/(pre|script|style|textarea)>/i, what: 'a raw HTML block' },
+]
+
+/** What runs to the end of the page when it never closes: the line it opened at, and what it is. */
+export interface OpenBlock {
+  line: number
+  what: string
+}
+
+/**
+ * Per line: its heading level (0 for none), and whether it is a list item, outside code fences,
+ * HTML comments and raw HTML blocks, and front matter: a heading inside any of them is no heading.
+ */
+function classify(lines: readonly Line[]): { level: number; item: boolean }[] & { open?: OpenBlock } {
   const out = lines.map(() => ({ level: 0, item: false }))
   let i = 0
   if (lines[0]?.text.replace(/^\uFEFF/, '').trimEnd() === '---') {
@@ -56,24 +71,36 @@ function classify(lines: readonly Line[]): { level: number; item: boolean }[] & 
     if (close > 0) i = close + 1
   }
   let fence: string | null = null
-  let fenceAt = -1
+  let html: { end: RegExp } | null = null
+  let open: OpenBlock | undefined
   for (; i < lines.length; i++) {
     const text = lines[i]!.text
+    if (html !== null) {
+      if (html.end.test(text)) [html, open] = [null, undefined]
+      continue
+    }
     const f = FENCE.exec(text)
     if (fence !== null) {
-      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && text.trim() === f[1]) fence = null
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && text.trim() === f[1]) [fence, open] = [null, undefined]
       continue
     }
     if (f) {
       fence = f[1]!
-      fenceAt = i
+      open = { line: i, what: 'a code fence' }
+      continue
+    }
+    const block = HTML_OPEN.find((b) => b.start.test(text))
+    if (block) {
+      // The block ends on the line holding its end (the start line too, past the opening).
+      const rest = text.slice(text.search(block.start) + 4)
+      if (!block.end.test(rest)) [html, open] = [{ end: block.end }, { line: i, what: block.what }]
       continue
     }
     const h = HEADING.exec(text)
     if (h) out[i]!.level = h[1]!.length
     else out[i]!.item = LIST_ITEM.test(text)
   }
-  return fence !== null ? Object.assign(out, { openFence: fenceAt }) : out
+  return open !== undefined ? Object.assign(out, { open }) : out
 }
 
 /** Columns of leading white space (a tab to the next multiple of 4). */
@@ -106,12 +133,13 @@ export function insertEntry(page: string, entry: readonly string[]): string {
   const kinds = classify(lines)
   const body = entry.join(eol)
   const h = lines.findIndex((l, i) => kinds[i]!.level === 2 && isKnobLog(l.text))
-  if (kinds.openFence !== undefined) {
-    // A fence that never closes runs to the end of the page: whatever is written after it is code.
+  if (kinds.open !== undefined) {
+    // A fence or an HTML block that never closes runs to the end of the page: whatever is written after it is code, or hidden.
     let sectionEnd = lines.length
     if (h !== -1) for (let i = h + 1; i < lines.length; i++) if (kinds[i]!.level > 0) { sectionEnd = i; break }
-    if (h === -1 || kinds.openFence < sectionEnd) {
-      throw new PageShapeError(kinds.openFence + 1, `has a code fence opened at line ${kinds.openFence + 1} that never closes; an entry written after it would show as code, not as a Knob log entry`)
+    const { line, what } = kinds.open
+    if (h === -1 || line < sectionEnd) {
+      throw new PageShapeError(line + 1, `has ${what} opened at line ${line + 1} that never closes; an entry written after it would show as ${what === 'a code fence' ? 'code' : 'part of it, or not at all'}, not as a Knob log entry`)
     }
   }
   if (h === -1) {

@@ -4,10 +4,10 @@
 // only with its recording's time and digest, and only while that recording is unedited.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { KNOB_NAMES, knob, valueProblem, type KnobName } from '../config/knobs.ts'
-import type { MeterProof, Report } from '../report/json.ts'
-import { array, endsEarly, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
-import { STEP_IDS, type StepId } from '../steps/verdict.ts'
+import { knob, valueProblem } from '../config/knobs.ts'
+import { MAX_REPORT_BYTES, checkReportShape, derivedVerdict, endpointOf, identityProblem, type CheckedReportData } from '../report/checked.ts'
+import type { Report } from '../report/json.ts'
+import { endsEarly } from '../schema.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
 
@@ -18,67 +18,17 @@ export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finish
   mode: string
   verdict: string
   finishedMs: number
+  /** The endpoint the run verified (its `run.target.baseUrl`), untrusted text; null when the report names none. */
+  endpoint?: string | null
 }
 
 /** A checked report: the facts the entry needs, and the rest the gate re-derives from. */
-export type CheckedReport = ReportFacts & { report: Infer<typeof REPORT_SCHEMA>; recordedMs: number | null }
+export type CheckedReport = ReportFacts & { report: CheckedReportData; recordedMs: number | null }
 
-const SVC_RE = /^[A-Za-z0-9_.-]+$/
-const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
-const ISO = { re: ISO_RE, says: 'an ISO time like 2026-11-30T02:31:05.120Z' }
-const METRIC = { re: /^[A-Za-z_:][A-Za-z0-9_:]{0,200}$/, says: 'a Prometheus metric name' }
-const LABEL = { re: /^[A-Za-z_][A-Za-z0-9_]{0,100}$/, says: 'a Prometheus label name' }
 /** How far in the future a time may lie (clock skew between the CI runners). */
 const SKEW_MS = 5 * 60_000
-/** No real report comes near this. */
-export const MAX_REPORT_BYTES = 32 * 1024 * 1024
 
-const STEP = object({
-  id: literal(...STEP_IDS),
-  title: string(),
-  verdict: literal('passed', 'failed', 'inconclusive', 'skipped'),
-  expected: string(),
-  observed: string(),
-  where: string(),
-  next: optional(string()),
-  intendedSkip: optional(literal(true)),
-  evidence: record(unknownValue()),
-  durationMs: number({ min: 0 }),
-})
-
-/** The JSON report's own type (helpers/report/json.ts `Report`), as a schema. */
-export const REPORT_SCHEMA = object({
-  svc: string({ re: SVC_RE, says: 'a service name of [A-Za-z0-9_.-]' }),
-  knob: literal<KnobName>(...KNOB_NAMES),
-  expected: nullable(string()),
-  previous: nullable(string()),
-  mode: literal('live', 'record', 'replay'),
-  verdict: literal('green', 'red', 'inconclusive', 'error', 'interrupted'),
-  startedAt: string(ISO),
-  finishedAt: string(ISO),
-  steps: array(STEP, { max: 64 }),
-  meter: nullable(object({
-    name: string(METRIC),
-    first: nullable(number()),
-    last: nullable(number()),
-    movedAt: nullable(string(ISO)),
-    movedAfterMs: nullable(number({ min: 0 })),
-    labels: record(string(), LABEL),
-    proof: optional(nullable(literal<MeterProof>('rose', 'before-run', 'stayed-at-zero'))),
-  })),
-  rollback: string(),
-  error: nullable(string()),
-  notes: array(string()),
-  exitCode: number({ integer: true }),
-  tool: object({ name: literal('armproof'), version: string() }),
-  truth: optional(unknownValue()),
-  recordedAt: optional(string(ISO)),
-  recording: optional(object({ fixtures: string(), digest: string({ re: /^[0-9a-f]{64}$/, says: 'a sha256 hex digest' }), recordedAt: string(ISO), recordedVerdict: nullable(string()) })),
-})
-
-// The schema is the report's own type: this fails to compile when the two drift apart.
-const _sameType: (r: Infer<typeof REPORT_SCHEMA>) => Omit<Report, 'truth' | 'tool'> & { tool: { name: string } } = (r) => r
-void _sameType
+export { MAX_REPORT_BYTES, REPORT_SCHEMA } from '../report/checked.ts'
 
 type Read = { report?: CheckedReport; refusals: Refusal[] }
 
@@ -100,8 +50,11 @@ async function readRegular(path: string): Promise<{ bytes: Buffer } | { code: st
   }
 }
 
-export async function readReport(path: string, shown: string): Promise<Read> {
-  const refuse = (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+const refusalOf = (shown: string) => (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+
+/** The report file as parsed JSON (a one-target report or a fleet's), or why it cannot be read. */
+export async function readReportFile(path: string, shown: string): Promise<{ data: unknown } | { refusals: Refusal[] }> {
+  const refuse = refusalOf(shown)
   const read = await readRegular(path)
   if ('code' in read) {
     const c = read.code
@@ -116,21 +69,20 @@ export async function readReport(path: string, shown: string): Promise<Read> {
   } catch {
     return refuse('is not UTF-8 text')
   }
-  let data: unknown
   try {
-    data = JSON.parse(text)
+    return { data: JSON.parse(text) as unknown }
   } catch (error) {
     const early = endsEarly(text, error)
     return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, 'pass the JSON file pnpm verify wrote with --report (not the JUnit file)')
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return refuse('is not a JSON object')
-  // Every malformed top-level field, named; then the first problem in full.
-  const checked = REPORT_SCHEMA.check(data, '')
-  if (!checked.ok) {
-    const names = badFields(data as Record<string, unknown>)
-    return refuse(`is not an armproof report: missing or malformed ${names.length ? names.join(', ') : checked.path} (${checked.path} ${checked.problem})`)
-  }
-  const r = checked.value
+}
+
+/** One report (a file's, or one target's of a fleet report) checked against the report's type and its knob. */
+export function checkReport(data: unknown, shown: string): Read {
+  const refuse = refusalOf(shown)
+  const shape = checkReportShape(data)
+  if ('problem' in shape) return refuse(shape.problem)
+  const r = shape.report
   const spec = knob(r.knob)
   for (const field of ['expected', 'previous'] as const) {
     const v = r[field]
@@ -141,23 +93,16 @@ export async function readReport(path: string, shown: string): Promise<Read> {
     report: {
       svc: r.svc, knob: r.knob, expected: r.expected, previous: r.previous, mode: r.mode, verdict: r.verdict,
       exitCode: r.exitCode, finishedAt: r.finishedAt, finishedMs: Date.parse(r.finishedAt), meter: r.meter,
-      recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null,
+      recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null, endpoint: endpointOf(r),
       report: r,
     },
     refusals: [],
   }
 }
 
-/** A report every field of which is valid, to check one field at a time. */
-const FULL: Readonly<Record<string, unknown>> = {
-  svc: 'x', knob: KNOB_NAMES[0], expected: null, previous: null, mode: 'live', verdict: 'green', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
-  steps: [], meter: null, rollback: '', error: null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },
-}
-
-/** The top-level fields that are missing or malformed, in the report's order. */
-function badFields(data: Record<string, unknown>): string[] {
-  const keys = [...Object.keys(FULL), 'truth', 'recordedAt', 'recording']
-  return keys.filter((k) => !REPORT_SCHEMA.check({ ...FULL, [k]: data[k] }, '').ok)
+export async function readReport(path: string, shown: string): Promise<Read> {
+  const read = await readReportFile(path, shown)
+  return 'refusals' in read ? read : checkReport(read.data, shown)
 }
 
 /** "49h 10m", "3d 2h", "12m", "40s": an age for a refusal line. */
@@ -172,21 +117,18 @@ export function formatAge(ms: number): string {
   return `${s}s`
 }
 
-/** The run's verdict derived again from its steps, and why it is not green. */
+/** Why a report is not green by the one green rule (helpers/report/checked.ts), in a refusal's words; empty when green. */
 export function rederive(report: CheckedReport['report']): string[] {
-  const why: string[] = []
-  const seen = new Map<StepId, number>()
-  for (const s of report.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
-  const missing = STEP_IDS.filter((id) => !seen.has(id))
-  const twice = STEP_IDS.filter((id) => (seen.get(id) ?? 0) > 1)
-  if (report.steps.length === 0) why.push('steps: none recorded')
-  else if (missing.length) why.push(`steps missing: ${missing.join(', ')}`)
-  if (twice.length) why.push(`steps given twice: ${twice.join(', ')}`)
-  const notHeld = report.steps.filter((s) => !(s.verdict === 'passed' || (s.verdict === 'skipped' && s.id === 'dropins' && s.intendedSkip === true)))
-  if (notHeld.length) why.push(`steps not held: ${notHeld.map((s) => `${s.id} ${s.verdict}${s.verdict === 'skipped' ? ' (not a skip the operator asked for)' : ''}`).join(', ')}`)
-  if (report.notes.length) why.push(`notes: ${report.notes.length} error note${report.notes.length === 1 ? '' : 's'}, first ${showText(report.notes[0]!, 100)}`)
-  if (report.error !== null) why.push(`error: ${showText(report.error, 100)}`)
-  return why
+  return derivedVerdict(report).why.map((w) => {
+    switch (w.kind) {
+      case 'error': return `error: ${showText(w.text, 100)}`
+      case 'no-steps': return 'steps: none recorded'
+      case 'missing': return `steps missing: ${w.ids.join(', ')}`
+      case 'twice': return `steps given twice: ${w.ids.join(', ')}`
+      case 'notes': return `notes: ${w.count} error note${w.count === 1 ? '' : 's'}, first ${showText(w.first, 100)}`
+      case 'not-held': return `steps not held: ${w.steps.map((s) => `${s.id} ${s.verdict}${s.skip === 'not-marked' ? ' (not a skip the operator asked for)' : s.skip === 'not-allowed' ? ' (not a skip this run declared or its knob implies)' : ''}`).join(', ')}`
+    }
+  })
 }
 
 /** Every reason this report must not be written, one refusal each. */
@@ -203,8 +145,11 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
   }
   const why = rederive(report)
   if (why.length) {
-    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, 'only a report whose nine steps all held is written; run pnpm verify again')
+    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, 'only a report whose nine steps all held (or were skipped as the run declared) is written; run pnpm verify again')
   }
+  // A report from before the run identity has none; one that has it must be its own.
+  const edited = report.run ? identityProblem(report) : null
+  if (edited) refuse('run', edited, 'pass the report pnpm verify wrote, unedited')
   if (checked.mode === 'replay') {
     if (!options.allowReplay) {
       refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', 'run pnpm verify live after the deploy, or pass --allow-replay to write it anyway')

@@ -2,7 +2,7 @@
 // `service: <svc>`, else a page named `<svc>.md`. It never creates one; several owners is a refusal.
 import type { Dirent } from 'node:fs'
 import { readdir, readFile, realpath, stat } from 'node:fs/promises'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { showValue } from '../config/shell.ts'
 import type { Refusal } from './options.ts'
 
@@ -97,7 +97,7 @@ export async function findPage(vault: string, svc: string, shownVault: string): 
   }
 }
 
-/** `--page`: relative to the vault (or absolute), an existing Markdown file inside it, not owned by another service. */
+/** `--page`: relative to the vault (or absolute), an existing Markdown file inside it, the service's own (by front matter, else by file name). */
 export async function checkPage(vault: string, page: string, svc: string, shownVault: string): Promise<PageResult> {
   const path = resolve(vault, page)
   const refuse = (found: string, next: string): PageResult => ({ refusals: [{ checked: '--page', where: `${showValue(page)} under ${shownVault}`, found, next }] })
@@ -112,9 +112,14 @@ export async function checkPage(vault: string, page: string, svc: string, shownV
     return refuse(`does not exist (looked at ${path})`, "pass the endpoint's existing page relative to the vault; writeback never creates a page")
   }
   if (!inside(await realpath(vault), real)) return refuse(`resolves outside the vault (to ${real})`, 'pass a page that lives inside the vault, not a symlink out of it')
+  // A page belongs to a service by its front matter, else by its file name (as discovery finds it).
   const declared = declaredService(await readFile(real, 'utf8'))
   if (declared !== null && declared !== svc) {
     return refuse(`belongs to service ${showValue(declared)} (front matter), the report is for ${showValue(svc)}`, "pass this service's own page, or its own report")
+  }
+  const named = basename(real).replace(MARKDOWN, '')
+  if (declared === null && named !== svc) {
+    return refuse(`belongs to service ${showValue(named)} by its file name (its front matter names no service), the report is for ${showValue(svc)}`, `pass ${svc}'s own page; if this page is ${svc}'s, add service: ${svc} to its front matter`)
   }
   return { page: real, refusals: [] }
 }

@@ -49,3 +49,17 @@ export async function verifyInProcess(args: readonly string[], options: { env?: 
   }
   return { exitCode, stdout, stderr, report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
 }
+
+/** As verifyInProcess, with exactly `args` (no report or JUnit path of its own) and `env` added to the process's; stdout and stderr together. */
+export async function verifyExactly(args: readonly string[], env: Record<string, string> = {}): Promise<{ exitCode: number; output: string }> {
+  let output = ''
+  const exitCode = await verify({
+    rawArgs: args,
+    env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+    cwd: ROOT,
+    out: { write: (t: string) => (output += t) },
+    err: { write: (t: string) => (output += t) },
+    runSuites: () => Promise.reject(new ReachedProofSteps()),
+  })
+  return { exitCode, output }
+}

@@ -16,26 +16,12 @@ import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
+import type { FaultRow, Outcome } from './fault-row.ts'
+import { MERGE_FAULTS } from './merge-faults.ts'
+import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
+import { PAGE_FAULTS } from './page-faults.ts'
 
-export interface Outcome {
-  exit: number
-  /** stdout and stderr together. */
-  output: string
-}
-
-export interface FaultRow {
-  area: 'writeback' | 'replay'
-  fault: string
-  /** What armproof does instead. */
-  expected: string
-  exit: number
-  /** A piece of the output. */
-  message: string
-  /** Runs on its own (many processes): not beside the other rows, whose load would only slow it. */
-  alone?: true
-  /** Does the harm, checks what must hold besides the exit code and message (throws otherwise). */
-  run(): Promise<Outcome>
-}
+export type { FaultRow, Outcome } from './fault-row.ts'
 
 /** The concurrency tests' size: writer processes per round, and rounds; `node bin/writeback.ts` processes on one held lock. */
 export const RACE = { writers: 20, rounds: 10, commands: 5 } as const
@@ -45,8 +31,8 @@ const outcome = (r: Run): Outcome => ({ exit: r.code, output: `${r.out}${r.err}`
 const ESC = '\u001b'
 
 /** Writes `report` (an object patched over a fresh green report) and runs writeback; the page must be unchanged when refused. */
-async function writebackWith(over: Record<string, unknown> | string | Buffer, args: string[] = []): Promise<Outcome> {
-  const report = typeof over === 'string' || Buffer.isBuffer(over) ? over : greenReport(now(), over)
+async function writebackWith(over: Record<string, unknown> | string | Buffer, args: string[] = [], run?: Parameters<typeof greenReport>[2]): Promise<Outcome> {
+  const report = typeof over === 'string' || Buffer.isBuffer(over) ? over : greenReport(now(), over, run)
   return inSandbox(async (box) => {
     const r = await box.run(args)
     if (r.code !== 0) {
@@ -115,7 +101,7 @@ const uneditedReplay = () => (unedited ??= recording('demo', () => {}, true).the
 
 type Exchange = { seq: number; method: string; path: string; response?: { body: string } }
 
-export const WRITEBACK_FAULTS: readonly FaultRow[] = [
+const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
   // 1. No lost update
   {
     area: 'writeback', fault: `${RACE.writers} writer processes on one page at once, ${RACE.rounds} rounds`, alone: true, expected: 'the page lock serialises them: every writeback that exits 0 has its entry on the page; no temp or lock file is left',
@@ -269,8 +255,28 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
   { area: 'writeback', fault: 'mode "Replay"', expected: 'refused: mode must be exactly live, record or replay', exit: 2, message: 'mode must be one of "live", "record", "replay", found "Replay"', run: () => writebackWith({ mode: 'Replay' }) },
   { area: 'writeback', fault: 'mode "bogus"', expected: 'refused', exit: 2, message: 'found "bogus"', run: () => writebackWith({ mode: 'bogus' }) },
   { area: 'writeback', fault: 'the drop-in check skipped without the report marking it intended', expected: 'refused', exit: 2, message: 'dropins skipped (not a skip the operator asked for)', run: () => writebackWith({ steps: withVerdict('dropins', 'skipped') }) },
-  { area: 'writeback', fault: 'the drop-in check skipped on purpose (--no-dropin-check: intendedSkip)', expected: 'written', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry', run: () => writebackWith({ steps: withVerdict('dropins', 'skipped', { intendedSkip: true }) }) },
-  { area: 'writeback', fault: 'another step skipped and marked intendedSkip', expected: 'refused: only the drop-in check may be skipped', exit: 2, message: 'meter skipped', run: () => writebackWith({ steps: withVerdict('meter', 'skipped', { intendedSkip: true }) }) },
+  { area: 'writeback', fault: 'the drop-in check skipped on purpose (--no-dropin-check: the report declares it in run.skips, the step is marked intendedSkip)', expected: 'written', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry', run: () => writebackWith({ steps: withVerdict('dropins', 'skipped', { intendedSkip: true }) }, [], { skips: ['dropins'] }) },
+  { area: 'writeback', fault: 'the drop-in step marked intendedSkip, but the report declares no skip (run.skips empty, or a report without run)', expected: 'refused: the gate allows the skips the run declares and the knob implies, not what a step says of itself', exit: 2, message: 'dropins skipped (not a skip this run declared or its knob implies)', run: () => writebackWith({ steps: withVerdict('dropins', 'skipped', { intendedSkip: true }) }, [], {}) },
+  { area: 'writeback', fault: 'the meter step skipped and marked intendedSkip for PREFILL_INTERLEAVE (a knob with a meter)', expected: 'refused: only a knob without a meter implies that skip', exit: 2, message: 'meter skipped (not a skip this run declared or its knob implies)', run: () => writebackWith({ steps: withVerdict('meter', 'skipped', { intendedSkip: true }) }, [], {}) },
+  {
+    area: 'writeback', fault: 'the green run of a knob without a meter (CHECKPOINT_SLOTS: its meter step skipped, the ledger is its proof)', expected: 'written: the skip is the one its knob implies; the entry says the ledger proved it', exit: 0, message: 'wrote the CHECKPOINT_SLOTS entry',
+    async run() {
+      const o = await writebackWith({ knob: 'CHECKPOINT_SLOTS', expected: '16', previous: 'auto', meter: null, rollback: 'CHECKPOINT_SLOTS=auto then redeploy --service llm-7', steps: withVerdict('meter', 'skipped', { intendedSkip: true }) }, [], {})
+      assert.match(o.output, /CHECKPOINT_SLOTS entry/)
+      return o
+    },
+  },
+  { area: 'writeback', fault: 'a probe skipped on purpose (the contract\'s --skip probe.vision: declared in run.skips, the step marked intendedSkip)', expected: 'written: exactly the skips the report declares are allowed', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry', run: () => writebackWith({ steps: withVerdict('probe.vision', 'skipped', { intendedSkip: true }) }, [], { skips: ['probe.vision'] }) },
+  { area: 'writeback', fault: 'a probe skipped and marked intendedSkip while the report declares only the drop-in skip', expected: 'refused, naming the probe', exit: 2, message: 'probe.tools skipped (not a skip this run declared or its knob implies)', run: () => writebackWith({ steps: withVerdict('probe.tools', 'skipped', { intendedSkip: true }) }, [], { skips: ['dropins'] }) },
+  {
+    area: 'writeback', fault: "a report whose run identity was edited (run.target.value changed, run.id kept)", expected: 'refused: the id is the digest of the identity\'s fields', exit: 2, message: 'its run identity was edited',
+    async run() {
+      const report = greenReport(now(), {}, {}) as { run: { target: Record<string, unknown> } }
+      report.run.target.value = '7'
+      return writebackWith(report as unknown as Record<string, unknown>)
+    },
+  },
+  { area: 'writeback', fault: 'a report whose expected value is not its run identity\'s (expected edited, run resealed for another value)', expected: 'refused: the report was edited', exit: 2, message: 'its expected is not the run identity\'s', run: () => writebackWith({ run: greenReport(now(), { expected: '2' }, {}).run }) },
   { area: 'writeback', fault: 'an error field set on a green report', expected: 'refused', exit: 2, message: 'error: "vitest did not start"', run: () => writebackWith({ error: 'vitest did not start' }) },
   // 4. Replay reports
   { area: 'writeback', fault: 'a replay report without recordedAt (--allow-replay)', expected: 'refused: its age cannot be known', exit: 2, message: 'a replay report without recordedAt', run: () => writebackWith({ mode: 'replay' }, ['--allow-replay']) },
@@ -403,3 +409,6 @@ export const WRITEBACK_FAULTS: readonly FaultRow[] = [
     },
   },
 ]
+
+/** Every row: the table of issue 11, then the page, merge-reports, record and output rows of issue 21. */
+export const WRITEBACK_FAULTS: readonly FaultRow[] = [...FAULTS_OF_ISSUE_11.filter((r) => r.area === 'writeback'), ...PAGE_FAULTS, ...FAULTS_OF_ISSUE_11.filter((r) => r.area === 'replay'), ...MERGE_FAULTS, ...RECORD_FAULTS, ...OUTPUT_FAULTS]

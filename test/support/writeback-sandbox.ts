@@ -4,6 +4,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
+import { runId } from '../../helpers/report/identity.ts'
 import { STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { writeback, type WritebackIo } from '../../helpers/writeback/command.ts'
 
@@ -14,15 +15,30 @@ export function passedSteps(): Record<string, unknown>[] {
   return STEP_IDS.map((id) => ({ id, title: `the ${id} step`, verdict: 'passed', expected: 'x', observed: 'x', where: 'x', evidence: {}, durationMs: 1 }))
 }
 
-/** A green live report that passes the gate, finished at `finishedAt`. */
-export function greenReport(finishedAt: string, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+/**
+ * A report's run identity as pnpm verify writes it (helpers/report/identity.ts), for the report's
+ * svc, knob, values and mode, with these declared skips and endpoint; its id is the digest of its fields.
+ */
+export function runOf(report: Record<string, unknown>, options: { skips?: string[]; baseUrl?: string | null } = {}): Record<string, unknown> {
+  const target = {
+    svc: report.svc, knob: report.knob, value: report.expected, previous: report.previous, baseUrl: options.baseUrl === undefined ? 'http://gpu-7:8000' : options.baseUrl,
+    model: null, host: { kind: 'local' }, process: 'radiance', deployUser: null, ledgerCmd: 'podman logs --tail 100000 {svc}', helpCmd: 'podman exec {svc} radiance --help',
+    unit: report.svc, dropinCheck: !(options.skips ?? []).includes('dropins'), healthBudgetMs: 900_000, meterWindowMs: 300_000, probeTimeoutMs: 120_000, hostTimeoutMs: 30_000,
+  }
+  const fields = { mode: report.mode as string, skips: options.skips ?? [], target }
+  return { id: runId(fields), ...fields }
+}
+
+/** A green live report that passes the gate, finished at `finishedAt`; `run` adds its run identity (as pnpm verify writes it now). */
+export function greenReport(finishedAt: string, over: Record<string, unknown> = {}, run?: Parameters<typeof runOf>[1]): Record<string, unknown> {
+  const report = {
     svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict: 'green',
     startedAt: finishedAt, finishedAt, steps: passedSteps(),
     meter: { name: METER, first: 0, last: 126, movedAt: finishedAt, movedAfterMs: 220_000, labels: {} },
     rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7', error: null, notes: [], exitCode: 0,
     tool: { name: 'armproof', version: '0.1.0' }, ...over,
   }
+  return run ? { ...report, run: runOf(report, run) } : report
 }
 
 export const PAGE = ['---', 'service: llm-7', '---', '# llm-7', '', '## Knob log', '', '## Contacts', '', '- oncall: #infra', ''].join('\n')
