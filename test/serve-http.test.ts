@@ -2,10 +2,12 @@
 // (the real runs are test/serve.test.ts): the statuses of the contract, the token before anything
 // about the targets, path tricks matched on the raw request target, bounded bodies, slow clients
 // cut, one run per target, a bounded queue, a run stopped when its client goes away.
+import { execFileSync } from 'node:child_process'
 import { afterAll, describe, expect, test } from 'vitest'
 import { parsePrometheusText } from '../helpers/prom/parse.ts'
 import type { RunResult } from '../helpers/serve/run.ts'
 import { answerOf } from '../helpers/serve/server.ts'
+import { check, PROMETHEUS, testRequiring } from './support/prerequisites.ts'
 import { argoRequest, finished, flaggerRequest, rawExchange, serveApp, TOKEN, type Served } from './support/serve.ts'
 
 const opened: Served[] = []
@@ -177,4 +179,14 @@ describe('one run per target, a bounded queue', () => {
     await expect.poll(() => s.logs.some((l) => l.includes('the client went away'))).toBe(true)
     expect((await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })).status).toBe(412)
   })
+})
+
+testRequiring(check(PROMETHEUS))('/metrics passes Prometheus\' own linter (promtool check metrics) and our parser, with a series for every verdict from the start', async () => {
+  const s = await app()
+  await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })
+  const page = await (await fetch(`${s.url}/metrics`)).text()
+  expect(execFileSync('promtool', ['check', 'metrics'], { input: page, encoding: 'utf8' })).toBe('')
+  const parsed = parsePrometheusText(page)
+  expect(parsed.errors).toEqual([])
+  expect(Object.fromEntries(parsed.samples('armproof_serve_runs_total').map((x) => [x.labels.verdict, x.value]))).toEqual({ green: 1, red: 0, inconclusive: 0, error: 0, interrupted: 0, failed: 0 })
 })
