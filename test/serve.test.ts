@@ -119,7 +119,8 @@ describe('runs, as the controllers ask', () => {
   })
 
   test('Flagger webhook (its payload, metadata.token, no header): green 200, red 412, inconclusive 412; a second ask while one runs is 503', async () => {
-    const { url, log } = await served(['--targets', targetsFile])
+    // Under GitHub Actions (a run inherits serve's env) a red run also prints its ::error lines.
+    const { url, log } = await served(['--targets', targetsFile], { ARMPROOF_SERVE_TOKEN: TOKEN, GITHUB_ACTIONS: 'true' })
     const ask = (svc: string) => fetch(`${url}/verify/${svc}`, flaggerRequest({ token: TOKEN }))
     const first = ask(engines.healthy.svc)
     await expect.poll(() => log.some((l) => l.includes(`${engines.healthy.svc}: run started`))).toBe(true)
@@ -130,6 +131,8 @@ describe('runs, as the controllers ask', () => {
     expect([await body(green!), await body(red!), await body(inconclusive!)]).toEqual([[200, 'green'], [412, 'red'], [412, 'inconclusive']])
     expect(log.join('')).not.toContain(TOKEN)
     expect(log.join('')).toContain('flagger canary test/podinfo Progressing')
+    expect(log.join('')).toContain(`[${engines.ignored.svc}] ::error title=armproof ${engines.ignored.svc}%3A meter failed::expected: `)
+    expect(log.join('')).not.toContain(`[${engines.healthy.svc}] ::error`)
     const page = await (await fetch(`${url}/metrics`)).text()
     const parsed = parsePrometheusText(page)
     expect(parsed.errors).toEqual([])

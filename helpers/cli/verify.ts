@@ -17,6 +17,7 @@ import { markdownSummary } from '../report/markdown.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { evidenceLines } from '../report/evidence.ts'
+import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
 import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
@@ -133,6 +134,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   if (target.mode === 'record') await attempt("the recording's verdict", target.fixtures, () => markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict]))))
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
+  for (const line of githubAnnotations(io.env, [{ report }])) io.out.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
   io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
   if (unwritten.length > 0) {
