@@ -33,8 +33,10 @@ say "podman $(podman --version | awk '{print $3}') ($info)"
 version=$(node -p 'require("./package.json").version')
 tag="localhost/armproof:$version-test"
 work=$(mktemp -d)
+global=()
+names=(armproof-image-sigterm armproof-image-serve)
 cleanup() {
-  podman rm -f -t 0 armproof-image-sigterm armproof-image-serve >/dev/null 2>&1 || true
+  podman "${global[@]}" rm -f -t 0 "${names[@]}" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -75,7 +77,6 @@ fi
 # How this machine lets podman start a container: as it is; else with lower rlimits than podman's
 # defaults (a sandbox that refuses to raise RLIMIT_NOFILE / RLIMIT_NPROC); else also with runc and
 # cgroupfs (crun refuses hybrid cgroup v1/v2 hierarchies). The first that starts one is used.
-global=()
 limits=()
 started_with=''
 for attempt in plain limits runc; do
@@ -89,6 +90,9 @@ done
 [ -n "$started_with" ] || skip "podman cannot start a container on this machine: $(printf '%s' "$probe" | tail -n1)$(command -v runc >/dev/null 2>&1 || printf ' (runc is not installed: apt-get install runc may help)')"
 [ "$started_with" = plain ] || say "containers start here with: ${global[*]} ${limits[*]}"
 pm() { podman "${global[@]}" "$@"; }
+# What a run of this script that was itself killed may have left.
+pm rm -f -t 0 "${names[@]}" >/dev/null 2>&1 || true
+pm rm --storage "${names[@]}" >/dev/null 2>&1 || true
 prun() { pm run "${limits[@]}" "$@"; }
 
 # This machine's CA certificates, for the build's downloads only (a proxy that intercepts TLS
@@ -144,7 +148,7 @@ prun -d --name armproof-image-sigterm --network none "$tag" verify --svc gone --
   --base-url http://127.0.0.1:9 --host local --no-dropin-check --health-budget 5m >/dev/null
 for i in $(seq 1 50); do pm logs armproof-image-sigterm 2>&1 | grep -q 'health' && break; sleep 0.2; done
 pm kill --signal TERM armproof-image-sigterm >/dev/null
-code=$(timeout 60 pm wait armproof-image-sigterm)
+code=$(timeout 60 podman "${global[@]}" wait armproof-image-sigterm)
 [ "$code" = 143 ] || { pm logs armproof-image-sigterm | tail -n 20; fail "SIGTERM ended the run with $code, expected 143"; }
 pm logs armproof-image-sigterm 2>&1 | grep -q 'INTERRUPTED' || fail "the run said no INTERRUPTED line"
 pm rm -f armproof-image-sigterm >/dev/null
