@@ -35,8 +35,13 @@ tag="localhost/armproof:$version-test"
 work=$(mktemp -d)
 global=()
 names=(armproof-image-sigterm armproof-image-serve)
+remove() {
+  for n in "${names[@]}"; do
+    podman "${global[@]}" rm --force --ignore --time 0 "$n" >/dev/null 2>&1 || podman rm --storage "$n" >/dev/null 2>&1 || true
+  done
+}
 cleanup() {
-  podman "${global[@]}" rm -f -t 0 "${names[@]}" >/dev/null 2>&1 || true
+  remove
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -91,8 +96,7 @@ done
 [ "$started_with" = plain ] || say "containers start here with: ${global[*]} ${limits[*]}"
 pm() { podman "${global[@]}" "$@"; }
 # What a run of this script that was itself killed may have left.
-pm rm -f -t 0 "${names[@]}" >/dev/null 2>&1 || true
-pm rm --storage "${names[@]}" >/dev/null 2>&1 || true
+remove
 prun() { pm run "${limits[@]}" "$@"; }
 
 # This machine's CA certificates, for the build's downloads only (a proxy that intercepts TLS
@@ -156,7 +160,7 @@ say "ok: SIGTERM → exit 143, INTERRUPTED"
 
 # 5. armproof serve in the image answers /healthz (a targets file mounted, the token from env).
 serve_port=$((20000 + RANDOM % 20000))
-printf 'defaults: { knob: PREFILL_INTERLEAVE }\ntargets:\n  - { svc: llm-7, base-url: "http://127.0.0.1:18556" }\n' >"$work/targets.yaml"
+printf 'defaults: { knob: PREFILL_INTERLEAVE, host: local, no-dropin-check: true, health-budget: 1s, meter-window: 1s }\ntargets:\n  - { svc: llm-7, base-url: "http://127.0.0.1:9" }\n' >"$work/targets.yaml"
 prun -d --name armproof-image-serve --network host -v "$work/targets.yaml:/config/targets.yaml:ro" \
   -e ARMPROOF_SERVE_TOKEN=image-test-token-0123456789 -e VERIFY_NO_DOTENV=1 "$tag" serve --targets /config/targets.yaml --listen "127.0.0.1:$serve_port" >/dev/null
 ok=''
@@ -167,6 +171,9 @@ done
 [ -n "$ok" ] || { pm logs armproof-image-serve | tail -n 20; fail "armproof serve in the image did not answer /healthz"; }
 code=$(node -e 'fetch("http://127.0.0.1:'"$serve_port"'/verify/llm-7", { method: "POST" }).then((r) => console.log(r.status))')
 [ "$code" = 401 ] || fail "POST /verify/llm-7 without the token answered $code, expected 401"
+# A run from the installed package (a child armproof verify): nothing listens there, so not green: 412 and its report.
+answer=$(node -e 'fetch("http://127.0.0.1:'"$serve_port"'/verify/llm-7", { method: "POST", headers: { Authorization: "Bearer image-test-token-0123456789" } }).then(async (r) => console.log(r.status, (await r.json()).verdict))')
+case "$answer" in "412 red"|"412 inconclusive") ;; *) pm logs armproof-image-serve | tail -n 20; fail "POST /verify/llm-7 answered '$answer', expected 412 and a red or inconclusive report" ;; esac
 pm stop -t 10 armproof-image-serve >/dev/null
-say "ok: armproof serve answers /healthz, 401 without the token"
+say "ok: armproof serve answers /healthz, 401 without the token, 412 and the run's report ($answer) with it"
 say "PASSED: $tag ($(( $(date +%s) - started ))s)"

@@ -3,8 +3,8 @@
 // each run then is exactly what `pnpm verify` does for that target (its report is the file that
 // verify wrote, sent as it is), runs of several targets cannot share state (vitest's runtime,
 // process.exitCode, signal handlers), and a run is stopped the way an operator stops one: SIGTERM
-// makes verify write its partial report (verdict interrupted) and end its own children; a child
-// that does not end within the grace is killed with its whole group.
+// makes verify write its partial report (verdict interrupted) and end its own children (verify
+// leaves none behind); a child that does not end within the grace is killed with its whole group.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -94,6 +94,9 @@ export function runTarget(req: RunRequest): Promise<RunResult> {
       stopped = why
       child.kill('SIGTERM')
       killTimer = setTimeout(() => {
+        // Only while the leader is not yet reaped: once it is, its pid (and so the group id) may be
+        // another process's, never ours to signal.
+        if (child.exitCode !== null || child.signalCode !== null) return
         try {
           process.kill(-child.pid!, 'SIGKILL')
         } catch {
@@ -112,14 +115,6 @@ export function runTarget(req: RunRequest): Promise<RunResult> {
       clearTimeout(timer)
       clearTimeout(killTimer)
       req.signal.removeEventListener('abort', onAbort)
-      // Nothing the run started outlives it (verify ends its own; this is for one that could not).
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL')
-        } catch {
-          // the group is empty: as it should be
-        }
-      }
       let reportText: string | null = null
       try {
         reportText = readFileSync(reportPath, 'utf8')
