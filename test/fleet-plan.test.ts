@@ -222,9 +222,10 @@ describe('the CI examples of a sharded fleet', () => {
   test.each(['github-actions-fleet.yml', 'gitlab-ci-fleet.yml'])('examples/ci/%s shards the fleet, merges the shards and writes back from the merged report', async (name) => {
     const { readFile } = await import('node:fs/promises')
     const text = await readFile(new URL(`../examples/ci/${name}`, import.meta.url), 'utf8')
-    expect(text).toMatch(/pnpm verify --targets fleet\/targets\.yaml --shard "\$[A-Z_]+\/(4|\$CI_NODE_TOTAL)"/)
-    expect(text).toMatch(/pnpm merge-reports --out reports\/fleet\.json [^\n]*reports\/shard-\*\.json/)
-    expect(text).toMatch(/pnpm writeback --report reports\/fleet\.json --vault vault/)
+    // The installed command (the packed tool or the image), no longer pnpm in a checkout of armproof.
+    expect(text).toMatch(/armproof verify --targets fleet\/targets\.yaml --shard "\$[A-Z_]+\/(4|\$CI_NODE_TOTAL)"/)
+    expect(text).toMatch(/armproof merge-reports --out reports\/fleet\.json [^\n]*reports\/shard-\*\.json/)
+    expect(text).toMatch(/armproof writeback --report reports\/fleet\.json --vault vault/)
     // The key reaches verify as env only, never as a flag or a file entry.
     expect(text).not.toMatch(/--api-key[ =]/)
     expect(text).not.toMatch(/^\s+api-key:/m)

@@ -53,7 +53,7 @@ describe('armproof, installed, run from an empty folder', () => {
   test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
-    for (const c of ['verify', 'writeback', 'merge-reports', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     expect((await run(['--version'])).stdout.trim()).toBe(pkg.version)
     const verifyHelp = await run(['verify', '--help'])
     expect(verifyHelp.exitCode).toBe(0)
@@ -66,7 +66,7 @@ describe('armproof, installed, run from an empty folder', () => {
     expect(mergeHelp.stdout).toContain('--out')
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, demo/)
+    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo/)
   })
 
   describe('against the reference engine', () => {
@@ -124,12 +124,12 @@ describe('engines is enforced before any TypeScript loads', () => {
 
   test('every package.json script that runs TypeScript, tsc or vitest checks the Node version first', () => {
     const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
-    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'test', 'verify', 'writeback'])
+    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'serve', 'test', 'verify', 'writeback'])
     for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
   })
 })
 
-describe('the Containerfile (it cannot be built here: no container engine; these keep it in step with the package)', () => {
+describe('the Containerfile (built and run by scripts/image.sh from .ci/run, never in pnpm test; these keep it in step with the package)', () => {
   const text = readFileSync(join(ROOT, 'Containerfile'), 'utf8')
   const instructions = text.replace(/\\\n/g, ' ').split('\n').filter((l) => /^[A-Z]+ /.test(l))
   const copied = instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.slice(5).trim().split(/\s+/).slice(0, -1))
@@ -146,12 +146,14 @@ describe('the Containerfile (it cannot be built here: no container engine; these
     for (const entry of ['.env', 'node_modules', '.tools', 'dist']) expect(ignored).toContain(entry)
   })
 
-  test('Node 24 slim, the pinned pnpm, the ssh client, a non-root user, entrypoint armproof', () => {
+  test('the BASE_IMAGE (node:24-slim by default), the pinned pnpm, the ssh client, a non-root numeric user, entrypoint armproof', () => {
     const froms = instructions.filter((l) => l.startsWith('FROM '))
-    expect(froms.map((l) => l.split(/\s+/)[1])).toEqual(['node:24-slim', 'node:24-slim'])
+    expect(froms.map((l) => l.split(/\s+/)[1])).toEqual(['${BASE_IMAGE}', '${BASE_IMAGE}'])
+    expect(text).toMatch(/^ARG BASE_IMAGE=docker\.io\/library\/node:24-slim@sha256:[0-9a-f]{64}$/m)
     expect(text).toContain(`npm install --global --no-audit --no-fund ${pkg.packageManager}`)
     expect(text).toMatch(/apt-get install -y --no-install-recommends openssh-client/)
-    expect(instructions.filter((l) => l.startsWith('USER ')).at(-1)).toBe('USER armproof')
+    // Numeric, so that Kubernetes' runAsNonRoot can check it (a user name cannot be checked).
+    expect(instructions.filter((l) => l.startsWith('USER ')).at(-1)).toBe('USER 10001:10001')
     expect(instructions.at(-2)).toBe('ENTRYPOINT ["armproof"]')
     expect(text).toContain(`ln -s /opt/armproof/${pkg.bin.armproof} /usr/local/bin/armproof`)
   })

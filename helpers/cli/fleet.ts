@@ -14,6 +14,7 @@ import { contactTarget, type FirstContactRefusal } from '../seams/first-contact.
 import { Interrupt } from './interrupt.ts'
 import { judgedReport } from './judged-report.ts'
 import { junitFleetXml } from '../report/junit.ts'
+import { githubAnnotations } from '../report/github.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
@@ -188,6 +189,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     const report = combined(plan, startedAt, finishedAt, reports)
     unwritten.push(...writeFleetOutputsSync(plan, io, report))
     io.out.write(`\n${fleetTable(report)}\n`)
+    for (const line of githubAnnotations(io.env, report.targets.map((t) => ({ report: t.report, label: t.name })))) io.out.write(`${line}\n`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
     io.out.write(`\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
     if (report.targets.some((t) => t.report.verdict === 'green')) io.out.write(`next for the green targets: pnpm writeback --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)

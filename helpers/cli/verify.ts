@@ -18,6 +18,7 @@ import { markdownSummary } from '../report/markdown.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { evidenceLines } from '../report/evidence.ts'
+import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
 import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
@@ -61,8 +62,9 @@ export interface VerifyIo {
 /** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
 class SuitesSetupFailed extends Error {}
 
-/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`): pnpm starts them from the package root. */
-const OWN_SCRIPTS: readonly string[] = ['verify', 'demo']
+/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`): pnpm starts them from the package root. */
+const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'serve']
+
 
 /**
  * The folder the operator ran the command from. pnpm runs a script from the package root and says
@@ -156,6 +158,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   }
   io.out.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
+  for (const line of githubAnnotations(io.env, [{ report }])) io.out.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
   io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
   if (unwritten.length > 0) {

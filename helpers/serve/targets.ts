@@ -1,0 +1,41 @@
+// The targets `armproof serve` can run: its targets file, checked exactly as
+// `pnpm verify --targets FILE` checks it (helpers/fleet/plan.ts: every target validated by the same
+// loader, every problem at once), and for each target the argv of a one-target `verify` of it
+// (the file's `defaults:` under its entry, helpers/fleet/targets-file.ts). Read at start, where a
+// problem keeps serve from starting, and again at every request, so a changed file (a Kubernetes
+// ConfigMap updated with the rollout) is what the next run proves.
+import { planFleet } from '../fleet/plan.ts'
+import { parseTargetsFile, readBounded, targetArgv } from '../fleet/targets-file.ts'
+import { showValue } from '../config/shell.ts'
+
+export interface ServedTargets {
+  /** svc → the argv of `verify` for that target (never a secret: the file refuses keys). */
+  argv: ReadonlyMap<string, readonly string[]>
+  warnings: string[]
+}
+
+/** The run-level options of verify that serve sets for each run itself, never taken from env or .env. */
+export const RUN_LEVEL_ENV = ['VERIFY_TARGETS', 'VERIFY_SHARD', 'VERIFY_CONCURRENCY', 'VERIFY_REPORT', 'VERIFY_JUNIT', 'VERIFY_SUMMARY'] as const
+
+/** The file's targets by svc, or every problem with it (as `pnpm verify --targets` says them). */
+export function loadServedTargets(file: string, env: Readonly<Record<string, string | undefined>>, cwd: string, dotenv: string | undefined): { targets: ServedTargets } | { problems: string[] } {
+  const read = readBounded(file)
+  if ('problem' in read) return { problems: [`--targets: ${showValue(file)} ${read.problem}`] }
+  const parsed = parseTargetsFile(read.text)
+  if ('problems' in parsed) return { problems: parsed.problems.map((p) => `${file}: ${p.message}`) }
+  // Validated as verify validates a fleet run, with the env a run gets (no run-level twins).
+  const planned = planFleet({ argv: ['--targets', file], env: { ...env, ...Object.fromEntries(RUN_LEVEL_ENV.map((k) => [k, ''])) }, cwd, ...(dotenv ? { dotenv } : {}) })
+  if (!planned.ok) return { problems: planned.problems.map((p) => p.message) }
+  const { defaults, targets: entries } = parsed.file
+  const argv = new Map<string, readonly string[]>()
+  const problems: string[] = []
+  for (const t of planned.plan.targets) {
+    const svc = t.target.svc
+    if (argv.has(svc)) {
+      problems.push(`${file}: targets[${t.index}]: svc ${showValue(svc)} is listed twice; POST /verify/<svc> names one target, so armproof serve needs each svc once (serve each knob or endpoint from its own file)`)
+      continue
+    }
+    argv.set(svc, targetArgv(defaults, [], entries[t.index]!))
+  }
+  return problems.length > 0 ? { problems } : { targets: { argv, warnings: planned.warnings } }
+}
