@@ -124,7 +124,7 @@ describe('engines is enforced before any TypeScript loads', () => {
 
   test('every package.json script that runs TypeScript, tsc or vitest checks the Node version first', () => {
     const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
-    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'test', 'verify', 'writeback'])
+    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'effect', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'test', 'verify', 'writeback'])
     for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
   })
 })

@@ -50,8 +50,8 @@ export interface VerifyIo {
   runSuites?: typeof runArmSuite
 }
 
-/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`): pnpm starts them from the package root. */
-const OWN_SCRIPTS: readonly string[] = ['verify', 'demo']
+/** The package scripts whose paths are the operator's (`pnpm verify`, `pnpm demo`, `pnpm effect`): pnpm starts them from the package root. */
+const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'effect']
 
 /**
  * The folder the operator ran the command from. pnpm runs a script from the package root and says
