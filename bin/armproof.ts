@@ -8,8 +8,8 @@ const COMMANDS = {
   verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)' },
   writeback: { run: () => import('./writeback.ts'), what: "write a green report into the endpoint's vault page" },
   'merge-reports': { run: () => import('./merge-reports.ts'), what: "merge the --report files of a sharded fleet run (--shard i/n) into one" },
-  effect: { run: () => import('./effect.ts'), what: 'judge later, from the real traffic in Prometheus, what the arm did to latency and cadence (exit 0 no metric worse, 1 worse, 2 usage, 3 inconclusive)' },
   demo: { run: () => import('./demo.ts'), what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)' },
+  effect: { run: () => import('./effect.ts'), what: 'judge later, from the real traffic in Prometheus, what the arm did to latency and cadence (exit 0 no metric worse, 1 worse, 2 usage, 3 inconclusive)' },
 } as const
 
 const USAGE = `armproof ${pkg.version}: ${pkg.description}

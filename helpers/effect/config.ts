@@ -123,7 +123,9 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   const armedText = text('armed-at')
   const armedAtMs = armedText === null ? null : RFC3339.test(armedText) ? Date.parse(armedText.replace(' ', 'T')) : NaN
   if (armedAtMs !== null && !Number.isFinite(armedAtMs)) problems.push(`${raw('armed-at')!.from}: ${showValue(armedText!)} is not an RFC 3339 time like 2026-03-03T09:00:00Z`)
-  if (report === null) {
+  const mode = (text('mode') ?? 'live') as EffectMode
+  // A replay takes the arm from its recording.
+  if (report === null && mode !== 'replay') {
     for (const [flag, v] of [['svc', svc], ['knob', knobText], ['armed-at', armedText]] as const) if (v === null) problems.push(`--${flag} (or EFFECT_${flag.toUpperCase().replace('-', '_')}) is required without --report`)
   }
   const baseUrl = text('base-url')
@@ -146,7 +148,6 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   if ('error' in th) problems.push(`${raw('threshold')!.from}: ${th.error}`)
   const minText = text('min-count') ?? '100'
   if (!/^\d{1,9}$/.test(minText) || Number(minText) < 1) problems.push(`${raw('min-count')?.from ?? '--min-count'}: ${showValue(minText)} is not a whole number ≥ 1`)
-  const mode = (text('mode') ?? 'live') as EffectMode
   if (!['live', 'record', 'replay'].includes(mode)) problems.push(`${raw('mode')!.from}: ${showValue(mode)} is not live, record or replay`)
   const vault = path('vault')
   if (vault !== null && report === null) problems.push('--vault needs --report: the effect is written under the entry of that green report, nothing else identifies the arm on the page')

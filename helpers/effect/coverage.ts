@@ -85,13 +85,16 @@ export function coverage(answer: Matrix, window: Window, armMs: number | null): 
 
 /**
  * The engine's restart just before a verify run (the process the run proved): the end of the
- * last gap, or the last reset, among samples of [fromMs, toMs]. Null when the samples show none.
+ * last gap, or the last reset, among the window's samples, or its first sample when the engine
+ * exported nothing before it for longer than a gap. Null when the samples show none.
  */
 export function lastRestart(answer: Matrix, window: Window): number | null {
   const cov = coverage(answer, window, null)
   const matrix = distinctSamples(answer, window.slotMs)
   let at: number | null = null
   for (const s of matrix) {
+    const first = s.values[0]
+    if (first && cov.gapLimitMs !== null && first.t - window.slotMs - window.startMs > cov.gapLimitMs && (at === null || first.t - window.slotMs > at)) at = first.t - window.slotMs
     for (let k = 1; k < s.values.length; k++) {
       const a = s.values[k - 1]!
       const b = s.values[k]!

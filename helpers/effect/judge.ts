@@ -11,6 +11,7 @@
 //     test that takes them as independent. (A percentile bootstrap alone is too narrow with six
 //     hours a window: it let one identical pair in 25 through, where the deals keep to alpha.)
 // Too few observations in either window is inconclusive, never `no change`.
+import { pct, pValue } from './format.ts'
 import { prng, seedOf } from './prng.ts'
 import type { Direction } from './metrics.ts'
 import { bootstrap, mannWhitney, mannWhitneyValues, permutation, quantile, relativeShift, sumBlocks, total, type Interval, type MannWhitney } from './stats.ts'
@@ -62,16 +63,13 @@ function shiftOf(after: number, baseline: number, interval: Interval, p: number,
   return { relative, absolute, interval, p, significant: test.p < options.alpha && p < options.alpha && side, practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor }
 }
 
-const pv = (p: number) => (p < 1e-12 ? '<1e-12' : p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
-const pct = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(Math.abs(x) < 0.1 ? 1 : 0)}%` : x > 0 ? 'from zero' : 'to zero')
-
 /** The verdict from the shifts: a direction-less metric (cadence) says `changed`. */
 function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test']): Judgement {
   const moved = Object.entries(shifts).filter(([, s]) => s.significant && s.practical)
   const up = moved.filter(([, s]) => s.relative > 0)
   const down = moved.filter(([, s]) => s.relative < 0)
-  const text = (list: typeof moved) => list.map(([name, s]) => (Number.isFinite(s.relative) ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pv(s.p)})` : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pv(s.p)})`)).join(', ')
-  const p = test ? `Mann-Whitney on the ${test.on} p=${pv(test.p)}` : ''
+  const text = (list: typeof moved) => list.map(([name, s]) => (Number.isFinite(s.relative) ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pValue(s.p)})` : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pValue(s.p)})`)).join(', ')
+  const p = test ? `Mann-Whitney on the ${test.on} p=${pValue(test.p)}` : ''
   if (moved.length === 0) {
     const why = Object.entries(shifts).map(([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`).join(', ')
     return { verdict: 'no change', reason: `${why}; ${p}`, shifts, test }

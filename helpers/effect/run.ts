@@ -37,7 +37,7 @@ export interface RunInput {
 export type RunOutcome = { ok: true; result: EffectResult } | { ok: false; exitCode: number; lines: string[]; queries: number }
 
 /** How far before a report's proof start the engine's restart is looked for. */
-export const RESTART_LOOKBACK_MS = 30 * 60_000
+export const RESTART_LOOKBACK_MS = 60 * 60_000
 
 function failed(failure: { what: string; where: string; next: string }, operator: boolean, queries: number): RunOutcome {
   return { ok: false, exitCode: operator ? EFFECT_EXIT.config : EFFECT_EXIT.inconclusive, queries, lines: [`${failure.what} (${failure.where.slice(0, 300)}); next: ${failure.next}`] }

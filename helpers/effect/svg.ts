@@ -5,7 +5,7 @@
 // external reference: it renders the same in a browser, a CI artifact viewer and a vault.
 import type { EffectResult, MetricResult } from './result.ts'
 import { quantile } from './stats.ts'
-import { amount, pct } from './table.ts'
+import { amount, pct } from './format.ts'
 
 const W = 720
 const H = 410

@@ -1,24 +1,8 @@
 // The effect on a terminal: one row per metric (metric, baseline, before, after, shift, verdict),
 // then one line per metric that is not `no change` saying why, then the closing line. The same
 // cells feed the Markdown summary.
+import { amount, pct } from './format.ts'
 import type { EffectResult, MetricResult, WindowStats } from './result.ts'
-
-/** A number for a person: latencies in ms or s, others with three significant digits. */
-export function amount(v: number | null, unit: string): string {
-  if (v === null || !Number.isFinite(v)) return '–'
-  if (unit === 's' || unit === 's/step') {
-    const time = Math.abs(v) < 1 ? `${Number((v * 1000).toPrecision(3))}ms` : `${Number(v.toPrecision(3))}s`
-    return unit === 's/step' ? `${time}/step` : time
-  }
-  const text = v === 0 ? '0' : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : String(Number(v.toPrecision(3)))
-  return `${text}${unit.startsWith('/') ? ` ${unit}` : unit}`
-}
-
-export function pct(x: number | null, fromZero = false): string {
-  if (fromZero) return 'from 0'
-  if (x === null) return '–'
-  return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(Math.abs(x) < 0.1 ? 1 : 0)}%`
-}
 
 /** A window's cell: p50/p95 for a histogram, the value for a ratio; n when it is small enough to matter. */
 export function windowCell(m: MetricResult, w: WindowStats | null): string {

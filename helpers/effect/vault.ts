@@ -12,7 +12,7 @@ import { LockBusyError, removeLeftovers, withPageLock } from '../writeback/lock.
 import { replaceAtomic } from '../writeback/atomic.ts'
 import type { CheckedReport } from '../writeback/report.ts'
 import type { EffectResult } from './result.ts'
-import { pct } from './table.ts'
+import { pct } from './format.ts'
 
 /** The page holding the arm's entry, or why not (exit 2, before anything is contacted). */
 export async function vaultPage(vault: string, page: string | null, report: CheckedReport, shownVault: string, self = 'pnpm'): Promise<{ page: string } | { problem: string }> {
