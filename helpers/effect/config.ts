@@ -1,6 +1,7 @@
 // Flags, env and .env → what `effect` is asked, checked before anything is contacted: every problem
 // at once, one line each (exit 2). The report itself is read later (./arm.ts); here only its path.
 import { parse as parseDotenv } from 'dotenv'
+import { accessSync, constants } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseCommandLine } from '../cli/parse.ts'
 import { parseDuration } from '../config/duration.ts'
@@ -163,13 +164,21 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
     const why = outputProblem(o, cwd)
     if (why) problems.push(why)
   }
+  const caFile = path('ca-file')
+  if (caFile !== null) {
+    try {
+      accessSync(caFile, constants.R_OK)
+    } catch {
+      problems.push(`${raw('ca-file')!.from}: ${showValue(text('ca-file')!)} cannot be read; pass a PEM file of CA certificates`)
+    }
+  }
   if (problems.length) return { ok: false, problems }
   return {
     ok: true,
     ask: {
       report, svc, knob: knobName, value: text('value'), previous: text('previous'), armedAtMs, baseUrl, prometheusUrl: prometheusUrl?.replace(/\/+$/, '') ?? null, match,
       beforeMs, afterMs, baseline, metrics, thresholds: 'error' in th ? {} : th.thresholds, minCount: Number(minText), out, summary, vault, page: text('page'),
-      caFile: path('ca-file'), mode, fixtures,
+      caFile, mode, fixtures,
     },
   }
 }

@@ -138,7 +138,8 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
       return [r, present(r) ? { from: iso(w.startMs), to: iso(w.endMs), count: Math.round(counted(r)), p50: null, p95: null, beyond: [], value: den > 0 ? total(rb[r].num) / den : null, resets: resetsOf(checked[r]), intervalS: intervalOf(checked[r]) } : null]
     })) as Record<WindowRole, WindowStats | null>
     for (const r of judged) for (const p of new Set(rb[r].problems)) problems.push({ reason: `${series.join(', ')} in the ${r} window: ${p}`, next: "report it with the engine's /metrics page" })
-    const what = spec.denominator === 'seconds' ? 'counted' : `${spec.denominator.map((t) => t.family.name.replace(/^[a-z]+:|_total$/g, '')).join(' − ')}`
+    const short = (terms: readonly Term[]) => terms.map((t) => t.family.name.replace(/^[a-z]+:|_total$/g, '')).join(' − ')
+    const what = short(spec.denominator === 'seconds' ? spec.numerator : spec.denominator)
     if (problems.length === 0) judgement = judgeRatio(spec, rb.baseline, rb.after, { baseline: counted('baseline'), after: counted('after'), what }, ctx.options)
   }
   if (!judgement) {

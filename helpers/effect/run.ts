@@ -93,9 +93,13 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
   const read = await readFamilies({ http: input.http, base: input.prometheusUrl, matchers: input.matchers, ...(input.onProgress ? { onProgress: input.onProgress } : {}) }, families, windows)
   queries += read.queries
   if (!read.ok) return failed(read.failure, read.operator, queries)
-  const instances = labelValues(read.matrices, 'instance')
-  if (instances.length > 1) {
-    return { ok: false, exitCode: EFFECT_EXIT.config, queries, lines: [`--prometheus-match ${renderMatchers(input.matchers)} takes the series of ${instances.length} targets (${instances.slice(0, 5).join(', ')}${instances.length > 5 ? ', …' : ''}): another engine's traffic says nothing about this one; narrow it to this endpoint, e.g. {instance="<host:port>"} as Prometheus labels it`] }
+  // Series are summed across the engine's own (DP ranks, models): another target's, or the same
+  // engine scraped by two jobs, would be counted in, or twice.
+  for (const [label, what] of [['instance', 'targets'], ['job', 'scrape jobs']] as const) {
+    const values = labelValues(read.matrices, label)
+    if (values.length > 1) {
+      return { ok: false, exitCode: EFFECT_EXIT.config, queries, lines: [`--prometheus-match ${renderMatchers(input.matchers)} takes the series of ${values.length} ${what} (${label} ${values.slice(0, 5).join(', ')}${values.length > 5 ? ', …' : ''}): another engine's traffic, or this one's counted twice, says nothing about this arm; narrow it to this endpoint, e.g. {${label}="${values[0]}",instance="<host:port>"} as Prometheus labels it`] }
+    }
   }
   const metrics = input.specs.map((spec) => evaluateMetric(spec, {
     windows, baselineKind: kind, armMs: atMs, data: read.data, selectorOf: (f) => selectorOf(input.matchers, f, f.kind === 'histogram' ? '_bucket' : ''),

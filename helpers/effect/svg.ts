@@ -29,7 +29,8 @@ export function compactSpan(from: string, to: string): string {
 export function distributionSvg(result: EffectResult, m: MetricResult): string | null {
   const d = m.distribution
   if (!d || d.edges.length < 2) return null
-  const series = (['baseline', 'before', 'after'] as const).filter((k) => d[k] && d[k]!.reduce((a, b) => a + b, 0) > 0)
+  // The before window is drawn apart from the baseline only when it is not the baseline itself.
+  const series = (['baseline', 'before', 'after'] as const).filter((k) => d[k] && d[k]!.reduce((a, b) => a + b, 0) > 0 && !(k === 'before' && result.windows.baseline.kind === 'before'))
   if (series.length === 0) return null
   const cdf = (counts: readonly number[]) => {
     const n = counts.reduce((a, b) => a + b, 0)

@@ -2,7 +2,10 @@
 // .env), the windows and their query sizes, the coverage of a window (gaps, the arm's restart,
 // samples Prometheus 2 returns twice), the series turned into blocks, the vault line's place.
 import { readFileSync } from 'node:fs'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
+import { freePort } from '../../engine/launch.ts'
+import { effect } from '../../helpers/effect/command.ts'
+import { LOG_EVERY_MS, progress } from '../../helpers/effect/progress.ts'
 import { parseEffectArgs } from '../../helpers/effect/config.ts'
 import { coverage, lastRestart } from '../../helpers/effect/coverage.ts'
 import { EFFECT_OPTIONS } from '../../helpers/effect/options.ts'
@@ -148,5 +151,55 @@ describe("the vault line's place", () => {
     const next = insertEffect(page, marker, '  effect: worse')
     expect(next.split('\r\n')).toEqual(['## Knob log', '', `- 2026-03-03 · PREFILL_INTERLEAVE 0 → 1 · … ${marker}`, '  rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service llm-7`', '  effect: worse', '- 2026-03-04 · another entry', ''])
     expect(insertEffect(`- x ${marker}\n  rollback: y`, marker, '  effect: z')).toBe(`- x ${marker}\n  rollback: y\n  effect: z`)
+  })
+})
+
+describe('the command before and at contact', () => {
+  const run = async (argv: string[]) => {
+    let out = ''
+    let err = ''
+    const code = await effect({ rawArgs: argv, env: { VERIFY_NO_DOTENV: '1' }, cwd: '/', out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (err += s) } })
+    return { code, out, err }
+  }
+
+  test('Prometheus that does not answer is inconclusive (exit 3), with where and what next', async () => {
+    const port = await freePort()
+    const r = await run(['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--armed-at', '2025-03-04T09:00:00Z', '--prometheus-url', `http://127.0.0.1:${port}`, '--base-url', 'http://gpu-7:8000'])
+    expect(r.code).toBe(3)
+    expect(r.err).toMatch(/Prometheus did not answer: connection refused at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query_range\?query=/)
+    expect(r.err).toContain('next: check --prometheus-url is reachable from here')
+  })
+
+  test('an after window that is not over yet is refused before contact (exit 2), with the --after that would do', async () => {
+    const soon = new Date(Date.now() - 2 * HOUR_MS).toISOString()
+    const r = await run(['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--armed-at', soon, '--prometheus-url', 'http://127.0.0.1:9', '--base-url', 'http://gpu-7:8000'])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/the after window ends at .*; judge it after that, or pass a shorter --after \(e\.g\. --after (1h59m|2h)\)/)
+  })
+
+  test('--help lists every option with its env twin; without a report the arm needs --svc, --knob and --armed-at', async () => {
+    const help = await run(['--help'])
+    expect(help.code).toBe(0)
+    for (const o of EFFECT_OPTIONS) expect(help.out).toContain(`env ${o.env};`)
+    const none = await run(['--prometheus-url', 'http://p:9090'])
+    expect(none.code).toBe(2)
+    expect(none.err).toContain('--armed-at (or EFFECT_ARMED_AT) is required without --report')
+  })
+
+  test('progress in a log: a line when the queries start, and one at least every 15 s until they are answered', () => {
+    vi.useFakeTimers()
+    try {
+      let text = ''
+      const p = progress({ write: (s: string) => (text += s) }, false, 'judging 9 metrics')
+      p.update({ done: 3, total: 66, what: 'vllm:time_to_first_token_seconds after' })
+      vi.advanceTimersByTime(LOG_EVERY_MS)
+      vi.advanceTimersByTime(LOG_EVERY_MS)
+      p.done()
+      vi.advanceTimersByTime(5 * LOG_EVERY_MS)
+      expect(LOG_EVERY_MS).toBeLessThanOrEqual(15_000)
+      expect(text.split('\n').filter(Boolean)).toEqual(['armproof effect: judging 9 metrics', expect.stringMatching(/^armproof effect: 3 of 66 range queries answered after \d+s \(last: vllm:time_to_first_token_seconds after\)$/), expect.stringMatching(/^armproof effect: 3 of 66/)])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
