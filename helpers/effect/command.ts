@@ -49,7 +49,7 @@ export function effectHelp(self = 'pnpm'): string {
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...optionRows(EFFECT_OPTIONS, 34, (f) => EFFECT_METAVARS[f] ?? 'value'),
     '',
-    'Per metric: better, worse, no change, changed (cadence: the knob acting, never a failure) or inconclusive (too little traffic, a gap, bucket edges that differ, a series absent).',
+    'Per metric: better, worse, no change, changed (cadence or throughput, which have no worse direction: never a failure) or inconclusive (too little traffic, a gap, bucket edges that differ, a series absent).',
     'Worse or better only when Mann-Whitney (on the observations) and a permutation test over the hours both say p < 0.01, the bootstrap interval of the shift excludes zero, and the shift passes its threshold.',
     '',
     `Exit codes: ${EFFECT_EXIT.ok} no metric worse · ${EFFECT_EXIT.worse} a metric worse · ${EFFECT_EXIT.config} configuration (nothing contacted), or Prometheus refused on first contact · ${EFFECT_EXIT.inconclusive} inconclusive · ${EFFECT_EXIT.unwritten} the verdict was printed but an output (--out, a picture, --summary, --vault, the fixtures) was not written`,

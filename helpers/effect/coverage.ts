@@ -26,7 +26,10 @@ export interface Coverage {
   /** The longest spacing of samples that is still not a gap. */
   gapLimitMs: number | null
   samples: number
+  /** Resets summed over the series. */
   resets: number
+  /** Restarts the samples show besides the arm's own: the most resets of any one series, the arm's restart not counted. */
+  restarts: number
   gaps: Gap[]
   /** Values that are not finite. */
   odd: number
@@ -59,20 +62,26 @@ export function coverage(answer: Matrix, window: Window, armMs: number | null): 
   const gaps: Gap[] = []
   let samples = 0
   let resets = 0
+  let restarts = 0
   let odd = 0
   for (const s of matrix) {
     const vs = s.values
     samples += vs.length
+    let own = 0
     odd += vs.filter((p) => !Number.isFinite(p.value)).length
     for (let k = 1; k < vs.length; k++) {
       const reset = vs[k]!.value < vs[k - 1]!.value
       if (reset) resets++
+      let arm = false
       if (gapLimitMs !== null && vs[k]!.t - vs[k - 1]!.t > gapLimitMs) {
         const fromMs = vs[k - 1]!.t
         const toMs = vs[k]!.t - window.slotMs
-        gaps.push({ fromMs, toMs, reset, arm: reset && (near(fromMs) || near(toMs) || (armMs !== null && fromMs <= armMs && toMs >= armMs)) })
+        arm = reset && (near(fromMs) || near(toMs) || (armMs !== null && fromMs <= armMs && toMs >= armMs))
+        gaps.push({ fromMs, toMs, reset, arm })
       }
+      if (reset && !arm) own++
     }
+    restarts = Math.max(restarts, own)
     if (gapLimitMs === null || vs.length === 0) continue
     const first = vs[0]!.t - window.slotMs
     const last = vs.at(-1)!.t
@@ -80,7 +89,7 @@ export function coverage(answer: Matrix, window: Window, armMs: number | null): 
     if (first - window.startMs > gapLimitMs) gaps.push({ fromMs: window.startMs, toMs: first, reset: false, arm: window.role === 'after' && near(first) && armMs === window.startMs })
     if (window.endMs - last > gapLimitMs) gaps.push({ fromMs: last, toMs: window.endMs, reset: false, arm: window.role === 'before' && near(last) && armMs === window.endMs })
   }
-  return { intervalMs, gapLimitMs, samples, resets, gaps, odd }
+  return { intervalMs, gapLimitMs, samples, resets, restarts, gaps, odd }
 }
 
 /**

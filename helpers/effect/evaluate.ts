@@ -28,6 +28,9 @@ export interface EvaluateContext {
   options: JudgeOptions
 }
 
+/** More restarts than this in a window (the arm's own aside) cannot be accounted for. */
+export const MAX_RESETS = 2
+
 /** A chunk holds at least this many scrapes, or increase() over it is noise (or nothing at all). */
 export const SCRAPES_PER_CHUNK = 4
 
@@ -62,8 +65,9 @@ function check(spec: MetricSpec, role: WindowRole, ctx: EvaluateContext): Checke
     if (cov.intervalMs !== null && w.chunkMs < SCRAPES_PER_CHUNK * cov.intervalMs) {
       out.problems.push({ reason: `the ${role} window's chunks of ${formatDuration(w.chunkMs)} hold fewer than ${SCRAPES_PER_CHUNK} scrapes of ${name} (one every ${formatDuration(cov.intervalMs)}): increase() over them is noise`, next: 'pass a longer --before/--after (each window is cut in at least 6 chunks)' })
     }
-    const resets = cov.resets - cov.gaps.filter((g) => g.arm && g.reset).length
-    if (resets > 0) out.notes.push(`${resets} counter reset(s) of ${name} in the ${role} window (restarts), counted from zero as increase() counts them`)
+    const resets = cov.restarts
+    if (resets > MAX_RESETS) out.problems.push({ reason: `${name} reset ${resets} times in the ${role} window: the engine restarted again and again, and what it counted between its last scrape and each crash is lost`, next: 'find why it restarts (journalctl, podman ps -a, the OOM killer); an engine that does not stay up is a finding of its own' })
+    else if (resets > 0) out.notes.push(`${resets} restart(s) of the engine in the ${role} window (${name} went down), counted from zero as increase() counts them`)
   }
   return out
 }

@@ -74,7 +74,7 @@ function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test
     const why = Object.entries(shifts).map(([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`).join(', ')
     return { verdict: 'no change', reason: `${why}; ${p}`, shifts, test }
   }
-  if (spec.direction === 'none') return { verdict: 'changed', reason: `${text(moved)}; ${p}; cadence: a change is the knob acting, not a regression`, shifts, test }
+  if (spec.direction === 'none') return { verdict: 'changed', reason: `${text(moved)}; ${p}; a change here is not a regression by itself (cadence: the knob acting; throughput: the traffic)`, shifts, test }
   const worse = spec.direction === 'higher-worse' ? up : down
   const better = spec.direction === 'higher-worse' ? down : up
   if (worse.length) return { verdict: 'worse', reason: `${text(worse)}; ${p}`, shifts, test }

@@ -13,7 +13,12 @@ export interface Family {
   match?: string
 }
 
-/** Which way is worse: up (latency), down (throughput), or neither (cadence: a change is the knob acting, and never fails the run). */
+/**
+ * Which way is worse: up (latency, preemptions), down, or neither: cadence (a change is the knob
+ * acting) and throughput (below saturation the traffic sets it, not the engine: a quiet day after
+ * the arm is no regression, and an engine the knob slowed shows it in its latency). Neither never
+ * fails the run; a significant, practical change says `changed`.
+ */
 export type Direction = 'higher-worse' | 'lower-worse' | 'none'
 
 interface Common {
@@ -62,8 +67,8 @@ export const RADIANCE_METRICS: readonly MetricSpec[] = [
   { id: 'ttft', title: 'time to first token', kind: 'histogram', family: { name: 'vllm:time_to_first_token_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.005, unit: 's' },
   { id: 'itl', title: 'inter-token latency', kind: 'histogram', family: { name: 'vllm:inter_token_latency_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.001, unit: 's' },
   { id: 'e2e', title: 'end-to-end latency', kind: 'histogram', family: { name: 'vllm:e2e_request_latency_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.01, unit: 's' },
-  { id: 'requests', title: 'requests per second', kind: 'ratio', numerator: [plus(REQUESTS)], denominator: 'seconds', direction: 'lower-worse', threshold: 0.2, floor: 0, unit: '/s' },
-  { id: 'tokens', title: 'generated tokens per second', kind: 'ratio', numerator: [plus(counter('vllm:generation_tokens_total'))], denominator: 'seconds', direction: 'lower-worse', threshold: 0.2, floor: 0, unit: '/s' },
+  { id: 'requests', title: 'requests per second', kind: 'ratio', numerator: [plus(REQUESTS)], denominator: 'seconds', direction: 'none', threshold: 0.2, floor: 0, unit: '/s' },
+  { id: 'tokens', title: 'generated tokens per second', kind: 'ratio', numerator: [plus(counter('vllm:generation_tokens_total'))], denominator: 'seconds', direction: 'none', threshold: 0.2, floor: 0, unit: '/s' },
   { id: 'preemptions', title: 'preemptions per request', kind: 'ratio', numerator: [plus(counter('vllm:num_preemptions_total'))], denominator: [plus(REQUESTS)], direction: 'higher-worse', threshold: 0.25, floor: 0.001, unit: '/request' },
   { id: 'decode-step', title: 'decode-only step time', kind: 'ratio', numerator: [plus(SECONDS_DECODE)], denominator: [plus(STEPS_DECODE)], direction: 'none', threshold: 0.1, floor: 0.0005, unit: 's/step' },
   { id: 'mixed-step', title: 'mixed step time', kind: 'ratio', numerator: [plus(SECONDS), minus(SECONDS_DECODE)], denominator: [plus(STEPS), minus(STEPS_DECODE)], direction: 'none', threshold: 0.1, floor: 0.0005, unit: 's/step' },

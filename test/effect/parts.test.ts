@@ -203,3 +203,23 @@ describe('the command before and at contact', () => {
     }
   })
 })
+
+describe('restarts besides the arm', () => {
+  test('one or two are counted as increase() counts them; more cannot be accounted for: inconclusive', async () => {
+    const { evaluateMetric } = await import('../../helpers/effect/evaluate.ts')
+    const { JUDGE_DEFAULTS } = await import('../../helpers/effect/judge.ts')
+    const w = windowOf('after', 0, 6 * HOUR_MS)
+    const every = Array.from({ length: 360 }, (_, i) => (i + 1) * MIN)
+    // A counter rising one a minute, back to zero at each restart.
+    const slots = (resetsAt: number[]) => series(every, every.map((t) => (t - Math.max(0, ...resetsAt.filter((r) => t >= r))) / MIN))
+    const spec = { id: 'requests', title: 'requests per second', kind: 'ratio' as const, numerator: [{ family: { name: 'vllm:request_success_total', kind: 'counter' as const }, sign: 1 as const }], denominator: 'seconds' as const, direction: 'none' as const, threshold: 0.2, floor: 0, unit: '/s' }
+    const run = (resetsAt: number[]) => evaluateMetric(spec, {
+      windows: { before: w, after: w, baseline: w }, baselineKind: 'before', armMs: -DAY_MS, selectorOf: (f) => f.name, options: JUDGE_DEFAULTS,
+      data: () => ({ increase: [{ metric: { instance: 'x' }, values: Array.from({ length: 6 }, (_, i) => ({ t: (i + 1) * HOUR_MS, value: 3600, raw: '3600' })) }], slots: slots(resetsAt) }),
+    })
+    expect(run([2 * HOUR_MS]).notes.join(' ')).toContain('1 restart(s) of the engine in the baseline window')
+    const many = run([HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS])
+    expect(many.verdict).toBe('inconclusive')
+    expect(many.reason).toContain('reset 3 times in the baseline window: the engine restarted again and again')
+  })
+})
