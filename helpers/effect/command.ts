@@ -78,6 +78,16 @@ function judgedAsk(ask: EffectAsk, arm: Arm, prometheusUrl: string, matchers: re
 }
 
 export async function effect(io: EffectIo): Promise<number> {
+  try {
+    return await runEffect(io)
+  } catch (error) {
+    // Never exit 1 (a metric worse) or 0 on a failure of armproof's own: like verify's `error`, exit 2.
+    io.err.write(`armproof effect: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was judged; report this with the command line you ran\n`)
+    return EFFECT_EXIT.config
+  }
+}
+
+async function runEffect(io: EffectIo): Promise<number> {
   const here = userCwd(io)
   let dotenv: string | undefined
   try {
@@ -96,8 +106,8 @@ export async function effect(io: EffectIo): Promise<number> {
   const shownReport = ask.report === null ? null : relative(here, ask.report) || ask.report
   const prepared = ask.mode === 'replay' ? prepareReplay(ask, here) : await prepareLive(ask, here, shownReport)
   if ('problems' in prepared) return refuse(io, prepared.problems)
-  const { arm, ask: judged } = prepared
-  const selected = selectMetrics(arm.knob, judged.metrics, judged.thresholds)
+  const { arm, ask: asked } = prepared
+  const selected = selectMetrics(arm.knob, asked.metrics, asked.thresholds)
   if ('problem' in selected) return refuse(io, [selected.problem])
   let vault: OutputPlan['vault'] = null
   if (ask.vault !== null && arm.report) {
@@ -107,12 +117,12 @@ export async function effect(io: EffectIo): Promise<number> {
   }
   const live = io.err.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1'
   const families = new Set(selected.specs.flatMap((m) => (m.kind === 'histogram' ? [m.family.name] : [...m.numerator, ...(m.denominator === 'seconds' ? [] : m.denominator)].map((t) => t.family.name))))
-  const shown = progress(io.err, live, `judging ${selected.specs.length} metrics of ${arm.svc} from ${families.size} series families in ${ask.mode === 'replay' ? 'the recording' : judged.prometheusUrl} (2 range queries per family and window)`)
+  const shown = progress(io.err, live, `judging ${selected.specs.length} metrics of ${arm.svc} from ${families.size} series families in ${ask.mode === 'replay' ? 'the recording' : asked.prometheusUrl} (2 range queries per family and window)`)
   let outcome
   try {
     outcome = await judgeEffect({
-      arm: { ...arm, atMs: judged.atMs }, http: prepared.http, clock: prepared.clock, prometheusUrl: judged.prometheusUrl, matchers: (parseMatch(judged.selector) as { matchers: LabelMatcher[] }).matchers,
-      specs: selected.specs, beforeMs: judged.beforeMs, afterMs: judged.afterMs, baseline: judged.baseline as EffectAsk['baseline'], minCount: judged.minCount, mode: ask.mode, reportShown: judged.report, onProgress: (p) => shown.update(p),
+      arm: { ...arm, atMs: asked.atMs }, http: prepared.http, clock: prepared.clock, prometheusUrl: asked.prometheusUrl, matchers: (parseMatch(asked.selector) as { matchers: LabelMatcher[] }).matchers,
+      specs: selected.specs, beforeMs: asked.beforeMs, afterMs: asked.afterMs, baseline: asked.baseline as EffectAsk['baseline'], minCount: asked.minCount, mode: ask.mode, reportShown: asked.report, onProgress: (p) => shown.update(p),
     })
   } catch (error) {
     if (!(error instanceof ReplayMiss)) throw error
