@@ -10,6 +10,7 @@ const COMMANDS = {
   'merge-reports': { run: () => import('./merge-reports.ts'), what: "merge the --report files of a sharded fleet run (--shard i/n) into one" },
   serve: { run: () => import('./serve.ts'), what: 'answer a rollout controller (Argo Rollouts, Flagger) over HTTP: POST /verify/<svc> runs that target of --targets FILE (200 green, 412 not green, 503 busy, 401 no token)' },
   demo: { run: () => import('./demo.ts'), what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)' },
+  effect: { run: () => import('./effect.ts'), what: 'judge later, from the real traffic in Prometheus, what the arm did to latency and cadence (exit 0 no metric worse, 1 worse, 2 usage, 3 inconclusive)' },
 } as const
 
 const USAGE = `armproof ${pkg.version}: ${pkg.description}

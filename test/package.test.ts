@@ -53,7 +53,7 @@ describe('armproof, installed, run from an empty folder', () => {
   test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
-    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     expect((await run(['--version'])).stdout.trim()).toBe(pkg.version)
     const verifyHelp = await run(['verify', '--help'])
     expect(verifyHelp.exitCode).toBe(0)
@@ -64,9 +64,13 @@ describe('armproof, installed, run from an empty folder', () => {
     const mergeHelp = await run(['merge-reports', '--help'])
     expect(mergeHelp.exitCode).toBe(0)
     expect(mergeHelp.stdout).toContain('--out')
+    const effectHelp = await run(['effect', '--help'])
+    expect(effectHelp.exitCode).toBe(0)
+    expect(effectHelp.stdout).toContain('EFFECT_REPORT')
+    expect(effectHelp.stdout).toContain('Usage: armproof effect --report')
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo/)
+    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo, effect/)
   })
 
   describe('against the reference engine', () => {
@@ -124,7 +128,7 @@ describe('engines is enforced before any TypeScript loads', () => {
 
   test('every package.json script that runs TypeScript, tsc or vitest checks the Node version first', () => {
     const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
-    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'serve', 'test', 'verify', 'writeback'])
+    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'effect', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'serve', 'test', 'verify', 'writeback'])
     for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
   })
 })

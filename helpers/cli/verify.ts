@@ -62,8 +62,8 @@ export interface VerifyIo {
 /** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
 class SuitesSetupFailed extends Error {}
 
-/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`): pnpm starts them from the package root. */
-const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'serve']
+/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`, `pnpm effect`): pnpm starts them from the package root. */
+const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'serve', 'effect']
 
 
 /**

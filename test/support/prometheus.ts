@@ -11,8 +11,13 @@ import { join } from 'node:path'
 import { freePort } from '../../engine/launch.ts'
 
 export interface PrometheusOptions {
-  /** host:port pairs on loopback, all in one job. */
+  /** host:port pairs on loopback, all in one job (none: a Prometheus that only serves its TSDB). */
   targets: readonly string[]
+  /**
+   * An existing TSDB folder to serve (e.g. blocks backfilled by promtool), used in place and not
+   * removed by stop(); its blocks are neither compacted nor expired while it runs.
+   */
+  tsdb?: string
   /** Default 'radiance'. */
   job?: string
   /** Default '1s'. */
@@ -108,7 +113,10 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
   const out = openSync(logPath, 'a')
   const child = spawn(
     'sh',
-    ['-c', WATCHDOG, 'prometheus-watchdog', `--config.file=${configPath}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      '-c', WATCHDOG, 'prometheus-watchdog', `--config.file=${configPath}`, `--storage.tsdb.path=${options.tsdb ?? join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+      ...(options.tsdb ? ['--storage.tsdb.retention.time=100y', '--storage.tsdb.min-block-duration=2h', '--storage.tsdb.max-block-duration=2h'] : []),
+    ],
     { stdio: ['pipe', out, out], cwd: dir, detached: true },
   )
   child.stdin!.on('error', () => {})

@@ -1,0 +1,184 @@
+// Flags, env and .env → what `effect` is asked, checked before anything is contacted: every problem
+// at once, one line each (exit 2). The report itself is read later (./arm.ts); here only its path.
+import { parse as parseDotenv } from 'dotenv'
+import { accessSync, constants } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseCommandLine } from '../cli/parse.ts'
+import { parseDuration } from '../config/duration.ts'
+import { KNOBS, KNOB_NAMES, isKnobName, valueProblem, knob, type KnobName } from '../config/knobs.ts'
+import { outputProblem, type OutputSpec } from '../config/outputs.ts'
+import { showValue } from '../config/shell.ts'
+import { parseMatch } from '../steps/meter/prometheus-source.ts'
+import { EFFECT_OPTIONS, type EffectFlag } from './options.ts'
+import { METER_METRIC, RADIANCE_METRICS } from './metrics.ts'
+import { BASELINE_OPTIONS, type BaselineOption } from './windows.ts'
+
+export type EffectMode = 'live' | 'record' | 'replay'
+
+export interface EffectAsk {
+  report: string | null
+  svc: string | null
+  knob: KnobName | null
+  value: string | null
+  previous: string | null
+  armedAtMs: number | null
+  baseUrl: string | null
+  prometheusUrl: string | null
+  match: string | null
+  beforeMs: number
+  afterMs: number
+  baseline: BaselineOption
+  metrics: string[] | null
+  thresholds: Record<string, number>
+  minCount: number
+  out: string | null
+  summary: string | null
+  vault: string | null
+  page: string | null
+  caFile: string | null
+  mode: EffectMode
+  fixtures: string | null
+}
+
+export type AskResult = { ok: true; ask: EffectAsk } | { ok: false; help?: boolean; version?: boolean; problems: string[] }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
+const SVC = /^[A-Za-z0-9_.-]+$/
+export const METRIC_IDS: readonly string[] = [...RADIANCE_METRICS.map((m) => m.id), METER_METRIC]
+
+/** A catalog name, or the knob's flag with or without its dashes. */
+export function knobNamed(text: string): KnobName | undefined {
+  if (isKnobName(text)) return text
+  const flag = `--${text.replace(/^-+/, '')}`
+  return KNOB_NAMES.find((k) => KNOBS[k].flag === flag)
+}
+
+/** A Prometheus base URL, or why not: http(s), no credentials, no query or fragment. */
+export function prometheusUrlProblem(text: string): string | undefined {
+  let u: URL
+  try {
+    u = new URL(text)
+  } catch {
+    return `${showValue(text.replace(/\/\/[^/?#]*@/, '//***@'))} is not a URL like http://prometheus:9090`
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `must be http:// or https://, got ${u.protocol}`
+  if (u.username || u.password) return 'must not carry credentials (user:password@): they would reach argv, logs and the result; put an authenticating proxy in front of Prometheus'
+  if (u.search || u.hash) return "must be the Prometheus server's root, without ?query or #fragment"
+  return undefined
+}
+
+export function parseThresholds(text: string): { thresholds: Record<string, number> } | { error: string } {
+  const thresholds: Record<string, number> = {}
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9-]+)\s*=\s*(\d+(?:\.\d+)?)(%?)$/.exec(part)
+    if (!m) return { error: `${showValue(part)} is not id=N% (e.g. ttft=15%)` }
+    if (!METRIC_IDS.includes(m[1]!)) return { error: `${showValue(m[1]!)} is not a metric id (${METRIC_IDS.join(', ')})` }
+    const v = Number(m[2]) / (m[3] ? 100 : 1)
+    if (!(v >= 0 && v < 10)) return { error: `${showValue(part)}: a threshold is a share between 0% and 1000%` }
+    thresholds[m[1]!] = v
+  }
+  return { thresholds }
+}
+
+export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<string, string | undefined>>, dotenv: string | undefined, cwd: string): AskResult {
+  const env = { ...(dotenv ? parseDotenv(dotenv) : {}), ...envIn }
+  const parsed = parseCommandLine(argv, EFFECT_OPTIONS)
+  if (parsed.help) return { ok: false, help: true, problems: [] }
+  if (parsed.version) return { ok: false, version: true, problems: [] }
+  const problems: string[] = []
+  for (const p of parsed.problems) {
+    if (p.kind === 'positional') problems.push(`unexpected argument ${showValue(p.value)}; options start with --`)
+    else if (p.kind === 'unknown') problems.push(`unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`)
+    else if (p.kind === 'needs-value') problems.push(`--${p.flag} needs a value`)
+    else problems.push(`--${p.flag} takes no value`)
+  }
+  const raw = (flag: EffectFlag): { value: string; from: string } | undefined => {
+    const o = EFFECT_OPTIONS.find((x) => x.flag === flag)!
+    const f = parsed.values.get(flag)
+    const found = typeof f === 'string' ? { value: f, from: `--${flag}` } : env[o.env] !== undefined && env[o.env] !== '' ? { value: env[o.env]!, from: o.env } : undefined
+    if (found && /[\0\r\n]/.test(found.value)) {
+      problems.push(`${found.from}: must be one line (no newline or NUL)`)
+      return undefined
+    }
+    return found
+  }
+  const text = (flag: EffectFlag) => raw(flag)?.value ?? null
+  const path = (flag: EffectFlag) => (text(flag) === null ? null : resolve(cwd, text(flag)!))
+  const duration = (flag: EffectFlag, fallback: string): number => {
+    const r = raw(flag)
+    const ms = parseDuration(r?.value ?? fallback)
+    if (ms === undefined || ms < 10 * 60_000) problems.push(`${r?.from ?? `--${flag}`}: ${showValue(r?.value ?? fallback)} is not a duration of at least 10m (write it like 6h, 90m, 1h30m)`)
+    return ms ?? 0
+  }
+  const report = path('report')
+  const svc = text('svc')
+  if (svc !== null && !SVC.test(svc)) problems.push(`${raw('svc')!.from}: ${showValue(svc)} must be a service name of [A-Za-z0-9_.-]`)
+  const knobText = text('knob')
+  const knobName = knobText === null ? null : knobNamed(knobText) ?? null
+  if (knobText !== null && knobName === null) problems.push(`${raw('knob')!.from}: ${showValue(knobText)} is not a knob of the catalog (${KNOB_NAMES.join(', ')})`)
+  for (const flag of ['value', 'previous'] as const) {
+    const v = text(flag)
+    const why = v !== null && knobName ? valueProblem(knob(knobName), v) : undefined
+    if (why) problems.push(`${raw(flag)!.from}: ${showValue(v!)} ${why}`)
+  }
+  const armedText = text('armed-at')
+  const armedAtMs = armedText === null ? null : RFC3339.test(armedText) ? Date.parse(armedText.replace(' ', 'T')) : NaN
+  if (armedAtMs !== null && !Number.isFinite(armedAtMs)) problems.push(`${raw('armed-at')!.from}: ${showValue(armedText!)} is not an RFC 3339 time like 2026-03-03T09:00:00Z`)
+  const mode = (text('mode') ?? 'live') as EffectMode
+  // A replay takes the arm from its recording.
+  if (report === null && mode !== 'replay') {
+    for (const [flag, v] of [['svc', svc], ['knob', knobText], ['armed-at', armedText]] as const) if (v === null) problems.push(`--${flag} (or EFFECT_${flag.toUpperCase().replace('-', '_')}) is required without --report`)
+  }
+  const baseUrl = text('base-url')
+  if (baseUrl !== null && !/^https?:\/\/[^/\s]+/.test(baseUrl)) problems.push(`${raw('base-url')!.from}: ${showValue(baseUrl)} is not an endpoint root like http://gpu-7:8000`)
+  const prometheusUrl = text('prometheus-url')
+  const urlWhy = prometheusUrl === null ? undefined : prometheusUrlProblem(prometheusUrl)
+  if (urlWhy) problems.push(`${raw('prometheus-url')!.from}: ${urlWhy}`)
+  const match = text('prometheus-match')
+  const matchWhy = match === null ? undefined : parseMatch(match)
+  if (matchWhy && 'error' in matchWhy) problems.push(`${raw('prometheus-match')!.from}: ${showValue(match!, 80)}: ${matchWhy.error}`)
+  const beforeMs = duration('before', '24h')
+  const afterMs = duration('after', '6h')
+  const baseline = (text('baseline') ?? 'like-hours') as BaselineOption
+  if (!BASELINE_OPTIONS.includes(baseline)) problems.push(`${raw('baseline')!.from}: ${showValue(baseline)} is not one of ${BASELINE_OPTIONS.join(', ')}`)
+  const metricsText = text('metrics')
+  const metrics = metricsText === null ? null : metricsText.split(',').map((m) => m.trim()).filter(Boolean)
+  const unknown = (metrics ?? []).filter((m) => !METRIC_IDS.includes(m))
+  if (unknown.length || metrics?.length === 0) problems.push(`${raw('metrics')!.from}: ${unknown.length ? `${unknown.map((m) => showValue(m)).join(', ')} not a metric id` : 'names no metric'}; the ids: ${METRIC_IDS.join(', ')}`)
+  const th = parseThresholds(text('threshold') ?? '')
+  if ('error' in th) problems.push(`${raw('threshold')!.from}: ${th.error}`)
+  const minText = text('min-count') ?? '100'
+  if (!/^\d{1,9}$/.test(minText) || Number(minText) < 1) problems.push(`${raw('min-count')?.from ?? '--min-count'}: ${showValue(minText)} is not a whole number ≥ 1`)
+  if (!['live', 'record', 'replay'].includes(mode)) problems.push(`${raw('mode')!.from}: ${showValue(mode)} is not live, record or replay`)
+  const vault = path('vault')
+  if (vault !== null && report === null) problems.push('--vault needs --report: the effect is written under the entry of that green report, nothing else identifies the arm on the page')
+  const outputs: OutputSpec[] = []
+  const out = path('out')
+  const summary = path('summary')
+  const fixtures = path('fixtures')
+  if (out) outputs.push({ option: raw('out')!.from, path: out, kind: 'file' })
+  if (summary) outputs.push({ option: raw('summary')!.from, path: summary, kind: 'file' })
+  if (envIn.GITHUB_STEP_SUMMARY) outputs.push({ option: 'GITHUB_STEP_SUMMARY', path: envIn.GITHUB_STEP_SUMMARY, kind: 'file', append: true })
+  if (mode === 'record' && fixtures) outputs.push({ option: raw('fixtures')!.from, path: fixtures, kind: 'folder' })
+  for (const o of outputs) {
+    const why = outputProblem(o, cwd)
+    if (why) problems.push(why)
+  }
+  const caFile = path('ca-file')
+  if (caFile !== null) {
+    try {
+      accessSync(caFile, constants.R_OK)
+    } catch {
+      problems.push(`${raw('ca-file')!.from}: ${showValue(text('ca-file')!)} cannot be read; pass a PEM file of CA certificates`)
+    }
+  }
+  if (problems.length) return { ok: false, problems }
+  return {
+    ok: true,
+    ask: {
+      report, svc, knob: knobName, value: text('value'), previous: text('previous'), armedAtMs, baseUrl, prometheusUrl: prometheusUrl?.replace(/\/+$/, '') ?? null, match,
+      beforeMs, afterMs, baseline, metrics, thresholds: 'error' in th ? {} : th.thresholds, minCount: Number(minText), out, summary, vault, page: text('page'),
+      caFile, mode, fixtures,
+    },
+  }
+}

@@ -1,0 +1,140 @@
+// The judgement of one metric from its blocks (the chunks of the baseline and after windows).
+// `worse` or `better` only when the shift is significant twice over and larger than the
+// metric's practical threshold:
+//   - a rank test says the two windows differ: Mann-Whitney U on the bucketed observations (a
+//     histogram) or on the chunks' rates (a ratio), ties handled, p < alpha;
+//   - the chunks (hours) say the shift is not the hour-to-hour variation: dealing the chunks of
+//     both windows at random into two groups gives a shift as large in fewer than alpha of the
+//     deals (a permutation test), and the bootstrap interval of the shift (level) lies wholly on
+//     one side of zero. This is the guard the per-observation test lacks: the observations of one
+//     busy hour move together, so with thousands of them any difference is "significant" to a
+//     test that takes them as independent. (A percentile bootstrap alone is too narrow with six
+//     hours a window: it let one identical pair in 25 through, where the deals keep to alpha.)
+// Too few observations in either window is inconclusive, never `no change`.
+import { pct, pValue } from './format.ts'
+import { prng, seedOf } from './prng.ts'
+import type { Direction } from './metrics.ts'
+import { bootstrap, mannWhitney, mannWhitneyValues, permutation, quantile, relativeShift, sumBlocks, total, type Interval, type MannWhitney } from './stats.ts'
+
+export interface JudgeOptions {
+  /** Fewer observations (or requests, steps) than this in a window is too little traffic. */
+  minCount: number
+  alpha: number
+  /** The bootstrap interval's level. */
+  level: number
+  rounds: number
+}
+
+export const JUDGE_DEFAULTS: JudgeOptions = { minCount: 100, alpha: 0.01, level: 0.95, rounds: 1000 }
+
+export type MetricVerdict = 'better' | 'worse' | 'no change' | 'changed' | 'inconclusive'
+
+export interface Shift {
+  /** after / baseline − 1 (±Infinity from a baseline of zero). */
+  relative: number
+  absolute: number
+  /** The bootstrap interval of `relative`. */
+  interval: Interval
+  /** The permutation test's p over the chunks. */
+  p: number
+  significant: boolean
+  practical: boolean
+}
+
+export interface Judgement {
+  verdict: MetricVerdict
+  /** One line: what decided it. */
+  reason: string
+  shifts: Record<string, Shift>
+  test: (MannWhitney & { on: 'observations' | 'chunks' }) | null
+}
+
+export interface Spec {
+  id: string
+  direction: Direction
+  threshold: number
+  floor: number
+}
+
+function shiftOf(after: number, baseline: number, interval: Interval, p: number, test: MannWhitney, spec: Spec, options: JudgeOptions): Shift {
+  const relative = relativeShift(after, baseline)
+  const absolute = after - baseline
+  const side = relative > 0 ? interval.low > 0 : relative < 0 ? interval.high < 0 : false
+  return { relative, absolute, interval, p, significant: test.p < options.alpha && p < options.alpha && side, practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor }
+}
+
+/** The verdict from the shifts: a direction-less metric (cadence) says `changed`. */
+function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test']): Judgement {
+  const moved = Object.entries(shifts).filter(([, s]) => s.significant && s.practical)
+  const up = moved.filter(([, s]) => s.relative > 0)
+  const down = moved.filter(([, s]) => s.relative < 0)
+  const text = (list: typeof moved) => list.map(([name, s]) => (Number.isFinite(s.relative) ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pValue(s.p)})` : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pValue(s.p)})`)).join(', ')
+  const p = test ? `Mann-Whitney on the ${test.on} p=${pValue(test.p)}` : ''
+  if (moved.length === 0) {
+    const why = Object.entries(shifts).map(([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`).join(', ')
+    return { verdict: 'no change', reason: `${why}; ${p}`, shifts, test }
+  }
+  if (spec.direction === 'none') return { verdict: 'changed', reason: `${text(moved)}; ${p}; a change here is not a regression by itself (cadence: the knob acting; throughput: the traffic)`, shifts, test }
+  const worse = spec.direction === 'higher-worse' ? up : down
+  const better = spec.direction === 'higher-worse' ? down : up
+  if (worse.length) return { verdict: 'worse', reason: `${text(worse)}; ${p}`, shifts, test }
+  return { verdict: 'better', reason: `${text(better)}; ${p}`, shifts, test }
+}
+
+export const QUANTILES = [['p50', 0.5], ['p95', 0.95]] as const
+
+/** A histogram: the p50 and p95 shifts of the summed bucket counts. */
+export function judgeHistogram(spec: Spec, edges: readonly number[], baseline: readonly (readonly number[])[], after: readonly (readonly number[])[], options: JudgeOptions = JUDGE_DEFAULTS): Judgement {
+  const width = edges.length + 1
+  const all = (blocks: readonly (readonly number[])[]) => sumBlocks(blocks, blocks.map((_, i) => i), width)
+  const b = all(baseline)
+  const a = all(after)
+  const nB = total(b)
+  const nA = total(a)
+  if (nB < options.minCount || nA < options.minCount) {
+    return { verdict: 'inconclusive', reason: `too little traffic: ${Math.round(nB)} observations in the baseline and ${Math.round(nA)} after the arm; the judgement needs ${options.minCount} in each`, shifts: {}, test: null }
+  }
+  const test = { ...mannWhitney(a.map(Math.round), b.map(Math.round)), on: 'observations' as const }
+  const q = (counts: readonly number[], at: number) => quantile({ edges, counts }, at)?.value ?? NaN
+  const random = prng(seedOf(`${spec.id}:histogram`))
+  const shiftsOf = (fromA: readonly (readonly number[])[], ia: readonly number[], fromB: readonly (readonly number[])[], ib: readonly number[]) => {
+    const sa = sumBlocks(fromA, ia, width)
+    const sb = sumBlocks(fromB, ib, width)
+    return QUANTILES.map(([, at]) => relativeShift(q(sa, at), q(sb, at)))
+  }
+  const intervals = bootstrap(after.length, baseline.length, (ia, ib) => shiftsOf(after, ia, baseline, ib), { rounds: options.rounds, level: options.level, random })
+  const both = [...after, ...baseline]
+  const ps = permutation(after.length, baseline.length, (ia, ib) => shiftsOf(both, ia, both, ib), { rounds: options.rounds, random })
+  const shifts: Record<string, Shift> = {}
+  QUANTILES.forEach(([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options)))
+  return decide(spec, shifts, test)
+}
+
+/** A ratio of counter increases, chunk by chunk (`den` null: per second of `chunkSeconds`). */
+export function judgeRatio(spec: Spec, baseline: { num: readonly number[]; den: readonly number[] }, after: { num: readonly number[]; den: readonly number[] }, counted: { baseline: number; after: number; what: string }, options: JudgeOptions = JUDGE_DEFAULTS): Judgement {
+  if (counted.baseline < options.minCount || counted.after < options.minCount) {
+    return { verdict: 'inconclusive', reason: `too little traffic: ${Math.round(counted.baseline)} ${counted.what} in the baseline and ${Math.round(counted.after)} after the arm; the judgement needs ${options.minCount} in each`, shifts: {}, test: null }
+  }
+  const rates = (w: { num: readonly number[]; den: readonly number[] }) => w.num.flatMap((n, i) => (w.den[i]! > 0 ? [n / w.den[i]!] : []))
+  const rb = rates(baseline)
+  const ra = rates(after)
+  if (rb.length < 3 || ra.length < 3) {
+    return { verdict: 'inconclusive', reason: `too few chunks with ${counted.what}: ${rb.length} in the baseline and ${ra.length} after the arm; the judgement needs 3 in each`, shifts: {}, test: null }
+  }
+  const pooled = (w: { num: readonly number[]; den: readonly number[] }, pick: readonly number[]) => {
+    let n = 0
+    let d = 0
+    for (const i of pick) {
+      n += w.num[i]!
+      d += w.den[i]!
+    }
+    return d > 0 ? n / d : NaN
+  }
+  const every = (w: { num: readonly number[] }) => w.num.map((_, i) => i)
+  const test = { ...mannWhitneyValues(ra, rb), on: 'chunks' as const }
+  const random = prng(seedOf(`${spec.id}:ratio`))
+  const [interval] = bootstrap(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(after, ia), pooled(baseline, ib))], { rounds: options.rounds, level: options.level, random })
+  const both = { num: [...after.num, ...baseline.num], den: [...after.den, ...baseline.den] }
+  const [p] = permutation(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(both, ia), pooled(both, ib))], { rounds: options.rounds, random })
+  return decide(spec, { rate: shiftOf(pooled(after, every(after)), pooled(baseline, every(baseline)), interval!, p!, test, spec, options) }, test)
+}

@@ -1,0 +1,167 @@
+// The effect's scenarios as engine traffic, one Prometheus target (instance) each, all in one
+// OpenMetrics file for `promtool tsdb create-blocks-from openmetrics`: what radiance would have
+// exported, scrape by scrape, for 32 hours around one arm at 09:00 UTC on a Tuesday (in 2025: the after window is long over on any machine that runs this). Every
+// scenario has the daily pattern (busy hours busier and slower) and an hour-to-hour wobble; each
+// changes one thing at the arm.
+import { prng, seedOf } from '../../helpers/effect/prng.ts'
+import { E2E_EDGES, ITL_EDGES, TTFT_EDGES, bucketCounts, busy, gaussian, poisson } from './traffic.ts'
+
+export const ARM = Date.parse('2025-03-04T09:00:00Z')
+export const HOUR = 3_600_000
+export const MINUTE = 60_000
+export const DATA_FROM = ARM - 25 * HOUR
+export const DATA_TO = ARM + 7 * HOUR
+/** The scrape interval of the generated data. */
+export const SCRAPE_MS = 300_000
+export const MODEL = 'qwen3'
+
+type Latency = 'ttft' | 'itl' | 'e2e'
+export type FamilyName = Latency | 'requests' | 'tokens' | 'preemptions' | 'steps'
+
+export interface Scenario {
+  /** The instance label: `<name>:8000`. */
+  name: string
+  families: readonly FamilyName[]
+  /** Requests per second in the busy hours. */
+  rate: number
+  /** The latency's median multiplier after the arm (1: unchanged). */
+  after?: Partial<Record<Latency, number>>
+  /** The TTFT bucket edges after the arm (an engine that changed its buckets). */
+  ttftEdgesAfter?: readonly number[]
+  /** Spans without any scrape. */
+  down?: ReadonlyArray<readonly [number, number]>
+  /** The engine restarts here: its counters start again from zero. */
+  restartAt?: number
+  /** Held steps per step after the arm (PREFILL_INTERLEAVE's meter; 0 before). */
+  heldAfter?: number
+  /** Mixed step time multiplier after the arm. */
+  mixedAfter?: number
+}
+
+const LAT: Record<Latency, { edges: readonly number[]; median: number; sigma: number; perRequest: number }> = {
+  ttft: { edges: TTFT_EDGES, median: 0.15, sigma: 0.7, perRequest: 1 },
+  itl: { edges: ITL_EDGES, median: 0.03, sigma: 0.5, perRequest: 40 },
+  e2e: { edges: E2E_EDGES, median: 3, sigma: 0.6, perRequest: 1 },
+}
+const NAME: Record<Latency, string> = { ttft: 'vllm:time_to_first_token_seconds', itl: 'vllm:inter_token_latency_seconds', e2e: 'vllm:e2e_request_latency_seconds' }
+
+/** Python's float text for an edge (prometheus_client writes 1.0, not 1). */
+const le = (e: number) => (Number.isInteger(e) ? `${e}.0` : String(e))
+
+interface Series {
+  labels: string
+  points: string[]
+}
+
+/** The OpenMetrics text of every scenario (families contiguous, as the format requires). */
+export function openMetrics(scenarios: readonly Scenario[]): string {
+  const families = new Map<string, { type: string; series: Map<string, Series> }>()
+  const sample = (family: string, type: string, name: string, labels: string, value: number, t: number) => {
+    const f = families.get(family) ?? { type, series: new Map() }
+    families.set(family, f)
+    const key = `${name}${labels}`
+    const s = f.series.get(key) ?? { labels: key, points: [] }
+    f.series.set(key, s)
+    s.points.push(`${key} ${Number.isInteger(value) ? value : value.toFixed(6)} ${(t / 1000).toFixed(3)}`)
+  }
+  for (const sc of scenarios) generate(sc, sample)
+  const out: string[] = []
+  for (const [family, f] of families) {
+    out.push(`# TYPE ${family} ${f.type}`)
+    for (const s of f.series.values()) out.push(...s.points)
+  }
+  out.push('# EOF')
+  return `${out.join('\n')}\n`
+}
+
+type Sink = (family: string, type: string, name: string, labels: string, value: number, t: number) => void
+
+function generate(sc: Scenario, sample: Sink): void {
+  const random = prng(seedOf(sc.name))
+  const hourly = new Map<string, number>()
+  const wobble = (what: string, t: number, sd: number) => {
+    const key = `${what}:${Math.floor(t / HOUR)}`
+    if (!hourly.has(key)) hourly.set(key, Math.exp(sd * gaussian(prng(seedOf(`${sc.name}:${key}`)))))
+    return hourly.get(key)!
+  }
+  const base = `instance="${sc.name}:8000",model_name="${MODEL}"`
+  const has = (f: FamilyName) => sc.families.includes(f)
+  const cum: Record<string, number> = {}
+  const add = (k: string, v: number) => (cum[k] = (cum[k] ?? 0) + v)
+  for (let t = DATA_FROM; t <= DATA_TO; t += SCRAPE_MS) {
+    if (sc.restartAt !== undefined && t - SCRAPE_MS < sc.restartAt && t >= sc.restartAt) for (const k of Object.keys(cum)) cum[k] = 0
+    const isDown = (x: number) => (sc.down ?? []).some(([a, b]) => x >= a && x < b)
+    const armed = t > ARM
+    const load = busy(((t / HOUR) % 24 + 24) % 24)
+    const requests = isDown(t - SCRAPE_MS / 2) ? 0 : poisson(random, sc.rate * (0.25 + 0.75 * load) * wobble('rate', t, 0.1) * (SCRAPE_MS / 1000))
+    for (const kind of ['ttft', 'itl', 'e2e'] as const) {
+      if (!has(kind)) continue
+      const lat = LAT[kind]
+      const edges = kind === 'ttft' && armed && sc.ttftEdgesAfter ? sc.ttftEdgesAfter : lat.edges
+      const median = lat.median * (1 + 0.8 * load) * wobble(kind, t, 0.05) * (armed ? (sc.after?.[kind] ?? 1) : 1)
+      const counts = bucketCounts(random, edges, requests * lat.perRequest, median, lat.sigma)
+      // Cumulative buckets: each edge counts every observation at or below it.
+      let below = 0
+      edges.forEach((e, k) => {
+        below += counts[k]!
+        add(`${kind}:${le(e)}`, below)
+      })
+      const all = add(`${kind}:+Inf`, counts.reduce((a, b) => a + b, 0))
+      add(`${kind}:sum`, counts.reduce((a, c, k) => a + c * (k < edges.length ? edges[k]! * 0.7 : edges.at(-1)! * 1.5), 0))
+      if (isDown(t)) continue
+      for (const e of edges) sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="${le(e)}"}`, cum[`${kind}:${le(e)}`]!, t)
+      sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="+Inf"}`, all, t)
+      sample(NAME[kind], 'histogram', `${NAME[kind]}_count`, `{${base}}`, all, t)
+      sample(NAME[kind], 'histogram', `${NAME[kind]}_sum`, `{${base}}`, cum[`${kind}:sum`]!, t)
+    }
+    if (has('requests')) {
+      const stop = Math.round(requests * 0.85)
+      const aborted = poisson(random, requests * 0.01)
+      add('req:stop', stop)
+      add('req:length', requests - stop)
+      add('req:abort', aborted)
+      if (!isDown(t)) for (const r of ['stop', 'length', 'abort']) sample('vllm:request_success', 'counter', 'vllm:request_success_total', `{${base},finished_reason="${r}"}`, cum[`req:${r}`]!, t)
+    }
+    if (has('tokens')) {
+      add('tokens', poisson(random, requests * 120))
+      if (!isDown(t)) sample('vllm:generation_tokens', 'counter', 'vllm:generation_tokens_total', `{${base}}`, cum.tokens!, t)
+    }
+    if (has('preemptions')) {
+      add('preempt', poisson(random, requests * 0.003))
+      if (!isDown(t)) sample('vllm:num_preemptions', 'counter', 'vllm:num_preemptions_total', `{${base}}`, cum.preempt!, t)
+    }
+    if (has('steps')) {
+      const steps = isDown(t - SCRAPE_MS / 2) ? 0 : poisson(random, 20 * (0.3 + 0.7 * load) * (SCRAPE_MS / 1000))
+      const decode = Math.round(steps * 0.8)
+      add('steps', steps)
+      add('steps_decode', decode)
+      add('seconds_decode', decode * 0.025 * wobble('step', t, 0.03))
+      add('seconds', decode * 0.025 * wobble('step', t, 0.03) + (steps - decode) * 0.06 * wobble('mixed', t, 0.03) * (armed ? (sc.mixedAfter ?? 1) : 1))
+      add('held', armed ? poisson(random, steps * (sc.heldAfter ?? 0)) : 0)
+      if (!isDown(t)) {
+        sample('radiance:engine_steps', 'counter', 'radiance:engine_steps_total', `{${base}}`, cum.steps!, t)
+        sample('radiance:engine_steps_decode', 'counter', 'radiance:engine_steps_decode_total', `{${base}}`, cum.steps_decode!, t)
+        sample('radiance:engine_step_seconds', 'counter', 'radiance:engine_step_seconds_total', `{${base}}`, cum.seconds!, t)
+        sample('radiance:engine_step_seconds_decode', 'counter', 'radiance:engine_step_seconds_decode_total', `{${base}}`, cum.seconds_decode!, t)
+        sample('radiance:engine_steps_held', 'counter', 'radiance:engine_steps_held_total', `{${base}}`, cum.held!, t)
+      }
+    }
+  }
+}
+
+const ALL: readonly FamilyName[] = ['ttft', 'itl', 'e2e', 'requests', 'tokens', 'preemptions', 'steps']
+const TTFT_ONLY: readonly FamilyName[] = ['ttft', 'requests']
+/** The TTFT edges an engine with its own --custom-histogram-buckets might export. */
+export const CUSTOM_TTFT_EDGES = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 51.2]
+
+export const SCENARIOS = {
+  regression: { name: 'regression', families: ALL, rate: 2, after: { ttft: 1.6 }, heldAfter: 0.2 },
+  improvement: { name: 'improvement', families: TTFT_ONLY, rate: 2, after: { ttft: 0.6 } },
+  unchanged: { name: 'unchanged', families: TTFT_ONLY, rate: 2 },
+  sparse: { name: 'sparse', families: TTFT_ONLY, rate: 0.002 },
+  edges: { name: 'edges', families: TTFT_ONLY, rate: 2, ttftEdgesAfter: CUSTOM_TTFT_EDGES },
+  reset: { name: 'reset', families: TTFT_ONLY, rate: 2, after: { ttft: 1.6 }, down: [[ARM + 5 * MINUTE, ARM + 35 * MINUTE]], restartAt: ARM + 35 * MINUTE },
+  gap: { name: 'gap', families: TTFT_ONLY, rate: 2, down: [[ARM + 2 * HOUR, ARM + 3 * HOUR]] },
+  cadence: { name: 'cadence', families: ['ttft', 'itl', 'steps'], rate: 2, heldAfter: 0.3, mixedAfter: 1.3 },
+  busy: { name: 'busy', families: TTFT_ONLY, rate: 2 },
+} as const satisfies Record<string, Scenario>
