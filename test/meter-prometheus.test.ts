@@ -1,4 +1,4 @@
-// The meter judge through Prometheus (helpers/steps/meter/prometheus.ts) in-process: a fake
+// The meter judge through Prometheus (helpers/steps/meter/from-prometheus.ts) in-process: a fake
 // Prometheus HTTP API answering the two queries of each poll from a timeline of scrapes, pidof
 // answers and a virtual clock. Each way the meter can fail through Prometheus is shown red or
 // inconclusive, the two greens and the rollback green, and exactly two queries per poll.

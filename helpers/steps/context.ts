@@ -7,7 +7,7 @@ import type { HttpClient } from '../seams/http.ts'
 import { knob, type KnobSpec } from '../config/knobs.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
-import type { MetricsReading } from './meter/reading.ts'
+import type { MeterBaseline } from './meter/reading.ts'
 
 /** The model the probes serve, learned once per run (--model, else /v1/models) and shared by them. */
 export interface ServedModel {
@@ -30,8 +30,8 @@ export interface StepOutputs {
   healthy: boolean
   /** The one engine process step `argv` read, and whether its command line held. */
   engineProcess: { pid: string; argvHeld: boolean }
-  /** /metrics read before the probes sent their traffic. The probes' section, before them. */
-  baseline: MetricsReading
+  /** The meter's starting point, taken before the probes sent their traffic (the probes' section, before them): the /metrics page, or when Prometheus' window starts. */
+  baseline: MeterBaseline
   /** The served model id, shared by the three probes and read by the meter. */
   model: ServedModel
 }

@@ -11,7 +11,7 @@ import { checkHealth } from './health/judge.ts'
 import { checkHelp } from './help/judge.ts'
 import { checkLedger } from './ledger/judge.ts'
 import { checkMeter, takeBaseline } from './meter/judge.ts'
-import { checkMeterFromPrometheus, markPromBaseline } from './meter/prometheus.ts'
+import { markPromBaseline } from './meter/from-prometheus.ts'
 import { checkExact, checkTools, checkVision, servedModel } from './probes/judge.ts'
 import { stepSpec, type StepId } from './registry.ts'
 import type { StepResult } from './verdict.ts'
@@ -27,8 +27,8 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   'probe.exact': checkExact,
   'probe.tools': checkTools,
   'probe.vision': checkVision,
-  // --prometheus-url: the same judge's rules, applied to what Prometheus holds (./meter/prometheus.ts).
-  meter: (ctx, inputs) => (ctx.target.prometheusUrl && ctx.spec.proof.meter ? checkMeterFromPrometheus(ctx, inputs) : checkMeter(ctx, inputs)),
+  // From /metrics, or with --prometheus-url from what Prometheus holds: one ladder (./meter/ladder.ts).
+  meter: checkMeter,
 }
 
 /**
@@ -36,7 +36,7 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
  * the meter's baseline scrape, and the served model they share (asked by the first probe).
  */
 export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<Partial<StepOutputs>>>> = {
-  // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/prometheus.ts).
+  // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
   'behaviour survived': async (ctx) => ({ ...(ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)), model: servedModel(ctx) }),
 }
 

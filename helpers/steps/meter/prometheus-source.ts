@@ -427,6 +427,8 @@ export function createPromSource(options: PromSourceOptions) {
 
   return {
     matchers: matchers as readonly LabelMatcher[],
+    /** The selector every poll asks for (the window is the range query's only other part). */
+    selector: buildQueries(matchers, options.meterName, options.trafficNames, 1).selector,
     poll,
     /** Queries sent so far (each poll sends exactly two). */
     queries: () => queriesSent,

@@ -1,0 +1,258 @@
+// The meter's one ladder: readings in, judgement out, whichever source read them (the engine's
+// /metrics, or Prometheus). The served engine's own series of the knob's counter proves the arm
+// in one of two ways, said apart: it rose during this run's traffic, or it was already above zero
+// at the first scrape of the very process that step `argv` read (it moved before this run). Where
+// the expected value is the default (a rollback), it stayed at zero while traffic flowed. Counter
+// semantics are Prometheus': finite and never below zero, declared a counter, one series once per
+// page, and a value below an earlier one is a reset (a restart): red. A page the Prometheus server
+// would refuse whole is red. Absent is not zero; no traffic in the window is inconclusive, not red.
+// Pure: no I/O, no clock. Where a conclusion depends on whether the process argv read still runs,
+// it asks for that check (`recheck`) and is asked again with its answer.
+import { formatDuration } from '../../config/duration.ts'
+import type { MeterProof } from './evidence.ts'
+import type { ProcessCheck } from './process-check.ts'
+import { seriesKey, seriesName } from './reading.ts'
+import type { MeterReadings, MeterScrape } from './scrape.ts'
+import { select } from './select.ts'
+import { RESTART_NEXT, type MeterWords, type Point } from './words.ts'
+
+/** What the ladder knows of the run besides the readings. */
+export interface LadderView {
+  meterName: string
+  /** The meter as shown: its name and the catalog's labels. */
+  shown: string
+  model: string | undefined
+  value: string
+  rollback: boolean
+  flag: string
+  env: string
+  svc: string
+  /** What a red arm rolls back to (--previous, else the default). */
+  rollbackTo: string | undefined
+  windowMs: number
+  /** What "moved after" counts from. */
+  sinceMs: number
+  /** The first scrape was taken before the probes' traffic. */
+  baseline: boolean
+  /** Where the meter is read, when no read says more. */
+  where: string
+  words: MeterWords
+}
+
+/** One series of the meter followed across the scrapes of this run. */
+export interface Track {
+  key: string
+  labels: Readonly<Record<string, string>>
+  name: string
+  /** Index of the scrape it first appeared in. */
+  from: number
+  points: Point[]
+}
+
+export interface Found {
+  tracks: Track[]
+  selection: string | null
+  notJudged: string[]
+  /** The series the judgement is about. */
+  chosen?: Track
+  /** Set only on a pass. */
+  proof?: MeterProof
+}
+
+export type Decision =
+  /** Nothing decided yet: watch on. */
+  | { kind: 'watch'; latest?: number; traffic?: number }
+  /** The conclusion depends on whether the process argv read still runs: check it, then ask again. */
+  | { kind: 'recheck' }
+  | { kind: 'judged'; verdict: 'passed' | 'failed' | 'inconclusive'; observed: string; next?: string; where: string; found?: Found }
+
+const isCounterType = (type: string | undefined, name: string): boolean => type === 'counter' || ((type === 'untyped' || type === 'unknown') && name.endsWith('_total'))
+
+type Bad = { verdict: 'failed' | 'inconclusive'; observed: string; next: string; where: string; restart: boolean; chosen?: Track }
+type Scan = { bad: Bad | undefined; tracks: Track[]; selection: string | null; notJudged: string[] }
+
+/** Each scrape in order; the first thing Prometheus' rules refuse decides. */
+function scan(view: LadderView, readings: MeterReadings): Scan {
+  const { words, meterName } = view
+  const tracks = new Map<string, Track>()
+  let selection: string | null = null
+  let notJudged: string[] = []
+  let start: { value: number; i: number } | undefined
+  let missing = 0
+  const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged })
+  for (const [i, r] of readings.scrapes.entries()) {
+    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
+    if (r.refused) return bad('failed', words.refused(r.refused))
+    if (r.meter.length === 0) {
+      const gone = [...tracks.values()][0]
+      if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone)
+      missing++
+      if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing))
+      continue
+    }
+    if (r.meterType !== undefined && !isCounterType(r.meterType, meterName)) return bad('failed', words.notCounter(r.meterType))
+    if (r.duplicates.length > 0) return bad('failed', words.duplicate(r.duplicates))
+    const chosen = select(r.meter, view.model, meterName, (models) => words.otherModelOnly(models, view.model))
+    if ('problem' in chosen) return bad(chosen.problem, chosen)
+    selection = chosen.how
+    notJudged = chosen.notJudged.map((s) => seriesName(meterName, s.labels))
+    const odd = chosen.judged.find((s) => !Number.isFinite(s.value) || s.value < 0)
+    if (odd) return bad('failed', words.odd(seriesName(meterName, odd.labels), odd, r))
+    if (r.processStart !== undefined) {
+      if (start && r.processStart !== start.value) {
+        return bad('failed', { observed: `the engine restarted during the proof: process_start_time_seconds went from ${start.value} to ${r.processStart} between ${words.scrape(start.i, readings.scrapes[start.i]!)} and ${words.scrape(i, r)}`, next: RESTART_NEXT }, true)
+      }
+      start ??= { value: r.processStart, i }
+    }
+    const present = new Set<string>()
+    for (const s of chosen.judged) {
+      const key = seriesKey(s.labels)
+      present.add(key)
+      let t = tracks.get(key)
+      if (!t) tracks.set(key, (t = { key, labels: s.labels, name: seriesName(meterName, s.labels), from: i, points: [] }))
+      const before = t.points.at(-1)
+      t.points.push({ i, at: r.at, value: s.value, raw: s.raw })
+      if (before && s.value < before.value) return bad('failed', { observed: words.reset(t.name, t.points), next: RESTART_NEXT }, true, t)
+    }
+    for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
+  }
+  // Prometheus' own view at the evaluation time: every judged series without a current sample went stale.
+  const all = [...tracks.values()]
+  if (readings.notCurrent && all.length > 0 && all.every((t) => readings.notCurrent!.includes(t.name))) {
+    const gone = all[0]!
+    return out({ verdict: 'failed', ...words.vanished(gone.name, gone.points.at(-1)!.i, gone.points), where: readings.scrapes.at(-1)!.where, restart: true, chosen: gone })
+  }
+  return out()
+}
+
+/** Requests (or tokens) that reached the served model between two scrapes; undefined without any traffic counter. */
+export function trafficBetween(first: MeterScrape, last: MeterScrape): number | undefined {
+  const delta = (k: keyof MeterScrape['traffic']) => (first.traffic[k] === undefined || last.traffic[k] === undefined ? undefined : last.traffic[k]! - first.traffic[k]!)
+  const requests = delta('requests')
+  const prompt = delta('prompt')
+  const generated = delta('generation')
+  if (requests === undefined && prompt === undefined && generated === undefined) return undefined
+  return Math.max(requests ?? 0, (prompt ?? 0) + (generated ?? 0) > 0 ? 1 : 0)
+}
+
+const restartText = (p: ProcessCheck): string =>
+  p.state === 'changed' || p.state === 'unknown' ? ` (${p.detail})` : p.state === 'same' ? ` (${p.detail}: the engine core restarted inside it, or the exporter reset its counters)` : ''
+
+/**
+ * The judgement of the readings so far. `final`: the window is over. `process`: the re-check of
+ * the process argv read, once a conclusion asked for it (`recheck`).
+ */
+export function decide(view: LadderView, readings: MeterReadings, at: { final: boolean; process?: ProcessCheck }): Decision {
+  const { words, shown: name, value } = view
+  const process = at.process
+  const RECHECK: Decision = { kind: 'recheck' }
+  const last = readings.scrapes.at(-1)
+  const whereNow = last?.where ?? readings.lastFailure?.where ?? view.where
+  const judged = (verdict: 'passed' | 'failed' | 'inconclusive', observed: string, next: string | undefined, found?: Found, where = whereNow): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(found ? { found } : {}) })
+  const halted = readings.halted
+  if (halted) return judged(halted.blame === 'engine' ? 'failed' : 'inconclusive', halted.what, halted.next, undefined, halted.where)
+  if (readings.targets && readings.targets.length > 1) {
+    const said = words.severalTargets(readings.targets)
+    return judged('inconclusive', said.observed, said.next)
+  }
+  const s = scan(view, readings)
+  if (s.bad) {
+    if (s.bad.restart && !process) return RECHECK
+    const found: Found | undefined = s.tracks.length ? { tracks: s.tracks, selection: s.selection, notJudged: s.notJudged, ...(s.bad.chosen ? { chosen: s.bad.chosen } : {}) } : undefined
+    return judged(s.bad.verdict, `${s.bad.observed}${s.bad.restart && process ? restartText(process) : ''}`, s.bad.next, found, s.bad.where)
+  }
+  const scrapes = readings.scrapes
+  const found: Found = { tracks: s.tracks, selection: s.selection, notJudged: s.notJudged }
+  const first = (t: Track) => t.points[0]!
+  const rose = s.tracks.find((t) => t.points.some((p) => p.value > first(t).value))
+  const above = s.tracks.find((t) => t.from === 0 && first(t).value > 0)
+  const nonzero = s.tracks.find((t) => t.points.some((p) => p.value > 0))
+  // Said whenever more than one series was judged, or the page did not name the served model.
+  const others = s.tracks.length > 1 || !(s.selection ?? '').startsWith('judged the served') ? `; ${s.selection}` : ''
+  const fromTo = (t: Track) => `${first(t).value} → ${t.points.at(-1)!.value}`
+  if (view.rollback && (rose || nonzero)) {
+    const t = (rose ?? nonzero)!
+    return judged('failed', `${t.name} read ${fromTo(t)}${words.in}, not 0, although ${view.env} is at its default ${value}`, `the knob still acts: the rollback did not take (check argv and the ledger), or the engine was not restarted; redeploy --service ${view.svc}`, { ...found, chosen: t })
+  }
+  if (!view.rollback && rose) {
+    if (!process) return RECHECK
+    const moved = rose.points.find((p) => p.value > first(rose).value)!
+    if (process.state === 'changed') {
+      return judged('failed', `${rose.name} rose (${fromTo(rose)}), but the engine restarted during the proof: ${process.detail}`, 'the counter that rose is not proven to be the process step argv read: find why the engine restarted, then run the proof again on a settled engine', { ...found, chosen: rose }, process.where ?? whereNow)
+    }
+    const proc = process.state === 'same' ? `; ${process.detail}` : `; the process was not re-checked: ${process.detail}`
+    return judged('passed', `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`, undefined, { ...found, chosen: rose, proof: 'rose' })
+  }
+  if (!view.rollback && above && scrapes.length >= 2 && readings.counted) {
+    // Above zero before this run and flat since: proof only from the very process argv read.
+    if (!process) return RECHECK
+    const v = first(above).value
+    if (process.state === 'changed') {
+      return judged('failed', `${above.name} read ${v}, but the engine restarted during the proof: ${process.detail}`, 'a counter of another process proves nothing about the one step argv read: find why the engine restarted, then run the proof again on a settled engine', { ...found, chosen: above }, process.where ?? whereNow)
+    }
+    if (process.state === 'same' && process.argvHeld) {
+      const when = view.baseline ? 'it moved before this run' : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"
+      return judged('passed', `${above.name} was already ${v} at ${words.firstScrape} of pid ${process.argvPid}, the process whose argv carries ${view.flag} ${value}: ${when} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`, undefined, { ...found, chosen: above, proof: 'before-run' })
+    }
+    const why = process.state === 'same' ? `step argv did not hold for pid ${process.argvPid}` : process.detail
+    return judged(
+      'inconclusive',
+      `${above.name} was already ${v} at ${words.firstScrape} and did not rise during this run, and it cannot be tied to a process that carries ${view.flag} ${value}: ${why}`,
+      'a counter that moved before this run proves the arm only for the process argv read: fix what step argv reports, or run again while traffic flows so the counter rises during the run',
+      { ...found, chosen: above },
+      process.where ?? whereNow,
+    )
+  }
+  if (!at.final) {
+    const traffic = scrapes.length > 0 ? trafficBetween(scrapes[0]!, scrapes.at(-1)!) : undefined
+    return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}), ...(traffic !== undefined ? { traffic } : {}) }
+  }
+  return concludeWindow(view, readings, found, process)
+}
+
+/** The window is over and nothing concluded before: flat, late, too few, or no traffic. */
+function concludeWindow(view: LadderView, readings: MeterReadings, found: Found, process: ProcessCheck | undefined): Decision {
+  const { words, shown: name } = view
+  const scrapes = readings.scrapes
+  const whereNow = scrapes.at(-1)?.where ?? readings.lastFailure?.where ?? view.where
+  const judged = (verdict: 'passed' | 'failed' | 'inconclusive', observed: string, next: string | undefined, f: Found | undefined = found, where = whereNow): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(f ? { found: f } : {}) })
+  const window = formatDuration(view.windowMs)
+  if (readings.reads === 0) {
+    const said = words.noneRead(view.windowMs, readings.failures, readings.lastFailure)
+    return judged('inconclusive', said.observed, said.next, undefined, said.where ?? whereNow)
+  }
+  if (found.tracks.length === 0) {
+    const said = words.tooFew(scrapes.length, view.windowMs, readings.counted)
+    return judged('inconclusive', said.observed, said.next, undefined)
+  }
+  const judgedText = found.tracks.length > 1 || found.notJudged.length > 0 || !(found.selection ?? '').startsWith('judged the served') ? ` (${found.selection}${found.notJudged.length ? `; not judged: ${found.notJudged.join(', ')}` : ''})` : ''
+  const late = found.tracks.find((t) => t.points.some((p) => p.value > 0))
+  if (late) {
+    // Only a series that appeared after the first scrape can be above zero here without having risen.
+    return judged(
+      'inconclusive',
+      late.from === 0
+        ? `${late.name} read ${late.points[0]!.value} at the only scrape of the window: neither a rise nor the process behind it could be established${judgedText}`
+        : `${late.name} first appeared at ${words.scrape(late.from, scrapes[late.from]!)} already at ${late.points[0]!.value} and did not rise; it is not the series ${words.firstScrape} saw${judgedText}`,
+      'a series that appears mid-run already above zero is neither a rise during this run nor proven to belong to the process step argv read (a restart or relabel?): run again on a settled engine while traffic flows',
+    )
+  }
+  const traffic = trafficBetween(scrapes[0]!, scrapes.at(-1)!)
+  if (traffic === undefined || traffic === 0 || scrapes.length < 2 || !readings.counted) {
+    const why = traffic === undefined ? words.noRequestCounter : scrapes.length < 2 || !readings.counted ? 'fewer than two scrapes fell inside the window' : 'no traffic reached the engine'
+    return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}`, words.noTrafficNext)
+  }
+  const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${judgedText}`
+  if (view.rollback) {
+    if (!process) return { kind: 'recheck' }
+    if (process.state === 'changed') {
+      return judged('failed', `${flat}, but the engine restarted during the proof: ${process.detail}`, 'a flat counter of a restarted engine proves nothing about the process step argv read: find why it restarted, then run the proof again', found, process.where ?? whereNow)
+    }
+    return judged('passed', `${flat}${process.state === 'same' ? `; ${process.detail}` : ''}`, undefined, { ...found, proof: 'stayed-at-zero' })
+  }
+  return judged(
+    'failed',
+    flat,
+    `the arm did nothing: the engine ignores ${view.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${view.env}=${view.rollbackTo} and redeploy --service ${view.svc}`,
+  )
+}
