@@ -6,21 +6,10 @@
 // hostile value cannot change the query (a seeded round-trip property), and bad --prometheus-match
 // text is the operator's to fix.
 import { describe, expect, test } from 'vitest'
-import {
-  buildQueries,
-  counterWalk,
-  createPromSource,
-  defaultMatch,
-  parseApiAnswer,
-  parseMatch,
-  parsePromDuration,
-  promString,
-  renderMatchers,
-  scrapeIntervalFromConfig,
-  PromSourceError,
-  type LabelMatcher,
-  type PromFetch,
-} from '../helpers/steps/meter/prometheus-source.ts'
+import { parseApiAnswer } from '../helpers/steps/meter/prom-answer.ts'
+import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../helpers/steps/meter/prom-query.ts'
+import { createPromSource, PromSourceError, type PromFetch } from '../helpers/steps/meter/prometheus-source.ts'
+import { counterWalk, meterResets, parsePromDuration, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const TRAFFIC = ['vllm:request_success_total', 'vllm:generation_tokens_total']
@@ -77,27 +66,28 @@ describe('one poll', () => {
     const r = await src.poll(T0, T0 + 4500)
     expect(r.ok).toBe(true)
     if (!r.ok) return
-    expect(r.reading.meter).toBe('present')
-    expect(r.reading.resets).toBe(0)
+    expect(presence(r.reading)).toBe('present')
+    expect(meterResets(r.reading)).toBe(0)
     expect(r.reading.prefixes).toEqual(['', 'radiance', 'vllm'])
     expect(r.reading.scrapes).toEqual({ seen: 4, up: 4, lastAt: T0 + 4000 })
     const m = r.reading.series.find((s) => s.role === 'meter')!
-    expect(m).toMatchObject({ name: METER, servedModel: true, increase: 2, resets: 0, current: { value: 2, raw: '2.0', t: T0 + 4000 } })
+    expect(m).toMatchObject({ name: METER, servedModel: true, current: { value: 2, raw: '2.0', t: T0 + 4000 } })
+    expect(walk(m)).toEqual({ increase: 2, resets: 0 })
     expect(m.labels).not.toHaveProperty('__name__')
-    expect(r.reading.series.find((s) => s.role === 'traffic')!.increase).toBe(2)
+    expect(walk(r.reading.series.find((s) => s.role === 'traffic')!).increase).toBe(2)
   })
 
   test('a counter that went down is a reset, counted from zero', async () => {
     const src = source(fakeProm([{ metric: served(METER), value: [at(3), '3'] }], [{ metric: served(METER), values: [[at(1), '1000'], [at(2), '1'], [at(3), '3']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.resets).toBe(1)
-    expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.increase).toBe(3)
+    expect(r.ok && meterResets(r.reading)).toBe(1)
+    expect(r.ok && walk(r.reading.series.find((s) => s.role === 'meter')!).increase).toBe(3)
   })
 
   test('samples in the window and none current: stale, not zero', async () => {
     const src = source(fakeProm([], [{ metric: served(METER), values: [[at(1), '0']] }, upSamples(2)]))
     const r = await src.poll(T0, T0 + 5000)
-    expect(r.ok && r.reading.meter).toBe('stale')
+    expect(r.ok && presence(r.reading)).toBe('stale')
     expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.current).toBeNull()
   })
 
@@ -105,38 +95,39 @@ describe('one poll', () => {
     ['no scrape yet', 0, 'pending'],
     ['one scrape', 1, 'pending'],
     ['two scrapes', 2, 'absent'],
-  ] as const)('no meter series after %s: %s', async (_name, scrapes, presence) => {
+  ] as const)('no meter series after %s: %s', async (_name, scrapes, want) => {
     const src = source(fakeProm([], scrapes ? [upSamples(scrapes)] : []))
     const r = await src.poll(T0, T0 + 60_000)
-    expect(r.ok && r.reading.meter).toBe(presence)
+    expect(r.ok && presence(r.reading)).toBe(want)
   })
 
   test('failed scrapes (up == 0) do not count toward absent', async () => {
     const down = { metric: labels('up'), values: [[at(1), '0'], [at(2), '0'], [at(3), '0']] }
     const r = await source(fakeProm([], [down])).poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('pending')
+    expect(r.ok && presence(r.reading)).toBe('pending')
     expect(r.ok && r.reading.scrapes).toEqual({ seen: 3, up: 0, lastAt: T0 + 3000 })
   })
 
   test('without `up` in the selector, absent waits two scrape intervals of the input', async () => {
     const traffic = { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(15), '0'], [at(30), '0']] }
-    const src = source(fakeProm([], [traffic]), { scrapeIntervalMs: 15_000 })
+    const src = source(fakeProm([], [traffic]))
     const early = await src.poll(T0, T0 + 29_000)
     const late = await src.poll(T0, T0 + 30_000)
-    expect(early.ok && early.reading.meter).toBe('pending')
-    expect(late.ok && late.reading.meter).toBe('absent')
+    expect(early.ok && presence(early.reading, { sinceMs: T0, nowMs: T0 + 29_000, scrapeIntervalMs: 15_000 })).toBe('pending')
+    expect(late.ok && presence(late.reading, { sinceMs: T0, nowMs: T0 + 30_000, scrapeIntervalMs: 15_000 })).toBe('absent')
   })
 
   test('a selector that matches nothing never makes the meter absent', async () => {
-    const r = await source(fakeProm([], []), { scrapeIntervalMs: 1000 }).poll(T0, T0 + 3_600_000)
-    expect(r.ok && r.reading).toMatchObject({ meter: 'pending', series: [], scrapes: null })
+    const r = await source(fakeProm([], [])).poll(T0, T0 + 3_600_000)
+    expect(r.ok && presence(r.reading, { sinceMs: T0, nowMs: T0 + 3_600_000, scrapeIntervalMs: 1000 })).toBe('pending')
+    expect(r.ok && r.reading).toMatchObject({ series: [], scrapes: null })
   })
 
   test('the prefix trap: the meter only under vllm: is absent, and the other prefix is shown', async () => {
     const other = served('vllm:engine_steps_held_total')
     const src = source(fakeProm([{ metric: other, value: [at(3), '2'] }], [{ metric: other, values: [[at(1), '0'], [at(3), '2']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('absent')
+    expect(r.ok && presence(r.reading)).toBe('absent')
     expect(r.ok && r.reading.series.map((s) => [s.name, s.role])).toContainEqual(['vllm:engine_steps_held_total', 'meter-other-prefix'])
     expect(r.ok && r.reading.prefixes).toEqual(['', 'vllm'])
   })
@@ -145,7 +136,7 @@ describe('one poll', () => {
     const foreign = labels(METER, { engine: '1', model_name: 'radiance-other-70b' })
     const src = source(fakeProm([{ metric: foreign, value: [at(3), '9'] }], [{ metric: foreign, values: [[at(3), '9']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('absent')
+    expect(r.ok && presence(r.reading)).toBe('absent')
     expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.servedModel).toBe(false)
   })
 
@@ -159,7 +150,8 @@ describe('one poll', () => {
     const a = upSamples(3)
     const b = { metric: labels('up', { instance: 'gpu-8:8000' }), values: [[at(3), '1']] }
     const r = await source(fakeProm([], [a, b])).poll(T0, T0 + 3000)
-    expect(r.ok && r.reading).toMatchObject({ meter: 'pending', scrapes: { seen: 1, up: 1, lastAt: T0 + 3000 } })
+    expect(r.ok && presence(r.reading)).toBe('pending')
+    expect(r.ok && r.reading).toMatchObject({ scrapes: { seen: 1, up: 1, lastAt: T0 + 3000 } })
   })
 
   test('a hostile model id never reaches the query; it only fails to match the series', async () => {
@@ -168,9 +160,9 @@ describe('one poll', () => {
     const plain = await source(fakeProm(vector, [], urls[0]), { model: MODEL }).poll(T0, T0 + 1000)
     const hostile = await source(fakeProm(vector, [], urls[1]), { model: `${MODEL}",model_name=~".*` }).poll(T0, T0 + 1000)
     expect(urls[1]).toEqual(urls[0])
-    expect(plain.ok && plain.reading.meter).toBe('present')
+    expect(plain.ok && presence(plain.reading)).toBe('present')
     expect(hostile.ok && hostile.reading.series[0]!.servedModel).toBe(false)
-    expect(hostile.ok && hostile.reading.meter).toBe('pending')
+    expect(hostile.ok && presence(hostile.reading)).toBe('pending')
   })
 
   test('NaN and +Inf strings are read as such; a non-finite sample makes the increase NaN', async () => {
@@ -179,7 +171,7 @@ describe('one poll', () => {
     const m = r.ok ? r.reading.series.find((s) => s.role === 'meter')! : undefined
     expect(m?.current?.value).toBe(Infinity)
     expect(m?.samples[0]?.value).toBeNaN()
-    expect(m?.increase).toBeNaN()
+    expect(m && walk(m).increase).toBeNaN()
   })
 })
 
