@@ -71,6 +71,8 @@ interface Scenario {
   pidofNow: string[] | 'unreachable'
   model: string | null
   baseline: boolean
+  /** What step health handed on; unset: not handed on. */
+  healthy?: boolean
 }
 
 function target(value: '1' | null, model: string | null): Target {
@@ -114,7 +116,7 @@ async function judge(s: Scenario): Promise<Run> {
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
-  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline })
+  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
   return { judgement, scrapes: served, pidofCalls }
 }
 
@@ -268,6 +270,17 @@ describe('the meter judge, case by case', () => {
     const never = await judge({ ...healthy, baseline: false, refusedFirst: 1_000, pages: rising([5]) })
     expect(never.judgement.verdict).toBe('inconclusive')
     expect(never.judgement.observed).toMatch(/^no \/metrics page could be read in 10s \(\d+ tries\): connection refused/)
+  })
+
+  test('/health never answered 200: inconclusive at once, saying why; /metrics is not watched and no process re-checked', async () => {
+    const r = await judge({ ...healthy, healthy: false, baseline: false, pages: rising([0, 3]) })
+    expect(r.judgement.verdict).toBe('inconclusive')
+    expect(r.judgement.observed).toContain('not watched: /health never answered 200 (see step health)')
+    expect(r.judgement.next).toContain('get /health to answer 200 first')
+    expect(r.scrapes).toBe(0)
+    expect(r.pidofCalls).toBe(0)
+    const up = await judge({ ...healthy, healthy: true, pages: rising([0, 3]) })
+    expect(up.judgement.verdict).toBe('passed')
   })
 
   test('a rollback: flat at zero while traffic flows is green; above zero is red', async () => {

@@ -40,6 +40,8 @@ interface Scenario {
   secondInstance?: boolean
   /** Every query refused with this HTTP status and Prometheus' error body. */
   refuse?: number
+  /** What step health handed on; unset: not handed on. */
+  healthy?: boolean
 }
 
 const fmt = (v: Exclude<V, 'absent'>): string => (typeof v === 'number' ? String(v) : v)
@@ -102,8 +104,9 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
     },
   }
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
-  const given = await BEFORE_GROUP['behaviour survived']!(ctx)
-  const j = await JUDGES.meter(ctx, { ...given, engineProcess: { pid: PID, argvHeld: true } })
+  const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
+  const given = await BEFORE_GROUP['behaviour survived']!(ctx, health)
+  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: { pid: PID, argvHeld: true } })
   return { j, queries: prom.queries() }
 }
 
@@ -189,6 +192,14 @@ describe('the meter through Prometheus', () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 3], [0, 3]), refuse: 400 })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(/Prometheus refused the query \(HTTP 400, bad_data\)/)
+  })
+
+  test('/health never answered 200: no baseline wait and no query, inconclusive at once', async () => {
+    const { j, queries } = await judge({ value: '1', healthy: false, scrapes: timeline([0, 0, 2, 3], [0, 0, 3]) })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/^not watched: \/health never answered 200/)
+    expect(j.where).toBe(`Prometheus ${PROM}`)
+    expect(queries).toBe(0)
   })
 
   test('a rollback: zero while traffic flows is green; any value above zero is red', async () => {

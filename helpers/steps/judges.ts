@@ -35,9 +35,13 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
  * Work a section does once before its steps, and what it hands on: before the probes' traffic,
  * the meter's baseline scrape, and the served model they share (asked by the first probe).
  */
-export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<Partial<StepOutputs>>>> = {
+export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>>>> = {
   // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
-  'behaviour survived': async (ctx) => ({ ...(ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)), model: servedModel(ctx) }),
+  // No baseline where /health never answered 200: no traffic will flow, and the meter is not watched.
+  'behaviour survived': async (ctx, given = {}) => ({
+    ...(given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)),
+    model: servedModel(ctx),
+  }),
 }
 
 /** One run as the runner holds it: the steps' context, and what earlier steps handed on. */
@@ -58,7 +62,7 @@ export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>
 /** Runs a section's `BEFORE_GROUP` work, keeping what it hands on. */
 export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
   const before = BEFORE_GROUP[group]
-  if (before) Object.assign(run.given, await before(run.ctx))
+  if (before) Object.assign(run.given, await before(run.ctx, run.given))
 }
 
 /**

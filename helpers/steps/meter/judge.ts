@@ -102,6 +102,17 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   if (value === undefined) {
     return { verdict: 'inconclusive', expected: `${name} judged against the expected value`, observed: 'the expected value is the build default, which --help did not print', where, next: 'pass --value', evidence: {} }
   }
+  // /health never answered 200: the probes sent nothing, and a watch would only wait out its window.
+  if (inputs.healthy === false) {
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: `not watched: /health never answered 200 (see step health), so no traffic reached the engine and ${name} could not move in this run`,
+      where,
+      next: 'get /health to answer 200 first (step health says what it saw), then run again',
+      evidence: {},
+    }
+  }
   const model = await servedModel(ctx, inputs.model)
   const view = (sinceMs: number, baseline: boolean, words: LadderView['words']): LadderView => ({
     meterName: meter.name,
