@@ -781,6 +781,20 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(await (await fetch(`${e.baseUrl}/health`)).json()).toMatchObject({ status: 'ok', queue_cap: 256 })
     },
   },
+  meter_lazy: {
+    async check(e, x) {
+      const before = await metrics(e)
+      x(before).toContain('# TYPE radiance:engine_steps_held_total counter')
+      x(sample(before, 'radiance:engine_steps_held_total')).toBeUndefined()
+      x(sample(before, 'radiance:engine_steps_held_created')).toBeUndefined()
+      const after = await trafficThenMetrics(e)
+      x(sample(after, 'radiance:engine_steps_held_total')).toBe('1.0')
+      x(sample(after, 'radiance:engine_steps_held_created')).toMatch(/e\+09$/)
+      // Each labelled child on its own: the reason that was counted is printed, the other is not.
+      x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="no_snapshot"')).toMatch(/^[1-9]\d*\.0$/)
+      x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="evicted"')).toBeUndefined()
+    },
+  },
   metrics_gzip: {
     async check(e, x) {
       const { request } = await import('node:http')

@@ -272,6 +272,47 @@ describe('the meter judge, case by case', () => {
     expect(never.judgement.observed).toMatch(/^no \/metrics page could be read in 10s \(\d+ tries\): connection refused/)
   })
 
+  describe('a counter family declared with no sample yet is zero so far, not absent (issue 20 rule 5)', () => {
+    const none = (extra: Partial<Page> = {}) => page({ '0': 'absent' }, extra)
+    test('declared, then its first child appears: a rise from zero, green', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none({ requests: 1 }), page({ '0': 3 }, { requests: 2 })] })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain(`${METER}{engine="0",model_name="${SERVED}"} 0 → 3: rose during this run's traffic`)
+      expect(r.judgement.evidence.meter).toMatchObject({ proof: 'rose', first: 0, last: 3 })
+    })
+    test('declared and never a child at the default while traffic flows: the rollback stayed at zero, green', async () => {
+      const r = await judge({ ...healthy, value: null, pages: [none(), none({ requests: 1 }), none({ requests: 2 })] })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain('carries no sample yet: zero so far')
+      expect(r.judgement.evidence.meter).toMatchObject({ proof: 'stayed-at-zero', first: 0, last: 0 })
+    })
+    test('declared and never a child while the armed engine serves traffic: the arm did nothing, red', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none({ requests: 1 }), none({ requests: 2 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/stayed at 0 for 10s while 2 request\(s\) reached the engine \(.*is declared a counter and carries no sample yet: zero so far/)
+    })
+    test('declared and never a child without traffic: inconclusive', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none()] })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('no traffic reached the engine')
+    })
+    test('declared a gauge with no sample: not a counter, red', async () => {
+      const r = await judge({ ...healthy, pages: [none({ type: 'gauge' })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toContain('is declared "# TYPE … gauge", not a counter')
+    })
+    test('not declared at all: absent stays absent, red', async () => {
+      const r = await judge({ ...healthy, pages: [none({ type: 'none' }), page({ '0': 3 }, { requests: 2 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/is absent from \d+ samples/)
+    })
+    test('a child that goes away leaves the family declared and empty: vanished, red', async () => {
+      const r = await judge({ ...healthy, pages: [page({ '0': 2 }), none({ requests: 1 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toContain('vanished from the page at scrape 2')
+    })
+  })
+
   test('/health never answered 200: inconclusive at once, saying why; /metrics is not watched and no process re-checked', async () => {
     const r = await judge({ ...healthy, healthy: false, baseline: false, pages: rising([0, 3]) })
     expect(r.judgement.verdict).toBe('inconclusive')
@@ -354,7 +395,8 @@ function scenario(random: () => number): Scenario {
  * Rule 3 (and the rollback's rule), decided from the scenario alone over the pages the judge
  * read: every page parseable, the meter a counter, no series twice, the served series (by
  * model_name, never another model's) present and finite and never going down, no restart; then
- * a rise, or above zero at the first scrape in the very process argv read.
+ * a rise, or above zero at the first scrape in the very process argv read. A family declared
+ * with no sample yet is zero so far (issue 20 rule 5), not absent.
  */
 function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   // The fake serves the last page again once the list runs out.
@@ -372,6 +414,19 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   // The judged series: the served model's; on a page without model_name, every series, the foreign one too.
   const judged: Array<Array<Value>> = Object.keys(pages[0]!.served).map((e) => pages.map((p) => p.served[e]!))
   if (noLabels && foreignOnPage) judged.push(pages.map((p) => p.foreign ?? 'absent'))
+  const pidChanged = s.argv !== undefined && !(s.pidofNow !== 'unreachable' && s.pidofNow.length === 1 && s.pidofNow[0] === s.argv.pid)
+  const pidKnownChanged = s.argv !== undefined && s.pidofNow !== 'unreachable'
+  const traffic = pages.length >= 2 && pages.at(-1)!.requests !== pages[0]!.requests
+  // Rule 5 (issue 20): a page that declares the family (# TYPE) and prints no sample of it is zero
+  // so far: the leading such pages read 0 for the series that first appears after them.
+  const declaredEmpty = (p: Page) => p.type !== 'none' && p.foreign === undefined && Object.values(p.served).every((v) => v === 'absent')
+  let lead = 0
+  while (lead < pages.length && declaredEmpty(pages[lead]!)) lead++
+  if (lead === pages.length) {
+    if (pidChanged && pidKnownChanged) return no('another process runs now')
+    return s.value === null && traffic ? { ok: true, why: 'flat at zero while traffic flowed' } : no('declared, no sample, and no rollback with traffic')
+  }
+  if (lead > 0) for (const vals of judged) if (vals.findIndex((v) => v !== 'absent') === lead) vals.fill(0, 0, lead)
   const present = judged.filter((vals) => vals.some((v) => v !== 'absent'))
   if (present.length === 0) return no('the served series is absent')
   for (const vals of present) {
@@ -382,14 +437,12 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
     for (let i = 1; i < seen.length; i++) if ((seen[i] as number) < (seen[i - 1] as number)) return no('a reset')
   }
   // A page without any of the served series has no meter (a series never on any page is no series at all).
-  if (pages.some((p) => Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined))) return no('absent at a scrape')
-  const pidChanged = s.argv !== undefined && !(s.pidofNow !== 'unreachable' && s.pidofNow.length === 1 && s.pidofNow[0] === s.argv.pid)
-  const pidKnownChanged = s.argv !== undefined && s.pidofNow !== 'unreachable'
+  if (pages.some((p, i) => i >= lead && Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined))) return no('absent at a scrape')
   if (pidChanged && pidKnownChanged) return no('another process runs now')
   const nums = present.map((vals) => vals.filter((v): v is number => typeof v === 'number'))
   if (s.value === null) {
     if (nums.some((vs) => vs.some((v) => v > 0))) return no('above zero at the default')
-    if (pages.length < 2 || pages.at(-1)!.requests === pages[0]!.requests) return no('no traffic')
+    if (!traffic) return no('no traffic')
     return { ok: true, why: 'flat at zero while traffic flowed' }
   }
   if (nums.some((vs) => vs.some((v) => v > vs[0]!))) return { ok: true, why: 'rose during the run' }

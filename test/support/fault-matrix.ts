@@ -125,6 +125,10 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'exact_abort', what: 'finish_reason abort: the engine cancelled the request', engine: arm(['exact_abort']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'the engine aborted the request (finish_reason abort)' },
   { fault: 'exact_refusal', what: "the reply carries a refusal and content null: said as a refusal, not a parser fault", engine: arm(['exact_refusal']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'the model refused' },
   { fault: 'meter_preloaded (rollback)', what: 'at the default, a counter above zero is not zero', engine: { faults: ['meter_preloaded'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'red', steps: { meter: 'failed' }, message: 'read 500 → 500, not 0, although PREFILL_INTERLEAVE is at its default 0' },
+  // issue 20: the meter as Prometheus reads it (the meter helper's rows)
+  { fault: 'meter_lazy (arm)', what: 'prometheus_client labelled counters print no child before their first inc(): the declared family is zero so far, and its first child is a rise', engine: arm(['meter_lazy']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "0 → " },
+  { fault: 'meter_lazy (rollback)', what: 'at the default, a declared counter family that never gets a child stayed at zero while traffic flowed: green, not "absent"', engine: { faults: ['meter_lazy'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'green', steps: {}, message: 'carries no sample yet: zero so far' },
+  { fault: 'meter_lazy + knob_ignored', what: 'a declared counter family that gets no child while traffic flows: the arm did nothing (red), never "the build does not export it"', engine: arm(['meter_lazy', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'is declared a counter and carries no sample yet: zero so far' },
 ]
 
 /** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */

@@ -34,6 +34,7 @@ export function pageScrape(r: MetricsReading, model: string | undefined): MeterS
     where: `GET ${r.url}`,
     meter: r.meter,
     ...(r.meterType ? { meterType: r.meterType } : {}),
+    ...(r.meterDeclared ? { declared: r.meterDeclared } : {}),
     ...(first && r.errorCount > 0 ? { refused: { ...first, count: r.errorCount } } : {}),
     duplicates: r.duplicates,
     ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined ? { processStart: r.processStart } : {}),

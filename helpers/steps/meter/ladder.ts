@@ -69,7 +69,17 @@ export type Decision =
 const isCounterType = (type: string | undefined, name: string): boolean => type === 'counter' || ((type === 'untyped' || type === 'unknown') && name.endsWith('_total'))
 
 type Bad = { verdict: 'failed' | 'inconclusive'; observed: string; next: string; where: string; restart: boolean; chosen?: Track }
-type Scan = { bad: Bad | undefined; tracks: Track[]; selection: string | null; notJudged: string[] }
+type Scan = {
+  bad: Bad | undefined
+  tracks: Track[]
+  selection: string | null
+  notJudged: string[]
+  /** Every scrape so far declared the meter a counter and carried no sample of it: zero so far. */
+  declaredZero: boolean
+}
+
+/** The value a declared counter without a child stands for: zero so far (prometheus_client prints a child only after its first inc()). */
+const DECLARED_ZERO = '0 (declared, no sample yet)'
 
 /** Each scrape in order; the first thing Prometheus' rules refuse decides. */
 function scan(view: LadderView, readings: MeterReadings): Scan {
@@ -79,13 +89,21 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
   let notJudged: string[] = []
   let start: { value: number; i: number } | undefined
   let missing = 0
-  const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged })
+  /** The family was declared without a child at every scrape from 0 up to here: a child appearing now rose from zero. */
+  let zeroUntil: number | undefined
+  const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
   for (const [i, r] of readings.scrapes.entries()) {
     const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
     if (r.refused) return bad('failed', words.refused(r.refused))
     if (r.meter.length === 0) {
       const gone = [...tracks.values()][0]
       if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone)
+      if (r.declared !== undefined && (zeroUntil === i - 1 || i === 0)) {
+        if (!isCounterType(r.declared, meterName)) return bad('failed', words.notCounter(r.declared))
+        zeroUntil = i
+        continue
+      }
+      zeroUntil = undefined
       missing++
       if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing))
       continue
@@ -109,12 +127,18 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
       const key = seriesKey(s.labels)
       present.add(key)
       let t = tracks.get(key)
-      if (!t) tracks.set(key, (t = { key, labels: s.labels, name: seriesName(meterName, s.labels), from: i, points: [] }))
+      if (!t) {
+        t = { key, labels: s.labels, name: seriesName(meterName, s.labels), from: i, points: [] }
+        // The first child of a family declared without one since the first scrape: it stood at zero until now.
+        if (zeroUntil === i - 1) Object.assign(t, { from: 0, points: [{ i: 0, at: readings.scrapes[0]!.at, value: 0, raw: DECLARED_ZERO }] })
+        tracks.set(key, t)
+      }
       const before = t.points.at(-1)
       t.points.push({ i, at: r.at, value: s.value, raw: s.raw })
       if (before && s.value < before.value) return bad('failed', { observed: words.reset(t.name, t.points), next: RESTART_NEXT }, true, t)
     }
     for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
+    zeroUntil = undefined
   }
   // Prometheus' own view at the evaluation time: every judged series without a current sample went stale.
   const all = [...tracks.values()]
@@ -207,11 +231,11 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
     const traffic = scrapes.length > 0 ? trafficBetween(scrapes[0]!, scrapes.at(-1)!) : undefined
     return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}), ...(traffic !== undefined ? { traffic } : {}) }
   }
-  return concludeWindow(view, readings, found, process)
+  return concludeWindow(view, readings, found, s.declaredZero, process)
 }
 
 /** The window is over and nothing concluded before: flat, late, too few, or no traffic. */
-function concludeWindow(view: LadderView, readings: MeterReadings, found: Found, process: ProcessCheck | undefined): Decision {
+function concludeWindow(view: LadderView, readings: MeterReadings, found: Found, declaredZero: boolean, process: ProcessCheck | undefined): Decision {
   const { words, shown: name } = view
   const scrapes = readings.scrapes
   const whereNow = scrapes.at(-1)?.where ?? readings.lastFailure?.where ?? view.where
@@ -221,11 +245,18 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
     const said = words.noneRead(view.windowMs, readings.failures, readings.lastFailure)
     return judged('inconclusive', said.observed, said.next, undefined, said.where ?? whereNow)
   }
-  if (found.tracks.length === 0) {
+  if (found.tracks.length === 0 && !declaredZero) {
     const said = words.tooFew(scrapes.length, view.windowMs, readings.counted)
     return judged('inconclusive', said.observed, said.next, undefined)
   }
-  const judgedText = found.tracks.length > 1 || found.notJudged.length > 0 || !(found.selection ?? '').startsWith('judged the served') ? ` (${found.selection}${found.notJudged.length ? `; not judged: ${found.notJudged.join(', ')}` : ''})` : ''
+  if (declaredZero) {
+    // No child yet: the family stood at zero at every scrape, and the evidence says so.
+    const zero: Track = { key: '', labels: {}, name: `${view.meterName} (declared, no sample yet)`, from: 0, points: scrapes.map((r, i) => ({ i, at: r.at, value: 0, raw: DECLARED_ZERO })) }
+    found = { ...found, tracks: [zero], chosen: zero, selection: `the page declares ${view.meterName} a counter and has no child of it yet` }
+  }
+  const judgedText = declaredZero
+    ? ` (${view.meterName} is declared a counter and carries no sample yet: zero so far, as prometheus_client prints a labelled counter's child only after its first inc())`
+    : found.tracks.length > 1 || found.notJudged.length > 0 || !(found.selection ?? '').startsWith('judged the served') ? ` (${found.selection}${found.notJudged.length ? `; not judged: ${found.notJudged.join(', ')}` : ''})` : ''
   const late = found.tracks.find((t) => t.points.some((p) => p.value > 0))
   if (late) {
     // Only a series that appeared after the first scrape can be above zero here without having risen.

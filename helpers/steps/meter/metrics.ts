@@ -104,6 +104,8 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   })
   const meterSamples = meter ? page.samples(meter.name).filter((s) => matches(s, meter.labels)).map(kept) : []
   const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meter.name))?.type : undefined
+  // Declared without any sample: the text format names the family after its samples (x_total), OpenMetrics without _total.
+  const declared = meter && page.samples(meter.name).length === 0 ? page.families.find((f) => f.name === meter.name || `${f.name}_total` === meter.name)?.type : undefined
   const series: Record<string, SeriesValue[]> = {}
   for (const name of others) series[name] = page.samples(name).map(kept)
   const starts = series[PROCESS_START]!
@@ -116,6 +118,7 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     url: res.url,
     meter: meterSamples,
     ...(meterType ? { meterType } : {}),
+    ...(declared ? { meterDeclared: declared } : {}),
     series,
     ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
     duplicates,

@@ -19,6 +19,12 @@ export interface MetricsReading {
   meter: SeriesValue[]
   /** Type of the family the meter's samples belong to, as the page declares it. */
   meterType?: MetricType
+  /**
+   * The meter's family declared by `# TYPE` while the page carries no sample of it at all (its
+   * declared type): prometheus_client prints a labelled counter's children only after their
+   * first inc(), so a declared counter without a child is zero so far, not absent.
+   */
+  meterDeclared?: MetricType
   /** Traffic, step-time and evidence-only samples by name (an empty list = absent). */
   series: Record<string, SeriesValue[]>
   /** `process_start_time_seconds`, when the page exports exactly one. */

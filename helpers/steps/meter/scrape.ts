@@ -23,6 +23,8 @@ export interface MeterScrape {
   meter: readonly SeriesValue[]
   /** Type of the meter's family as the page declares it; undefined when the source cannot say. */
   meterType?: MetricType
+  /** The meter's family is declared (this type) and the page carries no sample of it: a declared counter without a child is zero so far. */
+  declared?: MetricType
   /** A page Prometheus would refuse whole (only /metrics sees one: Prometheus stores nothing of it). */
   refused?: Refusal
   /** Series that this page carries twice: `name{labels} (lines a and b)`. */
