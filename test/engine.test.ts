@@ -12,6 +12,7 @@ import { COMPILE_CACHE, ENGINE_ENTRY, freePort, startEngine } from '../engine/la
 import type { EngineHandle, EngineOptions } from '../engine/launch.ts'
 import { HUGE_LOG_BYTES } from '../engine/ledger.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
+import { processStartSeconds } from '../engine/proc-start.ts'
 import { PALETTE } from '../engine/vision.ts'
 import { serveInProcess } from './support/engine-in-process.ts'
 
@@ -779,6 +780,22 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(res.status).toBe(307)
       x(res.headers.get('location')).toBe('/health/')
       x(await (await fetch(`${e.baseUrl}/health`)).json()).toMatchObject({ status: 'ok', queue_cap: 256 })
+    },
+  },
+  start_time_other: {
+    async check(e, x) {
+      // In-process: the engine's own start time is this process's, as prometheus_client computes it.
+      const page = await metrics(e)
+      const started = Number(/\nprocess_start_time_seconds (\S+)\n/.exec(page)?.[1])
+      x(started).toBeCloseTo(processStartSeconds() - 3600, 2)
+    },
+  },
+  no_start_time: {
+    async check(e, x) {
+      const page = await trafficThenMetrics(e)
+      x(page).not.toMatch(/^process_start_time_seconds /m)
+      x(page).not.toContain('# TYPE process_start_time_seconds')
+      x(sample(page, 'radiance:engine_steps_held_total')).toBe('1.0')
     },
   },
   meter_lazy: {

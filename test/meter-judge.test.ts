@@ -9,7 +9,7 @@ import { VirtualClock } from './support/virtual-clock.ts'
 import { loadConfig, type Target } from '../helpers/config/load.ts'
 import type { HostClient, HostResult } from '../helpers/seams/host.ts'
 import { HttpError, type HttpClient } from '../helpers/seams/http.ts'
-import { createContext, type RunContext } from '../helpers/steps/context.ts'
+import { createContext, type EngineProcess, type RunContext } from '../helpers/steps/context.ts'
 import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
 import { prng } from './support/prng.ts'
@@ -65,8 +65,8 @@ interface Scenario {
   /** Scrapes refused (connection refused) before the pages are served. */
   refusedFirst?: number
   value: '1' | null
-  /** What step argv left behind. */
-  argv?: { pid: string; argvHeld: boolean }
+  /** What step argv left behind (the rest of engineProcess: tied by the listener, start time unread). */
+  argv?: { pid: string; argvHeld: boolean } & Partial<EngineProcess>
   /** What pidof says after the watch: a pid list, or a host failure. */
   pidofNow: string[] | 'unreachable'
   model: string | null
@@ -116,7 +116,9 @@ async function judge(s: Scenario): Promise<Run> {
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
-  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
+  // Unless a scenario says otherwise: the pid holds the base URL's listening socket, its start time unread.
+  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess => ({ startTimeSeconds: null, startTimeResolution: 0.01, foundBy: 'listener', listenerTied: true, ...a })
+  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: engineProcess(s.argv) } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
   return { judgement, scrapes: served, pidofCalls }
 }
 
@@ -310,6 +312,70 @@ describe('the meter judge, case by case', () => {
       const r = await judge({ ...healthy, pages: [page({ '0': 2 }), none({ requests: 1 })] })
       expect(r.judgement.verdict).toBe('failed')
       expect(r.judgement.observed).toContain('vanished from the page at scrape 2')
+    })
+  })
+
+  describe('each page is bound to the pid step argv read (issue 20 rule 2)', () => {
+    const START = 1_796_000_000.25
+    const known = (extra: Partial<EngineProcess> = {}) => ({ argv: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof' as const, listenerTied: false, ...extra } })
+    const started = (values: number[], at: number | ((i: number) => number | undefined)) => rising(values).map((p, i) => {
+      const s = typeof at === 'number' ? at : at(i)
+      return s === undefined ? p : { ...p, processStart: s }
+    })
+    test("a page started when the pid argv read started is that pid's: green", async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START) })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain("rose during this run's traffic")
+    })
+    test('a page printed to a coarser resolution still binds (1.79600000025e+09 = the pid\'s start to 0.01 s)', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2], 1.79600000025e9) })
+      expect(r.judgement.verdict).toBe('passed')
+    })
+    test('a page of a process started at another time, the pid still running: two engines, inconclusive at once from the baseline, naming both start times', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START - 3600) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      const iso = (t: number) => new Date(t * 1000).toISOString()
+      expect(r.judgement.observed).toContain(`the endpoint is served by a process started at ${iso(START - 3600)} (process_start_time_seconds ${START - 3600} at scrape 1), the pid argv read (${PID}) started at ${iso(START)}`)
+      expect(r.judgement.observed).toContain('this run is about two engines')
+      expect(r.judgement.next).toMatch(/point --base-url at the engine step argv read/)
+      expect(r.scrapes).toBe(1)
+      expect(r.pidofCalls).toBe(1)
+    })
+    test('one clock tick apart is another process', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2], START + 0.01) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('this run is about two engines')
+    })
+    test('a page of another start time while the pid argv read is gone: the engine restarted, red', async () => {
+      const r = await judge({ ...healthy, ...known(), pidofNow: ['5151'], pages: started([0, 2], START + 60) })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/^the engine restarted during the proof: the endpoint is served by a process started at .*; step argv read pid 4242; pidof radiance now finds 5151$/)
+    })
+    test('bound at first, then another process answers (a load balancer): two engines, never green, even while the counter rises', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 3, 5], (i) => (i === 1 ? START + 7 : START)) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('at scrape 2), the pid argv read')
+    })
+    test('a page without process_start_time_seconds, the listener not tied: inconclusive, naming what is missing and how to give it', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: rising([0, 2]) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toBe(`nothing ties GET ${BASE}/metrics to the pid step argv read (${PID}): scrape 1 carries no process_start_time_seconds, and the base URL's listening socket was not tied to pid ${PID} (found by pidof --process)`)
+      expect(r.judgement.next).toContain('--pid-cmd')
+      expect(r.scrapes).toBe(1)
+    })
+    test('a page without process_start_time_seconds served by the pid holding the listening socket: bound by the socket, green', async () => {
+      const r = await judge({ ...healthy, ...known({ foundBy: 'listener', listenerTied: true }), pages: rising([0, 2]) })
+      expect(r.judgement.verdict).toBe('passed')
+    })
+    test("the pid's start time unread and the listener not tied: inconclusive, it says how to let armproof read it", async () => {
+      const r = await judge({ ...healthy, ...known({ startTimeSeconds: null }), pages: started([0, 2], START) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain(`the start time of pid ${PID} could not be read`)
+      expect(r.judgement.next).toContain(`/proc/${PID}/stat`)
+    })
+    test('the listener tied but the page started at another time: another process still (a proxy on the engine\'s port)', async () => {
+      const r = await judge({ ...healthy, ...known({ foundBy: 'listener', listenerTied: true }), pages: started([0, 2], START + 5) })
+      expect(r.judgement.verdict).toBe('inconclusive')
     })
   })
 

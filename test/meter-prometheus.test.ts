@@ -42,7 +42,12 @@ interface Scenario {
   refuse?: number
   /** What step health handed on; unset: not handed on. */
   healthy?: boolean
+  /** process_start_time_seconds per scrape, as Prometheus holds it; default START (the pid's); null: not exported. */
+  processStart?: (sc: Scrape) => number | null
 }
+
+/** The start time of the pid step argv read, and of the engine's process collector unless a case says otherwise. */
+const START = 1_796_000_000.25
 
 const fmt = (v: Exclude<V, 'absent'>): string => (typeof v === 'number' ? String(v) : v)
 
@@ -53,6 +58,8 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
     const out = [{ metric: { __name__: 'up', ...base }, v: '1' }, { metric: { __name__: 'vllm:request_success_total', ...base, engine: '0', finished_reason: 'stop', model_name: MODEL }, v: String(sc.requests) }]
     if (sc.meter !== 'absent') out.push({ metric: { __name__: METER, ...base, engine: '0', model_name: sc.model ?? MODEL }, v: fmt(sc.meter) })
     if (sc.lookalike) out.push({ metric: { __name__: 'vllm:engine_steps_held_total', ...base, engine: '0', model_name: MODEL }, v: '5' })
+    const start = s.processStart ? s.processStart(sc) : START
+    if (start !== null) out.push({ metric: { __name__: 'process_start_time_seconds', ...base }, v: String(start) })
     return out
   }
   const http: HttpClient = {
@@ -106,7 +113,7 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
   const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
   const given = await BEFORE_GROUP['behaviour survived']!(ctx, health)
-  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: { pid: PID, argvHeld: true } })
+  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof', listenerTied: false } })
   return { j, queries: prom.queries() }
 }
 
@@ -192,6 +199,19 @@ describe('the meter through Prometheus', () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 3], [0, 3]), refuse: 400 })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(/Prometheus refused the query \(HTTP 400, bad_data\)/)
+  })
+
+  test("the series' process_start_time_seconds is not the pid's: two engines, inconclusive, never the other's counter", async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => START - 120 })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/^the endpoint is served by a process started at .* \(process_start_time_seconds 1795999880\.25 at the scrape at 2026-11-30T02:00:00\.500Z\), the pid argv read \(4242\) started at .*: this run is about two engines/)
+  })
+
+  test('a series set without process_start_time_seconds: nothing ties it to the pid, inconclusive (through Prometheus only the start time binds)', async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => null })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toContain('carries no process_start_time_seconds')
+    expect(j.next).toMatch(/^through Prometheus only the series' process_start_time_seconds binds it to the pid/)
   })
 
   test('/health never answered 200: no baseline wait and no query, inconclusive at once', async () => {

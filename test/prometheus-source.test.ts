@@ -48,7 +48,7 @@ describe('one poll', () => {
     const [a, b] = seen.map((u) => new URL(u))
     expect(a!.pathname).toBe('/api/v1/query')
     expect(a!.searchParams.get('time')).toBe(b!.searchParams.get('time'))
-    expect(a!.searchParams.get('query')).toBe(`{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up",instance="${INSTANCE}"}`)
+    expect(a!.searchParams.get('query')).toBe(`{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up|process_start_time_seconds",instance="${INSTANCE}"}`)
     expect(b!.searchParams.get('query')).toBe(`${a!.searchParams.get('query')}[10s]`)
   })
 
@@ -318,7 +318,7 @@ describe('the selector', () => {
 
   test('a user match is parsed and rendered again, not pasted', () => {
     const q = buildQueries((parseMatch(`{ job = 'radiance' , instance="gpu-7:8000" ,}`) as { matchers: LabelMatcher[] }).matchers, METER, [], 5)
-    expect(q.selector).toBe('{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up",job="radiance",instance="gpu-7:8000"}')
+    expect(q.selector).toBe('{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up|process_start_time_seconds",job="radiance",instance="gpu-7:8000"}')
   })
 
   test.each([

@@ -37,7 +37,7 @@ export function pageScrape(r: MetricsReading, model: string | undefined): MeterS
     ...(r.meterDeclared ? { declared: r.meterDeclared } : {}),
     ...(first && r.errorCount > 0 ? { refused: { ...first, count: r.errorCount } } : {}),
     duplicates: r.duplicates,
-    ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined ? { processStart: r.processStart } : {}),
+    ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined ? { processStart: r.processStart, processStartRaw: r.series[PROCESS_START][0]!.raw } : {}),
     traffic,
     lookalikes: r.lookalikes,
     prefixes: r.prefixes,

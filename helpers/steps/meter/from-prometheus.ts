@@ -71,6 +71,7 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
   const ups = r.series.filter((s) => s.role === 'up')
   const meters = r.series.filter((s) => s.role === 'meter' && matches(s, meterLabels))
   const traffic = r.series.filter((s) => s.role === 'traffic' && s.servedModel !== false)
+  const processes = r.series.filter((s) => s.role === 'process')
   const lookalikes = [...new Set(r.series.filter((s) => s.role === 'meter-other-prefix').map((s) => s.name))]
   const counted = ups.length > 0
   const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples)).map((p) => p.t).filter((t) => t >= fromMs)
@@ -89,7 +90,9 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     if (req !== undefined) counts.requests = req
     if (prompt !== undefined) counts.prompt = prompt
     if (generation !== undefined) counts.generation = generation
-    return { at: t, where, meter, duplicates: [], traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
+    const starts = processes.flatMap((s) => s.samples.filter((p) => p.t === t))
+    const start = starts.length === 1 ? { processStart: starts[0]!.value, processStartRaw: starts[0]!.raw } : {}
+    return { at: t, where, meter, duplicates: [], ...start, traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
   })
   const notCurrent = meters.filter((s) => s.current === null).map((s) => seriesName(s.name, s.labels))
   return { scrapes, absentAfter: 2, counted, targets: r.instances, notCurrent }

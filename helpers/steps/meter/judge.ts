@@ -129,6 +129,8 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     baseline,
     where: viaProm ? where : `GET ${url}`,
     words,
+    ...(inputs.engineProcess ? { engine: inputs.engineProcess } : {}),
+    listenerBinds: !viaProm,
   })
   const watch = (v: LadderView, source: MeterSource, startMs: number) => watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
   if (viaProm) {

@@ -9,8 +9,10 @@
 // Pure: no I/O, no clock. Where a conclusion depends on whether the process argv read still runs,
 // it asks for that check (`recheck`) and is asked again with its answer.
 import { formatDuration } from '../../config/duration.ts'
+import type { EngineProcess } from '../context.ts'
+import { unbound, type Said } from './bind.ts'
 import type { MeterProof } from './evidence.ts'
-import type { ProcessCheck } from './process-check.ts'
+import type { ProcessCheck } from '../_engine.ts'
 import { seriesKey, seriesName } from './reading.ts'
 import type { MeterReadings, MeterScrape } from './scrape.ts'
 import { select } from './select.ts'
@@ -37,6 +39,10 @@ export interface LadderView {
   /** Where the meter is read, when no read says more. */
   where: string
   words: MeterWords
+  /** The process step argv read: each scrape must be its (./bind.ts). */
+  engine?: EngineProcess
+  /** The base URL's listening socket, held by that pid, ties this source's pages to it (the engine's own /metrics; never Prometheus' series). */
+  listenerBinds: boolean
 }
 
 /** One series of the meter followed across the scrapes of this run. */
@@ -68,7 +74,16 @@ export type Decision =
 
 const isCounterType = (type: string | undefined, name: string): boolean => type === 'counter' || ((type === 'untyped' || type === 'unknown') && name.endsWith('_total'))
 
-type Bad = { verdict: 'failed' | 'inconclusive'; observed: string; next: string; where: string; restart: boolean; chosen?: Track }
+type Bad = {
+  verdict: 'failed' | 'inconclusive'
+  observed: string
+  next: string
+  where: string
+  restart: boolean
+  chosen?: Track
+  /** What it is once the process argv read was re-checked (a page of another process: two engines, or a restart). */
+  after?: (p: ProcessCheck) => Said
+}
 type Scan = {
   bad: Bad | undefined
   tracks: Track[]
@@ -94,6 +109,9 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
   const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
   for (const [i, r] of readings.scrapes.entries()) {
     const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
+    // First: whose page this is. What another engine's page says proves nothing about this one.
+    const other = unbound(view.engine, r, words.scrape(i, r), view.listenerBinds)
+    if (other) return 'said' in other ? bad(other.said.verdict, other.said) : out({ verdict: 'inconclusive', observed: '', next: '', where: r.where, restart: false, after: other.after })
     if (r.refused) return bad('failed', words.refused(r.refused))
     if (r.meter.length === 0) {
       const gone = [...tracks.values()][0]
@@ -181,6 +199,11 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
   }
   const s = scan(view, readings)
   if (s.bad) {
+    if (s.bad.after) {
+      if (!process) return RECHECK
+      const said = s.bad.after(process)
+      return judged(said.verdict, said.observed, said.next, undefined, s.bad.where)
+    }
     if (s.bad.restart && !process) return RECHECK
     const found: Found | undefined = s.tracks.length ? { tracks: s.tracks, selection: s.selection, notJudged: s.notJudged, ...(s.bad.chosen ? { chosen: s.bad.chosen } : {}) } : undefined
     return judged(s.bad.verdict, `${s.bad.observed}${s.bad.restart && process ? restartText(process) : ''}`, s.bad.next, found, s.bad.where)

@@ -7,6 +7,9 @@ export interface LabelMatcher {
   value: string
 }
 
+/** The process collector's start time: which process a scrape read. */
+export const PROCESS_START = 'process_start_time_seconds'
+
 export const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
 export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 
@@ -107,7 +110,8 @@ const baseName = (name: string): string => name.slice(name.lastIndexOf(':') + 1)
 
 /** The two queries of one poll, for a window of `windowS` seconds. */
 export function buildQueries(matchers: readonly LabelMatcher[], meterName: string, trafficNames: readonly string[], windowS: number): { selector: string; instant: string; range: string } {
-  const names = [`(?:[a-zA-Z_][a-zA-Z0-9_]*:)?${regexQuote(baseName(meterName))}`, ...trafficNames.map(regexQuote), 'up']
+  // `up`: the target's scrapes; process_start_time_seconds: which process each scrape read.
+  const names = [`(?:[a-zA-Z_][a-zA-Z0-9_]*:)?${regexQuote(baseName(meterName))}`, ...trafficNames.map(regexQuote), 'up', PROCESS_START]
   const selector = renderMatchers([{ name: '__name__', op: '=~', value: names.join('|') }, ...matchers])
   return { selector, instant: selector, range: `${selector}[${Math.max(1, Math.ceil(windowS))}s]` }
 }

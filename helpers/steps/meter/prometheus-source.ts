@@ -7,7 +7,7 @@
 // latency vs `radiance:` cadence) shows from the same answers. What the samples mean is the
 // ladder's (./ladder.ts, through ./from-prometheus.ts).
 import { fail, labelKey, parseApiAnswer, type Matrix, type PromFailure, type PromSample, type Vector } from './prom-answer.ts'
-import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, type LabelMatcher } from './prom-query.ts'
+import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, PROCESS_START, type LabelMatcher } from './prom-query.ts'
 
 export type { PromSample } from './prom-answer.ts'
 
@@ -30,7 +30,7 @@ export interface PromSourceOptions {
   fetch: PromFetch
 }
 
-export type SeriesRole = 'meter' | 'meter-other-prefix' | 'traffic' | 'up'
+export type SeriesRole = 'meter' | 'meter-other-prefix' | 'traffic' | 'up' | 'process'
 
 export interface SeriesReading {
   name: string
@@ -74,6 +74,7 @@ function roleOf(name: string, meterName: string, trafficNames: readonly string[]
   if (name === meterName) return 'meter'
   if (trafficNames.includes(name)) return 'traffic'
   if (name === 'up') return 'up'
+  if (name === PROCESS_START) return 'process'
   return 'meter-other-prefix'
 }
 

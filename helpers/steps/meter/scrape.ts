@@ -29,8 +29,9 @@ export interface MeterScrape {
   refused?: Refusal
   /** Series that this page carries twice: `name{labels} (lines a and b)`. */
   duplicates: readonly string[]
-  /** `process_start_time_seconds`, when the page exports exactly one. */
+  /** `process_start_time_seconds`, when the page exports exactly one, and its value as written. */
   processStart?: number
+  processStartRaw?: string
   /** The served model's traffic counters on this page (absent is undefined, not zero). */
   traffic: { requests?: number; prompt?: number; generation?: number }
   /** Sample names whose name after the prefix equals the meter's (e.g. vllm: instead of radiance:). */

@@ -7,7 +7,7 @@ import type { RunContext, StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { decide, type Decision, type Found, type LadderView } from './ladder.ts'
-import { recheckProcess, type ProcessCheck } from './process-check.ts'
+import { recheckProcess, type ProcessCheck } from '../_engine.ts'
 import type { MeterReadings } from './scrape.ts'
 
 export function meterPollInterval(windowMs: number): number {
@@ -84,6 +84,11 @@ export async function watchMeter(ctx: RunContext, w: Watch): Promise<Judgement<'
   const conclude = (d: Decision): Judgement<'meter'> => {
     if (d.kind !== 'judged') throw new Error(`meter: the ladder answered ${d.kind} after its process re-check`)
     return { verdict: d.verdict, expected: w.expected, observed: d.observed, where: d.where, ...(d.next !== undefined ? { next: d.next } : {}), evidence: evidenceOf(w, source.readings(), d, process) }
+  }
+  // The baseline alone may settle it (a page Prometheus refuses, another engine's page): no watch then.
+  if (source.readings().scrapes.length > 0) {
+    const d = await settle(false)
+    if (d.kind !== 'watch') return conclude(d)
   }
   for (;;) {
     const before = ctx.clock.now()

@@ -1,9 +1,10 @@
-// After the watch: whether the process step `argv` read still runs, alone. The meter asks it
-// where its conclusion depends on it (a rise, a counter above zero before the run, a flat rollback,
-// a restart); the ladder (./ladder.ts) reads the answer.
-import { quote } from '../../config/shell.ts'
-import type { RunContext, StepOutputs } from '../context.ts'
-import { hostTrouble, tail, whereHost } from '../_host.ts'
+// After the meter's watch: whether the process step `argv` read still runs, alone. The meter asks
+// it where its conclusion depends on it (a rise, a counter above zero before the run, a flat
+// rollback, a restart); its ladder (./meter/ladder.ts) reads the answer. The engine lookup of
+// step argv owns this check (its logic is the host side's; the meter only calls it).
+import { quote } from '../config/shell.ts'
+import type { RunContext, StepOutputs } from './context.ts'
+import { hostTrouble, tail, whereHost } from './_host.ts'
 
 /** Whether the process step `argv` read still runs, alone, after the watch. */
 export interface ProcessCheck {
