@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine/launch.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
 import { createPromSource, type PromFetch, type PromReading, type PromSourceOptions, type SeriesReading } from '../helpers/steps/meter/prometheus-source.ts'
-import { meterResets, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
+import { latest, meterResets, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 import { check, PROMETHEUS, requires } from './support/prerequisites.ts'
 import { startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
 
@@ -110,14 +110,14 @@ describe.concurrent('the meter through a real Prometheus', () => {
     const since = Date.now()
     const { source, fetched } = sourceFor(engines.armed)
     // First Prometheus must hold the counter at 0, before any traffic: then a rise is this run's.
-    const before = await pollUntil(source, since, (r) => servedMeter(r)?.current?.value === 0)
+    const before = await pollUntil(source, since, (r) => presence(r) === 'present' && latest(servedMeter(r)!)?.value === 0)
     await complete(engines.armed, 2)
     const after = await pollUntil(source, since, (r) => (servedMeter(r) ? walk(servedMeter(r)!).increase : 0) >= 2)
     const last = after.at(-1)!
     const meter = servedMeter(last)!
     expect(presence(last)).toBe('present')
     expect(meter.samples[0]!.value).toBe(0)
-    expect(meter.current!.value).toBeGreaterThanOrEqual(2)
+    expect(latest(meter)!.value).toBeGreaterThanOrEqual(2)
     expect(walk(meter).resets).toBe(0)
     expect(meter.labels).toMatchObject({ instance: hostPort(engines.armed), job: prom.job, model_name: MODEL })
     expect(trafficRise(last)).toBeGreaterThanOrEqual(2)
@@ -131,7 +131,7 @@ describe.concurrent('the meter through a real Prometheus', () => {
   test('a knob-ignored engine: traffic counters move through Prometheus while the knob counter stays 0', async () => {
     const since = Date.now()
     const { source } = sourceFor(engines.ignored)
-    await pollUntil(source, since, (r) => servedMeter(r)?.current !== undefined && servedMeter(r)?.current !== null)
+    await pollUntil(source, since, (r) => presence(r) === 'present')
     await complete(engines.ignored, 2)
     const last = (await pollUntil(source, since, (r) => trafficRise(r) >= 2)).at(-1)!
     const meter = servedMeter(last)!
@@ -197,13 +197,15 @@ describe.concurrent('the meter through a real Prometheus', () => {
 })
 
 describe('a target that goes away', () => {
-  test('reads stale (samples in the window, none current), not zero', async () => {
+  // Was "reads stale (samples in the window, none current)": a scrape that fails is up == 0 in
+  // Prometheus, a scrape not observed (issue 21 rule 6), which the raw samples and `up` show.
+  test('reads not observed (samples in the window, the latest scrape up == 0), never zero', async () => {
     const { source } = sourceFor(engines.reset)
     const since = Date.now()
     await pollUntil(source, since, (r) => presence(r) === 'present')
     await engines.reset.stop()
-    const last = (await pollUntil(source, since, (r) => presence(r) === 'stale')).at(-1)!
-    expect(servedMeter(last)!.current).toBeNull()
+    const last = (await pollUntil(source, since, (r) => presence(r) === 'unobserved')).at(-1)!
+    expect(latest(last.series.find((s) => s.role === 'up')!)!.value).toBe(0)
     expect(servedMeter(last)!.samples.length).toBeGreaterThan(0)
   })
 })

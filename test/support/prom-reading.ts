@@ -5,18 +5,31 @@
 // meter's ladder's (helpers/steps/meter/ladder.ts); these say what a reading holds.
 import type { PromReading, PromSample, SeriesReading } from '../../helpers/steps/meter/prometheus-source.ts'
 
-/** present: current in Prometheus; stale: samples in the window, none current; absent: ≥ 2 scrapes and none; pending: too few scrapes to say. */
-export type Presence = 'present' | 'stale' | 'absent' | 'pending'
+/**
+ * present: a sample in the latest successful scrape; unobserved: the latest scrape failed (up ==
+ * 0); stale: samples in the window, none in the latest successful scrape; absent: ≥ 2 successful
+ * scrapes and none; pending: too few scrapes to say. From the raw samples and `up`, never from an
+ * instant query (which sees only what lies within the server's lookback delta).
+ */
+export type Presence = 'present' | 'unobserved' | 'stale' | 'absent' | 'pending'
+
+/** The last raw sample of a series. */
+export const latest = (s: SeriesReading): PromSample | undefined => s.samples.at(-1)
 
 /**
  * The meter under its own name in one reading, for the served model's series when the model is
- * known. Without `up` in the selector, time (`scrapeIntervalMs`) stands in for scrapes, and only
- * once the selector matches something.
+ * known. Without `up` in the selector, the latest sample time stands for the latest scrape, and
+ * time (`scrapeIntervalMs`) for scrapes, only once the selector matches something.
  */
 export function presence(r: PromReading, window: { sinceMs: number; nowMs: number; scrapeIntervalMs?: number } = { sinceMs: 0, nowMs: 0 }): Presence {
   const meters = r.series.filter((s) => s.role === 'meter' && s.servedModel !== false)
-  if (meters.some((s) => s.current)) return 'present'
-  if (meters.some((s) => s.samples.length)) return 'stale'
+  const ups = r.series.filter((s) => s.role === 'up').flatMap((s) => s.samples)
+  const lastUp = ups.reduce<PromSample | undefined>((m, p) => (m === undefined || p.t > m.t ? p : m), undefined)
+  if (meters.some((s) => s.samples.length)) {
+    if (lastUp && lastUp.value !== 1) return 'unobserved'
+    const lastScrape = lastUp?.t ?? Math.max(...r.series.flatMap((s) => s.samples.map((p) => p.t)))
+    return meters.some((s) => s.samples.some((p) => p.t === lastScrape)) ? 'present' : 'stale'
+  }
   const { sinceMs, nowMs, scrapeIntervalMs } = window
   if (r.scrapes ? r.scrapes.up >= 2 : r.series.length > 0 && scrapeIntervalMs !== undefined && nowMs - sinceMs >= 2 * scrapeIntervalMs) return 'absent'
   return 'pending'

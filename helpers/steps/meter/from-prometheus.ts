@@ -8,7 +8,8 @@ import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { TRAFFIC } from './metrics.ts'
 import { createPromSource, PromSourceError, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
-import { seriesName, type SeriesValue } from './reading.ts'
+import type { MetricType } from '../../prom/types.ts'
+import type { SeriesValue } from './reading.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
@@ -57,7 +58,8 @@ export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<St
   for (;;) {
     const now = ctx.clock.now()
     const r = await made.source.poll(start, Math.max(now, start + 1000))
-    if (!r.ok || (r.reading.scrapes?.seen ?? 0) >= 1 || r.reading.scrapes === null) return baseline
+    // No target behind the selector at all (no `up`, nothing in the targets' metadata): nothing to wait for.
+    if (!r.ok || (r.reading.scrapes?.seen ?? 0) >= 1 || (r.reading.scrapes === null && r.reading.targets.length === 0)) return baseline
     if (now >= deadline) return baseline
     ctx.progress(`waiting for Prometheus to scrape ${r.reading.selector} once before the probes`)
     await ctx.clock.sleep(Math.min(500, deadline - now))
@@ -66,23 +68,33 @@ export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<St
 
 const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): boolean => Object.entries(labels).every(([k, v]) => s.labels[k] === v)
 
-/** What Prometheus stored of the target over the window, as one scrape per `up` sample (or per sample time, without `up`). */
+/**
+ * What Prometheus stored of the target over the window, as one scrape per `up` == 1 sample (every
+ * sample of one scrape carries its timestamp); an `up` == 0 sample is a scrape Prometheus lost:
+ * not observed, never an absence. Without `up` (the selector takes no target), sample times stand
+ * in, and nothing is counted.
+ */
 export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>): Omit<MeterReadings, 'reads' | 'failures'> {
   const ups = r.series.filter((s) => s.role === 'up')
-  const meters = r.series.filter((s) => s.role === 'meter' && matches(s, meterLabels))
+  const family = r.series.filter((s) => s.role === 'meter')
+  const meters = family.filter((s) => matches(s, meterLabels))
   const traffic = r.series.filter((s) => s.role === 'traffic' && s.servedModel !== false)
   const processes = r.series.filter((s) => s.role === 'process')
   const lookalikes = [...new Set(r.series.filter((s) => s.role === 'meter-other-prefix').map((s) => s.name))]
   const counted = ups.length > 0
-  const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples)).map((p) => p.t).filter((t) => t >= fromMs)
+  const inWindow = (t: number) => t >= fromMs
+  const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples)).map((p) => p.t).filter(inWindow)
   const times = [...new Set(stamps)].sort((a, b) => a - b)
   const sum = (series: readonly SeriesReading[], t: number): number | undefined => {
     const vs = series.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => p.value))
     return vs.length ? vs.reduce((a, b) => a + b, 0) : undefined
   }
   const requests = traffic.filter((s) => s.name === TRAFFIC.requests && s.labels.finished_reason !== 'abort')
+  // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
+  const type = r.meterFamily as MetricType | undefined
   const scrapes = times.map((t): MeterScrape => {
     const meter: SeriesValue[] = meters.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => ({ labels: s.labels, value: p.value, raw: p.raw, line: 0 })))
+    const none = !family.some((s) => s.samples.some((p) => p.t === t))
     const counts: MeterScrape['traffic'] = {}
     const req = sum(requests, t)
     const prompt = sum(traffic.filter((s) => s.name === TRAFFIC.promptTokens), t)
@@ -92,10 +104,11 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     if (generation !== undefined) counts.generation = generation
     const starts = processes.flatMap((s) => s.samples.filter((p) => p.t === t))
     const start = starts.length === 1 ? { processStart: starts[0]!.value, processStartRaw: starts[0]!.raw } : {}
-    return { at: t, where, meter, duplicates: [], ...start, traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
+    const typed = type === undefined ? {} : meter.length > 0 ? { meterType: type } : none ? { declared: type } : {}
+    return { at: t, where, meter, ...typed, duplicates: [], ...start, traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
   })
-  const notCurrent = meters.filter((s) => s.current === null).map((s) => seriesName(s.name, s.labels))
-  return { scrapes, absentAfter: 2, counted, targets: r.instances, notCurrent }
+  const unobserved = ups.reduce((n, s) => n + s.samples.filter((p) => p.value !== 1 && inWindow(p.t)).length, 0)
+  return { scrapes, absentAfter: 2, counted, targets: r.targets, unobserved, warnings: r.warnings }
 }
 
 /** The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). */
@@ -130,7 +143,7 @@ export function promSource(ctx: RunContext, source: PromSource, fromMs: number, 
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
     },
     extras(): Partial<MeterEvidence> {
-      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [] } }
+      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [] } }
     },
   }
 }

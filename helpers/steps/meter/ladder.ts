@@ -83,6 +83,8 @@ type Bad = {
   chosen?: Track
   /** What it is once the process argv read was re-checked (a page of another process: two engines, or a restart). */
   after?: (p: ProcessCheck) => Said
+  /** Said from what a scrape lacks (absent, vanished): an answer that may lack series proves none of it. */
+  absence?: true
 }
 type Scan = {
   bad: Bad | undefined
@@ -108,14 +110,14 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
   let zeroUntil: number | undefined
   const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
   for (const [i, r] of readings.scrapes.entries()) {
-    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
+    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track, absence = false) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}), ...(absence ? { absence } : {}) })
     // First: whose page this is. What another engine's page says proves nothing about this one.
     const other = unbound(view.engine, r, words.scrape(i, r), view.listenerBinds)
     if (other) return 'said' in other ? bad(other.said.verdict, other.said) : out({ verdict: 'inconclusive', observed: '', next: '', where: r.where, restart: false, after: other.after })
     if (r.refused) return bad('failed', words.refused(r.refused))
     if (r.meter.length === 0) {
       const gone = [...tracks.values()][0]
-      if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone)
+      if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone, true)
       if (r.declared !== undefined && (zeroUntil === i - 1 || i === 0)) {
         if (!isCounterType(r.declared, meterName)) return bad('failed', words.notCounter(r.declared))
         zeroUntil = i
@@ -123,7 +125,7 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
       }
       zeroUntil = undefined
       missing++
-      if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing))
+      if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing), false, undefined, true)
       continue
     }
     if (r.meterType !== undefined && !isCounterType(r.meterType, meterName)) return bad('failed', words.notCounter(r.meterType))
@@ -155,14 +157,8 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
       t.points.push({ i, at: r.at, value: s.value, raw: s.raw })
       if (before && s.value < before.value) return bad('failed', { observed: words.reset(t.name, t.points), next: RESTART_NEXT }, true, t)
     }
-    for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
+    for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t, true)
     zeroUntil = undefined
-  }
-  // Prometheus' own view at the evaluation time: every judged series without a current sample went stale.
-  const all = [...tracks.values()]
-  if (readings.notCurrent && all.length > 0 && all.every((t) => readings.notCurrent!.includes(t.name))) {
-    const gone = all[0]!
-    return out({ verdict: 'failed', ...words.vanished(gone.name, gone.points.at(-1)!.i, gone.points), where: readings.scrapes.at(-1)!.where, restart: true, chosen: gone })
   }
   return out()
 }
@@ -198,6 +194,9 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
     return judged('inconclusive', said.observed, said.next)
   }
   const s = scan(view, readings)
+  // An answer that may lack series (a partial response) proves no absence: what it lacks is not judged, what it shows is.
+  const partial = readings.warnings && readings.warnings.length > 0 ? readings.warnings : undefined
+  if (s.bad?.absence && partial) s.bad = undefined
   if (s.bad) {
     if (s.bad.after) {
       if (!process) return RECHECK
@@ -229,6 +228,10 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
     }
     const proc = process.state === 'same' ? `; ${process.detail}` : `; the process was not re-checked: ${process.detail}`
     return judged('passed', `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`, undefined, { ...found, chosen: rose, proof: 'rose' })
+  }
+  if (partial) {
+    if (!at.final) return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}) }
+    return judged('inconclusive', `${view.words.in ? 'Prometheus' : 'the source'} answered with warnings (${partial.join('; ').slice(0, 300)}): an answer that may lack series proves no absence, and no rise of ${name} showed in it`, 'a partial answer cannot show that a counter stayed flat or that a series is gone: fix what the warning names (a remote read or store Prometheus could not reach), or read the engine\'s own /metrics (without --prometheus-url), then run again', found)
   }
   if (!view.rollback && above && scrapes.length >= 2 && readings.counted) {
     // Above zero before this run and flat since: proof only from the very process argv read.
@@ -268,9 +271,11 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
     const said = words.noneRead(view.windowMs, readings.failures, readings.lastFailure)
     return judged('inconclusive', said.observed, said.next, undefined, said.where ?? whereNow)
   }
+  // Scrapes Prometheus lost (up == 0) were not observed: said, never read as an absence.
+  const lost = readings.unobserved ? `; ${readings.unobserved} scrape(s) of the target in the window failed (up == 0): not observed` : ''
   if (found.tracks.length === 0 && !declaredZero) {
     const said = words.tooFew(scrapes.length, view.windowMs, readings.counted)
-    return judged('inconclusive', said.observed, said.next, undefined)
+    return judged('inconclusive', `${said.observed}${lost}`, said.next, undefined)
   }
   if (declaredZero) {
     // No child yet: the family stood at zero at every scrape, and the evidence says so.
@@ -294,7 +299,7 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
   const traffic = trafficBetween(scrapes[0]!, scrapes.at(-1)!)
   if (traffic === undefined || traffic === 0 || scrapes.length < 2 || !readings.counted) {
     const why = traffic === undefined ? words.noRequestCounter : scrapes.length < 2 || !readings.counted ? 'fewer than two scrapes fell inside the window' : 'no traffic reached the engine'
-    return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}`, words.noTrafficNext)
+    return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}${lost}`, words.noTrafficNext)
   }
   const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${judgedText}`
   if (view.rollback) {

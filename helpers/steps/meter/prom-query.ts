@@ -108,10 +108,15 @@ const regexQuote = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g,
 /** The meter's name after its prefix (`radiance:engine_steps_held_total` → `engine_steps_held_total`). */
 const baseName = (name: string): string => name.slice(name.lastIndexOf(':') + 1)
 
-/** The two queries of one poll, for a window of `windowS` seconds. */
-export function buildQueries(matchers: readonly LabelMatcher[], meterName: string, trafficNames: readonly string[], windowS: number): { selector: string; instant: string; range: string } {
+/**
+ * What one poll asks, for a window of `windowS` seconds: the raw samples of the selector (a range
+ * selector, never an instant query: an instant query sees a series only within the server's
+ * --query.lookback-delta, which says nothing about what the target's scrapes carried), and the
+ * metadata of the targets the matchers select (`targets`: a match_target selector).
+ */
+export function buildQueries(matchers: readonly LabelMatcher[], meterName: string, trafficNames: readonly string[], windowS: number): { selector: string; range: string; targets: string } {
   // `up`: the target's scrapes; process_start_time_seconds: which process each scrape read.
   const names = [`(?:[a-zA-Z_][a-zA-Z0-9_]*:)?${regexQuote(baseName(meterName))}`, ...trafficNames.map(regexQuote), 'up', PROCESS_START]
   const selector = renderMatchers([{ name: '__name__', op: '=~', value: names.join('|') }, ...matchers])
-  return { selector, instant: selector, range: `${selector}[${Math.max(1, Math.ceil(windowS))}s]` }
+  return { selector, range: `${selector}[${Math.max(1, Math.ceil(windowS))}s]`, targets: renderMatchers(matchers) }
 }

@@ -1,13 +1,14 @@
 // The knob's meter read through a central Prometheus' HTTP API (`--prometheus-url`) instead of
 // the engine's own /metrics. It only reads: the HTTP exchange is an injected function (the HTTP
 // seam, so record and replay see it), every answer is validated (./prom-answer.ts), and the
-// selector is rendered from parsed matchers (./prom-query.ts). Two queries per poll, both at one
-// evaluation time: an instant query (what Prometheus holds as current) and the raw samples over
-// the watch window. The meter's name is asked for under any prefix, so the prefix trap (`vllm:`
-// latency vs `radiance:` cadence) shows from the same answers. What the samples mean is the
-// ladder's (./ladder.ts, through ./from-prometheus.ts).
-import { fail, labelKey, parseApiAnswer, type Matrix, type PromFailure, type PromSample, type Vector } from './prom-answer.ts'
-import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, PROCESS_START, type LabelMatcher } from './prom-query.ts'
+// selector is rendered from parsed matchers (./prom-query.ts). Two queries per poll: the raw
+// samples over the watch window (the meter, the traffic, `up` and the process start time of every
+// scrape), and the metadata of the scrape targets the matchers select (how many targets, the
+// meter family's type). The meter's name is asked for under any prefix, so the prefix trap
+// (`vllm:` latency vs `radiance:` cadence) shows from the same answers. What the samples mean is
+// the ladder's (./ladder.ts, through ./from-prometheus.ts).
+import { fail, labelKey, parseApiAnswer, parseTargetsMetadata, type PromFailure, type PromSample, type TargetMetadata } from './prom-answer.ts'
+import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, PROCESS_START, renderMatchers, type LabelMatcher } from './prom-query.ts'
 
 export type { PromSample } from './prom-answer.ts'
 
@@ -39,8 +40,6 @@ export interface SeriesReading {
   role: SeriesRole
   /** model_name equals the served model; undefined when the series has no model_name or the model is unknown. */
   servedModel: boolean | undefined
-  /** From the instant query; null when Prometheus holds no current sample (stale, or gone). */
-  current: PromSample | null
   /** Raw samples in the window, oldest first. */
   samples: readonly PromSample[]
 }
@@ -56,8 +55,16 @@ export interface PromReading {
   scrapes: { seen: number; up: number; lastAt: number | null } | null
   /** Sorted distinct prefixes before ':' of every returned series name ('' for none). */
   prefixes: readonly string[]
-  /** Distinct `instance` labels of the returned series: more than one means the selector takes several targets. */
+  /** Distinct `instance` labels of the returned series (evidence; the targets are counted in `targets`). */
   instances: readonly string[]
+  /** The scrape targets the selector takes, one entry per target (two with one label set are two entries): from the `up` series, and the targets' metadata. */
+  targets: readonly string[]
+  /** The type the targets' metadata gives the meter's family (a family declared without a sample yet is listed too). */
+  meterFamily?: string
+  /** The targets' metadata was read, or the API has no such endpoint. */
+  metadata: 'read' | 'unsupported'
+  /** The range query's warnings (e.g. a partial response): such an answer proves no absence. */
+  warnings: readonly string[]
 }
 
 export type PromResult = { ok: true; reading: PromReading } | { ok: false; failure: PromFailure }
@@ -70,6 +77,28 @@ export class PromSourceError extends Error {
   }
 }
 
+/**
+ * One entry per scrape target: the label sets of the `up` series, each counted as often as the
+ * targets' metadata lists one family for it (targets relabelled to one label set are still two
+ * targets: Prometheus scrapes both, into one series).
+ */
+function targetsOf(ups: readonly SeriesReading[], entries: readonly TargetMetadata[]): string[] {
+  const count = new Map<string, number>()
+  for (const u of ups) count.set(renderMatchers(labelsOf(u.labels)), 1)
+  const per = new Map<string, number>()
+  for (const e of entries) {
+    const key = `${renderMatchers(labelsOf(e.target))} ${e.metric}`
+    per.set(key, (per.get(key) ?? 0) + 1)
+  }
+  for (const [key, n] of per) {
+    const target = key.slice(0, key.lastIndexOf(' '))
+    count.set(target, Math.max(count.get(target) ?? 0, n))
+  }
+  return [...count].sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([t, n]) => Array.from({ length: n }, () => t))
+}
+
+const labelsOf = (labels: Readonly<Record<string, string>>) => Object.keys(labels).sort().map((name) => ({ name, op: '=' as const, value: labels[name]! }))
+
 function roleOf(name: string, meterName: string, trafficNames: readonly string[]): SeriesRole {
   if (name === meterName) return 'meter'
   if (trafficNames.includes(name)) return 'traffic'
@@ -80,7 +109,7 @@ function roleOf(name: string, meterName: string, trafficNames: readonly string[]
 
 /**
  * A meter source: `poll(sinceMs, nowMs)` reads the meter and traffic series with exactly two
- * queries, the raw samples covering [sinceMs, nowMs]. Bad options throw a PromSourceError
+ * requests, the raw samples covering [sinceMs, nowMs] and the targets' metadata. Bad options throw a PromSourceError
  * (kind bad-input: the operator's to fix); everything Prometheus answers comes back as a result.
  */
 export function createPromSource(options: PromSourceOptions) {
@@ -113,16 +142,14 @@ export function createPromSource(options: PromSourceOptions) {
     if ('error' in parsed) throw badInput(`--prometheus-match ${JSON.stringify(options.match)}: ${parsed.error}`, 'pass label matchers in braces, e.g. {job="radiance",instance="gpu-7:8000"}')
     matchers = parsed.matchers
   }
-  const api = (query: string, timeS: number): string => {
-    const u = new URL(`${base.pathname.replace(/\/+$/, '')}/api/v1/query`, base)
-    u.searchParams.set('query', query)
-    u.searchParams.set('time', timeS.toFixed(3))
+  const api = (path: string, params: Record<string, string>): string => {
+    const u = new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base)
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v)
     return u.toString()
   }
   let queriesSent = 0
 
-  async function ask(query: string, timeS: number, expect: 'vector' | 'matrix') {
-    const url = api(query, timeS)
+  async function ask<T>(url: string, read: (res: { status: number; body: string }, where: string) => T): Promise<T | { ok: false; failure: PromFailure }> {
     const where = `GET ${url}`
     queriesSent++
     let res: { status: number; body: string }
@@ -131,33 +158,27 @@ export function createPromSource(options: PromSourceOptions) {
     } catch (error) {
       return { ok: false as const, failure: fail('unreachable', `Prometheus did not answer: ${error instanceof Error ? error.message : String(error)}`, where, 'check --prometheus-url is reachable from here (Prometheus up, firewall), then run again') }
     }
-    return parseApiAnswer(res, expect, where)
+    return read(res, where)
   }
 
   async function poll(sinceMs: number, nowMs: number): Promise<PromResult> {
     const windowS = (nowMs - sinceMs) / 1000
     const q = buildQueries(matchers, options.meterName, options.trafficNames, windowS)
-    const timeS = nowMs / 1000
-    const [now, window] = await Promise.all([ask(q.instant, timeS, 'vector'), ask(q.range, timeS, 'matrix')])
-    if (!now.ok) return now
+    const rangeUrl = api('/api/v1/query', { query: q.range, time: (nowMs / 1000).toFixed(3) })
+    const targetsUrl = api('/api/v1/targets/metadata', { match_target: q.targets })
+    const [window, meta] = await Promise.all([ask(rangeUrl, parseApiAnswer), ask(targetsUrl, parseTargetsMetadata)])
     if (!window.ok) return window
+    if (!meta.ok) return meta
     const series = new Map<string, SeriesReading>()
-    const entry = (m: Record<string, string>): SeriesReading => {
-      const key = labelKey(m)
-      let s = series.get(key)
-      if (!s) {
-        const { __name__: name, ...labels } = m
-        const served = labels.model_name === undefined || options.model === undefined ? undefined : labels.model_name === options.model
-        s = { name: name!, labels, role: roleOf(name!, options.meterName, options.trafficNames), servedModel: served, current: null, samples: [] }
-        series.set(key, s)
-      }
-      return s
+    for (const r of window.data) {
+      const { __name__: name, ...labels } = r.metric
+      const served = labels.model_name === undefined || options.model === undefined ? undefined : labels.model_name === options.model
+      series.set(labelKey(r.metric), { name: name!, labels, role: roleOf(name!, options.meterName, options.trafficNames), servedModel: served, samples: r.values })
     }
-    for (const r of window.data as Matrix) entry(r.metric).samples = r.values
-    for (const r of now.data as Vector) entry(r.metric).current = r.value
     const all = [...series.values()].sort((a, b) => (a.name === b.name ? (labelKey(a.labels) < labelKey(b.labels) ? -1 : 1) : a.name < b.name ? -1 : 1))
+    const ups = all.filter((s) => s.role === 'up')
     // Scrapes per target (`up` series): the fewest counts, so one target's scrapes never stand in for another's.
-    const perTarget = all.filter((s) => s.role === 'up').map((s) => s.samples.filter((p) => p.t >= sinceMs))
+    const perTarget = ups.map((s) => s.samples.filter((p) => p.t >= sinceMs))
     const scrapes = perTarget.length
       ? {
           seen: Math.min(...perTarget.map((ps) => ps.length)),
@@ -165,16 +186,23 @@ export function createPromSource(options: PromSourceOptions) {
           lastAt: perTarget.reduce<number | null>((m, ps) => ps.reduce<number | null>((n, p) => (n === null || p.t > n ? p.t : n), m), null),
         }
       : null
+    const entries = meta.entries === 'unsupported' ? [] : meta.entries
+    const family = [options.meterName, options.meterName.replace(/_total$/, '')]
+    const declared = entries.find((e) => family.includes(e.metric))?.type
     return {
       ok: true,
       reading: {
         at: nowMs,
         selector: q.selector,
-        queries: [q.instant, q.range],
+        queries: [q.range, `targets/metadata ${q.targets}`],
         series: all,
         scrapes,
         prefixes: [...new Set(all.map((s) => (s.name.includes(':') ? s.name.slice(0, s.name.indexOf(':')) : '')))].sort(),
         instances: [...new Set(all.flatMap((s) => (s.labels.instance === undefined ? [] : [s.labels.instance])))].sort(),
+        targets: targetsOf(ups, entries),
+        ...(declared !== undefined ? { meterFamily: declared } : {}),
+        metadata: meta.entries === 'unsupported' ? 'unsupported' : 'read',
+        warnings: window.warnings,
       },
     }
   }

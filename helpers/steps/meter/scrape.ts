@@ -65,6 +65,8 @@ export interface MeterReadings {
   counted: boolean
   /** Distinct targets the source's selector takes; more than one is another engine's counter mixed in. */
   targets?: readonly string[]
-  /** Series names that Prometheus holds no current sample for (stale at the evaluation time). */
-  notCurrent?: readonly string[]
+  /** Scrapes of the window that were not observed (Prometheus' `up` == 0): a gap, never an absence. */
+  unobserved?: number
+  /** The source's answer may lack series (Prometheus' warnings, e.g. a partial response): it proves no absence. */
+  warnings?: readonly string[]
 }
