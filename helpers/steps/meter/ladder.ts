@@ -83,8 +83,6 @@ type Bad = {
   chosen?: Track
   /** What it is once the process argv read was re-checked (a page of another process: two engines, or a restart). */
   after?: (p: ProcessCheck) => Said
-  /** Said from what a scrape lacks (absent, vanished): an answer that may lack series proves none of it. */
-  absence?: true
 }
 type Scan = {
   bad: Bad | undefined
@@ -106,18 +104,21 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
   let notJudged: string[] = []
   let start: { value: number; i: number } | undefined
   let missing = 0
+  const partial = (readings.warnings?.length ?? 0) > 0
   /** The family was declared without a child at every scrape from 0 up to here: a child appearing now rose from zero. */
   let zeroUntil: number | undefined
   const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
   for (const [i, r] of readings.scrapes.entries()) {
-    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track, absence = false) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}), ...(absence ? { absence } : {}) })
+    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
     // First: whose page this is. What another engine's page says proves nothing about this one.
     const other = unbound(view.engine, r, words.scrape(i, r), view.listenerBinds)
     if (other) return 'said' in other ? bad(other.said.verdict, other.said) : out({ verdict: 'inconclusive', observed: '', next: '', where: r.where, restart: false, after: other.after })
     if (r.refused) return bad('failed', words.refused(r.refused))
     if (r.meter.length === 0) {
+      // An answer that may lack series (a partial response) proves no absence: the scrape says nothing of the meter.
+      if (partial) continue
       const gone = [...tracks.values()][0]
-      if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone, true)
+      if (gone) return bad('failed', words.vanished(gone.name, i, gone.points), true, gone)
       if (r.declared !== undefined && (zeroUntil === i - 1 || i === 0)) {
         if (!isCounterType(r.declared, meterName)) return bad('failed', words.notCounter(r.declared))
         zeroUntil = i
@@ -125,7 +126,7 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
       }
       zeroUntil = undefined
       missing++
-      if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing), false, undefined, true)
+      if (readings.counted && missing >= readings.absentAfter) return bad('failed', words.absent(r, missing))
       continue
     }
     if (r.meterType !== undefined && !isCounterType(r.meterType, meterName)) return bad('failed', words.notCounter(r.meterType))
@@ -157,7 +158,7 @@ function scan(view: LadderView, readings: MeterReadings): Scan {
       t.points.push({ i, at: r.at, value: s.value, raw: s.raw })
       if (before && s.value < before.value) return bad('failed', { observed: words.reset(t.name, t.points), next: RESTART_NEXT }, true, t)
     }
-    for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t, true)
+    if (!partial) for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
     zeroUntil = undefined
   }
   return out()
@@ -194,9 +195,8 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
     return judged('inconclusive', said.observed, said.next)
   }
   const s = scan(view, readings)
-  // An answer that may lack series (a partial response) proves no absence: what it lacks is not judged, what it shows is.
+  // An answer that may lack series (a partial response) proves no absence: what it lacks is not judged (scan), what it shows is.
   const partial = readings.warnings && readings.warnings.length > 0 ? readings.warnings : undefined
-  if (s.bad?.absence && partial) s.bad = undefined
   if (s.bad) {
     if (s.bad.after) {
       if (!process) return RECHECK
