@@ -13,6 +13,14 @@ import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/seams/first-contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
 import { AREAS } from '../test/support/fault-row.ts'
+import { PROM_FAST, PROMETHEUS_FAULTS, type Through } from '../test/support/prometheus-faults.ts'
+
+const THROUGH: Readonly<Record<Through, string>> = {
+  twins: 'job `twins`: this engine and a second replica (armed, its counter above zero), both relabelled to instance="127.0.0.1"',
+  lossy: 'job `lossy`: /metrics through a relay that fails every scrape from the first that shows traffic (up == 0); the engine keeps serving',
+  'short lookback': '`--query.lookback-delta=500ms`, scrape interval 2 s',
+  'partial response': 'a remote_read endpoint that refuses connections, asked for recent data: every answer carries a warning',
+}
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
@@ -61,6 +69,20 @@ export function faultsMarkdown(): string {
     '| fault | what is wrong | steps | verdict | exit | message contains |',
     '|---|---|---|---|---|---|',
     ...SURROUNDINGS.map((f) => `| ${cell(f.fault)} | ${cell(f.what)} | ${cell(f.steps)} | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.message)} |`),
+    '',
+    '## Through a real Prometheus',
+    '',
+    'Run by `test/prometheus-faults.test.ts` against Debian\'s Prometheus 2.42 on loopback, scraping each row\'s engine as the row says;',
+    `the nine steps judged in-process with \`--prometheus-url\` and \`${PROM_FAST.join(' ')}\`, the meter step's message checked.`,
+    '',
+    '| fault | what is wrong | how Prometheus holds the engine | engine | verify | steps not passing | verdict | exit | message contains |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...PROMETHEUS_FAULTS.map((c) => {
+      const engine = [...(c.engine.args ?? []), ...(c.engine.faults ?? []).map((f) => `--fault ${f}`)].join(' ') || '(defaults)'
+      const flags = [`--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', '--prometheus-url URL', ...(c.match ? [`--prometheus-match '${c.match}'`] : [])].join(' ')
+      const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
+      return `| ${cell(c.fault)} | ${cell(c.what)} | ${cell(THROUGH[c.through])} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | \`${cell(c.message)}\` |`
+    }),
     '',
     '## Reference engine faults',
     '',

@@ -12,6 +12,7 @@ import { COMPILE_CACHE, ENGINE_ENTRY, freePort, startEngine } from '../engine/la
 import type { EngineHandle, EngineOptions } from '../engine/launch.ts'
 import { HUGE_LOG_BYTES } from '../engine/ledger.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
+import { processStartSeconds } from '../engine/proc-start.ts'
 import { PALETTE } from '../engine/vision.ts'
 import { serveInProcess } from './support/engine-in-process.ts'
 
@@ -740,7 +741,10 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     async check(e, x) {
       const start = (page: string) => Number(page.split('\n').find((l) => l.startsWith('process_start_time_seconds '))!.split(' ')[1])
       const first = start(await metrics(e))
-      x(first * 1000).toBeGreaterThan(Date.now() - 60_000)
+      // The first scrape reads the serving process's real start (the engine's own, or this worker's
+      // when the engine is served in-process): in the past, and no earlier than this process began.
+      x(first * 1000).toBeLessThanOrEqual(Date.now())
+      x(first * 1000).toBeGreaterThan(Date.now() - process.uptime() * 1000 - 5_000)
       x(start(await metrics(e))).toBeCloseTo(first + 60, 3)
     },
   },
@@ -791,6 +795,36 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(res.status).toBe(307)
       x(res.headers.get('location')).toBe('/health/')
       x(await (await fetch(`${e.baseUrl}/health`)).json()).toMatchObject({ status: 'ok', queue_cap: 256 })
+    },
+  },
+  start_time_other: {
+    async check(e, x) {
+      // In-process: the engine's own start time is this process's, as prometheus_client computes it.
+      const page = await metrics(e)
+      const started = Number(/\nprocess_start_time_seconds (\S+)\n/.exec(page)?.[1])
+      x(started).toBeCloseTo(processStartSeconds() - 3600, 2)
+    },
+  },
+  no_start_time: {
+    async check(e, x) {
+      const page = await trafficThenMetrics(e)
+      x(page).not.toMatch(/^process_start_time_seconds /m)
+      x(page).not.toContain('# TYPE process_start_time_seconds')
+      x(sample(page, 'radiance:engine_steps_held_total')).toBe('1.0')
+    },
+  },
+  meter_lazy: {
+    async check(e, x) {
+      const before = await metrics(e)
+      x(before).toContain('# TYPE radiance:engine_steps_held_total counter')
+      x(sample(before, 'radiance:engine_steps_held_total')).toBeUndefined()
+      x(sample(before, 'radiance:engine_steps_held_created')).toBeUndefined()
+      const after = await trafficThenMetrics(e)
+      x(sample(after, 'radiance:engine_steps_held_total')).toBe('1.0')
+      x(sample(after, 'radiance:engine_steps_held_created')).toMatch(/e\+09$/)
+      // Each labelled child on its own: the reason that was counted is printed, the other is not.
+      x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="no_snapshot"')).toMatch(/^[1-9]\d*\.0$/)
+      x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="evicted"')).toBeUndefined()
     },
   },
   metrics_gzip: {

@@ -9,7 +9,7 @@ import { VirtualClock } from './support/virtual-clock.ts'
 import { loadConfig, type Target } from '../helpers/config/load.ts'
 import type { HostClient, HostResult } from '../helpers/seams/host.ts'
 import { HttpError, type HttpClient } from '../helpers/seams/http.ts'
-import { createContext, type RunContext } from '../helpers/steps/context.ts'
+import { createContext, type EngineProcess, type RunContext } from '../helpers/steps/context.ts'
 import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
 import { prng } from './support/prng.ts'
@@ -65,12 +65,14 @@ interface Scenario {
   /** Scrapes refused (connection refused) before the pages are served. */
   refusedFirst?: number
   value: '1' | null
-  /** What step argv left behind. */
-  argv?: { pid: string; argvHeld: boolean }
+  /** What step argv left behind (the rest of engineProcess: tied by the listener, start time unread). */
+  argv?: { pid: string; argvHeld: boolean } & Partial<EngineProcess>
   /** What pidof says after the watch: a pid list, or a host failure. */
   pidofNow: string[] | 'unreachable'
   model: string | null
   baseline: boolean
+  /** What step health handed on; unset: not handed on. */
+  healthy?: boolean
 }
 
 function target(value: '1' | null, model: string | null): Target {
@@ -114,7 +116,9 @@ async function judge(s: Scenario): Promise<Run> {
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
-  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline })
+  // Unless a scenario says otherwise: the pid holds the base URL's listening socket, its start time unread.
+  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess => ({ startTimeSeconds: null, startTimeResolution: 0.01, foundBy: 'listener', listenerTied: true, ...a })
+  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: engineProcess(s.argv) } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
   return { judgement, scrapes: served, pidofCalls }
 }
 
@@ -270,6 +274,122 @@ describe('the meter judge, case by case', () => {
     expect(never.judgement.observed).toMatch(/^no \/metrics page could be read in 10s \(\d+ tries\): connection refused/)
   })
 
+  describe('a counter family declared with no sample yet is zero so far, not absent (issue 20 rule 5)', () => {
+    const none = (extra: Partial<Page> = {}) => page({ '0': 'absent' }, extra)
+    test('declared, then its first child appears: a rise from zero, green', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none({ requests: 1 }), page({ '0': 3 }, { requests: 2 })] })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain(`${METER}{engine="0",model_name="${SERVED}"} 0 → 3: rose during this run's traffic`)
+      expect(r.judgement.evidence.meter).toMatchObject({ proof: 'rose', first: 0, last: 3 })
+    })
+    test('declared and never a child at the default while traffic flows: the rollback stayed at zero, green', async () => {
+      const r = await judge({ ...healthy, value: null, pages: [none(), none({ requests: 1 }), none({ requests: 2 })] })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain('carries no sample yet: zero so far')
+      expect(r.judgement.evidence.meter).toMatchObject({ proof: 'stayed-at-zero', first: 0, last: 0 })
+    })
+    test('declared and never a child while the armed engine serves traffic: the arm did nothing, red', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none({ requests: 1 }), none({ requests: 2 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/stayed at 0 for 10s while 2 request\(s\) reached the engine \(.*is declared a counter and carries no sample yet: zero so far/)
+    })
+    test('declared and never a child without traffic: inconclusive', async () => {
+      const r = await judge({ ...healthy, pages: [none(), none()] })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('no traffic reached the engine')
+    })
+    test('declared a gauge with no sample: not a counter, red', async () => {
+      const r = await judge({ ...healthy, pages: [none({ type: 'gauge' })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toContain('is declared "# TYPE … gauge", not a counter')
+    })
+    test('not declared at all: absent stays absent, red', async () => {
+      const r = await judge({ ...healthy, pages: [none({ type: 'none' }), page({ '0': 3 }, { requests: 2 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/is absent from \d+ samples/)
+    })
+    test('a child that goes away leaves the family declared and empty: vanished, red', async () => {
+      const r = await judge({ ...healthy, pages: [page({ '0': 2 }), none({ requests: 1 })] })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toContain('vanished from the page at scrape 2')
+    })
+  })
+
+  describe('each page is bound to the pid step argv read (issue 20 rule 2)', () => {
+    const START = 1_796_000_000.25
+    const known = (extra: Partial<EngineProcess> = {}) => ({ argv: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof' as const, listenerTied: false, ...extra } })
+    const started = (values: number[], at: number | ((i: number) => number | undefined)) => rising(values).map((p, i) => {
+      const s = typeof at === 'number' ? at : at(i)
+      return s === undefined ? p : { ...p, processStart: s }
+    })
+    test("a page started when the pid argv read started is that pid's: green", async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START) })
+      expect(r.judgement.verdict).toBe('passed')
+      expect(r.judgement.observed).toContain("rose during this run's traffic")
+    })
+    test('a page printed to a coarser resolution still binds (1.79600000025e+09 = the pid\'s start to 0.01 s)', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2], 1.79600000025e9) })
+      expect(r.judgement.verdict).toBe('passed')
+    })
+    test('a page of a process started at another time, the pid still running: two engines, inconclusive at once from the baseline, naming both start times', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START - 3600) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      const iso = (t: number) => new Date(t * 1000).toISOString()
+      expect(r.judgement.observed).toContain(`the endpoint is served by a process started at ${iso(START - 3600)} (process_start_time_seconds ${START - 3600} at scrape 1), the pid argv read (${PID}) started at ${iso(START)}`)
+      expect(r.judgement.observed).toContain('this run is about two engines')
+      expect(r.judgement.next).toMatch(/point --base-url at the engine step argv read/)
+      expect(r.scrapes).toBe(1)
+      expect(r.pidofCalls).toBe(1)
+    })
+    test('one clock tick apart is another process', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 2], START + 0.01) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('this run is about two engines')
+    })
+    test('a page of another start time while the pid argv read is gone: the engine restarted, red', async () => {
+      const r = await judge({ ...healthy, ...known(), pidofNow: ['5151'], pages: started([0, 2], START + 60) })
+      expect(r.judgement.verdict).toBe('failed')
+      expect(r.judgement.observed).toMatch(/^the engine restarted during the proof: the endpoint is served by a process started at .*; step argv read pid 4242; pidof radiance now finds 5151$/)
+    })
+    test('bound at first, then another process answers (a load balancer): two engines, never green, even while the counter rises', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: started([0, 3, 5], (i) => (i === 1 ? START + 7 : START)) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain('at scrape 2), the pid argv read')
+    })
+    test('a page without process_start_time_seconds, the listener not tied: inconclusive, naming what is missing and how to give it', async () => {
+      const r = await judge({ ...healthy, ...known(), pages: rising([0, 2]) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toBe(`nothing ties GET ${BASE}/metrics to the pid step argv read (${PID}): scrape 1 carries no process_start_time_seconds, and the base URL's listening socket was not tied to pid ${PID} (found by pidof --process)`)
+      expect(r.judgement.next).toContain('--pid-cmd')
+      expect(r.scrapes).toBe(1)
+    })
+    test('a page without process_start_time_seconds served by the pid holding the listening socket: bound by the socket, green', async () => {
+      const r = await judge({ ...healthy, ...known({ foundBy: 'listener', listenerTied: true }), pages: rising([0, 2]) })
+      expect(r.judgement.verdict).toBe('passed')
+    })
+    test("the pid's start time unread and the listener not tied: inconclusive, it says how to let armproof read it", async () => {
+      const r = await judge({ ...healthy, ...known({ startTimeSeconds: null }), pages: started([0, 2], START) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+      expect(r.judgement.observed).toContain(`the start time of pid ${PID} could not be read`)
+      expect(r.judgement.next).toContain(`/proc/${PID}/stat`)
+    })
+    test('the listener tied but the page started at another time: another process still (a proxy on the engine\'s port)', async () => {
+      const r = await judge({ ...healthy, ...known({ foundBy: 'listener', listenerTied: true }), pages: started([0, 2], START + 5) })
+      expect(r.judgement.verdict).toBe('inconclusive')
+    })
+  })
+
+  test('/health never answered 200: inconclusive at once, saying why; /metrics is not watched and no process re-checked', async () => {
+    const r = await judge({ ...healthy, healthy: false, baseline: false, pages: rising([0, 3]) })
+    expect(r.judgement.verdict).toBe('inconclusive')
+    expect(r.judgement.observed).toContain('not watched: /health never answered 200 (see step health)')
+    expect(r.judgement.next).toContain('get /health to answer 200 first')
+    expect(r.scrapes).toBe(0)
+    expect(r.pidofCalls).toBe(0)
+    const up = await judge({ ...healthy, healthy: true, pages: rising([0, 3]) })
+    expect(up.judgement.verdict).toBe('passed')
+  })
+
   test('a rollback: flat at zero while traffic flows is green; above zero is red', async () => {
     const flat = await judge({ ...healthy, value: null, pages: rising([0, 0, 0]) })
     expect(flat.judgement.verdict).toBe('passed')
@@ -341,7 +461,8 @@ function scenario(random: () => number): Scenario {
  * Rule 3 (and the rollback's rule), decided from the scenario alone over the pages the judge
  * read: every page parseable, the meter a counter, no series twice, the served series (by
  * model_name, never another model's) present and finite and never going down, no restart; then
- * a rise, or above zero at the first scrape in the very process argv read.
+ * a rise, or above zero at the first scrape in the very process argv read. A family declared
+ * with no sample yet is zero so far (issue 20 rule 5), not absent.
  */
 function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   // The fake serves the last page again once the list runs out.
@@ -359,6 +480,19 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   // The judged series: the served model's; on a page without model_name, every series, the foreign one too.
   const judged: Array<Array<Value>> = Object.keys(pages[0]!.served).map((e) => pages.map((p) => p.served[e]!))
   if (noLabels && foreignOnPage) judged.push(pages.map((p) => p.foreign ?? 'absent'))
+  const pidChanged = s.argv !== undefined && !(s.pidofNow !== 'unreachable' && s.pidofNow.length === 1 && s.pidofNow[0] === s.argv.pid)
+  const pidKnownChanged = s.argv !== undefined && s.pidofNow !== 'unreachable'
+  const traffic = pages.length >= 2 && pages.at(-1)!.requests !== pages[0]!.requests
+  // Rule 5 (issue 20): a page that declares the family (# TYPE) and prints no sample of it is zero
+  // so far: the leading such pages read 0 for the series that first appears after them.
+  const declaredEmpty = (p: Page) => p.type !== 'none' && p.foreign === undefined && Object.values(p.served).every((v) => v === 'absent')
+  let lead = 0
+  while (lead < pages.length && declaredEmpty(pages[lead]!)) lead++
+  if (lead === pages.length) {
+    if (pidChanged && pidKnownChanged) return no('another process runs now')
+    return s.value === null && traffic ? { ok: true, why: 'flat at zero while traffic flowed' } : no('declared, no sample, and no rollback with traffic')
+  }
+  if (lead > 0) for (const vals of judged) if (vals.findIndex((v) => v !== 'absent') === lead) vals.fill(0, 0, lead)
   const present = judged.filter((vals) => vals.some((v) => v !== 'absent'))
   if (present.length === 0) return no('the served series is absent')
   for (const vals of present) {
@@ -369,14 +503,12 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
     for (let i = 1; i < seen.length; i++) if ((seen[i] as number) < (seen[i - 1] as number)) return no('a reset')
   }
   // A page without any of the served series has no meter (a series never on any page is no series at all).
-  if (pages.some((p) => Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined))) return no('absent at a scrape')
-  const pidChanged = s.argv !== undefined && !(s.pidofNow !== 'unreachable' && s.pidofNow.length === 1 && s.pidofNow[0] === s.argv.pid)
-  const pidKnownChanged = s.argv !== undefined && s.pidofNow !== 'unreachable'
+  if (pages.some((p, i) => i >= lead && Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined))) return no('absent at a scrape')
   if (pidChanged && pidKnownChanged) return no('another process runs now')
   const nums = present.map((vals) => vals.filter((v): v is number => typeof v === 'number'))
   if (s.value === null) {
     if (nums.some((vs) => vs.some((v) => v > 0))) return no('above zero at the default')
-    if (pages.length < 2 || pages.at(-1)!.requests === pages[0]!.requests) return no('no traffic')
+    if (!traffic) return no('no traffic')
     return { ok: true, why: 'flat at zero while traffic flowed' }
   }
   if (nums.some((vs) => vs.some((v) => v > vs[0]!))) return { ok: true, why: 'rose during the run' }

@@ -1,6 +1,6 @@
-// The meter judge through Prometheus (helpers/steps/meter/prometheus.ts) in-process: a fake
-// Prometheus HTTP API answering the two queries of each poll from a timeline of scrapes, pidof
-// answers and a virtual clock. Each way the meter can fail through Prometheus is shown red or
+// The meter judge through Prometheus (helpers/steps/meter/from-prometheus.ts) in-process: a fake
+// Prometheus HTTP API answering the two requests of each poll (the raw samples, the targets'
+// metadata) from a timeline of scrapes, pidof answers and a virtual clock. Each way the meter can fail through Prometheus is shown red or
 // inconclusive, the two greens and the rollback green, and exactly two queries per poll.
 import { describe, expect, test } from 'vitest'
 import { VirtualClock } from './support/virtual-clock.ts'
@@ -29,61 +29,90 @@ interface Scrape {
   lookalike?: boolean
   /** The meter only for another model. */
   model?: string
+  /** Prometheus lost this scrape: up == 0, no other sample. */
+  down?: boolean
 }
 
 interface Scenario {
   scrapes: Scrape[]
   value: '1' | null
-  /** The meter series is no longer current (stale) at evaluation times after this dt. */
+  /** The meter is missing from the target's scrapes (up == 1) after this dt: it went stale. */
   staleAfter?: number
   /** Another instance's series, also taken by the selector. */
   secondInstance?: boolean
+  /** A second target with the same labels (relabelled to one instance): its scrapes land in the same series, half a second later. */
+  sameLabelsTwin?: boolean
   /** Every query refused with this HTTP status and Prometheus' error body. */
   refuse?: number
+  /** The range query's answer carries these warnings (e.g. a failing remote read: a partial response). */
+  warnings?: string[]
+  /** The targets' metadata declares the meter's family a counter (default: when the meter has a sample). */
+  declared?: boolean
+  /** What step health handed on; unset: not handed on. */
+  healthy?: boolean
+  /** process_start_time_seconds per scrape, as Prometheus holds it; default START (the pid's); null: not exported. */
+  processStart?: (sc: Scrape) => number | null
 }
+
+/** The start time of the pid step argv read, and of the engine's process collector unless a case says otherwise. */
+const START = 1_796_000_000.25
 
 const fmt = (v: Exclude<V, 'absent'>): string => (typeof v === 'number' ? String(v) : v)
 
 function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
   let queries = 0
-  const series = (sc: Scrape, instance: string): Array<{ metric: Record<string, string>; v: string }> => {
+  const series = (sc: Scrape, instance: string, twin = false): Array<{ metric: Record<string, string>; v: string }> => {
     const base = { instance, job: 'radiance' }
+    if (sc.down) return [{ metric: { __name__: 'up', ...base }, v: '0' }]
     const out = [{ metric: { __name__: 'up', ...base }, v: '1' }, { metric: { __name__: 'vllm:request_success_total', ...base, engine: '0', finished_reason: 'stop', model_name: MODEL }, v: String(sc.requests) }]
-    if (sc.meter !== 'absent') out.push({ metric: { __name__: METER, ...base, engine: '0', model_name: sc.model ?? MODEL }, v: fmt(sc.meter) })
+    const stale = s.staleAfter !== undefined && sc.dt > s.staleAfter
+    if (sc.meter !== 'absent' && !stale) out.push({ metric: { __name__: METER, ...base, engine: '0', model_name: sc.model ?? MODEL }, v: fmt(twin ? 500 : sc.meter) })
     if (sc.lookalike) out.push({ metric: { __name__: 'vllm:engine_steps_held_total', ...base, engine: '0', model_name: MODEL }, v: '5' })
+    const start = twin ? START - 40 : s.processStart ? s.processStart(sc) : START
+    if (start !== null) out.push({ metric: { __name__: 'process_start_time_seconds', ...base }, v: String(start) })
     return out
   }
+  const targets = (): Array<{ instance: string; twin: boolean }> => [
+    { instance: INSTANCE, twin: false },
+    ...(s.secondInstance ? [{ instance: 'gpu-8.test:8000', twin: false }] : []),
+    ...(s.sameLabelsTwin ? [{ instance: INSTANCE, twin: true }] : []),
+  ]
   const http: HttpClient = {
     async request(req) {
       queries++
       const u = new URL(req.url)
-      expect(`${u.origin}${u.pathname}`).toBe(`${PROM}/api/v1/query`)
       const reply = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), url: req.url, redirects: [], durationMs: 1 })
       if (s.refuse) return reply(s.refuse, { status: 'error', errorType: 'bad_data', error: 'parse error: unexpected character' })
+      if (u.pathname === '/api/v1/targets/metadata') {
+        expect(u.searchParams.get('match_target')).toBe(`{instance="${INSTANCE}"}`)
+        const declared = s.declared ?? s.scrapes.some((sc) => sc.meter !== 'absent')
+        const data = targets().filter((t) => t.instance === INSTANCE).flatMap((t) => [
+          ...(declared ? [{ target: { instance: t.instance, job: 'radiance' }, metric: METER, type: 'counter', help: '', unit: '' }] : []),
+          { target: { instance: t.instance, job: 'radiance' }, metric: 'vllm:request_success_total', type: 'counter', help: '', unit: '' },
+        ])
+        return reply(200, { status: 'success', data })
+      }
+      expect(`${u.origin}${u.pathname}`).toBe(`${PROM}/api/v1/query`)
       const query = u.searchParams.get('query')!
       expect(query).toContain(`instance="${INSTANCE}"`)
       const at = Math.round(Number(u.searchParams.get('time')) * 1000)
       const range = /\[(\d+)s\]$/.exec(query)
-      const seen = s.scrapes.filter((sc) => T0 + sc.dt <= at)
-      const instances = s.secondInstance ? [INSTANCE, 'gpu-8.test:8000'] : [INSTANCE]
+      expect(range, 'an instant query sees only what lies within the lookback delta: never asked').not.toBeNull()
       const keyed = new Map<string, { metric: Record<string, string>; values: Array<[number, string]> }>()
-      for (const sc of seen) {
-        for (const inst of instances) {
-          for (const x of series(sc, inst)) {
+      for (const sc of s.scrapes.filter((x) => T0 + x.dt <= at)) {
+        for (const t of targets()) {
+          const when = T0 + sc.dt + (t.twin ? 500 : 0)
+          if (when > at) continue
+          for (const x of series(sc, t.instance, t.twin)) {
             const key = JSON.stringify(x.metric)
             if (!keyed.has(key)) keyed.set(key, { metric: x.metric, values: [] })
-            keyed.get(key)!.values.push([(T0 + sc.dt) / 1000, x.v])
+            keyed.get(key)!.values.push([when / 1000, x.v])
           }
         }
       }
-      if (range) {
-        const from = at - Number(range[1]) * 1000
-        const result = [...keyed.values()].map((k) => ({ metric: k.metric, values: k.values.filter(([t]) => t * 1000 > from) })).filter((k) => k.values.length > 0)
-        return reply(200, { status: 'success', data: { resultType: 'matrix', result } })
-      }
-      const stale = (m: Record<string, string>) => m.__name__ === METER && s.staleAfter !== undefined && at > T0 + s.staleAfter
-      const result = [...keyed.values()].filter((k) => !stale(k.metric) && k.values.some(([t]) => t * 1000 === T0 + seen.at(-1)!.dt)).map((k) => ({ metric: k.metric, value: k.values.at(-1) }))
-      return reply(200, { status: 'success', data: { resultType: 'vector', result } })
+      const from = at - Number(range![1]) * 1000
+      const result = [...keyed.values()].map((k) => ({ metric: k.metric, values: k.values.filter(([t]) => t * 1000 > from).sort(([a], [b]) => a - b) })).filter((k) => k.values.length > 0)
+      return reply(200, { status: 'success', data: { resultType: 'matrix', result }, ...(s.warnings ? { warnings: s.warnings } : {}) })
     },
   }
   return { http, queries: () => queries }
@@ -102,8 +131,9 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
     },
   }
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
-  const given = await BEFORE_GROUP['behaviour survived']!(ctx)
-  const j = await JUDGES.meter(ctx, { ...given, engineProcess: { pid: PID, argvHeld: true } })
+  const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
+  const given = await BEFORE_GROUP['behaviour survived']!(ctx, health)
+  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof', listenerTied: false } })
   return { j, queries: prom.queries() }
 }
 
@@ -166,6 +196,7 @@ describe('the meter through Prometheus', () => {
     expect(j.observed).toMatch(/= NaN/)
   })
 
+  // The fake went stale on the instant query only, before issue 21: now the raw samples lack the meter while up == 1.
   test('a series that went stale during the proof: red (absent is not zero)', async () => {
     const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), staleAfter: 3000 })
     expect(j.verdict).toBe('failed')
@@ -185,10 +216,81 @@ describe('the meter through Prometheus', () => {
     expect(j.next).toMatch(/narrow --prometheus-match/)
   })
 
+  test("two targets relabelled to one label set are two targets (one up series, the targets' metadata lists both): inconclusive, never one replica's counter for the other's pid", async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 0, 0], [0, 1, 2, 3]), sameLabelsTwin: true })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/takes the series of 2 targets \(\{instance="gpu-7\.test:8000",job="radiance"\}, \{instance="gpu-7\.test:8000",job="radiance"\}\)/)
+    expect(j.next).toMatch(/narrow --prometheus-match/)
+  })
+
+  test('up == 0 mid-window (Prometheus lost scrapes while the pid kept serving): not observed, never red; the rise after the gap is green', async () => {
+    const scrapes = timeline([0, 0, 0, 0, 3, 3, 3, 3, 3, 3], ramp(10, (i) => i)).map((sc, i) => (i === 2 || i === 3 ? { ...sc, down: true } : sc))
+    const { j } = await judge({ value: '1', scrapes })
+    expect(j.verdict).toBe('passed')
+    expect(j.observed).toMatch(/0 → 3 in Prometheus: rose during this run's traffic/)
+  })
+
+  test('up == 0 for the rest of the window after the first scrape: inconclusive, saying the scrapes failed, never red', async () => {
+    const scrapes = timeline(ramp(12, () => 0), ramp(12, (i) => i)).map((sc, i) => (i > 0 ? { ...sc, down: true } : sc))
+    const { j } = await judge({ value: '1', scrapes })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/fewer than two scrapes fell inside the window in 10s; \d+ scrape\(s\) of the target in the window failed \(up == 0\): not observed/)
+  })
+
+  test('an answer with warnings (a partial response) lacking the meter proves no absence: inconclusive, never red', async () => {
+    const warnings = ['remote_read: error sending request: dial tcp 10.0.0.9:9201: connect: connection refused']
+    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 'absent' as const), ramp(12, (i) => i)), warnings })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/^Prometheus answered with warnings \(remote_read: error sending request.*\): an answer that may lack series proves no absence/)
+    const flat = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), warnings })
+    expect(flat.j.verdict).toBe('inconclusive')
+    const rollback = await judge({ value: null, scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), warnings })
+    expect(rollback.j.verdict).toBe('inconclusive')
+  })
+
+  test('an answer with warnings that shows a rise: what it shows is judged, green', async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), warnings: ['partial response'] })
+    expect(j.verdict).toBe('passed')
+  })
+
+  test("a family the targets' metadata declares a counter with no sample yet (a lazy labelled counter) is zero so far: the rollback green, the arm red, never absent", async () => {
+    const none = timeline(ramp(12, () => 'absent' as const), ramp(12, (i) => i))
+    const rollback = await judge({ value: null, scrapes: none, declared: true })
+    expect(rollback.j.verdict).toBe('passed')
+    expect(rollback.j.observed).toContain('carries no sample yet: zero so far')
+    const arm = await judge({ value: '1', scrapes: none, declared: true })
+    expect(arm.j.verdict).toBe('failed')
+    expect(arm.j.observed).toMatch(/stayed at 0 in Prometheus for 10s while \d+ request\(s\) reached the engine/)
+    const rises = await judge({ value: '1', scrapes: timeline(['absent', 'absent', 4, 4], [0, 1, 2, 3]), declared: true })
+    expect(rises.j.verdict).toBe('passed')
+    expect(rises.j.observed).toMatch(/0 → 4 in Prometheus: rose/)
+  })
+
   test('Prometheus refuses the query: inconclusive (the operator\'s to fix), never red', async () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 3], [0, 3]), refuse: 400 })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(/Prometheus refused the query \(HTTP 400, bad_data\)/)
+  })
+
+  test("the series' process_start_time_seconds is not the pid's: two engines, inconclusive, never the other's counter", async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => START - 120 })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/^the endpoint is served by a process started at .* \(process_start_time_seconds 1795999880\.25 at the scrape at 2026-11-30T02:00:00\.500Z\), the pid argv read \(4242\) started at .*: this run is about two engines/)
+  })
+
+  test('a series set without process_start_time_seconds: nothing ties it to the pid, inconclusive (through Prometheus only the start time binds)', async () => {
+    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => null })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toContain('carries no process_start_time_seconds')
+    expect(j.next).toMatch(/^through Prometheus only the series' process_start_time_seconds binds it to the pid/)
+  })
+
+  test('/health never answered 200: no baseline wait and no query, inconclusive at once', async () => {
+    const { j, queries } = await judge({ value: '1', healthy: false, scrapes: timeline([0, 0, 2, 3], [0, 0, 3]) })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(/^not watched: \/health never answered 200/)
+    expect(j.where).toBe(`Prometheus ${PROM}`)
+    expect(queries).toBe(0)
   })
 
   test('a rollback: zero while traffic flows is green; any value above zero is red', async () => {

@@ -6,21 +6,10 @@
 // hostile value cannot change the query (a seeded round-trip property), and bad --prometheus-match
 // text is the operator's to fix.
 import { describe, expect, test } from 'vitest'
-import {
-  buildQueries,
-  counterWalk,
-  createPromSource,
-  defaultMatch,
-  parseApiAnswer,
-  parseMatch,
-  parsePromDuration,
-  promString,
-  renderMatchers,
-  scrapeIntervalFromConfig,
-  PromSourceError,
-  type LabelMatcher,
-  type PromFetch,
-} from '../helpers/steps/meter/prometheus-source.ts'
+import { parseApiAnswer, parseTargetsMetadata } from '../helpers/steps/meter/prom-answer.ts'
+import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../helpers/steps/meter/prom-query.ts'
+import { createPromSource, PromSourceError, type PromFetch } from '../helpers/steps/meter/prometheus-source.ts'
+import { counterWalk, latest, meterResets, parsePromDuration, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const TRAFFIC = ['vllm:request_success_total', 'vllm:generation_tokens_total']
@@ -33,12 +22,11 @@ const labels = (name: string, extra: Record<string, string> = {}) => ({ __name__
 const served = (name: string, extra: Record<string, string> = {}) => labels(name, { engine: '0', model_name: MODEL, ...extra })
 const at = (s: number) => (T0 + s * 1000) / 1000
 
-/** A fake Prometheus: answers the instant query with `vector` and the range query with `matrix`. */
-function fakeProm(vector: unknown[], matrix: unknown[], seen: string[] = []): PromFetch {
+/** A fake Prometheus: answers the range query with `matrix`, the targets' metadata with `metadata`. */
+function fakeProm(matrix: unknown[], seen: string[] = [], metadata: unknown[] = []): PromFetch {
   return async (url) => {
     seen.push(url)
-    const q = new URL(url).searchParams.get('query') ?? ''
-    return /\[\d+s\]$/.test(q) ? ok('matrix', matrix) : ok('vector', vector)
+    return new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 200, body: JSON.stringify({ status: 'success', data: metadata }) } : ok('matrix', matrix)
   }
 }
 
@@ -47,164 +35,208 @@ function source(fetch: PromFetch, extra: Partial<Parameters<typeof createPromSou
 }
 
 const upSamples = (n: number) => ({ metric: labels('up'), values: Array.from({ length: n }, (_, i) => [at(i + 1), '1']) })
+const metaOf = (target: Record<string, string>, metric: string, type = 'counter') => ({ target, metric, type, help: '', unit: '' })
 
 describe('one poll', () => {
-  test('sends exactly two queries, both at one evaluation time, through the selector', async () => {
+  test("sends exactly two requests: the raw samples through the selector at one evaluation time, and the targets' metadata of its matchers; no instant query", async () => {
     const seen: string[] = []
-    const src = source(fakeProm([], [], seen))
+    const src = source(fakeProm([], seen))
     await src.poll(T0, T0 + 10_000)
     await src.poll(T0, T0 + 11_000)
     expect(seen).toHaveLength(4)
     expect(src.queries()).toBe(4)
-    const [a, b] = seen.map((u) => new URL(u))
+    const [a, b, c] = seen.map((u) => new URL(u))
     expect(a!.pathname).toBe('/api/v1/query')
-    expect(a!.searchParams.get('time')).toBe(b!.searchParams.get('time'))
-    expect(a!.searchParams.get('query')).toBe(`{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up",instance="${INSTANCE}"}`)
-    expect(b!.searchParams.get('query')).toBe(`${a!.searchParams.get('query')}[10s]`)
+    expect(a!.searchParams.get('time')).toBe(String((T0 + 10_000) / 1000) + '.000')
+    expect(c!.searchParams.get('time')).toBe(String((T0 + 11_000) / 1000) + '.000')
+    expect(a!.searchParams.get('query')).toBe(`{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up|process_start_time_seconds",instance="${INSTANCE}"}[10s]`)
+    expect(b!.pathname).toBe('/api/v1/targets/metadata')
+    expect(b!.searchParams.get('match_target')).toBe(`{instance="${INSTANCE}"}`)
+    expect(seen.some((u) => /\}$/.test(new URL(u).searchParams.get('query') ?? ''))).toBe(false)
   })
 
-  test('a meter that rose: present, its increase and no reset; traffic and prefixes from the same answers', async () => {
+  test('a meter that rose: present at the latest scrape, its increase and no reset; traffic and prefixes from the same answer', async () => {
     const src = source(
-      fakeProm(
-        [{ metric: served(METER), value: [at(4), '2.0'] }, { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), value: [at(4), '2'] }, { metric: labels('up'), value: [at(4), '1'] }],
-        [
-          { metric: served(METER), values: [[at(1), '0'], [at(2), '0'], [at(3), '1'], [at(4), '2.0']] },
-          { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(1), '0'], [at(4), '2']] },
-          upSamples(4),
-        ],
-      ),
+      fakeProm([
+        { metric: served(METER), values: [[at(1), '0'], [at(2), '0'], [at(3), '1'], [at(4), '2.0']] },
+        { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(1), '0'], [at(4), '2']] },
+        upSamples(4),
+      ]),
     )
     const r = await src.poll(T0, T0 + 4500)
     expect(r.ok).toBe(true)
     if (!r.ok) return
-    expect(r.reading.meter).toBe('present')
-    expect(r.reading.resets).toBe(0)
+    expect(presence(r.reading)).toBe('present')
+    expect(meterResets(r.reading)).toBe(0)
     expect(r.reading.prefixes).toEqual(['', 'radiance', 'vllm'])
     expect(r.reading.scrapes).toEqual({ seen: 4, up: 4, lastAt: T0 + 4000 })
     const m = r.reading.series.find((s) => s.role === 'meter')!
-    expect(m).toMatchObject({ name: METER, servedModel: true, increase: 2, resets: 0, current: { value: 2, raw: '2.0', t: T0 + 4000 } })
+    expect(m).toMatchObject({ name: METER, servedModel: true })
+    expect(latest(m)).toEqual({ value: 2, raw: '2.0', t: T0 + 4000 })
+    expect(walk(m)).toEqual({ increase: 2, resets: 0 })
     expect(m.labels).not.toHaveProperty('__name__')
-    expect(r.reading.series.find((s) => s.role === 'traffic')!.increase).toBe(2)
+    expect(walk(r.reading.series.find((s) => s.role === 'traffic')!).increase).toBe(2)
+    expect(r.reading.warnings).toEqual([])
   })
 
   test('a counter that went down is a reset, counted from zero', async () => {
-    const src = source(fakeProm([{ metric: served(METER), value: [at(3), '3'] }], [{ metric: served(METER), values: [[at(1), '1000'], [at(2), '1'], [at(3), '3']] }, upSamples(3)]))
+    const src = source(fakeProm([{ metric: served(METER), values: [[at(1), '1000'], [at(2), '1'], [at(3), '3']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.resets).toBe(1)
-    expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.increase).toBe(3)
+    expect(r.ok && meterResets(r.reading)).toBe(1)
+    expect(r.ok && walk(r.reading.series.find((s) => s.role === 'meter')!).increase).toBe(3)
   })
 
-  test('samples in the window and none current: stale, not zero', async () => {
-    const src = source(fakeProm([], [{ metric: served(METER), values: [[at(1), '0']] }, upSamples(2)]))
+  test('samples in the window and none in the latest successful scrape: stale, not zero', async () => {
+    const src = source(fakeProm([{ metric: served(METER), values: [[at(1), '0']] }, upSamples(2)]))
     const r = await src.poll(T0, T0 + 5000)
-    expect(r.ok && r.reading.meter).toBe('stale')
-    expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.current).toBeNull()
+    expect(r.ok && presence(r.reading)).toBe('stale')
+    expect(r.ok && latest(r.reading.series.find((s) => s.role === 'meter')!)?.t).toBe(T0 + 1000)
+  })
+
+  test('the latest scrape failed (up == 0): not observed, neither present nor stale', async () => {
+    const up = { metric: labels('up'), values: [[at(1), '1'], [at(2), '0']] }
+    const r = await source(fakeProm([{ metric: served(METER), values: [[at(1), '4']] }, up])).poll(T0, T0 + 2000)
+    expect(r.ok && presence(r.reading)).toBe('unobserved')
   })
 
   test.each([
     ['no scrape yet', 0, 'pending'],
     ['one scrape', 1, 'pending'],
     ['two scrapes', 2, 'absent'],
-  ] as const)('no meter series after %s: %s', async (_name, scrapes, presence) => {
-    const src = source(fakeProm([], scrapes ? [upSamples(scrapes)] : []))
+  ] as const)('no meter series after %s: %s', async (_name, scrapes, want) => {
+    const src = source(fakeProm(scrapes ? [upSamples(scrapes)] : []))
     const r = await src.poll(T0, T0 + 60_000)
-    expect(r.ok && r.reading.meter).toBe(presence)
+    expect(r.ok && presence(r.reading)).toBe(want)
   })
 
   test('failed scrapes (up == 0) do not count toward absent', async () => {
     const down = { metric: labels('up'), values: [[at(1), '0'], [at(2), '0'], [at(3), '0']] }
-    const r = await source(fakeProm([], [down])).poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('pending')
+    const r = await source(fakeProm([down])).poll(T0, T0 + 3000)
+    expect(r.ok && presence(r.reading)).toBe('pending')
     expect(r.ok && r.reading.scrapes).toEqual({ seen: 3, up: 0, lastAt: T0 + 3000 })
   })
 
   test('without `up` in the selector, absent waits two scrape intervals of the input', async () => {
     const traffic = { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(15), '0'], [at(30), '0']] }
-    const src = source(fakeProm([], [traffic]), { scrapeIntervalMs: 15_000 })
+    const src = source(fakeProm([traffic]))
     const early = await src.poll(T0, T0 + 29_000)
     const late = await src.poll(T0, T0 + 30_000)
-    expect(early.ok && early.reading.meter).toBe('pending')
-    expect(late.ok && late.reading.meter).toBe('absent')
+    expect(early.ok && presence(early.reading, { sinceMs: T0, nowMs: T0 + 29_000, scrapeIntervalMs: 15_000 })).toBe('pending')
+    expect(late.ok && presence(late.reading, { sinceMs: T0, nowMs: T0 + 30_000, scrapeIntervalMs: 15_000 })).toBe('absent')
   })
 
   test('a selector that matches nothing never makes the meter absent', async () => {
-    const r = await source(fakeProm([], []), { scrapeIntervalMs: 1000 }).poll(T0, T0 + 3_600_000)
-    expect(r.ok && r.reading).toMatchObject({ meter: 'pending', series: [], scrapes: null })
+    const r = await source(fakeProm([])).poll(T0, T0 + 3_600_000)
+    expect(r.ok && presence(r.reading, { sinceMs: T0, nowMs: T0 + 3_600_000, scrapeIntervalMs: 1000 })).toBe('pending')
+    expect(r.ok && r.reading).toMatchObject({ series: [], scrapes: null, targets: [] })
   })
 
   test('the prefix trap: the meter only under vllm: is absent, and the other prefix is shown', async () => {
     const other = served('vllm:engine_steps_held_total')
-    const src = source(fakeProm([{ metric: other, value: [at(3), '2'] }], [{ metric: other, values: [[at(1), '0'], [at(3), '2']] }, upSamples(3)]))
+    const src = source(fakeProm([{ metric: other, values: [[at(1), '0'], [at(3), '2']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('absent')
+    expect(r.ok && presence(r.reading)).toBe('absent')
     expect(r.ok && r.reading.series.map((s) => [s.name, s.role])).toContainEqual(['vllm:engine_steps_held_total', 'meter-other-prefix'])
     expect(r.ok && r.reading.prefixes).toEqual(['', 'vllm'])
   })
 
   test("another model's series is kept and marked, and does not make the served meter present", async () => {
     const foreign = labels(METER, { engine: '1', model_name: 'radiance-other-70b' })
-    const src = source(fakeProm([{ metric: foreign, value: [at(3), '9'] }], [{ metric: foreign, values: [[at(3), '9']] }, upSamples(3)]))
+    const src = source(fakeProm([{ metric: foreign, values: [[at(3), '9']] }, upSamples(3)]))
     const r = await src.poll(T0, T0 + 3000)
-    expect(r.ok && r.reading.meter).toBe('absent')
+    expect(r.ok && presence(r.reading)).toBe('absent')
     expect(r.ok && r.reading.series.find((s) => s.role === 'meter')!.servedModel).toBe(false)
   })
 
-  test('a selector that takes several targets shows each instance', async () => {
+  test('a selector that takes several targets shows each instance, and each target counted from up', async () => {
     const other = { ...served(METER), instance: 'gpu-8:8000' }
-    const r = await source(fakeProm([{ metric: served(METER), value: [at(1), '1'] }, { metric: other, value: [at(1), '1'] }], [])).poll(T0, T0 + 1000)
+    const up8 = { metric: labels('up', { instance: 'gpu-8:8000' }), values: [[at(1), '1']] }
+    const r = await source(fakeProm([{ metric: served(METER), values: [[at(1), '1']] }, { metric: other, values: [[at(1), '1']] }, upSamples(1), up8])).poll(T0, T0 + 1000)
     expect(r.ok && r.reading.instances).toEqual(['gpu-7:8000', 'gpu-8:8000'])
+    expect(r.ok && r.reading.targets).toEqual([`{instance="gpu-7:8000",job="radiance"}`, `{instance="gpu-8:8000",job="radiance"}`])
+  })
+
+  test("two targets relabelled to one label set are two targets: one up series, the targets' metadata lists each", async () => {
+    const target = { instance: '127.0.0.1', job: 'radiance' }
+    const up = { metric: { __name__: 'up', ...target }, values: [[at(1), '1'], [at(1.5), '1']] }
+    const metadata = [metaOf(target, METER), metaOf(target, METER), metaOf(target, 'process_start_time_seconds', 'gauge'), metaOf(target, 'process_start_time_seconds', 'gauge')]
+    const r = await source(fakeProm([up], [], metadata), { match: '{instance="127.0.0.1"}' }).poll(T0, T0 + 2000)
+    expect(r.ok && r.reading.instances).toEqual(['127.0.0.1'])
+    expect(r.ok && r.reading.targets).toEqual(['{instance="127.0.0.1",job="radiance"}', '{instance="127.0.0.1",job="radiance"}'])
+    expect(r.ok && r.reading.meterFamily).toBe('counter')
+  })
+
+  test("the targets' metadata types the meter's family, also a family declared without a sample yet", async () => {
+    const r = await source(fakeProm([upSamples(2)], [], [metaOf({ instance: INSTANCE, job: 'radiance' }, METER, 'counter')])).poll(T0, T0 + 2000)
+    expect(r.ok && r.reading).toMatchObject({ meterFamily: 'counter', metadata: 'read', targets: [`{instance="${INSTANCE}",job="radiance"}`] })
+  })
+
+  test("an API without /api/v1/targets/metadata (404): the targets are counted from up alone, said in the reading", async () => {
+    const fetch: PromFetch = async (url) => (new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 404, body: '404 page not found' } : ok('matrix', [upSamples(2)]))
+    const r = await source(fetch).poll(T0, T0 + 2000)
+    expect(r.ok && r.reading).toMatchObject({ metadata: 'unsupported', targets: [`{instance="${INSTANCE}",job="radiance"}`] })
+  })
+
+  test('warnings of the answer (a partial response) are kept', async () => {
+    const fetch: PromFetch = async (url) =>
+      new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 200, body: JSON.stringify({ status: 'success', data: [] }) } : { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] }, warnings: ['remote_read: error sending request'] }) }
+    const r = await source(fetch).poll(T0, T0 + 2000)
+    expect(r.ok && r.reading.warnings).toEqual(['remote_read: error sending request'])
   })
 
   test("one target's scrapes never stand in for another's", async () => {
     const a = upSamples(3)
     const b = { metric: labels('up', { instance: 'gpu-8:8000' }), values: [[at(3), '1']] }
-    const r = await source(fakeProm([], [a, b])).poll(T0, T0 + 3000)
-    expect(r.ok && r.reading).toMatchObject({ meter: 'pending', scrapes: { seen: 1, up: 1, lastAt: T0 + 3000 } })
+    const r = await source(fakeProm([a, b])).poll(T0, T0 + 3000)
+    expect(r.ok && presence(r.reading)).toBe('pending')
+    expect(r.ok && r.reading).toMatchObject({ scrapes: { seen: 1, up: 1, lastAt: T0 + 3000 } })
   })
 
   test('a hostile model id never reaches the query; it only fails to match the series', async () => {
-    const vector = [{ metric: served(METER), value: [at(1), '5'] }]
+    const matrix = [{ metric: served(METER), values: [[at(1), '5']] }]
     const urls: string[][] = [[], []]
-    const plain = await source(fakeProm(vector, [], urls[0]), { model: MODEL }).poll(T0, T0 + 1000)
-    const hostile = await source(fakeProm(vector, [], urls[1]), { model: `${MODEL}",model_name=~".*` }).poll(T0, T0 + 1000)
+    const plain = await source(fakeProm(matrix, urls[0]), { model: MODEL }).poll(T0, T0 + 1000)
+    const hostile = await source(fakeProm(matrix, urls[1]), { model: `${MODEL}",model_name=~".*` }).poll(T0, T0 + 1000)
     expect(urls[1]).toEqual(urls[0])
-    expect(plain.ok && plain.reading.meter).toBe('present')
+    expect(plain.ok && presence(plain.reading)).toBe('present')
     expect(hostile.ok && hostile.reading.series[0]!.servedModel).toBe(false)
-    expect(hostile.ok && hostile.reading.meter).toBe('pending')
+    expect(hostile.ok && presence(hostile.reading)).toBe('pending')
   })
 
   test('NaN and +Inf strings are read as such; a non-finite sample makes the increase NaN', async () => {
-    const src = source(fakeProm([{ metric: served(METER), value: [at(2), '+Inf'] }], [{ metric: served(METER), values: [[at(1), 'NaN'], [at(2), '+Inf']] }, upSamples(2)]))
+    const src = source(fakeProm([{ metric: served(METER), values: [[at(1), 'NaN'], [at(2), '+Inf']] }, upSamples(2)]))
     const r = await src.poll(T0, T0 + 2000)
     const m = r.ok ? r.reading.series.find((s) => s.role === 'meter')! : undefined
-    expect(m?.current?.value).toBe(Infinity)
+    expect(m && latest(m)?.value).toBe(Infinity)
     expect(m?.samples[0]?.value).toBeNaN()
-    expect(m?.increase).toBeNaN()
+    expect(m && walk(m).increase).toBeNaN()
   })
 })
 
 describe('answers the source refuses to read', () => {
   const where = 'GET http://prom.test:9090/api/v1/query?query=x'
+  const matrixOf = (values: unknown) => ok('matrix', [{ metric: served(METER), values }])
   test.each([
-    ['an error body', { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error: unexpected "}"' }) }, 'vector', 'error-response', /bad_data.*parse error/],
-    ['a query timeout', { status: 503, body: JSON.stringify({ status: 'error', errorType: 'timeout', error: 'query timed out' }) }, 'vector', 'error-response', /timeout/],
-    ['HTML from a proxy', { status: 502, body: '<html>Bad Gateway</html>' }, 'vector', 'http-status', /HTTP 502/],
-    ['a login page with 200', { status: 200, body: '<!doctype html><form>' }, 'vector', 'not-json', /not JSON/],
-    ['a 500 with a success body', { status: 500, body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }) }, 'vector', 'http-status', /HTTP 500/],
-    ['no status', { status: 200, body: JSON.stringify({ data: { resultType: 'vector', result: [] } }) }, 'vector', 'bad-shape', /status/],
-    ['a matrix where a vector was asked', ok('matrix', []), 'vector', 'bad-shape', /resultType is "matrix"/],
-    ['a scalar where a matrix was asked', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, '1'] } }) }, 'matrix', 'bad-shape', /resultType is "scalar"/],
-    ['a number value', ok('vector', [{ metric: served(METER), value: [at(1), 2] }]), 'vector', 'bad-shape', /not a Prometheus float string/],
-    ['a word value', ok('vector', [{ metric: served(METER), value: [at(1), 'two'] }]), 'vector', 'bad-shape', /not a Prometheus float string/],
-    ['a string time', ok('vector', [{ metric: served(METER), value: ['1', '2'] }]), 'vector', 'bad-shape', /time/],
-    ['a series with no name', ok('vector', [{ metric: { instance: INSTANCE }, value: [at(1), '2'] }]), 'vector', 'bad-shape', /__name__/],
-    ['a numeric label value', ok('vector', [{ metric: { __name__: METER, engine: 0 }, value: [at(1), '2'] }]), 'vector', 'bad-shape', /label "engine"/],
-    ['the same series twice', ok('vector', [{ metric: served(METER), value: [at(1), '2'] }, { metric: served(METER), value: [at(1), '3'] }]), 'vector', 'bad-shape', /twice/],
-    ['times going back', ok('matrix', [{ metric: served(METER), values: [[at(2), '1'], [at(1), '2']] }]), 'matrix', 'bad-shape', /do not rise/],
-    ['values missing', ok('matrix', [{ metric: served(METER) }]), 'matrix', 'bad-shape', /values/],
-    ['JSON null', { status: 200, body: 'null' }, 'vector', 'bad-shape', /status/],
-  ] as const)('%s', (_name, res, expectType, kind, message) => {
-    const r = parseApiAnswer(res, expectType, where)
+    ['an error body', { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error: unexpected "}"' }) }, 'error-response', /bad_data.*parse error/],
+    ['a query timeout', { status: 503, body: JSON.stringify({ status: 'error', errorType: 'timeout', error: 'query timed out' }) }, 'error-response', /timeout/],
+    ['HTML from a proxy', { status: 502, body: '<html>Bad Gateway</html>' }, 'http-status', /HTTP 502/],
+    ['a login page with 200', { status: 200, body: '<!doctype html><form>' }, 'not-json', /not JSON/],
+    ['a 500 with a success body', { status: 500, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }) }, 'http-status', /HTTP 500/],
+    ['no status', { status: 200, body: JSON.stringify({ data: { resultType: 'matrix', result: [] } }) }, 'bad-shape', /status/],
+    ['a vector where a matrix was asked', ok('vector', []), 'bad-shape', /resultType is "vector"/],
+    ['a scalar where a matrix was asked', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, '1'] } }) }, 'bad-shape', /resultType is "scalar"/],
+    ['a number value', matrixOf([[at(1), 2]]), 'bad-shape', /not a Prometheus float string/],
+    ['a word value', matrixOf([[at(1), 'two']]), 'bad-shape', /not a Prometheus float string/],
+    ['a string time', matrixOf([['1', '2']]), 'bad-shape', /time/],
+    ['a series with no name', ok('matrix', [{ metric: { instance: INSTANCE }, values: [[at(1), '2']] }]), 'bad-shape', /__name__/],
+    ['a numeric label value', ok('matrix', [{ metric: { __name__: METER, engine: 0 }, values: [[at(1), '2']] }]), 'bad-shape', /label "engine"/],
+    ['the same series twice', ok('matrix', [{ metric: served(METER), values: [[at(1), '2']] }, { metric: served(METER), values: [[at(1), '3']] }]), 'bad-shape', /twice/],
+    ['times going back', matrixOf([[at(2), '1'], [at(1), '2']]), 'bad-shape', /do not rise/],
+    ['values missing', ok('matrix', [{ metric: served(METER) }]), 'bad-shape', /values/],
+    ['warnings that are not strings', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] }, warnings: [7] }) }, 'bad-shape', /warnings/],
+    ['JSON null', { status: 200, body: 'null' }, 'bad-shape', /status/],
+  ] as const)('%s', (_name, res, kind, message) => {
+    const r = parseApiAnswer(res, where)
     expect(r.ok).toBe(false)
     if (r.ok) return
     expect(r.failure.kind).toBe(kind)
@@ -214,8 +246,18 @@ describe('answers the source refuses to read', () => {
     expect(r.failure.code).toMatch(/^ARMPROOF_PROM_[A-Z_]+$/)
   })
 
-  test('a poll with one refused query is a failure, never a reading', async () => {
-    const src = source(async (url) => (/\[\d+s\]/.test(new URL(url).searchParams.get('query') ?? '') ? { status: 200, body: 'oops' } : ok('vector', [])))
+  test.each([
+    ['a list of targets that is not a list', { status: 'success', data: { targets: [] } }, /not a list/],
+    ['a target that is not labels', { status: 'success', data: [{ target: 'gpu-7', metric: METER, type: 'counter' }] }, /target is not label name/],
+    ['an entry without a type', { status: 'success', data: [{ target: { instance: INSTANCE }, metric: METER }] }, /no metric name and type/],
+  ])("targets' metadata: %s is refused", (_name, body, message) => {
+    const r = parseTargetsMetadata({ status: 200, body: JSON.stringify(body) }, where)
+    expect(r.ok).toBe(false)
+    expect(r.ok || r.failure).toMatchObject({ kind: 'bad-shape', what: expect.stringMatching(message) })
+  })
+
+  test('a poll with one refused request is a failure, never a reading', async () => {
+    const src = source(async (url) => (new URL(url).pathname === '/api/v1/query' ? { status: 200, body: 'oops' } : { status: 200, body: JSON.stringify({ status: 'success', data: [] }) }))
     const r = await src.poll(T0, T0 + 1000)
     expect(r).toMatchObject({ ok: false, failure: { kind: 'not-json' } })
     expect(r.ok || r.failure.where).toMatch(/^GET http:\/\/prom\.test:9090\/api\/v1\/query\?query=/)
@@ -237,32 +279,33 @@ describe('a hostile Prometheus (seeded fuzz)', () => {
     const pick = <T,>(xs: readonly T[]): T => xs[rand(xs.length)]!
     const values: unknown[] = ['1', '0', '2.5', 'NaN', '+Inf', '-Inf', 'nan', 'Infinity', 'inf', '1e', '', ' 1', '0x10', '1_0', '-0', '1e308', '1e309', 3, null, {}, [], true]
     const times: unknown[] = [at(1), at(2), '1800000001', null, -1, 1e300, Number.MAX_SAFE_INTEGER, {}, []]
-    const mutate = (answer: { status: number; body: string }, expectType: string): { status: number; body: string } => {
+    const mutate = (answer: { status: number; body: string }): { status: number; body: string } => {
       const json = JSON.parse(answer.body) as any
       const result = json.data.result as any[]
-      switch (rand(10)) {
+      switch (rand(11)) {
         case 0: json.status = pick(['error', 'ok', null, 'success']); break
         case 1: json.data.resultType = pick(['vector', 'matrix', 'scalar', 'string', null]); break
-        case 2: if (result[0]) { if (expectType === 'vector') result[0].value = [pick(times), pick(values)]; else result[0].values.push([pick(times), pick(values)]) } break
+        case 2: if (result[0]) result[0].values.push([pick(times), pick(values)]); break
         case 3: if (result[0]) result[0].metric = pick([{}, { __name__: 'bad name' }, { __name__: METER, 'bad-label': 'x' }, { __name__: METER, model_name: 7 }, null, []]); break
         case 4: if (result[0]) result.push(structuredClone(result[0])); break
         case 5: json.data.result = pick([null, {}, 'x', [null], [[]]]); break
         case 6: return { status: answer.status, body: answer.body.slice(0, rand(answer.body.length)) }
         case 7: return { status: pick([200, 204, 400, 422, 500, 503]), body: answer.body }
-        case 8: if (result[0] && expectType === 'matrix') result[0].values.reverse(); break
+        case 8: if (result[0]) result[0].values.reverse(); break
+        case 9: json.warnings = pick([['partial response'], 'partial', [null], []]); break
         default: break // unchanged: must read
       }
       return { status: answer.status, body: JSON.stringify(json) }
     }
-    const vector = [{ metric: served(METER), value: [at(2), '2'] }, { metric: labels('up'), value: [at(2), '1'] }]
     const matrix = [{ metric: served(METER), values: [[at(1), '0'], [at(2), '2']] }, upSamples(2)]
+    const metadata = { status: 200, body: JSON.stringify({ status: 'success', data: [metaOf({ instance: INSTANCE, job: 'radiance' }, METER)] }) }
     let read = 0
     let refused = 0
     for (let c = 0; c < 400; c++) {
       const fetch: PromFetch = async (url) => {
-        const isRange = /\[\d+s\]$/.test(new URL(url).searchParams.get('query') ?? '')
-        const base = isRange ? ok('matrix', structuredClone(matrix)) : ok('vector', structuredClone(vector))
-        return rand(2) ? mutate(base, isRange ? 'matrix' : 'vector') : base
+        if (new URL(url).pathname === '/api/v1/targets/metadata') return rand(8) ? metadata : { status: 200, body: JSON.stringify({ status: 'success', data: pick([[{}], [{ target: { instance: 7 } }], 'x', null]) }) }
+        const base = ok('matrix', structuredClone(matrix))
+        return rand(2) ? mutate(base) : base
       }
       const r = await source(fetch).poll(T0, T0 + 2000)
       if (!r.ok) {
@@ -271,9 +314,10 @@ describe('a hostile Prometheus (seeded fuzz)', () => {
         continue
       }
       read++
+      expect(r.reading.warnings.every((w) => typeof w === 'string'), `case ${c}`).toBe(true)
       for (const sr of r.reading.series) {
         expect(sr.name, `case ${c}`).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/)
-        for (const p of [...sr.samples, ...(sr.current ? [sr.current] : [])]) {
+        for (const p of sr.samples) {
           expect(p.raw, `case ${c}`).toMatch(/^(NaN|[+-]Inf|-?\d+(\.\d+)?(e[+-]?\d+)?)$/)
           expect(Number.isFinite(p.t), `case ${c}`).toBe(true)
         }
@@ -326,7 +370,7 @@ describe('the selector', () => {
 
   test('a user match is parsed and rendered again, not pasted', () => {
     const q = buildQueries((parseMatch(`{ job = 'radiance' , instance="gpu-7:8000" ,}`) as { matchers: LabelMatcher[] }).matchers, METER, [], 5)
-    expect(q.selector).toBe('{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up",job="radiance",instance="gpu-7:8000"}')
+    expect(q.selector).toBe('{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up|process_start_time_seconds",job="radiance",instance="gpu-7:8000"}')
   })
 
   test.each([

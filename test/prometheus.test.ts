@@ -10,7 +10,8 @@ import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine/launch.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
-import { createPromSource, scrapeIntervalFromConfig, type PromFetch, type PromReading, type PromSourceOptions, type SeriesReading } from '../helpers/steps/meter/prometheus-source.ts'
+import { createPromSource, type PromFetch, type PromReading, type PromSourceOptions, type SeriesReading } from '../helpers/steps/meter/prometheus-source.ts'
+import { latest, meterResets, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 import { check, PROMETHEUS, requires } from './support/prerequisites.ts'
 import { startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
 
@@ -102,22 +103,22 @@ async function complete(e: EngineHandle, n: number): Promise<void> {
 }
 
 const servedMeter = (r: PromReading): SeriesReading | undefined => r.series.find((s) => s.role === 'meter' && s.servedModel === true)
-const trafficRise = (r: PromReading): number => r.series.filter((s) => s.name === 'vllm:request_success_total' && s.servedModel === true).reduce((n, s) => n + s.increase, 0)
+const trafficRise = (r: PromReading): number => r.series.filter((s) => s.name === 'vllm:request_success_total' && s.servedModel === true).reduce((n, s) => n + walk(s).increase, 0)
 
 describe.concurrent('the meter through a real Prometheus', () => {
   test('an armed engine: the knob counter moves from 0 through Prometheus, two queries per poll', async () => {
     const since = Date.now()
     const { source, fetched } = sourceFor(engines.armed)
     // First Prometheus must hold the counter at 0, before any traffic: then a rise is this run's.
-    const before = await pollUntil(source, since, (r) => servedMeter(r)?.current?.value === 0)
+    const before = await pollUntil(source, since, (r) => presence(r) === 'present' && latest(servedMeter(r)!)?.value === 0)
     await complete(engines.armed, 2)
-    const after = await pollUntil(source, since, (r) => (servedMeter(r)?.increase ?? 0) >= 2)
+    const after = await pollUntil(source, since, (r) => (servedMeter(r) ? walk(servedMeter(r)!).increase : 0) >= 2)
     const last = after.at(-1)!
     const meter = servedMeter(last)!
-    expect(last.meter).toBe('present')
+    expect(presence(last)).toBe('present')
     expect(meter.samples[0]!.value).toBe(0)
-    expect(meter.current!.value).toBeGreaterThanOrEqual(2)
-    expect(meter.resets).toBe(0)
+    expect(latest(meter)!.value).toBeGreaterThanOrEqual(2)
+    expect(walk(meter).resets).toBe(0)
     expect(meter.labels).toMatchObject({ instance: hostPort(engines.armed), job: prom.job, model_name: MODEL })
     expect(trafficRise(last)).toBeGreaterThanOrEqual(2)
     expect(last.prefixes).toEqual(['', 'radiance', 'vllm'])
@@ -130,26 +131,26 @@ describe.concurrent('the meter through a real Prometheus', () => {
   test('a knob-ignored engine: traffic counters move through Prometheus while the knob counter stays 0', async () => {
     const since = Date.now()
     const { source } = sourceFor(engines.ignored)
-    await pollUntil(source, since, (r) => servedMeter(r)?.current !== undefined && servedMeter(r)?.current !== null)
+    await pollUntil(source, since, (r) => presence(r) === 'present')
     await complete(engines.ignored, 2)
     const last = (await pollUntil(source, since, (r) => trafficRise(r) >= 2)).at(-1)!
     const meter = servedMeter(last)!
-    expect(last.meter).toBe('present')
+    expect(presence(last)).toBe('present')
     // The scrape that saw the traffic saw the meter too: the same page, the same timestamp.
-    const movedAt = last.series.find((s) => s.name === 'vllm:request_success_total' && s.increase > 0)!.samples.at(-1)!.t
+    const movedAt = last.series.find((s) => s.name === 'vllm:request_success_total' && walk(s).increase > 0)!.samples.at(-1)!.t
     expect(meter.samples.map((p) => p.t)).toContain(movedAt)
     expect(meter.samples.every((p) => p.value === 0)).toBe(true)
-    expect(meter.increase).toBe(0)
+    expect(walk(meter).increase).toBe(0)
   })
 
   test('a name the engine does not export: pending until two scrapes, then absent, never zero', async () => {
     const since = Date.now()
     const { source } = sourceFor(engines.armed, { meterName: 'radiance:engine_steps_parked_total' })
-    const readings = await pollUntil(source, since, (r) => r.meter === 'absent')
-    expect(readings[0]!.meter).toBe('pending')
+    const readings = await pollUntil(source, since, (r) => presence(r) === 'absent')
+    expect(presence(readings[0]!)).toBe('pending')
     for (const r of readings) {
       expect(r.series.filter((s) => s.role === 'meter')).toEqual([])
-      expect(r.meter).toBe((r.scrapes?.up ?? 0) >= 2 ? 'absent' : 'pending')
+      expect(presence(r)).toBe((r.scrapes?.up ?? 0) >= 2 ? 'absent' : 'pending')
     }
     expect(readings.at(-1)!.scrapes!.up).toBeGreaterThanOrEqual(2)
   })
@@ -157,7 +158,7 @@ describe.concurrent('the meter through a real Prometheus', () => {
   test('the prefix trap: the meter exported as vllm: is absent under radiance:, the vllm: series shown', async () => {
     const since = Date.now()
     const { source } = sourceFor(engines.wrongPrefix)
-    const last = (await pollUntil(source, since, (r) => r.meter === 'absent')).at(-1)!
+    const last = (await pollUntil(source, since, (r) => presence(r) === 'absent')).at(-1)!
     expect(last.series.filter((s) => s.role === 'meter-other-prefix').map((s) => s.name)).toEqual(['vllm:engine_steps_held_total'])
     expect(last.prefixes).toEqual(['', 'vllm'])
   })
@@ -166,17 +167,17 @@ describe.concurrent('the meter through a real Prometheus', () => {
     // meter_reset: the first scrape (Prometheus' first) reads 1000 more than every later one.
     const { source } = sourceFor(engines.reset)
     const since = Date.now() - 60_000 // the window reaches back before Prometheus' first scrape
-    const last = (await pollUntil(source, since, (r) => r.resets >= 1)).at(-1)!
+    const last = (await pollUntil(source, since, (r) => meterResets(r) >= 1)).at(-1)!
     const values = servedMeter(last)!.samples.map((p) => p.value)
     expect(values[0]).toBeGreaterThanOrEqual(1000)
     expect(values.at(-1)).toBeLessThan(1000)
-    expect(last.resets).toBe(1)
+    expect(meterResets(last)).toBe(1)
   })
 
   test('a hostile --prometheus-match value stays one literal: the real Prometheus accepts it and it selects nothing', async () => {
     const since = Date.now()
     const match = `{instance="${hostPort(engines.armed)}\\",instance=~\\".*\\x1b\\n"}`
-    const { source } = sourceFor(engines.armed, { match, scrapeIntervalMs: prom.scrapeIntervalMs })
+    const { source } = sourceFor(engines.armed, { match })
     const r = await source.poll(since, Date.now())
     expect(r.ok, JSON.stringify(r)).toBe(true)
     expect(r.ok && r.reading.series).toEqual([])
@@ -196,13 +197,15 @@ describe.concurrent('the meter through a real Prometheus', () => {
 })
 
 describe('a target that goes away', () => {
-  test('reads stale (samples in the window, none current), not zero', async () => {
+  // Was "reads stale (samples in the window, none current)": a scrape that fails is up == 0 in
+  // Prometheus, a scrape not observed (issue 21 rule 6), which the raw samples and `up` show.
+  test('reads not observed (samples in the window, the latest scrape up == 0), never zero', async () => {
     const { source } = sourceFor(engines.reset)
     const since = Date.now()
-    await pollUntil(source, since, (r) => r.meter === 'present')
+    await pollUntil(source, since, (r) => presence(r) === 'present')
     await engines.reset.stop()
-    const last = (await pollUntil(source, since, (r) => r.meter === 'stale')).at(-1)!
-    expect(servedMeter(last)!.current).toBeNull()
+    const last = (await pollUntil(source, since, (r) => presence(r) === 'unobserved')).at(-1)!
+    expect(latest(last.series.find((s) => s.role === 'up')!)!.value).toBe(0)
     expect(servedMeter(last)!.samples.length).toBeGreaterThan(0)
   })
 })

@@ -9,7 +9,7 @@ import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { SVC_NAME, ShellWordsError, showValue, splitWords } from './shell.ts'
 import { didYouMean } from './suggest.ts'
-import { parseMatch } from '../steps/meter/prometheus-source.ts'
+import { parseMatch } from '../steps/meter/prom-query.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
 /** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */

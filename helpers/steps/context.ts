@@ -8,7 +8,22 @@ import type { ModelCard } from '../seams/models.ts'
 import { knob, type KnobSpec } from '../config/knobs.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
-import type { MetricsReading } from './meter/reading.ts'
+import type { MeterBaseline } from './meter/reading.ts'
+
+/** The engine process step `argv` read. */
+export interface EngineProcess {
+  pid: string
+  /** Its command line carried the flag as expected. */
+  argvHeld: boolean
+  /** prometheus_client's process_start_time_seconds for it: /proc/<pid>/stat field 22 / CLK_TCK + btime of /proc/stat; null when unread. */
+  startTimeSeconds: number | null
+  /** Seconds (1 / CLK_TCK). */
+  startTimeResolution: number
+  /** How it was found: holding the base URL's listening socket, as the container's process, by --pid-cmd, or by pidof --process. */
+  foundBy: 'listener' | 'container' | 'pid-cmd' | 'pidof'
+  /** It holds the listening socket of the base URL's port on the host inspected: the endpoint is tied to it. */
+  listenerTied: boolean
+}
 
 /** The model the probes serve, learned once per run (--model, else /v1/models) and shared by them. */
 export interface ServedModel {
@@ -36,10 +51,10 @@ export interface StepOutputs {
   buildChoices: string[] | null
   /** /health answered 200 at least once. Step `health`. */
   healthy: boolean
-  /** The one engine process step `argv` read, and whether its command line held. */
-  engineProcess: { pid: string; argvHeld: boolean }
-  /** /metrics read before the probes sent their traffic. The probes' section, before them. */
-  baseline: MetricsReading
+  /** The one engine process step `argv` read, how it was found, its start time, and whether its command line held. */
+  engineProcess: EngineProcess
+  /** The meter's starting point, taken before the probes sent their traffic (the probes' section, before them): the /metrics page, or when Prometheus' window starts. */
+  baseline: MeterBaseline
   /** The served model id, shared by the three probes and read by the meter. */
   model: ServedModel
 }

@@ -11,7 +11,7 @@ import { checkHealth } from './health/judge.ts'
 import { checkHelp } from './help/judge.ts'
 import { checkLedger } from './ledger/judge.ts'
 import { checkMeter, takeBaseline } from './meter/judge.ts'
-import { checkMeterFromPrometheus, markPromBaseline } from './meter/prometheus.ts'
+import { markPromBaseline } from './meter/from-prometheus.ts'
 import { checkExact, checkTools, checkVision } from './probes/judge.ts'
 import { servedModel } from './probes/served.ts'
 import { stepSpec, type StepId } from './registry.ts'
@@ -28,17 +28,21 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   'probe.exact': checkExact,
   'probe.tools': checkTools,
   'probe.vision': checkVision,
-  // --prometheus-url: the same judge's rules, applied to what Prometheus holds (./meter/prometheus.ts).
-  meter: (ctx, inputs) => (ctx.target.prometheusUrl && ctx.spec.proof.meter ? checkMeterFromPrometheus(ctx, inputs) : checkMeter(ctx, inputs)),
+  // From /metrics, or with --prometheus-url from what Prometheus holds: one ladder (./meter/ladder.ts).
+  meter: checkMeter,
 }
 
 /**
  * Work a section does once before its steps, and what it hands on: before the probes' traffic,
  * the meter's baseline scrape, and the served model they share (asked by the first probe).
  */
-export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext) => Promise<Partial<StepOutputs>>>> = {
-  // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/prometheus.ts).
-  'behaviour survived': async (ctx) => ({ ...(ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)), model: servedModel(ctx) }),
+export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>>>> = {
+  // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
+  // No baseline where /health never answered 200: no traffic will flow, and the meter is not watched.
+  'behaviour survived': async (ctx, given = {}) => ({
+    ...(given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)),
+    model: servedModel(ctx),
+  }),
 }
 
 /** One run as the runner holds it: the steps' context, and what earlier steps handed on. */
@@ -59,7 +63,7 @@ export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>
 /** Runs a section's `BEFORE_GROUP` work, keeping what it hands on. */
 export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
   const before = BEFORE_GROUP[group]
-  if (before) Object.assign(run.given, await before(run.ctx))
+  if (before) Object.assign(run.given, await before(run.ctx, run.given))
 }
 
 /**

@@ -11,6 +11,7 @@
 import dns from 'node:dns'
 import { expect } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
+import { startProxy } from '../../engine/proxy.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { END_TO_END, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
@@ -52,8 +53,10 @@ function inProcessEnv(env: Record<string, string> | undefined): Record<string, s
 export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect): Promise<void> {
   const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
   engines.push(engine)
+  const proxy = c.reach === 'proxy' ? await startProxy(engine.port) : undefined
+  const reached = proxy?.baseUrl ?? engine.baseUrl
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const baseUrl = c.baseUrl?.(engine.baseUrl) ?? engine.baseUrl
+  const baseUrl = c.baseUrl?.(reached) ?? reached
   const args = [...engineArgs(engine, baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
   if (c.mistake) await engine.waitReady()
@@ -67,7 +70,7 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
         ? await verifyInProcess(args, { env: { ...engine.env, ...env } })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
   const stats = c.stats ? await engine.stats() : undefined
-  await engine.stop()
+  await Promise.all([engine.stop(), proxy?.stop()])
   const context = `${run.stdout}\n${run.stderr}`
   if (c.stats) x(stats, `the engine's /stats after the run\n${context}`).toMatchObject(c.stats)
   // The preload's answer, not the machine's resolver: the run's connection asked the patched dns.lookup.

@@ -30,6 +30,8 @@ export interface FaultCase {
   baseUrlShown?: string
   /** What the engine's /stats must hold after the run (a subset), e.g. what reached the other origin of a redirect. */
   stats?: Record<string, unknown>
+  /** Where --base-url points instead of the engine's own port: a TCP proxy in front of it (a sidecar or gateway on the host; its socket is held by no engine process). */
+  reach?: 'proxy'
   /**
    * An operator's mistake, answered with exit 2 `before contact` (the configuration alone) or on
    * `first contact` (one GET /health, then GET /v1/models and HEAD /metrics): run with the DEFAULT budgets (15m health,
@@ -111,7 +113,8 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'meter_inf', what: 'the counter reads +Inf', engine: arm(['meter_inf']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: '= +Inf' },
   { fault: 'meter_duplicate', what: 'the same series appears twice in one page', engine: arm(['meter_duplicate']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'the same series appears twice' },
   { fault: 'meter_not_counter', what: 'the meter is declared a gauge, not a counter', engine: arm(['meter_not_counter']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'not a counter' },
-  { fault: 'meter_process_restarted', what: 'process_start_time_seconds moves between two scrapes of one run (a new process), while the counter rises', engine: arm(['meter_process_restarted']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'the engine restarted during the proof: process_start_time_seconds went from' },
+  // Was red ("the engine restarted"): the pid argv read still runs with its own start time, so the page's new start time is another process's (issue 20 rule 2): two engines, inconclusive.
+  { fault: 'meter_process_restarted', what: "process_start_time_seconds moves between two scrapes of one run while the pid argv read still runs, started as before: another process's page, while the counter rises", engine: arm(['meter_process_restarted']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { meter: 'inconclusive' }, message: 'at scrape 2), the pid argv read' },
   { fault: 'meter_preloaded (arm)', what: 'the counter was above zero before this run and rises with its traffic: green, the rise is the proof', engine: arm(['meter_preloaded']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
   { fault: 'meter_preloaded + knob_ignored', what: "above zero at the first scrape and flat since, in the very process argv read: green, 'moved before this run'", engine: arm(['meter_preloaded', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: 'it moved before this run' },
   // issue 13: the operator's mistakes, answered at once (default budgets), and other engines' real shapes
@@ -139,6 +142,13 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'metrics_guarded', what: 'a gateway guards /metrics with the token: the operator\'s to fix, not "the exporter is broken"', engine: arm(['metrics_guarded']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'error', steps: {}, mistake: 'first contact', message: '/metrics answers HTTP 401: something before the engine guards it' },
   { fault: '--model not listed', what: '--model names a model /v1/models does not list', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--model', 'radiance-ref-70b'], verdict: 'error', steps: {}, mistake: 'first contact', message: '--model "radiance-ref-70b": /v1/models does not list it (it lists "radiance-ref-8b")' },
   { fault: '--value = --previous', what: 'a no-op arm: --value 1 --previous 1', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--previous', '1'], verdict: 'error', steps: {}, mistake: 'before contact', message: 'are the same PREFILL_INTERLEAVE: this arm changes nothing' },
+  // issue 20: the meter as Prometheus reads it (the meter helper's rows)
+  { fault: 'start_time_other', what: "the endpoint's page was started an hour before the pid argv read: another engine answers (a replica behind the port), never green", engine: arm(['start_time_other']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { meter: 'inconclusive' }, message: 'this run is about two engines' },
+  { fault: 'behind a proxy', what: "a TCP proxy on the host in front of the engine: its socket is held by no engine process, but the page's start time is the pid's: green", engine: ARMED, reach: 'proxy', baseUrlShown: 'http://127.0.0.1:PROXY', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
+  { fault: 'no_start_time behind a proxy', what: 'a page without process_start_time_seconds, through a proxy: nothing ties the endpoint to the pid argv read, inconclusive, naming what to give', engine: arm(['no_start_time']), reach: 'proxy', baseUrlShown: 'http://127.0.0.1:PROXY', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { meter: 'inconclusive' }, message: 'carries no process_start_time_seconds' },
+  { fault: 'meter_lazy (arm)', what: 'prometheus_client labelled counters print no child before their first inc(): the declared family is zero so far, and its first child is a rise', engine: arm(['meter_lazy']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "0 → " },
+  { fault: 'meter_lazy (rollback)', what: 'at the default, a declared counter family that never gets a child stayed at zero while traffic flowed: green, not "absent"', engine: { faults: ['meter_lazy'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'green', steps: {}, message: 'carries no sample yet: zero so far' },
+  { fault: 'meter_lazy + knob_ignored', what: 'a declared counter family that gets no child while traffic flows: the arm did nothing (red), never "the build does not export it"', engine: arm(['meter_lazy', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'is declared a counter and carries no sample yet: zero so far' },
 ]
 
 /** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */

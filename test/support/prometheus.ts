@@ -22,6 +22,12 @@ export interface PrometheusOptions {
   job?: string
   /** Default '1s'. */
   scrapeInterval?: string
+  /** More jobs; `instance` relabels every target's instance label to that one value (replicas behind one host name). */
+  jobs?: ReadonlyArray<{ job: string; targets: readonly string[]; instance?: string }>
+  /** A remote_read endpoint asked for recent data too (a closed loopback port: every answer then carries a warning, as a partial response does). */
+  remoteRead?: string
+  /** `--query.lookback-delta`, e.g. '500ms'. */
+  lookbackDelta?: string
 }
 
 export interface PrometheusHandle {
@@ -80,20 +86,29 @@ const WATCHDOG = [
   'exit "$code"',
 ].join('\n')
 
-/** The config: static targets only; nothing that reaches beyond them. */
-export function prometheusConfig(job: string, targets: readonly string[], scrapeInterval: string): string {
-  for (const t of targets) if (!/^127\.0\.0\.1:\d{1,5}$/.test(t)) throw new Error(`startPrometheus: targets must be 127.0.0.1:<port> (tests talk to loopback only), got ${JSON.stringify(t)}`)
-  if (!/^[a-z][a-z0-9_-]*$/.test(job)) throw new Error(`startPrometheus: job must match [a-z][a-z0-9_-]*, got ${JSON.stringify(job)}`)
+/** The config: static targets only; nothing that reaches beyond them (a remote_read URL only on loopback). */
+export function prometheusConfig(job: string, targets: readonly string[], scrapeInterval: string, more: Pick<PrometheusOptions, 'jobs' | 'remoteRead'> = {}): string {
+  const jobs = [{ job, targets, instance: undefined as string | undefined }, ...(more.jobs ?? [])]
+  for (const j of jobs) {
+    for (const t of j.targets) if (!/^127\.0\.0\.1:\d{1,5}$/.test(t)) throw new Error(`startPrometheus: targets must be 127.0.0.1:<port> (tests talk to loopback only), got ${JSON.stringify(t)}`)
+    if (!/^[a-z][a-z0-9_-]*$/.test(j.job)) throw new Error(`startPrometheus: job must match [a-z][a-z0-9_-]*, got ${JSON.stringify(j.job)}`)
+    if (j.instance !== undefined && !/^[a-z0-9.:-]+$/.test(j.instance)) throw new Error(`startPrometheus: instance must match [a-z0-9.:-]+, got ${JSON.stringify(j.instance)}`)
+  }
   if (!/^\d+(ms|s)$/.test(scrapeInterval)) throw new Error(`startPrometheus: scrapeInterval like 1s or 500ms, got ${JSON.stringify(scrapeInterval)}`)
+  if (more.remoteRead !== undefined && !/^http:\/\/127\.0\.0\.1:\d{1,5}\/[a-z]*$/.test(more.remoteRead)) throw new Error(`startPrometheus: remoteRead must be http://127.0.0.1:<port>/<path>, got ${JSON.stringify(more.remoteRead)}`)
   return [
     'global:',
     `  scrape_interval: ${scrapeInterval}`,
     `  scrape_timeout: ${scrapeInterval}`,
     `  evaluation_interval: ${scrapeInterval}`,
+    ...(more.remoteRead ? ['remote_read:', `  - url: ${more.remoteRead}`, '    read_recent: true'] : []),
     'scrape_configs:',
-    `  - job_name: ${job}`,
-    '    static_configs:',
-    `      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]`,
+    ...jobs.filter((j) => j.targets.length > 0).flatMap((j) => [
+      `  - job_name: ${j.job}`,
+      '    static_configs:',
+      `      - targets: [${j.targets.map((t) => `'${t}'`).join(', ')}]`,
+      ...(j.instance !== undefined ? ['    relabel_configs:', '      - target_label: instance', `        replacement: '${j.instance}'`] : []),
+    ]),
     '',
   ].join('\n')
 }
@@ -101,7 +116,7 @@ export function prometheusConfig(job: string, targets: readonly string[], scrape
 export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusHandle> {
   const job = options.job ?? 'radiance'
   const interval = options.scrapeInterval ?? '1s'
-  const config = prometheusConfig(job, options.targets, interval)
+  const config = prometheusConfig(job, options.targets, interval, options)
   hook()
   const dir = mkdtempSync(join(tmpdir(), 'armproof-prom-'))
   dirs.add(dir)
@@ -115,6 +130,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     'sh',
     [
       '-c', WATCHDOG, 'prometheus-watchdog', `--config.file=${configPath}`, `--storage.tsdb.path=${options.tsdb ?? join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+      ...(options.lookbackDelta ? [`--query.lookback-delta=${options.lookbackDelta}`] : []),
       ...(options.tsdb ? ['--storage.tsdb.retention.time=100y', '--storage.tsdb.min-block-duration=2h', '--storage.tsdb.max-block-duration=2h'] : []),
     ],
     { stdio: ['pipe', out, out], cwd: dir, detached: true },
@@ -185,10 +201,11 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     get,
     query,
     async waitScraped(timeoutMs) {
-      const want = options.targets.length
+      // Every job's targets: replicas relabelled to one label set count once in `up`.
+      const want = options.targets.length + (options.jobs ?? []).reduce((n, j) => n + (j.instance !== undefined ? Math.min(1, j.targets.length) : j.targets.length), 0)
       const until = Date.now() + timeoutMs
       while (true) {
-        const { result } = await query(`up{job=${JSON.stringify(job)}} == 1`)
+        const { result } = await query('up == 1')
         if (result.length >= want) return
         if (Date.now() > until) throw new Error(`prometheus at ${url}: ${result.length} of ${want} targets scraped up within ${timeoutMs} ms:\n${log().slice(-1500)}`)
         await sleep(100)

@@ -7,6 +7,7 @@ import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunConte
 import { quote } from '../../config/shell.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
+import { startTimeOf } from './start-time.ts'
 
 /** Hands on the one engine process it read (`engineProcess`): the meter checks it still runs after its watch. */
 export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
@@ -65,8 +66,8 @@ async function judgeArgv(ctx: RunContext, buildDefault: string | null | undefine
       evidence: { pid },
     }
   }
-  // The meter step checks that this very process still runs once it has watched the counter.
-  const engineProcess = { pid, argvHeld: false }
+  // The meter binds each page to this very process by its start time, and checks it still runs once it has watched the counter.
+  const engineProcess: StepOutputs['engineProcess'] = { pid, argvHeld: false, ...(await startTimeOf(ctx, pid)), foundBy: 'pidof', listenerTied: false }
   gives.engineProcess = engineProcess
   const found = findFlag(argv, flag)
   const evidence = { pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: found.written }

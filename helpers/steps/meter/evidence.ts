@@ -58,7 +58,7 @@ export type MeterEvidence = CrashEvidence & {
   stepTimes?: { decodeMeanMs?: number; mixedMeanMs?: number }
   parseErrors?: MetricsReading['errors']
   /** --prometheus-url: what was asked of Prometheus. */
-  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[] }
+  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[] }
   /** A knob proved through /stats: the field read and its value. */
   status?: number
   field?: string

@@ -4,7 +4,7 @@
 import { HttpError } from '../../seams/http.ts'
 import { parsePrometheusText, contentTypeFormat, type MetricType, type PromParseError, type Sample } from '../../prom/parse.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
-import type { MetricsReading, SeriesValue } from './reading.ts'
+import { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 
 export const TRAFFIC = {
   requests: 'vllm:request_success_total',
@@ -20,7 +20,7 @@ export const STEP_TIME = {
   secondsDecode: 'radiance:engine_step_seconds_decode_total',
 } as const
 
-export type { MetricsReading, SeriesValue } from './reading.ts'
+export { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 
 export class MetricsUnavailable extends Error {
   readonly code = 'ARMPROOF_METRICS_UNAVAILABLE'
@@ -43,22 +43,6 @@ function matches(sample: Sample, labels: Readonly<Record<string, string>> | unde
   return Object.entries(labels).every(([k, v]) => sample.labels[k] === v)
 }
 
-/** A label set as one comparable string: sorted names, quoted values. */
-export function seriesKey(labels: Readonly<Record<string, string>>): string {
-  return Object.keys(labels)
-    .sort()
-    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
-    .join(',')
-}
-
-/** `name{a="x",b="y"}` as Prometheus prints a series. */
-export function seriesName(name: string, labels: Readonly<Record<string, string>>): string {
-  const body = Object.keys(labels)
-    .sort()
-    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
-    .join(',')
-  return body ? `${name}{${body}}` : name
-}
 
 function kept(s: Sample): SeriesValue {
   return { labels: s.labels, value: s.value, raw: s.raw, line: s.line }
@@ -120,6 +104,8 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   })
   const meterSamples = meter ? page.samples(meter.name).filter((s) => matches(s, meter.labels)).map(kept) : []
   const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meter.name))?.type : undefined
+  // Declared without any sample: the text format names the family after its samples (x_total), OpenMetrics without _total.
+  const declared = meter && page.samples(meter.name).length === 0 ? page.families.find((f) => f.name === meter.name || `${f.name}_total` === meter.name)?.type : undefined
   const series: Record<string, SeriesValue[]> = {}
   for (const name of others) series[name] = page.samples(name).map(kept)
   const starts = series[PROCESS_START]!
@@ -132,6 +118,7 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     url: res.url,
     meter: meterSamples,
     ...(meterType ? { meterType } : {}),
+    ...(declared ? { meterDeclared: declared } : {}),
     series,
     ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
     duplicates,
@@ -141,27 +128,6 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     errors: page.errors.slice(0, 5),
     errorCount: page.errors.length,
   }
-}
-
-/**
- * Traffic between two readings, of the served model where series name it: requests that
- * finished, or tokens that were processed (a long request still generating counts). A request
- * that hangs is not traffic. Undefined when the engine exports no traffic counter at all.
- */
-export function trafficBetween(first: MetricsReading, later: readonly MetricsReading[], model?: string): number | undefined {
-  const last = later.at(-1) ?? first
-  // An aborted request (the client gave up, e.g. a probe that timed out) is not traffic the knob acted on.
-  const finished = (s: SeriesValue) => !(s.labels.finished_reason === 'abort')
-  const delta = (name: string, keep?: (s: SeriesValue) => boolean) => {
-    const a = valueOf(first, name, model, keep)
-    const b = valueOf(last, name, model, keep)
-    return a === undefined || b === undefined ? undefined : b - a
-  }
-  const requests = delta(TRAFFIC.requests, finished)
-  const prompt = delta(TRAFFIC.promptTokens)
-  const generated = delta(TRAFFIC.generationTokens)
-  if (requests === undefined && prompt === undefined && generated === undefined) return undefined
-  return Math.max(requests ?? 0, (prompt ?? 0) + (generated ?? 0) > 0 ? 1 : 0)
 }
 
 /** Mean step times from the radiance step counters: evidence only, never a gate. */

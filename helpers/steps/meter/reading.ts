@@ -1,5 +1,5 @@
-// One /metrics scrape as the meter step keeps it: plain data, shared by the reader and the steps
-// that hand a baseline on (no import of the reader needed).
+// One /metrics scrape as the meter step keeps it: plain data, shared by the reader, the ladder and
+// the steps that hand a baseline on (no import of the reader needed).
 import type { MetricType, PromParseError } from '../../prom/types.ts'
 
 /** One sample as the meter step keeps it. */
@@ -19,6 +19,12 @@ export interface MetricsReading {
   meter: SeriesValue[]
   /** Type of the family the meter's samples belong to, as the page declares it. */
   meterType?: MetricType
+  /**
+   * The meter's family declared by `# TYPE` while the page carries no sample of it at all (its
+   * declared type): prometheus_client prints a labelled counter's children only after their
+   * first inc(), so a declared counter without a child is zero so far, not absent.
+   */
+  meterDeclared?: MetricType
   /** Traffic, step-time and evidence-only samples by name (an empty list = absent). */
   series: Record<string, SeriesValue[]>
   /** `process_start_time_seconds`, when the page exports exactly one. */
@@ -33,3 +39,24 @@ export interface MetricsReading {
   errors: PromParseError[]
   errorCount: number
 }
+
+/** A label set as one comparable string: sorted names, quoted values. */
+export function seriesKey(labels: Readonly<Record<string, string>>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(',')
+}
+
+/** `name{a="x",b="y"}` as Prometheus prints a series. */
+export function seriesName(name: string, labels: Readonly<Record<string, string>>): string {
+  const body = seriesKey(labels)
+  return body ? `${name}{${body}}` : name
+}
+
+/**
+ * What the meter's baseline hands on (step output `baseline`): the /metrics page read before the
+ * probes' traffic, or, through Prometheus, when the window starts (Prometheus had scraped the
+ * target once by then, when it could).
+ */
+export type MeterBaseline = { source: 'metrics'; reading: MetricsReading } | { source: 'prometheus'; sinceMs: number }

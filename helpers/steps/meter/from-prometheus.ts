@@ -1,0 +1,149 @@
+// The meter read through a central Prometheus (`--prometheus-url`) instead of the engine's
+// /metrics: each poll asks Prometheus what it stored of the target over the window
+// (./prometheus-source.ts, through the HTTP seam, so record and replay see every query) and hands
+// it on as the ladder reads scrapes (./scrape.ts), one per `up` sample. It only reads; the ladder
+// (./ladder.ts) decides.
+import { HttpError } from '../../seams/http.ts'
+import type { RunContext, StepOutputs } from '../context.ts'
+import type { MeterEvidence } from './evidence.ts'
+import { TRAFFIC } from './metrics.ts'
+import { createPromSource, PromSourceError, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
+import type { MetricType } from '../../prom/types.ts'
+import type { SeriesValue } from './reading.ts'
+import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
+import type { MeterSource } from './watch.ts'
+
+const TRAFFIC_NAMES = [TRAFFIC.requests, TRAFFIC.promptTokens, TRAFFIC.generationTokens]
+
+/** The source for this run's target; a PromSourceError (the operator's options) comes back as its failure. */
+export function sourceFor(ctx: RunContext, model: string | undefined): { source: PromSource } | { failure: PromSourceError['failure'] } {
+  const target = ctx.target
+  try {
+    const source = createPromSource({
+      prometheusUrl: target.prometheusUrl!,
+      ...(target.prometheusMatch ? { match: target.prometheusMatch } : {}),
+      baseUrl: target.baseUrl ?? 'http://replay.invalid',
+      meterName: ctx.spec.proof.meter!.name,
+      trafficNames: TRAFFIC_NAMES,
+      ...(model !== undefined ? { model } : {}),
+      fetch: async (url) => {
+        try {
+          const res = await ctx.http.request({ method: 'GET', url, timeoutMs: 15_000, maxBodyBytes: 32 * 1024 * 1024 })
+          return { status: res.status, body: res.body }
+        } catch (error) {
+          if (error instanceof HttpError) throw new Error(error.message)
+          throw error
+        }
+      },
+    })
+    return { source }
+  } catch (error) {
+    if (!(error instanceof PromSourceError)) throw error
+    return { failure: error.failure }
+  }
+}
+
+/**
+ * Before the probes: the watch window starts now, and waits (up to two scrape intervals' worth,
+ * at most 30 s or the meter window) until Prometheus holds a scrape of the target taken after
+ * this moment, so the first sample of the window precedes the probes' traffic and a rise is this
+ * run's. Never throws: a Prometheus that does not answer is judged by the meter step.
+ */
+export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<StepOutputs>, 'baseline'>> {
+  const start = ctx.clock.now()
+  const baseline = { baseline: { source: 'prometheus' as const, sinceMs: start } }
+  const made = sourceFor(ctx, ctx.target.model ?? undefined)
+  if ('failure' in made) return baseline
+  const deadline = start + Math.min(30_000, ctx.target.meterWindowMs)
+  for (;;) {
+    const now = ctx.clock.now()
+    const r = await made.source.poll(start, Math.max(now, start + 1000))
+    // No target behind the selector at all (no `up`, nothing in the targets' metadata): nothing to wait for.
+    if (!r.ok || (r.reading.scrapes?.seen ?? 0) >= 1 || (r.reading.scrapes === null && r.reading.targets.length === 0)) return baseline
+    if (now >= deadline) return baseline
+    ctx.progress(`waiting for Prometheus to scrape ${r.reading.selector} once before the probes`)
+    await ctx.clock.sleep(Math.min(500, deadline - now))
+  }
+}
+
+const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): boolean => Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+
+/**
+ * What Prometheus stored of the target over the window, as one scrape per `up` == 1 sample (every
+ * sample of one scrape carries its timestamp); an `up` == 0 sample is a scrape Prometheus lost:
+ * not observed, never an absence. Without `up` (the selector takes no target), sample times stand
+ * in, and nothing is counted.
+ */
+export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>): Omit<MeterReadings, 'reads' | 'failures'> {
+  const ups = r.series.filter((s) => s.role === 'up')
+  const family = r.series.filter((s) => s.role === 'meter')
+  const meters = family.filter((s) => matches(s, meterLabels))
+  const traffic = r.series.filter((s) => s.role === 'traffic' && s.servedModel !== false)
+  const processes = r.series.filter((s) => s.role === 'process')
+  const lookalikes = [...new Set(r.series.filter((s) => s.role === 'meter-other-prefix').map((s) => s.name))]
+  const counted = ups.length > 0
+  const inWindow = (t: number) => t >= fromMs
+  const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples)).map((p) => p.t).filter(inWindow)
+  const times = [...new Set(stamps)].sort((a, b) => a - b)
+  const sum = (series: readonly SeriesReading[], t: number): number | undefined => {
+    const vs = series.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => p.value))
+    return vs.length ? vs.reduce((a, b) => a + b, 0) : undefined
+  }
+  const requests = traffic.filter((s) => s.name === TRAFFIC.requests && s.labels.finished_reason !== 'abort')
+  // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
+  const type = r.meterFamily as MetricType | undefined
+  const scrapes = times.map((t): MeterScrape => {
+    const meter: SeriesValue[] = meters.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => ({ labels: s.labels, value: p.value, raw: p.raw, line: 0 })))
+    const none = !family.some((s) => s.samples.some((p) => p.t === t))
+    const counts: MeterScrape['traffic'] = {}
+    const req = sum(requests, t)
+    const prompt = sum(traffic.filter((s) => s.name === TRAFFIC.promptTokens), t)
+    const generation = sum(traffic.filter((s) => s.name === TRAFFIC.generationTokens), t)
+    if (req !== undefined) counts.requests = req
+    if (prompt !== undefined) counts.prompt = prompt
+    if (generation !== undefined) counts.generation = generation
+    const starts = processes.flatMap((s) => s.samples.filter((p) => p.t === t))
+    const start = starts.length === 1 ? { processStart: starts[0]!.value, processStartRaw: starts[0]!.raw } : {}
+    const typed = type === undefined ? {} : meter.length > 0 ? { meterType: type } : none ? { declared: type } : {}
+    return { at: t, where, meter, ...typed, duplicates: [], ...start, traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
+  })
+  const unobserved = ups.reduce((n, s) => n + s.samples.filter((p) => p.value !== 1 && inWindow(p.t)).length, 0)
+  return { scrapes, absentAfter: 2, counted, targets: r.targets, unobserved, warnings: r.warnings }
+}
+
+/** The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). */
+export function promSource(ctx: RunContext, source: PromSource, fromMs: number, intervalMs: number): MeterSource {
+  const url = ctx.target.prometheusUrl!
+  const labels = ctx.spec.proof.meter!.labels ?? {}
+  let polls = 0
+  let reads = 0
+  let failures = 0
+  let lastFailure: ReadFailure | undefined
+  let halted: ReadFailure | undefined
+  let last: PromReading | undefined
+  let seen: Omit<MeterReadings, 'reads' | 'failures'> = { scrapes: [], absentAfter: 2, counted: false }
+  return {
+    intervalMs,
+    async read(now) {
+      polls++
+      const result = await source.poll(fromMs, Math.max(now, fromMs + 1000))
+      if (!result.ok) {
+        failures++
+        const f = result.failure
+        // Prometheus answered, but not with what was asked: the operator's URL or selector, not the engine.
+        lastFailure = { blame: f.kind === 'unreachable' ? 'none' : 'operator', what: f.what, where: f.where, next: f.next }
+        if (f.kind !== 'unreachable') halted = lastFailure
+        return
+      }
+      reads++
+      last = result.reading
+      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels)
+    },
+    readings(): MeterReadings {
+      return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
+    },
+    extras(): Partial<MeterEvidence> {
+      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [] } }
+    },
+  }
+}
