@@ -123,7 +123,8 @@ export function parseArgs(parser: ParserSpec, argv: readonly string[]): Parsed {
     const c = classified[i]!
     const arg = argv[i]!
     if (c.kind === 'A') {
-      if (arg === '--' && !classified.slice(0, i).some((x, j) => x.kind === 'A' && argv[j] === '--')) continue
+      // The first `--` is dropped when a positional is still to take the arguments after it; else it is an extra.
+      if (arg === '--' && !positionalTaken && !argv.slice(0, i).includes('--')) continue
       if (!positionalTaken) {
         values.set(parser.positional!.dest, arg)
         positionalTaken = true
