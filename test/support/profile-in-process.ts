@@ -2,12 +2,11 @@
 // server a launched one runs (engine/profile-main.ts), without its process, its log file or its
 // load phases. What it would print goes to `log`. For tests of what the engine answers over HTTP;
 // anything that needs the process or its shims launches it (engine/launch.ts startEngine).
-import { once } from 'node:events'
-import type { Server } from 'node:http'
 import { buildProfileServer } from '../../engine/profile-server.ts'
 import type { ProfileFaultName } from '../../engine/profiles/faults.ts'
 import { PROFILES } from '../../engine/profiles/index.ts'
 import type { EmulatedProfile, ProfileEngine } from '../../engine/profiles/types.ts'
+import { listenOnLoopback } from './engine-in-process.ts'
 
 export interface InProcessProfile {
   baseUrl: string
@@ -24,27 +23,10 @@ export async function serveProfile(profile: EmulatedProfile, argv: readonly stri
   const { engine } = started
   const log = engine.bootLines(new Date())
   let listenedAt = Number.POSITIVE_INFINITY
-  const server: Server = buildProfileServer(engine, () => listenedAt, options.unavailableMs ?? 0, (lines) => log.push(...lines))
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
+  const served = await listenOnLoopback(buildProfileServer(engine, () => listenedAt, options.unavailableMs ?? 0, (lines) => log.push(...lines)))
   listenedAt = Date.now()
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  log.push(...engine.listeningLines(new Date(), port))
-  let stopping: Promise<void> | undefined
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    engine,
-    log,
-    stop() {
-      stopping ??= (async () => {
-        server.closeAllConnections()
-        server.close()
-        await once(server, 'close').catch(() => undefined)
-      })()
-      return stopping
-    },
-  }
+  log.push(...engine.listeningLines(new Date(), served.port))
+  return { baseUrl: served.baseUrl, engine, log, stop: served.stop }
 }
 
 /** What the engine's process would do with `argv`: exit with this code and output, or serve (null). */
