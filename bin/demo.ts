@@ -1,11 +1,23 @@
 // pnpm demo [verify options]: the main job on its embedded default. Starts the reference engine
 // on loopback with PREFILL_INTERLEAVE armed to 1, runs `pnpm verify` against it, stops it, and
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
+// `--engine vllm|sglang|llama.cpp` starts the reference engine speaking that engine instead; armproof
+// cannot verify those yet, so that demo says so and ends inconclusive (exit 3), never green.
 import { verify } from '../helpers/cli/verify.ts'
 import { startEngine } from '../engine/launch.ts'
+import { runProfileDemo } from '../engine/profile-demo.ts'
 
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
+const ENGINES = ['radiance', 'vllm', 'sglang', 'llama.cpp'] as const
+const engineAt = process.argv.findIndex((a) => a === '--engine' || a.startsWith('--engine='))
+const chosen = engineAt < 0 ? 'radiance' : process.argv[engineAt]!.startsWith('--engine=') ? process.argv[engineAt]!.slice('--engine='.length) : process.argv[engineAt + 1]
+if (engineAt >= 0) process.argv.splice(engineAt, process.argv[engineAt]!.startsWith('--engine=') ? 1 : 2)
+if (!ENGINES.includes(chosen as (typeof ENGINES)[number])) {
+  process.stderr.write(`demo: --engine must be one of ${ENGINES.join(', ')}, got ${JSON.stringify(chosen ?? '')}\n`)
+  exit(2)
+}
+if (chosen !== 'radiance') exit(await runProfileDemo(chosen as Exclude<(typeof ENGINES)[number], 'radiance'>, startEngine, process.stdout))
 const engine = await startEngine({ svc: 'demo', processName: 'radiance-demo', args: ['--prefill-interleave', '1'] })
 let code = 3
 try {

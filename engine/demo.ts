@@ -2,16 +2,23 @@
 // engine and keeps it up until Ctrl-C, printing what to point armproof at.
 import { FAULT_NAMES, isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
+import { isProfileFaultName, PROFILE_FAULTS } from './profiles/faults.ts'
+import type { ProfileFaultName } from './profiles/faults.ts'
+import { isProfileName } from './profiles/types.ts'
+import type { ProfileName } from './profiles/types.ts'
 
-const USAGE = `usage: node engine/launch.ts [--svc SVC] [--process NAME] [--port PORT] [--copies N]
-                                     [--dropin PATH]... [--fault NAME]... [-- radiance flags...]
+const USAGE = `usage: node engine/launch.ts [--profile radiance|vllm|sglang|llama.cpp] [--svc SVC] [--process NAME]
+                                     [--port PORT] [--copies N] [--dropin PATH]... [--fault NAME]...
+                                     [-- engine flags...]
 
-Starts the radiance reference engine on 127.0.0.1 and keeps it up until Ctrl-C.
+Starts the reference engine on 127.0.0.1 (speaking radiance, or the engine --profile names) and keeps
+it up until Ctrl-C.
 Faults: ${FAULT_NAMES.join(', ')}
+Faults of the other profiles: ${PROFILE_FAULTS.map((f) => `${f.name} (${f.profile})`).join(', ')}
 `
 
 /** What the demo needs of launch.ts's `startEngine`, passed in (launch.ts imports this module, not the other way). */
-export type DemoStart = (options: { svc: string; processName: string; copies: number; port: number | undefined; faults: FaultName[]; dropins: string[]; args: string[] }) => Promise<{
+export type DemoStart = (options: { svc?: string; processName?: string; copies: number; port: number | undefined; faults: (FaultName | ProfileFaultName)[]; dropins: string[]; args: string[]; profile: ProfileName }) => Promise<{
   svc: string
   processName: string
   pids: readonly number[]
@@ -23,8 +30,9 @@ export type DemoStart = (options: { svc: string; processName: string; copies: nu
 }>
 
 export async function runDemo(argv: readonly string[], startEngine: DemoStart): Promise<void> {
-  const options = { svc: 'radiance-ref', processName: 'radiance', copies: 1, port: undefined as number | undefined }
-  const faults: FaultName[] = []
+  const options = { svc: undefined as string | undefined, processName: undefined as string | undefined, copies: 1, port: undefined as number | undefined }
+  let profile: ProfileName = 'radiance'
+  const faults: (FaultName | ProfileFaultName)[] = []
   const dropins: string[] = []
   const args: string[] = []
   for (let i = 0; i < argv.length; i++) {
@@ -36,18 +44,22 @@ export async function runDemo(argv: readonly string[], startEngine: DemoStart): 
     }
     if (arg === '-h' || arg === '--help') return void process.stdout.write(USAGE)
     else if (arg === '--') args.push(...argv.slice(i + 1)), (i = argv.length)
-    else if (arg === '--svc') options.svc = value()
+    else if (arg === '--profile') {
+      const p = value()
+      if (!isProfileName(p)) throw new Error(`unknown profile ${p}; one of: radiance, vllm, sglang, llama.cpp`)
+      profile = p
+    } else if (arg === '--svc') options.svc = value()
     else if (arg === '--process') options.processName = value()
     else if (arg === '--port') options.port = Number(value())
     else if (arg === '--copies') options.copies = Number(value())
     else if (arg === '--dropin') dropins.push(value())
     else if (arg === '--fault') {
       const f = value()
-      if (!isFaultName(f)) throw new Error(`unknown fault ${f}; one of: ${FAULT_NAMES.join(', ')}`)
+      if (!isFaultName(f) && !isProfileFaultName(f)) throw new Error(`unknown fault ${f}; one of: ${FAULT_NAMES.join(', ')}, ${PROFILE_FAULTS.map((x) => x.name).join(', ')}`)
       faults.push(f)
     } else args.push(arg)
   }
-  const engine = await startEngine({ ...options, faults, dropins, args })
+  const engine = await startEngine({ ...options, faults, dropins, args, profile })
   const stop = (): void => void engine.stop().then(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

@@ -14,6 +14,10 @@ import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
 import { helpText } from './help.ts'
 import { alive, freePort, releasePort, spawned } from './proc.ts'
+import { profilePlan, RADIANCE_IMAGE } from './profile-launch.ts'
+import type { ProfileName } from './profile-launch.ts'
+import type { ProfileFaultName } from './profiles/faults.ts'
+import { writeRuntimeShims } from './runtime-shims.ts'
 import { writeShims } from './shims.ts'
 
 export { freePort }
@@ -30,8 +34,16 @@ export interface EngineOptions {
   processName?: string
   /** radiance flags, e.g. ['--prefill-interleave', '1']. */
   args?: readonly string[]
-  /** Fault names, passed as `--fault X`. */
-  faults?: readonly FaultName[]
+  /** Fault names: radiance's are passed as `--fault X`; an emulated profile's (engine/profiles/faults.ts) in its env. */
+  faults?: readonly (FaultName | ProfileFaultName)[]
+  /** Which engine the reference engine speaks (engine/profiles/); default 'radiance'. Sets the default svc and process name. */
+  profile?: ProfileName
+  /** Extra env for the engine process (e.g. LLAMA_ARG_N_PARALLEL, VLLM_SERVER_DEV_MODE). */
+  engineEnv?: Readonly<Record<string, string>>
+  /** An emulated profile's load: the port closed this long, then 503 this long (default: the profile's). */
+  load?: { closedMs: number; unavailableMs: number }
+  /** The Kubernetes namespace the kubectl shim puts the pod in; default 'default'. */
+  namespace?: string
   /** How many identical engine processes to start (2 = the "two engine processes" fault); only the first listens. */
   copies?: number
   /** What `systemctl show <unit> -p DropInPaths` reports; default none. */
@@ -41,6 +53,7 @@ export interface EngineOptions {
 }
 
 export interface EngineHandle {
+  profile: ProfileName
   baseUrl: string
   port: number
   svc: string
@@ -98,10 +111,12 @@ async function bootPrinted(child: ChildProcess, root: string): Promise<void> {
 }
 
 export async function startEngine(options: EngineOptions = {}): Promise<EngineHandle> {
-  const svc = options.svc ?? 'radiance-ref'
-  const processName = options.processName ?? 'radiance'
+  const profile = options.profile ?? 'radiance'
+  const plan = profile === 'radiance' ? null : profilePlan(profile, options.args ?? [], options.faults ?? [], options.load)
+  const svc = options.svc ?? plan?.svc ?? 'radiance-ref'
+  const processName = options.processName ?? plan?.processName ?? 'radiance'
   const copies = options.copies ?? 1
-  const faults = options.faults ?? []
+  const faults = (plan ? [] : (options.faults ?? [])) as readonly FaultName[]
   const userArgs = options.args ?? []
   validate(svc, processName, copies, faults, userArgs)
   installExitHook()
@@ -115,7 +130,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const enginePath = join(engineDir, processName)
   symlinkSync(process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
-  const argv = [ENGINE_ENTRY, '--port', String(port), ...userArgs, ...faults.flatMap((f) => ['--fault', f])]
+  const engineArgs = plan ? plan.argv(port) : ['--port', String(port), ...userArgs]
+  const argv = [ENGINE_ENTRY, ...engineArgs, ...faults.flatMap((f) => ['--fault', f])]
   // What `radiance --fault … --help` prints (and exit 0), computed here once: the shim prints it without a node start.
   const helpPath = join(root, 'radiance-help.txt')
   writeFileSync(helpPath, helpText(new Set(faults)))
@@ -125,7 +141,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const children: ChildProcess[] = []
   for (let i = 0; i < copies; i++) {
     const fd = openSync(i === 0 ? ledgerPath : join(root, `copy-${i + 1}.log`), 'a')
-    const env: NodeJS.ProcessEnv = { ...baseEnv, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}) }
+    const env: NodeJS.ProcessEnv = { ...baseEnv, ...options.engineEnv, ...plan?.env, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}) }
     const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env })
     closeSync(fd)
     live.add(child)
@@ -141,11 +157,18 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
       throw new Error(`startEngine: cannot spawn ${enginePath}: ${(error as Error).message}`)
     }
   }
+  const containerEnv = { ...options.engineEnv, ...plan?.env }
+  writeRuntimeShims({
+    binDir, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, engineEnv: containerEnv, engineLead: faults.flatMap((f) => ['--fault', f]),
+    helpPath: plan ? null : helpPath, compileCache: COMPILE_CACHE, podman: plan !== null,
+    facts: { svc, namespace: options.namespace ?? 'default', binary: plan?.binary ?? 'radiance', image: plan?.image ?? RADIANCE_IMAGE, args: engineArgs, env: containerEnv, pid: children[0]!.pid!, port, startedAt: new Date() },
+  })
   await bootPrinted(children[0]!, root)
   const baseUrl = `http://127.0.0.1:${port}`
   const exited = (c: ChildProcess): Promise<unknown> => (alive(c) ? once(c, 'exit') : Promise.resolve())
   let stopping: Promise<void> | null = null
   const handle: EngineHandle = {
+    profile,
     baseUrl,
     port,
     svc,

@@ -1,33 +1,18 @@
 // radiance reference engine: `node engine/radiance.ts [flags]`.
 // Parses flags (exit 2 on config_parse errors), prints the boot ledger, keeps the port closed
 // for --load-closed-ms, then serves (503 for --load-503-ms, then ready).
-import { rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
-import { join } from 'node:path'
-import { PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
+import { PROFILE_ENV, STANDBY_ENV } from './env.ts'
 import { parseFlags } from './flags.ts'
 import { helpText } from './help.ts'
 import { bootOutput, logLine, startingLine } from './ledger.ts'
+import { markBooted, watchParent } from './parent.ts'
 import { buildServer } from './server.ts'
 import { createState } from './state.ts'
 
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`)
-}
-
-function watchParent(): void {
-  const parent = Number(process.env[PARENT_ENV])
-  if (!Number.isInteger(parent) || parent <= 0) return
-  setInterval(() => {
-    try {
-      process.kill(parent, 0)
-    } catch {
-      const root = process.env[ROOT_ENV]
-      if (root) rmSync(root, { recursive: true, force: true })
-      process.exit(0)
-    }
-  }, 500).unref()
 }
 
 function main(argv: readonly string[]): void {
@@ -46,9 +31,7 @@ function main(argv: readonly string[]): void {
   const state = createState(config)
   const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
   for (const chunk of bootOutput(config, echoed)) process.stdout.write(chunk)
-  // Launched by engine/launch.ts: say the boot output is in the log (stdout to a file is written synchronously).
-  const root = process.env[ROOT_ENV]
-  if (root) writeFileSync(join(root, bootedMarker(process.pid)), '')
+  markBooted()
   let listenedAt = Number.POSITIVE_INFINITY
   const server: Server = buildServer(state, () => listenedAt)
   if (config.faults.has('never_listen') || process.env[STANDBY_ENV] === '1') {
@@ -68,4 +51,11 @@ function main(argv: readonly string[]): void {
   }, config.loadClosedMs)
 }
 
-main(process.argv.slice(2))
+// `--profile vllm|sglang|llama.cpp` first on the command line (or RADIANCE_REF_PROFILE, which the
+// launcher sets so the process's argv stays the engine's own) runs that engine's emulation instead.
+const argv = process.argv.slice(2)
+const profileFlag = argv[0] === '--profile' ? argv[1] : argv[0]?.startsWith('--profile=') ? argv[0].slice('--profile='.length) : undefined
+const profile = profileFlag ?? process.env[PROFILE_ENV] ?? 'radiance'
+const rest = profileFlag === undefined ? argv : argv.slice(argv[0] === '--profile' ? 2 : 1)
+if (profile === 'radiance') main(rest)
+else await (await import('./profile-main.ts')).runProfile(profile, rest)

@@ -5,7 +5,7 @@
 // With --measure it also runs every case live and prints each time to verdict against its budget.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { FAULTS } from '../engine/faults.ts'
+import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
 import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS } from '../test/support/fault-matrix.ts'
@@ -89,6 +89,14 @@ export function faultsMarkdown(): string {
     '| `--fault` | what the engine does |',
     '|---|---|',
     ...FAULTS.map((f) => `| \`${f.name}\` | ${cell(f.description)} |`),
+    '',
+    '## Faults of the emulated engines',
+    '',
+    'Switched on with `startEngine({ profile, faults })` (the engine reads them from `RADIANCE_REF_FAULTS`); each breaks one proof step of its engine.',
+    '',
+    '| profile | fault | what the engine does |',
+    '|---|---|---|',
+    ...PROFILE_FAULTS.map((f) => `| ${f.profile} | \`${f.name}\` | ${cell(f.description)} |`),
     '',
   ].join('\n')
 }

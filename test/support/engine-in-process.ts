@@ -20,15 +20,21 @@ export async function serveInProcess(argv: readonly string[]): Promise<InProcess
   if (parsed.kind !== 'config') throw new Error(`serveInProcess: the engine refuses ${argv.join(' ')}: ${parsed.kind === 'error' ? parsed.errors.join('; ') : parsed.kind}`)
   if (parsed.config.loadClosedMs > 0) throw new Error('serveInProcess: a closed port while loading is the launched engine\'s (startEngine)')
   let listenedAt = Number.POSITIVE_INFINITY
-  const server: Server = buildServer(createState(parsed.config), () => listenedAt)
+  const served = await listenOnLoopback(buildServer(createState(parsed.config), () => listenedAt))
+  listenedAt = Date.now()
+  return { baseUrl: served.baseUrl, stop: served.stop }
+}
+
+/** Listens on a free loopback port; `stop()` closes every connection, then the server (idempotent). */
+export async function listenOnLoopback(server: Server): Promise<{ baseUrl: string; port: number; stop(): Promise<void> }> {
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
-  listenedAt = Date.now()
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   let stopping: Promise<void> | undefined
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    port,
     stop() {
       stopping ??= (async () => {
         server.closeAllConnections()
@@ -39,3 +45,4 @@ export async function serveInProcess(argv: readonly string[]): Promise<InProcess
     },
   }
 }
+

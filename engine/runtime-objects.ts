@@ -1,0 +1,60 @@
+// What `docker inspect` and `kubectl get pod -o json` answer for the engine a launcher started:
+// a running container (host networking, so the engine's port is the host's) and a pod with
+// hostPID and hostNetwork (so the pid and the port the host sees are the pod's too). Written as
+// JSON next to the engine's shims; engine/runtime-cli.ts reads it.
+import { createHash } from 'node:crypto'
+
+export interface RuntimeFacts {
+  svc: string
+  namespace: string
+  /** The command in the container that is the engine (`vllm`, `radiance`, …). */
+  binary: string
+  image: string
+  args: readonly string[]
+  env: Readonly<Record<string, string>>
+  pid: number
+  port: number
+  startedAt: Date
+}
+
+const hex64 = (seed: string): string => createHash('sha256').update(seed).digest('hex')
+
+export function dockerInspect(f: RuntimeFacts): unknown[] {
+  const id = hex64(`container:${f.svc}:${f.pid}`)
+  const started = f.startedAt.toISOString().replace(/Z$/, '000000Z')
+  return [{
+    Id: id,
+    Created: started,
+    Path: f.binary,
+    Args: [...f.args],
+    State: { Status: 'running', Running: true, Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: f.pid, ExitCode: 0, Error: '', StartedAt: started, FinishedAt: '0001-01-01T00:00:00Z' },
+    Image: `sha256:${hex64(`image:${f.image}`)}`,
+    Name: `/${f.svc}`,
+    RestartCount: 0,
+    HostConfig: { NetworkMode: 'host', RestartPolicy: { Name: 'unless-stopped', MaximumRetryCount: 0 } },
+    Config: { Hostname: f.svc, Image: f.image, Entrypoint: [f.binary], Cmd: [...f.args], Env: Object.entries(f.env).map(([k, v]) => `${k}=${v}`), ExposedPorts: { [`${f.port}/tcp`]: {} }, Labels: {} },
+    NetworkSettings: { Ports: {}, IPAddress: '' },
+  }]
+}
+
+export function kubePod(f: RuntimeFacts): Record<string, unknown> {
+  const started = f.startedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: f.svc, namespace: f.namespace, uid: hex64(`pod:${f.namespace}/${f.svc}`).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12}).*$/, '$1-$2-$3-$4-$5'), creationTimestamp: started, labels: { app: f.svc } },
+    spec: {
+      hostPID: true,
+      hostNetwork: true,
+      containers: [{ name: f.binary, image: f.image, command: [f.binary], args: [...f.args], ports: [{ name: 'http', containerPort: f.port, hostPort: f.port, protocol: 'TCP' }], env: Object.entries(f.env).map(([name, value]) => ({ name, value })) }],
+    },
+    status: {
+      phase: 'Running',
+      hostIP: '127.0.0.1',
+      podIP: '127.0.0.1',
+      podIPs: [{ ip: '127.0.0.1' }],
+      startTime: started,
+      containerStatuses: [{ name: f.binary, ready: true, started: true, restartCount: 0, image: f.image, imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`, containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`, state: { running: { startedAt: started } } }],
+    },
+  }
+}
