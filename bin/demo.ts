@@ -2,8 +2,18 @@
 // on loopback with PREFILL_INTERLEAVE armed to 1, runs `pnpm verify` against it, stops it, and
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
 import { verify } from '../helpers/cli/verify.ts'
+import { asksVersion, command, VERSION_TEXT } from '../helpers/cli/invocation.ts'
 import { startEngine } from '../engine/launch.ts'
 
+// Answered before the engine starts: the version, and what the demo is.
+if (asksVersion(process.argv.slice(2))) {
+  process.stdout.write(`${VERSION_TEXT}\n`)
+  process.exit(0)
+}
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  process.stdout.write(`Usage: ${command('demo')} [verify options]\n\nStarts the reference engine on loopback with PREFILL_INTERLEAVE armed to 1, verifies it (no endpoint, no GPU, no network) and exits with verify's code; options given here are verify's (${command('verify')} --help) and win over the demo's own.\n`)
+  process.exit(0)
+}
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
 const engine = await startEngine({ svc: 'demo', processName: 'radiance-demo', args: ['--prefill-interleave', '1'] })

@@ -20,3 +20,12 @@ export function formatDuration(ms: number): string {
   const s = Math.round((ms % 60_000) / 1000)
   return `${m}m ${String(s).padStart(2, '0')}s`
 }
+
+/** A duration as formatDuration shows it ("850ms", "1.2s", "12s", "4m 05s") back to milliseconds; undefined for any other text. */
+export function parseShownDuration(text: string): number | undefined {
+  const m = /^(?:(\d+)ms|(\d+(?:\.\d)?)s|(\d+)m (\d{2})s)$/.exec(text)
+  if (!m) return undefined
+  if (m[1] !== undefined) return Number(m[1])
+  if (m[2] !== undefined) return Math.round(Number(m[2]) * 1000)
+  return Number(m[3]) * 60_000 + Number(m[4]) * 1000
+}

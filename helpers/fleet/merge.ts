@@ -11,6 +11,7 @@ import { junitFleetXml } from '../report/junit.ts'
 import { writeAtomic } from '../seams/atomic.ts'
 import { fleetMarkdown, fleetReport, fleetTable, isFleetReport, type FleetReport } from './report.ts'
 import { MAX_REPORT_BYTES } from '../writeback/report.ts'
+import { command, VERSION_FLAGS, VERSION_TEXT } from '../cli/invocation.ts'
 
 export interface MergeIo {
   rawArgs: readonly string[]
@@ -20,7 +21,10 @@ export interface MergeIo {
   err: { write(text: string): unknown }
 }
 
-export const MERGE_USAGE = 'Usage: pnpm merge-reports --out <merged.json> [--junit <merged.xml>] <shard-report.json>…'
+/** The usage line, named as this process was started (helpers/cli/invocation.ts). */
+export function mergeUsage(): string {
+  return `Usage: ${command('merge-reports')} (--out <merged.json> | --json) [--junit <merged.xml>] <shard-report.json>…`
+}
 
 /** Merges parsed fleet reports; the merged report, or every problem found. */
 export function mergeFleetReports(inputs: ReadonlyArray<{ path: string; report: FleetReport }>): { merged: FleetReport } | { problems: string[] } {
@@ -85,13 +89,24 @@ export async function mergeReports(io: MergeIo): Promise<number> {
   const inputs: string[] = []
   let out: string | undefined
   let junit: string | undefined
+  let json = false
   const problems: string[] = []
   for (let i = 0; i < io.rawArgs.length; i++) {
     const a = io.rawArgs[i]!
     if (a === '--help' || a === '-h') {
-      io.out.write(`${MERGE_USAGE}\n\nMerges the --report files of a sharded fleet run (pnpm verify --targets FILE --shard i/n) into one; refused unless every shard is there once. Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused.\n`)
+      io.out.write(`${mergeUsage()}\n\nMerges the --report files of a sharded fleet run (${command('verify')} --targets FILE --shard i/n) into one; refused unless every shard is there once. --json writes the merged report to stdout (the other lines then go to stderr). Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused.\n`)
       return 0
     }
+    if (VERSION_FLAGS.includes(a)) {
+      io.out.write(`${VERSION_TEXT}\n`)
+      return 0
+    }
+    if (a === '--json') {
+      json = true
+      continue
+    }
+    // Accepted on every command; merge-reports prints no colour.
+    if (a === '--color' || a === '--no-color') continue
     const value = (name: string) => {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : io.rawArgs[++i]
       if (v === undefined || v === '') problems.push(`${name} needs a value`)
@@ -102,7 +117,7 @@ export async function mergeReports(io: MergeIo): Promise<number> {
     else if (a.startsWith('-')) problems.push(`unknown option ${JSON.stringify(a.slice(0, 40))}`)
     else inputs.push(a)
   }
-  if (!out) problems.push('--out <merged.json> is required')
+  if (!out && !json) problems.push('--out <merged.json> (or --json) is required')
   if (inputs.length === 0) problems.push('give the shard reports to merge')
   const read: Array<{ path: string; report: FleetReport }> = []
   for (const p of inputs) {
@@ -114,13 +129,16 @@ export async function mergeReports(io: MergeIo): Promise<number> {
     const m = mergeFleetReports(read)
     if ('problems' in m) problems.push(...m.problems)
     else {
-      await writeAtomic(resolve(io.cwd, out!), `${JSON.stringify(m.merged, null, 2)}\n`)
+      const text = `${JSON.stringify(m.merged, null, 2)}\n`
+      if (out) await writeAtomic(resolve(io.cwd, out), text)
+      if (json) io.out.write(text)
       if (junit) await writeAtomic(resolve(io.cwd, junit), junitFleetXml(m.merged.targets, Date.parse(m.merged.finishedAt) - Date.parse(m.merged.startedAt)))
-      if (io.env.GITHUB_STEP_SUMMARY) await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(m.merged, { reportPath: out! })}\n`)
-      io.out.write(`${fleetTable(m.merged)}\n\nmerged ${read.length} shard report(s) into ${out}: fleet ${m.merged.verdict.toUpperCase()}, ${m.merged.targets.length} target(s), exit ${m.merged.exitCode}\n`)
+      if (io.env.GITHUB_STEP_SUMMARY) await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(m.merged, { reportPath: out ?? null })}\n`)
+      const lines = json ? io.err : io.out
+      lines.write(`${fleetTable(m.merged)}\n\nmerged ${read.length} shard report(s) into ${out ?? 'stdout'}: fleet ${m.merged.verdict.toUpperCase()}, ${m.merged.targets.length} target(s), exit ${m.merged.exitCode}\n`)
       return m.merged.exitCode
     }
   }
-  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p}`).join('\n')}\n${MERGE_USAGE}\n`)
+  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p}`).join('\n')}\n${mergeUsage()}\n`)
   return 2
 }

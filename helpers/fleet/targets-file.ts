@@ -13,6 +13,7 @@ const require = createRequire(import.meta.url)
 const yaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml')
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
+import { command } from '../cli/invocation.ts'
 
 /** A targets file larger than this is not a targets file (a fleet of thousands fits in far less). */
 export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
@@ -20,7 +21,7 @@ export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
 export const MAX_TARGETS = 1000
 
 /** Options that belong to the whole run (one report, one JUnit file, the fleet's own knobs): never per target. */
-export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode'])
+export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode', 'json'])
 
 /** One entry as the file gives it: option name → its text (`true`/`false` for a switch). */
 export type Entry = ReadonlyMap<string, string>
@@ -127,7 +128,7 @@ function entryOf(value: unknown, where: string, problems: FileProblem[]): Map<st
     const spec = KNOWN.get(key)
     if (!spec) {
       const hint = nearest(key)
-      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of pnpm verify --help, without dashes)`)
+      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of ${command('verify')} --help, without dashes)`)
       continue
     }
     if (RUN_LEVEL.has(key)) {

@@ -15,6 +15,7 @@ import { insertEntry, PageShapeError } from './page.ts'
 import { formatAge, judgeReport, readReport } from './report.ts'
 import { checkPage, findPage } from './vault.ts'
 import { readFleetReport, writebackFleet } from './fleet.ts'
+import { command, VERSION_TEXT } from '../cli/invocation.ts'
 
 export { entryLines, entryMarker } from './entry.ts'
 export { insertEntry, lineEnding } from './page.ts'
@@ -62,6 +63,10 @@ async function run(io: WritebackIo): Promise<number> {
       io.out.write(`${writebackHelp()}\n`)
       return WRITEBACK_EXIT.written
     }
+    if (parsed.version) {
+      io.out.write(`${VERSION_TEXT}\n`)
+      return WRITEBACK_EXIT.written
+    }
     io.err.write(`${formatRefusals(parsed.refusals)}\n`)
     return WRITEBACK_EXIT.refused
   }
@@ -91,7 +96,7 @@ async function run(io: WritebackIo): Promise<number> {
     // A replay is only as good as its recording: verify the fixtures again, now.
     const rec = report.report.recording
     const problem = verifyRecording(rec.fixtures, rec.digest)
-    if (problem) refusals.push({ checked: 'recording', where: show(rec.fixtures), found: problem, next: 'replay an unedited recording, or run pnpm verify live' })
+    if (problem) refusals.push({ checked: 'recording', where: show(rec.fixtures), found: problem, next: `replay an unedited recording, or run ${command('verify')} live` })
   }
   let page: string | undefined
   if (report && vaultOk) {
@@ -131,7 +136,7 @@ async function run(io: WritebackIo): Promise<number> {
       const changed = error instanceof PageChangedError
       const owner = error instanceof OwnerError
       const found = changed ? 'changed while writing; nothing was replaced' : owner ? `${error.message}; nothing was replaced` : `could not be written (${error instanceof Error ? error.message : String(error)}); the page was left as it was`
-      const next = changed ? 'run pnpm writeback again' : owner ? "run writeback as the page's owner" : 'check the vault folder is writable and has space, then run again'
+      const next = changed ? `run ${command('writeback')} again` : owner ? "run writeback as the page's owner" : 'check the vault folder is writable and has space, then run again'
       return { refusal: { checked: 'page write', where: shownPage, found, next } }
     }
     return { done: 'written' }

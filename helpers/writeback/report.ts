@@ -10,6 +10,7 @@ import { array, endsEarly, literal, nullable, number, object, optional, record, 
 import { STEP_IDS, type StepId } from '../steps/verdict.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
+import { command } from '../cli/invocation.ts'
 
 /** The fields writeback writes from, checked; every string is still untrusted text. */
 export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finishedAt' | 'meter' | 'exitCode'> & {
@@ -101,11 +102,11 @@ async function readRegular(path: string): Promise<{ bytes: Buffer } | { code: st
 }
 
 export async function readReport(path: string, shown: string): Promise<Read> {
-  const refuse = (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+  const refuse = (found: string, next = `pass the JSON file ${command('verify')} wrote with --report`): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
   const read = await readRegular(path)
   if ('code' in read) {
     const c = read.code
-    if (c === 'ENOENT') return refuse('no such file', 'pass the file pnpm verify wrote with --report (in CI: download the verify job artifact first)')
+    if (c === 'ENOENT') return refuse('no such file', `pass the file ${command('verify')} wrote with --report (in CI: download the verify job artifact first)`)
     if (c === 'FIFO' || c === 'DIR' || c === 'SPECIAL') return refuse(`is not a regular file (${c === 'FIFO' ? 'a FIFO' : c === 'DIR' ? 'a folder' : 'a device or socket'}); it was not read`)
     if (c === 'TOO_BIG') return refuse(`is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB; no report is that large`)
     return refuse(`cannot be read (${c})`, 'check the file exists and is readable, then run again')
@@ -121,7 +122,7 @@ export async function readReport(path: string, shown: string): Promise<Read> {
     data = JSON.parse(text)
   } catch (error) {
     const early = endsEarly(text, error)
-    return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, 'pass the JSON file pnpm verify wrote with --report (not the JUnit file)')
+    return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, `pass the JSON file ${command('verify')} wrote with --report (not the JUnit file)`)
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) return refuse('is not a JSON object')
   // Every malformed top-level field, named; then the first problem in full.
@@ -198,18 +199,18 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
     refuse(
       'verdict and exitCode',
       `verdict ${showText(checked.verdict)}, exitCode ${checked.exitCode}: not green`,
-      "only a green run is written; fix what the report's failed steps say and run pnpm verify again",
+      `only a green run is written; fix what the report's failed steps say and run ${command('verify')} again`,
     )
   }
   const why = rederive(report)
   if (why.length) {
-    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, 'only a report whose nine steps all held is written; run pnpm verify again')
+    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, `only a report whose nine steps all held is written; run ${command('verify')} again`)
   }
   if (checked.mode === 'replay') {
     if (!options.allowReplay) {
-      refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', 'run pnpm verify live after the deploy, or pass --allow-replay to write it anyway')
+      refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', `run ${command('verify')} live after the deploy, or pass --allow-replay to write it anyway`)
     } else if (checked.recordedMs === null || report.recording === undefined) {
-      refuse('recordedAt', 'a replay report without recordedAt and its recording: its age cannot be known', 'replay the recording again with this armproof, or run pnpm verify live')
+      refuse('recordedAt', 'a replay report without recordedAt and its recording: its age cannot be known', `replay the recording again with this armproof, or run ${command('verify')} live`)
     }
   }
   if (options.svc !== null && checked.svc !== options.svc) {
@@ -222,7 +223,7 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
   const atText = replay ? report.recordedAt! : checked.finishedAt
   const age = now.getTime() - at
   if (age > options.maxAgeMs) {
-    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`, 'run pnpm verify again after the deploy, or raise --max-age')
+    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`, `run ${command('verify')} again after the deploy, or raise --max-age`)
   } else if (age < -SKEW_MS) {
     refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} in the future`, 'check the clocks of the verify runner and this one')
   }
