@@ -189,6 +189,7 @@ describe('shards', () => {
 describe('combined outputs', () => {
   const report = (svc: string, verdict: RunVerdict): Report =>
     ({
+      format: 'armproof-report/1', endpoint: `http://${svc}:8000`, host: 'local',
       svc, knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z',
       steps: STEP_IDS.map((id) => ({ id, title: id, verdict: verdict === 'red' && id === 'meter' ? 'failed' : verdict === 'inconclusive' && id === 'health' ? 'inconclusive' : 'passed', expected: 'e', observed: `o ${svc}`, where: 'w', ...(verdict !== 'green' ? { next: 'n' } : {}), evidence: {}, durationMs: 1 })),
       meter: null, rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service x', error: verdict === 'error' ? 'bad' : null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import type { Report } from '../helpers/report/json.ts'
 import { FAST, ROOT } from './support/run-verify.ts'
+import { readCheckedReport } from './support/report-schema.ts'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; packageManager: string; files: string[]; scripts: Record<string, string>; bin: Record<string, string> }
 const work = mkdtempSync(join(tmpdir(), 'armproof-pkg-'))
@@ -80,7 +81,7 @@ describe('armproof, installed, run from an empty folder', () => {
       const r = await run(['verify', '--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--process', engine.processName, '--host', 'local', ...FAST, '--report', 'reports/pkg.json'], { PATH: `${engine.binDir}${delimiter}${PATH}` })
       expect(r.exitCode, r.stdout + r.stderr).toBe(0)
       expect(r.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on pkg-green/m)
-      const report = JSON.parse(readFileSync(join(r.cwd, 'reports/pkg.json'), 'utf8')) as Report
+      const report = readCheckedReport(join(r.cwd, 'reports/pkg.json'))
       expect(report.verdict).toBe('green')
       expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter'].map((id) => `${id} passed`))
     })
@@ -90,7 +91,7 @@ describe('armproof, installed, run from an empty folder', () => {
     const r = await run(['demo', '--meter-window', '5s', '--report', 'demo.json'])
     expect(r.exitCode, r.stdout + r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
-    expect((JSON.parse(readFileSync(join(r.cwd, 'demo.json'), 'utf8')) as Report).verdict).toBe('green')
+    expect(readCheckedReport(join(r.cwd, 'demo.json')).verdict).toBe('green')
   })
 })
 

@@ -77,7 +77,7 @@ function readInput(path: string): FleetReport | string {
     if (!st.isFile()) return 'is not a regular file'
     if (st.size > MAX_REPORT_BYTES) return `is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB`
     const data: unknown = JSON.parse(readFileSync(path, 'utf8'))
-    if (!isFleetReport(data) || !Array.isArray(data.targets) || typeof data.fleet !== 'object' || data.fleet === null) return 'is not a fleet report (pnpm verify --targets … --report FILE writes one)'
+    if (!isFleetReport(data) || !Array.isArray(data.targets) || typeof data.fleet !== 'object' || data.fleet === null) return `is not a fleet report (${command('verify')} --targets … --report FILE writes one)`
     return data
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code

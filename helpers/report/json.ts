@@ -8,6 +8,7 @@ import type { TruthTable } from './truth.ts'
 import { knob, type KnobName } from '../config/knobs.ts'
 import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, runVerdict, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
+import { reportHead, type ReportHead } from './head.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
 
@@ -34,7 +35,8 @@ export interface ReportMeter {
 
 export type { MeterProof }
 
-export interface Report {
+/** `format`, `endpoint` and `host` come first (./head.ts); the contract's fields follow. */
+export interface Report extends ReportHead {
   svc: string
   knob: KnobName
   expected: string | null
@@ -139,6 +141,7 @@ export function buildReport(input: ReportInput): Report {
   let verdict: RunVerdict = input.interrupted ? 'interrupted' : input.error !== undefined ? 'error' : runVerdict(steps)
   if (verdict === 'green' && notes.length > 0) verdict = 'inconclusive'
   const report: Report = {
+    ...reportHead(target),
     svc: target.svc,
     knob: target.knob,
     expected: target.value ?? fallback,

@@ -14,6 +14,7 @@ const ELAPSED_OF_BUDGET = /(\d+ms|\d+(?:\.\d)?s|\d+m \d{2}s) of (up to )?(\d+ms|
 
 /** The message with its elapsed part moved on by `byMs`, at most to its budget; unchanged without one. */
 export function advanced(message: string, byMs: number): string {
+  if (byMs <= 0) return message
   return message.replace(ELAPSED_OF_BUDGET, (whole, elapsed: string, upTo: string | undefined, budget: string) => {
     const from = parseShownDuration(elapsed)
     const cap = parseShownDuration(budget)

@@ -11,6 +11,7 @@ import { STEP_IDS, type StepId } from '../steps/verdict.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
 import { command } from '../cli/invocation.ts'
+import { REPORT_FORMAT, type ReportHead } from '../report/head.ts'
 
 /** The fields writeback writes from, checked; every string is still untrusted text. */
 export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finishedAt' | 'meter' | 'exitCode'> & {
@@ -49,6 +50,10 @@ const STEP = object({
 
 /** The JSON report's own type (helpers/report/json.ts `Report`), as a schema. */
 export const REPORT_SCHEMA = object({
+  // Reports written before the format tag have none; another format is refused, never misread.
+  format: optional(literal(REPORT_FORMAT)),
+  endpoint: optional(nullable(string())),
+  host: optional(string()),
   svc: string({ re: SVC_RE, says: 'a service name of [A-Za-z0-9_.-]' }),
   knob: literal<KnobName>(...KNOB_NAMES),
   expected: nullable(string()),
@@ -78,7 +83,7 @@ export const REPORT_SCHEMA = object({
 })
 
 // The schema is the report's own type: this fails to compile when the two drift apart.
-const _sameType: (r: Infer<typeof REPORT_SCHEMA>) => Omit<Report, 'truth' | 'tool'> & { tool: { name: string } } = (r) => r
+const _sameType: (r: Infer<typeof REPORT_SCHEMA>) => Omit<Report, 'truth' | 'tool' | keyof ReportHead> & { tool: { name: string } } = (r) => r
 void _sameType
 
 type Read = { report?: CheckedReport; refusals: Refusal[] }
