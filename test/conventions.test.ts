@@ -15,6 +15,8 @@ import { formatDuration, parseShownDuration } from '../helpers/config/duration.t
 import { closingLine, countSteps, reportClosingLine } from '../helpers/report/closing.ts'
 import { advanced, LiveLine, TICK_MS } from '../helpers/report/live-line.ts'
 import { STEP_IDS } from '../helpers/steps/registry.ts'
+import type { Report } from '../helpers/report/json.ts'
+import type { FleetReport } from '../helpers/fleet/report.ts'
 import { prng } from './support/prng.ts'
 import { checkedFleetReport, checkedReport } from './support/report-schema.ts'
 import { ROOT } from './support/run-verify.ts'
@@ -134,7 +136,7 @@ describe('--json: the report alone on stdout', () => {
   test('one target: stdout is one JSON document, the report; the runbook goes to stderr', async () => {
     const r = await bin('bin/verify.ts', [...REPLAY, '--json'])
     expect(r.exitCode, String(r.stderr)).toBe(0)
-    const report = checkedReport(JSON.parse(String(r.stdout)))
+    const report = checkedReport(JSON.parse(String(r.stdout)) as Report)
     expect([report.format, report.svc, report.verdict, report.steps.length]).toEqual(['armproof-report/1', 'demo', 'green', 9])
     expect(String(r.stderr)).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
     expect(String(r.stderr)).toMatch(/^ 9 ✓ meter /m)
@@ -142,7 +144,7 @@ describe('--json: the report alone on stdout', () => {
 
   test('VERIFY_JSON=1 is its env twin; a VERIFY_JSON that is no yes/no word is exit 2 before anything', async () => {
     const r = await bin('bin/verify.ts', REPLAY, { VERIFY_JSON: '1' })
-    expect(checkedReport(JSON.parse(String(r.stdout))).verdict).toBe('green')
+    expect(checkedReport(JSON.parse(String(r.stdout)) as Report).verdict).toBe('green')
     const bad = await bin('bin/verify.ts', REPLAY, { VERIFY_JSON: 'loud' })
     expect(bad.exitCode).toBe(2)
     expect(String(bad.stdout)).toBe('')
@@ -152,7 +154,7 @@ describe('--json: the report alone on stdout', () => {
   test('a red run still writes its report to stdout, and the exit code says red', async () => {
     const r = await bin('bin/verify.ts', ['--svc', 'demo-ignored', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--json'])
     expect(r.exitCode).toBe(1)
-    const report = checkedReport(JSON.parse(String(r.stdout)))
+    const report = checkedReport(JSON.parse(String(r.stdout)) as Report)
     expect(report.verdict).toBe('red')
     expect(report.steps.find((s) => s.id === 'meter')?.verdict).toBe('failed')
   })
@@ -237,7 +239,7 @@ describe('fleet runs follow the same conventions', () => {
     writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\ntargets:\n  - svc: demo\n    fixtures: ${join(ROOT, 'fixtures/demo/PREFILL_INTERLEAVE')}\n  - svc: demo-ignored\n    fixtures: ${join(ROOT, 'fixtures/demo-ignored/PREFILL_INTERLEAVE')}\n`)
     const r = await bin('bin/verify.ts', ['--targets', targets, '--mode', 'replay', '--json'])
     expect(r.exitCode, String(r.stderr)).toBe(1)
-    const fleet = checkedFleetReport(JSON.parse(String(r.stdout)))
+    const fleet = checkedFleetReport(JSON.parse(String(r.stdout)) as FleetReport)
     expect([fleet.format, fleet.verdict, fleet.targets.map((t) => `${t.name} ${t.report.verdict} ${t.report.format}`)]).toEqual(['armproof-fleet/1', 'red', ['demo green armproof-report/1', 'demo-ignored red armproof-report/1']])
     expect(String(r.stderr).trimEnd().split('\n').at(-1)).toMatch(/^2 target\(s\), steps: 17 passed, 1 failed, 0 inconclusive, 0 skipped · \d/)
     expect(String(r.stderr)).toMatch(/^next for the green targets: node bin\/writeback\.ts --report <report\.json> --vault <dir>$/m)
