@@ -61,6 +61,10 @@ describe('commands are named as the process was started', () => {
     expect(launcherOf('/src/armproof/bin/writeback.ts', {})).toBe('node')
     expect(launcherOf('/src/armproof/node_modules/vitest/vitest.mjs', {})).toBe('pnpm')
     expect(launcherOf(undefined, {})).toBe('pnpm')
+    // bootstrap.sh names the script it ran; a bin that script starts in turn was called straight.
+    expect(launcherOf('/src/armproof/bin/demo.ts', { ARMPROOF_LAUNCHER: 'bootstrap:demo' })).toBe('bootstrap')
+    expect(launcherOf('/src/armproof/bin/verify.ts', { ARMPROOF_LAUNCHER: 'bootstrap:test', npm_lifecycle_event: 'test' })).toBe('node')
+    expect(command('writeback', 'bootstrap')).toBe('sh bootstrap.sh writeback')
     expect([command('writeback', 'armproof'), command('writeback', 'pnpm'), command('writeback', 'node')]).toEqual(['armproof writeback', 'pnpm writeback', 'node bin/writeback.ts'])
   })
 
