@@ -5,12 +5,11 @@
 // cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
 // collected at once. Nothing here contacts anything.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-import { createRequire } from 'node:module'
+// Imported, not required at first use: the built package bundles what it imports (scripts/build.ts),
+// and vite loads this parser in every run anyway.
+import * as yamlModule from 'yaml'
 
-// The YAML parser is loaded when a targets file is read, not with this module: a one-target
-// `pnpm verify` (which imports the fleet's plan to tell the two apart) never pays for it.
-const require = createRequire(import.meta.url)
-const yaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml')
+const yaml = (): typeof import('yaml') => yamlModule
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 import { command } from '../cli/invocation.ts'
