@@ -95,6 +95,20 @@ describe('commands are named as the process was started', () => {
   })
 })
 
+describe("the README's commands end without pnpm's ELIFECYCLE line", () => {
+  test('no command line it shows runs a package script through pnpm (pnpm 12 ends a failing one with [ELIFECYCLE]; bootstrap.sh and the bins do not)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const blocks = [...readme.matchAll(/^```(?:sh|bash)?\n([\s\S]*?)^```/gm)].map((m) => m[1]!)
+    const lines = blocks.flatMap((b) => b.split('\n')).filter((l) => /^(?:sh|node|pnpm|armproof|npm|podman) /.test(l))
+    expect(lines.length).toBeGreaterThan(5)
+    const scripts = Object.keys(pkg.scripts)
+    const throughPnpm = lines.filter((l) => scripts.some((s) => l.startsWith(`pnpm ${s} `) || l === `pnpm ${s}` || l.startsWith(`pnpm run ${s}`)))
+    // `pnpm pack` is pnpm's own command, not a script of ours.
+    expect(throughPnpm).toEqual([])
+    expect(lines.slice(0, 2)).toEqual([expect.stringMatching(/^sh bootstrap\.sh demo /), expect.stringMatching(/^sh bootstrap\.sh test /)])
+  })
+})
+
 describe('colour', () => {
   const tty = { isTTY: true }
   const pipe = { isTTY: false }
