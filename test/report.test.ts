@@ -11,6 +11,7 @@ import { RunbookReporter } from '../helpers/report/reporter.ts'
 import { finalLine, header, sparkline, stepDetail, stepLine } from '../helpers/report/terminal.ts'
 import { STEP_IDS, stepResult, type StepFields, type StepId, type StepResult, type StepVerdict } from '../helpers/steps/verdict.ts'
 import type { StepEvidence } from '../helpers/steps/evidence.ts'
+import { checkedReport } from './support/report-schema.ts'
 
 const API_KEY = 'sk-live-7f3a9c2e51'
 const ROLLBACK = 'PREFILL_INTERLEAVE=0 then redeploy --service demo'
@@ -121,7 +122,10 @@ describe('JUnit XML', () => {
 describe('JSON report', () => {
   test.each(runs)('the $name run has the contract fields, its verdict and exit code', ({ steps, verdict, exitCode }) => {
     const r = report(steps)
-    expect(Object.keys(r)).toEqual(['svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool'])
+    // Changed on purpose (issue 26), additively: the format tag, endpoint and host come first, then the contract's fields in their order.
+    expect(Object.keys(r)).toEqual(['format', 'endpoint', 'host', 'svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool'])
+    expect(r.format).toBe('armproof-report/1')
+    expect(checkedReport(r)).toBe(r)
     expect(r).toMatchObject({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, exitCode, startedAt: T0.toISOString(), finishedAt: T1.toISOString(), tool: { name: 'armproof' } })
     expect(r.rollback).toBe(ROLLBACK)
     expect(r.steps.map((s) => s.id)).toEqual([...STEP_IDS])
