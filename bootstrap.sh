@@ -2,7 +2,8 @@
 # From a bare machine to armproof: needs only Node >= 18 with npm (to bootstrap) and a POSIX sh.
 #   sh bootstrap.sh demo       the demo (a reference engine on loopback, one knob armed, verified)
 #   sh bootstrap.sh test       armproof's own tests (`pnpm test`)
-#   sh bootstrap.sh verify …   any package.json script, with its arguments
+#   sh bootstrap.sh verify …   any package.json script, with its arguments (run straight, not through
+#                              `pnpm run`: no ELIFECYCLE line; anything else goes to pnpm)
 #   sh bootstrap.sh            install only, then say how to use the same Node and pnpm
 # When the node on PATH is older than package.json's engines.node, or pnpm is not the version in
 # package.json's packageManager, it installs Node 24 and that pnpm from the npm registry into
@@ -67,5 +68,16 @@ if [ "$#" -eq 0 ]; then
     *) say 'ready: pnpm demo, pnpm test, pnpm verify --help' ;;
   esac
   exit 0
+fi
+# A package script runs as pnpm would run it (node_modules/.bin on PATH, the arguments appended to
+# its last command), but straight: pnpm 12 ends every failing `pnpm <script>` with its own
+# `[ELIFECYCLE] Command failed with exit code N.` line, and no setting of it removes that (not
+# --silent, --reporter=silent, --loglevel=silent, nor shell-emulator); the exit code is the
+# script's own. ARMPROOF_LAUNCHER tells that script's messages to name `sh bootstrap.sh <command>`.
+script=$(node -e 'const s = require("./package.json").scripts || {}; if (Object.hasOwn(s, process.argv[1])) process.stdout.write(s[process.argv[1]])' "$1")
+if [ -n "$script" ]; then
+  name=$1
+  shift
+  PATH="$here/node_modules/.bin:$PATH" ARMPROOF_LAUNCHER="bootstrap:$name" exec sh -c "$script \"\$@\"" "$name" "$@"
 fi
 exec pnpm "$@"

@@ -3,6 +3,7 @@
 // is the same program as its pnpm script in a checkout: `armproof verify …` is `pnpm verify …`.
 import pkg from '../package.json' with { type: 'json' }
 import { closest } from '../helpers/config/suggest.ts'
+import { VERSION_FLAGS, VERSION_TEXT } from '../helpers/cli/invocation.ts'
 
 const COMMANDS = {
   verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)' },
@@ -21,15 +22,15 @@ Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.what}`).join('\n')}
 
   armproof <command> --help   the command's options (every flag has an env twin; .env in the current folder is read)
-  armproof --version          the version
+  armproof --version, -V      the version (the same line as every command's --version)
 
 Reports, fixtures and .env are read and written relative to the current folder.`
 
 const [command, ...rest] = process.argv.slice(2)
 if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
   process.stdout.write(`${USAGE}\n`)
-} else if (command === '--version' || command === '-v') {
-  process.stdout.write(`${pkg.version}\n`)
+} else if (VERSION_FLAGS.includes(command) || command === '-v') {
+  process.stdout.write(`${VERSION_TEXT}\n`)
 } else if (Object.hasOwn(COMMANDS, command)) {
   // Each command reads its own options from process.argv.slice(2), as under `pnpm <command>`.
   process.argv = [process.argv[0]!, process.argv[1]!, ...rest]

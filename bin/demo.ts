@@ -4,9 +4,19 @@
 // `--engine vllm|sglang|llama.cpp` starts the reference engine speaking that engine instead; armproof
 // cannot verify those yet, so that demo says so and ends inconclusive (exit 3), never green.
 import { verify } from '../helpers/cli/verify.ts'
+import { asksVersion, command, VERSION_TEXT } from '../helpers/cli/invocation.ts'
 import { startEngine } from '../engine/launch.ts'
 import { runProfileDemo } from '../engine/profile-demo.ts'
 
+// Answered before the engine starts: the version, and what the demo is.
+if (asksVersion(process.argv.slice(2))) {
+  process.stdout.write(`${VERSION_TEXT}\n`)
+  process.exit(0)
+}
+if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+  process.stdout.write(`Usage: ${command('demo')} [--engine radiance|vllm|sglang|llama.cpp] [verify options]\n\nStarts the reference engine on loopback with PREFILL_INTERLEAVE armed to 1, verifies it (no endpoint, no GPU, no network) and exits with verify's code; options given here are verify's (${command('verify')} --help) and win over the demo's own. --engine vllm, sglang or llama.cpp starts the reference engine speaking that engine instead; armproof does not verify those yet, so that demo ends inconclusive (exit 3), never green.\n`)
+  process.exit(0)
+}
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
 const ENGINES = ['radiance', 'vllm', 'sglang', 'llama.cpp'] as const
@@ -17,7 +27,7 @@ if (!ENGINES.includes(chosen as (typeof ENGINES)[number])) {
   process.stderr.write(`demo: --engine must be one of ${ENGINES.join(', ')}, got ${JSON.stringify(chosen ?? '')}\n`)
   exit(2)
 }
-if (chosen !== 'radiance') exit(await runProfileDemo(chosen as Exclude<(typeof ENGINES)[number], 'radiance'>, startEngine, process.stdout))
+if (chosen !== 'radiance') exit(await runProfileDemo(chosen as Exclude<(typeof ENGINES)[number], 'radiance'>, startEngine, process.stdout, command('verify')))
 const engine = await startEngine({ svc: 'demo', processName: 'radiance-demo', args: ['--prefill-interleave', '1'] })
 let code = 3
 try {

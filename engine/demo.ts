@@ -67,7 +67,7 @@ export async function runDemo(argv: readonly string[], startEngine: DemoStart): 
     `radiance reference engine "${engine.processName}" (pids ${engine.pids.join(' ')}) for svc ${engine.svc}\n` +
       `  base url : ${engine.baseUrl}\n  ledger   : ${engine.ledgerPath}\n` +
       `  shims    : export PATH=${engine.binDir}:$PATH   (podman logs ${engine.svc}; systemctl show ${engine.svc} -p DropInPaths)\n` +
-      `  try      : pnpm verify --svc ${engine.svc} --knob PREFILL_INTERLEAVE --base-url ${engine.baseUrl} --process ${engine.processName}\n` +
+      `  try      : node bin/verify.ts --svc ${engine.svc} --knob PREFILL_INTERLEAVE --base-url ${engine.baseUrl} --process ${engine.processName}\n` +
       'Ctrl-C stops it.\n',
   )
   await engine.waitReady(60_000)

@@ -12,7 +12,8 @@ const ARMED: Record<EmulatedProfile, { knob: string; args: string[]; evidence: R
   'llama.cpp': { knob: 'PARALLEL=2', args: ['-np', '2', '--metrics'], evidence: /initializing slots, n_slots = \d+/, self: '/props', show: (t) => `total_slots ${(JSON.parse(t) as { total_slots: number }).total_slots}` },
 }
 
-export async function runProfileDemo(profile: EmulatedProfile, start: (o: EngineOptions) => Promise<EngineHandle>, out: NodeJS.WritableStream): Promise<number> {
+/** `verify` is how the caller names the verify command (armproof verify, pnpm verify, …): the engine knows nothing of armproof's launchers. */
+export async function runProfileDemo(profile: EmulatedProfile, start: (o: EngineOptions) => Promise<EngineHandle>, out: NodeJS.WritableStream, verify = 'verify'): Promise<number> {
   const armed = ARMED[profile]
   const engine = await start({ profile, svc: 'demo', args: armed.args })
   try {
@@ -25,7 +26,7 @@ export async function runProfileDemo(profile: EmulatedProfile, start: (o: Engine
         `  log      : ${(armed.evidence.exec(log)?.[0] ?? '(the resolved-values line is missing)').slice(0, 160)}\n` +
         `  ${armed.self.padEnd(9)}: ${armed.show(selfText)}\n` +
         `  shims    : podman, docker, kubectl and systemctl answer for svc ${engine.svc} (PATH=${engine.binDir}:$PATH)\n` +
-        `INCONCLUSIVE · not verified: armproof does not verify the ${profile} profile yet; that lands with the engine profiles (issue 23, pnpm verify --engine ${profile}). Nothing was proven.\n`,
+        `INCONCLUSIVE · not verified: armproof does not verify the ${profile} profile yet; that lands with the engine profiles (issue 23, ${verify} --engine ${profile}). Nothing was proven.\n`,
     )
     return 3
   } finally {

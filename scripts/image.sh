@@ -115,12 +115,12 @@ say "built in $(( $(date +%s) - started ))s, $(podman image inspect --format '{{
 
 # 1. The entrypoint, the version and the labels.
 out=$(prun --rm "$tag" --version)
-[ "$out" = "$version" ] || fail "armproof --version printed '$out', expected '$version'"
+[ "$out" = "armproof $version" ] || fail "armproof --version printed '$out', expected 'armproof $version'"
 label=$(podman image inspect --format '{{index .Labels "org.opencontainers.image.version"}}' "$tag")
 [ "$label" = "$version" ] || fail "label org.opencontainers.image.version is '$label', expected '$version'"
 user=$(podman image inspect --format '{{.Config.User}}' "$tag")
 [ "$user" = "10001:10001" ] || fail "the image runs as '$user', expected 10001:10001"
-say "ok: armproof $out, labels, user $user"
+say "ok: $out, labels, user $user"
 
 # 2. The demo: a reference engine on the container's loopback, PREFILL_INTERLEAVE armed, verified.
 prun --rm --network none "$tag" demo >"$work/demo.log" 2>&1 || { tail -n 30 "$work/demo.log"; fail "armproof demo exited $? in the image"; }

@@ -16,6 +16,7 @@ import type { FleetReport } from '../helpers/fleet/report.ts'
 import { STEP_IDS, stepResult } from '../helpers/steps/verdict.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
+import { readCheckedReport } from './support/report-schema.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-contain-'))
 const engines: EngineHandle[] = []
@@ -92,7 +93,7 @@ describe('in-process: each phase of verify() contained', () => {
     })
     expect(code).toBe(3)
     expect(err.join('')).toMatch(/^armproof: internal error in the report \(.*report\.json\): TypeError: armproof-test: thrown in the report .*; the run is inconclusive, not judged further/)
-    const report = JSON.parse(readFileSync(reportPath, 'utf8'))
+    const report = readCheckedReport(reportPath)
     expect(report.verdict).toBe('inconclusive')
     expect(report.steps.map((s: { verdict: string }) => s.verdict)).toEqual(STEP_IDS.map(() => 'passed'))
     expect(report.notes.join('\n')).toContain('internal error in the report')

@@ -68,28 +68,46 @@ targets:
     no-dropin-check: maybe
 `)
     expect(r.ok).toBe(false)
-    const text = !r.ok ? r.problems.map((p) => p.message).join('\n') : ''
+    const messages = !r.ok ? r.problems.map((p) => p.message) : []
+    const text = messages.join('\n')
     expect(text).not.toContain('SECRET123')
-    expect(text).toMatch(/targets\[0\]: "api-key": an API key never sits in the targets file/)
-    expect(text).toMatch(/targets\[1\]: unknown key "base-urll"; did you mean base-url\?/)
-    expect(text).toMatch(/targets\[2\]: report is for the whole run/)
-    expect(text).toMatch(/targets\[3\]: no-dropin-check is a switch/)
-    // The file's shape is right, so each target's values are checked too, all in one answer.
+    // Behaviour changed on purpose (issue 26): every problem at its file:line, the entry named with
+    // its svc, the file's shape and each target's values in one answer, in the file's order.
+    const file = /^(.*targets\.yaml):\d+: /.exec(messages[0] ?? '')?.[1]
+    expect(file, text).toBeDefined()
+    expect(messages.map((m) => m.slice(file!.length + 1).replace(/(unknown knob "NOT_A_KNOB"|did you mean base-url\?|a switch: true or false|API key never sits in the targets file|for the whole run|must match|got ftp:).*$/, '$1'))).toEqual([
+      '6: targets[0] ("gpu-7"): "api-key": an API key never sits in the targets file',
+      '7: targets[1] ("bad svc"): svc: "bad svc" must match',
+      '8: targets[1] ("bad svc"): unknown key "base-urll"; did you mean base-url?',
+      '10: targets[2] ("gpu-9"): knob: unknown knob "NOT_A_KNOB"',
+      '12: targets[2] ("gpu-9"): report is for the whole run',
+      '14: targets[3] ("gpu-10"): base-url: must be http:// or https://, got ftp:',
+      '15: targets[3] ("gpu-10"): no-dropin-check is a switch: true or false',
+    ])
+    // A key the entry misspelt is said once, with its "did you mean", not again as "--base-url is required".
+    expect(text).not.toMatch(/targets\[1\].*--base-url .*is required/)
     const second = plan(`defaults:\n  knob: PREFILL_INTERLEAVE\ntargets:\n  - svc: "bad svc"\n    base-url: http://gpu-8:8000\n  - svc: gpu-9\n    knob: NOT_A_KNOB\n    base-url: http://gpu-9:8000\n  - svc: gpu-10\n    base-url: ftp://gpu-10\n  - svc: gpu-11\n`)
-    const all = !second.ok ? second.problems.map((p) => p.message) : []
-    expect(all.some((m) => m.startsWith('targets[0] ("bad svc"): ') && m.includes('must match'))).toBe(true)
-    expect(all.some((m) => m.startsWith('targets[1] ("gpu-9"): ') && m.includes('unknown knob'))).toBe(true)
-    expect(all.some((m) => m.startsWith('targets[2] ("gpu-10"): ') && m.includes('http:// or https://'))).toBe(true)
-    expect(all.some((m) => m.startsWith('targets[3] ("gpu-11"): ') && m.includes('--base-url'))).toBe(true)
+    const all = !second.ok ? second.problems.map((p) => p.message.replace(/^.*targets\.yaml:/, '')) : []
+    expect(all.some((m) => m.startsWith('4: targets[0] ("bad svc"): ') && m.includes('must match'))).toBe(true)
+    expect(all.some((m) => m.startsWith('7: targets[1] ("gpu-9"): ') && m.includes('unknown knob'))).toBe(true)
+    expect(all.some((m) => m.startsWith('10: targets[2] ("gpu-10"): ') && m.includes('http:// or https://'))).toBe(true)
+    // A key the entry lacks is said at the entry's own line.
+    expect(all.some((m) => m.startsWith('11: targets[3] ("gpu-11"): ') && m.includes('--base-url'))).toBe(true)
     // Said in the file's words where the value came from it; a command-line value's problem once.
-    expect(all).toContain('targets[2] ("gpu-10"): base-url: must be http:// or https://, got ftp:')
+    expect(all).toContain('10: targets[2] ("gpu-10"): base-url: must be http:// or https://, got ftp:')
+    // A value from defaults: is said at its line there.
+    const fromDefaults = plan('defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: http://a:1\n')
+    expect(!fromDefaults.ok && fromDefaults.problems.map((p) => p.message.replace(/^.*targets\.yaml:/, ''))).toEqual(['3: targets[0] ("a"): defaults.meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
     const cli = plan(TWO, ['--meter-window', 'soon'])
     expect(!cli.ok && cli.problems.map((p) => p.message)).toEqual(['--meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
   })
 
   test('the same target twice, and an empty or shapeless file, are refused', () => {
     const dup = plan('targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1"}\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1/"}\n')
-    expect(!dup.ok && dup.problems.map((p) => p.message).join()).toMatch(/targets\[1\]: the same target as targets\[0\]/)
+    expect(!dup.ok && dup.problems.map((p) => p.message).join()).toMatch(/targets\.yaml:3: targets\[1\] \("a"\): the same target as targets\[0\]/)
+    // Two targets recording into one fixtures folder: the clash of the run's path set, said at the later entry's fixtures: line.
+    const folder = plan('targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1", fixtures: rec}\n  - svc: b\n    knob: PREFILL_INTERLEAVE\n    base-url: "http://h:2"\n    fixtures: rec\n', ['--mode', 'record'])
+    expect(!folder.ok && folder.problems.map((p) => p.message)).toEqual([expect.stringMatching(/targets\.yaml:6: targets\[0\] fixtures and targets\[1\] fixtures: both name "rec"/)])
     for (const text of ['', 'targets: []\n', '- a\n- b\n', 'targets:\n  - svc: a\nextra: 1\n']) expect(plan(text).ok, text).toBe(false)
   })
 
@@ -189,6 +207,7 @@ describe('shards', () => {
 describe('combined outputs', () => {
   const report = (svc: string, verdict: RunVerdict): Report =>
     ({
+      format: 'armproof-report/1', endpoint: `http://${svc}:8000`, host: 'local',
       svc, knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z',
       steps: STEP_IDS.map((id) => ({ id, title: id, verdict: verdict === 'red' && id === 'meter' ? 'failed' : verdict === 'inconclusive' && id === 'health' ? 'inconclusive' : 'passed', expected: 'e', observed: `o ${svc}`, where: 'w', ...(verdict !== 'green' ? { next: 'n' } : {}), evidence: {}, durationMs: 1 })),
       meter: null, rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service x', error: verdict === 'error' ? 'bad' : null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },

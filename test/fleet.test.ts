@@ -19,6 +19,7 @@ import { mergeReports } from '../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from './support/fleet.ts'
 import { cleanup, groupLive, ROOT, runVerify, spawnVerify, verdicts } from './support/run-verify.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
+import { readCheckedReport } from './support/report-schema.ts'
 
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
 /** The healthy engine wants a key on /v1/*: its entry names a key file, never the key. */
@@ -146,7 +147,7 @@ describe.concurrent('a fleet in one run', () => {
       expect(err).toMatch(/shard 2\/2 missing/)
       const code = await mergeReports({ ...io, rawArgs: ['--out', 'merged.json', '--junit', 'merged.xml', ...runs.map((r) => r.reportPath)] })
       expect(code, err).toBe(1)
-      const merged = JSON.parse(readFileSync(join(runs[0]!.dir, 'merged.json'), 'utf8')) as FleetReport
+      const merged = readCheckedReport<FleetReport>(join(runs[0]!.dir, 'merged.json'))
       expect(merged.targets).toHaveLength(3)
       expect(merged.fleet.shards).toEqual([{ index: 1, count: 2 }, { index: 2, count: 2 }])
       expect(targetVerdicts(merged), runs.map((r) => r.stdout).join('\n')).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
@@ -271,7 +272,7 @@ describe.concurrent('SIGINT / SIGTERM during a fleet run', () => {
     expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
     await new Promise((r) => setTimeout(r, 500))
     expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
-    const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as FleetReport
+    const report = readCheckedReport<FleetReport>(join(out, 'r.json'))
     expect(report.verdict).toBe('interrupted')
     expect(report.exitCode).toBe(exitCode)
     expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.loading.svc]: 'interrupted', [engines.ignored.svc]: 'interrupted' })

@@ -25,6 +25,7 @@ import type { HttpClient, HttpRequest } from '../helpers/seams/http.ts'
 import { greenReport, sandbox, PAGE } from './support/writeback-sandbox.ts'
 import { ROOT, cleanup, groupLive, runVerify, spawnVerify } from './support/run-verify.ts'
 import { ReachedProofSteps } from './support/verify-in-process.ts'
+import { readCheckedReport } from './support/report-schema.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-honest-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -73,7 +74,7 @@ describe.concurrent('the CLI people expect', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       const r = await run([...ARGS, '--base-url', url, '--report', 'out.json', '--summary', 'out.md'], { INIT_CWD: sub, npm_lifecycle_event: 'verify' })
       expect(r.code, r.err).toBe(2)
-      expect(JSON.parse(readFileSync(join(sub, 'out.json'), 'utf8')).verdict).toBe('error')
+      expect(readCheckedReport(join(sub, 'out.json')).verdict).toBe('error')
       expect(readFileSync(join(sub, 'out.md'), 'utf8')).toContain('/health answers HTTP 404')
       expect(existsSync(join(ROOT, 'out.json'))).toBe(false)
       // An INIT_CWD that leaked from an outer pnpm (another script) is not where this command was run.
@@ -169,7 +170,7 @@ describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
       if (signal === 'SIGINT') expect(stderr).toMatch(/ {2}… meter: waiting · 1\d(\.\d)?s of up to 5m 00s\n/)
       await new Promise((r) => setTimeout(r, 500))
       expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
-      const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as Report
+      const report = readCheckedReport(join(out, 'r.json'))
       expect(report.verdict).toBe('interrupted')
       expect(report.exitCode).toBe(exitCode)
       expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(['dropins passed', 'help passed', 'argv passed', 'ledger passed', 'health passed', 'probe.exact passed', 'probe.tools passed', 'probe.vision passed'])
@@ -198,7 +199,7 @@ describe.concurrent('SIGINT during first contact', () => {
       const code = await run.exited
       const { stdout } = run.output()
       expect(code, stdout).toBe(130)
-      const report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as Report
+      const report = readCheckedReport(join(out, 'r.json'))
       expect(report.verdict).toBe('interrupted')
       expect(report.steps).toEqual([])
       expect(stdout).toContain('INTERRUPTED · interrupted by SIGINT after 0 of 9 steps')

@@ -13,6 +13,7 @@ import { EXIT_OUTPUT_UNWRITTEN } from '../helpers/cli/options.ts'
 import { verify } from '../helpers/cli/verify.ts'
 import { ROOT } from './support/run-verify.ts'
 import { ReachedProofSteps } from './support/verify-in-process.ts'
+import { readCheckedReport } from './support/report-schema.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-outputs-'))
 const aFile = join(dir, 'a-file')
@@ -105,6 +106,6 @@ describe.concurrent('through pnpm verify', () => {
     expect(String(r.stderr)).toContain('armproof: could not write the step summary to /dev/full: ENOSPC')
     expect(String(r.stderr)).toContain('armproof: exit 4: the verdict above stands (green), but an output was not written')
     expect(String(r.stderr) + String(r.stdout)).not.toMatch(/\n\s+at /)
-    expect(JSON.parse(readFileSync(report, 'utf8')).verdict).toBe('green')
+    expect(readCheckedReport(report).verdict).toBe('green')
   })
 })

@@ -11,6 +11,7 @@ import { RunbookReporter } from '../helpers/report/reporter.ts'
 import { finalLine, header, sparkline, stepDetail, stepLine } from '../helpers/report/terminal.ts'
 import { STEP_IDS, stepResult, type StepFields, type StepId, type StepResult, type StepVerdict } from '../helpers/steps/verdict.ts'
 import type { StepEvidence } from '../helpers/steps/evidence.ts'
+import { checkedReport } from './support/report-schema.ts'
 
 const API_KEY = 'sk-live-7f3a9c2e51'
 const ROLLBACK = 'PREFILL_INTERLEAVE=0 then redeploy --service demo'
@@ -121,7 +122,10 @@ describe('JUnit XML', () => {
 describe('JSON report', () => {
   test.each(runs)('the $name run has the contract fields, its verdict and exit code', ({ steps, verdict, exitCode }) => {
     const r = report(steps)
-    expect(Object.keys(r)).toEqual(['svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool', 'run'])
+    // Changed on purpose (issue 26), additively: the format tag, endpoint and host come first, then the contract's fields in their order.
+    expect(Object.keys(r)).toEqual(['format', 'endpoint', 'host', 'svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool', 'run'])
+    expect(r.format).toBe('armproof-report/1')
+    expect(checkedReport(r)).toBe(r)
     // Added: the run's identity (mode, declared skips, the options it was judged with) and its digest.
     expect(r.run).toMatchObject({ mode: 'live', skips: [], target: { svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1' } })
     expect(r.run!.id).toMatch(/^[0-9a-f]{64}$/)
@@ -298,7 +302,8 @@ describe('RunbookReporter', () => {
     // Without a terminal (CI, a pipe): a plain line, never a carriage return or an escape.
     expect(drive(false).log.filter((l) => l.startsWith('err:'))).toEqual([`err:  … watching ${METER} = 0 · 5s of 5m\n`])
     const { log } = drive(true)
-    const shown = log.findIndex((l) => l === `err:\r\x1b[K  … watching ${METER} = 0 · 5s of 5m`)
+    // The spinner turns at each redraw (helpers/report/live-line.ts); the text is the step's.
+    const shown = log.findIndex((l) => l === `err:\r\x1b[K  ⠋ watching ${METER} = 0 · 5s of 5m`)
     expect(shown).toBeGreaterThan(0)
     expect(log[shown + 1]).toBe('err:\r\x1b[K')
     expect(log[shown + 2]).toMatch(/^out: 9 ✗ meter/)

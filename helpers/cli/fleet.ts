@@ -24,6 +24,9 @@ import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fle
 import { EXIT_OUTPUT_UNWRITTEN } from './options.ts'
 import { runArmSuite } from './run-suites.ts'
 import { containedLine, errorLine, type Phase } from './contain.ts'
+import { command } from './invocation.ts'
+import type { RunStreams } from './streams.ts'
+import { closingLine, countSteps } from '../report/closing.ts'
 import { ARM_SUITE } from '../../suites/project.ts'
 
 /** The streams and inputs of `pnpm verify` (structurally helpers/cli/verify.ts' VerifyIo). */
@@ -74,9 +77,10 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
   return keys.reduce<unknown>((v, k) => scrub(v, k), built) as FleetReport
 }
 
-/** Writes the JSON report, JUnit, --summary and the step summary at once; the lines of what could not be written. */
-function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetReport): string[] {
+/** Writes the JSON report (and, under --json, to stdout), JUnit, --summary and the step summary at once; the lines of what could not be written. */
+function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetReport, streams: RunStreams): string[] {
   const unwritten: string[] = []
+  streams.json?.write(`${JSON.stringify(report, null, 2)}\n`)
   const attempt = (what: string, path: string, write: () => void): void => {
     try {
       write()
@@ -99,10 +103,14 @@ function countsOf(report: FleetReport): string {
   return Object.entries(counts).map(([v, n]) => `${n} ${v}`).join(', ')
 }
 
-async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
-  const ci = io.env.CI === 'true' || io.env.CI === '1'
-  const live = io.err.isTTY === true && !ci
-  io.out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
+/** The fleet's closing line: its targets' step counts and the run's duration. */
+function fleetClosing(report: FleetReport, color: boolean): string {
+  return closingLine(countSteps(report.targets.map((t) => t.report)), Date.parse(report.finishedAt) - Date.parse(report.startedAt), { color, what: `${report.targets.length} target(s), steps` })
+}
+
+async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
+  const out = streams.lines
+  out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
   const startedAt = new Date()
   // SIGINT / SIGTERM from first contact to the end: the targets done keep their verdicts; a target
   // under way, waiting for its slot or not yet started is `interrupted` with the steps it had
@@ -138,10 +146,10 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     const now = new Date()
     const targets = partialTargets(now, { interrupted: signal })
     const report = { ...combined(plan, startedAt, now, targets), exitCode: INTERRUPT_EXIT[signal] }
-    const unwritten = writeFleetOutputsSync(plan, io, report)
-    io.out.write(`\n${fleetTable(report)}\n`)
+    const unwritten = writeFleetOutputsSync(plan, io, report, streams)
+    out.write(`\n${fleetTable(report)}\n`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-    io.out.write(`\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n`)
+    out.write(`\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n${fleetClosing(report, streams.color)}\n`)
   })
   let phase: { name: Phase; where: string } = { name: 'first contact', where: `${plan.targets.length} target(s)` }
   const enter = (name: Phase, where: string): void => {
@@ -160,12 +168,12 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
     for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
-    reporter = new FleetReporter({ targets, out: io.out, err: io.err, live, width: io.out.columns ?? 160 })
+    reporter = new FleetReporter({ targets, out, err: io.err, live: streams.live, color: streams.color, width: out.columns ?? 160 })
     enter("the suites' setup", ARM_SUITE)
     // Every target's steps are tests of this one file: vitest's own cap must never be what holds a
     // target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
     const failure = targets.length > 0
-      ? await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out: io.out, err: io.err })
+      ? await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out, err: io.err })
       : undefined
     if (interrupt.stopped) return process.exitCode as number
     enter('the report', plan.report ?? 'the report')
@@ -187,12 +195,17 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       reports.push({ name: t.label, index: t.index, report: built.report })
     }
     const report = combined(plan, startedAt, finishedAt, reports)
-    unwritten.push(...writeFleetOutputsSync(plan, io, report))
-    io.out.write(`\n${fleetTable(report)}\n`)
-    for (const line of githubAnnotations(io.env, report.targets.map((t) => ({ report: t.report, label: t.name })))) io.out.write(`${line}\n`)
+    unwritten.push(...writeFleetOutputsSync(plan, io, report, streams))
+    out.write(`
+${fleetTable(report)}
+`)
+    // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
+    for (const line of githubAnnotations(io.env, report.targets.map((t) => ({ report: t.report, label: t.name })))) out.write(`${line}
+`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-    io.out.write(`\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
-    if (report.targets.some((t) => t.report.verdict === 'green')) io.out.write(`next for the green targets: pnpm writeback --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
+    out.write(`\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
+    if (report.targets.some((t) => t.report.verdict === 'green')) out.write(`next for the green targets: ${command('writeback')} --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
+    out.write(`${fleetClosing(report, streams.color)}\n`)
     if (unwritten.length > 0) {
       io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length} output(s) were not written\n`)
       return EXIT_OUTPUT_UNWRITTEN
@@ -207,7 +220,7 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
       io.err.write(`${shown}\n`)
       const now = new Date()
       const report = combined(plan, startedAt, now, partialTargets(now, { contained: shown }))
-      for (const unwritten of writeFleetOutputsSync(plan, io, report)) io.err.write(`armproof: ${unwritten}\n`)
+      for (const unwritten of writeFleetOutputsSync(plan, io, report, streams)) io.err.write(`armproof: ${unwritten}\n`)
       return report.exitCode
     } catch {
       io.err.write('armproof: internal error, and another while reporting it; nothing was written\n')
@@ -218,13 +231,13 @@ async function runPlan(plan: FleetPlan, io: VerifyIo): Promise<number> {
   }
 }
 
-/** The fleet path of `pnpm verify`: plan (exit 2 on any problem), then run. */
-export async function verifyFleet(io: VerifyIo, dotenv: string | undefined): Promise<number> {
+/** The fleet path of verify: plan (exit 2 on any problem), then run. */
+export async function verifyFleet(io: VerifyIo, dotenv: string | undefined, streams: RunStreams): Promise<number> {
   const planned = planFleet({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
   if (!planned.ok) {
     io.err.write(`${formatProblems(planned.problems)}\n`)
     return EXIT_CODES.error
   }
   for (const warning of planned.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  return runPlan(planned.plan, io)
+  return runPlan(planned.plan, io, streams)
 }

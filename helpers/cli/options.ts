@@ -1,5 +1,6 @@
-// The options of `pnpm verify` as data: flag, env twin, meaning, default. `--help`, the
+// The options of `armproof verify` (`pnpm verify` in a checkout) as data: flag, env twin, meaning, default. `--help`, the
 // `.env.example` check and the config loader all read this one table.
+import { command } from './invocation.ts'
 
 export interface OptionSpec {
   flag: string
@@ -52,6 +53,7 @@ export const OPTIONS = [
   { flag: 'fixtures', env: 'VERIFY_FIXTURES', kind: 'string', meaning: 'fixture folder', default: 'fixtures/<svc>/<knob>' },
   { flag: 'report', env: 'VERIFY_REPORT', kind: 'string', meaning: 'JSON report path', default: 'none' },
   { flag: 'junit', env: 'VERIFY_JUNIT', kind: 'string', meaning: 'JUnit XML path, one testcase per proof step (a testsuite per target)', default: 'none' },
+  { flag: 'json', env: 'VERIFY_JSON', kind: 'boolean', meaning: 'write the JSON report (a fleet: the fleet report) to stdout, alone; every other line then goes to stderr; env: VERIFY_JSON=1', default: 'off' },
   { flag: 'summary', env: 'VERIFY_SUMMARY', kind: 'string', meaning: 'Markdown summary path (mode, endpoint, duration, steps, the meter sparkline); also appended to GITHUB_STEP_SUMMARY when that is set', default: 'none' },
   { flag: 'ca-file', env: 'VERIFY_CA_FILE', kind: 'string', meaning: 'extra CA certificates (PEM) for an https endpoint, added to the system ones (NODE_EXTRA_CA_CERTS works too)', default: 'none' },
   { flag: 'force', env: 'VERIFY_FORCE', kind: 'boolean', meaning: 'record mode: overwrite a fixture folder that holds another run; env: VERIFY_FORCE=1', default: 'off' },
@@ -64,9 +66,9 @@ export const OPTIONS = [
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
 
-/** `pnpm writeback`'s options, in the same shape and read by the same parser (./parse.ts). */
+/** `writeback`'s options, in the same shape and read by the same parser (./parse.ts). */
 export const WRITEBACK_OPTIONS = [
-  { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report pnpm verify wrote (its --report)', default: 'required' },
+  { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report verify wrote (its --report)', default: 'required' },
   { flag: 'vault', env: 'WRITEBACK_VAULT', kind: 'string', meaning: 'the vault folder (a checkout of the vault repo)', default: 'required' },
   { flag: 'page', env: 'WRITEBACK_PAGE', kind: 'string', meaning: "the endpoint's page, relative to the vault; skips discovery", default: 'found by front matter service: <svc>, else <svc>.md' },
   { flag: 'svc', env: 'WRITEBACK_SVC', kind: 'string', meaning: 'refuse unless the report is for this service', default: 'any' },
@@ -100,20 +102,28 @@ export function metavar(flag: string): string {
 /** What a `pnpm verify` run ends with, for --help and the README: one wording. */
 export const EXIT_CODES_TEXT = `0 green · 1 red (a proof step failed) · 2 usage or configuration error, found before contact (nothing contacted: a bad option, an unwritable output path, a key on the command line) or on first contact, before any proof step is judged (host name does not resolve, TLS verification fails, 401/403, 404 on /health) · 3 inconclusive · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but an output file (--report, --junit, --summary, the step summary) could not be written · 130/143 interrupted (SIGINT/SIGTERM): the partial report is written with verdict interrupted`
 
+/** The switches every command takes besides its table: help, version, colour (see ./color.ts). */
+export const COMMON_SWITCHES = [
+  '  --help, -h                         this text',
+  '  --version, -V                      print the version (armproof X.Y.Z)',
+  '  --color, --no-color                colour on or off; else FORCE_COLOR (non-empty; 0 or false: off), a non-empty NO_COLOR, TERM=dumb, and whether the output is a terminal decide',
+]
+
 export function helpText(knobNames: readonly string[]): string {
   const rows = optionRows(OPTIONS, 34, metavar)
+  const verify = command('verify')
   return [
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',
-    'Usage: pnpm verify --svc <svc> --knob <knob> [options]',
-    '       pnpm verify --targets <file> [--concurrency N] [--shard i/n] [options for every target]',
+    `Usage: ${verify} --svc <svc> --knob <knob> [options]`,
+    `       ${verify} --targets <file> [--concurrency N] [--shard i/n] [options for every target]`,
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...rows,
-    '  --version                          print the version',
+    ...COMMON_SWITCHES,
     '',
     'A <duration> is 90s, 5m, 1h30m or 500ms; a bare number is seconds (30 = 30s).',
-    'Paths (--report, --junit, --summary, --api-key-file, --ca-file) are relative to the folder you ran pnpm from.',
+    'Paths (--report, --junit, --summary, --api-key-file, --ca-file) are relative to the folder you ran the command from.',
     '',
     `Knobs: ${knobNames.join(', ')}`,
     '',
@@ -122,10 +132,11 @@ export function helpText(knobNames: readonly string[]): string {
     `The API key: ${API_KEY_ENV}=… in env or .env, or --api-key-file PATH; a key given as a flag (--api-key) is refused.`,
     '',
     'Examples:',
-    '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --value 1 --base-url http://gpu-7:8000 --host deploy@gpu-7',
-    '  pnpm verify --svc llm-7 --knob PREFILL_INTERLEAVE --base-url https://gpu-7:8443 --ca-file certs/internal-ca.pem --report out/llm-7.json --summary out/llm-7.md',
-    '  pnpm verify --svc demo --knob PREFILL_INTERLEAVE --value 1 --mode replay --fixtures fixtures/demo/PREFILL_INTERLEAVE',
-    '  pnpm verify --targets fleet.yaml --concurrency 8 --report out/fleet.json --junit out/fleet.xml --summary out/fleet.md',
+    `  ${verify} --svc llm-7 --knob PREFILL_INTERLEAVE --value 1 --base-url http://gpu-7:8000 --host deploy@gpu-7`,
+    `  ${verify} --svc llm-7 --knob PREFILL_INTERLEAVE --base-url https://gpu-7:8443 --ca-file certs/internal-ca.pem --report out/llm-7.json --summary out/llm-7.md`,
+    `  ${verify} --svc demo --knob PREFILL_INTERLEAVE --value 1 --mode replay --fixtures fixtures/demo/PREFILL_INTERLEAVE`,
+    `  ${verify} --targets fleet.yaml --concurrency 8 --report out/fleet.json --junit out/fleet.xml --summary out/fleet.md`,
+    `  ${verify} --svc llm-7 --knob PREFILL_INTERLEAVE --value 1 --base-url http://gpu-7:8000 --json | jq .verdict`,
     '',
     `Exit codes: ${EXIT_CODES_TEXT}`,
   ].join('\n')

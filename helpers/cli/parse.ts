@@ -36,8 +36,10 @@ export type ArgvProblem =
 export interface ParsedArgv<F extends string> {
   values: Map<F, string | true>
   help: boolean
-  /** --version was given. */
+  /** --version or -V was given. */
   version: boolean
+  /** --color (true) or --no-color (false), the last one given; undefined when neither (see ./color.ts). */
+  color: boolean | undefined
   problems: ArgvProblem[]
 }
 
@@ -46,7 +48,9 @@ export interface ParsedArgv<F extends string> {
  * one is never mistaken for a stray argument and echoed back).
  */
 export function parseCommandLine<F extends string>(argv: readonly string[], table: ReadonlyArray<OptionShape<F>>, refused: readonly string[] = []): ParsedArgv<F> {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' }, h: { type: 'boolean' }, version: { type: 'boolean' } }
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    help: { type: 'boolean' }, h: { type: 'boolean' }, version: { type: 'boolean' }, V: { type: 'boolean' }, color: { type: 'boolean' }, 'no-color': { type: 'boolean' },
+  }
   for (const r of refused) options[r] = { type: 'string' }
   for (const o of table) options[o.flag] = { type: o.kind }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
@@ -54,6 +58,7 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
   const problems: ArgvProblem[] = []
   let help = false
   let version = false
+  let color: boolean | undefined
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
     if (t.kind === 'positional') {
@@ -63,8 +68,13 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
         help = true
         continue
       }
-      if (t.name === 'version') {
+      if (t.name === 'version' || t.name === 'V') {
         version = true
+        continue
+      }
+      // Every command takes the colour switches (whether it paints is ./color.ts' to say).
+      if ((t.name === 'color' || t.name === 'no-color') && t.value === undefined) {
+        color = t.name === 'color'
         continue
       }
       if (refused.includes(t.name)) {
@@ -79,7 +89,7 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
         const secretish = /key|token|secret|pass|auth|bearer|cred/i.test(t.name)
         const swallowed = secretish && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1
         if (swallowed) i++
-        const meant = swallowed ? undefined : closest(t.name, [...table.map((o) => o.flag), 'help', 'version'])
+        const meant = swallowed ? undefined : closest(t.name, [...table.map((o) => o.flag), 'help', 'version', 'color', 'no-color'])
         const meantSpec = table.find((o) => o.flag === meant)
         if (meantSpec?.kind === 'string' && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1) i++
         problems.push({ kind: 'unknown', rawName: t.rawName, swallowed, ...(meant !== undefined ? { meant } : {}) })
@@ -92,5 +102,5 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
       }
     }
   }
-  return { values, help, version, problems }
+  return { values, help, version, color, problems }
 }

@@ -3,7 +3,6 @@
 import { appendFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
-import pkg from '../../package.json' with { type: 'json' }
 import { contactTarget } from '../seams/first-contact.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { targetForRun } from '../seams/recording.ts'
@@ -17,6 +16,9 @@ import { junitXml } from '../report/junit.ts'
 import { markdownSummary } from '../report/markdown.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
+import { reportClosingLine } from '../report/closing.ts'
+import { VERSION_FLAGS, VERSION_TEXT } from './invocation.ts'
+import { runStreams, type RunStreams } from './streams.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
@@ -89,39 +91,29 @@ export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
  * The one-target interrupt (helpers/cli/interrupt.ts): the steps judged so far keep their
  * verdicts; the report, JUnit and summary are written marked interrupted; the INTERRUPTED line.
  */
-function oneTargetInterrupt(target: Target, io: VerifyIo, color: boolean): Interrupt & { stepsFrom(steps: () => StepResult[]): void } {
-  let steps: () => StepResult[] = () => []
+function oneTargetInterrupt(target: Target, io: VerifyIo, streams: RunStreams): Interrupt & { follow(reporter: RunbookReporter): void } {
+  let reporter: RunbookReporter | undefined
   const interrupt = new Interrupt(io.exit, (signal) => {
-    const report = buildReport({ target, steps: steps(), startedAt: interrupt.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
-    const unwritten = writeOutputsSync(target, io, report)
-    io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
+    reporter?.clearProgress()
+    const report = buildReport({ target, steps: reporter?.partialSteps() ?? [], startedAt: interrupt.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
+    const unwritten = writeOutputsSync(target, io, report, streams)
+    closeRun(streams, report, unwritten.length > 0 ? null : target.report)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
   })
-  return Object.assign(interrupt, { stepsFrom: (from: () => StepResult[]) => void (steps = from) })
+  return Object.assign(interrupt, { follow: (r: RunbookReporter) => void (reporter = r) })
 }
 
-function colorOf(io: VerifyIo): boolean {
-  const ci = io.env.CI === 'true' || io.env.CI === '1'
-  return io.err.isTTY === true && !ci && io.env.NO_COLOR === undefined
+/** The verdict line and the closing line (counts and duration), last of the run's lines. */
+function closeRun(streams: RunStreams, report: Report, reportPath: string | null): void {
+  streams.lines.write(`\n${finalLine(report, { color: streams.color, reportPath })}\n${reportClosingLine(report, { color: streams.color })}\n`)
 }
 
-async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>, phase: RunPhase): Promise<number> {
-  const ci = io.env.CI === 'true' || io.env.CI === '1'
-  const terminal = io.err.isTTY === true && !ci
-  const color = colorOf(io)
-  const reporter = new RunbookReporter({
-    target,
-    out: io.out,
-    err: io.err,
-    color,
-    live: terminal,
-    // A log keeps whole step lines; only a terminal cuts them to its width.
-    width: io.out.isTTY === true ? (io.out.columns ?? 120) : Infinity,
-  })
+async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>, phase: RunPhase, streams: RunStreams): Promise<number> {
+  const reporter = new RunbookReporter({ target, out: streams.lines, err: io.err, color: streams.color, live: streams.live, width: streams.width })
   const startedAt = interrupt.startedAt
-  interrupt.stepsFrom(() => reporter.partialSteps())
+  interrupt.follow(reporter)
   phase.judged = () => reporter.judged()
-  const failure = await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:target': target }, out: io.out, err: io.err })
+  const failure = await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:target': target }, out: streams.lines, err: io.err })
   if (interrupt.stopped) return process.exitCode as number
   const steps = reporter.steps()
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
@@ -129,7 +121,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   if (reporter.judged().length === 0) throw new SuitesSetupFailed((unhandled[0] ?? 'no proof step ran').replace(/^(suite|unhandled) error: /, ''))
   enter(io, phase, 'the report', target.report ?? 'the report')
   const { report, notes } = judgedReport(target, steps, unhandled, startedAt, new Date())
-  for (const note of notes) io.out.write(`  ! ${note}\n`)
+  for (const note of notes) streams.lines.write(`  ! ${note}\n`)
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
   const unwritten: string[] = []
@@ -156,11 +148,13 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
       unwritten.push(redactText((error as Error).message, target.apiKey))
     }
   }
-  io.out.write(`\n${formatTruth(report.truth!)}\n`)
-  for (const line of evidenceLines(report)) io.out.write(`${line}\n`)
-  for (const line of githubAnnotations(io.env, [{ report }])) io.out.write(`${line}\n`)
+  streams.json?.write(reportJson(report))
+  streams.lines.write(`\n${formatTruth(report.truth!)}\n`)
+  for (const line of evidenceLines(report)) streams.lines.write(`${line}\n`)
+  // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
+  for (const line of githubAnnotations(io.env, [{ report }])) streams.lines.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-  io.out.write(`\n${finalLine(report, { color, reportPath: unwritten.length > 0 ? null : target.report })}\n`)
+  closeRun(streams, report, unwritten.length > 0 ? null : target.report)
   if (unwritten.length > 0) {
     io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length === 1 ? 'an output was' : `${unwritten.length} outputs were`} not written\n`)
     return EXIT_OUTPUT_UNWRITTEN
@@ -168,8 +162,12 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   return EXIT_CODES[report.verdict]
 }
 
-/** Writes the report, JUnit and summaries at once (an interrupt, a first-contact refusal); the lines of what could not be written. */
-function writeOutputsSync(target: Target, io: VerifyIo, report: Report): string[] {
+/**
+ * Writes the report, JUnit and summaries at once (an interrupt, a first-contact refusal, a contained
+ * failure), and the report to stdout under --json; the lines of what could not be written.
+ */
+function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams: RunStreams | undefined): string[] {
+  streams?.json?.write(reportJson(report))
   const unwritten: string[] = []
   const attempt = (what: string, path: string, write: () => void) => {
     try {
@@ -191,13 +189,13 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report): string[
  * First contact (live and record): what only the operator can fix ends the run here, before any
  * proof step is judged: exit 2, the cause and the fix in one line, and the report says `error`.
  */
-async function checkFirstContact(target: Target, io: VerifyIo): Promise<number | undefined> {
+async function checkFirstContact(target: Target, io: VerifyIo, streams: RunStreams): Promise<number | undefined> {
   const startedAt = new Date()
   const refused = await contactTarget(target)
   if (!refused) return undefined
   io.err.write(`${refused.line}\n`)
   const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${refused.message}` }
-  for (const line of writeOutputsSync(target, io, buildReport(input))) io.err.write(`armproof: ${line}\n`)
+  for (const line of writeOutputsSync(target, io, buildReport(input), streams)) io.err.write(`armproof: ${line}\n`)
   return EXIT_CODES.error
 }
 
@@ -214,19 +212,26 @@ function enter(io: VerifyIo, phase: RunPhase, name: Phase, where: string): void 
  */
 export async function verify(io: VerifyIo): Promise<number> {
   const phase = startPhase()
+  let streams: RunStreams | undefined
   try {
-    return await verifyPhases(io, phase)
+    const chosen = runStreams(io)
+    if ('message' in chosen) {
+      io.err.write(`${formatProblems([chosen])}\n`)
+      return EXIT_CODES.error
+    }
+    streams = chosen
+    return await verifyPhases(io, phase, chosen)
   } catch (error) {
     // vitest held the suites' own failure; it is contained as the suites' setup.
     if (error instanceof SuitesSetupFailed) {
       phase.phase = "the suites' setup"
       phase.where = ARM_SUITE
     }
-    return contain(error, phase, { err: io.err, write: (report) => (phase.target ? writeOutputsSync(phase.target, io, report) : []) })
+    return contain(error, phase, { err: io.err, write: (report) => (phase.target ? writeOutputsSync(phase.target, io, report, streams) : []) })
   }
 }
 
-async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
+async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams): Promise<number> {
   enter(io, phase, 'the configuration', 'flags, env and .env')
   let dotenv: string | undefined
   try {
@@ -239,7 +244,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
   // theirs, relative to where they ran pnpm; .env and the default fixtures stay the package's.
   const here = userCwd(io)
   // A fleet run (--targets FILE): helpers/cli/fleet.ts. --help still answers here.
-  if (isFleetRun(io.rawArgs, io.env) && !io.rawArgs.some((a) => a === '--help' || a === '-h')) return verifyFleet({ ...io, cwd: here }, dotenv)
+  if (isFleetRun(io.rawArgs, io.env) && !io.rawArgs.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) return verifyFleet({ ...io, cwd: here }, dotenv, streams)
   const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: here, ...(dotenv ? { dotenv } : {}) })
   const stray = config.ok ? strayFleetFlags(io.rawArgs) : []
   if (stray.length > 0) {
@@ -252,7 +257,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
       return 0
     }
     if (config.version) {
-      io.out.write(`armproof ${pkg.version}\n`)
+      io.out.write(`${VERSION_TEXT}\n`)
       return 0
     }
     io.err.write(`${formatProblems(config.problems)}\n`)
@@ -271,14 +276,14 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase): Promise<number> {
     return EXIT_CODES.error
   }
   phase.target = run.target
-  const interrupt = oneTargetInterrupt(run.target, io, colorOf(io))
+  const interrupt = oneTargetInterrupt(run.target, io, streams)
   try {
     enter(io, phase, 'first contact', `${run.target.baseUrl ?? '(replay)'}: /health, /v1/models, /metrics`)
-    const refused = await checkFirstContact(run.target, io)
+    const refused = await checkFirstContact(run.target, io, streams)
     if (interrupt.stopped) return process.exitCode as number
     if (refused !== undefined) return refused
     enter(io, phase, "the suites' setup", ARM_SUITE)
-    return await runSuites(run.target, io, interrupt, phase)
+    return await runSuites(run.target, io, interrupt, phase, streams)
   } finally {
     interrupt.dispose()
   }

@@ -16,7 +16,16 @@ export function parseDuration(text: string): number | undefined {
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`
-  const m = Math.floor(ms / 60_000)
-  const s = Math.round((ms % 60_000) / 1000)
-  return `${m}m ${String(s).padStart(2, '0')}s`
+  // Rounded to whole seconds first: 17m 59.6s is 18m 00s, never "17m 60s".
+  const total = Math.round(ms / 1000)
+  return `${Math.floor(total / 60)}m ${String(total % 60).padStart(2, '0')}s`
+}
+
+/** A duration as formatDuration shows it ("850ms", "1.2s", "12s", "4m 05s") back to milliseconds; undefined for any other text. */
+export function parseShownDuration(text: string): number | undefined {
+  const m = /^(?:(\d+)ms|(\d+(?:\.\d)?)s|(\d+)m (\d{2})s)$/.exec(text)
+  if (!m) return undefined
+  if (m[1] !== undefined) return Number(m[1])
+  if (m[2] !== undefined) return Math.round(Number(m[2]) * 1000)
+  return Number(m[3]) * 60_000 + Number(m[4]) * 1000
 }

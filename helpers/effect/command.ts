@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
-import { optionRows } from '../cli/options.ts'
+import { COMMON_SWITCHES, optionRows } from '../cli/options.ts'
+import { command, VERSION_TEXT } from '../cli/invocation.ts'
+import { colorChoice, paints, underCi } from '../cli/color.ts'
 import { userCwd, type Stream } from '../cli/verify.ts'
 import { readDotenv } from '../config/load.ts'
 import { outputProblem } from '../config/outputs.ts'
@@ -21,7 +23,7 @@ import { selectMetrics } from './metrics.ts'
 import { EFFECT_METAVARS, EFFECT_OPTIONS } from './options.ts'
 import { writeOutputs, type OutputPlan } from './outputs.ts'
 import { progress } from './progress.ts'
-import { EFFECT_EXIT } from './result.ts'
+import { EFFECT_EXIT, resultJson } from './result.ts'
 import { judgeEffect } from './run.ts'
 import { finalLine, formatTable, headerLines, reasonLines } from './table.ts'
 import { vaultPage } from './vault.ts'
@@ -36,18 +38,17 @@ export interface EffectIo {
   lockWaitMs?: number
 }
 
-/** How the operator runs armproof here: `pnpm` under the package script, else the installed `armproof`. */
-export const selfOf = (env: EffectIo['env']): string => (env.npm_lifecycle_event === 'effect' ? 'pnpm' : 'armproof')
-
-export function effectHelp(self = 'pnpm'): string {
+export function effectHelp(): string {
+  const self = command('effect')
   return [
     'armproof effect: judge, later and from the real traffic in Prometheus, what an arm did to latency, throughput and cadence.',
     '',
-    `Usage: ${self} effect --report <verify report> [options]`,
-    `       ${self} effect --svc <svc> --knob <knob> --armed-at <RFC 3339 time> --prometheus-url <url> [options]`,
+    `Usage: ${self} --report <verify report> [options]`,
+    `       ${self} --svc <svc> --knob <knob> --armed-at <RFC 3339 time> --prometheus-url <url> [options]`,
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...optionRows(EFFECT_OPTIONS, 34, (f) => EFFECT_METAVARS[f] ?? 'value'),
+    ...COMMON_SWITCHES,
     '',
     'Per metric: better, worse, no change, changed (cadence or throughput, which have no worse direction: never a failure) or inconclusive (too little traffic, a gap, bucket edges that differ, a series absent).',
     'Worse or better only when Mann-Whitney (on the observations) and a permutation test over the hours both say p < 0.01, the bootstrap interval of the shift excludes zero, and the shift passes its threshold.',
@@ -97,8 +98,8 @@ async function runEffect(io: EffectIo): Promise<number> {
   }
   const parsed = parseEffectArgs(io.rawArgs, io.env, dotenv, here)
   if (!parsed.ok) {
-    if (parsed.help) io.out.write(`${effectHelp(selfOf(io.env))}\n`)
-    else if (parsed.version) io.out.write(`armproof ${pkg.version}\n`)
+    if (parsed.help) io.out.write(`${effectHelp()}\n`)
+    else if (parsed.version) io.out.write(`${VERSION_TEXT}\n`)
     else return refuse(io, parsed.problems)
     return EFFECT_EXIT.ok
   }
@@ -111,11 +112,13 @@ async function runEffect(io: EffectIo): Promise<number> {
   if ('problem' in selected) return refuse(io, [selected.problem])
   let vault: OutputPlan['vault'] = null
   if (ask.vault !== null && arm.report) {
-    const found = await vaultPage(ask.vault, ask.page, arm.report, relative(here, ask.vault) || '.', selfOf(io.env))
+    const found = await vaultPage(ask.vault, ask.page, arm.report, relative(here, ask.vault) || '.')
     if ('problem' in found) return refuse(io, [found.problem])
     vault = { page: found.page, report: arm.report, ...(io.lockWaitMs !== undefined ? { lockWaitMs: io.lockWaitMs } : {}) }
   }
-  const live = io.err.isTTY === true && io.env.CI !== 'true' && io.env.CI !== '1'
+  const live = io.err.isTTY === true && !underCi(io.env)
+  // Under --json stdout holds the JSON result alone; every line for a person goes to stderr.
+  const lines = ask.json ? io.err : io.out
   const families = new Set(selected.specs.flatMap((m) => (m.kind === 'histogram' ? [m.family.name] : [...m.numerator, ...(m.denominator === 'seconds' ? [] : m.denominator)].map((t) => t.family.name))))
   const shown = progress(io.err, live, `judging ${selected.specs.length} metrics of ${arm.svc} from ${families.size} series families in ${ask.mode === 'replay' ? 'the recording' : asked.prometheusUrl} (2 range queries per family and window)`)
   let outcome
@@ -138,22 +141,23 @@ async function runEffect(io: EffectIo): Promise<number> {
     return outcome.exitCode
   }
   const result = outcome.result
-  const color = live && io.env.NO_COLOR === undefined
-  for (const line of headerLines(result)) io.out.write(`${line}\n`)
-  io.out.write(`\n${formatTable(result, color)}\n\n`)
-  for (const line of reasonLines(result)) io.out.write(`${line}\n`)
+  const color = paints(colorChoice(ask.color, io.env), lines, io.env)
+  for (const line of headerLines(result)) lines.write(`${line}\n`)
+  lines.write(`\n${formatTable(result, color)}\n\n`)
+  for (const line of reasonLines(result)) lines.write(`${line}\n`)
   const plan: OutputPlan = { out: ask.out, summary: ask.summary, stepSummary: io.env.GITHUB_STEP_SUMMARY || null, vault }
   const record = prepared.finish
   if (record) plan.extra = [{ what: 'the recording', path: record.folder, write: () => record.write(result.verdict) }]
   const { unwritten, said } = await writeOutputs(result, plan)
-  for (const line of said) io.out.write(`armproof effect: ${line}\n`)
+  if (ask.json) io.out.write(resultJson(result))
+  for (const line of said) lines.write(`armproof effect: ${line}\n`)
   const left = prepared.replay?.leftovers() ?? []
   if (left.length) io.err.write(`armproof effect: the replay left ${left.length} recorded exchange(s) unused (${left.slice(0, 3).join('; ')}): it did not judge the recorded run again; re-record it\n`)
   const recorded = prepared.replay?.recordedVerdict
   const mismatch = recorded !== undefined && recorded !== null && recorded !== result.verdict
   if (mismatch) io.err.write(`armproof effect: the replay's verdict (${result.verdict}) differs from the recorded run's (${recorded}): the judgement changed since the recording\n`)
   for (const line of unwritten) io.err.write(`armproof effect: ${line}\n`)
-  io.out.write(`\n${finalLine(result)}\n`)
+  lines.write(`\n${finalLine(result)}\n`)
   if (unwritten.length) return EFFECT_EXIT.unwritten
   if (left.length) return EFFECT_EXIT.config
   if (mismatch) return EFFECT_EXIT.inconclusive

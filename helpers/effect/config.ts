@@ -3,7 +3,7 @@
 import { parse as parseDotenv } from 'dotenv'
 import { accessSync, constants } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseCommandLine } from '../cli/parse.ts'
+import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { parseDuration } from '../config/duration.ts'
 import { KNOBS, KNOB_NAMES, isKnobName, valueProblem, knob, type KnobName } from '../config/knobs.ts'
 import { outputProblem, type OutputSpec } from '../config/outputs.ts'
@@ -32,6 +32,10 @@ export interface EffectAsk {
   thresholds: Record<string, number>
   minCount: number
   out: string | null
+  /** --json (EFFECT_JSON): the JSON result alone on stdout, every other line on stderr. */
+  json: boolean
+  /** --color (true) / --no-color (false), else undefined: helpers/cli/color.ts decides. */
+  color: boolean | undefined
   summary: string | null
   vault: string | null
   page: string | null
@@ -164,6 +168,11 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
     const why = outputProblem(o, cwd)
     if (why) problems.push(why)
   }
+  // --json, or its env twin: a yes/no word.
+  const jsonEnv = env.EFFECT_JSON
+  const jsonYes = jsonEnv === undefined || jsonEnv === '' ? false : envBoolean(jsonEnv)
+  if (jsonYes === undefined) problems.push(`EFFECT_JSON: ${showValue(jsonEnv!, 40)} is not a yes/no word (1/0, true/false, yes/no, on/off)`)
+  const json = parsed.values.get('json') === true || jsonYes === true
   const caFile = path('ca-file')
   if (caFile !== null) {
     try {
@@ -177,7 +186,7 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
     ok: true,
     ask: {
       report, svc, knob: knobName, value: text('value'), previous: text('previous'), armedAtMs, baseUrl, prometheusUrl: prometheusUrl?.replace(/\/+$/, '') ?? null, match,
-      beforeMs, afterMs, baseline, metrics, thresholds: 'error' in th ? {} : th.thresholds, minCount: Number(minText), out, summary, vault, page: text('page'),
+      beforeMs, afterMs, baseline, metrics, thresholds: 'error' in th ? {} : th.thresholds, minCount: Number(minText), out, json, color: parsed.color, summary, vault, page: text('page'),
       caFile, mode, fixtures,
     },
   }

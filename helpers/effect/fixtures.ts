@@ -51,7 +51,7 @@ export interface EffectRecording {
 const NO_HOST: HostClient = {
   where: 'none',
   run: async () => {
-    throw new Error('armproof effect runs no host command')
+    throw new Error('the effect command runs no host command')
   },
 }
 

@@ -20,6 +20,7 @@ export const EFFECT_OPTIONS = [
   { flag: 'threshold', env: 'EFFECT_THRESHOLD', kind: 'string', meaning: 'practical thresholds per metric, e.g. ttft=15%,itl=5%: a smaller shift is no change, however significant', default: 'latency 10%, throughput 20%, preemptions 25%, cadence 10%' },
   { flag: 'min-count', env: 'EFFECT_MIN_COUNT', kind: 'string', meaning: 'fewer observations (requests, steps) than this in a window is too little traffic: inconclusive', default: '100' },
   { flag: 'out', env: 'EFFECT_OUT', kind: 'string', meaning: 'JSON result path; a picture (SVG) of each compared distribution is written beside it', default: 'none' },
+  { flag: 'json', env: 'EFFECT_JSON', kind: 'boolean', meaning: 'write the JSON result to stdout, alone; every other line then goes to stderr; env: EFFECT_JSON=1', default: 'off' },
   { flag: 'summary', env: 'EFFECT_SUMMARY', kind: 'string', meaning: 'Markdown summary path (links the pictures; also appended to GITHUB_STEP_SUMMARY when that is set)', default: 'none' },
   { flag: 'vault', env: 'EFFECT_VAULT', kind: 'string', meaning: "write the judged effect under the arm's entry on the endpoint's vault page (needs --report; the page must hold the arm's green entry)", default: 'none' },
   { flag: 'page', env: 'EFFECT_PAGE', kind: 'string', meaning: "with --vault: the endpoint's page, relative to the vault; skips discovery", default: 'front matter service: <svc>, else <svc>.md' },

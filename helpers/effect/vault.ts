@@ -13,14 +13,15 @@ import { replaceAtomic } from '../writeback/atomic.ts'
 import type { CheckedReport } from '../writeback/report.ts'
 import type { EffectResult } from './result.ts'
 import { pct } from './format.ts'
+import { command } from '../cli/invocation.ts'
 
 /** The page holding the arm's entry, or why not (exit 2, before anything is contacted). */
-export async function vaultPage(vault: string, page: string | null, report: CheckedReport, shownVault: string, self = 'pnpm'): Promise<{ page: string } | { problem: string }> {
+export async function vaultPage(vault: string, page: string | null, report: CheckedReport, shownVault: string): Promise<{ page: string } | { problem: string }> {
   const found = page === null ? await findPage(vault, report.svc, shownVault) : await checkPage(vault, page, report.svc, shownVault)
   if (found.page === undefined) return { problem: found.refusals.map((r) => `--vault: ${r.checked} (${r.where}): ${r.found}; next: ${r.next}`).join('\n  - ') }
   const text = await readFile(found.page, 'utf8')
   if (!text.includes(entryMarker(report))) {
-    return { problem: `--vault: ${found.page} holds no green entry for this arm (${report.svc} ${report.knob}, report finished ${report.finishedAt}): the effect goes under the arm's entry; write it first with ${self} writeback --report <the same report> --vault ${shownVault}` }
+    return { problem: `--vault: ${found.page} holds no green entry for this arm (${report.svc} ${report.knob}, report finished ${report.finishedAt}): the effect goes under the arm's entry; write it first with ${command('writeback')} --report <the same report> --vault ${shownVault}` }
   }
   return { page: found.page }
 }
@@ -32,6 +33,9 @@ export function effectMarker(report: CheckedReport, result: EffectResult): strin
   return `<!-- armproof-effect:${part(report.svc)}:${part(report.knob)}:${part(report.finishedAt)}:${part(result.windows.after.to)}:${part(result.windows.baseline.kind)} -->`
 }
 
+/** The vault names the tool that wrote the line as installed, whichever way this process was started. */
+const TOOL = command('effect', 'armproof')
+
 /** One line, indented under the entry: each metric's verdict and its shift. */
 export function effectLine(report: CheckedReport, result: EffectResult): string {
   const w = result.windows
@@ -41,7 +45,7 @@ export function effectLine(report: CheckedReport, result: EffectResult): string 
     const moved = m.verdict === 'worse' || m.verdict === 'better' || m.verdict === 'changed'
     return `${m.id} ${m.verdict}${moved && s ? ` (${m.kind === 'histogram' ? 'p95 ' : ''}${pct(s.relative, s.fromZero)})` : ''}`
   })
-  return `  effect: ${result.verdict} · ${shown.join(' · ')} (armproof effect, after ${w.after.from} – ${w.after.to} against ${against}) ${effectMarker(report, result)}`
+  return `  effect: ${result.verdict} · ${shown.join(' · ')} (${TOOL}, after ${w.after.from} – ${w.after.to} against ${against}) ${effectMarker(report, result)}`
 }
 
 /** The page with the line added after the arm's entry (its item and the lines indented under it). */

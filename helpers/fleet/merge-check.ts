@@ -10,6 +10,7 @@ import { fleetRunId, type FleetRunIdentity } from '../report/identity.ts'
 import type { Report } from '../report/json.ts'
 import { fleetReport, isFleetReport, worstVerdict, type FleetReport } from './report.ts'
 import type { Shard } from './shard.ts'
+import { command } from '../cli/invocation.ts'
 
 const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min
 const isDigest = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)
@@ -17,7 +18,7 @@ const short = (digest: string) => `${digest.slice(0, 12)}…`
 
 /** The fleet part of a shard, checked; or why it is not a shard of any run armproof wrote. */
 function shardOf(data: unknown): { run: FleetRunIdentity; shards: Shard[]; sharded: boolean; total: number; file: string; targets: unknown[]; claimed: unknown; times: [string, string] } | string {
-  if (!isFleetReport(data) || typeof data.fleet !== 'object' || data.fleet === null || !Array.isArray(data.targets)) return 'is not a fleet report (pnpm verify --targets … --report FILE writes one)'
+  if (!isFleetReport(data) || typeof data.fleet !== 'object' || data.fleet === null || !Array.isArray(data.targets)) return `is not a fleet report (${command('verify')} --targets … --report FILE writes one)`
   const { fleet } = data
   const run = fleet.run as Partial<FleetRunIdentity> | undefined
   if (!run || typeof run !== 'object') return 'carries no run identity (fleet.run): written by an armproof older than the run check; re-run its shard with this armproof'
@@ -78,7 +79,7 @@ export function mergeFleetReports(inputs: ReadonlyArray<{ path: string; data: un
         ? `another targets file (sha256 ${short(shard.run.fileSha256)}, not ${short(first.run.fileSha256)})`
         : `the same targets file with other options for ${shard.run.targets.filter((id, i) => id !== first!.run.targets[i]).length} of its ${shard.run.targets.length} targets (a --value, a mode, a budget…)`
       const sample = shard.targets.map((t) => targetOf(t, path, shard.run)).find((t) => typeof t !== 'string')
-      problems.push(`${path}: not a shard of the run of ${first.path}: ${why}${sample && typeof sample !== 'string' ? `; here ${describeRun(sample.report)}` : ''}; merge the shards of one pnpm verify run`)
+      problems.push(`${path}: not a shard of the run of ${first.path}: ${why}${sample && typeof sample !== 'string' ? `; here ${describeRun(sample.report)}` : ''}; merge the shards of one ${command('verify')} run`)
       continue
     }
     for (const s of shard.shards) {

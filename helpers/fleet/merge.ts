@@ -16,6 +16,7 @@ import { MAX_REPORT_BYTES } from '../report/checked.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { writeAtomicAll } from '../seams/atomic.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../cli/options.ts'
+import { command, VERSION_FLAGS, VERSION_TEXT } from '../cli/invocation.ts'
 import { fleetMarkdown, fleetTable } from './report.ts'
 import { mergeFleetReports } from './merge-check.ts'
 
@@ -29,7 +30,10 @@ export interface MergeIo {
   err: { write(text: string): unknown }
 }
 
-export const MERGE_USAGE = 'Usage: pnpm merge-reports --out <merged.json> [--junit <merged.xml>] <shard-report.json>…'
+/** The usage line, named as this process was started (helpers/cli/invocation.ts). */
+export function mergeUsage(): string {
+  return `Usage: ${command('merge-reports')} (--out <merged.json> | --json) [--junit <merged.xml>] <shard-report.json>…`
+}
 
 /** The shard at `path` as parsed JSON, or why it cannot be read (one line). */
 function readInput(path: string): { data: unknown } | { problem: string } {
@@ -48,15 +52,25 @@ interface Args {
   inputs: string[]
   out?: string
   junit?: string
+  /** --json: the merged report to stdout, the other lines to stderr. */
+  json: boolean
   help: boolean
+  version: boolean
   problems: string[]
 }
 
 function parseArgs(rawArgs: readonly string[]): Args {
-  const args: Args = { inputs: [], help: false, problems: [] }
+  const args: Args = { inputs: [], json: false, help: false, version: false, problems: [] }
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i]!
     if (a === '--help' || a === '-h') return { ...args, help: true }
+    if (VERSION_FLAGS.includes(a)) return { ...args, version: true }
+    if (a === '--json') {
+      args.json = true
+      continue
+    }
+    // Accepted on every command; merge-reports prints no colour.
+    if (a === '--color' || a === '--no-color') continue
     const value = (name: string) => {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rawArgs[++i]
       if (v === undefined || v === '') args.problems.push(`${name} needs a value`)
@@ -67,7 +81,7 @@ function parseArgs(rawArgs: readonly string[]): Args {
     else if (a.startsWith('-')) args.problems.push(`unknown option ${JSON.stringify(a.slice(0, 40))}`)
     else args.inputs.push(a)
   }
-  if (!args.out && !args.problems.some((p) => p.startsWith('--out'))) args.problems.push('--out <merged.json> is required')
+  if (!args.out && !args.json && !args.problems.some((p) => p.startsWith('--out'))) args.problems.push('--out <merged.json> (or --json) is required')
   if (args.inputs.length === 0) args.problems.push('give the shard reports to merge')
   return args
 }
@@ -97,7 +111,11 @@ export async function mergeReports(io: MergeIo): Promise<number> {
 async function merge(io: MergeIo): Promise<number> {
   const args = parseArgs(io.rawArgs)
   if (args.help) {
-    io.out.write(`${MERGE_USAGE}\n\nMerges the --report files of a sharded fleet run (pnpm verify --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`)
+    io.out.write(`${mergeUsage()}\n\nMerges the --report files of a sharded fleet run (${command('verify')} --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. --json writes the merged report to stdout (the other lines then go to stderr). Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`)
+    return 0
+  }
+  if (args.version) {
+    io.out.write(`${VERSION_TEXT}\n`)
     return 0
   }
   const problems = [...args.problems, ...outputsProblems(args, io)]
@@ -112,21 +130,25 @@ async function merge(io: MergeIo): Promise<number> {
     if ('problems' in m) problems.push(...m.problems)
     else {
       const merged = m.merged
-      const out = args.out!
+      const text = `${JSON.stringify(merged, null, 2)}\n`
       const files = [
-        { path: resolve(io.cwd, out), text: `${JSON.stringify(merged, null, 2)}\n` },
+        ...(args.out ? [{ path: resolve(io.cwd, args.out), text }] : []),
         ...(args.junit ? [{ path: resolve(io.cwd, args.junit), text: junitFleetXml(merged.targets, Date.parse(merged.finishedAt) - Date.parse(merged.startedAt)) }] : []),
       ]
-      io.out.write(`${fleetTable(merged)}\n\n`)
+      // Under --json stdout holds the merged report alone; every line for a person goes to stderr.
+      const lines = args.json ? io.err : io.out
+      lines.write(`${fleetTable(merged)}\n\n`)
       const unwritten: string[] = []
+      const named = [args.out, args.junit].filter((p): p is string => p !== undefined)
       try {
-        await writeAtomicAll(files)
+        if (files.length > 0) await writeAtomicAll(files)
       } catch (error) {
-        unwritten.push(`could not write ${out}${args.junit ? ` and ${args.junit}` : ''}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; neither was written`)
+        unwritten.push(`could not write ${named.join(' and ')}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; ${named.length > 1 ? 'neither was' : 'it was not'} written`)
       }
+      if (args.json) io.out.write(text)
       if (io.env.GITHUB_STEP_SUMMARY && unwritten.length === 0) {
         try {
-          await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(merged, { reportPath: out })}\n`)
+          await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(merged, { reportPath: args.out ?? null })}\n`)
         } catch (error) {
           unwritten.push(`could not append the step summary to ${io.env.GITHUB_STEP_SUMMARY}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
         }
@@ -134,13 +156,13 @@ async function merge(io: MergeIo): Promise<number> {
       const counts = `${read.length} shard report(s)`
       if (unwritten.length > 0) {
         for (const line of unwritten) io.err.write(`armproof merge-reports: ${line}\n`)
-        io.out.write(`merged ${counts}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s); exit ${EXIT_OUTPUT_UNWRITTEN}: the merged verdict stands, but not every output was written\n`)
+        lines.write(`merged ${counts}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s); exit ${EXIT_OUTPUT_UNWRITTEN}: the merged verdict stands, but not every output was written\n`)
         return EXIT_OUTPUT_UNWRITTEN
       }
-      io.out.write(`merged ${counts} into ${out}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s), exit ${merged.exitCode}\n`)
+      lines.write(`merged ${counts} into ${args.out ?? 'stdout'}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s), exit ${merged.exitCode}\n`)
       return merged.exitCode
     }
   }
-  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p.replace(/[\r\n]+/g, ' ')}`).join('\n')}\n${MERGE_USAGE}\n`)
+  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p.replace(/[\r\n]+/g, ' ')}`).join('\n')}\n${mergeUsage()}\n`)
   return 2
 }

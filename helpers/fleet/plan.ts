@@ -123,27 +123,50 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     problems.push({ option: fileRaw.from, message: `${fileRaw.from}: ${showValue(fileRaw.value)} ${read.problem}` })
     return { ok: false, problems }
   }
-  const parsed = parseTargetsFile(read.text)
-  if ('problems' in parsed) {
-    for (const p of parsed.problems) problems.push({ option: p.where, message: `${fileRaw.value}: ${p.message}` })
-    return { ok: false, problems }
+  // Every problem is said at its place in the file: `fleet.yaml:12: targets[2] ("llm-9"): base-url: …`.
+  const at = (line: number | undefined) => `${fileRaw.value}${line !== undefined ? `:${line}` : ''}: `
+  /** The problems in the file's order (a compiler's), the run's own (no line) first; the sort is stable. */
+  const inFileOrder = (ps: ConfigProblem[]): ConfigProblem[] => {
+    const lineOfProblem = (p: ConfigProblem) => (p.message.startsWith(`${fileRaw.value}:`) ? Number(/^(\d+): /.exec(p.message.slice(fileRaw.value.length + 1))?.[1] ?? 0) : 0)
+    return [...ps].sort((a, b) => lineOfProblem(a) - lineOfProblem(b))
   }
-  const { defaults, targets: entries } = parsed.file
+  const parsed = parseTargetsFile(read.text)
+  if (!('file' in parsed)) {
+    for (const p of parsed.problems) problems.push({ option: p.where, message: `${at(p.line)}${p.message}` })
+    return { ok: false, problems: inFileOrder(problems) }
+  }
+  const { defaults, targets: entries, lines } = parsed.file
+  /** `targets[2] ("llm-9")`: an entry as every problem of it names it. */
+  const label = (index: number) => {
+    const name = entries[index]!.get('svc') ?? defaults.get('svc')
+    return `targets[${index}]${name ? ` (${showValue(name, 40)})` : ''}`
+  }
+  for (const p of parsed.problems) {
+    const index = /^targets\[(\d+)\]$/.exec(p.where)?.[1]
+    const message = index === undefined ? p.message : p.message.replace(p.where, label(Number(index)))
+    problems.push({ option: p.where, message: `${at(p.line)}${message}` })
+  }
   const validated: Array<{ index: number; target: Target }> = []
+  const onCli = (key: string) => input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`))
   for (const [index, entry] of entries.entries()) {
     const argv = targetArgv(defaults, input.argv, entry)
-    const name = entry.get('svc') ?? defaults.get('svc')
-    const where = `targets[${index}]${name ? ` (${showValue(name, 40)})` : ''}`
+    const where = label(index)
+    const entryLines = lines.targets[index]!
+    // A key this entry misspelt was said above (with its "did you mean"): its "is required" would say it twice.
+    const misspelt = new Set(parsed.problems.filter((p) => p.where === `targets[${index}]` && p.meant).map((p) => p.meant!))
+    /** The line a problem of this target is about: its key in the entry, else in defaults:, else the entry. */
+    const lineOf = (key: string | undefined) => (key !== undefined && entry.has(key) ? entryLines.keys.get(key) : key !== undefined && defaults.has(key) ? lines.defaults.keys.get(key) : undefined) ?? entryLines.at
     const config = loadConfig({ argv, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
     if (!config.ok) {
       // Said with the file's own words where the value came from it: `base-url:` of the entry, `defaults.base-url:`.
-      const said = (m: string) => m.replace(/^--([a-z-]+)(?=[: ])/, (whole, key: string) => (entry.has(key) ? key : defaults.has(key) && !input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`)) ? `defaults.${key}` : whole))
+      const said = (m: string) => m.replace(/^--([a-z-]+)(?=[: ])/, (whole, key: string) => (entry.has(key) ? key : defaults.has(key) && !onCli(key) ? `defaults.${key}` : whole))
       for (const p of config.problems) {
+        const key = /^--([a-z-]+)(?=[: (])/.exec(p.message)?.[1]
+        if (key !== undefined && misspelt.has(key) && / is required\b/.test(p.message)) continue
         const text = said(p.message)
         // A command-line value every target takes is one problem, said once.
-        const key = /^--([a-z-]+)(?=[: ])/.exec(text)?.[1]
-        const fromCli = key !== undefined && input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`))
-        if (!fromCli) problems.push({ option: where, message: `${where}: ${text}` })
+        const fromCli = key !== undefined && !entry.has(key) && onCli(key)
+        if (!fromCli) problems.push({ option: where, message: `${at(lineOf(key))}${where}: ${text}` })
         else if (!problems.some((q) => q.message === text)) problems.push({ option: `--${key}`, message: text })
       }
       continue
@@ -151,11 +174,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     for (const w of config.warnings) if (!warnings.includes(w)) warnings.push(w)
     const run = targetForRun(config.target)
     if ('problems' in run) {
-      for (const p of run.problems) problems.push({ option: where, message: `${where}: ${p.message}` })
+      for (const p of run.problems) problems.push({ option: where, message: `${at(lineOf(/^--([a-z-]+)/.exec(p.option)?.[1]))}${where}: ${p.message}` })
       continue
     }
     const target: Target = { ...run.target, report: null, junit: null, summary: null }
-    for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${where}: ${p.message}` })
+    for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${at(lineOf(/^--([a-z-]+)/.exec(p.option)?.[1]))}${where}: ${p.message}` })
     validated.push({ index, target })
   }
   // The run's outputs are one set with every target's fixtures folder (no two on one path, none
@@ -165,7 +188,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     ...[['--report', report], ['--junit', junit], ['--summary', summary], ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null]].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
     ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`)),
   ]
-  problems.push(...outputSetProblems(claims, input.cwd))
+  // A clash that names a target's fixtures folder is said at that entry's `fixtures:` line (its last target's).
+  for (const p of outputSetProblems(claims, input.cwd)) {
+    const index = [...p.message.matchAll(/targets\[(\d+)\] fixtures/g)].map((m) => Number(m[1])).at(-1)
+    problems.push(index === undefined ? p : { ...p, message: `${at(lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at)}${p.message}` })
+  }
   // Two entries for one target are the file's mistake.
   const seen = new Map<string, number>()
   const identities: string[] = []
@@ -173,10 +200,10 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const identity = `${target.svc} ${target.knob} ${target.baseUrl ?? `fixtures ${target.fixtures}`}`
     identities.push(identity)
     const dup = seen.get(identity)
-    if (dup !== undefined) problems.push({ option: `targets[${index}]`, message: `targets[${index}]: the same target as targets[${dup}] (${identity}); list each once` })
+    if (dup !== undefined) problems.push({ option: `targets[${index}]`, message: `${at(lines.targets[index]!.at)}${label(index)}: the same target as targets[${dup}] (${identity}); list each once` })
     else seen.set(identity, index)
   }
-  if (problems.length > 0) return { ok: false, problems }
+  if (problems.length > 0) return { ok: false, problems: inFileOrder(problems) }
   if (shard && shard.count > validated.length) {
     return { ok: false, problems: [{ option: '--shard', message: `--shard ${shard.index}/${shard.count}: the file lists ${validated.length} target(s), fewer than ${shard.count} shards; use at most ${validated.length} shards` }] }
   }

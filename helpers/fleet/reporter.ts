@@ -29,6 +29,8 @@ export interface FleetReporterOptions {
   err: { write(text: string): unknown }
   /** A terminal (not CI): progress lines of long waits are shown too. */
   live: boolean
+  /** ANSI colour on `out` (helpers/cli/color.ts decides). */
+  color?: boolean
   width?: number
 }
 
@@ -72,7 +74,7 @@ export class FleetReporter implements Reporter {
   }
 
   onTestRunStart(): void {
-    for (const [i, t] of this.#o.targets.entries()) this.#o.out.write(`${this.#key(i)} ${header(t.target)}\n`)
+    for (const [i, t] of this.#o.targets.entries()) this.#o.out.write(`${this.#key(i)} ${header(t.target, { color: this.#o.color })}\n`)
   }
 
   onTestCaseAnnotate(testCase: CaseLike, annotation: { type: string; message: string }): void {
@@ -88,7 +90,7 @@ export class FleetReporter implements Reporter {
     if (i === undefined || !step) return
     const clean = this.#clean(step)
     this.#judged.set(i, [...(this.#judged.get(i) ?? []), clean])
-    this.#o.out.write(`${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1 })}\n`)
+    this.#o.out.write(`${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1, color: this.#o.color })}\n`)
   }
 
   onTestSuiteReady(suite: SuiteLike): void {

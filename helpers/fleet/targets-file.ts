@@ -5,14 +5,14 @@
 // cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
 // collected at once. Nothing here contacts anything.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-import { createRequire } from 'node:module'
+// Imported, not required at first use: the built package bundles what it imports (scripts/build.ts),
+// and vite loads this parser in every run anyway.
+import * as yamlModule from 'yaml'
 
-// The YAML parser is loaded when a targets file is read, not with this module: a one-target
-// `pnpm verify` (which imports the fleet's plan to tell the two apart) never pays for it.
-const require = createRequire(import.meta.url)
-const yaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml')
+const yaml = (): typeof import('yaml') => yamlModule
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
+import { command } from '../cli/invocation.ts'
 
 /** A targets file larger than this is not a targets file (a fleet of thousands fits in far less). */
 export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
@@ -20,20 +20,31 @@ export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
 export const MAX_TARGETS = 1000
 
 /** Options that belong to the whole run (one report, one JUnit file, the fleet's own knobs): never per target. */
-export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode'])
+export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode', 'json'])
 
 /** One entry as the file gives it: option name → its text (`true`/`false` for a switch). */
 export type Entry = ReadonlyMap<string, string>
 
+/** Where an entry and each of its keys sit in the file (1-based lines), for `file:line` in every problem. */
+export interface EntryLines {
+  at: number
+  keys: ReadonlyMap<string, number>
+}
+
 export interface TargetsFile {
   defaults: Entry
   targets: Entry[]
+  lines: { defaults: EntryLines; targets: EntryLines[] }
 }
 
 export interface FileProblem {
   /** `defaults`, `targets[3]`, or the file. */
   where: string
   message: string
+  /** The line of the file it is about (1-based), when one is. */
+  line?: number
+  /** An entry's key it is about (so a loader's "is required" for a key the entry misspelt is not said twice). */
+  meant?: string
 }
 
 /** How long a pipe (`--targets <(generate-fleet)`) may take to deliver the whole file. */
@@ -107,14 +118,14 @@ function distance(a: string, b: string): number {
 }
 
 /** One mapping of the file (defaults or a target) checked key by key. */
-function entryOf(value: unknown, where: string, problems: FileProblem[]): Map<string, string> {
+function entryOf(value: unknown, where: string, lines: EntryLines, problems: FileProblem[]): Map<string, string> {
   const out = new Map<string, string>()
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    problems.push({ where, message: `${where} must be a mapping of option names to values, e.g. { svc: radiance-7, base-url: "http://gpu-7:8000" }` })
+    problems.push({ where, line: lines.at, message: `${where} must be a mapping of option names to values, e.g. { svc: radiance-7, base-url: "http://gpu-7:8000" }` })
     return out
   }
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    const say = (message: string) => problems.push({ where, message: `${where}: ${message}` })
+    const say = (message: string, meant?: string) => problems.push({ where, line: lines.keys.get(key) ?? lines.at, message: `${where}: ${message}`, ...(meant ? { meant } : {}) })
     if (key === 'api-key' || /^(api[-_]?key|token|bearer|password|secret)$/i.test(key)) {
       // The value is never shown: it is most likely the key itself.
       say(`${showValue(key)}: an API key never sits in the targets file (it is read by CI logs, diffs and backups); give api-key-file: PATH, or VERIFY_API_KEY in env or .env`)
@@ -127,7 +138,7 @@ function entryOf(value: unknown, where: string, problems: FileProblem[]): Map<st
     const spec = KNOWN.get(key)
     if (!spec) {
       const hint = nearest(key)
-      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of pnpm verify --help, without dashes)`)
+      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of ${command('verify')} --help, without dashes)`, hint)
       continue
     }
     if (RUN_LEVEL.has(key)) {
@@ -147,37 +158,69 @@ function entryOf(value: unknown, where: string, problems: FileProblem[]): Map<st
   return out
 }
 
-/** Parses the targets file's text: the entries, or every problem found in it. */
-export function parseTargetsFile(text: string): { file: TargetsFile } | { problems: FileProblem[] } {
+const NO_LINES: EntryLines = { at: 1, keys: new Map() }
+
+/** The lines of a mapping node and of each of its keys. */
+function linesOf(node: unknown, lineAt: (offset: number) => number): EntryLines {
+  const y = yaml()
+  const at = (n: unknown) => (y.isNode(n) && n.range ? lineAt(n.range[0]) : 1)
+  const keys = new Map<string, number>()
+  if (y.isMap(node)) for (const pair of node.items) if (y.isScalar(pair.key)) keys.set(String(pair.key.value), at(pair.key))
+  return { at: at(node), keys }
+}
+
+/**
+ * Parses the targets file's text. With a usable shape (a mapping with a targets: list) it gives
+ * the entries (each bad key left out) with every problem found in them, each at its line, so the
+ * caller goes on to check each target's values: one answer for the whole file. Otherwise only
+ * the problems.
+ */
+export function parseTargetsFile(text: string): { file: TargetsFile; problems: FileProblem[] } | { problems: FileProblem[] } {
   const problems: FileProblem[] = []
   let data: unknown
+  const lineCounter = new (yaml().LineCounter)()
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line
+  let doc: ReturnType<ReturnType<typeof yaml>['parseDocument']>
   try {
-    const doc = yaml().parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true })
-    for (const e of doc.errors.slice(0, 5)) problems.push({ where: 'file', message: `not valid YAML: ${e.message.split('\n')[0]}` })
+    doc = yaml().parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true, lineCounter })
+    for (const e of doc.errors.slice(0, 5)) problems.push({ where: 'file', line: lineAt(e.pos[0]), message: `not valid YAML: ${e.message.split('\n')[0]}` })
     // A tag (`!!python/object`, `!custom`) asks the reader to build something: refused, never resolved.
-    for (const w of doc.warnings.slice(0, 5)) problems.push({ where: 'file', message: `refused: ${w.message.split('\n')[0]}` })
+    for (const w of doc.warnings.slice(0, 5)) problems.push({ where: 'file', line: lineAt(w.pos[0]), message: `refused: ${w.message.split('\n')[0]}` })
     if (problems.length > 0) return { problems }
     data = doc.toJS({ maxAliasCount: 100 })
   } catch (error) {
     return { problems: [{ where: 'file', message: `refused: ${(error as Error).message.split('\n')[0]}` }] }
   }
+  const root = doc.contents
+  const nodeOf = (key: string): unknown => (yaml().isMap(root) ? root.get(key, true) : undefined)
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ where: 'file', message: 'the file must be a mapping with targets: (a list) and, optionally, defaults:' }] }
   }
   const top = data as Record<string, unknown>
+  const topLines = linesOf(root, lineAt)
   for (const key of Object.keys(top)) {
-    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
+    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', line: topLines.keys.get(key) ?? 1, message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
   }
-  const defaults = top.defaults === undefined || top.defaults === '' ? new Map<string, string>() : entryOf(top.defaults, 'defaults', problems)
+  const defaultsLines = top.defaults === undefined ? NO_LINES : linesOf(nodeOf('defaults'), lineAt)
+  const defaults = top.defaults === undefined || top.defaults === '' ? new Map<string, string>() : entryOf(top.defaults, 'defaults', defaultsLines, problems)
   const targets: Entry[] = []
+  const targetLines: EntryLines[] = []
   if (!Array.isArray(top.targets) || top.targets.length === 0) {
-    problems.push({ where: 'file', message: 'targets: must be a non-empty list, one mapping per target' })
-  } else if (top.targets.length > MAX_TARGETS) {
-    problems.push({ where: 'file', message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
-  } else {
-    for (const [i, t] of top.targets.entries()) targets.push(entryOf(t, `targets[${i}]`, problems))
+    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, message: 'targets: must be a non-empty list, one mapping per target' })
+    return { problems }
   }
-  return problems.length > 0 ? { problems } : { file: { defaults, targets } }
+  if (top.targets.length > MAX_TARGETS) {
+    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
+    return { problems }
+  }
+  const seq = nodeOf('targets')
+  const items = yaml().isSeq(seq) ? seq.items : []
+  for (const [i, t] of top.targets.entries()) {
+    const lines = linesOf(items[i], lineAt)
+    targetLines.push(lines)
+    targets.push(entryOf(t, `targets[${i}]`, lines, problems))
+  }
+  return { file: { defaults, targets, lines: { defaults: defaultsLines, targets: targetLines } }, problems }
 }
 
 /**

@@ -4,6 +4,7 @@ import { formatDuration } from '../config/duration.ts'
 import type { StepVerdict } from '../steps/verdict.ts'
 import { CRASH_NEXT } from './collect.ts'
 import type { Report, ReportStep } from './json.ts'
+import { command } from '../cli/invocation.ts'
 
 export const GLYPHS: Readonly<Record<StepVerdict, string>> = { passed: '✓', failed: '✗', inconclusive: '?', skipped: '–' }
 
@@ -66,7 +67,7 @@ export function summarize(report: Report, reportPath?: string | null): Verdict {
     return {
       word,
       why: `${armText(report)} proven on ${report.svc} (${proofText(report)})`,
-      next: `pnpm writeback --report ${reportPath ?? REPORT_PLACEHOLDER} --vault <dir>`,
+      next: `${command('writeback')} --report ${reportPath ?? REPORT_PLACEHOLDER} --vault <dir>`,
     }
   }
   const step = focusStep(report)

@@ -8,6 +8,7 @@ import { array, literal, nullable, number, object, optional, record, string, unk
 import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
+import { REPORT_FORMAT, type ReportHead } from './head.ts'
 
 /** No real report comes near this. */
 export const MAX_REPORT_BYTES = 32 * 1024 * 1024
@@ -34,6 +35,10 @@ const STEP = object({
 
 /** The JSON report's own type (./json.ts `Report`), as a schema. */
 export const REPORT_SCHEMA = object({
+  // Reports written before the format tag have none; another format is refused, never misread.
+  format: optional(literal(REPORT_FORMAT)),
+  endpoint: optional(nullable(string())),
+  host: optional(string()),
   svc: string(SVC_NAME),
   knob: literal<KnobName>(...KNOB_NAMES),
   expected: nullable(string()),
@@ -66,7 +71,7 @@ export const REPORT_SCHEMA = object({
 export type CheckedReportData = Infer<typeof REPORT_SCHEMA>
 
 // The schema is the report's own type: this fails to compile when the two drift apart.
-type Loose = Omit<Report, 'truth' | 'tool' | 'run'> & { tool: { name: string }; run?: Omit<NonNullable<Report['run']>, 'target'> & { target: Record<string, unknown> } }
+type Loose = Omit<Report, 'truth' | 'tool' | 'run' | keyof ReportHead> & { tool: { name: string }; run?: Omit<NonNullable<Report['run']>, 'target'> & { target: Record<string, unknown> } }
 const _sameType: (r: CheckedReportData) => Loose = (r) => r
 void _sameType
 
@@ -78,7 +83,7 @@ const FULL: Readonly<Record<string, unknown>> = {
 
 /** The top-level fields that are missing or malformed, in the report's order. */
 function badFields(data: Record<string, unknown>): string[] {
-  const keys = [...Object.keys(FULL), 'truth', 'recordedAt', 'recording', 'run']
+  const keys = ['format', 'endpoint', 'host', ...Object.keys(FULL), 'truth', 'recordedAt', 'recording', 'run']
   return keys.filter((k) => !REPORT_SCHEMA.check({ ...FULL, [k]: data[k] }, '').ok)
 }
 

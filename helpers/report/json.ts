@@ -9,6 +9,7 @@ import { knob, type KnobName } from '../config/knobs.ts'
 import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
+import { reportHead, type ReportHead } from './head.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
 
@@ -35,7 +36,8 @@ export interface ReportMeter {
 
 export type { MeterProof }
 
-export interface Report {
+/** `format`, `endpoint` and `host` come first (./head.ts); the contract's fields follow. */
+export interface Report extends ReportHead {
   svc: string
   knob: KnobName
   expected: string | null
@@ -156,6 +158,7 @@ export function buildReport(input: ReportInput): Report {
   const judged = judgeRun({ steps, allowed: allowedSkips(spec.proof, run.skips), notes, ...(input.error !== undefined ? { error: input.error } : {}) })
   const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
   const report: Report = {
+    ...reportHead(target),
     svc: target.svc,
     knob: target.knob,
     expected: target.value ?? fallback,

@@ -6,9 +6,12 @@ import { redactText, scrub } from '../seams/redact.ts'
 import { STEP_IDS, type StepId, type StepResult } from '../steps/verdict.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, testCasesOf, type CaseLike, type ErrorLike, type ModuleLike } from './collect.ts'
 import { header, stepDetail, stepLine } from './terminal.ts'
+import { LiveLine } from './live-line.ts'
 
 export interface Output {
   write(text: string): unknown
+  /** A terminal's width (the progress line on `err` is cut to it). */
+  columns?: number
 }
 
 export interface RunbookReporterOptions {
@@ -27,13 +30,13 @@ export interface RunbookReporterOptions {
 export const LOG_PROGRESS_EVERY_MS = 9000
 
 export const PROGRESS_TYPE = 'armproof:progress'
-const CLEAR_LINE = '\r\x1b[K'
 
 export class RunbookReporter implements Reporter {
   readonly #options: RunbookReporterOptions
   readonly #printed = new Set<StepId>()
   #headerShown = false
-  #progressShown = false
+  /** The terminal's progress line (live runs only): it ticks every second between two reports. */
+  readonly #live: LiveLine | undefined
   #steps: StepResult[] = []
   #partial: StepResult[] = []
   #unhandled: string[] = []
@@ -44,6 +47,7 @@ export class RunbookReporter implements Reporter {
 
   constructor(options: RunbookReporterOptions) {
     this.#options = options
+    this.#live = options.live ? new LiveLine({ write: (t) => options.err.write(t), width: options.err.columns ?? 120 }) : undefined
   }
 
   onTestRunStart(): void {
@@ -62,11 +66,7 @@ export class RunbookReporter implements Reporter {
       this.#options.err.write(`  … ${redactText(annotation.message, this.#options.target.apiKey).replace(/\s+/g, ' ')}\n`)
       return
     }
-    const width = (this.#options.width ?? 120) - 1
-    const chars = [...`  … ${redactText(annotation.message, this.#options.target.apiKey).replace(/\s+/g, ' ')}`]
-    const text = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : chars.join('')
-    this.#options.err.write(`${CLEAR_LINE}${text}`)
-    this.#progressShown = true
+    this.#live?.show(redactText(annotation.message, this.#options.target.apiKey))
   }
 
   onTestCaseResult(testCase: CaseLike): void {
@@ -82,7 +82,7 @@ export class RunbookReporter implements Reporter {
   onUserConsoleLog(): void {}
 
   onTestRunEnd(testModules: ReadonlyArray<ModuleLike>, unhandledErrors: ReadonlyArray<ErrorLike>, reason?: string): void {
-    this.#clearProgress()
+    this.clearProgress()
     const cases = testCasesOf(testModules)
     for (const c of cases) {
       const step = stepFromTestCase(c)
@@ -128,14 +128,13 @@ export class RunbookReporter implements Reporter {
     return scrub(step, this.#options.target.apiKey) as StepResult
   }
 
-  #clearProgress(): void {
-    if (!this.#progressShown) return
-    this.#options.err.write(CLEAR_LINE)
-    this.#progressShown = false
+  /** Erases the progress line and stops its ticking (before any other line, and when the run stops). */
+  clearProgress(): void {
+    this.#live?.clear()
   }
 
   #print(step: StepResult): void {
-    this.#clearProgress()
+    this.clearProgress()
     this.#printed.add(step.id)
     const { color, width } = this.#options
     const line = stepLine(step, STEP_IDS.indexOf(step.id), { color, ...(width ? { width } : {}) })

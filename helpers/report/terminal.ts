@@ -8,6 +8,7 @@ import type { StepResult, StepVerdict } from '../steps/verdict.ts'
 import type { MeterEvidence } from '../steps/meter/evidence.ts'
 import { GLYPHS, oneLine, summarize } from './_summary.ts'
 import type { Report } from './json.ts'
+import { hostText } from './head.ts'
 
 export interface FormatOptions {
   /** ANSI colour; off unless asked for. */
@@ -116,11 +117,6 @@ export function finalLine(report: Report, options: { color?: boolean; reportPath
   const parts = [paint(v.word, RUN_STYLE[report.verdict], options.color), v.why, `next: ${v.next}`]
   if (report.verdict === 'green') parts.push(`rollback: ${report.rollback}`)
   return parts.join(' · ')
-}
-
-function hostText(host: Target['host']): string {
-  if (host.kind === 'local') return 'local'
-  return `${host.user ? `${host.user}@` : ''}${host.host.includes(':') ? `[${host.host}]` : host.host}${host.port ? `:${host.port}` : ''}`
 }
 
 /** `armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host local`. */

@@ -8,6 +8,7 @@ import { HttpError, type HttpClient } from './http.ts'
 import { sha256, type FixtureSet, type HostExchange, type HttpExchange } from './recording.ts'
 import type { Choices } from '../steps/context.ts'
 import { quoteAll } from '../config/shell.ts'
+import { command } from '../cli/invocation.ts'
 
 export class ReplayMiss extends Error {
   readonly code = 'ARMPROOF_REPLAY_MISS'
@@ -32,7 +33,7 @@ function queueBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 /** The command that records this run again, for a replay miss. */
 export function reRecordCommand(target: Target): string {
   const args = ['--svc', target.svc, '--knob', target.knob, ...(target.value !== null ? ['--value', target.value] : []), '--base-url', target.baseUrl ?? '<url>', '--mode', 'record', '--fixtures', target.fixtures]
-  return `pnpm verify ${quoteAll(args)}`
+  return `${command('verify')} ${quoteAll(args)}`
 }
 
 export function replaySeams(set: FixtureSet, target: Target, folder: string): { http: HttpClient; host: HostClient; clock: Clock; choices: Choices; leftovers(): string[] } {

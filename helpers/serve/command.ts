@@ -2,7 +2,6 @@
 // checked, the targets file checked as `pnpm verify --targets` checks it (exit 2 with every
 // problem, before anything listens), then the server. SIGTERM / SIGINT stop listening, stop the
 // runs under way (each request is answered with its interrupted report) and exit 143 / 130.
-import pkg from '../../package.json' with { type: 'json' }
 import { formatDuration } from '../config/duration.ts'
 import { readDotenv } from '../config/load.ts'
 import { userCwd } from '../cli/verify.ts'
@@ -13,6 +12,7 @@ import { parseServeOptions, serveHelp } from './options.ts'
 import { runTarget } from './run.ts'
 import { createServe } from './server.ts'
 import { loadServedTargets } from './targets.ts'
+import { VERSION_TEXT } from '../cli/invocation.ts'
 
 export interface ServeIo {
   rawArgs: readonly string[]
@@ -38,7 +38,7 @@ export async function serve(io: ServeIo): Promise<number> {
   const parsed = parseServeOptions(io.rawArgs, io.env, here)
   if (!parsed.ok) {
     if (parsed.help || parsed.version) {
-      io.out.write(parsed.help ? `${serveHelp()}\n` : `armproof ${pkg.version}\n`)
+      io.out.write(parsed.help ? `${serveHelp()}\n` : `${VERSION_TEXT}\n`)
       return 0
     }
     return problems(parsed.problems)
@@ -75,7 +75,7 @@ export async function serve(io: ServeIo): Promise<number> {
     })
   })
   if (listened instanceof Error) return problems([`--listen ${o.host}:${o.port}: ${(listened as NodeJS.ErrnoException).code ?? listened.message}${(listened as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another process listens there; pick another port)' : ''}`])
-  log(`armproof serve ${pkg.version}: listening on ${listened} · ${first.targets.argv.size} target(s) from ${o.targets} · ${token ? 'token required' : 'no token (loopback only)'} · at most ${o.maxRuns} run(s) at once, ${o.queue} waiting · run timeout ${formatDuration(o.runTimeoutMs)}`)
+  log(`armproof serve: ${VERSION_TEXT}, listening on ${listened} · ${first.targets.argv.size} target(s) from ${o.targets} · ${token ? 'token required' : 'no token (loopback only)'} · at most ${o.maxRuns} run(s) at once, ${o.queue} waiting · run timeout ${formatDuration(o.runTimeoutMs)}`)
   io.onListening?.(listened)
 
   const signal = await new Promise<keyof typeof SIGNAL_EXIT>((resolve) => {

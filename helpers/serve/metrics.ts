@@ -38,7 +38,7 @@ export class ServeMetrics {
     family('armproof_serve_runs_running', 'gauge', 'Runs under way now.', [['', now.running]])
     family('armproof_serve_runs_queued', 'gauge', 'Runs waiting for a slot now.', [['', now.queued]])
     family('armproof_serve_targets', 'gauge', 'Targets in the targets file at its last good read.', [['', now.targets]])
-    family('armproof_serve_start_time_seconds', 'gauge', 'When this armproof serve started (Unix time).', [['', Math.round(this.startedAt)]])
+    family('armproof_serve_start_time_seconds', 'gauge', 'When this serve process started (Unix time).', [['', Math.round(this.startedAt)]])
     family('armproof_serve_info', 'gauge', 'The version of armproof serving.', [[`{version="${pkg.version}"}`, 1]])
     return `${lines.join('\n')}\n`
   }

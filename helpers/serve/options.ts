@@ -5,9 +5,10 @@
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
-import { optionRows, type OptionSpec } from '../cli/options.ts'
+import { COMMON_SWITCHES, optionRows, type OptionSpec } from '../cli/options.ts'
 import { parseDuration, formatDuration } from '../config/duration.ts'
 import { showValue } from '../config/shell.ts'
+import { command } from '../cli/invocation.ts'
 
 export const TOKEN_ENV = 'ARMPROOF_SERVE_TOKEN'
 export const DEFAULT_LISTEN = '127.0.0.1:8080'
@@ -16,7 +17,7 @@ export const DEFAULT_MAX_RUNS = 4
 export const DEFAULT_QUEUE = 16
 
 export const SERVE_OPTIONS = [
-  { flag: 'targets', env: 'ARMPROOF_SERVE_TARGETS', kind: 'string', meaning: 'the targets file (as pnpm verify --targets reads it); POST /verify/<svc> runs the target whose svc is <svc>; read again at every request', default: 'required' },
+  { flag: 'targets', env: 'ARMPROOF_SERVE_TARGETS', kind: 'string', meaning: 'the targets file (as verify --targets reads it); POST /verify/<svc> runs the target whose svc is <svc>; read again at every request', default: 'required' },
   { flag: 'listen', env: 'ARMPROOF_SERVE_LISTEN', kind: 'string', meaning: 'HOST:PORT to listen on ([::1]:8080 for IPv6; port 0 picks a free one)', default: DEFAULT_LISTEN },
   { flag: 'token-file', env: 'ARMPROOF_SERVE_TOKEN_FILE', kind: 'string', meaning: `file holding the bearer token requests must carry (one line); or the token itself in ${TOKEN_ENV}`, default: 'none' },
   { flag: 'no-token', env: 'ARMPROOF_SERVE_NO_TOKEN', kind: 'boolean', meaning: 'serve without a token: refused unless --listen is a loopback address', default: 'off' },
@@ -69,8 +70,8 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
   if (parsed.version) return { ok: false, version: true, problems: [] }
   const problems: string[] = []
   for (const p of parsed.problems) {
-    if (p.kind === 'positional') problems.push(`unexpected argument ${showValue(p.value)}; options start with -- (armproof serve --help)`)
-    else if (p.kind === 'unknown') problems.push(`unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''} (armproof serve --help)`)
+    if (p.kind === 'positional') problems.push(`unexpected argument ${showValue(p.value)}; options start with -- (${command('serve')} --help)`)
+    else if (p.kind === 'unknown') problems.push(`unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''} (${command('serve')} --help)`)
     else if (p.kind === 'refused') problems.push(`--token: a token on the command line is refused (pnpm echoes it; ps and shell history keep it); put it in ${TOKEN_ENV} or in a file passed with --token-file PATH`)
     else problems.push(`--${p.flag}: ${p.kind === 'needs-value' ? 'needs a value' : 'takes no value'}`)
   }
@@ -82,7 +83,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     return e === undefined || e === '' ? undefined : { value: e, from: o.env }
   }
   const targets = raw('targets')
-  if (!targets) problems.push('--targets: required: the targets file whose targets POST /verify/<svc> runs (as pnpm verify --targets reads it)')
+  if (!targets) problems.push(`--targets: required: the targets file whose targets POST /verify/<svc> runs (as ${command('verify')} --targets reads it)`)
   const listenRaw = raw('listen')
   const listen = parseListen(listenRaw?.value ?? DEFAULT_LISTEN)
   if (typeof listen === 'string') problems.push(`${listenRaw?.from ?? '--listen'}: ${listen}`)
@@ -99,7 +100,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
   if (tokenFile && tokenEnv) problems.push(`${tokenFile.from} and ${TOKEN_ENV} are both set: give the token one way`)
   if (noToken && hasToken) problems.push(`--no-token and a token (${tokenFile?.from ?? TOKEN_ENV}) are both given: drop one`)
   if (!noToken && !hasToken) problems.push(`no token: every request must carry one (Authorization: Bearer <token>); set ${TOKEN_ENV}, or pass --token-file PATH (e.g. a Kubernetes secret mounted as a file); --no-token serves without one, on a loopback --listen only`)
-  if (noToken && typeof listen !== 'string' && !isLoopback(listen.host)) problems.push(`--no-token with --listen ${listen.host}: anyone who reaches ${listen.host} could start runs; without a token armproof serve listens on loopback only (127.0.0.1, ::1); give a token for ${listen.host}`)
+  if (noToken && typeof listen !== 'string' && !isLoopback(listen.host)) problems.push(`--no-token with --listen ${listen.host}: anyone who reaches ${listen.host} could start runs; without a token serve listens on loopback only (127.0.0.1, ::1); give a token for ${listen.host}`)
   const timeoutRaw = raw('run-timeout')
   const runTimeoutMs = parseDuration(timeoutRaw?.value ?? DEFAULT_RUN_TIMEOUT)
   if (runTimeoutMs === undefined || runTimeoutMs <= 0) problems.push(`${timeoutRaw?.from ?? '--run-timeout'}: ${showValue(timeoutRaw?.value ?? '')} is not a positive duration, e.g. 30m`)
@@ -120,10 +121,11 @@ export function serveHelp(): string {
   return [
     'armproof serve: answers a rollout controller (Argo Rollouts, Flagger) with the verdict of one target of a targets file.',
     '',
-    'Usage: armproof serve --targets <file> [--listen HOST:PORT] [--token-file PATH] [options]',
+    `Usage: ${command('serve')} --targets <file> [--listen HOST:PORT] [--token-file PATH] [options]`,
     '',
     'Options (each has an env twin; a flag beats env):',
     ...optionRows(SERVE_OPTIONS, 30, (flag) => (flag === 'listen' ? 'HOST:PORT' : flag === 'run-timeout' ? 'duration' : flag === 'max-runs' || flag === 'queue' ? 'N' : 'path')),
+    ...COMMON_SWITCHES,
     '',
     'Requests (the request names a target, never an option or a command):',
     '  POST /verify/<svc>    runs that target; answers its JSON report: 200 green, 412 red, inconclusive, error or interrupted,',
@@ -132,6 +134,6 @@ export function serveHelp(): string {
     '                        (Argo Rollouts\' web provider: jsonPath {$.verdict}; it takes any non-2xx as an error and never reads it)',
     '  GET /healthz          200 while serving;  GET /metrics  its own counters (Prometheus text)',
     `The token: Authorization: Bearer <token>; a Flagger webhook (it sends no headers) puts it in its metadata as token.`,
-    `Each run is a child \`armproof verify\` of that target, stopped after --run-timeout (default ${formatDuration(parseDuration(DEFAULT_RUN_TIMEOUT)!)}) or when the client goes away.`,
+    `Each run is a child verify process of that target, stopped after --run-timeout (default ${formatDuration(parseDuration(DEFAULT_RUN_TIMEOUT)!)}) or when the client goes away.`,
   ].join('\n')
 }

@@ -10,6 +10,7 @@ import type { Refusal, RunOutcome, ServeMetrics } from './metrics.ts'
 import { ALLOWED, route } from './routes.ts'
 import type { RunResult, StopReason } from './run.ts'
 import type { ServedTargets } from './targets.ts'
+import { command } from '../cli/invocation.ts'
 
 export interface ServeLimits {
   /** A request body larger than this is refused (413): Argo's and Flagger's are a few hundred bytes. */
@@ -101,14 +102,14 @@ export function answerOf(svc: string, result: RunResult, answer: 'status' | 'bod
         return { status, body: result.reportText.endsWith('\n') ? result.reportText : `${result.reportText}\n`, outcome: verdict as RunOutcome }
       }
     }
-    return { status: 500, body: `${JSON.stringify({ svc, verdict: 'error', error: `the run's report says ${JSON.stringify(verdict)} but verify exited ${result.exitCode}; not a verdict serve passes on`, next: "see armproof serve's log for the run's lines" })}\n`, outcome: 'failed' }
+    return { status: 500, body: `${JSON.stringify({ svc, verdict: 'error', error: `the run's report says ${JSON.stringify(verdict)} but verify exited ${result.exitCode}; not a verdict serve passes on`, next: "see serve's log for the run's lines" })}\n`, outcome: 'failed' }
   }
   const tail = result.stderrTail.trim().split('\n').slice(-10).join('\n')
   if (result.exitCode === 2) {
-    return { status: answer === 'body' ? 200 : 412, body: `${JSON.stringify({ svc, verdict: 'error', exitCode: 2, error: tail || 'verify refused its configuration', next: 'fix the target in the targets file (armproof verify with its options says the same)' })}\n`, outcome: 'error' }
+    return { status: answer === 'body' ? 200 : 412, body: `${JSON.stringify({ svc, verdict: 'error', exitCode: 2, error: tail || 'verify refused its configuration', next: `fix the target in the targets file (${command('verify')} with its options says the same)` })}\n`, outcome: 'error' }
   }
   const why = result.stopped ? ` (stopped: ${result.stopped})` : ''
-  return { status: 500, body: `${JSON.stringify({ svc, verdict: 'error', exitCode: result.exitCode, signal: result.signal, error: `the run wrote no report${why}${tail ? `: ${tail}` : ''}`, next: "see armproof serve's log for the run's lines" })}\n`, outcome: 'failed' }
+  return { status: 500, body: `${JSON.stringify({ svc, verdict: 'error', exitCode: result.exitCode, signal: result.signal, error: `the run wrote no report${why}${tail ? `: ${tail}` : ''}`, next: "see serve's log for the run's lines" })}\n`, outcome: 'failed' }
 }
 
 export function createServe(deps: ServeDeps): ServeServer {
@@ -124,13 +125,13 @@ export function createServe(deps: ServeDeps): ServeServer {
     const text = await readBody(req, limits.maxBodyBytes)
     if (text === 'aborted') return 'client went away while sending the body'
     if (text === 'too-large') {
-      refuse(res, 'bad_request', 413, { error: `the request body is larger than ${limits.maxBodyBytes / 1024} KiB; armproof serve reads none of it but a Flagger payload's metadata.token` }, { Connection: 'close' })
+      refuse(res, 'bad_request', 413, { error: `the request body is larger than ${limits.maxBodyBytes / 1024} KiB; serve reads none of it but a Flagger payload's metadata.token` }, { Connection: 'close' })
       res.on('finish', () => req.destroy())
       return '413 body too large'
     }
     const body = parseJson(text)
     if (deps.token !== null && !tokenMatches(deps.token, presentedToken(req.headers.authorization, body))) {
-      refuse(res, 'unauthorized', 401, { error: 'no valid token: send Authorization: Bearer <token> (a Flagger webhook: metadata.token)' }, { 'WWW-Authenticate': 'Bearer realm="armproof serve"' })
+      refuse(res, 'unauthorized', 401, { error: 'no valid token: send Authorization: Bearer <token> (a Flagger webhook: metadata.token)' }, { 'WWW-Authenticate': 'Bearer realm="armproof-serve"' })
       return '401'
     }
     const flagger = flaggerOf(body)
@@ -140,7 +141,7 @@ export function createServe(deps: ServeDeps): ServeServer {
     }
     const loaded = deps.loadTargets()
     if ('problems' in loaded) {
-      sendJson(res, 500, { svc, verdict: 'error', error: 'the targets file has problems; no run was started', problems: loaded.problems, next: 'fix the targets file; armproof serve reads it again at the next request' })
+      sendJson(res, 500, { svc, verdict: 'error', error: 'the targets file has problems; no run was started', problems: loaded.problems, next: 'fix the targets file; serve reads it again at the next request' })
       return `500 targets file: ${loaded.problems.length} problem(s)`
     }
     targetCount = loaded.targets.argv.size
@@ -155,7 +156,7 @@ export function createServe(deps: ServeDeps): ServeServer {
     })
     const entry = deps.gate.enter(svc, controller.signal)
     if ('refused' in entry) {
-      const message = entry.refused === 'busy' ? `${svc}'s run is ${entry.state === 'running' ? 'under way' : 'waiting for a slot'} (for ${formatDuration(Date.now() - entry.since)}); ask again when it is done` : `${deps.gate.runningCount} runs are under way and ${deps.gate.queuedCount} waiting, the most armproof serve takes (--max-runs, --queue); ask again later`
+      const message = entry.refused === 'busy' ? `${svc}'s run is ${entry.state === 'running' ? 'under way' : 'waiting for a slot'} (for ${formatDuration(Date.now() - entry.since)}); ask again when it is done` : `${deps.gate.runningCount} runs are under way and ${deps.gate.queuedCount} waiting, the most this serve takes (--max-runs, --queue); ask again later`
       refuse(res, entry.refused === 'busy' ? 'busy' : 'queue_full', 503, { svc, error: message }, { 'Retry-After': '30' })
       return `503 ${entry.refused}`
     }
@@ -169,7 +170,7 @@ export function createServe(deps: ServeDeps): ServeServer {
       const answered = answerOf(svc, result, answer)
       deps.metrics.ran(answered.outcome, result.ms)
       send(res, answered.status, answered.body)
-      const stopped: Record<StopReason, string> = { timeout: ' (stopped: --run-timeout)', 'client-gone': ' (stopped: the client went away; a controller whose timeout is shorter than the run never gets a verdict: raise Argo timeoutSeconds / Flagger timeout above --run-timeout)', shutdown: ' (stopped: armproof serve is shutting down)' }
+      const stopped: Record<StopReason, string> = { timeout: ' (stopped: --run-timeout)', 'client-gone': ' (stopped: the client went away; a controller whose timeout is shorter than the run never gets a verdict: raise Argo timeoutSeconds / Flagger timeout above --run-timeout)', shutdown: ' (stopped: serve is shutting down)' }
       return `${res.destroyed && result.stopped === 'client-gone' ? 'not answered' : answered.status} ${answered.outcome} after ${formatDuration(result.ms)}${result.stopped ? stopped[result.stopped] : ''}`
     } finally {
       release()
@@ -193,7 +194,7 @@ export function createServe(deps: ServeDeps): ServeServer {
       return void send(res, 200, deps.metrics.page({ running: deps.gate.runningCount, queued: deps.gate.queuedCount, targets: targetCount }), { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })
     }
     runRequest(req, res, r.svc, r.answer, started).then(logged, (error: unknown) => {
-      sendJson(res, 500, { svc: r.svc, verdict: 'error', error: `armproof serve failed: ${(error as Error).message}` })
+      sendJson(res, 500, { svc: r.svc, verdict: 'error', error: `serve failed: ${(error as Error).message}` })
       logged(`500 ${(error as Error).message}`)
     })
   })

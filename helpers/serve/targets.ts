@@ -21,18 +21,19 @@ export const RUN_LEVEL_ENV = ['VERIFY_TARGETS', 'VERIFY_SHARD', 'VERIFY_CONCURRE
 export function loadServedTargets(file: string, env: Readonly<Record<string, string | undefined>>, cwd: string, dotenv: string | undefined): { targets: ServedTargets } | { problems: string[] } {
   const read = readBounded(file)
   if ('problem' in read) return { problems: [`--targets: ${showValue(file)} ${read.problem}`] }
-  const parsed = parseTargetsFile(read.text)
-  if ('problems' in parsed) return { problems: parsed.problems.map((p) => `${file}: ${p.message}`) }
-  // Validated as verify validates a fleet run, with the env a run gets (no run-level twins).
+  // Validated as verify validates a fleet run, with the env a run gets (no run-level twins): the
+  // file's shape and every target's values in one answer, each problem at its file:line.
   const planned = planFleet({ argv: ['--targets', file], env: { ...env, ...Object.fromEntries(RUN_LEVEL_ENV.map((k) => [k, ''])) }, cwd, ...(dotenv ? { dotenv } : {}) })
   if (!planned.ok) return { problems: planned.problems.map((p) => p.message) }
-  const { defaults, targets: entries } = parsed.file
+  const parsed = parseTargetsFile(read.text)
+  if (!('file' in parsed) || parsed.problems.length > 0) return { problems: parsed.problems.map((p) => `${file}${p.line !== undefined ? `:${p.line}` : ''}: ${p.message}`) }
+  const { defaults, targets: entries, lines } = parsed.file
   const argv = new Map<string, readonly string[]>()
   const problems: string[] = []
   for (const t of planned.plan.targets) {
     const svc = t.target.svc
     if (argv.has(svc)) {
-      problems.push(`${file}: targets[${t.index}]: svc ${showValue(svc)} is listed twice; POST /verify/<svc> names one target, so armproof serve needs each svc once (serve each knob or endpoint from its own file)`)
+      problems.push(`${file}:${lines.targets[t.index]!.at}: targets[${t.index}]: svc ${showValue(svc)} is listed twice; POST /verify/<svc> names one target, so serve needs each svc once (serve each knob or endpoint from its own file)`)
       continue
     }
     argv.set(svc, targetArgv(defaults, [], entries[t.index]!))

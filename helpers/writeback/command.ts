@@ -12,6 +12,7 @@ import { writeEntries } from './page-write.ts'
 import { checkReport, readReportFile } from './report.ts'
 import { writebackFleet } from './fleet.ts'
 import { isFleetReport } from '../fleet/report.ts'
+import { VERSION_TEXT } from '../cli/invocation.ts'
 
 export { entryLines, entryMarker } from './entry.ts'
 export { insertEntry, lineEnding } from './page.ts'
@@ -39,6 +40,10 @@ export async function writeback(io: WritebackIo): Promise<number> {
     if (!parsed.ok) {
       if (parsed.help) {
         io.out.write(`${writebackHelp()}\n`)
+        return WRITEBACK_EXIT.written
+      }
+      if (parsed.version) {
+        io.out.write(`${VERSION_TEXT}\n`)
         return WRITEBACK_EXIT.written
       }
       io.err.write(`${formatRefusals(parsed.refusals)}\n`)

@@ -16,6 +16,7 @@ import { formatRefusals, refusalLine, type Refusal, type WritebackOptions } from
 import { writeEntries, type PageWriteIo } from './page-write.ts'
 import { checkReport, type CheckedReport } from './report.ts'
 import { gateReport, isFolder } from './gate.ts'
+import { command } from '../cli/invocation.ts'
 
 export const WRITEBACK_PARTIAL = 5
 
@@ -35,17 +36,17 @@ function checkWhole(fleet: FleetReport, shownPath: string): { targets: Checked[]
   const refusals: Refusal[] = []
   const targets: Checked[] = []
   const list: unknown = fleet.targets
-  if (!Array.isArray(list) || list.length === 0) return { refusals: [{ checked: 'fleet report', where: shownPath, found: 'holds no targets list', next: 'pass the --report file of pnpm verify --targets' }] }
+  if (!Array.isArray(list) || list.length === 0) return { refusals: [{ checked: 'fleet report', where: shownPath, found: 'holds no targets list', next: `pass the --report file of ${command('verify')} --targets` }] }
   for (const [i, entry] of (list as unknown[]).entries()) {
     const e = entry as { name?: unknown; report?: unknown } | null
     const name = e && typeof e === 'object' && typeof e.name === 'string' ? e.name : null
     const at = `${shownPath} targets[${i}]${name !== null ? ` (${showText(name, 60)})` : ''}`
     if (name === null) {
-      refusals.push({ checked: 'fleet report', where: at, found: 'a target without a name', next: 'pass the --report file pnpm verify --targets wrote, unedited' })
+      refusals.push({ checked: 'fleet report', where: at, found: 'a target without a name', next: `pass the --report file ${command('verify')} --targets wrote, unedited` })
       continue
     }
     if (e!.report === undefined) {
-      refusals.push({ checked: 'fleet report', where: at, found: 'a target without a report', next: 'pass the --report file pnpm verify --targets wrote, unedited' })
+      refusals.push({ checked: 'fleet report', where: at, found: 'a target without a report', next: `pass the --report file ${command('verify')} --targets wrote, unedited` })
       continue
     }
     const read = checkReport(e!.report, at)

@@ -7,6 +7,7 @@ import { verifyRecording } from '../seams/recording.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
 import { judgeReport, type CheckedReport } from './report.ts'
 import { checkPage, findPage } from './vault.ts'
+import { command } from '../cli/invocation.ts'
 
 export interface GateIo {
   now: Date
@@ -22,7 +23,7 @@ export async function gateReport(report: CheckedReport, o: WritebackOptions, sho
     // A replay is only as good as its recording: verify the fixtures again, now.
     const rec = report.report.recording
     const problem = verifyRecording(rec.fixtures, rec.digest)
-    if (problem) refusals.push({ checked: 'recording', where: io.show(rec.fixtures), found: problem, next: 'replay an unedited recording, or run pnpm verify live' })
+    if (problem) refusals.push({ checked: 'recording', where: io.show(rec.fixtures), found: problem, next: `replay an unedited recording, or run ${command('verify')} live` })
   }
   if (!io.vaultOk) return { refusals }
   const found = o.page === null ? await findPage(o.vault, report.svc, io.show(o.vault)) : await checkPage(o.vault, o.page, report.svc, io.show(o.vault))

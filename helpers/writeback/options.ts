@@ -3,9 +3,10 @@
 import { resolve } from 'node:path'
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { parseDuration } from '../config/duration.ts'
-import { optionRows, WRITEBACK_OPTIONS } from '../cli/options.ts'
+import { COMMON_SWITCHES, optionRows, WRITEBACK_OPTIONS } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 import { escapeControls } from './escape.ts'
+import { command } from '../cli/invocation.ts'
 
 /** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */
 export interface Refusal {
@@ -41,7 +42,7 @@ export interface WritebackOptions {
   allowReplay: boolean
 }
 
-export type OptionsResult = { ok: true; options: WritebackOptions } | { ok: false; help: boolean; refusals: Refusal[] }
+export type OptionsResult = { ok: true; options: WritebackOptions } | { ok: false; help: boolean; version?: boolean; refusals: Refusal[] }
 
 const DEFAULT_MAX_AGE = '24h'
 
@@ -50,12 +51,13 @@ export function writebackHelp(): string {
   return [
     "armproof writeback: write a green, fresh report's meter and rollback line into the endpoint's existing vault page.",
     '',
-    'Usage: pnpm writeback --report <file> --vault <dir> [--page <path>] [--svc <svc>] [--max-age 24h] [--dry-run] [--allow-replay]',
+    `Usage: ${command('writeback')} --report <file> --vault <dir> [--page <path>] [--svc <svc>] [--max-age 24h] [--dry-run] [--allow-replay]`,
     '',
     'Options (each has an env twin; a flag beats env):',
     ...rows,
+    ...COMMON_SWITCHES,
     '',
-    'A fleet report (pnpm verify --targets … --report): validated whole before any page is touched; each target is judged by the same gate; a service whose targets all passed gets one entry per target (each naming its endpoint) in its own page, a service with any refused target gets none, naming it (--svc narrows to one service; --page is refused).',
+    `A fleet report (${command('verify')} --targets … --report): validated whole before any page is touched; each target is judged by the same gate; a service whose targets all passed gets one entry per target (each naming its endpoint) in its own page, a service with any refused target gets none, naming it (--svc narrows to one service; --page is refused).`,
     '',
     'Exit codes: 0 written, or already there (a fleet: every target) · 2 refused or usage error (the vault is left as it was; a fleet: no target written) · 5 a fleet report: some pages written, some refused (the lines say which page took which entries)',
   ].join('\n')
@@ -64,11 +66,12 @@ export function writebackHelp(): string {
 /** Flags and env → options; every problem at once, never throws. Paths resolve against `cwd`. */
 export function parseWritebackOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): OptionsResult {
   const refusals: Refusal[] = []
-  const usage = (checked: string, where: string, found: string, next = 'see pnpm writeback --help') => refusals.push({ checked, where, found, next })
+  const usage = (checked: string, where: string, found: string, next = `see ${command('writeback')} --help`) => refusals.push({ checked, where, found, next })
   const parsed = parseCommandLine(argv, WRITEBACK_OPTIONS)
   if (parsed.help) return { ok: false, help: true, refusals: [] }
+  if (parsed.version) return { ok: false, help: false, version: true, refusals: [] }
   for (const p of parsed.problems) {
-    if (p.kind === 'positional') usage('arguments', 'command line', `unexpected argument ${showValue(p.value)}`, 'options start with --; see pnpm writeback --help')
+    if (p.kind === 'positional') usage('arguments', 'command line', `unexpected argument ${showValue(p.value)}`, `options start with --; see ${command('writeback')} --help`)
     else if (p.kind === 'unknown') usage(p.rawName, 'command line', `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`)
     else if (p.kind === 'needs-value') usage(`--${p.flag}`, 'command line', 'needs a value')
     else usage(`--${p.flag}`, 'command line', 'takes no value')
@@ -85,7 +88,7 @@ export function parseWritebackOptions(argv: readonly string[], env: Readonly<Rec
     const r = raw(flag)
     if (r && r.value !== '') return r.value
     const o = WRITEBACK_OPTIONS.find((x) => x.flag === flag)!
-    usage(`--${flag}`, `command line and ${o.env}`, 'is required', flag === 'report' ? 'pass the file pnpm verify wrote with --report' : 'pass the vault checkout folder')
+    usage(`--${flag}`, `command line and ${o.env}`, 'is required', flag === 'report' ? `pass the file ${command('verify')} wrote with --report` : 'pass the vault checkout folder')
     return undefined
   }
   const bool = (flag: Flag): boolean => {

@@ -10,6 +10,7 @@ import { LockBusyError, removeLeftovers, withPageLock } from './lock.ts'
 import type { Refusal } from './options.ts'
 import { insertEntry, PageShapeError } from './page.ts'
 import { formatAge } from './report.ts'
+import { command } from '../cli/invocation.ts'
 
 /** One entry for a page: its marker (same report, same marker) and its lines. */
 export interface PageEntry {
@@ -69,7 +70,7 @@ export async function writeEntries(page: string, vault: string, entries: readonl
       const changed = error instanceof PageChangedError
       const owner = error instanceof OwnerError
       const found = changed ? 'changed while writing; nothing was replaced' : owner ? `${error.message}; nothing was replaced` : `could not be written (${error instanceof Error ? error.message : String(error)}); the page was left as it was`
-      const nextStep = changed ? 'run pnpm writeback again' : owner ? "run writeback as the page's owner" : 'check the vault folder is writable and has space, then run again'
+      const nextStep = changed ? `run ${command('writeback')} again` : owner ? "run writeback as the page's owner" : 'check the vault folder is writable and has space, then run again'
       return { refusal: { checked: 'page write', where: shownPage, found, next: nextStep } }
     }
     return { done: 'written', added: fresh.length, present }

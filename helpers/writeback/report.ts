@@ -10,6 +10,7 @@ import type { Report } from '../report/json.ts'
 import { endsEarly } from '../schema.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
+import { command } from '../cli/invocation.ts'
 
 /** The fields writeback writes from, checked; every string is still untrusted text. */
 export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finishedAt' | 'meter' | 'exitCode'> & {
@@ -50,7 +51,7 @@ async function readRegular(path: string): Promise<{ bytes: Buffer } | { code: st
   }
 }
 
-const refusalOf = (shown: string) => (found: string, next = 'pass the JSON file pnpm verify wrote with --report'): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+const refusalOf = (shown: string) => (found: string, next = `pass the JSON file ${command('verify')} wrote with --report`): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
 
 /** The report file as parsed JSON (a one-target report or a fleet's), or why it cannot be read. */
 export async function readReportFile(path: string, shown: string): Promise<{ data: unknown } | { refusals: Refusal[] }> {
@@ -58,7 +59,7 @@ export async function readReportFile(path: string, shown: string): Promise<{ dat
   const read = await readRegular(path)
   if ('code' in read) {
     const c = read.code
-    if (c === 'ENOENT') return refuse('no such file', 'pass the file pnpm verify wrote with --report (in CI: download the verify job artifact first)')
+    if (c === 'ENOENT') return refuse('no such file', `pass the file ${command('verify')} wrote with --report (in CI: download the verify job artifact first)`)
     if (c === 'FIFO' || c === 'DIR' || c === 'SPECIAL') return refuse(`is not a regular file (${c === 'FIFO' ? 'a FIFO' : c === 'DIR' ? 'a folder' : 'a device or socket'}); it was not read`)
     if (c === 'TOO_BIG') return refuse(`is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB; no report is that large`)
     return refuse(`cannot be read (${c})`, 'check the file exists and is readable, then run again')
@@ -73,7 +74,7 @@ export async function readReportFile(path: string, shown: string): Promise<{ dat
     return { data: JSON.parse(text) as unknown }
   } catch (error) {
     const early = endsEarly(text, error)
-    return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, 'pass the JSON file pnpm verify wrote with --report (not the JUnit file)')
+    return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, `pass the JSON file ${command('verify')} wrote with --report (not the JUnit file)`)
   }
 }
 
@@ -140,21 +141,21 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
     refuse(
       'verdict and exitCode',
       `verdict ${showText(checked.verdict)}, exitCode ${checked.exitCode}: not green`,
-      "only a green run is written; fix what the report's failed steps say and run pnpm verify again",
+      `only a green run is written; fix what the report's failed steps say and run ${command('verify')} again`,
     )
   }
   const why = rederive(report)
   if (why.length) {
-    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, 'only a report whose nine steps all held (or were skipped as the run declared) is written; run pnpm verify again')
+    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, `only a report whose nine steps all held (or were skipped as the run declared) is written; run ${command('verify')} again`)
   }
   // A report from before the run identity has none; one that has it must be its own.
   const edited = report.run ? identityProblem(report) : null
-  if (edited) refuse('run', edited, 'pass the report pnpm verify wrote, unedited')
+  if (edited) refuse('run', edited, `pass the report ${command('verify')} wrote, unedited`)
   if (checked.mode === 'replay') {
     if (!options.allowReplay) {
-      refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', 'run pnpm verify live after the deploy, or pass --allow-replay to write it anyway')
+      refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', `run ${command('verify')} live after the deploy, or pass --allow-replay to write it anyway`)
     } else if (checked.recordedMs === null || report.recording === undefined) {
-      refuse('recordedAt', 'a replay report without recordedAt and its recording: its age cannot be known', 'replay the recording again with this armproof, or run pnpm verify live')
+      refuse('recordedAt', 'a replay report without recordedAt and its recording: its age cannot be known', `replay the recording again with this armproof, or run ${command('verify')} live`)
     }
   }
   if (options.svc !== null && checked.svc !== options.svc) {
@@ -167,7 +168,7 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
   const atText = replay ? report.recordedAt! : checked.finishedAt
   const age = now.getTime() - at
   if (age > options.maxAgeMs) {
-    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`, 'run pnpm verify again after the deploy, or raise --max-age')
+    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`, `run ${command('verify')} again after the deploy, or raise --max-age`)
   } else if (age < -SKEW_MS) {
     refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} in the future`, 'check the clocks of the verify runner and this one')
   }

@@ -251,6 +251,11 @@ describe('record and replay', () => {
     const same = (r: EffectResult) => ({ ...r, mode: null, metrics: r.metrics.map((m) => ({ ...m, picture: null })) })
     expect(same(replay.result!)).toEqual(same(rec.result!))
     expect(replay.result!.mode).toBe('replay')
+    // --json: the result alone on stdout (the very one --out holds), every other line on stderr.
+    const json = await judge('reset', ['--mode', 'replay', '--fixtures', fixtures, '--json'], { arm: [] })
+    expect(json.code, json.err).toBe(1)
+    expect(JSON.parse(json.out)).toEqual(json.result)
+    expect(json.err).toContain('armproof effect: WORSE: ttft worse')
     // The command itself, with every socket refused: the same exit, no connection tried.
     const log = join(dir, 'sockets.log')
     const run = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/effect.ts'), '--mode', 'replay', '--fixtures', fixtures], {

@@ -15,6 +15,7 @@ import { createContext } from '../../helpers/steps/context.ts'
 import { beforeGroup, judgeStep, modelOf, proofRun, type ProofRun } from '../../helpers/steps/judges.ts'
 import { stepGroups, stepTitle, type StepId } from '../../helpers/steps/registry.ts'
 import { EXIT_CODES, type StepResult } from '../../helpers/steps/verdict.ts'
+import { checkedReport } from './report-schema.ts'
 
 export interface InProcessRun {
   exitCode: number
@@ -70,5 +71,5 @@ export async function proveInProcess(args: readonly string[], options: { engine:
     truth: truthTable(target, steps),
     ...(typeof helpDefault === 'string' ? { defaultFromHelp: helpDefault } : {}),
   })
-  return { exitCode: EXIT_CODES[report.verdict], report, stdout: JSON.stringify(report, null, 2), stderr: '' }
+  return { exitCode: EXIT_CODES[report.verdict], report: checkedReport(report), stdout: JSON.stringify(report, null, 2), stderr: '' }
 }

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import type { EngineHandle } from '../../engine/launch.ts'
 import type { Report } from '../../helpers/report/json.ts'
+import { checkedFleetReport, checkedReport } from './report-schema.ts'
+import type { FleetReport } from '../../helpers/fleet/report.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const VERIFY = join(ROOT, 'bin/verify.ts')
@@ -44,13 +46,19 @@ export async function runVerify(args: readonly string[], options: { env?: Record
     extendEnv: true,
     stdin: 'ignore',
   })
-  let report: Report | undefined
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), report: reportAt(reportPath), reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+}
+
+/** The report a run wrote, checked against the published schema (./report-schema.ts); undefined when none was written. */
+export function reportAt(path: string): Report | undefined {
+  let text: string
   try {
-    report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report
+    text = readFileSync(path, 'utf8')
   } catch {
-    report = undefined
+    return undefined
   }
-  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+  const doc = JSON.parse(text) as Report | FleetReport
+  return (doc.format === 'armproof-fleet/1' ? checkedFleetReport(doc) : checkedReport(doc)) as Report
 }
 
 /** A `pnpm verify` under way in its own process group, to be signalled mid-run (SIGINT / SIGTERM). */

@@ -5,12 +5,11 @@
 // node start, and the vitest start it must never reach: a run that gets that far throws here
 // (the proof steps themselves are judged in-process by test/support/prove-in-process.ts, and end
 // to end by runVerify).
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verify, type VerifyIo } from '../../helpers/cli/verify.ts'
-import type { Report } from '../../helpers/report/json.ts'
-import { ROOT, type VerifyRun } from './run-verify.ts'
+import { reportAt, ROOT, type VerifyRun } from './run-verify.ts'
 
 export class ReachedProofSteps extends Error {
   constructor() {
@@ -41,13 +40,7 @@ export async function verifyInProcess(args: readonly string[], options: { env?: 
   })
   // verify() contains every exception, this one too: it is thrown here, where the test sees it.
   if (reached) throw new ReachedProofSteps()
-  let report: Report | undefined
-  try {
-    report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report
-  } catch {
-    report = undefined
-  }
-  return { exitCode, stdout, stderr, report, reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+  return { exitCode, stdout, stderr, report: reportAt(reportPath), reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
 }
 
 /** As verifyInProcess, with exactly `args` (no report or JUnit path of its own) and `env` added to the process's; stdout and stderr together. */

@@ -1,0 +1,61 @@
+// Where a verify run's output goes, decided once from the command line, env and the streams:
+// `--json` (or VERIFY_JSON=1) puts the JSON report alone on stdout and every line meant for a
+// person on stderr; colour is ./color.ts' answer for the stream those lines go to; a terminal
+// (not CI) gets the live progress line. helpers/cli/verify.ts and helpers/cli/fleet.ts both ask here.
+import type { ConfigProblem } from '../config/load.ts'
+import { showValue } from '../config/shell.ts'
+import { OPTIONS } from './options.ts'
+import { envBoolean, parseCommandLine } from './parse.ts'
+import { colorChoice, paints, underCi } from './color.ts'
+
+export interface OutStream {
+  write(text: string): unknown
+  isTTY?: boolean
+  columns?: number
+}
+
+export interface RunStreams {
+  /** The runbook's lines (header, steps, truth table, verdict, closing line): stdout, or stderr under --json. */
+  lines: OutStream
+  err: OutStream
+  /** stdout under --json, where the report (one JSON document) is the only thing written; else null. */
+  json: OutStream | null
+  /** ANSI colour on `lines`. */
+  color: boolean
+  /** Long waits redraw one progress line on stderr (a terminal, not CI). */
+  live: boolean
+  /** Step lines are cut to this many columns on a terminal; a log keeps them whole (Infinity). */
+  width: number
+}
+
+export interface StreamsIo {
+  rawArgs: readonly string[]
+  env: Readonly<Record<string, string | undefined>>
+  out: OutStream
+  err: OutStream
+}
+
+/** --json or VERIFY_JSON (a yes/no word); a VERIFY_JSON that is neither is the operator's to fix. */
+export function jsonWanted(io: Pick<StreamsIo, 'rawArgs' | 'env'>): boolean | ConfigProblem {
+  if (parseCommandLine(io.rawArgs, OPTIONS, ['api-key']).values.get('json') === true) return true
+  const raw = io.env.VERIFY_JSON
+  if (raw === undefined) return false
+  const yes = envBoolean(raw)
+  return yes ?? { option: 'VERIFY_JSON', message: `VERIFY_JSON: ${showValue(raw, 40)} is not a yes/no word (1/0, true/false, yes/no, on/off)` }
+}
+
+/** The run's streams; a problem when VERIFY_JSON cannot be read. */
+export function runStreams(io: StreamsIo): RunStreams | ConfigProblem {
+  const json = jsonWanted(io)
+  if (typeof json !== 'boolean') return json
+  const lines = json ? io.err : io.out
+  const choice = colorChoice(parseCommandLine(io.rawArgs, OPTIONS, ['api-key']).color, io.env)
+  return {
+    lines,
+    err: io.err,
+    json: json ? io.out : null,
+    color: paints(choice, lines, io.env),
+    live: io.err.isTTY === true && !underCi(io.env),
+    width: lines.isTTY === true ? (lines.columns ?? 120) : Infinity,
+  }
+}
