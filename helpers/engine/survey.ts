@@ -1,0 +1,143 @@
+// The host reads that find the engine process, each a small script with its own parser, so a
+// caller (or a later batch of a target's reads) can put them in one host call. Every value put
+// into a script is quoted; every section of the output is marked, and parsed by ./proc.ts.
+//
+// - survey: the boot time and clock tick, the listening TCP sockets of the host's network
+//   namespace, which process holds each (fd links `socket:[inode]`), `pidof <name>`, and the stat
+//   line and command line of each of those processes: one call answers "who serves port P" and
+//   "which engines of that name run here".
+// - container: `podman inspect` of the service (as the deploy user) and every process's stat
+//   line, to find the engine in the container's process tree.
+// - details: the stat line and command line of given pids (one found another way).
+import { quote } from '../config/shell.ts'
+import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
+
+const MARK = '@@armproof '
+
+/** One process as the survey read it. */
+export interface ProcRead {
+  stat: ProcStat | undefined
+  /** Its argv; empty when the command line could not be read (exited, hidden). */
+  argv: string[]
+}
+
+export interface Survey {
+  btime: number | null
+  clkTck: number | null
+  listeners: Listener[]
+  /** Listening-socket inode → the pids holding it (only those this user may see). */
+  owners: Map<string, string[]>
+  /** What `pidof <name>` found. */
+  named: string[]
+  procs: Map<string, ProcRead>
+}
+
+/** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
+function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
+  const out: Array<{ name: string; arg: string; text: string }> = []
+  let at = stdout.indexOf(MARK)
+  while (at >= 0) {
+    const eol = stdout.indexOf('\n', at)
+    const head = stdout.slice(at + MARK.length, eol < 0 ? undefined : eol).trim().split(/\s+/)
+    const next = eol < 0 ? -1 : stdout.indexOf(`\n${MARK}`, eol - 1)
+    const body = eol < 0 ? '' : stdout.slice(eol + 1, next < 0 ? undefined : next + 1)
+    out.push({ name: head[0] ?? '', arg: head[1] ?? '', text: body })
+    at = next < 0 ? -1 : next + 1
+  }
+  return out
+}
+
+/** The per-process part of a survey and of `detailsScript`: stat and cmdline of each pid in `$P`. */
+const PROC_LOOP = [
+  'for p in $P; do',
+  `  echo "${MARK}stat $p"; cat /proc/$p/stat 2>/dev/null`,
+  // A cmdline that cannot be read (permission denied under hidepid) fails the script, so the host
+  // seam's `--sudo auto` retries it under sudo -n; a process that just exited is simply absent.
+  `  echo "${MARK}cmdline $p"; cat /proc/$p/cmdline || r=1; echo`,
+  'done',
+  'exit ${r:-0}',
+].join('\n')
+
+/**
+ * The survey script. The listening inodes are taken from /proc/net/tcp{,6} (state 0A), their
+ * holders from `ls -l /proc/[0-9]*\/fd` (one `pid inode` line each), and the processes detailed
+ * are those holders and what `pidof <name>` finds.
+ */
+export function surveyScript(processName: string): string {
+  return [
+    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
+    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
+    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
+    `echo '${MARK}listen'; [ -n "$L" ] && printf '%s\\n' "$L"`,
+    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
+    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+    `echo '${MARK}owners'; [ -n "$O" ] && printf '%s\\n' "$O"`,
+    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
+    `echo '${MARK}pidof'; echo $F`,
+    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$O" | awk 'NF{print $1}'; } | sort -un)`,
+    PROC_LOOP,
+  ].join('\n')
+}
+
+/** The stat line and command line of `pids` (validated digits only). */
+export function detailsScript(pids: readonly string[]): string {
+  const safe = pids.filter((p) => /^\d+$/.test(p))
+  return [`P=${quote(safe.join(' '))}`, PROC_LOOP].join('\n')
+}
+
+function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
+  const procs = new Map<string, ProcRead>()
+  for (const s of parts) {
+    if (!/^\d+$/.test(s.arg) || (s.name !== 'stat' && s.name !== 'cmdline')) continue
+    const p = procs.get(s.arg) ?? { stat: undefined, argv: [] }
+    if (s.name === 'stat') p.stat = parseStat(s.text.split('\n')[0] ?? '')
+    // The loop adds one newline after the command line, which itself ends in NUL.
+    else p.argv = parseCmdline(s.text.endsWith('\n') ? s.text.slice(0, -1) : s.text)
+    procs.set(s.arg, p)
+  }
+  return procs
+}
+
+export function parseSurvey(stdout: string): Survey {
+  const parts = sections(stdout)
+  const one = (name: string) => parts.find((s) => s.name === name)?.text ?? ''
+  const num = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : null)
+  const clk = num(one('clk_tck'))
+  return {
+    btime: num(one('btime')),
+    clkTck: clk !== null && clk > 0 ? clk : null,
+    listeners: parseListeners(one('listen')),
+    owners: parseOwners(one('owners')),
+    named: one('pidof').trim().split(/\s+/).filter((p) => /^\d+$/.test(p)),
+    procs: readProcs(parts),
+  }
+}
+
+export function parseDetails(stdout: string): Map<string, ProcRead> {
+  return readProcs(sections(stdout))
+}
+
+/** What `podman inspect --format '{{.State.Pid}}' <svc>` said, and every process's stat line. */
+export interface ContainerRead {
+  /** The container's main pid; 0 when it exists but is not running; null when there is no such container (or no podman). */
+  pid: string | null
+  /** podman's own words when it found no container. */
+  said: string
+  stats: Map<string, ProcStat>
+}
+
+export function containerScript(svc: string): string {
+  return [
+    `echo '${MARK}container'; podman inspect --format '{{.State.Pid}}' ${quote(svc)} 2>&1; echo "${MARK}exit $?"`,
+    `echo '${MARK}stats'; cat /proc/[0-9]*/stat 2>/dev/null`,
+    'exit 0',
+  ].join('\n')
+}
+
+export function parseContainer(stdout: string): ContainerRead {
+  const parts = sections(stdout)
+  const said = (parts.find((s) => s.name === 'container')?.text ?? '').trim()
+  const exit = parts.find((s) => s.name === 'exit')?.arg
+  const pid = exit === '0' && /^\d+$/.test(said) ? said : null
+  return { pid, said: pid === null ? said.split('\n').slice(-2).join(' | ') : '', stats: parseStats(parts.find((s) => s.name === 'stats')?.text ?? '') }
+}
