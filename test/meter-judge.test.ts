@@ -13,6 +13,7 @@ import { createContext, type RunContext } from '../helpers/steps/context.ts'
 import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
 import { prng } from './support/prng.ts'
+import { engineSeen, fakeProcHost } from './support/fake-proc.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const SERVED = 'radiance-ref-8b'
@@ -103,18 +104,18 @@ async function judge(s: Scenario): Promise<Run> {
       return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: render(page), url: req.url, redirects: [], durationMs: 1 }
     },
   }
+  // The engine lookup of step argv, run again after the watch (helpers/engine/recheck.ts): what pidof finds now, no listener.
+  const fake = fakeProcHost(() => (s.pidofNow === 'unreachable' ? { procs: [], failure: 'unreachable' } : { procs: s.pidofNow.map((pid) => ({ pid, name: 'radiance' })) }))
   const host: HostClient = {
     where: 'local',
     async run(req): Promise<HostResult> {
-      expect(req.script).toBe('pidof radiance')
-      pidofCalls++
-      if (s.pidofNow === 'unreachable') return { command: req.script, stdout: '', stderr: 'ssh: connect to host gpu-7 port 22: Connection refused', exitCode: 255, failure: 'unreachable', durationMs: 1 }
-      return { command: req.script, stdout: s.pidofNow.join(' '), stderr: '', exitCode: s.pidofNow.length ? 0 : 1, durationMs: 1 }
+      if (req.script.includes('pidof radiance')) pidofCalls++
+      return fake.run(req)
     },
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
-  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: { ...s.argv } } : {}), ...baseline })
+  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: engineSeen(s.argv.pid, s.argv.argvHeld) } : {}), ...baseline })
   return { judgement, scrapes: served, pidofCalls }
 }
 
@@ -143,7 +144,7 @@ describe('the meter judge, case by case', () => {
   test.each([
     ['another pid runs now', { pidofNow: ['5151'] }, 'failed', `step argv read pid ${PID}; pidof radiance now finds 5151`],
     ['no process runs now', { pidofNow: [] }, 'failed', 'now finds no process'],
-    ['pidof cannot run again', { pidofNow: 'unreachable' }, 'inconclusive', 'pidof could not run again'],
+    ['pidof cannot run again', { pidofNow: 'unreachable' }, 'inconclusive', 'could not be looked up again'],
     ['argv read no single process', { argv: undefined }, 'inconclusive', 'step argv read no single engine process'],
     ['argv read the process but it lacked the flag', { argv: { pid: PID, argvHeld: false } }, 'inconclusive', `step argv did not hold for pid ${PID}`],
   ] as const)('above zero before the run is not green when the process cannot be proven the same: %s', async (_what, change, verdict, text) => {

@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'vitest'
 import { VirtualClock } from './support/virtual-clock.ts'
 import { loadConfig } from '../helpers/config/load.ts'
-import type { HostClient, HostResult } from '../helpers/seams/host.ts'
+import type { HostClient } from '../helpers/seams/host.ts'
+import { engineSeen, fakeProcHost } from './support/fake-proc.ts'
 import type { HttpClient } from '../helpers/seams/http.ts'
 import { createContext, type RunContext } from '../helpers/steps/context.ts'
 import { JUDGES, BEFORE_GROUP } from '../helpers/steps/judges.ts'
@@ -95,15 +96,11 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   const config = loadConfig({ argv, env: {} })
   if (!config.ok) throw new Error(JSON.stringify(config.problems))
   const prom = fakeProm(s)
-  const host: HostClient = {
-    where: 'local',
-    async run(req): Promise<HostResult> {
-      return { command: req.script, stdout: PID, stderr: '', exitCode: 0, durationMs: 1 }
-    },
-  }
+  // The engine lookup of step argv, run again after the watch: one process named radiance, pid PID.
+  const host: HostClient = fakeProcHost({ procs: [{ pid: PID, name: 'radiance' }] })
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
   const given = await BEFORE_GROUP['behaviour survived']!(ctx)
-  const j = await JUDGES.meter(ctx, { ...given, engineProcess: { pid: PID, argvHeld: true } })
+  const j = await JUDGES.meter(ctx, { ...given, engineProcess: engineSeen(PID, true) })
   return { j, queries: prom.queries() }
 }
 

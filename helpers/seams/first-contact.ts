@@ -1,4 +1,5 @@
-// First contact: one GET /health and one GET /v1/models before any proof step is judged. What
+// First contact: one GET /health and one GET /v1/models before any proof step is judged, and on
+// the host, whether anything serves the base URL's port (helpers/engine/unserved.ts). What
 // they show that only the operator can fix (a host name that does not resolve, a certificate
 // this process does not trust, a key refused with 401/403, a /health that is not there) ends the
 // run at once, exit 2, with the cause and the fix in one line, instead of waiting out a budget.
@@ -7,7 +8,10 @@
 import type { Target } from '../config/load.ts'
 import { readFileSync } from 'node:fs'
 import { HttpError, liveHttp, type HttpClient, type HttpResponse } from './http.ts'
-import { redactText } from './redact.ts'
+import { redactingHost, redactText } from './redact.ts'
+import { createHost } from './host.ts'
+import { engineQuery } from '../engine/query.ts'
+import { unservedPort } from '../engine/unserved.ts'
 
 /** How long each first-contact request may take: a loading engine is the health step's to wait for. */
 export const FIRST_CONTACT_TIMEOUT_MS = 10_000
@@ -100,6 +104,8 @@ export async function contactTarget(target: Target): Promise<FirstContactRefusal
   } finally {
     await http.close()
   }
+  // The host side: a port nothing on --host serves (helpers/engine/unserved.ts).
+  problem ??= await unservedPort(redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey), engineQuery(target), target.baseUrl)
   if (!problem) return undefined
   const message = redactText(problem.message, target.apiKey)
   return { message, where: problem.where, line: `armproof: ${message} [first contact: ${problem.where}; no proof step was judged]` }

@@ -157,6 +157,8 @@ const RUN_SCHEMA = object({
     dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
     // Recorded since the meter could be read through Prometheus; absent in older recordings.
     prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
+    // Recorded since the engine could be found by --pid-cmd; absent in older recordings.
+    pidCmd: optional(nullable(string())),
   }),
   verdict: optional(literal('green', 'red', 'inconclusive', 'error', 'interrupted')),
   steps: optional(record(literal('passed', 'failed', 'inconclusive', 'skipped'), { re: new RegExp(`^(${STEP_IDS.map((x) => x.replace('.', '\\.')).join('|')})$`), says: 'a step id' })),

@@ -8,6 +8,31 @@ import { knob, type KnobSpec } from '../config/knobs.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
 import type { MetricsReading } from './meter/reading.ts'
+import type { KnownFlag } from '../argparse/rules.ts'
+import type { FoundBy } from '../engine/find.ts'
+
+/** The engine process step `argv` read (helpers/engine/find.ts found it). */
+export interface EngineProcess {
+  pid: string
+  /** Its command line carried the flag as expected. */
+  argvHeld: boolean
+  /** prometheus_client's process_start_time_seconds for it: /proc/<pid>/stat field 22 / CLK_TCK + btime; null when unread. */
+  startTimeSeconds: number | null
+  /** Seconds: 1 / CLK_TCK. */
+  startTimeResolution: number
+  foundBy: FoundBy
+  /** The pid holds the listening socket of the URL's port AND the URL's host is the host inspected (loopback with --host local, or the ssh host's own name/address). */
+  listenerTied: boolean
+}
+
+/** What proved the run is about another engine, and the step that fails with it. */
+export interface WrongEngine {
+  step: StepId
+  expected: string
+  observed: string
+  where: string
+  next: string
+}
 
 /** The model the probes serve, learned once per run (--model, else /v1/models) and shared by them. */
 export interface ServedModel {
@@ -28,8 +53,16 @@ export interface StepOutputs {
   buildChoices: string[] | null
   /** /health answered 200 at least once. Step `health`. */
   healthy: boolean
-  /** The one engine process step `argv` read, and whether its command line held. */
-  engineProcess: { pid: string; argvHeld: boolean }
+  /** Every flag the build's --help lists, with whether it takes a value (null: none could be read). Step `help`. */
+  buildFlags: KnownFlag[] | null
+  /** The one engine process step `argv` read, how it was found, and whether its command line held. */
+  engineProcess: EngineProcess
+  /**
+   * The run is proven to be about another engine than the one argv read (e.g. the endpoint's
+   * process start time is not that pid's): the runner ends the run, the steps after it are not
+   * judged (./judges.ts), and step `step` fails with this proof.
+   */
+  wrongEngine: WrongEngine
   /** /metrics read before the probes sent their traffic. The probes' section, before them. */
   baseline: MetricsReading
   /** The served model id, shared by the three probes and read by the meter. */

@@ -12,9 +12,11 @@ import { HttpError } from '../../seams/http.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { MeterProof } from './evidence.ts'
-import { quote } from '../../config/shell.ts'
-import { hostTrouble, tail, whereHost } from '../_host.ts'
+import { recheckProcess, type ProcessCheck } from '../_engine.ts'
 import { MetricsUnavailable, PROCESS_START, readMetrics, seriesKey, seriesName, stepTimes, trafficBetween, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
+
+// The re-check after the watch is the engine lookup of step argv, run again (helpers/engine/recheck.ts).
+export { recheckProcess, type ProcessCheck }
 
 export function meterPollInterval(windowMs: number): number {
   return Math.min(10_000, Math.max(250, Math.floor(windowMs / 30)))
@@ -75,32 +77,6 @@ async function checkStats(ctx: RunContext, buildDefault: string | null | undefin
 async function servedModel(ctx: RunContext, model: StepOutputs['model'] | undefined): Promise<string | undefined> {
   if (ctx.target.model) return ctx.target.model
   return model ? model.settled() : undefined
-}
-
-/** Whether the process step `argv` read still runs, alone, after the watch. */
-export interface ProcessCheck {
-  /** same: that one pid still runs; changed: it is gone or another runs beside it; unknown: pidof could not run; unproven: argv read no single process. */
-  state: 'same' | 'changed' | 'unknown' | 'unproven'
-  argvPid: string | null
-  /** What pidof finds now. */
-  pids: string[]
-  /** Step argv held: that process carries the flag as expected. */
-  argvHeld: boolean
-  detail: string
-  where?: string
-}
-
-export async function recheckProcess(ctx: RunContext, seen: StepOutputs['engineProcess'] | undefined): Promise<ProcessCheck> {
-  if (!seen) return { state: 'unproven', argvPid: null, pids: [], argvHeld: false, detail: 'step argv read no single engine process' }
-  const base = { argvPid: seen.pid, argvHeld: seen.argvHeld }
-  const r = await ctx.host.run({ script: `pidof ${quote(ctx.target.process)}`, privileged: true, timeoutMs: ctx.target.hostTimeoutMs })
-  const where = whereHost(ctx, r.command)
-  const trouble = hostTrouble(ctx, r, '')
-  if (trouble) return { ...base, state: 'unknown', pids: [], detail: `pidof could not run again: ${trouble.observed}`, where }
-  const pids = r.stdout.trim().split(/\s+/).filter((p) => /^\d+$/.test(p))
-  if (pids.length === 1 && pids[0] === seen.pid) return { ...base, state: 'same', pids, detail: `pid ${seen.pid} (read by step argv) still runs, alone`, where }
-  const now = pids.length === 0 ? `pidof ${ctx.target.process} now finds no process${r.stderr.trim() ? ` (${tail(r.stderr)})` : ''}` : `pidof ${ctx.target.process} now finds ${pids.join(', ')}`
-  return { ...base, state: 'changed', pids, detail: `step argv read pid ${seen.pid}; ${now}`, where }
 }
 
 /** One series of the meter followed across the scrapes of this run. */
