@@ -10,7 +10,8 @@
 // - 'in-process': the proof steps judged in this process (test/support/prove-in-process.ts).
 import dns from 'node:dns'
 import { expect } from 'vitest'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
+import type { EngineHandle } from '../../engine/launch.ts'
+import { startRow } from './fault-row.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { END_TO_END, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
@@ -50,13 +51,12 @@ function inProcessEnv(env: Record<string, string> | undefined): Record<string, s
 
 /** `x`: the test's own expect (rows run side by side). */
 export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect): Promise<void> {
-  const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
-  engines.push(engine)
+  const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
+  const { engine, baseUrl } = row
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const baseUrl = c.baseUrl?.(engine.baseUrl) ?? engine.baseUrl
   const args = [...engineArgs(engine, baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
-  if (c.mistake) await engine.waitReady()
+  if (c.mistake) await row.waitReady()
   const env = c.how === 'pnpm verify' ? c.env : inProcessEnv(c.env)
   const preloaded = c.how !== 'pnpm verify' && c.env?.NODE_OPTIONS !== undefined
   const askedBefore = asked.length
@@ -66,7 +66,7 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
       : c.how === 'verify in-process'
         ? await verifyInProcess(args, { env: { ...engine.env, ...env } })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
-  await engine.stop()
+  await row.stop()
   const context = `${run.stdout}\n${run.stderr}`
   // The preload's answer, not the machine's resolver: the run's connection asked the patched dns.lookup.
   if (preloaded) {

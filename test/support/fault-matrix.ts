@@ -28,6 +28,14 @@ export interface FaultCase {
   baseUrl?: (engineUrl: string) => string
   /** How the doc shows that base URL, e.g. `http://127.0.0.1:PORT/v1`. */
   baseUrlShown?: string
+  /** A second engine under the same process name on the same host, with its own port, ledger and shims. */
+  beside?: Omit<EngineOptions, 'svc' | 'processName'>
+  /**
+   * Where --base-url points instead of the engine's own port: a proxy in front of `beside` (a
+   * Service or load balancer; its socket is held by no process of the engine's name), or a port no
+   * process serves (one off the engine's, where that one is free).
+   */
+  reach?: 'proxy to beside' | 'unserved port'
   /**
    * An operator's mistake, answered with exit 2 `before contact` (the configuration alone) or on
    * `first contact` (one GET /health, one GET /v1/models): run with the DEFAULT budgets (15m health,
@@ -54,7 +62,8 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'meter_wrong_prefix', what: 'the meter is exported under vllm: instead of radiance:', engine: arm(['meter_wrong_prefix']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'another prefix: vllm:engine_steps_held_total' },
   { fault: 'ledger_mismatch', what: 'the ledger resolved another value than argv carries', engine: arm(['ledger_mismatch']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { ledger: 'failed' }, message: 'resolved --prefill-interleave to 2, not 1' },
   { fault: 'help_missing_flag', what: "the pinned build's --help lacks the flag", engine: arm(['help_missing_flag']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { help: 'failed' }, message: 'does not define --prefill-interleave' },
-  { fault: 'two engine processes', what: 'a second engine process runs beside the first', engine: { ...ARMED, copies: 2 }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed' }, message: '2 processes named' },
+  // Was red ("2 processes named"): a second engine process that does not serve the port is a normal layout now (issue 20), the one serving it is proven.
+  { fault: 'two engine processes', what: 'a second engine process (same name, not listening) runs beside the first: the one serving the port is proven, the other named', engine: { ...ARMED, copies: 2 }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: 'holds the listening socket of port' },
   { fault: 'no engine process', what: 'no process of that name runs on the host', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--process', 'radiance-gone'], verdict: 'red', steps: { argv: 'failed' }, message: 'engine not running' },
   { fault: 'flag not passed', what: 'the service env still has the old value: argv lacks the flag', engine: {}, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'no --prefill-interleave in argv' },
   { fault: 'bench drop-in left', what: 'a drop-in overrides the unit', engine: { ...ARMED, dropins: ['/etc/systemd/system/demo.service.d/bench.conf'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { dropins: 'failed' }, message: 'DropInPaths=/etc/systemd/system/demo.service.d/bench.conf' },
@@ -117,6 +126,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'no scheme', what: 'the base URL lacks http://', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', baseUrl: (u) => u.replace(/^http:\/\//, ''), baseUrlShown: '127.0.0.1:PORT', verdict: 'error', steps: {}, mistake: 'before contact', message: 'has no scheme; write http://127.0.0.1:' },
   { fault: 'unresolvable host', what: 'the host name does not resolve (ENOTFOUND; the run resolves names under .invalid to NXDOMAIN itself, test/support/nxdomain.ts)', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', baseUrl: (u) => u.replace('127.0.0.1', 'gpu-7.invalid'), baseUrlShown: 'http://gpu-7.invalid:PORT', env: { NODE_OPTIONS: '--import=./test/support/nxdomain.ts' }, verdict: 'error', steps: {}, mistake: 'first contact', message: 'does not resolve (ENOTFOUND)' },
   { fault: '404 on /health', what: 'the base URL carries a path: /health answers 404', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', baseUrl: (u) => `${u}/api`, baseUrlShown: 'http://127.0.0.1:PORT/api', verdict: 'error', steps: {}, mistake: 'first contact', message: "/health answers HTTP 404 (the path): --base-url must be the engine's root" },
+  { fault: 'unserved port', what: 'the base URL is one port off: nothing on --host listens there (no container either); the engine\'s port is named', engine: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', reach: 'unserved port', baseUrlShown: 'http://127.0.0.1:PORT+1', verdict: 'error', steps: {}, mistake: 'first contact', message: 'nothing on this host listens on port' },
   { fault: 'health_redirect', what: '/health redirects to /health/: followed, as on /metrics, green', engine: arm(['health_redirect']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
   { fault: 'metrics_gzip', what: '/metrics sent gzip-encoded (armproof asks for it, as Prometheus does): decoded, green', engine: arm(['metrics_gzip']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
   { fault: 'completions_429', what: "a gateway's 429 with Retry-After on the first completions: retried within the probe timeout, green", engine: arm(['completions_429']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
@@ -124,6 +134,14 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'tools_need_jinja', what: 'llama.cpp without --jinja: HTTP 500 "tools param requires --jinja flag"', engine: arm(['tools_need_jinja']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.tools': 'failed' }, message: 'restart llama-server with --jinja' },
   { fault: 'exact_abort', what: 'finish_reason abort: the engine cancelled the request', engine: arm(['exact_abort']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'the engine aborted the request (finish_reason abort)' },
   { fault: 'exact_refusal', what: "the reply carries a refusal and content null: said as a refusal, not a parser fault", engine: arm(['exact_refusal']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.exact': 'failed' }, message: 'the model refused' },
+  // issue 20: one engine, found from the endpoint; its command line as its parser reads it
+  { fault: 'two engines, one name (the armed one)', what: 'two engines under one process name on one host, each on its own port: the armed one, verified through its own port, is green; the other is named with its port', engine: ARMED, beside: {}, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
+  { fault: 'two engines, one name (the unarmed one)', what: 'the unarmed engine beside an armed one of the same name, verified through its own port: red, never the armed one\'s argv', engine: {}, beside: ARMED, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'no --prefill-interleave in argv' },
+  { fault: 'replica behind a proxy', what: 'the base URL reaches replica Y (--prefill-interleave 2) through a proxy while replica X (1) runs under the same name: which engine answers cannot be proven, never green', engine: ARMED, beside: { args: ['--prefill-interleave', '2'] }, reach: 'proxy to beside', baseUrlShown: 'http://127.0.0.1:PROXY', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { argv: 'inconclusive' }, message: 'which of them serves the base URL cannot be told' },
+  { fault: 'underscore spelling', what: '--prefill_interleave 1: vLLM\'s parser reads _ as -, green', engine: { args: ['--prefill_interleave', '1'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'unique prefix', what: '--prefill-inter 1: argparse takes a unique prefix for the flag, green', engine: { args: ['--prefill-inter', '1'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'config file', what: '--config serve.yaml (prefill-interleave: 1), read from the engine\'s working folder: green', engine: { args: ['--config', 'serve.yaml'], files: { 'serve.yaml': 'prefill-interleave: 1\n' } }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: '' },
+  { fault: 'last occurrence wins', what: '--prefill-interleave 1 --prefill-inter 0: argparse keeps the last, 0: red at argv (and the engine does run at 0)', engine: { args: ['--prefill-interleave', '1', '--prefill-inter', '0'] }, knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { argv: 'failed', ledger: 'failed', meter: 'failed' }, message: 'the engine runs with --prefill-interleave 0' },
   { fault: 'meter_preloaded (rollback)', what: 'at the default, a counter above zero is not zero', engine: { faults: ['meter_preloaded'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'red', steps: { meter: 'failed' }, message: 'read 500 → 500, not 0, although PREFILL_INTERLEAVE is at its default 0' },
 ]
 
