@@ -55,12 +55,21 @@ function pyText(v: { bool: boolean } | { text: string }): string {
 
 /** The file's flags; a problem (one line) when it is not a YAML mapping of flag names to scalars or lists. */
 export function configArgs(file: string, text: string): ConfigArgs | { problem: string } {
-  const doc = parseDocument(text, { version: '1.1' })
+  // PyYAML builds a dict: a key given twice keeps its first place and takes its last value.
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false })
   if (doc.errors.length > 0) return { problem: `${file} is not YAML: ${doc.errors[0]!.message.split('\n')[0]}` }
   const root = doc.contents
   if (root === null) return { file, entries: [] }
   if (!isMap(root)) return { problem: `${file} is not a YAML mapping of flag names to values` }
   const entries: ConfigArgs['entries'] = []
+  const at = new Map<string, number>()
+  const put = (key: string, entry: ConfigArgs['entries'][number] | null) => {
+    const i = at.get(key)
+    if (i === undefined) {
+      at.set(key, entries.length)
+      entries.push(entry ?? { words: [], written: '' })
+    } else entries[i] = entry ?? { words: [], written: entries[i]!.written }
+  }
   for (const pair of root.items) {
     const k = pair.key ? pyValue(pair.key as Node) : undefined
     if (k === undefined || pair.value === null) return { problem: `${file}: an entry that is not \`name: value\`` }
@@ -70,7 +79,7 @@ export function configArgs(file: string, text: string): ConfigArgs | { problem: 
     if (isSeq(value)) {
       const items = value.items.map((n) => pyValue(n as Node))
       if (items.some((x) => x === undefined)) return { problem: `${file}: ${key} is a list of something else than plain values` }
-      entries.push({ words: [`--${key}`, ...items.map((x) => pyText(x!))], written })
+      put(key, { words: [`--${key}`, ...items.map((x) => pyText(x!))], written })
       continue
     }
     if (isMap(value)) return { problem: `${file}: ${key} holds a mapping; only plain values and lists become flags` }
@@ -78,10 +87,10 @@ export function configArgs(file: string, text: string): ConfigArgs | { problem: 
     if (v === undefined) return { problem: `${file}: ${key} has no plain value` }
     // A true boolean is the bare flag, a false one no flag at all.
     if ('bool' in v) {
-      if (v.bool) entries.push({ words: [`--${key}`], written })
+      put(key, v.bool ? { words: [`--${key}`], written } : null)
       continue
     }
-    entries.push({ words: [`--${key}`, v.text], written })
+    put(key, { words: [`--${key}`, v.text], written })
   }
-  return { file, entries }
+  return { file, entries: entries.filter((e) => e.words.length > 0) }
 }
