@@ -88,7 +88,7 @@ case "$cmd" in
       esac
     done
     if [ "$format" != '{{.State.Pid}}' ]; then echo "Error: the podman shim answers only inspect --format '{{.State.Pid}}'" >&2; exit 125; fi
-    if [ "$name" != "$SVC" ] || [ -z "$PIDFILE" ]; then echo "Error: no such object: \"$name\"" >&2; exit 125; fi
+    if [ "$name" != "$SVC" ] || [ -z "$PIDFILE" ]; then echo "Error: no such object: \\"$name\\"" >&2; exit 125; fi
     cat "$PIDFILE"
     ;;
   *)
