@@ -88,7 +88,7 @@ export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | '
 export const METAVARS: Readonly<Record<string, string>> = {
   svc: 'svc', knob: 'knob', value: 'value', previous: 'value', 'base-url': 'url', 'api-key-file': 'path', model: 'id',
   host: 'local|[user@]host[:port]', 'ssh-opts': 'options', process: 'name', 'deploy-user': 'user', sudo: 'auto|always|never',
-  'ledger-cmd': 'command', 'help-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
+  'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
   targets: 'path', concurrency: 'n', shard: 'i/n',

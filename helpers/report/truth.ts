@@ -67,7 +67,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     if (!atDefault && written.length > 0) notes.push(`conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`)
     if (atDefault && written.length === 0) notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
   }
-  const spelled = occurrences.filter((o) => o.spelling !== 'exact').map((o) => `${o.written.split(/[ =]/)[0]} is ${spec.flag} (${o.spelling === 'prefix' ? 'a unique prefix' : '_ read as -'})`)
+  const spelled = occurrences.filter((o) => o.spelling !== 'exact').map((o) => `${o.source === 'config' ? `${o.written.split(':')[0]} in the config file` : o.written.split(/[ =]/)[0]} is ${spec.flag} (${o.spelling === 'prefix' ? 'a unique prefix' : '_ read as -'})`)
   if (occurrences.length > 1 || spelled.length > 0) {
     const order = occurrences.some((o) => o.source === 'config') ? "the config file's flags come before the command line's, and " : ''
     notes.push(`argv read as the engine's parser reads it: ${[...spelled, ...(occurrences.length > 1 ? [`${order}the last occurrence wins (${occurrences.find((o) => o.won)?.written})`] : [])].join('; ')}`)
