@@ -168,7 +168,7 @@ describe('the engine, found from the endpoint', () => {
   })
 
   test('the survey text the fake prints parses as the real one (the same marks)', () => {
-    expect(surveyText({ procs: [engine('1', 8000)] }, 'radiance')).toContain('@@armproof owners\n1 9001\n')
+    expect(surveyText({ procs: [engine('1', 8000)] }, 'radiance', 8000)).toContain('@@armproof owners\n1 9001\n')
   })
 })
 
@@ -195,7 +195,7 @@ describe('first contact: a port nothing on --host serves', () => {
     const r = await unservedPort(fakeProcHost({ procs: [engine('7', 8000), engine('8', 8002)] }), query({ port: 8001 }), 'http://127.0.0.1:8001')
     expect(r?.message).toBe('--base-url: nothing on this host listens on port 8001 and no container answers for llm-7: the engines named radiance there listen on port 8000 (pid 7), port 8002 (pid 8); did you mean --base-url http://127.0.0.1:8000 (the nearest)?')
     const lonely = await unservedPort(fakeProcHost({ procs: [{ pid: '3', name: 'sshd', sockets: [{ port: 22 }] }] }), query({ port: 8001 }), 'http://127.0.0.1:8001')
-    expect(lonely?.message).toContain('no engine named radiance runs there either (ports listening there: 22)')
+    expect(lonely?.message).toMatch(/: no engine named radiance runs there either; check --base-url's port, --host and --svc$/)
   })
   test('is not a mistake where something serves it, a container answers, an engine may be loading onto it, the URL names another host, or the host cannot be read', async () => {
     const ask = (state: FakeHostState, more: Partial<EngineQuery> = {}) => unservedPort(fakeProcHost(state), query({ port: 8001, ...more }), 'http://127.0.0.1:8001')

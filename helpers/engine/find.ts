@@ -97,6 +97,12 @@ function bearsName(survey: Survey, pid: string, name: string): boolean {
   return (p?.argv[0] !== undefined && basename(p.argv[0]) === name) || p?.stat?.comm === name.slice(0, 15)
 }
 
+/** A process's name for messages: its argv[0]'s basename (node's task name is "MainThread"), else its task name. */
+function nameOf(survey: Survey, pid: string): string | null {
+  const p = survey.procs.get(pid)
+  return (p?.argv[0] !== undefined ? basename(p.argv[0]) : undefined) || p?.stat?.comm || null
+}
+
 /** The port an engine names on its argv (`--port`, as its parser reads it), if any. */
 export function argvPort(argv: readonly string[]): number | undefined {
   const v = resolveFlag(argv, '--port', RADIANCE_PARSER, null).value
@@ -139,7 +145,7 @@ function holdersOf(survey: Survey, listeners: readonly Listener[]): PortHolder[]
   for (const l of listeners) {
     const pids = survey.owners.get(l.inode) ?? []
     if (pids.length === 0) out.push({ pid: null, name: null, address: l.address })
-    for (const pid of pids) if (!out.some((h) => h.pid === pid)) out.push({ pid, name: survey.procs.get(pid)?.stat?.comm ?? null, address: l.address })
+    for (const pid of pids) if (!out.some((h) => h.pid === pid)) out.push({ pid, name: nameOf(survey, pid), address: l.address })
   }
   return out
 }
@@ -162,7 +168,7 @@ function run(host: HostClient, q: EngineQuery, script: string, asDeployUser = fa
 
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
-  const surveyed = await run(host, q, surveyScript(q.process))
+  const surveyed = await run(host, q, surveyScript(q.process, q.port))
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
   const survey = parseSurvey(surveyed.stdout)
   const commands = [surveyed.command]

@@ -60,21 +60,29 @@ const PROC_LOOP = [
 
 /**
  * The survey script. The listening inodes are taken from /proc/net/tcp{,6} (state 0A), their
- * holders from `ls -l /proc/[0-9]*\/fd` (one `pid inode` line each), and the processes detailed
- * are those holders and what `pidof <name>` finds.
+ * holders from `ls -l /proc/[0-9]*\/fd` (`pid inode` lines). Printed are only the sockets of
+ * `port` and those held by what `pidof <name>` finds, and only those processes are detailed
+ * (stat line and command line): the rest of the host's processes are none of armproof's business,
+ * nor of a recording's.
  */
-export function surveyScript(processName: string): string {
+export function surveyScript(processName: string, port: number | null): string {
+  // The port as /proc/net/tcp{,6} prints it: four upper-case hex digits after the address's colon.
+  const hex = port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`
   return [
     `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
     `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
     `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
-    `echo '${MARK}listen'; [ -n "$L" ] && printf '%s\\n' "$L"`,
     `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
     `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
-    `echo '${MARK}owners'; [ -n "$O" ] && printf '%s\\n' "$O"`,
     `F=$(pidof ${quote(processName)} 2>/dev/null)`,
+    // Q: the inodes of the port's sockets; K: the holders kept (the port's, and the named processes').
+    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
+    `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
+    `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
+    `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
     `echo '${MARK}pidof'; echo $F`,
-    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$O" | awk 'NF{print $1}'; } | sort -un)`,
+    `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
+    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
     PROC_LOOP,
   ].join('\n')
 }

@@ -16,7 +16,7 @@ export interface UnservedPort {
 export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: string): Promise<UnservedPort | undefined> {
   if (q.port === null || !urlIsThisHost(q.urlHost, q.host)) return undefined
   // A host that cannot be read is for the steps to report (inconclusive), not a mistake.
-  const surveyed = await host.run({ script: surveyScript(q.process), privileged: true, timeoutMs: q.timeoutMs })
+  const surveyed = await host.run({ script: surveyScript(q.process, q.port), privileged: true, timeoutMs: q.timeoutMs })
   if (surveyed.failure) return undefined
   const survey = parseSurvey(surveyed.stdout)
   if (portListeners(survey, q).length > 0) return undefined
@@ -35,7 +35,7 @@ export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: st
   }
   const engines = others.length
     ? `the engines named ${q.process} there listen on ${others.map((o) => `port ${o.ports.join(', ')} (pid ${o.pid}${o.portsFrom === 'argv' ? ', its --port' : ''})`).join(', ')}`
-    : `no engine named ${q.process} runs there either (ports listening there: ${[...new Set(survey.listeners.map((l) => l.port))].sort((a, b) => a - b).slice(0, 8).join(', ') || 'none'})`
+    : `no engine named ${q.process} runs there either`
   const nearest = [...ports].sort((a, b) => Math.abs(a - q.port!) - Math.abs(b - q.port!))[0]
   const fix = nearest === undefined ? "; check --base-url's port, --host and --svc" : `; did you mean --base-url ${at(nearest)}${ports.length > 1 ? ' (the nearest)' : ''}?`
   return {

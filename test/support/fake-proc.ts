@@ -78,18 +78,23 @@ function details(state: FakeHostState, pids: readonly string[]): string {
     .join('')
 }
 
-/** The survey's output for `name`, as the real script prints it. */
-export function surveyText(state: FakeHostState, name: string): string {
+/** The survey's output for `name` and `port`, as the real script prints it: only the port's sockets and the named processes'. */
+export function surveyText(state: FakeHostState, name: string, port: number | null): string {
   let inode = 9000
   const sockets = state.procs.flatMap((p) => (p.sockets ?? []).map((s) => ({ p, s, inode: s.inode ?? String(++inode) })))
-  const v4 = sockets.filter((x) => !(x.s.address ?? '').includes(':'))
-  const v6 = sockets.filter((x) => (x.s.address ?? '').includes(':'))
-  // One line per socket (a shared one once), listening ones only, as the script's awk keeps them.
-  const lines = (xs: typeof sockets) => [...new Map(xs.map((x) => [x.inode, x])).values()].filter((x) => (x.s.state ?? '0A') === '0A')
-  const listen = [...lines(v4).map((x, i) => tcpLine(i, x.s, x.inode)), ...lines(v6).map((x, i) => tcpLine(i, x.s, x.inode))]
-  const owners = sockets.filter((x) => !x.p.hidden && (x.s.state ?? '0A') === '0A').map((x) => `${x.p.pid} ${x.inode}`)
+  const listening = sockets.filter((x) => (x.s.state ?? '0A') === '0A')
   const named = state.procs.filter((p) => p.name === name).map((p) => p.pid)
-  const candidates = [...new Set([...named, ...owners.map((o) => o.split(' ')[0]!)])].sort((a, b) => Number(a) - Number(b))
+  const onPort = new Set(listening.filter((x) => x.s.port === port).map((x) => x.inode))
+  const kept = listening.filter((x) => !x.p.hidden && (named.includes(x.p.pid) || onPort.has(x.inode)))
+  const keptInodes = new Set([...onPort, ...kept.map((x) => x.inode)])
+  // One line per socket (a shared one once), as /proc/net/tcp{,6} has it.
+  const lines = [...new Map(listening.filter((x) => keptInodes.has(x.inode)).map((x) => [x.inode, x])).values()]
+  const v4 = lines.filter((x) => !(x.s.address ?? '').includes(':'))
+  const v6 = lines.filter((x) => (x.s.address ?? '').includes(':'))
+  const listen = [...v4.map((x, i) => tcpLine(i, x.s, x.inode)), ...v6.map((x, i) => tcpLine(i, x.s, x.inode))]
+  const owners = kept.map((x) => `${x.p.pid} ${x.inode}`)
+  const holders = kept.filter((x) => onPort.has(x.inode)).map((x) => x.p.pid)
+  const candidates = [...new Set([...named, ...holders])].sort((a, b) => Number(a) - Number(b))
   return [
     `${MARK}btime\n${state.btime ?? 1764500000}\n`,
     `${MARK}clk_tck\n${state.clkTck ?? 100}\n`,
@@ -112,7 +117,10 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
       const s = now()
       const done = (stdout: string, exitCode = 0): HostResult => ({ command: req.script, stdout, stderr: '', exitCode, durationMs: 1 })
       if (s.failure) return { command: req.script, stdout: '', stderr: 'ssh: connect to host gpu-7 port 22: Connection refused', exitCode: 255, failure: s.failure, durationMs: 1 }
-      if (req.script.includes('getconf CLK_TCK')) return done(surveyText(s, /pidof (\S+)/.exec(req.script)![1]!.replace(/^'|'$/g, '')))
+      if (req.script.includes('getconf CLK_TCK')) {
+        const hex = /-v h=(\S+) /.exec(req.script)![1]!.replace(/^'|'$/g, '')
+        return done(surveyText(s, /pidof (\S+)/.exec(req.script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)))
+      }
       if (req.script.includes('podman inspect')) {
         const inspect = s.container === undefined ? `Error: no such object: "svc"\n${MARK}exit 125\n` : `${s.container}\n${MARK}exit 0\n`
         return done(`${MARK}container\n${inspect}${MARK}stats\n${s.procs.map((p) => `${statLine(p)}\n`).join('')}`)
