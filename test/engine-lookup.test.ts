@@ -152,6 +152,12 @@ describe('the engine, found from the endpoint', () => {
     expect(two).toMatchObject({ kind: 'ambiguous', pids: ['9', '10'] })
     expect(two.kind === 'ambiguous' && two.observed).toContain('pid 9 on port 9001, pid 10 on port 9002 (its --port; not listening yet)')
     expect(two.kind === 'ambiguous' && two.next).toContain('(9001 or 9002)')
+    // Still loading: none listens yet; the one whose command line names the port is the engine, two such are ambiguous.
+    const loading = await findEngine(fakeProcHost({ procs: [engine('9', undefined, { argv: ['radiance', '--port', '8000'] }), engine('10', 8001)] }), query())
+    expect(loading).toMatchObject({ kind: 'found', pid: '9', foundBy: 'pidof', listenerTied: false })
+    expect(loading.kind === 'found' && loading.how).toContain('whose command line names port 8000 (it does not listen yet: loading?)')
+    const twins = await findEngine(fakeProcHost({ procs: [engine('9', undefined, { argv: ['radiance', '--port', '8000'] }), engine('10', undefined, { argv: ['radiance', '--port=8000'] })] }), query())
+    expect(twins.kind === 'ambiguous' && twins.observed).toBe('2 processes named radiance (pids 9, 10) name port 8000 on their command line and none listens on it yet: which one will serve it cannot be told')
     const none = await findEngine(fakeProcHost({ procs: [{ pid: '3', name: 'nginx', sockets: [{ port: 8000 }] }] }), query())
     expect(none.kind === 'missing' && none.observed).toMatch(/^engine not running: pidof radiance found no process/)
     expect(none.kind === 'missing' && none.next).toContain('(port 8000 is served by nginx)')

@@ -248,8 +248,10 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     return found(pids[0]!, 'pid-cmd', `is the pid --pid-cmd prints; ${servedBy}`)
   }
 
-  // 4. pidof, where exactly one runs.
+  // 4. pidof, where exactly one runs; of several, the one whose command line names the port (still loading: not listening yet).
   if (survey.named.length === 1) return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds; ${servedBy}`)
+  const loading = portListeners(survey, q).length === 0 && q.port !== null ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0) : []
+  if (loading.length === 1) return found(loading[0]!, 'pidof', `is the only process named ${q.process} whose command line names port ${q.port} (it does not listen yet: loading?); ${servedBy}`)
   if (survey.named.length === 0) {
     return {
       kind: 'missing',
@@ -260,6 +262,15 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     }
   }
   const others = othersOf(survey, q.process, null)
+  if (loading.length > 1) {
+    return {
+      kind: 'ambiguous',
+      pids: loading,
+      observed: `${loading.length} processes named ${q.process} (pids ${loading.join(', ')}) name port ${q.port} on their command line and none listens on it yet: which one will serve it cannot be told`,
+      next: `an old engine may still be draining beside a new one: wait until /health answers and run again, or stop the stray one (ps -o pid,lstart,args -p ${loading.join(',')})`,
+      ...base(null),
+    }
+  }
   return {
     kind: 'ambiguous',
     pids: survey.named,

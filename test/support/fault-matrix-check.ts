@@ -56,7 +56,8 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
   const args = [...engineArgs(engine, baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
-  if (c.mistake) await row.waitReady()
+  // So do several engines under one name: while the one verified is loading, none holds its port yet (argv cannot tell them apart).
+  if (c.mistake || c.beside || c.engine.copies) await row.waitReady()
   const env = c.how === 'pnpm verify' ? c.env : inProcessEnv(c.env)
   const preloaded = c.how !== 'pnpm verify' && c.env?.NODE_OPTIONS !== undefined
   const askedBefore = asked.length
