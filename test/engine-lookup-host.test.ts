@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
+import { startProxy } from '../engine/proxy.ts'
 import { findEngine, type EngineQuery } from '../helpers/engine/find.ts'
 import { unservedPort } from '../helpers/engine/unserved.ts'
 import { createHost } from '../helpers/seams/host.ts'
@@ -89,6 +90,20 @@ describe('the engine lookup on this host', () => {
     const found = await findEngine(host(), query(Number(port), `rfork-${RUN}`))
     expect(found).toMatchObject({ kind: 'found', pid: String(child.pid), foundBy: 'listener', others: [] })
     expect(found.kind === 'found' && found.how).toContain(`shared after a fork with pid ${kid}`)
+  })
+
+  test('behind a proxy, the engine is the container\'s (podman inspect and its process tree, read on this host), untied to the URL', async () => {
+    const boxed = await startEngine({ svc: 'look-box', processName: NAME, container: true, args: ['--load-closed-ms', '0', '--load-503-ms', '0'] })
+    engines.push(boxed)
+    const proxy = await startProxy(boxed.port)
+    try {
+      const seam = createHost({ host: { kind: 'local' }, sshOpts: [], deployUser: null, sudo: 'never', env: boxed.env })
+      const found = await findEngine(seam, { ...query(proxy.port), svc: 'look-box' })
+      expect(found).toMatchObject({ kind: 'found', pid: String(boxed.pids[0]), foundBy: 'container', listenerTied: false, portHolders: [{ pid: String(process.pid) }] })
+      expect(found.kind === 'found' && found.startTimeSeconds).toBe(pythonStartTime(boxed.pids[0]!))
+    } finally {
+      await proxy.stop()
+    }
   })
 
   test('a port one off: first contact names the engines\' ports, through the real seam', async () => {
