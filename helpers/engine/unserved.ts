@@ -4,7 +4,8 @@
 // never open. Only where the URL names the host inspected (./same-host.ts), and never while an
 // engine there may still be loading onto that port (its argv names it, or names no port).
 import type { HostClient } from '../seams/host.ts'
-import { othersOf, portListeners, type EngineQuery } from './find.ts'
+import type { EngineQuery } from './find.ts'
+import { othersOf, portListeners } from './describe.ts'
 import { urlIsThisHost } from './same-host.ts'
 import { containerScript, parseContainer, parseSurvey, surveyScript } from './survey.ts'
 

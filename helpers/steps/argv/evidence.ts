@@ -1,6 +1,7 @@
 // What step `argv` records. One type for its outcomes: each sets the fields it saw.
 import type { Occurrence } from '../../argparse/resolve.ts'
-import type { FoundBy, OtherEngine, PortHolder } from '../../engine/find.ts'
+import type { FoundBy } from '../../engine/find.ts'
+import type { OtherEngine, PortHolder } from '../../engine/describe.ts'
 import type { HostTroubleEvidence } from '../_host-evidence.ts'
 
 export type ArgvEvidence = HostTroubleEvidence & {
