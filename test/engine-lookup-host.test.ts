@@ -2,7 +2,7 @@
 // name on their own ports, a socket shared after a real fork, and the start time checked
 // against the engine's own /metrics and against prometheus_client's formula run by python3.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -28,7 +28,8 @@ beforeAll(async () => {
   await Promise.all([a.waitReady(), b.waitReady()])
 })
 afterAll(async () => {
-  for (const pid of forked) {
+  // Each by its own pid, never 0 or a group: only what this file started.
+  for (const pid of forked.filter((p) => Number.isInteger(p) && p > 1)) {
     try {
       process.kill(pid, 'SIGKILL')
     } catch {
@@ -77,15 +78,22 @@ describe('the engine lookup on this host', () => {
     const code = "import os, socket, sys, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nprint(s.getsockname()[1], flush=True)\nif os.fork() == 0: print(os.getpid(), flush=True)\ntime.sleep(60)"
     const child = spawn(bin, ['-c', code], { stdio: ['ignore', 'pipe', 'inherit'] })
     forked.push(child.pid!)
+    // Whole lines only (a chunk may end mid-number): the port, then the child's pid.
+    let text = ''
     const lines: string[] = []
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
-        lines.push(...String(d).trim().split('\n'))
+        text += String(d)
+        const complete = text.split('\n')
+        text = complete.pop()!
+        lines.push(...complete.filter((l) => /^\d+$/.test(l)))
         if (lines.length >= 2) resolve()
       })
       child.once('exit', (code) => reject(new Error(`the forking listener exited ${code} before it printed its port and its child`)))
     })
     const [port, kid] = lines as [string, string]
+    // Killed later by its pid, once it is known to be this listener's own child.
+    expect(readFileSync(`/proc/${kid}/stat`, 'utf8')).toMatch(new RegExp(`^${kid} \\(rfork-${RUN}\\) \\S+ ${child.pid} `))
     forked.push(Number(kid))
     const found = await findEngine(host(), query(Number(port), `rfork-${RUN}`))
     expect(found).toMatchObject({ kind: 'found', pid: String(child.pid), foundBy: 'listener', others: [] })
