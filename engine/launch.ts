@@ -50,6 +50,13 @@ export interface EngineOptions {
   dropins?: readonly string[]
   /** Default: a free port on 127.0.0.1. */
   port?: number
+  /**
+   * The engine stands for the main process of container `svc`: the podman shim's
+   * `inspect --format '{{.State.Pid}}' <svc>` prints its pid. Default: it answers "no such object".
+   */
+  container?: boolean
+  /** Files written into the engine's working folder before it starts (e.g. `serve.yaml` for `--config serve.yaml`). */
+  files?: Readonly<Record<string, string>>
 }
 
 export interface EngineHandle {
@@ -67,6 +74,8 @@ export interface EngineHandle {
   env: Record<string, string>
   /** The file the first engine's stdout and stderr go to (what `podman logs <svc>` prints). */
   ledgerPath: string
+  /** The engines' working folder (where `files` were written). */
+  cwd: string
   stats(): Promise<unknown>
   /** Polls /health until 200; rejects on timeout or when the engine exited. */
   waitReady(timeoutMs?: number): Promise<void>
@@ -135,14 +144,24 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   // What `radiance --fault … --help` prints (and exit 0), computed here once: the shim prints it without a node start.
   const helpPath = join(root, 'radiance-help.txt')
   writeFileSync(helpPath, helpText(new Set(faults)))
-  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], compileCache: COMPILE_CACHE })
+  const containerPidPath = options.container ? join(root, 'container.pid') : null
+  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], containerPidPath, compileCache: COMPILE_CACHE })
+  // The engines' working folder: the launcher's own, unless files are given for them to read.
+  const cwd = options.files ? join(root, 'work') : process.cwd()
+  if (options.files) {
+    mkdirSync(cwd)
+    for (const [name, text] of Object.entries(options.files)) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new Error(`startEngine: file names are plain names, got ${JSON.stringify(name)}`)
+      writeFileSync(join(cwd, name), text)
+    }
+  }
   const { NODE_OPTIONS: _dropped, ...inherited } = process.env
   const baseEnv: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: COMPILE_CACHE, ...inherited }
   const children: ChildProcess[] = []
   for (let i = 0; i < copies; i++) {
     const fd = openSync(i === 0 ? ledgerPath : join(root, `copy-${i + 1}.log`), 'a')
     const env: NodeJS.ProcessEnv = { ...baseEnv, ...options.engineEnv, ...plan?.env, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}) }
-    const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env })
+    const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env, cwd })
     closeSync(fd)
     live.add(child)
     child.once('exit', () => live.delete(child))
@@ -163,6 +182,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
     helpPath: plan ? null : helpPath, compileCache: COMPILE_CACHE, podman: plan !== null,
     facts: { svc, namespace: options.namespace ?? 'default', binary: plan?.binary ?? 'radiance', image: plan?.image ?? RADIANCE_IMAGE, args: engineArgs, env: containerEnv, pid: children[0]!.pid!, port, startedAt: new Date() },
   })
+  if (containerPidPath) writeFileSync(containerPidPath, `${children[0]!.pid}\n`)
   await bootPrinted(children[0]!, root)
   const baseUrl = `http://127.0.0.1:${port}`
   const exited = (c: ChildProcess): Promise<unknown> => (alive(c) ? once(c, 'exit') : Promise.resolve())
@@ -178,6 +198,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
     binDir,
     env: { PATH: `${binDir}:${process.env.PATH ?? '/usr/bin:/bin'}` },
     ledgerPath,
+    cwd,
     async stats() {
       const res = await fetch(`${baseUrl}/stats`, { signal: AbortSignal.timeout(5000) })
       return res.json()

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
-import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS } from '../test/support/fault-matrix.ts'
+import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, type FaultCase } from '../test/support/fault-matrix.ts'
 import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/seams/first-contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
@@ -33,8 +33,9 @@ export function faultsMarkdown(): string {
   })
   const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map((c) => {
     const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
-    const engine = [...(c.engine.args ?? []), ...(c.engine.faults ?? []).map((f) => `--fault ${f}`), ...(c.engine.copies ? [`(${c.engine.copies} processes)`] : []), ...(c.engine.dropins ?? []).map((d) => `(drop-in ${d})`)].join(' ') || '(defaults)'
+    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
+    const shown = (e: FaultCase['engine']) => [...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
+    const engine = `${shown(c.engine)}${c.beside ? `; beside it, under the same name: ${shown(c.beside)}` : ''}`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${c.message ? `\`${cell(c.message)}\`` : ''} |`
   })
   return [
@@ -143,16 +144,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../docs/writeback-faults.md', import.meta.url), writebackFaultsMarkdown())
   console.log(`docs/writeback-faults.md: ${WRITEBACK_FAULTS.length} cases`)
   if (process.argv.includes('--measure')) {
-    const { startEngine } = await import('../engine/launch.ts')
+    const { startRow } = await import('../test/support/row-engines.ts')
     const { runVerify, engineArgs, cleanup } = await import('../test/support/run-verify.ts')
     const budgetMs = 8_000 + 2_000 + 3_000 * 2 + 10_000 * 5
     console.log(`time to verdict per case (budgets: health 8s, meter 2s, probe 3s, host 10s; whole-run bound ${budgetMs / 1000}s)`)
     for (const [i, c] of FAULT_MATRIX.entries()) {
-      const engine = await startEngine({ ...c.engine, svc: `fd${i}`, processName: `rfd-${i}` })
+      const row = await startRow(c, `fd${i}`, `rfd-${i}`)
+      const { engine } = row
       // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
-      if (c.mistake) await engine.waitReady()
-      const run = await runVerify([...engineArgs(engine, c.baseUrl?.(engine.baseUrl)), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
-      await engine.stop()
+      if (c.mistake) await row.waitReady()
+      const run = await runVerify([...engineArgs(engine, row.baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
+      await row.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
       cleanup(run)
     }

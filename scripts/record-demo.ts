@@ -44,7 +44,9 @@ for (const r of RUNS.filter((x) => only.length === 0 || only.includes(x.svc))) {
   const target = join(ROOT, 'fixtures', r.svc, KNOB)
   const scratch = join(ROOT, 'fixtures', r.svc, `.${KNOB}.recording`)
   rmSync(scratch, { recursive: true, force: true })
-  const engine = await startEngine({ svc: r.svc, processName: `radiance-${r.svc}`.slice(0, 15), args: ['--prefill-interleave', '1'], faults: [...r.faults] })
+  // A name of this run's own: every engine of the process's name on the host is named in the recording
+  // (with its argv), so another checkout's demo engine running meanwhile must not share it.
+  const engine = await startEngine({ svc: r.svc, processName: `rd-${r.svc}`.slice(0, 10) + `-${process.pid % 10_000}`, args: ['--prefill-interleave', '1'], faults: [...r.faults] })
   try {
     process.env.PATH = engine.env.PATH
     const flags = ['--svc', r.svc, '--knob', KNOB, '--value', '1', '--previous', '0']

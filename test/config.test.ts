@@ -80,7 +80,8 @@ describe('configuration', () => {
   test.each([
     ['--svc', 'x$(reboot)'], ['--svc', "x'y"], ['--svc', 'a\nb'], ['--svc', '-oProxyCommand=x'], ['--svc', 'ä'], ['--svc', 'x'.repeat(300) + ';'],
     ['--host', 'root@h;reboot'], ['--host', '-oProxyCommand=sh'], ['--host', 'h:99999'], ['--host', 'a b'],
-    ['--process', 'radiance;id'], ['--deploy-user', 'Root$'], ['--unit', 'x y'],
+    ['--process', 'radiance;id'], ['--process', '-x'], ['--deploy-user', 'Root$'], ['--unit', 'x y'],
+    ['--pid-cmd', 'cat /run/{container}.pid'], ['--pid-cmd', 'cat /run/x.pid\nreboot'],
     ['--ledger-cmd', 'podman logs {svc}\nreboot'], ['--help-cmd', 'podman exec {container} radiance --help'],
     ['--ssh-opts', '-i key; reboot'], ['--ssh-opts', '-o "unterminated'], ['--ssh-opts', '$(id)'],
     ['--base-url', 'http://user:secret@h:1'], ['--base-url', 'ftp://h'], ['--base-url', 'not a url'],
@@ -91,6 +92,16 @@ describe('configuration', () => {
     expect(found.length).toBeGreaterThan(0)
     for (const line of found) expect(line).not.toMatch(/[\n\r]/)
     if (flag === '--base-url') expect(found.join('\n')).not.toContain('secret')
+  })
+
+  test('--pid-cmd (or VERIFY_PID_CMD) takes {svc}, {unit} and {port}; unset it is null', () => {
+    const given = loadConfig({ argv: [...base, '--pid-cmd', 'cat /run/{svc}-{port}.pid'], env: {} })
+    expect(given.ok && given.target.pidCmd).toBe('cat /run/{svc}-{port}.pid')
+    const env = loadConfig({ argv: base, env: { VERIFY_PID_CMD: 'systemctl show -p MainPID --value {unit}' } })
+    expect(env.ok && env.target.pidCmd).toBe('systemctl show -p MainPID --value {unit}')
+    const none = loadConfig({ argv: base, env: {} })
+    expect(none.ok && none.target.pidCmd).toBeNull()
+    expect(problems([...base, '--pid-cmd', 'x {host}'])).toEqual(['--pid-cmd: "x {host}" unknown placeholder {host}; known: {svc}, {unit}, {port}'])
   })
 
   test('an unknown option and a stray argument are problems too', () => {

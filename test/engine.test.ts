@@ -741,8 +741,10 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     async check(e, x) {
       const start = (page: string) => Number(page.split('\n').find((l) => l.startsWith('process_start_time_seconds '))!.split(' ')[1])
       const first = start(await metrics(e))
-      // The first scrape reads the serving process's real start (the engine's own, or this worker's
-      // when the engine is served in-process): in the past, and no earlier than this process began.
+      // The first scrape reads the serving process's real start (served in this process: this
+      // process's own, read from /proc as prometheus_client reads it; issue 20): in the past, and no
+      // earlier than this process began.
+      x(first).toBe(processStartSeconds())
       x(first * 1000).toBeLessThanOrEqual(Date.now())
       x(first * 1000).toBeGreaterThan(Date.now() - process.uptime() * 1000 - 5_000)
       x(start(await metrics(e))).toBeCloseTo(first + 60, 3)

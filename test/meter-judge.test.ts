@@ -13,6 +13,7 @@ import { createContext, type EngineProcess, type RunContext } from '../helpers/s
 import { checkMeter, takeBaseline } from '../helpers/steps/meter/judge.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
 import { prng } from './support/prng.ts'
+import { engineSeen, fakeProcHost, startedAt } from './support/fake-proc.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const SERVED = 'radiance-ref-8b'
@@ -105,19 +106,21 @@ async function judge(s: Scenario): Promise<Run> {
       return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: render(page), url: req.url, redirects: [], durationMs: 1 }
     },
   }
+  // The engine lookup of step argv, run again after the watch (helpers/engine/recheck.ts): what pidof finds now, no listener.
+  // The pid argv read, where it still runs, started when argv saw it start.
+  const seen = s.argv?.startTimeSeconds != null ? startedAt(s.argv.startTimeSeconds) : undefined
+  const fake = fakeProcHost(() => (s.pidofNow === 'unreachable' ? { procs: [], failure: 'unreachable' } : { procs: s.pidofNow.map((pid) => ({ pid, name: 'radiance', ...(seen && pid === s.argv?.pid ? { startTicks: seen.startTicks } : {}) })), ...(seen ? { btime: seen.btime } : {}) }))
   const host: HostClient = {
     where: 'local',
     async run(req): Promise<HostResult> {
-      expect(req.script).toBe('pidof radiance')
-      pidofCalls++
-      if (s.pidofNow === 'unreachable') return { command: req.script, stdout: '', stderr: 'ssh: connect to host gpu-7 port 22: Connection refused', exitCode: 255, failure: 'unreachable', durationMs: 1 }
-      return { command: req.script, stdout: s.pidofNow.join(' '), stderr: '', exitCode: s.pidofNow.length ? 0 : 1, durationMs: 1 }
+      if (req.script.includes('pidof radiance')) pidofCalls++
+      return fake.run(req)
     },
   }
   const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
   // Unless a scenario says otherwise: the pid holds the base URL's listening socket, its start time unread.
-  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess => ({ startTimeSeconds: null, startTimeResolution: 0.01, foundBy: 'listener', listenerTied: true, ...a })
+  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess => engineSeen(a.pid, a.argvHeld, { foundBy: 'listener', listenerTied: true, ...a })
   const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: engineProcess(s.argv) } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
   return { judgement, scrapes: served, pidofCalls }
 }
@@ -145,9 +148,10 @@ describe('the meter judge, case by case', () => {
   })
 
   test.each([
-    ['another pid runs now', { pidofNow: ['5151'] }, 'failed', `step argv read pid ${PID}; pidof radiance now finds 5151`],
-    ['no process runs now', { pidofNow: [] }, 'failed', 'now finds no process'],
-    ['pidof cannot run again', { pidofNow: 'unreachable' }, 'inconclusive', 'pidof could not run again'],
+    // The scenario's engine was found by its listener: the re-check's lookup says how it finds the engine now (helpers/engine/recheck.ts).
+    ['another pid runs now', { pidofNow: ['5151'] }, 'failed', `step argv read pid ${PID}; now pid 5151 is the only process pidof radiance finds`],
+    ['no process runs now', { pidofNow: [] }, 'failed', 'pidof radiance found no process'],
+    ['pidof cannot run again', { pidofNow: 'unreachable' }, 'inconclusive', 'could not be looked up again'],
     ['argv read no single process', { argv: undefined }, 'inconclusive', 'step argv read no single engine process'],
     ['argv read the process but it lacked the flag', { argv: { pid: PID, argvHeld: false } }, 'inconclusive', `step argv did not hold for pid ${PID}`],
   ] as const)('above zero before the run is not green when the process cannot be proven the same: %s', async (_what, change, verdict, text) => {
@@ -160,14 +164,14 @@ describe('the meter judge, case by case', () => {
   test('a rise while pidof finds another process is red: the engine restarted', async () => {
     const r = await judge({ ...healthy, pidofNow: ['5151'], pages: rising([0, 2]) })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toContain('the engine restarted during the proof: step argv read pid 4242; pidof radiance now finds 5151')
+    expect(r.judgement.observed).toContain('the engine restarted during the proof: step argv read pid 4242; now pid 5151 is the only process pidof radiance finds')
   })
 
   test('a counter that goes down is a reset: red, naming both readings and the pid', async () => {
     const r = await judge({ ...healthy, pidofNow: ['5151'], pages: rising([1000, 3, 9]) })
     expect(r.judgement.verdict).toBe('failed')
     expect(r.judgement.observed).toContain(`counter reset: ${METER}{engine="0",model_name="${SERVED}"} read 1000 at scrape 1, then 3 at scrape 2`)
-    expect(r.judgement.observed).toContain('(step argv read pid 4242; pidof radiance now finds 5151)')
+    expect(r.judgement.observed).toContain('(step argv read pid 4242; now pid 5151 is the only process pidof radiance finds; no process here listens on port 8000)')
     const same = await judge({ ...healthy, pages: rising([1000, 3, 9]) })
     expect(same.judgement.observed).toContain(`pid ${PID} (read by step argv) still runs, alone: the engine core restarted inside it`)
   })

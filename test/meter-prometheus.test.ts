@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'vitest'
 import { VirtualClock } from './support/virtual-clock.ts'
 import { loadConfig } from '../helpers/config/load.ts'
-import type { HostClient, HostResult } from '../helpers/seams/host.ts'
+import type { HostClient } from '../helpers/seams/host.ts'
+import { engineSeen, fakeProcHost, startedAt } from './support/fake-proc.ts'
 import type { HttpClient } from '../helpers/seams/http.ts'
 import { createContext, type RunContext } from '../helpers/steps/context.ts'
 import { JUDGES, BEFORE_GROUP } from '../helpers/steps/judges.ts'
@@ -124,16 +125,13 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   const config = loadConfig({ argv, env: {} })
   if (!config.ok) throw new Error(JSON.stringify(config.problems))
   const prom = fakeProm(s)
-  const host: HostClient = {
-    where: 'local',
-    async run(req): Promise<HostResult> {
-      return { command: req.script, stdout: PID, stderr: '', exitCode: 0, durationMs: 1 }
-    },
-  }
+  // The engine lookup of step argv, run again after the watch: one process named radiance, pid PID, started at START.
+  const { btime, startTicks } = startedAt(START)
+  const host: HostClient = fakeProcHost({ procs: [{ pid: PID, name: 'radiance', startTicks }], btime })
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
   const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
   const given = await BEFORE_GROUP['behaviour survived']!(ctx, health)
-  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof', listenerTied: false } })
+  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: engineSeen(PID, true, { startTimeSeconds: START }) })
   return { j, queries: prom.queries() }
 }
 

@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { argvExcerpt, findFlag, parseCmdline } from '../helpers/steps/argv/parse.ts'
+import { argvExcerpt } from '../helpers/steps/argv/parse.ts'
+import { parseCmdline } from '../helpers/engine/proc.ts'
+import { resolveFlag } from '../helpers/argparse/resolve.ts'
+import { RADIANCE_PARSER } from '../helpers/argparse/rules.ts'
 import { findHelpEntry } from '../helpers/steps/help/parse.ts'
 import { findResolved } from '../helpers/steps/ledger/parse.ts'
 import { parseDuration } from '../helpers/config/duration.ts'
@@ -8,18 +11,25 @@ import { execFileSync } from 'node:child_process'
 
 describe('argv from /proc/<pid>/cmdline', () => {
   const argv = parseCmdline('/opt/radiance/bin/radiance\0serve\0--prefill-interleave\x001\0--checkpoint-policy=on_evict\0--prefill-interleave-max\x009\0')
+  const known = ['--prefill-interleave', '--prefill-interleave-max', '--checkpoint-policy', '--busy-prefill-chunk'].map((name) => ({ name, takesValue: true }))
+  const read = (words: readonly string[], flag: string) => resolveFlag(words, flag, RADIANCE_PARSER, known)
+  // Was findFlag (every `--flag V` / `--flag=V`); the occurrences are now read as the engine's parser reads them (helpers/argparse/resolve.ts).
   test.each([
     ['--prefill-interleave', ['1'], ['--prefill-interleave 1']],
     ['--checkpoint-policy', ['on_evict'], ['--checkpoint-policy=on_evict']],
     ['--busy-prefill-chunk', [], []],
   ])('finds %s in both --flag V and --flag=V forms, never a longer flag', (flag, values, written) => {
-    expect(findFlag(argv, flag)).toEqual({ values, written })
+    const r = read(argv, flag)
+    expect(r.occurrences.map((o) => o.value)).toEqual(values)
+    expect(r.occurrences.map((o) => o.written)).toEqual(written)
   })
-  test('a repeated flag keeps every value in order (argparse uses the last)', () => {
-    expect(findFlag(['x', '--a', '1', '--a=2'], '--a').values).toEqual(['1', '2'])
+  test('a repeated flag keeps every value in order, and argparse keeps the last', () => {
+    const r = read(['x', '--prefill-interleave', '1', '--prefill-interleave=2'], '--prefill-interleave')
+    expect(r.occurrences.map((o) => o.value)).toEqual(['1', '2'])
+    expect(r.value).toBe('2')
   })
-  test('a bare flag at the end has an empty value', () => {
-    expect(findFlag(['x', '--a'], '--a').values).toEqual([''])
+  test('a flag that takes a value, given last without one, is refused as argparse refuses it (it was an empty value)', () => {
+    expect(read(['x', '--prefill-interleave'], '--prefill-interleave').problems).toEqual(['argument --prefill-interleave: expected one argument'])
   })
   test('the excerpt cuts long words and long lines', () => {
     expect(argvExcerpt(['a'.repeat(100)], 400, 10)).toBe('aaaaaaaaaa…')

@@ -23,7 +23,7 @@ test('the registry holds the contract’s nine steps in order, each with a judge
 })
 
 test('a step may only ask for inputs that an earlier step gives', () => {
-  const givenBy: Record<string, string> = { buildDefault: 'help', healthy: 'health', engineProcess: 'argv', baseline: 'probe.exact', model: 'probe.exact' }
+  const givenBy: Record<string, string> = { buildDefault: 'help', buildChoices: 'help', buildFlags: 'help', healthy: 'health', engineProcess: 'argv', baseline: 'probe.exact', model: 'probe.exact' }
   for (const [i, s] of STEPS.entries()) {
     for (const input of s.inputs) expect(STEP_IDS.indexOf(givenBy[input] as never), `${s.id} needs ${input}`).toBeLessThanOrEqual(i)
   }

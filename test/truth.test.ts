@@ -58,4 +58,18 @@ describe('the argv-vs-default truth table', () => {
     expect(t.rows[3]).toEqual({ source: 'argv', value: 'not read', verdict: 'unknown' })
     expect(formatTruth(t)).toMatch(/^truth table for CHECKPOINT_POLICY \(--checkpoint-policy\):\n {4}expected {11}always \(the default\)/)
   })
+
+  test('every occurrence of the flag is shown, where it came from, and which one the parser kept', () => {
+    const occurrences = [
+      { written: 'prefill_interleave: 4', value: '4', source: 'config', spelling: 'underscore', won: false },
+      { written: '--prefill-interleave 1', value: '1', source: 'argv', spelling: 'exact', won: false },
+      { written: '--prefill-inter 0', value: '0', source: 'argv', spelling: 'prefix', won: true },
+    ]
+    const t = truthTable(target(['--knob', 'PREFILL_INTERLEAVE', '--value', '1']), [
+      step('help', 'passed', { default: '0' }),
+      step('argv', 'failed', { flag: occurrences.map((o) => o.written), occurrences, configFile: 'serve.yaml' }),
+    ])
+    expect(t.rows[3]).toEqual({ source: 'argv', value: 'prefill_interleave: 4 (in serve.yaml), --prefill-interleave 1, --prefill-inter 0 ← wins', verdict: 'differs' })
+    expect(t.notes).toContain("argv read as the engine's parser reads it: prefill_interleave in the config file is --prefill-interleave (_ read as -); --prefill-inter is --prefill-interleave (a unique prefix); the config file's flags come before the command line's, and the last occurrence wins (--prefill-inter 0)")
+  })
 })

@@ -38,7 +38,8 @@ export const OPTIONS = [
   { flag: 'model', env: 'VERIFY_MODEL', kind: 'string', meaning: 'model id for the probes', default: 'first id from /v1/models' },
   { flag: 'host', env: 'VERIFY_HOST', kind: 'string', meaning: 'where the engine runs: local, or [user@]host[:port] reached by ssh -o BatchMode=yes', default: 'local' },
   { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
-  { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: 'process name for pidof', default: 'radiance' },
+  { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: "the engine's process name (pidof's): of the processes holding the base URL's port, the one so named is the engine", default: 'radiance' },
+  { flag: 'pid-cmd', env: 'VERIFY_PID_CMD', kind: 'string', meaning: "command printing the engine's pid on the host (run as the deploy user); {svc}, {unit} and {port} (the base URL's) are substituted, quoted. Asked only when no process named --process holds the base URL's port and no container answers for {svc}", default: "the listener of the base URL's port, else {svc}'s container, else the one pidof --process finds" },
   { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },
   { flag: 'sudo', env: 'VERIFY_SUDO', kind: 'string', meaning: 'sudo -n for root-only reads (/proc/<pid>/cmdline under hidepid): auto (only after a plain read is refused), always or never', default: 'auto' },
   { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger (its latest boot is read from the end); {svc} is substituted', default: DEFAULT_LEDGER_CMD },
@@ -89,7 +90,7 @@ export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | '
 export const METAVARS: Readonly<Record<string, string>> = {
   svc: 'svc', knob: 'knob', value: 'value', previous: 'value', 'base-url': 'url', 'api-key-file': 'path', model: 'id',
   host: 'local|[user@]host[:port]', 'ssh-opts': 'options', process: 'name', 'deploy-user': 'user', sudo: 'auto|always|never',
-  'ledger-cmd': 'command', 'help-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
+  'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
   targets: 'path', concurrency: 'n', shard: 'i/n',

@@ -29,6 +29,8 @@ export interface Target {
   host: HostSpec
   sshOpts: string[]
   process: string
+  /** `--pid-cmd`: a template printing the engine's pid ({svc}, {unit}, {port}); null: not given. */
+  pidCmd: string | null
   deployUser: string | null
   sudo: SudoMode
   ledgerCmd: string
@@ -75,6 +77,8 @@ const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
 const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
 const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
 const PLACEHOLDERS = new Set(['svc', 'unit'])
+/** `--pid-cmd` may also name the base URL's port. */
+const PID_CMD_PLACEHOLDERS = new Set(['svc', 'unit', 'port'])
 /** No option value is longer than this. */
 const MAX_VALUE = 4096
 
@@ -92,9 +96,9 @@ function parseHost(text: string): HostSpec | string {
   return { kind: 'ssh', host, ...(user ? { user } : {}), ...(portNum ? { port: portNum } : {}) }
 }
 
-function templateProblem(template: string): string | undefined {
+function templateProblem(template: string, known: ReadonlySet<string> = PLACEHOLDERS): string | undefined {
   for (const m of template.matchAll(/\{([^}]*)\}/g)) {
-    if (!PLACEHOLDERS.has(m[1]!)) return `unknown placeholder {${m[1]}}; known: {svc}, {unit}`
+    if (!known.has(m[1]!)) return `unknown placeholder {${m[1]}}; known: ${[...known].map((k) => `{${k}}`).join(', ')}`
   }
   if (template.trim() === '') return 'must not be empty'
   return undefined
@@ -371,7 +375,8 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     }
   }
 
-  const processName = checked('process', /^[A-Za-z0-9_.-]{1,64}$/, 'must match [A-Za-z0-9_.-]+') ?? 'radiance'
+  // Not starting with "-": pidof would read it as one of its options.
+  const processName = checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? 'radiance'
   const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
   const sudo = oneOf<SudoMode>('sudo', 'sudo mode', ['auto', 'always', 'never'], 'auto')
 
@@ -383,6 +388,13 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     return r.value
   }
   const ledgerCmd = template('ledger-cmd', DEFAULT_LEDGER_CMD)
+  let pidCmd: string | null = null
+  const pidRaw = raw('pid-cmd')
+  if (pidRaw && pidRaw.value !== '') {
+    const why = templateProblem(pidRaw.value, PID_CMD_PLACEHOLDERS)
+    if (why) problem(pidRaw.from, `${showValue(pidRaw.value)} ${why}`)
+    else pidCmd = pidRaw.value
+  }
   const helpCmd = template('help-cmd', 'podman exec {svc} radiance --help')
 
   const unitRaw = raw('unit')
@@ -465,7 +477,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     warnings,
     target: {
       svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
-      process: processName, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
+      process: processName, pidCmd, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
       summary, caFile: caFile === null ? null : resolve(input.cwd ?? process.cwd(), caFile), force,
       prometheusUrl, prometheusMatch,

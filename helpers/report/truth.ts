@@ -35,6 +35,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   const expected = target.value ?? fallback
   const atDefault = expected !== null && expected === fallback
   const written = argv?.evidence.flag ?? null
+  const occurrences = argv?.evidence.occurrences ?? []
   const resolved = ledger?.evidence.value ?? null
   const auto = ledger?.evidence.auto === true
   const boundBy = ledger?.evidence.boundBy ?? null
@@ -49,7 +50,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     },
     {
       source: 'argv',
-      value: written === null ? (argv ? argv.observed : 'not read') : written.length ? written.join(' ') : `no ${spec.flag}`,
+      value: written === null ? (argv ? argv.observed : 'not read') : occurrences.length ? occurrences.map((o) => `${o.written}${o.source === 'config' ? ` (in ${argv?.evidence.configFile ?? 'the config file'})` : ''}${occurrences.length > 1 && o.won ? ' ← wins' : ''}`).join(', ') : written.length ? written.join(' ') : `no ${spec.flag}`,
       verdict: stepVerdict(argv),
     },
     {
@@ -65,6 +66,11 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   if (spec.passedOnlyWhenNonDefault && written !== null) {
     if (!atDefault && written.length > 0) notes.push(`conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`)
     if (atDefault && written.length === 0) notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
+  }
+  const spelled = occurrences.filter((o) => o.spelling !== 'exact').map((o) => `${o.source === 'config' ? `${o.written.split(':')[0]} in the config file` : o.written.split(/[ =]/)[0]} is ${spec.flag} (${o.spelling === 'prefix' ? 'a unique prefix' : '_ read as -'})`)
+  if (occurrences.length > 1 || spelled.length > 0) {
+    const order = occurrences.some((o) => o.source === 'config') ? "the config file's flags come before the command line's, and " : ''
+    notes.push(`argv read as the engine's parser reads it: ${[...spelled, ...(occurrences.length > 1 ? [`${order}the last occurrence wins (${occurrences.find((o) => o.won)?.written})`] : [])].join('; ')}`)
   }
   if (auto) notes.push(`the engine chose the value itself ([auto])`)
   if (boundBy !== null) notes.push(`the resolved value is bound by ${boundBy}`)

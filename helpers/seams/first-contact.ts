@@ -1,16 +1,20 @@
 // First contact: one GET /health, then one GET /v1/models and one HEAD /metrics side by side,
-// before any proof step is judged. What they show that only the operator can fix (a host name
+// before any proof step is judged, and on the host, whether anything serves the base URL's port
+// (helpers/engine/unserved.ts). What they show that only the operator can fix (a host name
 // that does not resolve, a certificate this process does not trust, https:// against a plain-HTTP
 // port, a key refused with 401/403, a /health that is not there, a redirect that cannot be
 // followed or leaves the base URL's origin, a gateway guarding /metrics, a --model the endpoint
-// does not serve) ends the run at once, exit 2, with the cause and the fix in one line, instead of
-// waiting out a budget. What may pass by itself (refused, reset, a timeout, EAI_AGAIN, 503: an
-// engine still loading) is left to the health step and its budget. The judging of each answer is
-// ./first-contact-answers.ts.
+// does not serve, a port no engine on --host listens on) ends the run at once, exit 2, with the
+// cause and the fix in one line, instead of waiting out a budget. What may pass by itself (refused,
+// reset, a timeout, EAI_AGAIN, 503: an engine still loading) is left to the health step and its
+// budget. The judging of each answer is ./first-contact-answers.ts.
 import type { Target } from '../config/load.ts'
 import { HttpError, liveHttp, type HttpClient, type HttpRequest } from './http.ts'
 import { liveOptions } from './open.ts'
-import { redactText } from './redact.ts'
+import { redactingHost, redactText } from './redact.ts'
+import { createHost } from './host.ts'
+import { engineQuery } from '../engine/query.ts'
+import { unservedPort } from '../engine/unserved.ts'
 import { fromError, fromHealth, fromMetrics, fromModels, type FirstContactProblem } from './first-contact-answers.ts'
 
 export type { FirstContactProblem }
@@ -79,6 +83,8 @@ export async function contactTarget(target: Target): Promise<FirstContactRefusal
   } finally {
     await http.close()
   }
+  // The host side: a port nothing on --host serves (helpers/engine/unserved.ts).
+  problem ??= await unservedPort(redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey), engineQuery(target), target.baseUrl)
   if (!problem) return undefined
   const message = redactText(problem.message, target.apiKey)
   return { message, where: problem.where, line: `armproof: ${message} [first contact: ${problem.where}; no proof step was judged]` }

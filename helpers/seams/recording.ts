@@ -157,6 +157,8 @@ const TARGET_SCHEMA = object({
   dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
   // Recorded since the meter could be read through Prometheus; absent in older recordings.
   prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
+  // Recorded since the engine could be found by --pid-cmd; absent in older recordings.
+  pidCmd: optional(nullable(string())),
 })
 // Every option a recording keeps is one its schema knows: a Target field added without its line
 // here fails to compile (a recording of a run with it would not read back as written).

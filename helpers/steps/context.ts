@@ -9,8 +9,10 @@ import { knob, type KnobSpec } from '../config/knobs.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
 import type { MeterBaseline } from './meter/reading.ts'
+import type { KnownFlag } from '../argparse/rules.ts'
+import type { FoundBy } from '../engine/find.ts'
 
-/** The engine process step `argv` read. */
+/** The engine process step `argv` read (helpers/engine/find.ts found it). */
 export interface EngineProcess {
   pid: string
   /** Its command line carried the flag as expected. */
@@ -20,9 +22,18 @@ export interface EngineProcess {
   /** Seconds (1 / CLK_TCK). */
   startTimeResolution: number
   /** How it was found: holding the base URL's listening socket, as the container's process, by --pid-cmd, or by pidof --process. */
-  foundBy: 'listener' | 'container' | 'pid-cmd' | 'pidof'
-  /** It holds the listening socket of the base URL's port on the host inspected: the endpoint is tied to it. */
+  foundBy: FoundBy
+  /** The pid holds the listening socket of the URL's port AND the URL's host is the host inspected (loopback with --host local, or the ssh host's own name/address): the endpoint is tied to it. */
   listenerTied: boolean
+}
+
+/** What proved the run is about another engine, and the step that fails with it. */
+export interface WrongEngine {
+  step: StepId
+  expected: string
+  observed: string
+  where: string
+  next: string
 }
 
 /** The model the probes serve, learned once per run (--model, else /v1/models) and shared by them. */
@@ -51,8 +62,16 @@ export interface StepOutputs {
   buildChoices: string[] | null
   /** /health answered 200 at least once. Step `health`. */
   healthy: boolean
+  /** Every flag the build's --help lists, with whether it takes a value (null: none could be read). Step `help`. */
+  buildFlags: KnownFlag[] | null
   /** The one engine process step `argv` read, how it was found, its start time, and whether its command line held. */
   engineProcess: EngineProcess
+  /**
+   * The run is proven to be about another engine than the one argv read (e.g. the endpoint's
+   * process start time is not that pid's): the runner ends the run, the steps after it are not
+   * judged (./judges.ts), and step `step` fails with this proof.
+   */
+  wrongEngine: WrongEngine
   /** The meter's starting point, taken before the probes sent their traffic (the probes' section, before them): the /metrics page, or when Prometheus' window starts. */
   baseline: MeterBaseline
   /** The served model id, shared by the three probes and read by the meter. */

@@ -5,7 +5,7 @@
 // `judgeStep`, so a step's result is the same whoever runs it.
 import { scrub } from '../seams/redact.ts'
 import { checkArgv } from './argv/judge.ts'
-import type { InputsOf, Outcome, RunContext, StepOutputs } from './context.ts'
+import type { InputsOf, Outcome, RunContext, StepOutputs, WrongEngine } from './context.ts'
 import { checkDropins } from './dropins/judge.ts'
 import { checkHealth } from './health/judge.ts'
 import { checkHelp } from './help/judge.ts'
@@ -15,7 +15,7 @@ import { markPromBaseline } from './meter/from-prometheus.ts'
 import { checkExact, checkTools, checkVision } from './probes/judge.ts'
 import { servedModel } from './probes/served.ts'
 import { stepSpec, type StepId } from './registry.ts'
-import type { StepResult } from './verdict.ts'
+import type { JudgementFields, StepResult } from './verdict.ts'
 
 export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome<Id>>
 
@@ -60,10 +60,26 @@ export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>
   return Object.fromEntries(stepSpec(id).inputs.filter((k) => given[k] !== undefined).map((k) => [k, given[k]])) as InputsOf<Id>
 }
 
-/** Runs a section's `BEFORE_GROUP` work, keeping what it hands on. */
+/** Runs a section's `BEFORE_GROUP` work, keeping what it hands on; none once the run is proven to be about another engine. */
 export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
   const before = BEFORE_GROUP[group]
-  if (before) Object.assign(run.given, await before(run.ctx, run.given))
+  if (before && !run.given.wrongEngine) Object.assign(run.given, await before(run.ctx, run.given))
+}
+
+/**
+ * Once a step (or a section's work before its steps) proved the run to be about another engine
+ * than the one argv read, nothing after it is worth waiting for (a health budget, a meter
+ * window): the proof's own step fails with it, every other later step is not judged.
+ */
+function afterWrongEngine(id: StepId, proof: WrongEngine): JudgementFields {
+  if (proof.step === id) return { verdict: 'failed', expected: proof.expected, observed: proof.observed, where: proof.where, next: proof.next }
+  return {
+    verdict: 'skipped',
+    expected: `${id} judged against the engine step argv read`,
+    observed: `not judged: the run is proven to be about another engine than the one step argv read (${proof.observed})`,
+    where: proof.where,
+    next: proof.next,
+  }
 }
 
 /**
@@ -72,6 +88,8 @@ export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
  */
 export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title: string, ctx: RunContext = run.ctx): Promise<StepResult> {
   const started = performance.now()
+  const proof = run.given.wrongEngine
+  if (proof) return scrub({ id, title, ...afterWrongEngine(id, proof), evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
   const judge: Judge<Id> = JUDGES[id]
   const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)

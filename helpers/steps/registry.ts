@@ -9,6 +9,8 @@ export type StepInput =
   | 'buildDefault'
   /** The choices its --help lists for an enum knob's flag (step `help`). */
   | 'buildChoices'
+  /** Every flag its --help lists, for reading argv as the engine's parser does (step `help`). */
+  | 'buildFlags'
   /** /health answered 200 (step `health`). */
   | 'healthy'
   /** The one engine process step `argv` read, and whether its command line held. */
@@ -36,7 +38,7 @@ export interface StepSpec {
 export const STEPS = [
   { id: 'dropins', group: 'before believing anything', title: 'no drop-in is left on the unit', inputs: [], proves: '`systemctl show <unit> -p DropInPaths` is empty (`--no-dropin-check` shows it skipped, never passed)' },
   { id: 'help', group: 'the flag reached the engine', title: "the pinned build's --help lists the flag", inputs: [], proves: 'the flag exists in the pinned build\'s `--help`; an enum value is one of the choices printed there' },
-  { id: 'argv', group: 'the flag reached the engine', title: "the engine's command line carries the flag, or rightly lacks it at the default", inputs: ['buildDefault'], proves: 'exactly one `pidof <process>`, and `/proc/<pid>/cmdline` carries `--flag V` / `--flag=V`, or lacks a conditional flag at its default' },
+  { id: 'argv', group: 'the flag reached the engine', title: "the engine's command line carries the flag, or rightly lacks it at the default", inputs: ['buildDefault', 'buildFlags'], proves: 'the engine is the process that serves the base URL: of the processes holding its port\'s listening socket, the one named `--process` (else the engine in `{svc}`\'s container, else `--pid-cmd`, else the one `pidof --process` finds; other engines of that name are named with their ports); its `/proc/<pid>/cmdline`, read as its parser reads it (`_` for `-`, a unique prefix, the last occurrence wins, a `--config FILE` beneath the command line), resolves the flag to the value, or lacks a conditional flag at its default' },
   { id: 'ledger', group: 'the flag reached the engine', title: 'the boot ledger resolved the expected value', inputs: ['buildDefault'], proves: 'the boot ledger\'s latest resolved line equals the expected value; `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one' },
   { id: 'health', group: 'the endpoint serves', title: '/health answers 200 with in_flight and queue_cap', inputs: [], proves: '`GET /health` is 200 within `--health-budget` with numeric `in_flight` and `queue_cap`; refused and 503 count as loading' },
   { id: 'probe.exact', group: 'behaviour survived', sideBySide: true, title: 'it answers the exact word at temperature 0', inputs: ['healthy', 'model'], proves: 'temperature 0 answers the literal word in `content` (reasoning in `reasoning_content` or `reasoning` is fine): after reasoning, whitespace, surrounding quotes/backticks/emphasis and one final punctuation mark, the reply is the word; a sentence containing it is red. As for every probe, the reply must be the engine\'s: its `model` the one asked (another served name of it that `/v1/models` ties by `root`, or OpenAI\'s dated snapshot, is accepted; any other id is red), its `id` no other probe\'s (one reply for distinct requests is red), its `created` no more than 5 min before the request (older: a cache answered, inconclusive)' },

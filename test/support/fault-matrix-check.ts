@@ -10,8 +10,8 @@
 // - 'in-process': the proof steps judged in this process (test/support/prove-in-process.ts).
 import dns from 'node:dns'
 import { expect } from 'vitest'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
-import { startProxy } from '../../engine/proxy.ts'
+import type { EngineHandle } from '../../engine/launch.ts'
+import { startRow } from './row-engines.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { END_TO_END, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
@@ -51,15 +51,13 @@ function inProcessEnv(env: Record<string, string> | undefined): Record<string, s
 
 /** `x`: the test's own expect (rows run side by side). */
 export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect): Promise<void> {
-  const engine = await startEngine({ ...c.engine, svc: `fm${c.i}`, processName: `rf${c.i}-${RUN}` })
-  engines.push(engine)
-  const proxy = c.reach === 'proxy' ? await startProxy(engine.port) : undefined
-  const reached = proxy?.baseUrl ?? engine.baseUrl
+  const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
+  const { engine, baseUrl } = row
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const baseUrl = c.baseUrl?.(reached) ?? reached
   const args = [...engineArgs(engine, baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
-  if (c.mistake) await engine.waitReady()
+  // So do several engines under one name: while the one verified is loading, none holds its port yet (argv cannot tell them apart).
+  if (c.mistake || c.beside || c.engine.copies) await row.waitReady()
   const env = c.how === 'pnpm verify' ? c.env : inProcessEnv(c.env)
   const preloaded = c.how !== 'pnpm verify' && c.env?.NODE_OPTIONS !== undefined
   const askedBefore = asked.length
@@ -70,7 +68,7 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
         ? await verifyInProcess(args, { env: { ...engine.env, ...env } })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
   const stats = c.stats ? await engine.stats() : undefined
-  await Promise.all([engine.stop(), proxy?.stop()])
+  await row.stop()
   const context = `${run.stdout}\n${run.stderr}`
   if (c.stats) x(stats, `the engine's /stats after the run\n${context}`).toMatchObject(c.stats)
   // The preload's answer, not the machine's resolver: the run's connection asked the patched dns.lookup.

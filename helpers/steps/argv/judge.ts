@@ -1,123 +1,146 @@
-// Step `argv`: exactly one engine process, and its /proc/<pid>/cmdline carries the flag with
-// the value, or lacks it where the knob is at its default and the flag is passed only when
+// Step `argv`: the engine is the process serving the base URL (helpers/engine/find.ts), and its
+// /proc/<pid>/cmdline, read as its parser reads it (helpers/argparse: `_` for `-`, unique
+// prefixes, the last occurrence wins, `--config FILE` beneath the command line), resolves the flag
+// to the value, or lacks it where the knob is at its default and the flag is passed only when
 // non-default ("unset means default").
-import { argvExcerpt, findFlag, parseCmdline } from './parse.ts'
+import { argvExcerpt } from './parse.ts'
+import { readConfig } from './config-read.ts'
 import { canonicalValue } from '../../config/knobs.ts'
+import { RADIANCE_PARSER } from '../../argparse/rules.ts'
+import { findConfig, resolveFlag, type ConfigArgs, type Resolution } from '../../argparse/resolve.ts'
+import { findEngine, type EngineFound } from '../../engine/find.ts'
+import { describeOthers } from '../../engine/describe.ts'
+import { engineQuery } from '../../engine/query.ts'
+import { lookupLabel } from '../../engine/recheck.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
-import { quote } from '../../config/shell.ts'
 import type { Judgement } from '../verdict.ts'
-import { hostTrouble, tail, whereHost } from '../_host.ts'
-import { startTimeOf } from './start-time.ts'
+import type { ArgvEvidence } from './evidence.ts'
+import { hostTrouble } from '../_host.ts'
 
-/** Hands on the one engine process it read (`engineProcess`): the meter checks it still runs after its watch. */
+/** Hands on the engine process it read (`engineProcess`): the meter ties its pages to it and checks it still serves after its watch. */
 export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
   const gives: Pick<Partial<StepOutputs>, 'engineProcess'> = {}
-  const judgement = await judgeArgv(ctx, inputs.buildDefault, gives)
+  const judgement = await judgeArgv(ctx, inputs, gives)
   return { ...judgement, gives }
 }
 
-async function judgeArgv(ctx: RunContext, buildDefault: string | null | undefined, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement<'argv'>> {
+/** How the engine was found, and the other engines of its name, for `observed`. */
+function foundText(e: EngineFound): string {
+  return `pid ${e.pid} ${e.how.replace(/;.*$/, '')}${e.others.length ? `; other engines named here: ${describeOthers(e.others)}` : ''}`
+}
+
+/** The occurrences as the parser reads them: each one, and which one wins. */
+function occurrencesText(r: Resolution): string {
+  if (r.occurrences.length === 0) return ''
+  const shown = r.occurrences.map((o) => `${o.written}${o.source === 'config' ? ' (config file)' : ''}${o.spelling === 'prefix' ? ' (a unique prefix)' : o.spelling === 'underscore' ? ' (_ read as -)' : ''}`)
+  return r.occurrences.length > 1 ? `${shown.join(', ')}; the parser keeps ${r.occurrences.find((o) => o.won)!.written}` : shown[0]!
+}
+
+async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
-  const value = expectedValue(ctx, buildDefault)
-  const fallback = defaultValue(ctx, buildDefault)
+  const value = expectedValue(ctx, inputs.buildDefault)
+  const fallback = defaultValue(ctx, inputs.buildDefault)
   const atDefault = value !== undefined && value === fallback
   const mustBeAbsent = atDefault && passedOnlyWhenNonDefault
   const expected = value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : `${flag} ${value}`
-  const timeoutMs = ctx.target.hostTimeoutMs
-  const process = ctx.target.process
+  const q = engineQuery(ctx.target)
 
-  const pidof = await ctx.host.run({ script: `pidof ${quote(process)}`, privileged: true, timeoutMs })
-  const trouble = hostTrouble(ctx, pidof, expected)
-  if (trouble) return trouble
-  const pids = pidof.stdout.trim().split(/\s+/).filter((p) => /^\d+$/.test(p))
-  if (pids.length === 0) {
+  const lookup = await findEngine(ctx.host, q)
+  if (lookup.kind === 'trouble') return hostTrouble(ctx, lookup.result, expected)!
+  const seen = { others: lookup.others, portHolders: lookup.portHolders }
+  if (lookup.kind !== 'found') {
     return {
-      verdict: 'failed',
-      expected: `one process named ${process}`,
-      observed: `engine not running: pidof ${process} found no process${pidof.stderr.trim() ? ` (${tail(pidof.stderr)})` : ''}`,
-      where: whereHost(ctx, pidof.command),
-      next: `the engine is not running on this host: check the service (systemctl status ${ctx.target.unit}, podman ps), or set --process if it runs under another name`,
-      evidence: { pids: [] },
+      verdict: lookup.kind === 'missing' ? 'failed' : 'inconclusive',
+      expected: `the one engine process serving ${ctx.target.baseUrl ?? 'the endpoint'}`,
+      observed: lookup.observed,
+      where: lookupLabel(ctx.host.where, q),
+      next: lookup.next,
+      evidence: { pids: lookup.pids, ...seen },
     }
   }
-  if (pids.length > 1) {
-    return {
-      verdict: 'failed',
-      expected: `one process named ${process}`,
-      observed: `${pids.length} processes named ${process}: ${pids.join(', ')}`,
-      where: whereHost(ctx, pidof.command),
-      next: `several engines run here (an old container still draining, or a bench): find which serves ${ctx.target.svc} (ps -o pid,lstart,args -p ${pids.join(',')}) and stop the stray ones before trusting anything`,
-      evidence: { pids },
-    }
-  }
-  const pid = pids[0]!
-  const read = await ctx.host.run({ script: `cat /proc/${pid}/cmdline`, privileged: true, timeoutMs })
-  const readTrouble = hostTrouble(ctx, read, expected)
-  if (readTrouble) return readTrouble
-  const argv = parseCmdline(read.stdout)
-  const where = whereHost(ctx, `tr '\\0' ' ' < /proc/${pid}/cmdline`)
-  if (read.exitCode !== 0 || argv.length === 0) {
+  const { pid, argv } = lookup
+  const where = `${ctx.host.where}: tr '\\0' ' ' < /proc/${pid}/cmdline`
+  const found = { pid, foundBy: lookup.foundBy, how: lookup.how, ...seen, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, listenerTied: lookup.listenerTied }
+  if (argv.length === 0) {
     return {
       verdict: 'inconclusive',
       expected,
-      observed: `could not read /proc/${pid}/cmdline (exit ${read.exitCode}): ${tail(read.stderr) || 'empty'}`,
+      observed: `could not read /proc/${pid}/cmdline of the engine (${foundText(lookup)})`,
       where,
       next: 'the process may have just exited (restart loop?) or /proc is mounted with hidepid: check the service and retry, with sudo rights to read /proc if needed',
-      evidence: { pid },
+      evidence: found,
     }
   }
-  // The meter binds each page to this very process by its start time, and checks it still runs once it has watched the counter.
-  const engineProcess: StepOutputs['engineProcess'] = { pid, argvHeld: false, ...(await startTimeOf(ctx, pid)), foundBy: 'pidof', listenerTied: false }
+  // The meter ties its pages to this very process, and checks it still serves once it has watched the counter.
+  const engineProcess = { pid, argvHeld: false, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, foundBy: lookup.foundBy, listenerTied: lookup.listenerTied }
   gives.engineProcess = engineProcess
-  const found = findFlag(argv, flag)
-  const evidence = { pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: found.written }
+
+  const ref = findConfig(argv, RADIANCE_PARSER)
+  let config: ConfigArgs | undefined
+  if (ref && !('problem' in ref)) {
+    const read = await readConfig(ctx, pid, argv, ref)
+    if ('problem' in read) {
+      if (read.result?.failure) return hostTrouble(ctx, read.result, expected)!
+      return { verdict: 'inconclusive', expected, observed: `the engine was started with ${RADIANCE_PARSER.configFlag} ${ref.path}: ${read.problem}`, where: read.result ? `${ctx.host.where}: ${read.result.command}` : where, next: read.next, evidence: { ...found, argv: argvExcerpt(argv, 2000), configFile: ref.path } }
+    }
+    config = read.ok
+  }
+  // The build's flags decide what a prefix names; the knob's own flag takes a value even where --help lacks it.
+  const listed = inputs.buildFlags ?? null
+  const known = listed && !listed.some((k) => k.name === flag) ? [...listed, { name: flag, takesValue: true }] : listed
+  const r = resolveFlag(argv, flag, RADIANCE_PARSER, known, config)
+  const evidence: ArgvEvidence = { ...found, pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: r.occurrences.map((o) => o.written), occurrences: r.occurrences, configFile: ref && !('problem' in ref) ? ref.path : null, refused: r.refused }
   const excerpt = argvExcerpt(argv)
-  if (value === undefined) {
+  const written = occurrencesText(r)
+  const proc = `(${foundText(lookup)})`
+  if (r.problems.length > 0 || r.unsure.length > 0) {
     return {
       verdict: 'inconclusive',
       expected,
-      observed: found.written.length ? found.written.join(' ') : `no ${flag}`,
+      observed: r.problems.length ? `the engine's parser would refuse this command line: ${r.problems.join('; ')} ${proc}` : `cannot tell whether ${r.unsure.join(', ')} names ${flag}: the build's flag list is unknown (step help did not read it) ${proc}`,
       where,
-      next: 'the expected value is the build default, which --help did not print: pass --value',
+      next: r.problems.length ? 'the running engine cannot have been started with this command line as its parser reads it: check that --help-cmd runs the same build as the engine, and the serve script' : 'make step help read the build\'s --help (check --help-cmd), so a unique prefix can be told from another flag',
       evidence,
     }
   }
-  if (found.values.length === 0) {
+  if (value === undefined) {
+    return { verdict: 'inconclusive', expected, observed: written || `no ${flag}`, where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence }
+  }
+  if (r.value === undefined) {
     if (atDefault) {
       engineProcess.argvHeld = true
-      return { verdict: 'passed', expected, observed: `no ${flag} in argv: unset means default ${value}`, where, evidence }
+      return { verdict: 'passed', expected, observed: `no ${flag} in argv${config ? ` nor in ${config.file}` : ''}: unset means default ${value} ${proc}`, where, evidence }
     }
     return {
       verdict: 'failed',
       expected,
-      observed: `no ${flag} in argv: ${excerpt}`,
+      observed: `no ${flag} in argv${config ? ` nor in ${config.file}` : ''}: ${excerpt}`,
       where,
       next: `the flag did not reach the engine: check ${ctx.spec.env}=${value} in ${ctx.target.svc}'s env, that the serve script passes ${flag}${passedOnlyWhenNonDefault ? ` (it adds it only when the value is not ${fallback})` : ''}, and redeploy --service ${ctx.target.svc}`,
       evidence,
     }
   }
-  const last = canonicalValue(ctx.spec, found.values.at(-1)!)
-  const twice = found.values.length > 1 ? ` (given ${found.values.length} times; the last wins)` : ''
+  const resolved = canonicalValue(ctx.spec, r.value)
   if (mustBeAbsent) {
     return {
       verdict: 'failed',
       expected,
-      observed: `argv carries ${found.written.join(' ')}${twice}`,
+      observed: `argv carries ${written}`,
       where,
       next: `the serve script passes ${flag} only when it differs from ${value}, yet argv has it: the running engine was not started by the serve script you deployed, or ${ctx.spec.env} is not ${value}; redeploy --service ${ctx.target.svc}`,
       evidence,
     }
   }
-  if (last !== value) {
+  if (resolved !== value) {
     return {
       verdict: 'failed',
       expected,
-      observed: `argv carries ${found.written.join(' ')}${twice}`,
+      observed: `argv carries ${written}: the engine runs with ${flag} ${resolved}`,
       where,
-      next: `the engine runs with ${flag} ${last}, not ${value}: check ${ctx.spec.env} in ${ctx.target.svc}'s env and redeploy --service ${ctx.target.svc}`,
+      next: `the engine runs with ${flag} ${resolved}, not ${value}: check ${ctx.spec.env} in ${ctx.target.svc}'s env${r.occurrences.length > 1 ? ` and every place the serve script or ${config?.file ?? 'a config file'} sets ${flag}` : ''}, and redeploy --service ${ctx.target.svc}`,
       evidence,
     }
   }
   engineProcess.argvHeld = true
-  return { verdict: 'passed', expected, observed: `${found.written.join(' ')}${twice} (pid ${pid})`, where, evidence }
+  return { verdict: 'passed', expected, observed: `${written} ${proc}`, where, evidence }
 }

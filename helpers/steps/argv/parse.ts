@@ -1,38 +1,6 @@
-// /proc/<pid>/cmdline → argv, and where a flag sits in it. Pure.
-
-/** Splits a NUL-separated cmdline (as read from /proc) into argv. */
-export function parseCmdline(raw: string): string[] {
-  const parts = raw.split('\0')
-  if (parts.at(-1) === '') parts.pop()
-  return parts
-}
-
-export interface FlagInArgv {
-  /** Every value the flag was given, in order; argparse keeps the last. */
-  values: string[]
-  /** The flag with its value as written (`--x 1` or `--x=1`), for evidence. */
-  written: string[]
-}
-
-/** Finds `--flag V` and `--flag=V` in argv (not `--flag-longer`). A bare flag at the end has value "". */
-export function findFlag(argv: readonly string[], flag: string): FlagInArgv {
-  const values: string[] = []
-  const written: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (a === flag) {
-      const v = argv[i + 1]
-      const value = v === undefined || v.startsWith('--') ? '' : v
-      values.push(value)
-      written.push(value === '' ? flag : `${flag} ${value}`)
-      if (value !== '') i++
-    } else if (a.startsWith(`${flag}=`)) {
-      values.push(a.slice(flag.length + 1))
-      written.push(a)
-    }
-  }
-  return { values, written }
-}
+// An engine's argv for messages and evidence: secret-looking flags' values redacted, long words cut. Pure.
+// (argv itself comes from /proc/<pid>/cmdline via helpers/engine/proc.ts; where a flag sits in it,
+// as the engine's parser reads it, is helpers/argparse/resolve.ts.)
 
 const SECRET_FLAG = /^--?[\w-]*(key|token|secret|password|passwd)[\w-]*$/i
 

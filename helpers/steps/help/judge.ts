@@ -1,12 +1,12 @@
 // Step `help`: the flag exists in the pinned build's --help (run from the running container
 // image, as the deploy user), and an enum value is one of the choices printed there.
-import { findHelpEntry } from './parse.ts'
+import { findHelpEntry, listFlags } from './parse.ts'
 import { expectedValue, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { rootlessHint } from '../ledger/judge.ts'
 
-/** Hands on the build's default for the knob (`buildDefault`) when --help defines the flag. */
+/** Hands on every flag --help lists (`buildFlags`), and the build's default for the knob (`buildDefault`) when it defines the flag. */
 export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   const { flag } = ctx.spec
   const expected = `${flag} is listed by the pinned build's --help`
@@ -15,6 +15,9 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   if (trouble) return trouble
   const where = whereHost(ctx, r.command)
   const entry = findHelpEntry(r.stdout, flag)
+  // argv is read against this list (a unique prefix is the flag only among every flag the build has).
+  const listed = r.exitCode === 0 ? listFlags(r.stdout) : []
+  const buildFlags = { buildFlags: listed.length > 0 ? listed : null }
   if (!entry) {
     if (r.exitCode !== 0) {
       return {
@@ -33,9 +36,10 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
       where,
       next: `this build does not have the knob: do not promise it; check the image tag pinned for ${ctx.target.svc}, or a newer build's --help`,
       evidence: { helpLines: r.stdout.split('\n').length },
+      gives: buildFlags,
     }
   }
-  const gives = { buildDefault: entry.default, buildChoices: entry.choices }
+  const gives = { buildDefault: entry.default, buildChoices: entry.choices, ...buildFlags }
   const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default }
   if (ctx.spec.type.kind !== 'enum') {
     return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence, gives }

@@ -1,5 +1,6 @@
 // The pinned build's `--help` (argparse style): does a flag exist, which choices and which
-// default does it list. Pure.
+// default does it list, and every flag it lists. Pure.
+import type { KnownFlag } from '../../argparse/rules.ts'
 
 export interface HelpEntry {
   /** The option's lines as printed. */
@@ -49,4 +50,25 @@ export function findHelpEntry(help: string, flag: string): HelpEntry | undefined
     return { block: text, choices, default: rawDefault }
   }
   return undefined
+}
+
+/**
+ * Every option the help text lists, as argparse prints them: an entry line (indented, the option
+ * strings joined by ", ", each with its metavar when it takes a value, then the help text after
+ * two spaces), and the usage line's `[--flag METAVAR]` groups for options without an entry.
+ */
+export function listFlags(help: string): KnownFlag[] {
+  const flags = new Map<string, boolean>()
+  const lines = help.split(/\r?\n/)
+  for (const line of lines) {
+    if (!/^\s+-/.test(line)) continue
+    const invocation = line.trim().split(/\s{2,}/)[0]!
+    for (const part of invocation.split(', ')) {
+      const m = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)(?:[ =](.+))?$/.exec(part.trim())
+      if (m && !flags.has(m[1]!)) flags.set(m[1]!, m[2] !== undefined)
+    }
+  }
+  const usage = /^usage:[\s\S]*?(?:\n\s*\n|$)/.exec(help)?.[0] ?? ''
+  for (const m of usage.matchAll(/\[(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)( [^\]|]+)?\]/g)) if (!flags.has(m[1]!)) flags.set(m[1]!, m[2] !== undefined)
+  return [...flags].map(([name, takesValue]) => ({ name, takesValue }))
 }

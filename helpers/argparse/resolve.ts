@@ -1,0 +1,190 @@
+// A command line as the engine's parser reads it (./rules.ts): which words name a flag, which
+// word is its value, and which occurrence wins. Emulates Python's argparse (an
+// ArgumentParser with allow_abbrev, `store` actions) behind vLLM's FlexibleArgumentParser
+// pre-pass (`--config FILE` first, then `_` → `-` in flag names); test/argparse.test.ts checks a
+// seeded sample against python3's own argparse. Pure.
+import type { KnownFlag, ParserRules } from './rules.ts'
+
+/** One occurrence of the flag, as written, and whether it is the one the parser keeps. */
+export interface Occurrence {
+  /** As written: the argv word(s) (`--prefill_inter 1`, `--prefill-interleave=1`), or the file's entry (`prefill-interleave: 1`). */
+  written: string
+  value: string
+  source: 'argv' | 'config'
+  /** How it names the flag: its own name, with `_` for `-`, or a unique prefix of it. */
+  spelling: 'exact' | 'underscore' | 'prefix'
+  won: boolean
+}
+
+export interface Resolution {
+  /** The value the parser ends with; undefined when the flag is given neither on argv nor in the file. */
+  value: string | undefined
+  occurrences: Occurrence[]
+  /** Where the parser would refuse this command line over the flag itself (or its config file). */
+  problems: string[]
+  /** Where it would refuse other words (an unlisted flag: the build's list may be incomplete; they cannot change this flag's value). */
+  refused: string[]
+  /** Words that may name the flag but cannot be decided without the build's flag list. */
+  unsure: string[]
+}
+
+/** The config file named on argv: its path as written, and the argv words that name it. */
+export interface ConfigRef {
+  path: string
+  /** Index of the config flag's word in argv. */
+  index: number
+  /** `--config=FILE` (one word) rather than `--config FILE`. */
+  inline: boolean
+}
+
+/** The flags a config file gives, as argv words, and each entry as written (for the truth table). */
+export interface ConfigArgs {
+  file: string
+  /** Per entry of the file: its words (`--key`, `value`…) and the entry as written (`key: value`). */
+  entries: Array<{ words: string[]; written: string }>
+}
+
+/** The config file argv names, per the rules; a problem when it is named twice or without a file. */
+export function findConfig(argv: readonly string[], rules: ParserRules): ConfigRef | { problem: string } | null {
+  const flag = rules.configFlag
+  if (flag === null) return null
+  const at = argv.flatMap((w, i) => (w === flag || w.startsWith(`${flag}=`) ? [i] : []))
+  if (at.length === 0) return null
+  if (at.length > 1) return { problem: `${flag} is given ${at.length} times; the parser reads one config file only and refuses more` }
+  const i = at[0]!
+  const word = argv[i]!
+  if (word !== flag) return { path: word.slice(flag.length + 1), index: i, inline: true }
+  const path = argv[i + 1]
+  if (path === undefined || path.startsWith('-')) return { problem: `${flag} is not followed by a file name` }
+  return { path, index: i, inline: false }
+}
+
+interface Word {
+  /** The word as the parser reads it (after the `_` → `-` rewrite). */
+  text: string
+  /** The word as given. */
+  orig: string
+  /** What the truth table shows for it: the argv word, or the config file's entry. */
+  shown: string
+  /** Where it came from: an argv index, or a config entry's index. */
+  source: 'argv' | 'config'
+  index: number
+}
+
+/** `--max_num_seqs=4` → `--max-num-seqs=4`: the name's underscores (before its first `.`) become dashes. */
+export function dashed(word: string): string {
+  if (!word.startsWith('--')) return word
+  const eq = word.indexOf('=')
+  const name = eq < 0 ? word : word.slice(0, eq)
+  const dot = name.indexOf('.')
+  const head = dot < 0 ? name : name.slice(0, dot)
+  return `${head.replaceAll('_', '-')}${name.slice(head.length)}${eq < 0 ? '' : word.slice(eq)}`
+}
+
+type Item =
+  | { kind: 'A'; word: Word }
+  | { kind: 'O'; word: Word; flag: KnownFlag; explicit: string | undefined; prefix: boolean }
+  | { kind: 'ambiguous'; word: Word; matches: string[] }
+  | { kind: 'unknown'; word: Word; explicit: string | undefined }
+
+const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/
+
+/** argparse's `_parse_optional`: is this word an option, and which one. */
+function classify(word: Word, known: readonly KnownFlag[] | null, rules: ParserRules): Item {
+  const w = word.text
+  if (!w.startsWith('-') || w === '-') return { kind: 'A', word }
+  const byName = (name: string) => known?.find((k) => k.name === name)
+  const exact = byName(w)
+  if (exact) return { kind: 'O', word, flag: exact, explicit: undefined, prefix: false }
+  const eq = w.indexOf('=')
+  const name = eq < 0 ? w : w.slice(0, eq)
+  const explicit = eq < 0 ? undefined : w.slice(eq + 1)
+  if (eq >= 0 && byName(name)) return { kind: 'O', word, flag: byName(name)!, explicit, prefix: false }
+  if (known && rules.abbreviations && w.startsWith('--')) {
+    const matches = known.filter((k) => k.name.startsWith(name))
+    if (matches.length > 1) return { kind: 'ambiguous', word, matches: matches.map((k) => k.name) }
+    if (matches.length === 1) return { kind: 'O', word, flag: matches[0]!, explicit, prefix: true }
+  }
+  if (NEGATIVE_NUMBER.test(w) && !(known ?? []).some((k) => NEGATIVE_NUMBER.test(k.name))) return { kind: 'A', word }
+  if (w.includes(' ')) return { kind: 'A', word }
+  return { kind: 'unknown', word, explicit }
+}
+
+/**
+ * The value of `flag` in `argv` (the process's whole argv: the program's own leading words are
+ * skipped), and of the config file's flags when argv names one (`config`, read by the caller).
+ * `known`: the build's flags from its --help; without them only exact spellings can be decided
+ * and a possible prefix of the flag is `unsure`.
+ */
+export function resolveFlag(argv: readonly string[], flag: string, rules: ParserRules, known: readonly KnownFlag[] | null, config?: ConfigArgs): Resolution {
+  const problems: string[] = []
+  const refused: string[] = []
+  const unsure: string[] = []
+  const refuse = (about: string, text: string) => (about === flag ? problems : refused).push(text)
+  const start = argv.findIndex((w) => w.startsWith('-'))
+  const ref = findConfig(argv, rules)
+  if (ref && 'problem' in ref) problems.push(ref.problem)
+  const skip = new Set<number>(ref && !('problem' in ref) ? (ref.inline ? [ref.index] : [ref.index, ref.index + 1]) : [])
+  if (ref && !('problem' in ref) && !config) unsure.push(`the flags of ${ref.path} (not read)`)
+  const words: Word[] = []
+  for (const [i, e] of (config?.entries ?? []).entries()) for (const w of e.words) words.push({ text: w, orig: w, shown: e.written, source: 'config', index: i })
+  if (start >= 0) for (let i = start; i < argv.length; i++) if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
+  for (const w of words) if (rules.underscoreIsDash) w.text = dashed(w.text)
+
+  // Without the build's flag list only the flag's own spelling is decided (a knob's flag takes a value).
+  const exactOnly = known === null
+  const listed: readonly KnownFlag[] = known ?? [{ name: flag, takesValue: true }]
+  const flags = rules.configFlag && !listed.some((k) => k.name === rules.configFlag) ? [...listed, { name: rules.configFlag, takesValue: true }] : listed
+  const parseRules = exactOnly ? { ...rules, abbreviations: false } : rules
+  let rest = false
+  const items: Item[] = words.map((w) => {
+    if (rest) return { kind: 'A', word: w }
+    if (w.text === '--') {
+      rest = true
+      return { kind: 'A', word: w }
+    }
+    return classify(w, flags, parseRules)
+  })
+  const found: Array<Omit<Occurrence, 'won'>> = []
+  const spelling = (w: Word, prefix: boolean): Occurrence['spelling'] => (prefix ? 'prefix' : w.text.split('=')[0] !== w.orig.split('=')[0] ? 'underscore' : 'exact')
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!
+    if (it.kind === 'A') continue
+    if (it.kind === 'ambiguous') {
+      refuse(it.matches.includes(flag) ? flag : it.word.text, `ambiguous option: ${it.word.text} could match ${it.matches.join(', ')}`)
+      continue
+    }
+    const next = items[i + 1]
+    if (it.kind === 'unknown') {
+      const name = it.word.text.split('=')[0]!
+      if (!exactOnly) refused.push(`unrecognized arguments: ${it.word.orig}`)
+      else if (rules.abbreviations && name.startsWith('--') && name.length > 2 && flag.startsWith(name)) unsure.push(it.word.orig)
+      // Without the flag list, a `--name` is taken to consume the word after it, as most flags do.
+      if (exactOnly && it.explicit === undefined && next?.kind === 'A') i++
+      continue
+    }
+    let value: string
+    let written = it.word.shown
+    if (it.flag.takesValue) {
+      if (it.explicit !== undefined) value = it.explicit
+      else if (next?.kind === 'A') {
+        value = next.word.text
+        if (it.word.source === 'argv') written = `${it.word.shown} ${next.word.shown}`
+        i++
+      } else {
+        refuse(it.flag.name, `argument ${it.flag.name}: expected one argument`)
+        continue
+      }
+    } else {
+      if (it.explicit !== undefined) {
+        refuse(it.flag.name, `argument ${it.flag.name}: ignored explicit argument '${it.explicit}'`)
+        continue
+      }
+      value = ''
+    }
+    if (it.flag.name === flag) found.push({ written, value, source: it.word.source, spelling: spelling(it.word, it.prefix) })
+  }
+  const winner = found.length === 0 ? -1 : rules.lastWins ? found.length - 1 : 0
+  const occurrences = found.map((o, i) => ({ ...o, won: i === winner }))
+  return { value: winner < 0 ? undefined : occurrences[winner]!.value, occurrences, problems, refused, unsure }
+}

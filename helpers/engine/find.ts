@@ -1,0 +1,193 @@
+// The engine is found from the endpoint: the process proven is the one that serves the base URL.
+// In order: the process named `--process` that holds the listening socket of the URL's port
+// (after a fork, the family's root); else the engine in the container of `{svc}` (podman); else
+// the pid `--pid-cmd` prints; else the one process `pidof --process` finds. Several engines under
+// one name on one host are a normal layout: the one serving the port is proven, the others are
+// named with their ports. Used by step argv, by first contact (./unserved.ts) and by the meter's
+// re-check after its watch (./recheck.ts), so all three find the engine the same way.
+import type { HostSpec } from '../config/load.ts'
+import { quote } from '../config/shell.ts'
+import type { HostClient, HostResult } from '../seams/host.ts'
+import { processTree, startTimeSeconds } from './proc.ts'
+import { urlIsThisHost } from './same-host.ts'
+import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, surveyScript, type ProcRead } from './survey.ts'
+import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
+
+
+export type FoundBy = 'listener' | 'container' | 'pid-cmd' | 'pidof'
+
+/** What to look for, and where. */
+export interface EngineQuery {
+  process: string
+  svc: string
+  unit: string
+  /** The base URL's port and host name; null without a base URL. */
+  port: number | null
+  urlHost: string | null
+  /** `--pid-cmd`, a template with `{svc}`, `{unit}`, `{port}`; null: not given. */
+  pidCmd: string | null
+  host: HostSpec
+  timeoutMs: number
+}
+
+interface Seen {
+  /** What `pidof --process` found. */
+  named: string[]
+  others: OtherEngine[]
+  portHolders: PortHolder[]
+  /** The host commands run, as run (for `where`). */
+  commands: string[]
+}
+
+export interface EngineFound extends Seen {
+  kind: 'found'
+  pid: string
+  foundBy: FoundBy
+  /** How it was found, one clause: "holds the listening socket of port 8000 (0.0.0.0)". */
+  how: string
+  argv: string[]
+  startTimeSeconds: number | null
+  /** Seconds, 1 / CLK_TCK. */
+  startTimeResolution: number
+  listenerTied: boolean
+}
+
+export interface EngineNotFound extends Seen {
+  /** missing: no engine by any way; ambiguous: several, none proven the one serving the URL. */
+  kind: 'missing' | 'ambiguous'
+  observed: string
+  next: string
+  pids: string[]
+}
+
+export interface EngineTrouble {
+  kind: 'trouble'
+  result: HostResult
+}
+
+export type EngineLookup = EngineFound | EngineNotFound | EngineTrouble
+
+/** The base URL's port (the scheme's when it names none) and host; nulls without a URL. */
+export function endpointOf(baseUrl: string | null): { port: number | null; urlHost: string | null } {
+  if (baseUrl === null) return { port: null, urlHost: null }
+  const u = new URL(baseUrl)
+  return { port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80, urlHost: u.hostname }
+}
+
+function run(host: HostClient, q: EngineQuery, script: string, asDeployUser = false): Promise<HostResult> {
+  return host.run({ script, ...(asDeployUser ? { asDeployUser } : { privileged: true }), timeoutMs: q.timeoutMs })
+}
+
+/** Looks the engine process up on the host (one host call when the listener or pidof decides). */
+export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
+  const surveyed = await run(host, q, surveyScript(q.process, q.port))
+  if (surveyed.failure) return { kind: 'trouble', result: surveyed }
+  const survey = parseSurvey(surveyed.stdout)
+  const commands = [surveyed.command]
+  const listeners = portListeners(survey, q)
+  const portHolders = holdersOf(survey, listeners)
+  const base = (chosen: string | null): Seen => ({ named: survey.named, others: othersOf(survey, q.process, chosen), portHolders, commands })
+  const resolution = survey.clkTck !== null ? 1 / survey.clkTck : 0.01
+  const found = async (pid: string, foundBy: FoundBy, how: string): Promise<EngineFound | EngineTrouble> => {
+    let proc: ProcRead | undefined = survey.procs.get(pid)
+    if (!proc || proc.argv.length === 0) {
+      const details = await run(host, q, detailsScript([pid]))
+      commands.push(details.command)
+      if (details.failure) return { kind: 'trouble', result: details }
+      proc = parseDetails(details.stdout).get(pid)
+    }
+    const stat = proc?.stat
+    const start = stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
+    const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
+    return { kind: 'found', pid, foundBy, how, argv: proc?.argv ?? [], startTimeSeconds: start, startTimeResolution: resolution, listenerTied, ...base(pid) }
+  }
+
+  // 1. The engine that holds the listening socket of the URL's port.
+  const engines = [...new Set(portHolders.flatMap((h) => (h.pid !== null && bearsName(survey, h.pid, q.process) ? [h.pid] : [])))]
+  if (engines.length > 0) {
+    const ppid = (p: string) => survey.procs.get(p)?.stat?.ppid
+    const roots = engines.filter((p) => !engines.includes(ppid(p) ?? ''))
+    if (roots.length === 1) {
+      const root = roots[0]!
+      const bound = listeners.filter((l) => survey.owners.get(l.inode)?.includes(root)).map((l) => l.address)
+      const shared = engines.length > 1 ? `, shared after a fork with ${engines.filter((p) => p !== root).map((p) => `pid ${p}`).join(', ')}` : ''
+      return found(root, 'listener', `holds the listening socket of port ${q.port} (${[...new Set(bound)].join(', ')})${shared}`)
+    }
+    return {
+      kind: 'ambiguous',
+      pids: roots,
+      observed: `${roots.length} engines named ${q.process} listen on port ${q.port}: ${describeHolders(portHolders)}; which one answers a request is the kernel's choice`,
+      next: `two engines share one port (SO_REUSEPORT, or each bound to its own address): point --base-url at an address only one of them serves, or stop the stray one (ps -o pid,lstart,args -p ${roots.join(',')})`,
+      ...base(null),
+    }
+  }
+  const servedBy = portHolders.length > 0 ? `port ${q.port} is served by ${describeHolders(portHolders)}, not by a process named ${q.process}` : q.port !== null ? `no process here listens on port ${q.port}` : 'no base URL to find a listener from'
+
+  // 2. The engine in the service's container.
+  const inspected = await run(host, q, containerScript(q.svc), true)
+  commands.push(inspected.command)
+  if (inspected.failure) return { kind: 'trouble', result: inspected }
+  const container = parseContainer(inspected.stdout)
+  if (container.pid === '0') {
+    return { kind: 'missing', pids: [], observed: `container ${q.svc} exists but is not running (podman inspect: State.Pid 0); ${servedBy}`, next: `start it (systemctl start ${q.unit}, podman ps -a), wait for the engine to load, and run again`, ...base(null) }
+  }
+  if (container.pid !== null) {
+    const tree = processTree(container.pid, container.stats)
+    const engine = tree.find((p) => container.stats.get(p)?.comm === q.process.slice(0, 15) || bearsName(survey, p, q.process))
+    if (engine === undefined) {
+      const names = [...new Set(tree.map((p) => container.stats.get(p)?.comm).filter(Boolean))].slice(0, 8).join(', ')
+      return { kind: 'missing', pids: tree, observed: `container ${q.svc} runs (pid ${container.pid}), but no process in it is named ${q.process} (it runs: ${names || 'nothing readable'}); ${servedBy}`, next: `set --process to the engine's process name in ${q.svc}`, ...base(null) }
+    }
+    return found(engine, 'container', `is the engine of container ${q.svc} (${engine === container.pid ? 'its main process' : `under its main process ${container.pid}`}, podman inspect); ${servedBy}`)
+  }
+
+  // 3. --pid-cmd.
+  if (q.pidCmd !== null) {
+    const filled = q.pidCmd.replaceAll('{svc}', quote(q.svc)).replaceAll('{unit}', quote(q.unit)).replaceAll('{port}', quote(String(q.port ?? '')))
+    const r = await run(host, q, filled, true)
+    commands.push(r.command)
+    if (r.failure) return { kind: 'trouble', result: r }
+    const pids = r.stdout.trim().split(/\s+/).filter(Boolean)
+    if (r.exitCode !== 0 || pids.length !== 1 || !/^\d+$/.test(pids[0]!)) {
+      return {
+        kind: 'missing',
+        pids: [],
+        observed: `--pid-cmd printed ${JSON.stringify(r.stdout.trim().slice(0, 200))}${r.exitCode !== 0 ? ` (exit ${r.exitCode}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').at(-1)}` : ''})` : ''}, not one pid; ${servedBy}`,
+        next: 'make --pid-cmd print exactly the engine\'s pid (run it on the host by hand)',
+        ...base(null),
+      }
+    }
+    return found(pids[0]!, 'pid-cmd', `is the pid --pid-cmd prints; ${servedBy}`)
+  }
+
+  // 4. pidof, where exactly one runs; of several, the one whose command line names the port (still loading: not listening yet).
+  if (survey.named.length === 1) return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds; ${servedBy}`)
+  const loading = portListeners(survey, q).length === 0 && q.port !== null ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0) : []
+  if (loading.length === 1) return found(loading[0]!, 'pidof', `is the only process named ${q.process} whose command line names port ${q.port} (it does not listen yet: loading?); ${servedBy}`)
+  if (survey.named.length === 0) {
+    return {
+      kind: 'missing',
+      pids: [],
+      observed: `engine not running: pidof ${q.process} found no process, no container answers for ${q.svc}, and ${servedBy}`,
+      next: `the engine is not running on this host: check the service (systemctl status ${q.unit}, podman ps), or set --process if it runs under another name${portHolders.some((h) => h.name) ? ` (port ${q.port} is served by ${portHolders.flatMap((h) => (h.name ? [h.name] : [])).join(', ')})` : ''}`,
+      ...base(null),
+    }
+  }
+  const others = othersOf(survey, q.process, null)
+  if (loading.length > 1) {
+    return {
+      kind: 'ambiguous',
+      pids: loading,
+      observed: `${loading.length} processes named ${q.process} (pids ${loading.join(', ')}) name port ${q.port} on their command line and none listens on it yet: which one will serve it cannot be told`,
+      next: `an old engine may still be draining beside a new one: wait until /health answers and run again, or stop the stray one (ps -o pid,lstart,args -p ${loading.join(',')})`,
+      ...base(null),
+    }
+  }
+  return {
+    kind: 'ambiguous',
+    pids: survey.named,
+    observed: `${survey.named.length} processes named ${q.process} (${describeOthers(others)}), and ${servedBy}: which of them serves the base URL cannot be told`,
+    next: `point --base-url at the engine's own port${others.some((o) => o.ports.length) ? ` (${[...new Set(others.flatMap((o) => o.ports))].join(' or ')})` : ''} so the one serving it is proven, or give --pid-cmd to name it`,
+    ...base(null),
+  }
+}

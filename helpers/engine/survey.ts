@@ -1,0 +1,154 @@
+// The host reads that find the engine process, each a small script with its own parser, so a
+// caller (or a later batch of a target's reads) can put them in one host call. Every value put
+// into a script is quoted; every section of the output is marked, and parsed by ./proc.ts.
+//
+// - survey: the boot time and clock tick, the listening TCP sockets of the host's network
+//   namespace, which process holds each (fd links `socket:[inode]`), `pidof <name>`, and the stat
+//   line and command line of each of those processes: one call answers "who serves port P" and
+//   "which engines of that name run here".
+// - container: `podman inspect` of the service (as the deploy user) and the stat lines of the
+//   container's process tree, to find the engine in it.
+// - details: the stat line and command line of given pids (one found another way).
+import { quote } from '../config/shell.ts'
+import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
+
+const MARK = '@@armproof '
+
+/** One process as the survey read it. */
+export interface ProcRead {
+  stat: ProcStat | undefined
+  /** Its argv; empty when the command line could not be read (exited, hidden). */
+  argv: string[]
+}
+
+export interface Survey {
+  btime: number | null
+  clkTck: number | null
+  listeners: Listener[]
+  /** Listening-socket inode → the pids holding it (only those this user may see). */
+  owners: Map<string, string[]>
+  /** What `pidof <name>` found. */
+  named: string[]
+  procs: Map<string, ProcRead>
+}
+
+/** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
+function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
+  const out: Array<{ name: string; arg: string; text: string }> = []
+  let at = stdout.indexOf(MARK)
+  while (at >= 0) {
+    const eol = stdout.indexOf('\n', at)
+    const head = stdout.slice(at + MARK.length, eol < 0 ? undefined : eol).trim().split(/\s+/)
+    const next = eol < 0 ? -1 : stdout.indexOf(`\n${MARK}`, eol - 1)
+    const body = eol < 0 ? '' : stdout.slice(eol + 1, next < 0 ? undefined : next + 1)
+    out.push({ name: head[0] ?? '', arg: head[1] ?? '', text: body })
+    at = next < 0 ? -1 : next + 1
+  }
+  return out
+}
+
+/** The per-process part of a survey and of `detailsScript`: stat and cmdline of each pid in `$P`. */
+const PROC_LOOP = [
+  'for p in $P; do',
+  `  echo "${MARK}stat $p"; cat /proc/$p/stat 2>/dev/null`,
+  // A cmdline that cannot be read (permission denied under hidepid) fails the script, so the host
+  // seam's `--sudo auto` retries it under sudo -n; a process that just exited is simply absent.
+  `  echo "${MARK}cmdline $p"; cat /proc/$p/cmdline || r=1; echo`,
+  'done',
+  'exit ${r:-0}',
+].join('\n')
+
+/**
+ * The survey script. The listening inodes are taken from /proc/net/tcp{,6} (state 0A), their
+ * holders from `ls -l /proc/[0-9]*\/fd` (`pid inode` lines). Printed are only the sockets of
+ * `port` and those held by what `pidof <name>` finds, and only those processes are detailed
+ * (stat line and command line): the rest of the host's processes are none of armproof's business,
+ * nor of a recording's.
+ */
+export function surveyScript(processName: string, port: number | null): string {
+  // The port as /proc/net/tcp{,6} prints it: four upper-case hex digits after the address's colon.
+  const hex = port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  return [
+    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
+    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
+    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
+    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
+    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
+    // Q: the inodes of the port's sockets; K: the holders kept (the port's, and the named processes').
+    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
+    `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
+    `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
+    `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
+    `echo '${MARK}pidof'; echo $F`,
+    `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
+    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+    PROC_LOOP,
+  ].join('\n')
+}
+
+/** The stat line and command line of `pids` (validated digits only). */
+export function detailsScript(pids: readonly string[]): string {
+  const safe = pids.filter((p) => /^\d+$/.test(p))
+  return [`P=${quote(safe.join(' '))}`, PROC_LOOP].join('\n')
+}
+
+function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
+  const procs = new Map<string, ProcRead>()
+  for (const s of parts) {
+    if (!/^\d+$/.test(s.arg) || (s.name !== 'stat' && s.name !== 'cmdline')) continue
+    const p = procs.get(s.arg) ?? { stat: undefined, argv: [] }
+    if (s.name === 'stat') p.stat = parseStat(s.text.split('\n')[0] ?? '')
+    // The loop adds one newline after the command line, which itself ends in NUL.
+    else p.argv = parseCmdline(s.text.endsWith('\n') ? s.text.slice(0, -1) : s.text)
+    procs.set(s.arg, p)
+  }
+  return procs
+}
+
+export function parseSurvey(stdout: string): Survey {
+  const parts = sections(stdout)
+  const one = (name: string) => parts.find((s) => s.name === name)?.text ?? ''
+  const num = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : null)
+  const clk = num(one('clk_tck'))
+  return {
+    btime: num(one('btime')),
+    clkTck: clk !== null && clk > 0 ? clk : null,
+    listeners: parseListeners(one('listen')),
+    owners: parseOwners(one('owners')),
+    named: one('pidof').trim().split(/\s+/).filter((p) => /^\d+$/.test(p)),
+    procs: readProcs(parts),
+  }
+}
+
+export function parseDetails(stdout: string): Map<string, ProcRead> {
+  return readProcs(sections(stdout))
+}
+
+/** What `podman inspect --format '{{.State.Pid}}' <svc>` said, and the stat lines of that container's process tree. */
+export interface ContainerRead {
+  /** The container's main pid; 0 when it exists but is not running; null when there is no such container (or no podman). */
+  pid: string | null
+  /** podman's own words when it found no container. */
+  said: string
+  stats: Map<string, ProcStat>
+}
+
+export function containerScript(svc: string): string {
+  // Only the container's own process tree is printed (its main pid, then its descendants, breadth first).
+  const tree = 'awk -v root="$c" \'{ line[$1] = $0; s = $0; sub(/.*\\) /, "", s); split(s, f, " "); kids[f[2]] = kids[f[2]] " " $1 } END { n = 1; q[1] = root; i = 1; while (i <= n) { p = q[i++]; if (p in seen) continue; seen[p] = 1; if (p in line) print line[p]; m = split(kids[p], k, " "); for (j = 1; j <= m; j++) q[++n] = k[j] } }\''
+  return [
+    `echo '${MARK}container'; c=$(podman inspect --format '{{.State.Pid}}' ${quote(svc)} 2>&1); r=$?; printf '%s\\n' "$c"; echo "${MARK}exit $r"`,
+    `echo '${MARK}stats'`,
+    `case "$c" in ''|*[!0-9]*|0) ;; *) cat /proc/[0-9]*/stat 2>/dev/null | ${tree} ;; esac`,
+    'exit 0',
+  ].join('\n')
+}
+
+export function parseContainer(stdout: string): ContainerRead {
+  const parts = sections(stdout)
+  const said = (parts.find((s) => s.name === 'container')?.text ?? '').trim()
+  const exit = parts.find((s) => s.name === 'exit')?.arg
+  const pid = exit === '0' && /^\d+$/.test(said) ? said : null
+  return { pid, said: pid === null ? said.split('\n').slice(-2).join(' | ') : '', stats: parseStats(parts.find((s) => s.name === 'stats')?.text ?? '') }
+}

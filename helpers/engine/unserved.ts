@@ -1,0 +1,46 @@
+// First contact, the host side: a base URL whose port nothing on --host serves is the operator's
+// mistake (a port one off, a copy-paste from another target), answered at once with the ports
+// the engines there do listen on, instead of waiting out the health budget for a port that will
+// never open. Only where the URL names the host inspected (./same-host.ts), and never while an
+// engine there may still be loading onto that port (its argv names it, or names no port).
+import type { HostClient } from '../seams/host.ts'
+import type { EngineQuery } from './find.ts'
+import { othersOf, portListeners } from './describe.ts'
+import { urlIsThisHost } from './same-host.ts'
+import { containerScript, parseContainer, parseSurvey, surveyScript } from './survey.ts'
+
+export interface UnservedPort {
+  message: string
+  where: string
+}
+
+export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: string): Promise<UnservedPort | undefined> {
+  if (q.port === null || !urlIsThisHost(q.urlHost, q.host)) return undefined
+  // A host that cannot be read is for the steps to report (inconclusive), not a mistake.
+  const surveyed = await host.run({ script: surveyScript(q.process, q.port), privileged: true, timeoutMs: q.timeoutMs })
+  if (surveyed.failure) return undefined
+  const survey = parseSurvey(surveyed.stdout)
+  if (portListeners(survey, q).length > 0) return undefined
+  const inspected = await host.run({ script: containerScript(q.svc), asDeployUser: true, timeoutMs: q.timeoutMs })
+  // A container of that name (running or not) is the service: whatever its port does is for the steps to say.
+  if (inspected.failure || parseContainer(inspected.stdout).pid !== null) return undefined
+  const others = othersOf(survey, q.process, null)
+  const loading = others.some((o) => o.portsFrom === 'none' || (o.portsFrom === 'argv' && o.ports.includes(q.port!)))
+  if (loading) return undefined
+  const u = new URL(baseUrl)
+  const ports = [...new Set(others.flatMap((o) => o.ports))].sort((a, b) => a - b)
+  const at = (port: number) => {
+    const v = new URL(u.href)
+    v.port = String(port)
+    return v.href.replace(/\/+$/, '')
+  }
+  const engines = others.length
+    ? `the engines named ${q.process} there listen on ${others.map((o) => `port ${o.ports.join(', ')} (pid ${o.pid}${o.portsFrom === 'argv' ? ', its --port' : ''})`).join(', ')}`
+    : `no engine named ${q.process} runs there either`
+  const nearest = [...ports].sort((a, b) => Math.abs(a - q.port!) - Math.abs(b - q.port!))[0]
+  const fix = nearest === undefined ? "; check --base-url's port, --host and --svc" : `; did you mean --base-url ${at(nearest)}${ports.length > 1 ? ' (the nearest)' : ''}?`
+  return {
+    where: `${host.where}: /proc/net/tcp{,6}; pidof ${q.process}; podman inspect ${q.svc}`,
+    message: `--base-url: nothing on ${host.where === 'local' ? 'this host' : host.where.replace(/^ssh /, '')} listens on port ${q.port} and no container answers for ${q.svc}: ${engines}${fix}`,
+  }
+}
