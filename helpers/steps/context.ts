@@ -27,9 +27,16 @@ export interface EngineProcess {
   listenerTied: boolean
 }
 
-/** What proved the run is about another engine, and the step that fails with it. */
+/**
+ * What proved the run is about another engine than the one argv read, and the step judged with
+ * it. `inconclusive`: the endpoint is another engine (a replica, a load balancer in front of
+ * several): neither arm is proven and the engine is not at fault; `failed`: the evidence shows the
+ * engine itself wrong (the pid argv read is gone: a restart). Decided where the proof is read
+ * (./meter/bind.ts for a page's start time).
+ */
 export interface WrongEngine {
   step: StepId
+  verdict: 'failed' | 'inconclusive'
   expected: string
   observed: string
   where: string
@@ -69,7 +76,7 @@ export interface StepOutputs {
   /**
    * The run is proven to be about another engine than the one argv read (e.g. the endpoint's
    * process start time is not that pid's): the runner ends the run, the steps after it are not
-   * judged (./judges.ts), and step `step` fails with this proof.
+   * judged (./judges.ts), and step `step` is judged with this proof and its verdict.
    */
   wrongEngine: WrongEngine
   /** The meter's starting point, taken before the probes sent their traffic (the probes' section, before them): the /metrics page, or when Prometheus' window starts. */

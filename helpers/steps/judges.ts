@@ -12,6 +12,7 @@ import { checkHelp } from './help/judge.ts'
 import { checkLedger } from './ledger/judge.ts'
 import { checkMeter, takeBaseline } from './meter/judge.ts'
 import { markPromBaseline } from './meter/from-prometheus.ts'
+import { wrongEngineAtBaseline } from './meter/two-engines.ts'
 import { checkExact, checkTools, checkVision } from './probes/judge.ts'
 import { servedModel } from './probes/served.ts'
 import { stepSpec, type StepId } from './registry.ts'
@@ -34,15 +35,18 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
 
 /**
  * Work a section does once before its steps, and what it hands on: before the probes' traffic,
- * the meter's baseline scrape, and the served model they share (asked by the first probe).
+ * the meter's baseline scrape (and, where it is another engine's page, the proof that ends the
+ * run), and the served model they share (asked by the first probe).
  */
 export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>>>> = {
   // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
   // No baseline where /health never answered 200: no traffic will flow, and the meter is not watched.
-  'behaviour survived': async (ctx, given = {}) => ({
-    ...(given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)),
-    model: servedModel(ctx),
-  }),
+  // A baseline page another engine served proves the run is about two engines: it ends here (./meter/two-engines.ts).
+  'behaviour survived': async (ctx, given = {}) => {
+    const baseline = given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)
+    const wrongEngine = await wrongEngineAtBaseline(ctx, baseline.baseline, given.engineProcess)
+    return { ...baseline, ...(wrongEngine ? { wrongEngine } : {}), model: servedModel(ctx) }
+  },
 }
 
 /** One run as the runner holds it: the steps' context, and what earlier steps handed on. */
@@ -69,10 +73,11 @@ export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
 /**
  * Once a step (or a section's work before its steps) proved the run to be about another engine
  * than the one argv read, nothing after it is worth waiting for (a health budget, a meter
- * window): the proof's own step fails with it, every other later step is not judged.
+ * window): the proof's own step takes the proof's verdict (inconclusive where the endpoint is
+ * another engine, failed where the engine itself is wrong), every other later step is not judged.
  */
 function afterWrongEngine(id: StepId, proof: WrongEngine): JudgementFields {
-  if (proof.step === id) return { verdict: 'failed', expected: proof.expected, observed: proof.observed, where: proof.where, next: proof.next }
+  if (proof.step === id) return { verdict: proof.verdict, expected: proof.expected, observed: proof.observed, where: proof.where, next: proof.next }
   return {
     verdict: 'skipped',
     expected: `${id} judged against the engine step argv read`,
