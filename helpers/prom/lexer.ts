@@ -532,7 +532,9 @@ export class Cursor {
     }
     const sample: Sample | undefined = store ? { name, labels, value, raw, line } : undefined
     if (!this.sep()) return sample
+    let after = 'value'
     if (this.peek() !== HASH) {
+      after = 'timestamp'
       const tat = this.p
       const t = this.token()
       const ms = this.om ? parseSecondsAsMs(t) : parseIntegerMs(t)
@@ -544,6 +546,9 @@ export class Cursor {
       if (!this.sep()) return sample
       if (this.peek() !== HASH) this.fail('unexpected text after the timestamp')
     }
+    // Exemplars are OpenMetrics only: Prometheus' text parser takes nothing after the value but a
+    // timestamp, and refuses the whole page at the '#' (model/textparse/promparse.go).
+    if (!this.om) this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page (${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}, got "#")`)
     const exemplar = this.exemplar()
     if (this.p < this.end) this.fail('unexpected text after the exemplar')
     if (sample) sample.exemplar = exemplar
