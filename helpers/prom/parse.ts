@@ -2,7 +2,10 @@
 // Pure: takes the page as a string, returns families, samples and one error per bad line.
 // Why not an npm parser: see docs/reference/prometheus-parsing.md (colon names, labelled
 // histograms and `_created` gauge families are all mishandled there).
-import { Cursor, LineError, parseNumber, unescapeHelp } from './lexer.ts'
+import { Expected } from './label-sets.ts'
+import { BUILD, CHECK, Cursor, LineError, RECORD, unescapeHelp } from './lexer.ts'
+import { parseNumber } from './numbers.ts'
+import { SampleLog } from './sample-log.ts'
 
 import type { MetricFamily, MetricType, PromPage, PromParseError, PromParseOptions, Sample } from './types.ts'
 
@@ -31,7 +34,15 @@ const EXEMPLAR_SUFFIXES: Readonly<Partial<Record<MetricType, readonly string[]>>
   summary: ['_count', '_sum'],
 }
 
-interface FamilyState { fam: MetricFamily; typed: boolean; helped: boolean; unitSet: boolean; sampled: boolean }
+interface FamilyState {
+  fam: MetricFamily
+  typed: boolean
+  helped: boolean
+  unitSet: boolean
+  sampled: boolean
+  /** A text-format family's samples until its `samples` is first read. */
+  log: SampleLog | undefined
+}
 
 /** What a sample name resolves to, cached until the next HELP/TYPE/UNIT line. */
 interface NameState {
@@ -42,6 +53,8 @@ interface NameState {
   keep: boolean
   /** A valid sample of this name was seen (its prefix is in prefixSet). */
   counted: boolean
+  /** What the previous line of this name read, for the next one's labels. */
+  expected: Expected
 }
 
 /** 'application/openmetrics-text; version=1.0.0; charset=utf-8' → 'openmetrics'; anything else → 'text'. */
@@ -223,7 +236,22 @@ class PageBuilder {
 
   create(name: string): FamilyState {
     const fam: MetricFamily = { name, type: this.om ? 'unknown' : 'untyped', help: '', samples: [] }
-    const st: FamilyState = { fam, typed: false, helped: false, unitSet: false, sampled: false }
+    const st: FamilyState = { fam, typed: false, helped: false, unitSet: false, sampled: false, log: undefined }
+    // Text format: samples are recorded as numbers and built when first read (sample-log.ts);
+    // OpenMetrics checks each sample's fields as it reads it, so it builds them at once.
+    if (!this.om) {
+      const log = (st.log = new SampleLog(this.cur.s, this.cur.sets))
+      Object.defineProperty(fam, 'samples', {
+        get(this: MetricFamily) {
+          const samples = log.build()
+          st.log = undefined
+          Object.defineProperty(this, 'samples', { value: samples, writable: true, enumerable: true, configurable: true })
+          return samples
+        },
+        enumerable: true,
+        configurable: true,
+      })
+    }
     this.families.push(fam)
     this.states.set(name, st)
     return st
@@ -249,14 +277,14 @@ class PageBuilder {
     if (name !== this.lastName || ns === undefined) {
       ns = this.names.get(name)
       if (ns === undefined) {
-        ns = { st: undefined, suffix: '', keep: this.keep ? this.keep(name) : true, counted: false }
+        ns = { st: undefined, suffix: '', keep: this.keep ? this.keep(name) : true, counted: false, expected: new Expected() }
         this.names.set(name, ns)
       }
       this.lastName = name
       this.lastNameState = ns
     }
     // OpenMetrics checks need the sample even when it is not kept.
-    const s = cur.sampleRest(name, line, ns.keep || this.om)
+    const s = cur.sampleRest(name, line, this.om ? BUILD : ns.keep ? RECORD : CHECK, ns.expected)
     let st = ns.st
     if (st === undefined) {
       st = ns.st = this.resolve(name)
@@ -273,7 +301,9 @@ class PageBuilder {
     }
     this.sampleCount++
     st.sampled = true
-    if (ns.keep) st.fam.samples.push(s!)
+    if (!ns.keep) return
+    if (st.log) st.log.add(name, line, cur, ns.expected.pairs)
+    else st.fam.samples.push(s!)
   }
 }
 
