@@ -62,7 +62,7 @@ await section('live', `live: reference engine, ${latencyMs} ms per completion, $
 await section('replay', `replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 7)} repetitions`, async () => {
   results.replay = await measureReplay({ reps: Math.max(reps, 7), log })
 })
-await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB', async () => {
+await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB, and one line of 100,000 labels', async () => {
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
 })
 
