@@ -438,7 +438,7 @@ export class Cursor {
     // timestamp, and refuses the whole page at the '#' (model/textparse/promparse.go).
     if (!this.om) {
       const after = this.stamp === this.stamp ? 'timestamp' : 'value'
-      this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page (${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}, got "#")`)
+      this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page ("${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}")`)
     }
     const exemplar = this.exemplar()
     if (this.p < this.end) this.fail('unexpected text after the exemplar')
