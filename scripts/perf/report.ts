@@ -2,7 +2,8 @@
 import type { LiveResult } from './live.ts'
 import type { ParserResult } from './parser.ts'
 import { parserMiss, parserRows, parserSection } from './parser-report.ts'
-import type { ReplayResult } from './replay.ts'
+import type { FixedResult } from './fixed-cost.ts'
+import { fixedCostMiss, fixedCostRows, fixedCostSection } from './fixed-cost-report.ts'
 import { fleetRows, fleetSection, type FleetResult } from './fleet.ts'
 import { fixed, median, seconds, spread, ratioText } from './stats.ts'
 
@@ -29,7 +30,7 @@ export interface Row {
 
 export interface Results {
   live?: LiveResult
-  replay?: ReplayResult
+  replay?: FixedResult
   parser?: ParserResult
   fleet?: FleetResult
 }
@@ -56,15 +57,7 @@ export function rows(r: Results): Row[] {
       met: over.median <= 1.3,
     })
   }
-  if (replay) {
-    const ratio = spread(replay.reps.map((x) => x.ratio))
-    out.push({
-      measure: '3. Replay of the demo fixtures ÷ bare vitest run of one trivial test',
-      value: `${ratioText(ratio)}: ${seconds(median(replay.reps.map((x) => x.replayMs)))} vs ${seconds(median(replay.reps.map((x) => x.trivialMs)))}`,
-      target: '≤ 1.5×',
-      met: ratio.median <= 1.5,
-    })
-  }
+  if (replay) out.push(...fixedCostRows(replay))
   if (parser) out.push(...parserRows(parser))
   if (live) {
     const costs = live.reps.map((x) => x.cost)
@@ -200,27 +193,6 @@ ${row(`full ${live.fullWindow.cost.meterWindowMs / 1000} s window`, live.fullWin
 `
 }
 
-function replaySection(replay: ReplayResult): string {
-  return `## 3: replay
-
-- Replay: \`${replay.replayCommand}\`, spawn to exit, green every time.
-- Baseline: a bare vitest run of one trivial test, with this project's vitest (same version, same
-  node), a throwaway \`trivial.test.ts\` and a minimal \`vitest.config.ts\` (a .ts config like the
-  project's, no imports, \`globals: true\`) in a temp dir, so the baseline is vitest's own start,
-  config load and one test, with none of armproof's code:
-  \`${replay.trivialCommand}\`.
-- One untimed pair runs first; then replay and trivial alternate.
-
-| repetition | replay | trivial vitest | ratio |
-| --- | --- | --- | --- |
-${replay.reps.map((x, i) => `| ${i + 1} | ${fixed(x.replayMs, 0)} ms | ${fixed(x.trivialMs, 0)} ms | ${fixed(x.ratio)}× |`).join('\n')}
-
-The replay's extra time over the trivial run is its own work: loading the project's config and
-armproof's helpers, nine steps replayed from \`fixtures/demo/PREFILL_INTERLEAVE/\`, the reporter and
-the JSON/JUnit reports.
-`
-}
-
 function misses(rs: readonly Row[], r: Results, machine: Machine): string {
   const missed = rs.filter((x) => x.met === false)
   if (missed.length === 0) return 'Every target above is met.\n'
@@ -231,7 +203,7 @@ function misses(rs: readonly Row[], r: Results, machine: Machine): string {
       const fixedCost = median(live.reps.map((y) => y.verifyMs - y.slowestProbeMs))
       why = ` The probes do overlap (section 1 and 2); what misses is verify's fixed cost of ≈ ${fixed(fixedCost, 0)} ms per run on top of its slowest probe (node and vitest start, host checks, reports: see the breakdown there), which a ${live.latencyMs} ms completion does not hide.`
     }
-    if (x.measure.startsWith('3.')) why = " The replay pays for the project's config, armproof's modules, nine replayed steps and the reporter on top of what the trivial run pays; see section 3 for every repetition."
+    if (x.measure.startsWith('3.')) why = fixedCostMiss(x.measure)
     if (x.measure.startsWith('4.') && r.parser) why = parserMiss(r.parser, x.measure, machine.sectionLoad.parser ?? '?', machine.cores)
     if (x.measure.startsWith('5.')) why = ' See section 5 for the counts per run.'
     if (x.measure.startsWith('6.') || x.measure.startsWith('7.')) why = ' See section 6 and 7 for every repetition.'
@@ -258,7 +230,7 @@ ${mdTable(rs)}
 
 ${misses(rs, r, machine)}
 ${r.live ? liveSection(r.live) : ''}
-${r.replay ? replaySection(r.replay) : ''}
+${r.replay ? fixedCostSection(r.replay) : ''}
 ${r.parser ? parserSection(r.parser) : ''}
 ${r.live ? costSection(r.live) : ''}
 ${r.fleet ? fleetSection(r.fleet) : ''}`
