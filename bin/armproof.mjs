@@ -3,12 +3,7 @@
 // one line saying what it needs (bin/node-check.mjs) instead of a stack trace; then the program
 // itself, built from bin/armproof.ts to dist/ by `pnpm build` (run by `pnpm pack`).
 import { existsSync } from 'node:fs'
-// A namespace import: a named one an old Node lacks would fail before node-check.mjs could speak.
-import * as nodeModule from 'node:module'
 import './node-check.mjs'
-
-// Node's compile cache (bin/compile-cache.ts says why), on before the program is loaded.
-nodeModule.enableCompileCache()
 
 const built = new URL('../dist/bin/armproof.js', import.meta.url)
 if (!existsSync(built)) {

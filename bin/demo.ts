@@ -1,8 +1,9 @@
 // pnpm demo [verify options]: the main job on its embedded default. Starts the reference engine
 // on loopback with PREFILL_INTERLEAVE armed to 1, runs `pnpm verify` against it, stops it, and
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
-import './compile-cache.ts'
+import { startCompileCache } from './compile-cache.ts'
 
+startCompileCache()
 const [{ verify }, { startEngine }] = await Promise.all([import('../helpers/cli/verify.ts'), import('../engine/launch.ts')])
 
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.

@@ -1,6 +1,7 @@
 // pnpm verify --svc X --knob Y [options]: exit 0 green, 1 red, 2 configuration (before or on first contact), 3 inconclusive, 130/143 interrupted.
-import './compile-cache.ts'
+import { startCompileCache } from './compile-cache.ts'
 
+startCompileCache()
 const { verify } = await import('../helpers/cli/verify.ts')
 
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
