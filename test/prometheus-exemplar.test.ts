@@ -3,12 +3,11 @@
 // scrape (the target goes down with "expected timestamp or new record") and promtool refuse the
 // page, just as helpers/prom/parse.ts reports it; the same page without the fault is scraped.
 // Needs prometheus and promtool (test/support/prerequisites.ts).
-import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { parsePrometheusText } from '../helpers/prom/parse.ts'
 import { check, PROMETHEUS, requires } from './support/prerequisites.ts'
-import { startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
+import { promtool, startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
 
 const ready = requires(check(PROMETHEUS))
 /** How long Prometheus may take to scrape both targets once (it applies new targets on a 5 s tick); not a timing claim. */
@@ -43,15 +42,6 @@ async function scraped(): Promise<Map<string, Target>> {
     if (Date.now() > deadline) throw new Error(`Prometheus did not scrape both targets within ${WAIT_MS} ms: ${body}\n${prom.log().slice(-2000)}`)
     await new Promise((r) => setTimeout(r, 250))
   }
-}
-
-function promtool(page: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = execFile('promtool', ['check', 'metrics'], { timeout: 10_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: `${stdout}${stderr}` })
-    })
-    child.stdin!.end(page)
-  })
 }
 
 describe('an exemplar on a text-format page, as Prometheus reads it', () => {

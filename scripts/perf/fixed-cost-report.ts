@@ -59,8 +59,8 @@ export function fixedCostSection(f: FixedResult): string {
 
 Each repetition runs these one after another, spawn to exit, alternating their order; one untimed
 round first (cold disk caches, and Node's compile cache filled: armproof's entry points turn it on,
-\`bin/compile-cache.ts\`, in Node's default folder; the bare vitest run has none, as vitest's own CLI
-turns none on):
+\`bin/compile-cache.ts\`, in \`armproof-compile-cache\` under the temp folder; the bare vitest run
+has none, as vitest's own CLI turns none on):
 
 - bare vitest: \`${f.commands.trivial}\` (one test, globals, no imports), with this project's vitest;
 - replay: \`${f.commands.replay}\`, green every time;

@@ -124,7 +124,8 @@ export async function measureFixedCost(options: { reps: number; log: (line: stri
       const counts = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { modules: number; undici: number })
       modules[c] = counts.sort((a, b) => b.modules - a.modules)[0]!
     }
-    const tmp = (s: string): string => s.replaceAll(dir, '<tmp>').replaceAll(`${ROOT}/`, '')
+    // No path of this machine in the doc: the temp folder is <tmp>, the checkout the current folder.
+    const tmp = (s: string): string => s.replaceAll(dir, '<tmp>').replaceAll(ROOT.endsWith('/') ? ROOT : `${ROOT}/`, '')
     const commands = Object.fromEntries(order.map((c) => [c, `node ${argv[c].map(tmp).join(' ')}`])) as Record<Command, string>
     commands.live = commands.live.replace(/--base-url \S+/, '--base-url <engine>')
     return { reps, commands, profiles, modules }

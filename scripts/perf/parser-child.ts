@@ -47,11 +47,9 @@ if ((which !== 'ours' && which !== 'ours-read' && which !== 'npm' && which !== '
 const samples = Number(samplesArg ?? 5)
 // What the meter step keeps (helpers/steps/meter/metrics.ts): the knob's meter and the traffic and step-time series.
 const wanted = new Set<string>(['radiance:engine_steps_held_total', ...Object.values(TRAFFIC), ...Object.values(STEP_TIME)])
-/** Reads what a caller of the npm parser gets: every family's samples, every sample's labels. */
+/** Makes what a caller of the npm parser gets: every family's samples, every sample's label object (built on first read). */
 function readAll(page: ReturnType<typeof parsePrometheusText>): typeof page {
-  let labels = 0
-  for (const family of page.families) for (const sample of family.samples) labels += Object.keys(sample.labels).length
-  if (labels < 0) throw new Error('unreachable')
+  for (const family of page.families) for (const sample of family.samples) if (sample.labels === undefined) throw new Error(`${sample.name} has no labels`)
   return page
 }
 const parse =

@@ -30,11 +30,15 @@ export interface Breakdown {
 const COMPILE = new Set(['compileSourceTextModule', 'wrapSafe', 'compileForInternalLoader', 'compileFunction', 'compileFunctionForCJSLoader'])
 const VITEST = /^(?:vitest|vite|rolldown|@vitest|@rolldown|chai|tinypool|tinyspy|tinybench|tinyglobby|tinyrainbow|tinyexec|picomatch|fdir|magic-string|estree-walker|es-module-lexer|expect-type|pathe|std-env|obug|@jridgewell|pathval|loupe|deep-eql|assertion-error|check-error)/
 
+const NODE = "Node's own code (module resolution and loading, fs, start)"
+
+/** The bucket of a frame's script; undefined for a frame without one (V8's builtins), which takes its caller's. */
 function bucketOf(url: string, root: string): string | undefined {
+  if (url === '') return undefined
   const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1]
   if (pkg) return pkg === 'undici' ? 'undici' : VITEST.test(pkg) ? 'vitest, vite and their tools' : 'other packages'
   if (url.startsWith(`file://${root}`)) return 'armproof'
-  return undefined
+  return NODE
 }
 
 /** The breakdown of the main thread's profile among the `.cpuprofile` files in `dir` (the longest one). */
@@ -54,7 +58,7 @@ export function breakdown(dir: string, root: string): Breakdown {
     else if (leaf.functionName === '(garbage collector)') bucket = 'garbage collection'
     else if (COMPILE.has(leaf.functionName) || leaf.url.includes('amaro') || leaf.url.startsWith('wasm://')) bucket = 'compiling (modules, type stripping)'
     else for (let x: number | undefined = id; x !== undefined && !bucket; x = parent.get(x)) bucket = bucketOf(byId.get(x)!.callFrame.url, root)
-    bucket ??= "Node's own code (module resolution and loading, fs, start)"
+    bucket ??= NODE
     counts.set(bucket, (counts.get(bucket) ?? 0) + 1)
   }
   const totalMs = (p.endTime - p.startTime) / 1000
