@@ -14,10 +14,11 @@ export const WIDE = -2
 /** Distinct pairs kept per page (memory stays bounded on any page); a set with a new pair past that goes to the full reader. */
 const MAX_PAIRS = 1 << 17
 
-/** What the previous line of one sample name read: its pairs `pairs[0..count)`. */
+/** What the previous line of one sample name read: its pairs `pairs[0..count)`, and which of them were not the line before's. */
 export class Expected {
   count = 0
   readonly pairs: number[] = []
+  readonly moved: number[] = []
 }
 
 export class LabelSets {
@@ -43,7 +44,7 @@ export class LabelSets {
    * problem (the caller reads it again its own way), WIDE when it has more than MAX_DEPTH labels.
    */
   read(s: string, open: number, end: number, ex: Expected): number {
-    const pairs = ex.pairs
+    const { pairs, moved } = ex
     const expected = ex.count
     const text = this.pairText
     const lineNames = this.lineNames
@@ -54,18 +55,25 @@ export class LabelSets {
       let id = -1
       if (k < expected) {
         const last = pairs[k]!
-        const t = text[last]!
-        if (s.slice(p, p + t.length) === t) id = last
+        const next = this.nextPair[last]!
+        // Where the pair changed last time (the bucket bound), the next one is the better guess.
+        const first = moved[k] === 1 && next >= 0 ? next : last
+        const t = text[first]!
+        if (s.slice(p, p + t.length) === t) id = first
         else {
-          const next = this.nextPair[last]!
-          if (next >= 0) {
-            const u = text[next]!
-            if (s.slice(p, p + u.length) === u) id = next
+          const second = first === last ? next : last
+          if (second >= 0) {
+            const u = text[second]!
+            if (s.slice(p, p + u.length) === u) id = second
           }
           if (id < 0 && (id = this.scanPair(s, p, end)) < 0) return -1
-          if (id !== next) this.nextPair[last] = id
         }
-      } else if ((id = this.scanPair(s, p, end)) < 0) return -1
+        if (id !== last && id !== next) this.nextPair[last] = id
+        moved[k] = id === last ? 0 : 1
+      } else {
+        if ((id = this.scanPair(s, p, end)) < 0) return -1
+        moved[k] = 0
+      }
       p += text[id]!.length
       // A name twice in one set: the full reader reports it.
       const name = this.pairName[id]!
