@@ -3,10 +3,15 @@
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
 // `--engine vllm|sglang|llama.cpp` starts the reference engine speaking that engine instead; armproof
 // cannot verify those yet, so that demo says so and ends inconclusive (exit 3), never green.
-import { verify } from '../helpers/cli/verify.ts'
-import { asksVersion, command, VERSION_TEXT } from '../helpers/cli/invocation.ts'
-import { startEngine } from '../engine/launch.ts'
-import { runProfileDemo } from '../engine/profile-demo.ts'
+import { startCompileCache } from './compile-cache.ts'
+
+startCompileCache()
+const [{ verify }, { asksVersion, command, VERSION_TEXT }, { startEngine }, { runProfileDemo }] = await Promise.all([
+  import('../helpers/cli/verify.ts'),
+  import('../helpers/cli/invocation.ts'),
+  import('../engine/launch.ts'),
+  import('../engine/profile-demo.ts'),
+])
 
 // Answered before the engine starts: the version, and what the demo is.
 if (asksVersion(process.argv.slice(2))) {

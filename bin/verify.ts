@@ -1,6 +1,15 @@
 // pnpm verify --svc X --knob Y [options]: exit 0 green, 1 red, 2 configuration (before or on first contact), 3 inconclusive, 130/143 interrupted.
-import { verify } from '../helpers/cli/verify.ts'
+import { startCompileCache } from './compile-cache.ts'
+
+startCompileCache()
+const { verify } = await import('../helpers/cli/verify.ts')
 
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
-process.exitCode = await verify({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (code) => exit(code) })
+const code = await verify({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (c) => exit(c) })
+// Everything verify started has ended by now (reports written, host commands finished, the HTTP
+// client closed). What would keep the process up is vitest's runtime, which ran the suite in this
+// process: its task-update throttle leaves a timer of up to 100 ms. Exit once the output is out.
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()))
+await Promise.all([flushed(process.stdout), flushed(process.stderr)])
+exit(code)

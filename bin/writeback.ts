@@ -1,4 +1,7 @@
 // pnpm writeback --report FILE --vault DIR [options]: exit 0 written (or already there), 2 refused.
-import { writeback } from '../helpers/writeback/command.ts'
+import { startCompileCache } from './compile-cache.ts'
+
+startCompileCache()
+const { writeback } = await import('../helpers/writeback/command.ts')
 
 process.exitCode = await writeback({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr })

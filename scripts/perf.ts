@@ -1,8 +1,9 @@
 // `pnpm perf`: armproof's performance benchmark (not a test). Measures time to verdict against
-// the reference engine next to sequential curl, verify's overhead over its slowest probe, replay
-// against a bare vitest run, the /metrics parser against parse-prometheus-text-format, and what
-// one verdict costs the endpoint, and a fleet of 20 targets in one run next to one target alone
-// (with the Prometheus meter's queries per poll); prints the table and writes docs/perf.md.
+// the reference engine next to sequential curl, verify's overhead over its slowest probe, a
+// verdict's fixed cost (replay, and live on an instant engine) against a bare vitest run and
+// `armproof --help` against `node -e 0`, the /metrics parser against parse-prometheus-text-format,
+// what one verdict costs the endpoint, and a fleet of 20 targets in one run next to one target
+// alone (with the Prometheus meter's queries per poll); prints the table and writes docs/perf.md.
 //
 //   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser,fleet] [--no-write]
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { measureLive } from './perf/live.ts'
 import { measureParser } from './perf/parser.ts'
-import { measureReplay } from './perf/replay.ts'
+import { measureFixedCost } from './perf/fixed-cost.ts'
 import { measureFleet } from './perf/fleet.ts'
 import { markdown, rows, textTable, type Machine, type Results } from './perf/report.ts'
 
@@ -59,10 +60,10 @@ const section = async (part: Part, title: string, body: () => Promise<void>): Pr
 await section('live', `live: reference engine, ${latencyMs} ms per completion, ${reps} repetitions`, async () => {
   results.live = await measureLive({ latencyMs, reps, log })
 })
-await section('replay', `replay: demo fixtures vs a trivial vitest run, ${Math.max(reps, 7)} repetitions`, async () => {
-  results.replay = await measureReplay({ reps: Math.max(reps, 7), log })
+await section('replay', `replay: a verdict's fixed cost (replay, a live verdict on an instant engine, --help) vs a trivial vitest run and node -e 0, ${Math.max(reps, 7)} repetitions`, async () => {
+  results.replay = await measureFixedCost({ reps: Math.max(reps, 7), log })
 })
-await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB', async () => {
+await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB, and one line of 100,000 labels', async () => {
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
 })
 

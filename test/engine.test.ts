@@ -11,7 +11,7 @@ import { FLAGS } from '../engine/flags.ts'
 import { COMPILE_CACHE, ENGINE_ENTRY, freePort, startEngine } from '../engine/launch.ts'
 import type { EngineHandle, EngineOptions } from '../engine/launch.ts'
 import { HUGE_LOG_BYTES } from '../engine/ledger.ts'
-import { GARBAGE_LINE } from '../engine/metrics.ts'
+import { GARBAGE_LINE, TEXT_EXEMPLAR } from '../engine/metrics.ts'
 import { processStartSeconds } from '../engine/proc-start.ts'
 import { PALETTE } from '../engine/vision.ts'
 import { serveInProcess } from './support/engine-in-process.ts'
@@ -827,6 +827,17 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       // Each labelled child on its own: the reason that was counted is printed, the other is not.
       x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="no_snapshot"')).toMatch(/^[1-9]\d*\.0$/)
       x(sample(after, 'radiance:prefix_hit_cut_tokens_total', 'reason="evicted"')).toBeUndefined()
+    },
+  },
+  metrics_exemplar_text: {
+    async check(e, x) {
+      const res = await fetch(`${e.baseUrl}/metrics`)
+      x(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
+      const lines = (await res.text()).split('\n')
+      const meter = lines.filter((l) => l.startsWith('radiance:engine_steps_held_total'))
+      x(meter.length).toBeGreaterThan(0)
+      x(meter.every((l) => l.endsWith(TEXT_EXEMPLAR))).toBe(true)
+      x(lines.filter((l) => l.includes(' # {'))).toHaveLength(4)
     },
   },
   metrics_gzip: {

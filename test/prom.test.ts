@@ -1113,6 +1113,50 @@ describe('error reporting', () => {
   })
 })
 
+describe('exemplars are OpenMetrics only (issue 20, rule 5)', () => {
+  // Prometheus' text parser (model/textparse/promparse.go, parseMetricSuffix) takes nothing after
+  // the value but a timestamp: "expected timestamp or new record, got …" refuses the whole scrape
+  // (2.42 says got "INVALID", later ones got "#"; test/prometheus-exemplar.test.ts holds the
+  // real one to it); promtool check metrics refuses it too ("expected integer as timestamp").
+  const TEXT_PAGE = ['# TYPE a counter', 'a_total 3', 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0', 'b 2'].join('\n')
+
+  test('a 0.0.4 page with an exemplar after the value is refused at that line, the rest still read', () => {
+    const page = parsePrometheusText(TEXT_PAGE)
+    expect(page.errors).toEqual([{ line: 3, message: expect.stringContaining('("expected timestamp or new record")'), text: 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0' }])
+    expect(page.errors[0]!.message).toMatch(/^an exemplar \("#" after the value\) is OpenMetrics only: .* \(column 18\)$/)
+    expect(page.samples('a_total').map((s) => s.value)).toEqual([3])
+    expect(page.samples('b').map((s) => s.value)).toEqual([2])
+    expect(page.sampleCount).toBe(2)
+  })
+
+  test('after a timestamp too, as Prometheus words it there', () => {
+    const page = parsePrometheusText('a_total 4 1700000000000 # {trace_id="abc"} 1.0 1700000000.5\n')
+    expect(page.errors).toMatchObject([{ line: 1, message: expect.stringContaining('("expected next entry after timestamp")') }])
+    expect(page.sampleCount).toBe(0)
+  })
+
+  test.each([
+    ['a bare hash', 'a 1 #'],
+    ['a comment after the value', 'a 1 # just a note'],
+    ['a tab before the hash', 'a 1\t# {id="x"} 1'],
+    ['an exemplar that would be malformed anyway', 'a 1 # {id=x} 1'],
+  ])('refuses %s after a text-format value', (_label, line) => {
+    expect(parsePrometheusText(`${line}\n`).errors).toMatchObject([{ line: 1, message: expect.stringContaining('is OpenMetrics only') }])
+  })
+
+  test('a hash inside a label value is not an exemplar', () => {
+    const page = parsePrometheusText('a{x="bar # {id=\\"y\\"} 1"} 1\n')
+    expect(page.errors).toEqual([])
+    expect(page.samples('a')[0]!.labels).toEqual({ x: 'bar # {id="y"} 1' })
+  })
+
+  test('the same exemplar on an OpenMetrics page is read', () => {
+    const page = parsePrometheusText('# TYPE a counter\na_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0\n# EOF\n', OM)
+    expect(page.errors).toEqual([])
+    expect(page.samples('a_total')[0]).toMatchObject({ value: 4, exemplar: { labels: { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }, value: 1 } })
+  })
+})
+
 describe('sample values and timestamps', () => {
   test.each([
     ['NaN', NaN], ['nan', NaN], ['+Inf', Infinity], ['-Inf', -Infinity], ['Inf', Infinity], ['inf', Infinity],

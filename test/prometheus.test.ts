@@ -6,14 +6,13 @@
 // queries, counted. And `promtool check metrics` lints the reference engine's page. Needs
 // prometheus and promtool (.ci/run installs the Debian package); without them the tests are not
 // run and say why, or fail under CI=true (test/support/prerequisites.ts).
-import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle, type EngineOptions } from '../engine/launch.ts'
 import { GARBAGE_LINE } from '../engine/metrics.ts'
 import { createPromSource, type PromFetch, type PromReading, type PromSourceOptions, type SeriesReading } from '../helpers/steps/meter/prometheus-source.ts'
 import { latest, meterResets, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 import { check, PROMETHEUS, requires } from './support/prerequisites.ts'
-import { startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
+import { promtool, startPrometheus, type PrometheusHandle } from './support/prometheus.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const TRAFFIC = ['vllm:request_success_total', 'vllm:prompt_tokens_total', 'vllm:generation_tokens_total']
@@ -209,15 +208,6 @@ describe('a target that goes away', () => {
     expect(servedMeter(last)!.samples.length).toBeGreaterThan(0)
   })
 })
-
-function promtool(page: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = execFile('promtool', ['check', 'metrics'], { timeout: 10_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: `${stdout}${stderr}` })
-    })
-    child.stdin!.end(page)
-  })
-}
 
 describe('promtool check metrics on the reference engine page', () => {
   // vLLM names its series `vllm:…` and radiance `radiance:…`: promtool's lint says exporters should

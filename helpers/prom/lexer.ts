@@ -1,7 +1,14 @@
 // Character-level scanner for one line of a Prometheus text (0.0.4) or OpenMetrics page.
 // It works on index ranges of the whole page, so no per-line strings are built; it throws
 // LineError on the first problem and the caller turns that into a PromParseError.
+import { BACKSLASH, COMMA, EQUALS, HASH, LABEL_CHAR, LABEL_START, LBRACE, NAME_CHAR, NAME_START, NO_LABELS, QUOTE, RBRACE, SPACE, TAB, is, setLabel } from './chars.ts'
+import { LabelSets, WIDE, type Expected } from './label-sets.ts'
+import { POW10, parseIntegerMs, parseNumber, parseSecondsAsMs } from './numbers.ts'
+import { LABELS_NONE, LABELS_OBJECT, LABELS_WIDE } from './sample-log.ts'
 import type { Sample } from './types.ts'
+import { WideLabels, lazyLabels } from './wide-labels.ts'
+
+export { NO_LABELS } from './chars.ts'
 
 /** A malformed line; thrown by the scanner, caught once per line by the parser. */
 export class LineError {
@@ -11,87 +18,16 @@ export class LineError {
   }
 }
 
-const SPACE = 32
-const TAB = 9
-const QUOTE = 34
-const HASH = 35
-const COMMA = 44
-const EQUALS = 61
-const BACKSLASH = 92
-const LBRACE = 123
-const RBRACE = 125
-
-const NAME_START = 1
-const NAME_CHAR = 2
-const LABEL_START = 4
-const LABEL_CHAR = 8
-const CLASS = new Uint8Array(128)
-for (let c = 0; c < 128; c++) {
-  const alpha = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
-  const digit = c >= 48 && c <= 57
-  CLASS[c] =
-    (alpha ? NAME_START | NAME_CHAR | LABEL_START | LABEL_CHAR : 0) |
-    (digit ? NAME_CHAR | LABEL_CHAR : 0) |
-    (c === 58 ? NAME_START | NAME_CHAR : 0)
-}
-const is = (c: number, kind: number): boolean => c >= 0 && c < 128 && (CLASS[c]! & kind) !== 0
-
-/** Exact powers of ten: an integer below 2^53 times or divided by one of these is correctly rounded (Clinger's fast path). */
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
-
 /** Label sets up to this long are checked for a repeated name by a scan; longer ones by a set. */
 const SCAN_LABELS = 16
 
-/** Distinct label values interned per page; past that, new values are still read, just not shared. */
-const MAX_VALUES = 1 << 16
+/** What sampleRest() does with a valid line: validate it only, record its numbers, or build its Sample. */
+export const CHECK = 0
+export const RECORD = 1
+export const BUILD = 2
 
-const SPECIAL_VALUES = new Map<string, number>([
-  ['nan', NaN],
-  ['inf', Infinity], ['+inf', Infinity], ['infinity', Infinity], ['+infinity', Infinity],
-  ['-inf', -Infinity], ['-infinity', -Infinity],
-])
-
-/** Decimal float as Go's ParseFloat reads it, minus hex and `_`; NaN/±Inf (any case) only when `specials`. */
-export function parseNumber(t: string, specials: boolean): number | undefined {
-  let i = 0
-  let c = t.charCodeAt(0)
-  if (c === 43 || c === 45) c = t.charCodeAt(++i)
-  let digits = 0
-  while (c >= 48 && c <= 57) { digits++; c = t.charCodeAt(++i) }
-  if (c === 46) {
-    c = t.charCodeAt(++i)
-    while (c >= 48 && c <= 57) { digits++; c = t.charCodeAt(++i) }
-  }
-  if (digits === 0) return specials ? SPECIAL_VALUES.get(t.toLowerCase()) : undefined
-  if (c === 101 || c === 69) {
-    c = t.charCodeAt(++i)
-    if (c === 43 || c === 45) c = t.charCodeAt(++i)
-    let exp = 0
-    while (c >= 48 && c <= 57) { exp++; c = t.charCodeAt(++i) }
-    if (exp === 0) return undefined
-  }
-  return i === t.length ? Number(t) : undefined
-}
-
-/** Text-format timestamp: integer milliseconds, optionally signed. */
-export function parseIntegerMs(t: string): number | undefined {
-  let i = t.charCodeAt(0) === 43 || t.charCodeAt(0) === 45 ? 1 : 0
-  if (i === t.length) return undefined
-  for (; i < t.length; i++) {
-    const c = t.charCodeAt(i)
-    if (c < 48 || c > 57) return undefined
-  }
-  return Number(t)
-}
-
-/** OpenMetrics/exemplar timestamp: decimal seconds, shifted to ms on the string so `1.789` gives exactly 1789. */
-export function parseSecondsAsMs(t: string): number | undefined {
-  if (parseNumber(t, false) === undefined) return undefined
-  const dot = t.indexOf('.')
-  if (dot === -1 || t.includes('e') || t.includes('E')) return Number(t) * 1000
-  const frac = t.slice(dot + 1)
-  return Number(t.slice(0, dot) + frac.slice(0, 3).padEnd(3, '0') + (frac.length > 3 ? `.${frac.slice(3)}` : ''))
-}
+/** Stands for a wide set's label object until the sample exists (then lazyLabels() takes its place). */
+const LAZY: Readonly<Record<string, string>> = Object.freeze({})
 
 /** Label values: `\"`, `\\` and `\n` are escapes; any other `\x` stays as written. */
 function unescapeLabel(raw: string): string {
@@ -119,15 +55,6 @@ export function unescapeHelp(raw: string, om: boolean): string {
   return out
 }
 
-function setLabel(out: Record<string, string>, name: string, value: string): void {
-  // A plain assignment to `__proto__` would set the prototype and lose the label.
-  if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
-  else out[name] = value
-}
-
-/** The shared label set of every sample without labels. */
-export const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({})
-
 /** A position inside one line [start, end) of the page. `om` selects OpenMetrics spacing rules. */
 export class Cursor {
   readonly s: string
@@ -137,21 +64,26 @@ export class Cursor {
   start = 0
   p = 0
   end = 0
-  // Names and label values repeat from one line to the next (all buckets of a series): reusing the
-  // previous line's strings saves most allocations, and comparing against them most scanning.
+  // Names repeat from one line to the next (all buckets of a series): comparing against the
+  // previous lines' strings saves most scanning and allocation.
   /** The last few metric names, most recent first ('' for none yet): families interleave _bucket/_count/_sum. */
   private readonly recentMetrics: string[] = ['', '', '', '']
   /** Every metric name read so far, so each has one string. */
   private readonly metricNames = new Map<string, string>()
-  /** `names[k]`/`values[k]`: label k of the last label set read (values only when unescaped). */
+  /** Label sets in their common spelling (label-sets.ts), and those of more than MAX_DEPTH labels. */
+  readonly sets: LabelSets
+  private readonly wide = new WideLabels()
+  // The LineRecord of the sample line read last (sampleRest()).
+  value = 0
+  rawFrom = 0
+  rawTo = 0
+  stamp = NaN
+  labelKind = LABELS_NONE
+  labelObject = NO_LABELS
+  /** Where the last wide set read opens, for its lazy label object. */
+  wideOpen = 0
+  /** `names[k]`: label k of the label set labels() reads. */
   private readonly names: string[] = []
-  private readonly values: string[] = []
-  /**
-   * Label values of stored samples (up to MAX_VALUES), one string each, and for each the value
-   * that followed it in the same label last time: the next bucket bound, the next engine.
-   */
-  private readonly valueIntern = new Map<string, string>()
-  private readonly nextValue = new Map<string, string>()
   /** The value token, when fastValue() had to cut it out for Number(). */
   private valueText = ''
   /** Label names 0..k of the current label set, once it is longer than SCAN_LABELS (see repeated()). */
@@ -161,6 +93,7 @@ export class Cursor {
     this.s = s
     this.om = om
     this.checkReplacement = s.includes('\uFFFD')
+    this.sets = new LabelSets(this.checkReplacement)
   }
 
   reset(start: number, end: number): void {
@@ -234,11 +167,6 @@ export class Cursor {
   /** Label name number `k` of the current label set. */
   labelName(k: number): string {
     const a = this.p
-    const last = this.names[k]
-    if (last !== undefined && !is(this.s.charCodeAt(a + last.length), LABEL_CHAR) && this.s.slice(a, a + last.length) === last) {
-      this.p += last.length
-      return last
-    }
     if (!is(this.peek(), LABEL_START)) return ''
     while (++this.p < this.end && is(this.s.charCodeAt(this.p), LABEL_CHAR));
     return (this.names[k] = this.s.slice(a, this.p))
@@ -276,16 +204,10 @@ export class Cursor {
     return this.s.slice(a, this.p)
   }
 
-  /** Value of label number `k`, after the opening quote; leaves the cursor after the closing one. */
-  labelValue(k: number): string {
+  /** A label value, after the opening quote; leaves the cursor after the closing one. */
+  labelValue(): string {
     const s = this.s
     const a = this.p
-    const last = this.values[k]
-    // Only unescaped values are cached, so an equal run of text followed by '"' is the same value.
-    if (last !== undefined && s.charCodeAt(a + last.length) === QUOTE && s.slice(a, a + last.length) === last) {
-      this.p = a + last.length + 1
-      return last
-    }
     let p = a
     let escaped = false
     while (p < this.end) {
@@ -297,77 +219,33 @@ export class Cursor {
     this.p = p + 1
     const raw = s.slice(a, p)
     if (this.checkReplacement && raw.includes('\uFFFD')) this.fail('label value is not valid UTF-8 (holds U+FFFD)', a)
-    if (escaped) return unescapeLabel(raw)
-    return (this.values[k] = raw)
+    return escaped ? unescapeLabel(raw) : raw
   }
 
   /**
-   * At the '{' of a sample's label set: its label object, or NO_LABELS when `store` is false (the
-   * set is then only validated). The common shape (`{a="x",b="y"}`: no blanks, no escapes, no
-   * trailing comma) is read by one tight loop that reuses the previous line's names and values
-   * where they repeat; anything else, including every error, is left to labels(), which starts
-   * over at the '{'.
+   * At the '{' of a sample's label set; says in `labelKind` how it was read. The common spelling
+   * (`{a="x",b="y"}`: no blanks, no escapes, no trailing comma) is read by label-sets.ts, or by
+   * wide-labels.ts past MAX_DEPTH labels; anything else, including every error, by labels(),
+   * which starts over at the '{'. Returns the label object in BUILD mode (LAZY for a wide set:
+   * the caller makes it lazy), else NO_LABELS or the full reader's object.
    */
-  sampleLabels(store: boolean): Readonly<Record<string, string>> {
-    const s = this.s
-    const end = this.end
-    const names = this.names
-    const values = this.values
-    let p = this.p + 1
-    let k = 0
-    for (;;) {
-      const a = p
-      const ln = names[k]
-      let name: string
-      if (ln !== undefined && s.charCodeAt(a + ln.length) === EQUALS && s.slice(a, a + ln.length) === ln) {
-        name = ln
-        p = a + ln.length
-      } else {
-        let c = p < end ? s.charCodeAt(p) : -1
-        if (!is(c, LABEL_START)) return this.labels(false, store)
-        do c = ++p < end ? s.charCodeAt(p) : -1
-        while (is(c, LABEL_CHAR))
-        if (c !== EQUALS) return this.labels(false, store)
-        name = names[k] = s.slice(a, p)
-      }
-      if (++p >= end || s.charCodeAt(p) !== QUOTE) return this.labels(false, store)
-      const v = ++p
-      const lv = values[k]
-      if (lv !== undefined && v + lv.length < end && s.charCodeAt(v + lv.length) === QUOTE && s.slice(v, v + lv.length) === lv) {
-        p = v + lv.length
-      } else {
-        // Not the previous line's value; often the one that followed it last time (the next bucket bound, the next engine).
-        const next = store && lv !== undefined ? this.nextValue.get(lv) : undefined
-        if (next !== undefined && v + next.length < end && s.charCodeAt(v + next.length) === QUOTE && s.slice(v, v + next.length) === next) {
-          p = v + next.length
-          values[k] = next
-        } else {
-          let c = -1
-          while (p < end && (c = s.charCodeAt(p)) !== QUOTE && c !== BACKSLASH) p++
-          if (c !== QUOTE) return this.labels(false, store)
-          let value = s.slice(v, p)
-          if (this.checkReplacement && value.includes('\uFFFD')) return this.labels(false, store)
-          if (store) {
-            const known = this.valueIntern.get(value)
-            if (known !== undefined) value = known
-            else if (this.valueIntern.size < MAX_VALUES) this.valueIntern.set(value, value)
-            if (lv !== undefined && this.nextValue.size < MAX_VALUES) this.nextValue.set(lv, value)
-          }
-          values[k] = value
-        }
-      }
-      if (this.repeated(name, k)) return this.labels(false, store)
-      k++
-      const c = ++p < end ? s.charCodeAt(p) : -1
-      if (c === RBRACE) break
-      if (c !== COMMA) return this.labels(false, store)
-      p++
+  sampleLabels(mode: number, ex: Expected): Readonly<Record<string, string>> {
+    let q = this.sets.read(this.s, this.p, this.end, ex)
+    if (q >= 0) {
+      this.p = q
+      this.labelKind = ex.count
+      return mode === BUILD ? this.sets.labelsOf(ex.pairs, 0, ex.count) : NO_LABELS
     }
-    this.p = p + 1
-    if (!store) return NO_LABELS
-    const out: Record<string, string> = {}
-    for (let j = 0; j < k; j++) setLabel(out, names[j]!, values[j]!)
-    return out
+    if (q === WIDE && (q = this.wide.read(this.s, this.p, this.end)) >= 0) {
+      this.labelKind = LABELS_WIDE
+      this.wideOpen = this.p
+      this.p = q
+      return mode === BUILD ? LAZY : NO_LABELS
+    }
+    const labels = this.labels(false, mode !== CHECK)
+    this.labelKind = labels === NO_LABELS ? LABELS_NONE : LABELS_OBJECT
+    this.labelObject = labels
+    return labels
   }
 
   /**
@@ -393,16 +271,16 @@ export class Cursor {
       this.skipWs()
       this.expect(QUOTE, `'"' to open the value of label "${name}"`)
       const at = this.p
-      const value = this.labelValue(k)
+      const value = this.labelValue()
       if (this.repeated(name, k)) this.fail(`duplicate label "${name}"`, at)
       setLabel(out, name, value)
       this.skipWs()
       const c = this.peek()
-      if (c === RBRACE) { this.p++; return fresh || store ? out : (NO_LABELS as Record<string, string>) }
+      if (c === RBRACE) { this.p++; return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>) }
       if (c !== COMMA) this.fail(`expected ',' or '}' after the value of label "${name}"`)
       this.p++
       this.skipWs()
-      if (!this.om && this.peek() === RBRACE) { this.p++; return fresh || store ? out : (NO_LABELS as Record<string, string>) }
+      if (!this.om && this.peek() === RBRACE) { this.p++; return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>) }
     }
   }
 
@@ -502,18 +380,20 @@ export class Cursor {
   }
 
   /**
-   * The rest of a sample line after its name: labels, value, timestamp, exemplar. With `store`
-   * false the line is only validated and no Sample is built.
+   * The rest of a sample line after its name: labels, value, timestamp, and in OpenMetrics an
+   * exemplar. CHECK only validates the line; RECORD leaves its numbers in this cursor (a
+   * LineRecord, which sample-log.ts keeps); BUILD returns the Sample.
    */
-  sampleRest(name: string, line: number, store: boolean): Sample | undefined {
+  sampleRest(name: string, line: number, mode: number, ex: Expected): Sample | undefined {
     let labels = NO_LABELS
+    this.labelKind = LABELS_NONE
     const c = this.peek()
-    if (c === LBRACE) labels = this.sampleLabels(store)
+    if (c === LBRACE) labels = this.sampleLabels(mode, ex)
     else if (c === -1) this.fail('missing value')
     else if (c !== SPACE && (c !== TAB || this.om)) this.fail(`unexpected character ${JSON.stringify(this.s[this.p])} after metric name`)
     else if (!this.om) {
       this.skipBlanks()
-      if (this.peek() === LBRACE) labels = this.sampleLabels(store)
+      if (this.peek() === LBRACE) labels = this.sampleLabels(mode, ex)
     }
     if (this.om) {
       if (this.p >= this.end) this.fail('missing value')
@@ -522,15 +402,24 @@ export class Cursor {
     const at = this.p
     this.valueText = ''
     let value = this.fastValue()
-    let raw: string
-    if (value !== undefined) raw = this.valueText !== '' ? this.valueText : store ? this.s.slice(at, this.p) : ''
-    else {
+    let raw = ''
+    if (value !== undefined) {
+      if (mode === BUILD) raw = this.valueText !== '' ? this.valueText : this.s.slice(at, this.p)
+    } else {
       raw = this.token()
       if (raw === '') this.fail('missing value')
       value = parseNumber(raw, true)
       if (value === undefined) this.fail(`invalid value "${raw}"`, at)
     }
-    const sample: Sample | undefined = store ? { name, labels, value, raw, line } : undefined
+    this.value = value
+    this.rawFrom = at
+    this.rawTo = this.p
+    this.stamp = NaN
+    let sample: Sample | undefined
+    if (mode === BUILD) {
+      sample = { name, labels, value, raw, line }
+      if (labels === LAZY) lazyLabels(sample, this.s, this.wideOpen)
+    }
     if (!this.sep()) return sample
     if (this.peek() !== HASH) {
       const tat = this.p
@@ -540,9 +429,16 @@ export class Cursor {
         const expected = this.om ? 'decimal seconds' : 'integer milliseconds'
         this.fail(t === '' ? 'missing timestamp after the space' : `invalid timestamp "${t}" (expected ${expected})`, tat)
       }
+      this.stamp = ms
       if (sample) sample.timestampMs = ms
       if (!this.sep()) return sample
       if (this.peek() !== HASH) this.fail('unexpected text after the timestamp')
+    }
+    // Exemplars are OpenMetrics only: Prometheus' text parser takes nothing after the value but a
+    // timestamp, and refuses the whole page at the '#' (model/textparse/promparse.go).
+    if (!this.om) {
+      const after = this.stamp === this.stamp ? 'timestamp' : 'value'
+      this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page ("${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}")`)
     }
     const exemplar = this.exemplar()
     if (this.p < this.end) this.fail('unexpected text after the exemplar')

@@ -2,7 +2,10 @@
 // Pure: takes the page as a string, returns families, samples and one error per bad line.
 // Why not an npm parser: see docs/reference/prometheus-parsing.md (colon names, labelled
 // histograms and `_created` gauge families are all mishandled there).
-import { Cursor, LineError, parseNumber, unescapeHelp } from './lexer.ts'
+import { Expected } from './label-sets.ts'
+import { BUILD, CHECK, Cursor, LineError, RECORD, unescapeHelp } from './lexer.ts'
+import { ALL_SUFFIXES, SUFFIXES, omSampleProblem } from './families.ts'
+import { SampleLog } from './sample-log.ts'
 
 import type { MetricFamily, MetricType, PromPage, PromParseError, PromParseOptions, Sample } from './types.ts'
 
@@ -11,27 +14,15 @@ export type { MetricFamily, MetricType, PromPage, PromParseError, PromParseOptio
 const TEXT_TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 const OM_TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'stateset', 'info', 'unknown'])
 
-/** Sample-name suffixes a family of each type owns besides its own name. */
-const SUFFIXES: Readonly<Record<MetricType, readonly string[]>> = {
-  counter: ['_total', '_created'],
-  histogram: ['_bucket', '_sum', '_count', '_created'],
-  // OpenMetrics spells them _gsum/_gcount; Prometheus also accepts _sum/_count (corpus C5).
-  gaugehistogram: ['_bucket', '_gsum', '_gcount', '_sum', '_count'],
-  summary: ['_sum', '_count', '_created'],
-  info: ['_info'],
-  gauge: [], untyped: [], unknown: [], stateset: [],
+interface FamilyState {
+  fam: MetricFamily
+  typed: boolean
+  helped: boolean
+  unitSet: boolean
+  sampled: boolean
+  /** A text-format family's samples until its `samples` is first read. */
+  log: SampleLog | undefined
 }
-const ALL_SUFFIXES = ['_total', '_created', '_bucket', '_sum', '_count', '_gsum', '_gcount', '_info']
-
-// Exemplars: counters' _total, and (as Prometheus accepts, corpus C5) histogram and summary _bucket/_count/_sum.
-const EXEMPLAR_SUFFIXES: Readonly<Partial<Record<MetricType, readonly string[]>>> = {
-  counter: ['_total'],
-  histogram: ['_bucket', '_count', '_sum'],
-  gaugehistogram: ['_bucket', '_gcount', '_gsum', '_count', '_sum'],
-  summary: ['_count', '_sum'],
-}
-
-interface FamilyState { fam: MetricFamily; typed: boolean; helped: boolean; unitSet: boolean; sampled: boolean }
 
 /** What a sample name resolves to, cached until the next HELP/TYPE/UNIT line. */
 interface NameState {
@@ -42,6 +33,8 @@ interface NameState {
   keep: boolean
   /** A valid sample of this name was seen (its prefix is in prefixSet). */
   counted: boolean
+  /** What the previous line of this name read, for the next one's labels. */
+  expected: Expected
 }
 
 /** 'application/openmetrics-text; version=1.0.0; charset=utf-8' → 'openmetrics'; anything else → 'text'. */
@@ -56,41 +49,6 @@ function suffixIn(st: FamilyState, name: string): boolean {
   if (!name.startsWith(base)) return false
   for (const s of SUFFIXES[st.fam.type]) if (name.length === base.length + s.length && name.endsWith(s)) return true
   return false
-}
-
-/** OpenMetrics rules on a sample's value, labels and exemplar, given its family type and name suffix. */
-function omSampleProblem(type: MetricType, suffix: string, s: Sample): string | undefined {
-  const v = s.value
-  const notCount = !(v >= 0)
-  if (type === 'counter' && suffix === '_total' && notCount) return `counter value must be a non-negative number, got "${s.raw}"`
-  if (type === 'histogram' || type === 'gaugehistogram') {
-    if (suffix === '_bucket') {
-      const le = s.labels['le']
-      if (le === undefined) return `histogram bucket ${s.name} has no "le" label`
-      const bound = parseNumber(le, true)
-      if (bound === undefined || Number.isNaN(bound)) return `histogram bucket has an invalid le="${le}"`
-    }
-    if ((suffix === '_bucket' || suffix.endsWith('count')) && notCount) return `${s.name} must be a non-negative number, got "${s.raw}"`
-    if (suffix.endsWith('sum') && Number.isNaN(v)) return `${s.name} must not be NaN`
-  }
-  if (type === 'summary') {
-    if (suffix === '') {
-      const q = s.labels['quantile']
-      if (q === undefined) return `summary sample ${s.name} has no "quantile" label`
-      const qv = parseNumber(q, false)
-      if (qv === undefined || !(qv >= 0 && qv <= 1)) return `summary quantile must be a number in [0, 1], got "${q}"`
-    }
-    if (suffix === '_count' && notCount) return `${s.name} must be a non-negative number, got "${s.raw}"`
-  }
-  if (type === 'stateset' && v !== 0 && v !== 1) return `stateset value must be 0 or 1, got "${s.raw}"`
-  if (type === 'info' && v !== 1) return `info value must be 1, got "${s.raw}"`
-  if (s.exemplar) {
-    if (!EXEMPLAR_SUFFIXES[type]?.includes(suffix)) return `exemplars are not allowed on ${type} sample ${s.name}`
-    let chars = 0
-    for (const [k, val] of Object.entries(s.exemplar.labels)) chars += k.length + val.length
-    if (chars > 128) return `exemplar labels are ${chars} characters long (at most 128)`
-  }
-  return undefined
 }
 
 /** Holds the state of one parse; one instance per page. */
@@ -223,7 +181,22 @@ class PageBuilder {
 
   create(name: string): FamilyState {
     const fam: MetricFamily = { name, type: this.om ? 'unknown' : 'untyped', help: '', samples: [] }
-    const st: FamilyState = { fam, typed: false, helped: false, unitSet: false, sampled: false }
+    const st: FamilyState = { fam, typed: false, helped: false, unitSet: false, sampled: false, log: undefined }
+    // Text format: samples are recorded as numbers and built when first read (sample-log.ts);
+    // OpenMetrics checks each sample's fields as it reads it, so it builds them at once.
+    if (!this.om) {
+      const log = (st.log = new SampleLog(this.cur.s, this.cur.sets))
+      Object.defineProperty(fam, 'samples', {
+        get(this: MetricFamily) {
+          const samples = log.build()
+          st.log = undefined
+          Object.defineProperty(this, 'samples', { value: samples, writable: true, enumerable: true, configurable: true })
+          return samples
+        },
+        enumerable: true,
+        configurable: true,
+      })
+    }
     this.families.push(fam)
     this.states.set(name, st)
     return st
@@ -249,14 +222,14 @@ class PageBuilder {
     if (name !== this.lastName || ns === undefined) {
       ns = this.names.get(name)
       if (ns === undefined) {
-        ns = { st: undefined, suffix: '', keep: this.keep ? this.keep(name) : true, counted: false }
+        ns = { st: undefined, suffix: '', keep: this.keep ? this.keep(name) : true, counted: false, expected: new Expected() }
         this.names.set(name, ns)
       }
       this.lastName = name
       this.lastNameState = ns
     }
     // OpenMetrics checks need the sample even when it is not kept.
-    const s = cur.sampleRest(name, line, ns.keep || this.om)
+    const s = cur.sampleRest(name, line, this.om ? BUILD : ns.keep ? RECORD : CHECK, ns.expected)
     let st = ns.st
     if (st === undefined) {
       st = ns.st = this.resolve(name)
@@ -273,7 +246,9 @@ class PageBuilder {
     }
     this.sampleCount++
     st.sampled = true
-    if (ns.keep) st.fam.samples.push(s!)
+    if (!ns.keep) return
+    if (st.log) st.log.add(name, line, cur, ns.expected.pairs)
+    else st.fam.samples.push(s!)
   }
 }
 

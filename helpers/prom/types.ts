@@ -4,7 +4,7 @@ export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untype
 export interface Sample {
   /** Exact sample name as on the wire, e.g. 'vllm:request_success_total'. */
   name: string
-  /** Unescaped label values. */
+  /** Unescaped label values, frozen (a set of more than 32 labels is built when first read). */
   labels: Readonly<Record<string, string>>
   /** NaN, +Inf and -Inf allowed. */
   value: number
@@ -16,7 +16,14 @@ export interface Sample {
   line: number
 }
 
-export interface MetricFamily { name: string; type: MetricType; help: string; unit?: string; samples: Sample[] }
+export interface MetricFamily {
+  name: string
+  type: MetricType
+  help: string
+  unit?: string
+  /** In page order. A text-format family builds these objects when `samples` is first read (sample-log.ts). */
+  samples: Sample[]
+}
 
 export interface PromParseError { line: number; message: string; text: string /* the offending line, cut to 200 chars */ }
 

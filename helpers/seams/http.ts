@@ -5,7 +5,28 @@
 import { getCACertificates } from 'node:tls'
 import { pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { Agent, request } from 'undici'
+import type { Agent } from 'undici'
+
+// undici (109 files) is loaded by the first live request, not with this module: a replay, --help
+// and a refused configuration never load it.
+let undici: Promise<typeof import('undici')> | undefined
+const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'))
+
+/** The live client's connection pool, made on its first request. */
+interface LazyAgent {
+  get(): Promise<Agent>
+  close(): Promise<void>
+}
+
+function lazyAgent(options: ConstructorParameters<typeof Agent>[0]): LazyAgent {
+  let agent: Promise<Agent> | undefined
+  return {
+    get: () => (agent ??= loadUndici().then((u) => new u.Agent(options))),
+    close: async () => {
+      if (agent) await (await agent).close()
+    },
+  }
+}
 
 export interface HttpRequest {
   /** HEAD: first contact asks only for a status (of /metrics), never a scrape. */
@@ -111,14 +132,15 @@ export function classify(error: unknown, url: string): HttpError {
   return new HttpError('other', url, detail, code)
 }
 
-async function once(agent: Agent, req: HttpRequest, url: string): Promise<Omit<HttpResponse, 'redirects' | 'url' | 'durationMs'>> {
+async function once(agent: LazyAgent, req: HttpRequest, url: string): Promise<Omit<HttpResponse, 'redirects' | 'url' | 'durationMs'>> {
   const signal = AbortSignal.timeout(req.timeoutMs)
   try {
+    const [{ request }, dispatcher] = await Promise.all([loadUndici(), agent.get()])
     const res = await request(url, {
       method: req.method,
       headers: req.headers,
       body: req.body,
-      dispatcher: agent,
+      dispatcher,
       signal,
       headersTimeout: req.timeoutMs,
       bodyTimeout: req.timeoutMs,
@@ -186,7 +208,7 @@ export interface LiveHttpOptions {
 export function liveHttp(options: LiveHttpOptions = {}): HttpClient & { close(): Promise<void> } {
   // --ca-file adds to the trusted CAs (Node's default store, NODE_EXTRA_CA_CERTS included); it never replaces them.
   const ca = options.caPem ? [...getCACertificates('default'), options.caPem] : undefined
-  const agent = new Agent({ connect: { timeout: 10_000, ...(ca ? { ca } : {}) }, keepAliveTimeout: 1000 })
+  const agent = lazyAgent({ connect: { timeout: 10_000, ...(ca ? { ca } : {}) }, keepAliveTimeout: 1000 })
   return {
     async request(req) {
       const started = performance.now()

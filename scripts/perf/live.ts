@@ -169,7 +169,7 @@ function costOf(before: EngineStats, after: EngineStats, report: Report, windowM
   }
 }
 
-function breakdownOf(report: Report, spawnedAt: number, wallMs: number): VerifyBreakdown {
+export function breakdownOf(report: Report, spawnedAt: number, wallMs: number): VerifyBreakdown {
   const d = (id: StepId): number => step(report, id).durationMs
   const started = Date.parse(report.startedAt)
   const finished = Date.parse(report.finishedAt)

@@ -1,14 +1,17 @@
 // One parser, one page, one process (so the two parsers never share a heap):
-//   node --expose-gc scripts/perf/parser-child.ts <ours|npm|ours-keep> <page file> <samples>
+//   node --expose-gc scripts/perf/parser-child.ts <ours|ours-read|npm|ours-keep> <page file> <samples>
 // Prints one JSON line: the cold first parse, its peak memory, and warm timing samples (after one
-// untimed warm-up parse). `ours-keep` is helpers/prom/parse.ts as the meter step calls it: every line
-// validated, only the samples it needs stored.
+// untimed warm-up parse). `ours` is parsePrometheusText() returning (a text-format family builds
+// its Sample objects when its `samples` is first read); `ours-read` is that plus reading every
+// family's samples and every sample's labels, which is what the npm parser hands back;
+// `ours-keep` is helpers/prom/parse.ts as the meter step calls it: every line validated, only the
+// samples it needs stored.
 import { readFileSync } from 'node:fs'
 import parseNpm from 'parse-prometheus-text-format'
 import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 import { STEP_TIME, TRAFFIC } from '../../helpers/steps/meter/metrics.ts'
 
-export type ParserName = 'ours' | 'npm' | 'ours-keep'
+export type ParserName = 'ours' | 'ours-read' | 'npm' | 'ours-keep'
 
 export interface ChildResult {
   parser: ParserName
@@ -20,7 +23,7 @@ export interface ChildResult {
   rssBeforeMiB: number
   /** The process's peak RSS up to the end of the first parse (getrusage maxrss), MiB. */
   peakRssMiB: number
-  /** Heap held by the parse result alone (heapUsed after GC, result alive, minus before). */
+  /** Memory held by the parse result alone (heapUsed + arrayBuffers after GC, result alive, minus before). */
   retainedMiB: number
   /** Warm ms per parse, one value per sample. */
   warmMs: number[]
@@ -37,28 +40,36 @@ const collect = (): void => {
 }
 
 const [which, file, samplesArg] = process.argv.slice(2)
-if ((which !== 'ours' && which !== 'npm' && which !== 'ours-keep') || !file) {
-  process.stderr.write('usage: node --expose-gc scripts/perf/parser-child.ts <ours|npm|ours-keep> <page file> <samples>\n')
+if ((which !== 'ours' && which !== 'ours-read' && which !== 'npm' && which !== 'ours-keep') || !file) {
+  process.stderr.write('usage: node --expose-gc scripts/perf/parser-child.ts <ours|ours-read|npm|ours-keep> <page file> <samples>\n')
   process.exit(2)
 }
 const samples = Number(samplesArg ?? 5)
 // What the meter step keeps (helpers/steps/meter/metrics.ts): the knob's meter and the traffic and step-time series.
 const wanted = new Set<string>(['radiance:engine_steps_held_total', ...Object.values(TRAFFIC), ...Object.values(STEP_TIME)])
+/** Makes what a caller of the npm parser gets: every family's samples, every sample's label object (built on first read). */
+function readAll(page: ReturnType<typeof parsePrometheusText>): typeof page {
+  for (const family of page.families) for (const sample of family.samples) if (sample.labels === undefined) throw new Error(`${sample.name} has no labels`)
+  return page
+}
 const parse =
   which === 'ours' ? (t: string): unknown => parsePrometheusText(t)
+  : which === 'ours-read' ? (t: string): unknown => readAll(parsePrometheusText(t))
   : which === 'ours-keep' ? (t: string): unknown => parsePrometheusText(t, { keep: (name) => wanted.has(name) })
   : (t: string): unknown => parseNpm(t)
 
 const text = readFileSync(file, 'latin1')
 collect()
 const rssBefore = process.memoryUsage().rss
-const heapBefore = process.memoryUsage().heapUsed
+// The heap and the ArrayBuffers (sample-log.ts keeps a family's numbers in typed arrays).
+const held = (): number => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+const heapBefore = held()
 let t0 = performance.now()
 let result: unknown = parse(text)
 const coldMs = performance.now() - t0
 const peakRss = process.resourceUsage().maxRSS * 1024
 collect()
-const retained = process.memoryUsage().heapUsed - heapBefore
+const retained = held() - heapBefore
 const found = which !== 'npm'
   ? (() => {
       const p = result as ReturnType<typeof parsePrometheusText>

@@ -1,13 +1,13 @@
-// Measure 4: helpers/prom/parse.ts against parse-prometheus-text-format on generated vLLM-shaped pages,
-// each parser in its own child process per round (no shared heap), rounds alternating which goes
-// first so background load on the shared cores hits both alike.
+// Measure 4: helpers/prom/parse.ts against parse-prometheus-text-format on generated vLLM-shaped pages
+// and on one line of 100,000 labels, each parser in its own child process per round (no shared
+// heap), rounds alternating which goes first so background load on the shared cores hits all alike.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ChildResult, ParserName } from './parser-child.ts'
-import { vllmPage } from './prom-page.ts'
+import { vllmPage, wideLine } from './prom-page.ts'
 import { median } from './stats.ts'
 
 const CHILD = fileURLToPath(new URL('./parser-child.ts', import.meta.url))
@@ -27,9 +27,13 @@ export interface ParserSide {
 
 export interface ParserSize {
   label: string
+  /** 'page': a vLLM-shaped page; 'wide': one sample line of 100,000 labels. */
+  kind: 'page' | 'wide'
   bytes: number
   series: number
   ours: ParserSide
+  /** helpers/prom/parse.ts, then every family's samples and every sample's labels read (what the npm parser hands back). */
+  oursRead: ParserSide
   npm: ParserSide
   /** helpers/prom/parse.ts with the meter step's `keep` filter: informational, not the like-for-like comparison. */
   oursKeep: ParserSide
@@ -63,17 +67,21 @@ export async function measureParser(options: { rounds: number; samplesPerRound: 
   const dir = mkdtempSync(join(tmpdir(), 'armproof-perf-prom-'))
   try {
     const sizes: ParserSize[] = []
-    for (const [label, bytes] of [['1 MB', 1_000_000], ['30 MB', 30_000_000]] as const) {
-      const page = vllmPage(bytes)
-      const file = join(dir, `page-${bytes}.prom`)
+    const pages = [
+      ['1 MB', 'page', vllmPage(1_000_000)],
+      ['30 MB', 'page', vllmPage(30_000_000)],
+      ['one 1 MB line of 100,000 labels', 'wide', { text: wideLine(100_000), series: 1 }],
+    ] as const
+    for (const [label, kind, page] of pages) {
+      const file = join(dir, `page-${sizes.length}.prom`)
       writeFileSync(file, page.text, 'latin1')
-      const size: ParserSize = { label, bytes: page.text.length, series: page.series, ours: side(), npm: side(), oursKeep: side() }
+      const size: ParserSize = { label, kind, bytes: page.text.length, series: page.series, ours: side(), oursRead: side(), npm: side(), oursKeep: side() }
       for (let r = 0; r < rounds; r++) {
-        const order: ParserName[] = r % 2 === 0 ? ['ours', 'npm', 'ours-keep'] : ['npm', 'ours', 'ours-keep']
+        const order: ParserName[] = r % 2 === 0 ? ['ours', 'npm', 'ours-read', 'ours-keep'] : ['npm', 'ours', 'ours-read', 'ours-keep']
         for (const parser of order) {
           const res = await child(parser, file, options.samplesPerRound)
           if (parser !== 'npm' && res.found.errors !== 0) throw new Error(`helpers/prom/parse.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
-          const s = parser === 'ours-keep' ? size.oursKeep : size[parser]
+          const s = parser === 'ours-keep' ? size.oursKeep : parser === 'ours-read' ? size.oursRead : size[parser]
           s.warmMs.push(...res.warmMs)
           s.warmCpuMs.push(...res.warmCpuMs)
           s.coldMs.push(res.coldMs)
@@ -83,7 +91,7 @@ export async function measureParser(options: { rounds: number; samplesPerRound: 
           s.found = res.found
         }
       }
-      log(`  parser ${label}: ours ${median(size.ours.warmMs).toFixed(1)} ms, npm ${median(size.npm.warmMs).toFixed(1)} ms per parse (${(median(size.npm.warmMs) / median(size.ours.warmMs)).toFixed(2)}×); ours with keep ${median(size.oursKeep.warmMs).toFixed(1)} ms`)
+      log(`  parser ${label}: ours ${median(size.ours.warmMs).toFixed(1)} ms (${(size.bytes / 1000 / median(size.ours.warmMs)).toFixed(0)} MB/s), every sample read ${median(size.oursRead.warmMs).toFixed(1)} ms, npm ${median(size.npm.warmMs).toFixed(1)} ms per parse; ours with keep ${median(size.oursKeep.warmMs).toFixed(1)} ms`)
       sizes.push(size)
     }
     return { sizes, rounds, samplesPerRound }

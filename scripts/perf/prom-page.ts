@@ -1,7 +1,8 @@
-// A generated vLLM-shaped `/metrics` page, as prometheus_client (text format 0.0.4) prints it:
-// `vllm:` gauges, counters as `<name>_total` plus a `<name>_created` gauge family, and many
-// labelled histograms (`model_name`/`engine` labels, sorted, `le` among them) each followed by
-// its `_created` gauge family. Deterministic: the same size gives the same bytes.
+// Generated `/metrics` pages for the parser benchmark. A vLLM-shaped page, as prometheus_client
+// (text format 0.0.4) prints it: `vllm:` gauges, counters as `<name>_total` plus a `<name>_created`
+// gauge family, and many labelled histograms (`model_name`/`engine` labels, sorted, `le` among
+// them) each followed by its `_created` gauge family. Deterministic: the same size gives the same
+// bytes. And the hostile line of 100,000 labels (wideLine).
 //
 // It is written to be parseable by parse-prometheus-text-format too: no space after a comma
 // inside braces, every `# HELP` has text, single spaces in `# TYPE` lines (that parser throws on
@@ -111,4 +112,12 @@ export function vllmPage(bytes: number): { text: string; series: number } {
   const perSeries = two - one
   const series = Math.max(1, Math.round((bytes - (one - perSeries)) / perSeries))
   return { text: render(series), series }
+}
+
+/** `wide{l0="v",l1="v",…} 1`: one sample with `count` labels (100,000: about 1 MB), names of growing length, one short value each. */
+export function wideLine(count: number, duplicateLast = false): string {
+  const parts: string[] = []
+  for (let i = 0; i < count; i++) parts.push(`l${i}="v"`)
+  if (duplicateLast) parts.push('l0="again"')
+  return `wide{${parts.join(',')}} 1\n`
 }

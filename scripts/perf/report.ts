@@ -1,9 +1,11 @@
 // The perf table and docs/perf.md, built from the measured results only.
 import type { LiveResult } from './live.ts'
 import type { ParserResult } from './parser.ts'
-import type { ReplayResult } from './replay.ts'
+import { parserMiss, parserRows, parserSection } from './parser-report.ts'
+import type { FixedResult } from './fixed-cost.ts'
+import { fixedCostMiss, fixedCostRows, fixedCostSection } from './fixed-cost-report.ts'
 import { fleetRows, fleetSection, type FleetResult } from './fleet.ts'
-import { fixed, max, median, min, seconds, spread, ratioText } from './stats.ts'
+import { fixed, median, seconds, spread, ratioText } from './stats.ts'
 
 export interface Machine {
   cores: number
@@ -28,12 +30,11 @@ export interface Row {
 
 export interface Results {
   live?: LiveResult
-  replay?: ReplayResult
+  replay?: FixedResult
   parser?: ParserResult
   fleet?: FleetResult
 }
 
-const MB = 1e6
 
 export function rows(r: Results): Row[] {
   const out: Row[] = []
@@ -56,44 +57,8 @@ export function rows(r: Results): Row[] {
       met: over.median <= 1.3,
     })
   }
-  if (replay) {
-    const ratio = spread(replay.reps.map((x) => x.ratio))
-    out.push({
-      measure: '3. Replay of the demo fixtures ÷ bare vitest run of one trivial test',
-      value: `${ratioText(ratio)}: ${seconds(median(replay.reps.map((x) => x.replayMs)))} vs ${seconds(median(replay.reps.map((x) => x.trivialMs)))}`,
-      target: '≤ 1.5×',
-      met: ratio.median <= 1.5,
-    })
-  }
-  if (parser) {
-    for (const size of parser.sizes) {
-      const ours = median(size.ours.warmMs)
-      const npm = median(size.npm.warmMs)
-      const speedup = npm / ours
-      const mbps = size.bytes / MB / (ours / 1000)
-      const bestSpeedup = min(size.npm.warmMs) / min(size.ours.warmMs)
-      const cpuSpeedup = median(size.npm.warmCpuMs) / median(size.ours.warmCpuMs)
-      out.push({
-        measure: `4. Parser, ${size.label} page: speed-up over parse-prometheus-text-format`,
-        value: `${fixed(speedup)}× (fastest vs fastest ${fixed(bestSpeedup)}×; CPU time ${fixed(cpuSpeedup)}×): ${fixed(ours, 1)} ms vs ${fixed(npm, 1)} ms`,
-        target: '≥ 3×',
-        met: speedup >= 3,
-      })
-      const mbpsOf = (ms: number): string => fixed(size.bytes / MB / (ms / 1000), 0)
-      out.push({
-        measure: `4. Parser, ${size.label} page: throughput of helpers/prom/parse.ts (warm)`,
-        value: `${fixed(mbps, 0)} MB/s (fastest ${mbpsOf(min(size.ours.warmMs))}; by CPU time ${mbpsOf(median(size.ours.warmCpuMs))}; cold first parse ${mbpsOf(median(size.ours.coldMs))})`,
-        target: '≥ 50 MB/s',
-        met: mbps >= 50,
-      })
-      out.push({
-        measure: `4. Parser, ${size.label} page: peak memory of one parse (RSS rise)`,
-        value: `ours ${fixed(median(size.ours.peakDeltaMiB), 0)} MiB, npm ${fixed(median(size.npm.peakDeltaMiB), 0)} MiB`,
-        target: 'report',
-        met: null,
-      })
-    }
-  }
+  if (replay) out.push(...fixedCostRows(replay))
+  if (parser) out.push(...parserRows(parser))
   if (live) {
     const costs = live.reps.map((x) => x.cost)
     const all = [...costs, live.fullWindow.cost]
@@ -228,77 +193,6 @@ ${row(`full ${live.fullWindow.cost.meterWindowMs / 1000} s window`, live.fullWin
 `
 }
 
-function replaySection(replay: ReplayResult): string {
-  return `## 3: replay
-
-- Replay: \`${replay.replayCommand}\`, spawn to exit, green every time.
-- Baseline: a bare vitest run of one trivial test, with this project's vitest (same version, same
-  node), a throwaway \`trivial.test.ts\` and a minimal \`vitest.config.ts\` (a .ts config like the
-  project's, no imports, \`globals: true\`) in a temp dir, so the baseline is vitest's own start,
-  config load and one test, with none of armproof's code:
-  \`${replay.trivialCommand}\`.
-- One untimed pair runs first; then replay and trivial alternate.
-
-| repetition | replay | trivial vitest | ratio |
-| --- | --- | --- | --- |
-${replay.reps.map((x, i) => `| ${i + 1} | ${fixed(x.replayMs, 0)} ms | ${fixed(x.trivialMs, 0)} ms | ${fixed(x.ratio)}× |`).join('\n')}
-
-The replay's extra time over the trivial run is its own work: loading the project's config and
-armproof's helpers, nine steps replayed from \`fixtures/demo/PREFILL_INTERLEAVE/\`, the reporter and
-the JSON/JUnit reports.
-`
-}
-
-function parserSection(parser: ParserResult): string {
-  const sizes = parser.sizes
-  return `## 4: parser
-
-Pages are generated in-process (\`scripts/perf/prom-page.ts\`) in the shape prometheus_client prints
-for vLLM: \`vllm:\` gauges, counters as \`_total\` plus a \`_created\` gauge family, and thirteen vLLM v1
-histogram families with sorted \`engine\`/\`model_name\`/\`le\` labels, each followed by its \`_created\`
-gauge family; the label sets are a data-parallel deployment (8 engine ranks × N model names) scaled
-to the page size. The page is kept parseable by parse-prometheus-text-format: it throws on a space
-after a comma inside braces, on \`# HELP name\` without text and on doubled spaces in \`# TYPE\`, all
-legal in the format, so the generator writes none of them. helpers/prom/parse.ts reports 0 malformed lines
-on both pages. Note that the two parsers do not produce the same thing: the npm parser merges all
-series of a labelled histogram into one \`buckets\` map (labels, \`_sum\` and \`_count\` lost), while
-helpers/prom/parse.ts keeps every sample with its labels.
-
-Each parser runs in its own child process (\`node --expose-gc scripts/perf/parser-child.ts\`) per
-round, ${parser.rounds} rounds alternating which parser goes first. In each child: the page is read from a
-file, GC runs, RSS is read; the first (cold) parse is timed and the process's peak RSS
-(\`getrusage\` maxrss) after it, minus the RSS before it, is its peak memory; then
-after one untimed warm-up parse, ${parser.samplesPerRound} warm samples, each ≥ 200 ms of back-to-back parses, give ms per parse,
-in wall time (what the targets are judged on) and in the main thread's CPU time
-(\`process.threadCpuUsage()\`, which time spent waiting for one of the shared cores does not inflate;
-GC helper threads are not in it). Full parse, no \`keep\` filter. Throughput = page bytes ÷ median
-warm ms (MB = 10⁶ bytes).
-
-| page | bytes | series per family | parser | warm ms/parse (median; min–max) | main-thread CPU ms/parse (median) | cold first parse | MB/s (warm median) | peak RSS rise | retained heap |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${sizes
-  .flatMap((s) =>
-    (['ours', 'npm', 'oursKeep'] as const).map((p) => {
-      const side = s[p]
-      const m = median(side.warmMs)
-      const found = p === 'ours' ? `helpers/prom/parse.ts (${side.found.samples} samples, ${side.found.errors} errors)`
-        : p === 'oursKeep' ? `helpers/prom/parse.ts with the meter's \`keep\` (informational)`
-        : `parse-prometheus-text-format (${side.found.families} families)`
-      return `| ${s.label} | ${s.bytes} | ${s.series} | ${found} | ${fixed(m, 1)} (${fixed(min(side.warmMs), 1)}–${fixed(max(side.warmMs), 1)}) | ${fixed(median(side.warmCpuMs), 1)} | ${fixed(median(side.coldMs), 0)} ms | ${fixed(s.bytes / MB / (m / 1000), 0)} | ${fixed(median(side.peakDeltaMiB), 0)} MiB (peak RSS ${fixed(median(side.peakRssMiB), 0)} MiB) | ${fixed(median(side.retainedMiB), 1)} MiB |`
-    }),
-  )
-  .join('\n')}
-
-The third row of each page is helpers/prom/parse.ts as armproof's meter step calls it, with \`keep\`
-storing only the about 10 series the step reads (every line is still validated and counted):
-informational; the targets compare the full parse. ${sizes
-  .map((s) => `On the ${s.label} page \`keep\` takes the retained heap from ${fixed(median(s.ours.retainedMiB), 1)} to ${fixed(median(s.oursKeep.retainedMiB), 1)} MiB and the peak RSS rise from ${fixed(median(s.ours.peakDeltaMiB), 0)} to ${fixed(median(s.oursKeep.peakDeltaMiB), 0)} MiB, but the time per parse only from ${fixed(median(s.ours.warmMs), 1)} to ${fixed(median(s.oursKeep.warmMs), 1)} ms`)
-  .join('; ')}: the time goes into scanning every line and building each sample, which \`keep\`
-does not skip. The npm parser retains less than a full parse here because it throws the labelled
-histogram series away.
-`
-}
-
 function misses(rs: readonly Row[], r: Results, machine: Machine): string {
   const missed = rs.filter((x) => x.met === false)
   if (missed.length === 0) return 'Every target above is met.\n'
@@ -309,14 +203,8 @@ function misses(rs: readonly Row[], r: Results, machine: Machine): string {
       const fixedCost = median(live.reps.map((y) => y.verifyMs - y.slowestProbeMs))
       why = ` The probes do overlap (section 1 and 2); what misses is verify's fixed cost of ≈ ${fixed(fixedCost, 0)} ms per run on top of its slowest probe (node and vitest start, host checks, reports: see the breakdown there), which a ${live.latencyMs} ms completion does not hide.`
     }
-    if (x.measure.startsWith('3.')) why = " The replay pays for the project's config, armproof's modules, nine replayed steps and the reporter on top of what the trivial run pays; see section 3 for every repetition."
-    if (x.measure.startsWith('4.') && r.parser) {
-      const size = r.parser.sizes.find((s) => x.measure.includes(`${s.label} page`))
-      if (size) {
-        const cpu = median(size.npm.warmCpuMs) / median(size.ours.warmCpuMs)
-        why = ` Judged on median wall time per parse; in main-thread CPU time the ratio is ${fixed(cpu)}×. The machine's ${machine.cores} cores are shared (1-minute load ${machine.sectionLoad.parser ?? '?'} through this section): ours took ${fixed(min(size.ours.warmMs), 0)}–${fixed(max(size.ours.warmMs), 0)} ms per parse and the npm parser ${fixed(min(size.npm.warmMs), 0)}–${fixed(max(size.npm.warmMs), 0)} ms across the samples, so this ratio moves from run to run; see section 4.`
-      }
-    }
+    if (x.measure.startsWith('3.')) why = fixedCostMiss(x.measure)
+    if (x.measure.startsWith('4.') && r.parser) why = parserMiss(r.parser, x.measure, machine.sectionLoad.parser ?? '?', machine.cores)
     if (x.measure.startsWith('5.')) why = ' See section 5 for the counts per run.'
     if (x.measure.startsWith('6.') || x.measure.startsWith('7.')) why = ' See section 6 and 7 for every repetition.'
     return `- **${x.measure}**: ${x.value}, target ${x.target}.${why}`
@@ -342,7 +230,7 @@ ${mdTable(rs)}
 
 ${misses(rs, r, machine)}
 ${r.live ? liveSection(r.live) : ''}
-${r.replay ? replaySection(r.replay) : ''}
+${r.replay ? fixedCostSection(r.replay) : ''}
 ${r.parser ? parserSection(r.parser) : ''}
 ${r.live ? costSection(r.live) : ''}
 ${r.fleet ? fleetSection(r.fleet) : ''}`

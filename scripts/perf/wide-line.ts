@@ -6,20 +6,13 @@
 //   node scripts/perf/wide-line.ts [--labels N] [--reps N]
 import { parseArgs } from 'node:util'
 import { parsePrometheusText } from '../../helpers/prom/parse.ts'
+import { wideLine } from './prom-page.ts'
 
 const { values } = parseArgs({ options: { labels: { type: 'string', default: '100000' }, reps: { type: 'string', default: '3' } } })
 const labels = Number(values.labels)
 const reps = Number(values.reps)
 if (!Number.isInteger(labels) || labels < 1) throw new Error(`--labels must be an int ≥ 1, got ${values.labels}`)
 if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be an int ≥ 1, got ${values.reps}`)
-
-/** `wide{l0="v",l1="v",…} 1`: label names of growing length, one short value each. */
-export function wideLine(count: number, duplicateLast = false): string {
-  const parts: string[] = []
-  for (let i = 0; i < count; i++) parts.push(`l${i}="v"`)
-  if (duplicateLast) parts.push('l0="again"')
-  return `wide{${parts.join(',')}} 1\n`
-}
 
 function time(page: string, format: 'text' | 'openmetrics'): { ms: number; labels: number; errors: number } {
   const t0 = performance.now()

@@ -4,33 +4,17 @@
 // verify its suite file, under a new `?vitest=<time>` URL every time, so each run also leaves
 // entries nothing reads again; the cache is emptied once it holds more than MAX_ENTRIES, which
 // costs the next run one cold start instead of letting the folder grow without end.
-import { readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { cacheEntries, pruneCompileCache } from '../../bin/compile-cache.ts'
+
+export { cacheEntries, pruneCompileCache }
 
 export const TEST_COMPILE_CACHE = join(tmpdir(), 'armproof-test-compile-cache')
 /** About ten runs of `pnpm test` (each leaves some 500 entries, 4 MB), some 40 MB. */
 export const MAX_ENTRIES = 5000
 
-/** Entries in the cache (Node keeps one folder per Node version and build inside it). */
-export function cacheEntries(dir: string): number {
-  let entries = 0
-  try {
-    for (const version of readdirSync(dir)) entries += readdirSync(join(dir, version)).length
-  } catch {
-    // no cache yet, or a version folder removed meanwhile
-  }
-  return entries
-}
-
-/** Empties `dir` when it holds more than `max` entries; says whether it did. */
-export function pruneCompileCache(dir: string = TEST_COMPILE_CACHE, max: number = MAX_ENTRIES): boolean {
-  if (cacheEntries(dir) <= max) return false
-  rmSync(dir, { recursive: true, force: true })
-  return true
-}
-
 /** vitest's globalSetup for the unit project: once per run, before any test file. */
 export default function setup(): void {
-  pruneCompileCache()
+  pruneCompileCache(TEST_COMPILE_CACHE, MAX_ENTRIES)
 }

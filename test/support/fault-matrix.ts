@@ -167,6 +167,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'meter_lazy (arm)', what: 'prometheus_client labelled counters print no child before their first inc(): the declared family is zero so far, and its first child is a rise', engine: arm(['meter_lazy']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "0 → " },
   { fault: 'meter_lazy (rollback)', what: 'at the default, a declared counter family that never gets a child stayed at zero while traffic flowed: green, not "absent"', engine: { faults: ['meter_lazy'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'green', steps: {}, message: 'carries no sample yet: zero so far' },
   { fault: 'meter_lazy + knob_ignored', what: 'a declared counter family that gets no child while traffic flows: the arm did nothing (red), never "the build does not export it"', engine: arm(['meter_lazy', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'is declared a counter and carries no sample yet: zero so far' },
+  { fault: 'metrics_exemplar_text', what: 'the meter carries an exemplar on a text/plain; version=0.0.4 page (exemplars are OpenMetrics only): Prometheus refuses the whole scrape, though the counter moved', engine: arm(['metrics_exemplar_text']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'an exemplar ("#" after the value) is OpenMetrics only' },
 ]
 
 /** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */

@@ -3,7 +3,7 @@
 // second through static_configs only (no service discovery, no remote write, no alerting: it
 // reaches nothing but the targets). stop() kills it, waits for its exit and removes the temp dir;
 // a process-exit hook does the same if a test run dies first.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -214,4 +214,14 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     log,
     stop,
   }
+}
+
+/** `promtool check metrics` on a page (stdin): its exit code (0 clean, 3 lint problems only, 1 the page does not parse) and output. */
+export function promtool(page: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = execFile('promtool', ['check', 'metrics'], { timeout: 10_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: `${stdout}${stderr}` })
+    })
+    child.stdin!.end(page)
+  })
 }
