@@ -45,7 +45,8 @@ const RUNTIME_SHAPE: Readonly<Record<keyof WorkerRuntime, number>> = { init: 1, 
 export function workerRuntime(exports: Readonly<Record<string, unknown>>): WorkerRuntime | { why: string } {
   for (const [name, parameters] of Object.entries(RUNTIME_SHAPE)) {
     const value = exports[name]
-    if (typeof value !== 'function') return { why: `vitest/worker exports no function ${name} (${value === undefined ? 'nothing' : `a ${typeof value}`} by that name)` }
+    if (value === undefined) return { why: `vitest/worker exports no ${name}` }
+    if (typeof value !== 'function') return { why: `vitest/worker's ${name} is of type ${typeof value}, not a function` }
     if (value.length !== parameters) return { why: `vitest/worker's ${name} takes ${value.length} parameter(s), this pool passes ${parameters}` }
   }
   return exports as unknown as WorkerRuntime
