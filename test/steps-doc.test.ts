@@ -2,8 +2,12 @@
 // tests are derived from it.
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
-import { STEP_IDS, STEPS, stepGroups, stepsTable, stepTitle } from '../helpers/steps/registry.ts'
-import { JUDGES } from '../helpers/steps/judges.ts'
+import { formatProblems, loadConfig } from '../helpers/config/load.ts'
+import { openSeams } from '../helpers/seams/open.ts'
+import { targetForRun } from '../helpers/seams/recording.ts'
+import { createContext } from '../helpers/steps/context.ts'
+import { STEP_IDS, STEPS, stepGroups, stepsTable, stepTitle, type StepId } from '../helpers/steps/registry.ts'
+import { JUDGES, beforeGroup, judgeStep, modelOf, proofRun } from '../helpers/steps/judges.ts'
 import { readmeWithStepsTable } from '../scripts/faults-doc.ts'
 
 test("README.md's proof-steps table is the one generated from the step registry (run pnpm faults-doc after changing it)", () => {
@@ -22,9 +26,49 @@ test('the registry holds the contract’s nine steps in order, each with a judge
   expect(stepsTable().split('\n')).toHaveLength(STEPS.length + 2)
 })
 
-test('a step may only ask for inputs that an earlier step gives', () => {
-  const givenBy: Record<string, string> = { buildDefault: 'help', buildChoices: 'help', buildFlags: 'help', healthy: 'health', engineProcess: 'argv', baseline: 'probe.exact', model: 'probe.exact' }
-  for (const [i, s] of STEPS.entries()) {
-    for (const input of s.inputs) expect(STEP_IDS.indexOf(givenBy[input] as never), `${s.id} needs ${input}`).toBeLessThanOrEqual(i)
+/**
+ * What each step finds handed on when it starts, read from the judges themselves: the committed demo
+ * recording replayed through the registry's groups as the suite runs them (each section's work
+ * before its steps first; side-by-side steps all start from what was given before their section).
+ */
+async function givenBeforeEachStep(): Promise<Map<StepId, string[]>> {
+  const config = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'], env: { VERIFY_NO_DOTENV: '1' } })
+  if (!config.ok) throw new Error(formatProblems(config.problems))
+  const replayed = targetForRun(config.target)
+  if ('problems' in replayed) throw new Error(formatProblems(replayed.problems))
+  const seams = await openSeams(replayed.target)
+  const run = proofRun(createContext({ target: replayed.target, ...seams }))
+  const before = new Map<StepId, string[]>()
+  for (const { group, ids, sideBySide } of stepGroups()) {
+    await beforeGroup(run, group)
+    const handedOn = (id: StepId): void => void before.set(id, Object.keys(run.given).sort())
+    const judge = async (id: StepId): Promise<void> => {
+      const result = await judgeStep(run, id, stepTitle(id, false))
+      // A step that did not pass may hand on less than it would: the run must be the green one.
+      expect(result.verdict, `${id}: ${result.observed}`).toBe('passed')
+    }
+    if (sideBySide) {
+      ids.forEach(handedOn)
+      await Promise.all(ids.map(judge))
+    } else {
+      for (const id of ids) {
+        handedOn(id)
+        await judge(id)
+      }
+    }
+  }
+  await seams.close({ model: await modelOf(run) })
+  return before
+}
+
+test('a step may only ask for inputs that an earlier step gives (as the judges give them, not a copy)', async () => {
+  const before = await givenBeforeEachStep()
+  expect([...before.keys()]).toEqual(STEP_IDS)
+  // Every input some step declares is handed on by the time the last step starts.
+  const declared = [...new Set(STEPS.flatMap((s) => s.inputs))].sort()
+  expect(before.get('meter')).toEqual(expect.arrayContaining(declared))
+  for (const s of STEPS) {
+    const given = before.get(s.id)!
+    for (const input of s.inputs) expect(given, `${s.id} declares ${input}, which no step before it gives (given before ${s.id}: ${given.join(', ') || 'nothing'})`).toContain(input)
   }
 })

@@ -1,9 +1,18 @@
 // A vitest pool that runs the arm suite in the process that started vitest, instead of a forked
 // worker: `pnpm verify` runs one suite file once and then exits, so a second Node process (its
-// start, vitest's runtime, undici and the helpers loaded a second time) is pure cost, about a third
-// of a run's CPU. vitest's own worker runtime (`vitest/worker`) does the work, as in its forks and
-// threads pools; only the transport differs: messages are handed over in this process, cloned as a
-// worker thread's would be, never by reference.
+// start, vitest's runtime, undici and the helpers loaded a second time) is pure cost: about 40%
+// of a verdict's CPU, replayed or live (`node scripts/perf/pool.ts` runs both pools side by side).
+// vitest's own worker runtime (`vitest/worker`) does the work, as in its forks and threads pools;
+// only the transport differs: messages are handed over in this process, cloned as a worker
+// thread's would be, never by reference.
+//
+// That runtime's `init`, `runBaseTests` and `setupEnvironment` are marked @experimental in vitest
+// 5.1.2 (as is the custom-pool API as a whole, vitest.dev/advanced/pool). vitest is pinned exactly
+// and the typecheck reads them, so an upgrade that changes them fails `pnpm test`; an install that
+// resolves another vitest anyway is caught by `workerRuntime` below: what it imports is checked
+// (each is a function, with the parameters this pool calls it with), and when it is not what this
+// pool was written for, the suite runs under vitest's own forks pool and the run says why in one
+// line (./run-suites.ts). Both pools give the same verdicts and report (test/in-process-pool.test.ts).
 //
 // What the runtime changes in the process it runs in is put back when the pool stops: it replaces
 // `process.exit` with one that throws (a test must not end the run), and listens for uncaught
@@ -15,6 +24,7 @@
 // suite writes through its reporter.
 import { EventEmitter } from 'node:events'
 import type { PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/node'
+import type * as VitestWorker from 'vitest/worker'
 
 const NAME = 'armproof-in-process'
 type Listener = (...args: any[]) => void
@@ -22,17 +32,42 @@ const ERROR_EVENTS = ['uncaughtException', 'unhandledRejection'] as const
 /** `process` as the plain emitter it is, for the error events by name. */
 const emitter: EventEmitter = process
 
+/** What this pool takes from `vitest/worker`. */
+export type WorkerRuntime = Pick<typeof VitestWorker, 'init' | 'runBaseTests' | 'setupEnvironment'>
+
+/** Each function this pool calls, with the number of parameters it passes (vitest 5.1.2's). */
+const RUNTIME_SHAPE: Readonly<Record<keyof WorkerRuntime, number>> = { init: 1, runBaseTests: 3, setupEnvironment: 1 }
+
+/**
+ * `vitest/worker`'s exports as this pool calls them, or why they are not (one line): a function
+ * missing, or one that takes another number of parameters than the pool passes.
+ */
+export function workerRuntime(exports: Readonly<Record<string, unknown>>): WorkerRuntime | { why: string } {
+  for (const [name, parameters] of Object.entries(RUNTIME_SHAPE)) {
+    const value = exports[name]
+    if (value === undefined) return { why: `vitest/worker exports no ${name}` }
+    if (typeof value !== 'function') return { why: `vitest/worker's ${name} is of type ${typeof value}, not a function` }
+    if (value.length !== parameters) return { why: `vitest/worker's ${name} takes ${value.length} parameter(s), this pool passes ${parameters}` }
+  }
+  return exports as unknown as WorkerRuntime
+}
+
 /** The inline config that goes with the pool: the runtime must leave this process's console alone. */
 export const SUITES_IN_PROCESS = { disableConsoleIntercept: true } as const
 
 class InProcessWorker implements PoolWorker {
   readonly name = NAME
+  readonly #runtime: WorkerRuntime
   readonly #toPool = new EventEmitter()
   readonly #toWorker = new EventEmitter()
   #started: Promise<void> | undefined
   #exit: typeof process.exit | undefined
   /** The listeners for uncaught errors before the run, set aside meanwhile. */
   #listeners: Array<[event: string, listeners: Listener[]]> = []
+
+  constructor(runtime: WorkerRuntime) {
+    this.#runtime = runtime
+  }
 
   on(event: string, callback: Listener): void {
     this.#toPool.on(event, callback)
@@ -56,11 +91,12 @@ class InProcessWorker implements PoolWorker {
     return this.#started
   }
 
+  // async: an init that throws rejects start(), as a worker that fails to start does.
   async #start(): Promise<void> {
     this.#exit = process.exit
     this.#listeners = ERROR_EVENTS.map((event) => [event, emitter.listeners(event) as Listener[]])
     for (const [event, listeners] of this.#listeners) for (const listener of listeners) emitter.off(event, listener)
-    const { init, runBaseTests, setupEnvironment } = await import('vitest/worker')
+    const { init, runBaseTests, setupEnvironment } = this.#runtime
     init({
       post: (response) => {
         const copy = structuredClone(response)
@@ -90,7 +126,7 @@ class InProcessWorker implements PoolWorker {
   }
 }
 
-/** The pool for `startVitest(..., { pool: inProcessPool(), ...SUITES_IN_PROCESS })`. */
-export function inProcessPool(): PoolRunnerInitializer {
-  return { name: NAME, createPoolWorker: () => new InProcessWorker() }
+/** The pool for `startVitest(..., { pool: inProcessPool(runtime), ...SUITES_IN_PROCESS })`, the runtime checked by `workerRuntime`. */
+export function inProcessPool(runtime: WorkerRuntime): PoolRunnerInitializer {
+  return { name: NAME, createPoolWorker: () => new InProcessWorker(runtime) }
 }

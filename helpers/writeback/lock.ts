@@ -3,6 +3,27 @@
 // the holder's pid and host. A waiter polls for a bounded time; a lock whose holder is a dead
 // process on this host is stale and is broken (under a short-lived breaker file, so two waiters
 // never both break it). Also here: removing the temp files a killed writeback left behind.
+//
+// Why not proper-lockfile (4.1.2, the common npm choice; compared from its source and under this
+// project's writeback tests): its lock is an empty directory (`mkdir`, atomic on NFS as our
+// `link` is), kept fresh by rewriting its mtime every `update` ms and stale once that mtime is
+// older than `stale` (the code clamps it to ≥ 2 s; default 10 s). What it cannot do, and this does:
+// - say who holds the page: its lock holds no pid, host or time, so the refusal after the wait
+//   cannot name the writeback to wait for or stop ("locked by pid N on H since T");
+// - break a dead holder's lock at once: a writeback SIGKILLed on this host leaves a lock it takes
+//   `stale` to break (2.8 s against well under 0.3 s here, the fault table's kill row), where
+//   this checks the pid;
+// - break a stale lock with one winner: it stats, `rmdir`s and `mkdir`s, so a waiter that saw
+//   the stale lock can remove the fresh one another just made and both write the page
+//   (moxystudio/node-proper-lockfile#121, open); here only the breaker-file holder removes, and
+//   only a lock whose text is still the stale one.
+// What it does that this does not: a dead holder on another host is broken after `stale` (by
+// mtime, so the hosts' clocks must agree within it); here a foreign pid cannot be checked, so
+// its lock stands until MAX_HOLD_MS and the waiter names it. A writeback holds a page for
+// milliseconds, so no refresh timer is needed. With withPageLock on proper-lockfile, three rows of
+// the writeback fault table fail: the holder named, an hour-old lock of a reused pid broken (the
+// row writes it in this format), every waiter seen to find the lock held (writeback-race.ts
+// counts their lock-temp files); the 20-writer race and the other writeback tests pass.
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { link, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
