@@ -95,7 +95,7 @@ describe('starting', () => {
     expect((await start(['--help'])).text).toContain('POST /verify/<svc>')
     expect((await start(['--version'])).text).toMatch(/^armproof \d+\.\d+\.\d+\n$/)
     const env = runEnv({ ARMPROOF_SERVE_TOKEN: TOKEN, ARMPROOF_SERVE_TOKEN_FILE: '/x', VERIFY_API_KEY: 'k', VERIFY_JUNIT: 'j.xml', PATH: '/bin', npm_lifecycle_event: 'serve' })
-    expect(env).toEqual({ VERIFY_API_KEY: 'k', PATH: '/bin', VERIFY_TARGETS: '', VERIFY_SHARD: '', VERIFY_CONCURRENCY: '', VERIFY_REPORT: '', VERIFY_JUNIT: '', VERIFY_SUMMARY: '', VERIFY_MODE: '' })
+    expect(env).toEqual({ VERIFY_API_KEY: 'k', PATH: '/bin', VERIFY_TARGETS: '', VERIFY_SHARD: '', VERIFY_CONCURRENCY: '', VERIFY_REPORT: '', VERIFY_JUNIT: '', VERIFY_SUMMARY: '', VERIFY_MODE: '', VERIFY_RUN_ID: '' })
   })
 })
 

@@ -430,7 +430,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   }
 
   // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
-  for (const flag of ['targets', 'concurrency', 'shard'] as const) raw(flag)
+  for (const flag of ['targets', 'concurrency', 'shard', 'run-id'] as const) raw(flag)
 
   if (problems.length > 0 || !knobName) return { ok: false, problems }
   return {
