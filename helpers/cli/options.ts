@@ -91,7 +91,7 @@ export const METAVARS: Readonly<Record<string, string>> = {
   'ledger-cmd': 'command', 'help-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
-  targets: 'path', concurrency: 'n', shard: 'i/n',
+  targets: 'path', concurrency: 'n', shard: 'i/n', 'run-id': 'id',
 }
 
 export function metavar(flag: string): string {
