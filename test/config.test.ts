@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { formatProblems, loadConfig } from '../helpers/config/load.ts'
 import { OPTIONS } from '../helpers/cli/options.ts'
+import { parseEffectArgs } from '../helpers/effect/config.ts'
 import { readFileSync } from 'node:fs'
 
 const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
@@ -20,6 +21,23 @@ describe('configuration', () => {
       ledgerCmd: 'podman logs --tail 100000 {svc}', helpCmd: 'podman exec {svc} radiance --help', unit: 'demo', dropinCheck: true,
       healthBudgetMs: 15 * 60_000, meterWindowMs: 5 * 60_000, mode: 'live', fixtures: 'fixtures/demo/PREFILL_INTERLEAVE', baseUrl: 'http://127.0.0.1:8000',
     })
+  })
+
+  test('a URL\'s credentials (user:password@) reach no message, whatever else is wrong with it', () => {
+    const urls = ['http://ops:hunter2@gpu-7:8000/v1', 'ops:hunter2@gpu-7:8000', 'http://ops:hunter2@gpu-7:8000:9/', 'http://ops:hunter2@gpu-7:8000/?x=1', 'ftp://ops:hunter2@gpu-7', 'http://ops:hun@ter2@gpu-7:8000/v1', 'http://ops:hunter2@gpu-7:8000']
+    for (const url of urls) {
+      for (const [flag, env] of [['--base-url', {}], ['--prometheus-url', {}]] as const) {
+        const found = problems(flag === '--base-url' ? [...base.slice(0, 4), flag, url] : [...base, flag, url], env)
+        expect(found.length, `${flag} ${url}`).toBeGreaterThan(0)
+        expect(found.join('\n'), `${flag} ${url}`).not.toMatch(/hunter2|ter2|hun\b/)
+      }
+      // pnpm effect takes both URLs too (its result JSON names the endpoint).
+      for (const flag of ['--base-url', '--prometheus-url']) {
+        const r = parseEffectArgs(['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--armed-at', '2026-03-03T09:00:00Z', '--prometheus-url', 'http://prometheus:9090', flag, url], {}, undefined, '/')
+        expect(r.ok, `effect ${flag} ${url}`).toBe(false)
+        expect(r.ok ? '' : r.problems.join('\n'), `effect ${flag} ${url}`).not.toMatch(/hunter2|ter2|hun\b/)
+      }
+    }
   })
 
   test('every problem is reported at once', () => {

@@ -167,6 +167,25 @@ describe('precedence per target: the entry, then the command line, then defaults
 })
 
 describe('shards', () => {
+  test("the run's own name: --run-id, else VERIFY_RUN_ID, else the CI's run id; part of the run identity; one word; never per target", () => {
+    const idOf = (argv: string[], env: Record<string, string> = {}) => {
+      const r = plan(TWO, argv, env)
+      if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'))
+      return r.plan.run
+    }
+    expect(idOf([]).instance).toBeUndefined()
+    expect(idOf([], { GITHUB_RUN_ID: '8812' }).instance).toBe('8812')
+    expect(idOf([], { CI_PIPELINE_ID: '77', VERIFY_RUN_ID: 'job-uid-1' }).instance).toBe('job-uid-1')
+    expect(idOf(['--run-id', 'a'], { GITHUB_RUN_ID: '8812' }).instance).toBe('a')
+    // The same file and options: another run only by its name.
+    expect(idOf([], { GITHUB_RUN_ID: '1' }).id).not.toBe(idOf([], { GITHUB_RUN_ID: '2' }).id)
+    expect(idOf([], { GITHUB_RUN_ID: '1' }).targets).toEqual(idOf([], { GITHUB_RUN_ID: '2' }).targets)
+    const bad = plan(TWO, ['--run-id', 'a b;c'])
+    expect(!bad.ok && bad.problems.map((p) => p.message)).toEqual(['--run-id: "a b;c" must be one word of [A-Za-z0-9._:@-], at most 128 characters'])
+    const perTarget = plan(TWO.replace('    base-url: http://gpu-7:8000', '    base-url: http://gpu-7:8000\n    run-id: x'))
+    expect(!perTarget.ok && perTarget.problems.map((p) => p.message).join('\n')).toContain('run-id is for the whole run, not one target')
+  })
+
   const ids = (n: number, seed = 'x') => Array.from({ length: n }, (_, i) => `svc-${seed}-${i} PREFILL_INTERLEAVE http://gpu-${i}:8000`)
 
   test('the shards of a fleet cover every target exactly once, in slices that differ by at most one', () => {

@@ -97,7 +97,7 @@ describe('starting', () => {
     expect((await start(['--help'])).text).toContain('POST /verify/<svc>')
     expect((await start(['--version'])).text).toMatch(/^armproof \d+\.\d+\.\d+\n$/)
     const env = runEnv({ ARMPROOF_SERVE_TOKEN: TOKEN, ARMPROOF_SERVE_TOKEN_FILE: '/x', VERIFY_API_KEY: 'k', VERIFY_JUNIT: 'j.xml', PATH: '/bin', npm_lifecycle_event: 'serve' })
-    expect(env).toEqual({ VERIFY_API_KEY: 'k', PATH: '/bin', VERIFY_TARGETS: '', VERIFY_SHARD: '', VERIFY_CONCURRENCY: '', VERIFY_REPORT: '', VERIFY_JUNIT: '', VERIFY_SUMMARY: '' })
+    expect(env).toEqual({ VERIFY_API_KEY: 'k', PATH: '/bin', VERIFY_TARGETS: '', VERIFY_SHARD: '', VERIFY_CONCURRENCY: '', VERIFY_REPORT: '', VERIFY_JUNIT: '', VERIFY_SUMMARY: '', VERIFY_MODE: '', VERIFY_RUN_ID: '', VERIFY_JSON: '' })
   })
 })
 
@@ -142,6 +142,16 @@ describe('runs, as the controllers ask', () => {
     expect(runs).toEqual({ green: 1, red: 1, inconclusive: 1, error: 0, interrupted: 0, failed: 0 })
     expect(parsed.samples('armproof_serve_refused_total').find((s) => s.labels.reason === 'busy')?.value).toBe(1)
     expect(parsed.family('armproof_serve_runs_total')?.type).toBe('counter')
+  })
+
+  test("serve's env or .env saying VERIFY_MODE=replay never answers 200 from a recording: every run is live (mode is the whole run's, like --report)", async () => {
+    // fixtures/demo/PREFILL_INTERLEAVE holds a green recording; nothing listens on port 9.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', 'no-dropin-check': 'true', 'health-budget': '1s', 'meter-window': '1s', 'host-timeout': '5s' }, [{ svc: 'demo', 'base-url': 'http://127.0.0.1:9' }])
+    const { url } = await served(['--targets', file], { ARMPROOF_SERVE_TOKEN: TOKEN, VERIFY_MODE: 'replay' })
+    const r = await fetch(`${url}/verify/demo`, argoRequest(TOKEN))
+    const report = (await r.json()) as Report
+    expect([r.status, report.mode]).toEqual([412, 'live'])
+    expect(report.verdict).not.toBe('green')
   })
 
   test('a run past --run-timeout is stopped: its report says interrupted (412)', async () => {

@@ -20,6 +20,9 @@ describe('examples a reader judges at a glance (picture orange, the prompt asked
     'Orange! Not blue.', "Instead of blue, it's orange.", "It's not blue but orange.", 'It is not blue and it is orange.', "It's not blue. Instead, it's orange.",
     "I'm not sure, but it looks orange.", 'A solid orange square.', 'ORANGE', '`orange`', "It's an orange-ish square.",
     'Blue is wrong; it is orange.', 'Blue? No, orange.', 'Is it blue? No. It is orange.',
+    // A retraction of the decoy that names no colour; exclusivity that is no denial; a caveat after a contrast.
+    'Blue? Not at all. Orange.', 'Blue is not correct; it is orange.', 'Blue? Wrong. Orange.', 'Blue, no. Orange.', 'Orange, nothing else.',
+    'Orange and no other colour.', "It looks orange, but I'm not sure.",
   ])('green: %j', (content) => {
     expect(verdictOf(content, 'orange', 'blue').verdict).toBe('passed')
   })
@@ -49,6 +52,11 @@ describe('examples a reader judges at a glance (picture orange, the prompt asked
     ["It's orange? No, it's blue.", "decoy blue as its answer, and denies orange"],
     ['Orange is wrong.', 'denies orange'],
     ["It's orange. Orange is incorrect; red.", 'answers red, and denies orange'],
+    // The colour named, then taken back by words that do not repeat it.
+    ['Orange? No way.', 'denies orange'], ['Orange, no.', 'denies orange'], ['Orange... no.', 'denies orange'], ['Orange?? No.', 'denies orange'],
+    ['Orange? Nope.', 'denies orange'], ['Orange: no.', 'denies orange'], ['Orange is not correct.', 'denies orange'], ['Orange it is not.', 'denies orange'],
+    ["Orange? I don't think so.", 'denies orange'], ['Orange? Wrong.', 'denies orange'], ['Orange — wrong.', 'denies orange'], ['Orange. Not.', 'denies orange'],
+    ['Orange? Not really.', 'denies orange'], ['Anything but orange.', 'denies orange'], ["Orange? I don't think so. Blue.", "decoy blue as its answer, and denies orange"],
   ])('red: %j', (content, why) => {
     const r = verdictOf(content, 'orange', 'blue')
     expect(r.verdict).toBe('failed')
@@ -84,6 +92,12 @@ const DENIALS: ReadonlyArray<(xs: string[]) => string> = [
   (xs) => `${xs.join(' or ')}? No`,
   (xs) => `it's ${xs.join(' or ')}? No`,
 ]
+/** Ways to take back the statement just before, naming no colour. */
+const RETRACTIONS = ['no', 'nope', 'no way', 'not really', 'not at all', 'not quite', "I don't think so", 'wrong', 'that is wrong', "it isn't", 'not', 'not correct']
+/** What joins a statement to its retraction. */
+const RETRACT_JOINS = ['? ', '?? ', ', ', '. ', '... ', ' — ', ': ', '! ']
+/** A colour taken back inside its own clause. */
+const SELF_DENIALS: ReadonlyArray<(c: string) => string> = [(c) => `${c} is not correct`, (c) => `${c} it is not`, (c) => `${c} is not the answer`, (c) => `anything but ${c}`, (c) => `${c} is wrong`]
 /** What joins a denial to the statement after it. */
 const JOINS = ['; ', '. ', ', ', ' — ', ' but ', ': ']
 
@@ -156,6 +170,19 @@ describe('property: generated replies', () => {
     }
     // The generator reached every kind.
     for (const n of Object.values(kinds)) expect(n).toBeGreaterThan(SEEDS / 4)
+  })
+  test('the picture\'s colour taken back by words that do not repeat it is never green; the decoy taken back so, then the colour, is green', () => {
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const random = prng(3_000_000 + seed)
+      const colour = pick(random, COLOUR_NAMES)
+      const decoy = pick(random, COLOUR_NAMES.filter((c) => c !== colour))
+      const retracted = (c: string) => (random() < 0.3 ? pick(random, SELF_DENIALS)(c) : `${pick(random, HEDGES)}${c}${pick(random, RETRACT_JOINS)}${pick(random, RETRACTIONS)}`)
+      const wrong = sentence(random, retracted(colour))
+      expect(verdictOf(wrong, colour, decoy).verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(wrong)} (picture ${colour})`).toBe('failed')
+      const right = `${retracted(decoy)}${pick(random, [". ", "; ", "! ", ".\n"])}${rightAnswer(random, colour, decoy)}`
+      const r = verdictOf(right, colour, decoy)
+      expect(r.verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(right)} (picture ${colour}, decoy ${decoy}): ${r.observed}`).toBe('passed')
+    }
   })
   test('a right answer with the picture\'s colour then denied after it is never green', () => {
     for (let seed = 1; seed <= SEEDS; seed++) {

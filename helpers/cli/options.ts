@@ -63,6 +63,7 @@ export const OPTIONS = [
   { flag: 'targets', env: 'VERIFY_TARGETS', kind: 'string', meaning: 'targets file for a fleet run (YAML or JSON: defaults: and targets:, keys are these long option names without dashes)', default: 'none' },
   { flag: 'concurrency', env: 'VERIFY_CONCURRENCY', kind: 'string', meaning: 'targets verified at once in a fleet run', default: '8' },
   { flag: 'shard', env: 'VERIFY_SHARD', kind: 'string', meaning: 'i/n: verify only the i-th of n stable slices of the targets (a CI matrix fans a fleet out)', default: 'none' },
+  { flag: 'run-id', env: 'VERIFY_RUN_ID', kind: 'string', meaning: "names this fleet run in its report: merge-reports joins only shards of one run id, so a shard left from an earlier run of the same file and options is refused (give each run its own, e.g. a Kubernetes Job's uid)", default: 'GITHUB_RUN_ID, else CI_PIPELINE_ID, else none' },
 ] as const satisfies readonly OptionSpec[]
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
@@ -93,7 +94,7 @@ export const METAVARS: Readonly<Record<string, string>> = {
   'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
-  targets: 'path', concurrency: 'n', shard: 'i/n',
+  targets: 'path', concurrency: 'n', shard: 'i/n', 'run-id': 'id',
 }
 
 export function metavar(flag: string): string {

@@ -9,6 +9,7 @@ import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { SVC_NAME, ShellWordsError, showValue, splitWords } from './shell.ts'
 import { didYouMean } from './suggest.ts'
+import { endpointUrl, prometheusUrlProblem } from './url.ts'
 import { parseMatch } from '../steps/meter/prom-query.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
@@ -326,28 +327,9 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   let baseUrl: string | null = null
   const urlRaw = raw('base-url')
   if (urlRaw && urlRaw.value !== '') {
-    let url: URL | undefined
-    // `gpu-7:8000` parses as a URL of scheme "gpu-7:": a base URL without http:// is said as such.
-    const schemeless = !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(urlRaw.value)
-    if (schemeless) {
-      problem(urlRaw.from, `${showValue(urlRaw.value)} has no scheme; write http://${urlRaw.value.replace(/^\/+/, '')} (or https://…)`)
-    } else {
-      try {
-        url = new URL(urlRaw.value)
-      } catch {
-        problem(urlRaw.from, `${showValue(urlRaw.value)} is not a URL like http://gpu-7:8000`)
-      }
-    }
-    if (url) {
-      const path = url.pathname.replace(/\/+$/, '')
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(urlRaw.from, `must be http:// or https://, got ${url.protocol}`)
-      // Refused, not stripped: armproof adds /v1 itself and reads /health and /metrics at the root,
-      // so a base URL ending in /v1 (as OpenAI clients take it) would probe /v1/v1/… and /v1/health.
-      else if (/\/v1$/i.test(path)) problem(urlRaw.from, `${showValue(urlRaw.value)} ends in /v1; armproof adds /v1 itself and reads /health and /metrics at the root: pass ${url.origin}${path.slice(0, -3)}`)
-      else if (url.username || url.password) problem(urlRaw.from, `must not carry credentials; put the key in ${API_KEY_ENV} (env or .env) or pass --api-key-file PATH`)
-      else if (url.search || url.hash) problem(urlRaw.from, 'must be the endpoint root, without ?query or #fragment')
-      else baseUrl = url.href.replace(/\/+$/, '')
-    }
+    const checked = endpointUrl(urlRaw.value, `put the key in ${API_KEY_ENV} (env or .env) or pass --api-key-file PATH`)
+    if ('problem' in checked) problem(urlRaw.from, checked.problem)
+    else baseUrl = checked.url
   } else if (mode !== 'replay' && !refused.has('base-url')) {
     problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode` })
   }
@@ -446,18 +428,9 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   let prometheusUrl: string | null = null
   const promRaw = raw('prometheus-url')
   if (promRaw && promRaw.value !== '') {
-    let url: URL | undefined
-    try {
-      url = new URL(promRaw.value)
-    } catch {
-      problem(promRaw.from, `${showValue(promRaw.value.replace(/\/\/[^/?#]*@/, '//***@'))} is not a URL like http://prometheus:9090`)
-    }
-    if (url) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem(promRaw.from, `must be http:// or https://, got ${url.protocol}`)
-      else if (url.username || url.password) problem(promRaw.from, 'must not carry credentials (user:password@): they would reach argv, logs and reports; put an authenticating proxy in front of Prometheus')
-      else if (url.search || url.hash) problem(promRaw.from, "must be the Prometheus server's root, without ?query or #fragment")
-      else prometheusUrl = url.href.replace(/\/+$/, '')
-    }
+    const why = prometheusUrlProblem(promRaw.value)
+    if (why) problem(promRaw.from, why)
+    else prometheusUrl = new URL(promRaw.value).href.replace(/\/+$/, '')
   }
   let prometheusMatch: string | null = null
   const matchRaw = raw('prometheus-match')
@@ -469,7 +442,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   }
 
   // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
-  for (const flag of ['targets', 'concurrency', 'shard'] as const) raw(flag)
+  for (const flag of ['targets', 'concurrency', 'shard', 'run-id'] as const) raw(flag)
 
   if (problems.length > 0 || !knobName) return { ok: false, problems }
   return {

@@ -8,6 +8,7 @@ import { parseDuration } from '../config/duration.ts'
 import { KNOBS, KNOB_NAMES, isKnobName, valueProblem, knob, type KnobName } from '../config/knobs.ts'
 import { outputProblem, type OutputSpec } from '../config/outputs.ts'
 import { showValue } from '../config/shell.ts'
+import { endpointUrl, prometheusUrlProblem } from '../config/url.ts'
 import { parseMatch } from '../steps/meter/prom-query.ts'
 import { EFFECT_OPTIONS, type EffectFlag } from './options.ts'
 import { METER_METRIC, RADIANCE_METRICS } from './metrics.ts'
@@ -55,20 +56,6 @@ export function knobNamed(text: string): KnobName | undefined {
   if (isKnobName(text)) return text
   const flag = `--${text.replace(/^-+/, '')}`
   return KNOB_NAMES.find((k) => KNOBS[k].flag === flag)
-}
-
-/** A Prometheus base URL, or why not: http(s), no credentials, no query or fragment. */
-export function prometheusUrlProblem(text: string): string | undefined {
-  let u: URL
-  try {
-    u = new URL(text)
-  } catch {
-    return `${showValue(text.replace(/\/\/[^/?#]*@/, '//***@'))} is not a URL like http://prometheus:9090`
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `must be http:// or https://, got ${u.protocol}`
-  if (u.username || u.password) return 'must not carry credentials (user:password@): they would reach argv, logs and the result; put an authenticating proxy in front of Prometheus'
-  if (u.search || u.hash) return "must be the Prometheus server's root, without ?query or #fragment"
-  return undefined
 }
 
 export function parseThresholds(text: string): { thresholds: Record<string, number> } | { error: string } {
@@ -133,8 +120,10 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   if (report === null && mode !== 'replay') {
     for (const [flag, v] of [['svc', svc], ['knob', knobText], ['armed-at', armedText]] as const) if (v === null) problems.push(`--${flag} (or EFFECT_${flag.toUpperCase().replace('-', '_')}) is required without --report`)
   }
-  const baseUrl = text('base-url')
-  if (baseUrl !== null && !/^https?:\/\/[^/\s]+/.test(baseUrl)) problems.push(`${raw('base-url')!.from}: ${showValue(baseUrl)} is not an endpoint root like http://gpu-7:8000`)
+  const baseText = text('base-url')
+  const checkedBase = baseText === null ? null : endpointUrl(baseText, 'give the endpoint root alone; effect reads Prometheus, never the endpoint')
+  if (checkedBase && 'problem' in checkedBase) problems.push(`${raw('base-url')!.from}: ${checkedBase.problem}`)
+  const baseUrl = checkedBase && 'url' in checkedBase ? checkedBase.url : null
   const prometheusUrl = text('prometheus-url')
   const urlWhy = prometheusUrl === null ? undefined : prometheusUrlProblem(prometheusUrl)
   if (urlWhy) problems.push(`${raw('prometheus-url')!.from}: ${urlWhy}`)

@@ -149,7 +149,7 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
   if (!judgement) {
     return { ...base, verdict: 'inconclusive', reason: problems[0]!.reason, next: problems[0]!.next, notes: [...notes, ...problems.slice(1).map((p) => p.reason)], baseline: stats.baseline, before: stats.before, after: stats.after, shifts: {}, test: null, distribution }
   }
-  const next = judgement.verdict === 'inconclusive' ? 'judge longer windows, or windows in busier hours, so each holds enough traffic' : judgement.verdict === 'worse' ? `the arm made ${spec.title} worse: roll it back (the rollback line of the arm's vault entry) or explain why it is worth it` : null
+  const next = judgement.next ?? (judgement.verdict === 'inconclusive' ? 'judge longer windows, or windows in busier hours, so each holds enough traffic' : judgement.verdict === 'worse' ? `the arm made ${spec.title} worse: roll it back (the rollback line of the arm's vault entry) or explain why it is worth it` : null)
   const test = judgement.test ? { on: judgement.test.on, u: judgement.test.u, z: judgement.test.z, p: judgement.test.p, superiority: judgement.test.superiority } : null
   return { ...base, verdict: judgement.verdict, reason: judgement.reason, next, baseline: stats.baseline, before: stats.before, after: stats.after, shifts: shiftOut(judgement), test, distribution }
 }

@@ -39,6 +39,8 @@ export interface Shift {
   p: number
   significant: boolean
   practical: boolean
+  /** The quantile lies past the largest finite bucket (`le`) in this window or both: the shift is a bound, not a value. */
+  beyond?: { in: 'after' | 'baseline' | 'both'; le: number }
 }
 
 export interface Judgement {
@@ -47,6 +49,8 @@ export interface Judgement {
   reason: string
   shifts: Record<string, Shift>
   test: (MannWhitney & { on: 'observations' | 'chunks' }) | null
+  /** The next step, where the verdict's own reason calls for one (else the caller's default). */
+  next?: string
 }
 
 export interface Spec {
@@ -56,11 +60,11 @@ export interface Spec {
   floor: number
 }
 
-function shiftOf(after: number, baseline: number, interval: Interval, p: number, test: MannWhitney, spec: Spec, options: JudgeOptions): Shift {
+function shiftOf(after: number, baseline: number, interval: Interval, p: number, test: MannWhitney, spec: Spec, options: JudgeOptions, beyond?: Shift['beyond']): Shift {
   const relative = relativeShift(after, baseline)
   const absolute = after - baseline
   const side = relative > 0 ? interval.low > 0 : relative < 0 ? interval.high < 0 : false
-  return { relative, absolute, interval, p, significant: test.p < options.alpha && p < options.alpha && side, practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor }
+  return { relative, absolute, interval, p, significant: test.p < options.alpha && p < options.alpha && side, practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor, ...(beyond ? { beyond } : {}) }
 }
 
 /** The verdict from the shifts: a direction-less metric (cadence) says `changed`. */
@@ -70,6 +74,16 @@ function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test
   const down = moved.filter(([, s]) => s.relative < 0)
   const text = (list: typeof moved) => list.map(([name, s]) => (Number.isFinite(s.relative) ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pValue(s.p)})` : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pValue(s.p)})`)).join(', ')
   const p = test ? `Mann-Whitney on the ${test.on} p=${pValue(test.p)}` : ''
+  // A quantile past the largest bucket is only known to be above it: a shift seen despite that
+  // stands (the true one is larger still), but an unmoved one measures nothing. No `no change` or
+  // `better` from it, only a `worse` another quantile shows.
+  const bounded = Object.entries(shifts).filter(([, s]) => s.beyond !== undefined && !(s.significant && s.practical))
+  const worseMoved = spec.direction === 'higher-worse' ? up : spec.direction === 'none' ? [] : down
+  if (bounded.length && worseMoved.length === 0) {
+    const where = bounded.map(([name, s]) => `${name} is past the largest bucket (le ${s.beyond!.le}) in ${s.beyond!.in === 'both' ? 'both windows' : `the ${s.beyond!.in} window`}`).join(', ')
+    const le = bounded[0]![1].beyond!.le
+    return { verdict: 'inconclusive', reason: `${where}: a quantile there is a bound, not a value, so its shift is not measured; ${p}`, shifts, test, next: `the engine's buckets end at le ${le} and this traffic lies past it: compare the share of observations above ${le} in the picture, or judge with a build whose buckets reach further` }
+  }
   if (moved.length === 0) {
     const why = Object.entries(shifts).map(([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`).join(', ')
     return { verdict: 'no change', reason: `${why}; ${p}`, shifts, test }
@@ -96,6 +110,10 @@ export function judgeHistogram(spec: Spec, edges: readonly number[], baseline: r
   }
   const test = { ...mannWhitney(a.map(Math.round), b.map(Math.round)), on: 'observations' as const }
   const q = (counts: readonly number[], at: number) => quantile({ edges, counts }, at)?.value ?? NaN
+  const beyondOf = (at: number): Shift['beyond'] => {
+    const [inA, inB] = [quantile({ edges, counts: a }, at)?.beyond === true, quantile({ edges, counts: b }, at)?.beyond === true]
+    return inA || inB ? { in: inA && inB ? 'both' : inA ? 'after' : 'baseline', le: edges.at(-1)! } : undefined
+  }
   const random = prng(seedOf(`${spec.id}:histogram`))
   const shiftsOf = (fromA: readonly (readonly number[])[], ia: readonly number[], fromB: readonly (readonly number[])[], ib: readonly number[]) => {
     const sa = sumBlocks(fromA, ia, width)
@@ -106,7 +124,7 @@ export function judgeHistogram(spec: Spec, edges: readonly number[], baseline: r
   const both = [...after, ...baseline]
   const ps = permutation(after.length, baseline.length, (ia, ib) => shiftsOf(both, ia, both, ib), { rounds: options.rounds, random })
   const shifts: Record<string, Shift> = {}
-  QUANTILES.forEach(([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options)))
+  QUANTILES.forEach(([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options, beyondOf(at))))
   return decide(spec, shifts, test)
 }
 

@@ -22,8 +22,8 @@ function shardOf(data: unknown): { run: FleetRunIdentity; shards: Shard[]; shard
   const { fleet } = data
   const run = fleet.run as Partial<FleetRunIdentity> | undefined
   if (!run || typeof run !== 'object') return 'carries no run identity (fleet.run): written by an armproof older than the run check; re-run its shard with this armproof'
-  if (!isDigest(run.id) || !isDigest(run.fileSha256) || !Array.isArray(run.targets) || !run.targets.every(isDigest)) return 'has a malformed run identity (fleet.run: id, fileSha256, targets)'
-  if (fleetRunId({ fileSha256: run.fileSha256, targets: run.targets }) !== run.id) return `its run identity was edited: fleet.run.id ${short(run.id)} is not the digest of its fields`
+  if (!isDigest(run.id) || !isDigest(run.fileSha256) || !Array.isArray(run.targets) || !run.targets.every(isDigest) || (run.instance !== undefined && typeof run.instance !== 'string')) return 'has a malformed run identity (fleet.run: id, fileSha256, targets, instance)'
+  if (fleetRunId({ fileSha256: run.fileSha256, targets: run.targets, instance: run.instance }) !== run.id) return `its run identity was edited: fleet.run.id ${short(run.id)} is not the digest of its fields`
   if (!isInt(fleet.total, 1) || run.targets.length !== fleet.total) return `fleet.total ${JSON.stringify(fleet.total)} is not the ${run.targets.length} targets its run identity lists`
   const shards = fleet.shards ?? [{ index: 1, count: 1 }]
   if (!Array.isArray(shards) || shards.length === 0 || !shards.every((s) => isInt(s?.index, 1) && isInt(s?.count, 1) && s.index <= s.count)) return 'has malformed fleet.shards (each { index, count }, 1 ≤ index ≤ count)'
@@ -75,9 +75,12 @@ export function mergeFleetReports(inputs: ReadonlyArray<{ path: string; data: un
     }
     if (!first) first = { path, run: shard.run }
     else if (shard.run.id !== first.run.id) {
+      const runName = (r: FleetRunIdentity) => (r.instance === undefined ? 'none' : JSON.stringify(r.instance.slice(0, 60)))
       const why = shard.run.fileSha256 !== first.run.fileSha256
         ? `another targets file (sha256 ${short(shard.run.fileSha256)}, not ${short(first.run.fileSha256)})`
-        : `the same targets file with other options for ${shard.run.targets.filter((id, i) => id !== first!.run.targets[i]).length} of its ${shard.run.targets.length} targets (a --value, a mode, a budget…)`
+        : shard.run.instance !== first.run.instance && shard.run.targets.every((id, i) => id === first!.run.targets[i])
+          ? `another run of the same targets file and options (run id ${runName(shard.run)}, not ${runName(first.run)}): a shard left from an earlier run`
+          : `the same targets file with other options for ${shard.run.targets.filter((id, i) => id !== first!.run.targets[i]).length} of its ${shard.run.targets.length} targets (a --value, a mode, a budget…)`
       const sample = shard.targets.map((t) => targetOf(t, path, shard.run)).find((t) => typeof t !== 'string')
       problems.push(`${path}: not a shard of the run of ${first.path}: ${why}${sample && typeof sample !== 'string' ? `; here ${describeRun(sample.report)}` : ''}; merge the shards of one ${command('verify')} run`)
       continue

@@ -44,7 +44,7 @@ export interface FleetPlan {
 function runFlags(argv: readonly string[]): Map<string, string> {
   const { values } = parseCommandLine(argv, OPTIONS, ['api-key'])
   const out = new Map<string, string>()
-  for (const flag of ['targets', 'concurrency', 'shard', 'report', 'junit', 'summary'] as const) {
+  for (const flag of ['targets', 'concurrency', 'shard', 'run-id', 'report', 'junit', 'summary'] as const) {
     const v = values.get(flag)
     if (typeof v === 'string') out.set(flag, v)
   }
@@ -59,7 +59,7 @@ export function isFleetRun(argv: readonly string[], env: Readonly<Record<string,
 /** `--concurrency` or `--shard` given without a targets file: a problem (they mean nothing for one target). */
 export function strayFleetFlags(argv: readonly string[]): ConfigProblem[] {
   const flags = runFlags(argv)
-  return ['concurrency', 'shard'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
+  return ['concurrency', 'shard', 'run-id'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
 }
 
 function hostPort(t: Target): string {
@@ -99,6 +99,13 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const parsed = parseShard(s.value)
     if (typeof parsed === 'string') problems.push({ option: s.from, message: `${s.from}: ${parsed}` })
     else shard = parsed
+  }
+  // The run's own name, so that merge-reports tells this run's shards from an earlier run's: a CI's run id when none is given.
+  const idRaw = fromEnv('run-id', 'VERIFY_RUN_ID') ?? (['GITHUB_RUN_ID', 'CI_PIPELINE_ID'] as const).flatMap((k) => (input.env[k] ? [{ value: input.env[k]!, from: k }] : []))[0]
+  let instance: string | null = null
+  if (idRaw) {
+    if (/^[A-Za-z0-9._:@-]{1,128}$/.test(idRaw.value)) instance = idRaw.value
+    else problems.push({ option: idRaw.from, message: `${idRaw.from}: ${showValue(idRaw.value, 40)} must be one word of [A-Za-z0-9._:@-], at most 128 characters` })
   }
   // Output paths are the operator's: relative to where they ran the command (as one target's).
   const mine = (flag: string, env: string): string | null => {
@@ -218,6 +225,6 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     labels.add(label)
     if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
   }
-  const run = fleetRunIdentity(read.text, validated.map((v) => v.target))
+  const run = fleetRunIdentity(read.text, validated.map((v) => v.target), instance)
   return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run } }
 }

@@ -20,7 +20,7 @@ export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
 export const MAX_TARGETS = 1000
 
 /** Options that belong to the whole run (one report, one JUnit file, the fleet's own knobs): never per target. */
-export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'report', 'junit', 'summary', 'mode', 'json'])
+export const RUN_LEVEL = new Set(['targets', 'concurrency', 'shard', 'run-id', 'report', 'junit', 'summary', 'mode', 'json'])
 
 /** One entry as the file gives it: option name → its text (`true`/`false` for a switch). */
 export type Entry = ReadonlyMap<string, string>

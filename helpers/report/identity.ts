@@ -21,11 +21,13 @@ export interface RunIdentity {
 
 /** A fleet run's identity: the targets file (its sha256) and each of its targets' run ids, in the file's order, all shards together. */
 export interface FleetRunIdentity {
-  /** sha256 (hex) of `{ fileSha256, targets }` as stable JSON (see `fleetRunId`). */
+  /** sha256 (hex) of `{ fileSha256, targets, instance }` as stable JSON (see `fleetRunId`). */
   id: string
   /** sha256 (hex) of the targets file's text. */
   fileSha256: string
   targets: string[]
+  /** The run's own name (`--run-id`, a CI's run id): two runs of one file with the same options differ by it. */
+  instance?: string
 }
 
 /** The id of an identity's fields; recomputed by whoever reads a report back. */
@@ -33,8 +35,8 @@ export function runId(fields: { mode: string; skips: readonly string[]; target: 
   return sha256(stableJson({ mode: fields.mode, skips: fields.skips, target: fields.target }))
 }
 
-export function fleetRunId(fields: { fileSha256: string; targets: readonly string[] }): string {
-  return sha256(stableJson({ fileSha256: fields.fileSha256, targets: fields.targets }))
+export function fleetRunId(fields: { fileSha256: string; targets: readonly string[]; instance?: string | undefined }): string {
+  return sha256(stableJson({ fileSha256: fields.fileSha256, targets: fields.targets, ...(fields.instance !== undefined ? { instance: fields.instance } : {}) }))
 }
 
 /** The run identity of one target, as its report carries it. */
@@ -44,7 +46,7 @@ export function runIdentity(target: Target): RunIdentity {
 }
 
 /** A fleet run's identity from the targets file's text and its targets (all of them, every shard's). */
-export function fleetRunIdentity(fileText: string | Uint8Array, targets: readonly Target[]): FleetRunIdentity {
-  const fields = { fileSha256: sha256(fileText), targets: targets.map((t) => runIdentity(t).id) }
+export function fleetRunIdentity(fileText: string | Uint8Array, targets: readonly Target[], instance: string | null = null): FleetRunIdentity {
+  const fields = { fileSha256: sha256(fileText), targets: targets.map((t) => runIdentity(t).id), ...(instance !== null ? { instance } : {}) }
   return { id: fleetRunId(fields), ...fields }
 }

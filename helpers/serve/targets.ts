@@ -5,7 +5,8 @@
 // problem keeps serve from starting, and again at every request, so a changed file (a Kubernetes
 // ConfigMap updated with the rollout) is what the next run proves.
 import { planFleet } from '../fleet/plan.ts'
-import { parseTargetsFile, readBounded, targetArgv } from '../fleet/targets-file.ts'
+import { RUN_LEVEL, parseTargetsFile, readBounded, targetArgv } from '../fleet/targets-file.ts'
+import { OPTIONS } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 
 export interface ServedTargets {
@@ -14,8 +15,13 @@ export interface ServedTargets {
   warnings: string[]
 }
 
-/** The run-level options of verify that serve sets for each run itself, never taken from env or .env. */
-export const RUN_LEVEL_ENV = ['VERIFY_TARGETS', 'VERIFY_SHARD', 'VERIFY_CONCURRENCY', 'VERIFY_REPORT', 'VERIFY_JUNIT', 'VERIFY_SUMMARY'] as const
+/**
+ * The env twins of the options a targets file refuses per target (the whole run's: its outputs,
+ * its fleet knobs, its mode), emptied in every run's env: serve names the report itself, and env or
+ * .env can turn no run into a fleet run, add outputs, or make it a replay (a recording's green is
+ * no verdict on the engine now).
+ */
+export const RUN_LEVEL_ENV: readonly string[] = OPTIONS.filter((o) => RUN_LEVEL.has(o.flag)).map((o) => o.env)
 
 /** The file's targets by svc, or every problem with it (as `pnpm verify --targets` says them). */
 export function loadServedTargets(file: string, env: Readonly<Record<string, string | undefined>>, cwd: string, dotenv: string | undefined): { targets: ServedTargets } | { problems: string[] } {

@@ -34,6 +34,8 @@ export function lineEnding(text: string): '\r\n' | '\n' {
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
+/** A setext underline: under a paragraph, `===` makes it a level-1 heading, `---` a level-2 one. */
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
 const isBlank = (s: string) => s.trim() === ''
 
 export const KNOB_LOG_HEADING = '## Knob log'
@@ -60,11 +62,16 @@ export interface OpenBlock {
 }
 
 /**
- * Per line: its heading level (0 for none), and whether it is a list item, outside code fences,
- * HTML comments and raw HTML blocks, and front matter: a heading inside any of them is no heading.
+ * Per line: its heading level (0 for none; a setext heading's on its first line, with its title),
+ * and whether it is a list item, outside code fences, HTML comments and raw HTML blocks, and front
+ * matter: a heading inside any of them is no heading.
  */
-function classify(lines: readonly Line[]): { level: number; item: boolean }[] & { open?: OpenBlock } {
-  const out = lines.map(() => ({ level: 0, item: false }))
+function classify(lines: readonly Line[]): { level: number; item: boolean; title?: string }[] & { open?: OpenBlock } {
+  const out: { level: number; item: boolean; title?: string }[] = lines.map(() => ({ level: 0, item: false }))
+  /** The first line of the paragraph the last line belongs to (a setext underline makes it a heading); null when the last line was none. */
+  let para: number | null = null
+  /** The last line was a list item or its lazy continuation: a plain line after it continues the item, and `---` under it is a rule. */
+  let inItem = false
   let i = 0
   if (lines[0]?.text.replace(/^\uFEFF/, '').trimEnd() === '---') {
     const close = lines.findIndex((l, j) => j > 0 && (l.text.trimEnd() === '---' || l.text.trimEnd() === '...'))
@@ -77,6 +84,12 @@ function classify(lines: readonly Line[]): { level: number; item: boolean }[] & 
     const text = lines[i]!.text
     if (html !== null) {
       if (html.end.test(text)) [html, open] = [null, undefined]
+      continue
+    }
+    const wasPara: number | null = para
+    para = null
+    if (isBlank(text)) {
+      inItem = false
       continue
     }
     const f = FENCE.exec(text)
@@ -96,9 +109,23 @@ function classify(lines: readonly Line[]): { level: number; item: boolean }[] & 
       if (!block.end.test(rest)) [html, open] = [{ end: block.end }, { line: i, what: block.what }]
       continue
     }
+    const s = SETEXT.exec(text)
+    if (s && wasPara !== null) {
+      out[wasPara]!.level = s[1]![0] === '=' ? 1 : 2
+      out[wasPara]!.title = lines.slice(wasPara, i).map((l) => l.text.trim()).join(' ')
+      continue
+    }
     const h = HEADING.exec(text)
-    if (h) out[i]!.level = h[1]!.length
-    else out[i]!.item = LIST_ITEM.test(text)
+    if (h) {
+      out[i]!.level = h[1]!.length
+      out[i]!.title = h[2] ?? ''
+      inItem = false
+    } else if (LIST_ITEM.test(text)) {
+      out[i]!.item = true
+      inItem = true
+    } else if (!inItem && indentOf(text) < 4) {
+      para = wasPara ?? i
+    }
   }
   return open !== undefined ? Object.assign(out, { open }) : out
 }
@@ -121,10 +148,7 @@ function contentIndent(text: string): number {
   return indentOf(m[1]!) + (m[2] ? Math.max(1, indentOf(`${m[1]}${m[2]}`) - indentOf(m[1]!)) : 1)
 }
 
-const isKnobLog = (text: string) => {
-  const h = HEADING.exec(text)
-  return h !== null && h[1] === '##' && (h[2] ?? '').trim().toLowerCase() === 'knob log'
-}
+const isKnobLog = (kind: { level: number; title?: string }) => kind.level === 2 && (kind.title ?? '').trim().toLowerCase() === 'knob log'
 
 /** The page with the entry added under `## Knob log` (after its last list item), or with the heading appended. */
 export function insertEntry(page: string, entry: readonly string[]): string {
@@ -132,7 +156,7 @@ export function insertEntry(page: string, entry: readonly string[]): string {
   const lines = splitLines(page)
   const kinds = classify(lines)
   const body = entry.join(eol)
-  const h = lines.findIndex((l, i) => kinds[i]!.level === 2 && isKnobLog(l.text))
+  const h = lines.findIndex((_, i) => isKnobLog(kinds[i]!))
   if (kinds.open !== undefined) {
     // A fence or an HTML block that never closes runs to the end of the page: whatever is written after it is code, or hidden.
     let sectionEnd = lines.length

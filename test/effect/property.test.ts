@@ -76,3 +76,31 @@ describe('the false-alarm rate of a ratio (preemptions per request: sparse, zero
     expect(worse / 300).toBeLessThanOrEqual(0.01)
   })
 })
+
+describe('a quantile past the largest bucket is a bound, never a value', () => {
+  // vLLM's TTFT buckets ended at 10 s before they reached 2560 s: an overloaded engine's p50 and p95 sit in +Inf.
+  const OLD_EDGES = TTFT_EDGES.slice(0, TTFT_EDGES.indexOf(10) + 1)
+  const window = (random: () => number, median: number) => Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, median * Math.exp(0.05 * gaussian(random)), 0.6))
+
+  test('three times slower, every quantile past the largest bucket in both windows: inconclusive, never no change', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = prng(4_000_000 + seed)
+      const j = judgeHistogram(TTFT, OLD_EDGES, window(random, 14), window(random, 42), JUDGE_DEFAULTS)
+      expect(j.verdict, `seed ${4_000_000 + seed}: ${j.reason}`).toBe('inconclusive')
+      expect(j.reason).toContain('past the largest bucket (le 10) in both windows')
+      expect(j.next).toContain('buckets end at le 10')
+    }
+  })
+
+  test('p50 a little faster while p95 left the buckets after the arm: not better; a p50 that moved past its threshold despite the bound stays worse', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = prng(5_000_000 + seed)
+      // Baseline: median 4 s, p95 about 10.7 s (past 10); after: median 3.8 s, a longer tail (p95 far past 10).
+      const baseline = Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, 4 * Math.exp(0.05 * gaussian(random)), 0.6))
+      const after = Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, 3.8 * Math.exp(0.05 * gaussian(random)), 1.2))
+      expect(['inconclusive', 'worse'], `seed ${5_000_000 + seed}`).toContain(judgeHistogram(TTFT, OLD_EDGES, baseline, after, JUDGE_DEFAULTS).verdict)
+      const slower = judgeHistogram(TTFT, OLD_EDGES, window(random, 2), window(random, 6), JUDGE_DEFAULTS)
+      expect(slower.verdict, `seed ${5_000_000 + seed}: ${slower.reason}`).toBe('worse')
+    }
+  })
+})

@@ -60,6 +60,17 @@ function forged(edit: (report: Record<string, unknown>, shard: Doc) => void): Do
 
 export const MERGE_FAULTS: readonly FaultRow[] = [
   {
+    area: 'merge-reports', fault: "shard 1/2 left on a shared volume by yesterday's run (all green) beside shard 2/2 of today's, same targets file and options, each run named (--run-id, a Job's uid)", expected: "refused: another run of the same file (its run id); it once merged green, today's shard 1 never having run", exit: 2, message: 'another run of the same targets file and options (run id "job-41", not "job-42"): a shard left from an earlier run',
+    run: () => {
+      const green = [stepsWith(), stepsWith(), stepsWith()]
+      return merge([copy(shardReports(fleetTargets(3, '1'), green, 2, TARGETS_FILE, 'job-42')[1]!), copy(shardReports(fleetTargets(3, '1'), green, 2, TARGETS_FILE, 'job-41')[0]!)])
+    },
+  },
+  {
+    area: 'merge-reports', fault: 'the shards of one named run (--run-id)', expected: 'merged: the run id is part of the identity every shard carries', exit: 1, message: 'merged 2 shard report(s)',
+    run: () => merge(shardReports(fleetTargets(3, '1'), [stepsWith({ argv: 'failed', ledger: 'failed', meter: 'failed' }), stepsWith(), stepsWith()], 2, TARGETS_FILE, 'job-42').map(copy)),
+  },
+  {
     area: 'merge-reports', fault: 'shard 2/2 of a --value 1 run merged with shard 1/2 of a --value 0 run of the same targets file', expected: 'refused: not a shard of the same run (the run identity lists every target\'s options); nothing written', exit: 2, message: 'not a shard of the run of',
     run: () => merge([copy(run('0')[0]!), copy(run('1')[1]!)]),
   },

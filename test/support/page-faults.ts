@@ -104,6 +104,30 @@ export const PAGE_FAULTS: readonly FaultRow[] = [
     }, { 'llm-7.md': '---\nservice: llm-7\n---\n# llm-7\n\n```md\n## Knob log\n```\n' }),
   },
   {
+    area: 'writeback', fault: 'a setext heading (Contacts underlined with ---) after the Knob log, a list under it', expected: 'a heading ends the Knob log as an ATX one does: the entry goes under the Knob log, never under Contacts', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry',
+    run: () => {
+      const text = ['---', 'service: llm-7', '---', '# llm-7', '', '## Knob log', '', '- 2026-01-02 older entry', '', 'Contacts', '--------', '', '- oncall: #infra', ''].join('\n')
+      return inSandbox(async (box) => {
+        const r = await box.run()
+        const after = await box.page('llm-7.md')
+        const entry = after.indexOf('<!-- armproof:llm-7')
+        assert.ok(entry > after.indexOf('- 2026-01-02 older entry') && entry < after.indexOf('Contacts\n--------'), `the entry is not in the Knob log:\n${after}`)
+        assert.ok(after.includes('\n\nContacts\n--------\n\n- oncall: #infra\n'), 'the Contacts heading was changed')
+        return outcome(r)
+      }, { 'llm-7.md': text })
+    },
+  },
+  {
+    area: 'writeback', fault: 'the Knob log itself a setext heading (Knob log underlined with ---)', expected: 'it is the Knob log: the entry goes under it, no second Knob log is appended', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry',
+    run: () => inSandbox(async (box) => {
+      const r = await box.run()
+      const after = await box.page('llm-7.md')
+      assert.match(after, /\nKnob log\n--------\n\n- .*armproof:llm-7.*\n  rollback: .*\n\n# Contacts\n/)
+      assert.ok(!after.includes('## Knob log'), 'a second Knob log was appended')
+      return outcome(r)
+    }, { 'llm-7.md': ['---', 'service: llm-7', '---', '# llm-7', '', 'Knob log', '--------', '', '# Contacts', ''].join('\n') }),
+  },
+  {
     area: 'writeback', fault: 'an HTML comment opened before the Knob log and never closed', expected: 'refused with the line: an entry written after it would not show', exit: 2, message: 'has an HTML comment opened at line 5 that never closes',
     run: () => inSandbox(async (box) => outcome(await box.run()), { 'llm-7.md': '---\nservice: llm-7\n---\n# llm-7\n<!-- draft\n\n## Knob log\n' }),
   },

@@ -41,8 +41,8 @@ export function randomSteps(random: () => number, rate = 0.2): StepResult[] {
 }
 
 /** The reports of a fleet run cut into `count` shards: shard i holds the targets `--shard i/count` would. */
-export function shardReports(targets: readonly Target[], steps: readonly StepResult[][], count: number, file = TARGETS_FILE): FleetReport[] {
-  const run = fleetRunIdentity(file, targets)
+export function shardReports(targets: readonly Target[], steps: readonly StepResult[][], count: number, file = TARGETS_FILE, instance: string | null = null): FleetReport[] {
+  const run = fleetRunIdentity(file, targets, instance)
   const at = new Date('2026-11-30T02:00:00.000Z')
   const identities = targets.map((t) => `${t.svc} ${t.knob} ${t.baseUrl}`)
   return Array.from({ length: count }, (_, k) => {

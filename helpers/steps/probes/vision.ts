@@ -6,7 +6,9 @@
 // of, without, except) to the end of its clause. A clause ends at . ; : ! ? a line break or a
 // contrast (but, however, though, although, whereas); at a comma or "and" only once the denial has
 // taken a colour ("not blue, orange"): "It is not, as you may think, orange" still denies orange.
-// A clause's colours are taken back by what follows them: "orange is wrong", "Orange? No."
+// A clause's colours are taken back by what follows them: "orange is wrong", "orange is not
+// correct", "Orange, no."; a clause that denies and names no colour takes back the statement
+// before it: "Orange? No way.", "Orange? I don't think so.", "Orange. Not." ("anything but" denies).
 // Where the reading is unsure it errs towards denial, never towards an answer: a missed denial of
 // the picture's colour would be a false green.
 import { COLOUR_NAMES, PROBE_MAX_TOKENS, answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeColour, type ProbeReply } from './requests.ts'
@@ -48,44 +50,82 @@ function isCue(word: string, next: string | undefined): boolean {
   return CUES.has(word) || word.endsWith("n't") || /^(is|are|was|were|do|does|did|can|could|would|should|wo|ai|has|have)nt$/.test(word)
 }
 
+/** Words that deny, alone, the statement before them ("Orange? No.", "Orange, nope."). */
+const BARE = new Set(['no', 'nope', 'nah'])
+/** In a denial's scope, these make it exclusive, not a denial: "orange, nothing else", "no other colour". */
+const EXCLUSIVE = new Set(['else', 'other', 'another'])
+
 /** Which colours the reply gives as its answer and which it denies. */
 export function readColours(answer: string): ColourReading {
   const words = tokens(answer)
   const asserted: string[] = []
   const denied: string[] = []
-  /** A denial is open, and how many colours it has taken so far. */
-  let denial: { took: number } | null = null
-  /** The colours the current clause asserted (an after-cue, or "? No", takes them back). */
+  /** A denial is open: how many colours it has taken, and whether else/other follow it. */
+  let denial: { took: number; exclusive: boolean } | null = null
+  /** The colours the current clause asserted (a retraction takes them back), and how many words it has. */
   let clause: string[] = []
+  let clauseWords = 0
+  /** The colours of the last clause that had words, and what ended it (a retraction may take them back). */
+  let prev: string[] = []
+  let boundary: string | null = null
   const takeBack = (colours: readonly string[]) => {
     for (const c of colours) {
       if (asserted.includes(c)) asserted.splice(asserted.indexOf(c), 1)
       if (!denied.includes(c)) denied.push(c)
     }
   }
+  /**
+   * A denial that took no colour retracts: the colours its clause named before it ("orange is not
+   * correct", "orange, no"), else, in a clause of no colour, the statement before it ("Orange? I
+   * don't think so.", "Orange. Not."). After a contrast ("…, but I'm not sure") it is a caveat, not
+   * a retraction; with else/other in its scope ("I see no other colour") it is exclusive, not a denial.
+   */
+  const retract = () => {
+    if (clause.length) takeBack(clause)
+    else if (!CONTRASTS.has(boundary ?? '')) takeBack(prev)
+  }
+  const endClause = (end: string | null) => {
+    if (denial && denial.took === 0 && !denial.exclusive) retract()
+    if (clauseWords > 0) prev = clause
+    denial = null
+    clause = []
+    clauseWords = 0
+    boundary = end
+  }
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!
-    if (STOPS.test(w) || CONTRASTS.has(w)) {
-      // "Orange? No." denies the question's colours.
-      if (w === '?' && words[i + 1] === 'no' && (i + 2 >= words.length || STOPS.test(words[i + 2]!) || CONTRASTS.has(words[i + 2]!) || words[i + 2] === ',')) takeBack(clause)
-      denial = null
-      clause = []
+    const next = words[i + 1]
+    // "anything but orange" denies orange; any other "but" is a contrast.
+    const anythingBut = w === 'but' && words[i - 1] === 'anything'
+    if (STOPS.test(w) || (CONTRASTS.has(w) && !anythingBut)) {
+      endClause(w)
       continue
     }
     if (AFTER_CUES.has(w)) {
-      takeBack(clause)
+      // "orange is wrong" takes back its clause's colours; "Orange: that is wrong." the statement before.
+      retract()
       clause = []
+      clauseWords += 1
       continue
     }
-    if ((w === ',' || (w === 'and' && OPENERS.has(words[i + 1] ?? ''))) && denial && denial.took > 0) {
-      denial = null
+    if ((w === ',' || (w === 'and' && OPENERS.has(next ?? ''))) && denial && denial.took > 0) {
+      endClause(w)
+      continue
+    }
+    if (w === ',') continue
+    if (denial && EXCLUSIVE.has(w)) denial.exclusive = true
+    if (BARE.has(w) && (next === undefined || next === ',' || STOPS.test(next) || CONTRASTS.has(next) || next === 'way' || next === 'chance')) {
+      retract()
       clause = []
+      clauseWords += 1
       continue
     }
-    if (isCue(w, words[i + 1])) {
-      denial = { took: 0 }
+    if (anythingBut || isCue(w, next)) {
+      denial = { took: 0, exclusive: false }
+      clauseWords += 1
       continue
     }
+    clauseWords += 1
     if (ALL_COLOURS.includes(w)) {
       // "no orange", "no blue at all": "no" denies the colour right after it (a leading "No," answers the question).
       const deniedHere = denial !== null || words[i - 1] === 'no'
@@ -95,6 +135,7 @@ export function readColours(answer: string): ColourReading {
       if (!deniedHere) clause.push(w)
     }
   }
+  endClause(null)
   return { asserted, denied: denied.filter((c) => !asserted.includes(c)), affirms: words[0] === 'yes' }
 }
 
