@@ -16,6 +16,8 @@ import { declaredSkips } from '../helpers/steps/verdict.ts'
 import { runIdentity } from '../helpers/report/identity.ts'
 import { reportHead } from '../helpers/report/head.ts'
 import { fakeProcHost, podObject, type FakeHostState } from './support/fake-proc.ts'
+import { cleanup } from './support/run-verify.ts'
+import { verifyInProcess } from './support/verify-in-process.ts'
 
 const BASE = ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
 
@@ -114,10 +116,22 @@ describe("a pod's name and kubectl's options: only what Kubernetes and kubectl t
     expect(refused('--context')).toEqual(['--context needs a value'])
     expect(refused('--context --kubeconfig x')).toEqual(['--context needs a value'])
     expect(refused('--insecure-skip-tls-verify=maybe')).toEqual(['--insecure-skip-tls-verify takes true or false, not "maybe"'])
-    expect(refused('--exec-command=sh')[0]).toContain('"--exec-command" is not one of the kubectl options armproof passes on')
-    expect(refused('llm-7-0')[0]).toContain('is not a kubectl option (--name or --name=value); the pod goes in --host')
+    expect(refused('--exec-command=sh')[0]).toContain('"--exec-command" (its value is not shown) is not one of the kubectl options armproof passes on')
+    expect(refused('--tokn sk-cluster-secret')).toEqual([expect.stringContaining('"--tokn" (its value is not shown) is not one of')])
+    expect(refused('--tokn sk-cluster-secret sk-other').join(' ')).not.toMatch(/sk-/)
+    expect(refused('llm-7-0')[0]).toContain("is not a kubectl option (not shown: it may be a secret); kubectl's options are --name or --name=value, and the pod goes in --host")
     for (const hostile of ['--context $(id)', '--context `id`', '--context a;reboot', '--context a|b', '--context a&', "--context 'a", '--context "a'])
-      expect(refused(hostile)[0], hostile).toMatch(/cannot be split/)
+      expect(refused(hostile), hostile).toEqual([expect.stringMatching(/^cannot be split as a shell would \(the value is not shown\): /)])
+  })
+
+  test('verify refuses hostile values with exit 2 before anything is contacted, a secret never echoed', async () => {
+    const run = await verifyInProcess([...BASE, '--runtime', 'kubernetes', '--host', 'llm/pod;reboot', '--kube-opts', '--token sk-cluster-secret --context $(id)'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toContain('nothing was contacted')
+    expect(run.stderr).toContain('is not a DNS-1123 subdomain')
+    expect(run.stderr).toContain('cannot be split')
+    expect(run.stderr).not.toContain('sk-cluster-secret')
+    cleanup(run)
   })
 
   test('a value that holds quotes, semicolons or a placeholder is quoted into the command, never substituted again', () => {

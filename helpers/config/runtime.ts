@@ -102,7 +102,8 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
     words = splitWords(text)
   } catch (error) {
     if (!(error instanceof ShellWordsError)) throw error
-    return { problems: [`${showValue(text)} cannot be split: ${error.message}`] }
+    // Not shown: kubectl's options may carry a secret the operator should not have put there.
+    return { problems: [`cannot be split as a shell would (the value is not shown): ${error.message}`] }
   }
   const opts: string[] = []
   const problems: string[] = []
@@ -110,7 +111,7 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
     const word = words[i]!
     const m = /^(?:--([a-z][a-z-]*)|-([a-z]))(?:=(.*))?$/s.exec(word)
     if (!m) {
-      problems.push(`${showValue(word)} is not a kubectl option (--name or --name=value); the pod goes in --host`)
+      problems.push('a word that is not a kubectl option (not shown: it may be a secret); kubectl\'s options are --name or --name=value, and the pod goes in --host')
       continue
     }
     const name = m[1] ?? KUBECTL_SHORT[m[2]!] ?? `-${m[2]}`
@@ -126,7 +127,13 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
       continue
     }
     if (!KUBECTL_VALUED.has(name)) {
-      problems.push(`${showValue(word.replace(/=.*$/s, ''))} is not one of the kubectl options armproof passes on (--${[...KUBECTL_VALUED, ...KUBECTL_SWITCHES].sort().join(', --')})`)
+      // Its value, if it has one, goes with it, unseen.
+      let value = m[3] !== undefined
+      if (!value && words[i + 1] !== undefined && !words[i + 1]!.startsWith('-')) {
+        value = true
+        i++
+      }
+      problems.push(`${showValue(word.replace(/=.*$/s, ''))}${value ? ' (its value is not shown)' : ''} is not one of the kubectl options armproof passes on (--${[...KUBECTL_VALUED, ...KUBECTL_SWITCHES].sort().join(', --')})`)
       continue
     }
     const value = m[3] ?? (words[i + 1] !== undefined && !words[i + 1]!.startsWith('-') ? words[++i]! : undefined)
