@@ -209,6 +209,13 @@ describe("the engine lookup's runtime step", () => {
     expect(garbage.kind).toBe('unobserved')
   })
 
+  test('a container without sh (a distroless image) observes nothing, never "the engine is not running"', async () => {
+    const host = fakeProcHost({ procs: proxied, kubectl: { pod: podObject([9000]) }, kubectlExec: { stderr: 'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": executable file not found in $PATH: unknown\ncommand terminated with exit code 126', exit: 126 } })
+    const found = await findEngine(host, Q({ runtime: 'kubernetes', pod: POD }))
+    expect(found.kind).toBe('unobserved')
+    expect(found.kind === 'unobserved' && [found.observed, found.next]).toEqual([expect.stringContaining('could not be read in pod llm/llm-7-0 (kubectl exec … -- sh -c exited 126)'), expect.stringContaining('a distroless image has none')])
+  })
+
   test("kubectl's failures are read from its own words, nothing else", () => {
     expect(kubectlFailure('error: unable to upgrade connection: container not found ("engine")', 1)).toBe('container-down')
     expect(kubectlFailure('Unable to connect to the server: dial tcp 10.0.0.1:6443: i/o timeout', 1)).toBe('unreachable')

@@ -9,7 +9,7 @@ export interface OptionSpec {
   kind: 'string' | 'boolean'
   meaning: string
   default: string
-  /** Secrets are never echoed back, even in an error message. */
+  /** Secrets (and options that may carry one by mistake, like --kube-opts) are never echoed back, even in an error message. */
   secret?: boolean
 }
 
@@ -40,7 +40,7 @@ export const OPTIONS = [
   { flag: 'host', env: 'VERIFY_HOST', kind: 'string', meaning: 'where the engine runs: local, or [user@]host[:port] reached by ssh -o BatchMode=yes; under --runtime kubernetes the pod, [namespace/]pod, reached with kubectl', default: 'local (kubernetes: the pod named --svc)' },
   { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
   { flag: 'runtime', env: 'VERIFY_RUNTIME', kind: 'string', meaning: 'how the host runs the engine, and so the default commands for its pid, ledger, --help and drop-ins: podman (rootless podman under systemd), docker, kubernetes (a pod reached with kubectl), process (a bare process)', default: 'podman' },
-  { flag: 'kube-opts', env: 'VERIFY_KUBE_OPTS', kind: 'string', meaning: 'kubectl\'s options under --runtime kubernetes, split as a shell would, e.g. "--context prod --kubeconfig /etc/armproof/kubeconfig" (a --token or --password is refused: keep it in the kubeconfig)', default: 'none' },
+  { flag: 'kube-opts', env: 'VERIFY_KUBE_OPTS', kind: 'string', meaning: 'kubectl\'s options under --runtime kubernetes, split as a shell would, e.g. "--context prod --kubeconfig /etc/armproof/kubeconfig" (a --token or --password is refused: keep it in the kubeconfig)', default: 'none', secret: true },
   { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: "the engine's process name (pidof's): of the processes holding the base URL's port, the one so named is the engine", default: 'radiance' },
   { flag: 'pid-cmd', env: 'VERIFY_PID_CMD', kind: 'string', meaning: "command printing the engine's pid on the host (run as the deploy user); {svc}, {unit} and {port} (the base URL's) are substituted, quoted (under kubernetes also {pod} and {kube}; the pid as the pod sees it). Asked only when no process named --process holds the base URL's port and no container (or pod) answers for it", default: "the listener of the base URL's port, else the runtime's container (docker, podman) or the pod's declared port (kubernetes), else the one pidof --process finds" },
   { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },

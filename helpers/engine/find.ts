@@ -12,8 +12,8 @@ import type { HostSpec } from '../config/load.ts'
 import { fillTemplate, type HostClient, type HostResult } from '../seams/host.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, surveyScript, type ProcRead } from './survey.ts'
-import { containerTool, declaredPorts, inPod, parsePod, podTrouble, procRead, readPod, type RuntimeReach } from './runtime.ts'
+import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, ranScript, surveyScript, type ProcRead } from './survey.ts'
+import { containerTool, declaredPorts, inPod, inPodTrouble, parsePod, podTrouble, procRead, readPod, type RuntimeReach } from './runtime.ts'
 import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
 
 
@@ -102,8 +102,10 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   }
   const surveyed = await run(host, q, surveyScript(q.process, q.port))
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
-  const survey = parseSurvey(surveyed.stdout)
   commands.push(surveyed.command)
+  const unread = q.pod ? inPodTrouble(surveyed, q.pod, ranScript(surveyed.stdout)) : undefined
+  if (unread) return { ...unread, pids: [], named: [], others: [], portHolders: [], commands }
+  const survey = parseSurvey(surveyed.stdout)
   const listeners = portListeners(survey, q)
   const portHolders = holdersOf(survey, listeners)
   const base = (chosen: string | null): Seen => ({ named: survey.named, others: othersOf(survey, q.process, chosen), portHolders, commands })

@@ -154,6 +154,21 @@ export function podTrouble(read: PodRead, pod: PodReach): { kind: 'missing' | 'u
   }
 }
 
+/**
+ * The lookup's read did not run in the pod at all (it printed none of its marks): kubectl exec
+ * failed, or the container has no POSIX sh (a distroless image). Nothing in the pod was observed.
+ */
+export function inPodTrouble(r: HostResult, pod: PodReach, ran: boolean): { kind: 'unobserved'; observed: string; next: string } | undefined {
+  if (ran || r.exitCode === 0) return undefined
+  const said = lastLine(r.stderr || r.stdout) || `exit ${r.exitCode}`
+  const kind = kubectlFailure(`${r.stderr}\n${r.stdout}`, r.exitCode)
+  return {
+    kind: 'unobserved',
+    observed: `the engine's processes could not be read in pod ${pod.name} (kubectl exec … -- sh -c exited ${r.exitCode}): ${said}`,
+    next: kind ? kubectlNext(kind, pod) : "the reads run in the engine's container with kubectl exec -- sh -c: it needs sh, awk, ls and pidof (a distroless image has none); give the container a shell, or run armproof on the node with --runtime process",
+  }
+}
+
 /** The ports the pod declares for its running containers. */
 export function declaredPorts(read: PodRead): number[] {
   if (read.kind !== 'pod') return []

@@ -32,6 +32,11 @@ export interface Survey {
   procs: Map<string, ProcRead>
 }
 
+/** Whether a script of this module ran at all (printed its first mark), whatever it then found. */
+export function ranScript(stdout: string): boolean {
+  return stdout.includes(MARK)
+}
+
 /** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
 function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
   const out: Array<{ name: string; arg: string; text: string }> = []

@@ -43,6 +43,8 @@ export interface FakeHostState {
    * from this same state, as a pod sharing these processes would.
    */
   kubectl?: { pod: unknown } | { stderr: string; exit: number }
+  /** How `kubectl exec` fails after `kubectl get pod` answered (a container without sh); default: it runs the script. */
+  kubectlExec?: { stderr: string; exit: number }
 }
 
 /** A running pod of one container declaring `ports`, in `kubectl get pod -o json`'s shape. */
@@ -141,6 +143,7 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
         if ('stderr' in k) return { command: req.script, stdout: '', stderr: `${k.stderr}\n`, exitCode: k.exit, durationMs: 1 }
         const words = splitWords(script)
         if (words[1] === 'get') return done(`${JSON.stringify(k.pod, null, 4)}\n`)
+        if (s.kubectlExec) return { command: req.script, stdout: '', stderr: `${s.kubectlExec.stderr}\n`, exitCode: s.kubectlExec.exit, durationMs: 1 }
         // kubectl exec … -- sh -c '<script>': the script, read in the pod.
         script = words.at(-1)!
       }
