@@ -33,7 +33,7 @@ export function faultsMarkdown(): string {
   })
   const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map((c) => {
     const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
-    const runtime = c.runtime ? [`--runtime ${c.runtime}`, ...(c.runtime === 'kubernetes' ? [`--host ${c.engine.namespace ?? 'default'}/SVC`] : [])] : []
+    const runtime = runtimeArgs(c, { svc: 'SVC' })
     const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...runtime, ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
     const shown = (e: FaultCase['engine']) => [...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.runtimeFaults ?? []).map((f) => `(runtime: ${f})`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
     const engine = `${shown(c.engine)}${c.beside ? `; beside it, under the same name: ${shown(c.beside)}` : ''}`

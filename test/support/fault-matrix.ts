@@ -53,10 +53,11 @@ export interface FaultCase {
   mistake?: 'before contact' | 'first contact'
 }
 
-/** A row's `--runtime`; under kubernetes the pod named after the engine's svc, in the namespace its shim puts it (the row's --host, if it gives one, comes later and wins). */
-export function runtimeArgs(c: FaultCase, engine: EngineHandle): string[] {
+/** A row's `--runtime`; under kubernetes the pod named after the engine's svc (`SVC` in the doc), in the namespace its shim puts it, unless the row names its own --host. */
+export function runtimeArgs(c: FaultCase, engine: Pick<EngineHandle, 'svc'>): string[] {
   if (c.runtime === undefined) return []
-  return ['--runtime', c.runtime, ...(c.runtime === 'kubernetes' ? ['--host', `${c.engine.namespace ?? 'default'}/${engine.svc}`] : [])]
+  const pod = c.runtime === 'kubernetes' && !(c.args ?? []).includes('--host')
+  return ['--runtime', c.runtime, ...(pod ? ['--host', `${c.engine.namespace ?? 'default'}/${engine.svc}`] : [])]
 }
 
 const ARMED = { args: ['--prefill-interleave', '1'] }
