@@ -17,6 +17,8 @@ import { runIdentity } from '../helpers/report/identity.ts'
 import { reportHead } from '../helpers/report/head.ts'
 import { fakeProcHost, podObject, type FakeHostState } from './support/fake-proc.ts'
 import { cleanup } from './support/run-verify.ts'
+import { createContext } from '../helpers/steps/context.ts'
+import { checkArgv } from '../helpers/steps/argv/judge.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
 
 const BASE = ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
@@ -223,6 +225,15 @@ describe("the engine lookup's runtime step", () => {
     expect(kubectlFailure('sh: 1: kubectl: not found', 127)).toBe('no-kubectl')
     expect(kubectlFailure('radiance: error: unrecognized arguments: --help=x', 2)).toBeUndefined()
     expect(parsePod({ command: '', stdout: 'not json', stderr: '', exitCode: 0, durationMs: 1 }).kind).toBe('unreadable')
+  })
+
+  test("step argv reads a pod's engine in the pod, and says where as one would type it", async () => {
+    const t = target(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0', '--kube-opts', '--context=prod', '--value', '1'])
+    const host = fakeProcHost({ procs: [{ pid: '7', name: 'radiance', argv: ['/usr/bin/radiance', '--port', '8000', '--prefill-interleave', '1'], sockets: [{ port: 8000 }] }], kubectl: { pod: podObject([8000]) } })
+    const ctx = createContext({ target: t, http: { request: () => Promise.reject(new Error('no HTTP')) }, host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
+    const j = await checkArgv(ctx, {})
+    expect([j.verdict, j.where]).toEqual(['passed', "local: kubectl exec --context=prod --namespace=llm llm-7-0 -- tr '\\0' ' ' < /proc/7/cmdline"])
+    expect(j.gives?.engineProcess).toMatchObject({ pid: '7', foundBy: 'listener', listenerTied: false })
   })
 
   test('the query of a kubernetes target carries its pod and kubectl options; of any other, none', () => {

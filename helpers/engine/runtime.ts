@@ -42,9 +42,9 @@ export function procRead(host: HostClient, q: RuntimeReach, script: string): Pro
   return host.run({ script, privileged: true, timeoutMs: q.timeoutMs })
 }
 
-/** Where the lookup read, for `where`: the host, or the pod through kubectl. */
+/** Where the lookup read, for `where`: the host, or the pod through kubectl (as one would type it). */
 export function procPlace(hostWhere: string, q: Pick<RuntimeReach, 'pod'>): string {
-  return q.pod ? `${hostWhere}: kubectl exec ${q.pod.name} --` : hostWhere
+  return q.pod ? `${hostWhere}: ${kubectl(q.pod, 'exec', '--')}` : hostWhere
 }
 
 /** ` in pod ns/x` where the lookup read a pod's processes. */
