@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
-import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, type FaultCase } from '../test/support/fault-matrix.ts'
+import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, runtimeArgs, type FaultCase } from '../test/support/fault-matrix.ts'
 import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/seams/first-contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
@@ -33,8 +33,9 @@ export function faultsMarkdown(): string {
   })
   const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map((c) => {
     const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
-    const shown = (e: FaultCase['engine']) => [...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
+    const runtime = runtimeArgs(c, { svc: 'SVC' })
+    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...runtime, ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
+    const shown = (e: FaultCase['engine']) => [...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.runtimeFaults ?? []).map((f) => `(runtime: ${f})`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
     const engine = `${shown(c.engine)}${c.beside ? `; beside it, under the same name: ${shown(c.beside)}` : ''}`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${c.message ? `\`${cell(c.message)}\`` : ''} |`
   })
@@ -153,7 +154,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const { engine } = row
       // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
       if (c.mistake) await row.waitReady()
-      const run = await runVerify([...engineArgs(engine, row.baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
+      const run = await runVerify([...engineArgs(engine, row.baseUrl), ...runtimeArgs(c, engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
       await row.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
       cleanup(run)

@@ -1,5 +1,6 @@
 // The host seam: every command on the engine's host (pidof, /proc, ledger, --help, systemctl)
-// runs through a HostClient, locally for `--host local`, else over ssh in BatchMode. Every
+// runs through a HostClient, locally for `--host local` (and for a pod: kubectl runs here, and the
+// reads in the pod go through `kubectl exec`, helpers/engine/runtime.ts), else over ssh in BatchMode. Every
 // command has a timeout (the whole process group is killed when it runs out); nothing can wait
 // for a password (sudo is always `sudo -n`, ssh always `-o BatchMode=yes`).
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
@@ -305,13 +306,13 @@ export function createHost(options: HostOptions): HostClient {
   const { host, sshOpts, deployUser } = options
   const sudo = options.sudo ?? 'auto'
   const user = hostUser(options)
-  const target = host.kind === 'local' ? 'local' : sshTarget(host, sshOpts)
-  const where = host.kind === 'local' ? 'local' : `ssh ${target}`
+  const target = host.kind === 'ssh' ? sshTarget(host, sshOpts) : 'local'
+  const where = host.kind === 'ssh' ? `ssh ${target}` : 'local'
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
 
   const attempt = async (script: string, timeoutMs: number): Promise<HostResult> => {
     const started = performance.now()
-    const [file, args] = host.kind === 'local' ? ['sh', ['-c', script]] : [options.sshCommand ?? 'ssh', sshArgs(host, sshOpts, script, timeoutMs)]
+    const [file, args] = host.kind === 'ssh' ? [options.sshCommand ?? 'ssh', sshArgs(host, sshOpts, script, timeoutMs)] : ['sh', ['-c', script]]
     const r = await exec(file, args, Math.max(1, timeoutMs), env, options.maxOutputBytes ?? MAX_HOST_OUTPUT)
     const durationMs = Math.round(performance.now() - started)
     let failure: HostFailure | undefined
@@ -341,9 +342,18 @@ export function createHost(options: HostOptions): HostClient {
   }
 }
 
-/** Substitutes `{svc}` and `{unit}` into an operator's command template, each value quoted. */
-export function fillTemplate(template: string, values: { svc: string; unit: string }): string {
-  return template.replaceAll('{svc}', quote(values.svc)).replaceAll('{unit}', quote(values.unit))
+/**
+ * Substitutes the placeholders into an operator's command template (`{svc}`, `{unit}`, and under
+ * kubernetes `{pod}` and `{kube}`, kubectl's options), each value quoted, a list word by word; in
+ * one pass, so a value that holds a placeholder's text is never substituted again. A placeholder
+ * with no value (null) is left empty: the configuration refuses a template that names one.
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, string | readonly string[] | null | undefined>>): string {
+  return template.replace(/\{([a-z]+)\}/g, (whole, name: string) => {
+    if (!Object.hasOwn(values, name)) return whole
+    const v = values[name]
+    return v === null || v === undefined ? '' : typeof v === 'string' ? quote(v) : quoteAll(v)
+  })
 }
 
 export { quote, quoteAll }

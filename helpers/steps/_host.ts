@@ -1,5 +1,6 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
 import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
+import { templateValues } from '../config/runtime.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../seams/host.ts'
 import type { RunContext } from './context.ts'
 import type { HostTroubleEvidence } from './_host-evidence.ts'
@@ -49,8 +50,9 @@ export function tail(text: string, lines = 3, max = 300): string {
 
 /**
  * Runs an operator's command template (`--ledger-cmd`, `--help-cmd`) as the deploy user, with
- * `{svc}`/`{unit}` quoted in and stderr folded into stdout (containers log to both).
+ * `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`) quoted in and stderr folded into stdout
+ * (containers log to both).
  */
 export function runTemplate(ctx: RunContext, template: string): Promise<HostResult> {
-  return ctx.host.run({ script: `{ ${fillTemplate(template, ctx.target)} ; } 2>&1`, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
+  return ctx.host.run({ script: `{ ${fillTemplate(template, templateValues(ctx.target))} ; } 2>&1`, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
 }

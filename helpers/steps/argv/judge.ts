@@ -12,6 +12,7 @@ import { findEngine, type EngineFound } from '../../engine/find.ts'
 import { describeOthers } from '../../engine/describe.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
+import { procPlace } from '../../engine/runtime.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ArgvEvidence } from './evidence.ts'
@@ -59,7 +60,7 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     }
   }
   const { pid, argv } = lookup
-  const where = `${ctx.host.where}: tr '\\0' ' ' < /proc/${pid}/cmdline`
+  const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
   const found = { pid, foundBy: lookup.foundBy, how: lookup.how, ...seen, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, listenerTied: lookup.listenerTied }
   if (argv.length === 0) {
     return {

@@ -1,12 +1,19 @@
 // Step `dropins`: `systemctl show <unit> -p DropInPaths` must be empty before believing anything
 // (a bench drop-in left behind overrides the env you just deployed).
+import { noUnitReason } from '../../config/runtime.ts'
 import { quote } from '../../config/shell.ts'
 import type { RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
 export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'>> {
-  const { unit } = ctx.target
+  const { unit, runtime } = ctx.target
+  // No unit stands for the engine (a pod; a container or a bare process without --unit): the gate
+  // does not apply. Shown skipped with why, never passed; the run declares it (verdict.ts `declaredSkips`).
+  if (unit === null) {
+    const { why, next } = noUnitReason(runtime)
+    return { verdict: 'skipped', intendedSkip: true, expected: 'no systemd drop-in overrides the engine\'s unit', observed: `not applicable: ${why}`, where: `${ctx.host.where}: --runtime ${runtime}`, next, evidence: {} }
+  }
   const command = `systemctl show ${quote(unit)} -p DropInPaths`
   const expected = `DropInPaths of ${unit} is empty`
   if (!ctx.target.dropinCheck) {

@@ -4,7 +4,7 @@ import { findHelpEntry, listFlags } from './parse.ts'
 import { expectedValue, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
-import { rootlessHint } from '../ledger/judge.ts'
+import { runtimeHint } from '../_runtime.ts'
 
 /** Hands on every flag --help lists (`buildFlags`), and the build's default for the knob (`buildDefault`) when it defines the flag. */
 export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
@@ -25,7 +25,7 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
         expected,
         observed: `the help command exited ${r.exitCode}: ${tail(r.stdout) || '(no output)'}`,
         where,
-        next: rootlessHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
+        next: runtimeHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
         evidence: { exitCode: r.exitCode, output: r.stdout.slice(0, 4000) },
       }
     }

@@ -6,12 +6,7 @@ import { findResolved, unresolvedMentions } from './parse.ts'
 import { expectedValue, type InputsOf, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
-
-/** Rootless podman keeps containers per user: "no such container" as another user means the wrong user. */
-export function rootlessHint(ctx: RunContext, output: string): string | undefined {
-  if (!/no such container|no container with name/i.test(output)) return undefined
-  return `rootless podman storage is per user: the container is not visible to this user (sudo podman finds nothing). Set --deploy-user <user that owns ${ctx.target.svc}> or ssh in as that user`
-}
+import { runtimeHint } from '../_runtime.ts'
 
 /** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
 export function tailAsked(template: string): number | undefined {
@@ -44,7 +39,7 @@ export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): 
       }
     }
     const echoes = unresolvedMentions(r.stdout, flag).map(redactSecretFlags)
-    if (echoes.length > 0 && !rootlessHint(ctx, r.stdout)) {
+    if (echoes.length > 0 && !runtimeHint(ctx, r.stdout)) {
       return {
         verdict: 'failed',
         expected,
@@ -56,7 +51,7 @@ export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): 
     }
   }
   if (!last) {
-    const hint = rootlessHint(ctx, r.stdout)
+    const hint = runtimeHint(ctx, r.stdout)
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,
