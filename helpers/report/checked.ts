@@ -5,7 +5,7 @@
 import { KNOB_NAMES, knob, type KnobName } from '../config/knobs.ts'
 import { SVC_NAME } from '../config/shell.ts'
 import { array, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, declaredSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
 import { REPORT_FORMAT, type ReportHead } from './head.ts'
@@ -131,8 +131,20 @@ export function identityProblem(report: CheckedReportData): string | null {
     run.mode !== report.mode && 'mode',
     t.value !== null && t.value !== report.expected && 'expected',
     t.previous !== null && t.previous !== report.previous && 'previous',
+    // The skips a run declares follow from its options (--no-dropin-check, a runtime without a unit,
+    // --skip): a list that does not is not what that run declared.
+    !sameSkips(run.skips, t) && 'skips',
   ].filter((x): x is string => typeof x === 'string')
   return differs.length ? `its ${differs.join(', ')} ${differs.length === 1 ? 'is' : 'are'} not the run identity's (run.target): the report was edited` : null
+}
+
+function sameSkips(skips: readonly string[], t: Record<string, unknown>): boolean {
+  const declared = declaredSkips({
+    dropinCheck: t.dropinCheck !== false,
+    ...(t.unit === null || typeof t.unit === 'string' ? { unit: t.unit } : {}),
+    ...(Array.isArray(t.skip) ? { skip: t.skip.filter((x): x is string => typeof x === 'string') } : {}),
+  })
+  return skips.length === declared.length && skips.every((id) => declared.includes(id as (typeof declared)[number]))
 }
 
 /** The endpoint the report's run verified (`run.target.baseUrl`), when it names one. */

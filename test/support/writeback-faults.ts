@@ -16,6 +16,7 @@ import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
+import { runId } from '../../helpers/report/identity.ts'
 import type { FaultRow, Outcome } from './fault-row.ts'
 import { MERGE_FAULTS } from './merge-faults.ts'
 import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
@@ -267,6 +268,15 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
     },
   },
   { area: 'writeback', fault: 'a probe skipped on purpose (the contract\'s --skip probe.vision: declared in run.skips, the step marked intendedSkip)', expected: 'written: exactly the skips the report declares are allowed', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry', run: () => writebackWith({ steps: withVerdict('probe.vision', 'skipped', { intendedSkip: true }) }, [], { skips: ['probe.vision'] }) },
+  {
+    area: 'writeback', fault: 'a report whose run.skips declares a probe its options did not skip (run.skips edited, run.id resealed)', expected: 'refused: the declared skips follow from the run\'s options', exit: 2, message: 'its skips is not the run identity\'s',
+    async run() {
+      const report = greenReport(now(), { steps: withVerdict('probe.vision', 'skipped', { intendedSkip: true }) }, {}) as { run: { skips: string[]; target: Record<string, unknown>; id: string } }
+      const fields = { mode: 'live', skips: ['probe.vision'], target: report.run.target }
+      report.run = { id: runId(fields), ...fields }
+      return writebackWith(report as unknown as Record<string, unknown>)
+    },
+  },
   { area: 'writeback', fault: 'a probe skipped and marked intendedSkip while the report declares only the drop-in skip', expected: 'refused, naming the probe', exit: 2, message: 'probe.tools skipped (not a skip this run declared or its knob implies)', run: () => writebackWith({ steps: withVerdict('probe.tools', 'skipped', { intendedSkip: true }) }, [], { skips: ['dropins'] }) },
   {
     area: 'writeback', fault: "a report whose run identity was edited (run.target.value changed, run.id kept)", expected: 'refused: the id is the digest of the identity\'s fields', exit: 2, message: 'its run identity was edited',
