@@ -7,6 +7,7 @@ import { defineFleetSuite } from '../helpers/fleet/suite.ts'
 import { beforeGroup } from '../helpers/steps/judges.ts'
 import { stepGroups, stepTitle } from '../helpers/steps/registry.ts'
 import { openRun, prove } from '../helpers/steps/runbook.ts'
+import { meterStill } from '../helpers/config/knobs.ts'
 
 const fleet = inject('armproof:fleet')
 if (fleet) {
@@ -15,7 +16,8 @@ if (fleet) {
   const run = await openRun()
   const { target, spec } = run.ctx
   const armed = target.value ?? 'its default'
-  const atDefault = target.value === null || target.value === spec.default
+  // The meter's own wording where the value turns the knob's feature off (a rollback, for radiance's knobs).
+  const atDefault = meterStill(spec, target.value)
 
   afterAll(() => run.close())
 

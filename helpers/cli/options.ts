@@ -30,7 +30,9 @@ export const EXIT_OUTPUT_UNWRITTEN = 4
 
 export const OPTIONS = [
   { flag: 'svc', env: 'VERIFY_SVC', kind: 'string', meaning: 'service (container / unit) name; [A-Za-z0-9_.-]+ only', default: 'required' },
-  { flag: 'knob', env: 'VERIFY_KNOB', kind: 'string', meaning: 'knob env name from the catalog, e.g. PREFILL_INTERLEAVE', default: 'required' },
+  { flag: 'knob', env: 'VERIFY_KNOB', kind: 'string', meaning: "knob from the engine profile's catalog: its name, e.g. PREFILL_INTERLEAVE, or its flag with or without dashes, e.g. max-num-seqs", default: 'required' },
+  { flag: 'engine', env: 'VERIFY_ENGINE', kind: 'string', meaning: "engine profile: radiance, vllm, sglang, llama.cpp, or the path of a profile file (YAML): how that engine's command line, --help, resolved values, metrics and endpoints read", default: 'radiance' },
+  { flag: 'catalog', env: 'VERIFY_CATALOG', kind: 'string', meaning: "a knob catalog file (YAML: knobs: NAME: {env, flag, type, default, off, meter, …}): its knobs are added to the profile's, or replace one of the same name", default: 'none' },
   { flag: 'value', env: 'VERIFY_VALUE', kind: 'string', meaning: 'value the knob should now have; unset or empty means "the default"', default: "knob's default" },
   { flag: 'previous', env: 'VERIFY_PREVIOUS', kind: 'string', meaning: 'value before this arm, for the rollback line', default: "knob's default" },
   { flag: 'base-url', env: 'VERIFY_BASE_URL', kind: 'string', meaning: 'endpoint root, e.g. http://gpu-7:8000', default: 'required in live/record' },
@@ -38,12 +40,12 @@ export const OPTIONS = [
   { flag: 'model', env: 'VERIFY_MODEL', kind: 'string', meaning: 'model id for the probes', default: 'first id from /v1/models' },
   { flag: 'host', env: 'VERIFY_HOST', kind: 'string', meaning: 'where the engine runs: local, or [user@]host[:port] reached by ssh -o BatchMode=yes', default: 'local' },
   { flag: 'ssh-opts', env: 'VERIFY_SSH_OPTS', kind: 'string', meaning: 'extra ssh options, split as a shell would, e.g. "-i ~/.ssh/deploy -p 2222"', default: 'none' },
-  { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: "the engine's process name (pidof's): of the processes holding the base URL's port, the one so named is the engine", default: 'radiance' },
+  { flag: 'process', env: 'VERIFY_PROCESS', kind: 'string', meaning: "the engine's process name (pidof's): of the processes holding the base URL's port, the one so named is the engine", default: "the engine profile's (radiance, vllm, sglang, llama-server)" },
   { flag: 'pid-cmd', env: 'VERIFY_PID_CMD', kind: 'string', meaning: "command printing the engine's pid on the host (run as the deploy user); {svc}, {unit} and {port} (the base URL's) are substituted, quoted. Asked only when no process named --process holds the base URL's port and no container answers for {svc}", default: "the listener of the base URL's port, else {svc}'s container, else the one pidof --process finds" },
   { flag: 'deploy-user', env: 'VERIFY_DEPLOY_USER', kind: 'string', meaning: 'user that owns the rootless containers (ledger and --help run as this user)', default: 'the ssh user' },
   { flag: 'sudo', env: 'VERIFY_SUDO', kind: 'string', meaning: 'sudo -n for root-only reads (/proc/<pid>/cmdline under hidepid): auto (only after a plain read is refused), always or never', default: 'auto' },
   { flag: 'ledger-cmd', env: 'VERIFY_LEDGER_CMD', kind: 'string', meaning: 'command printing the boot ledger (its latest boot is read from the end); {svc} is substituted', default: DEFAULT_LEDGER_CMD },
-  { flag: 'help-cmd', env: 'VERIFY_HELP_CMD', kind: 'string', meaning: "command printing the pinned build's --help; {svc} substituted", default: 'podman exec {svc} radiance --help' },
+  { flag: 'help-cmd', env: 'VERIFY_HELP_CMD', kind: 'string', meaning: "command printing the pinned build's --help; {svc} substituted", default: "podman exec {svc} and the engine profile's help command (radiance --help; vllm serve --help=all)" },
   { flag: 'unit', env: 'VERIFY_UNIT', kind: 'string', meaning: 'systemd unit whose DropInPaths must be empty', default: '{svc}' },
   { flag: 'no-dropin-check', env: 'VERIFY_DROPIN_CHECK', kind: 'boolean', meaning: 'skip the drop-in gate (shown as skipped, never as passed); env: VERIFY_DROPIN_CHECK=0', default: 'check on' },
   { flag: 'health-budget', env: 'VERIFY_HEALTH_BUDGET', kind: 'string', meaning: 'how long /health may stay unreachable or 503 while loading', default: '15m' },
@@ -89,7 +91,7 @@ export function optionRows(options: readonly Pick<OptionSpec, 'flag' | 'env' | '
 
 /** What each option's value is, as `--help` shows it: `<duration>`, `live|record|replay`, … */
 export const METAVARS: Readonly<Record<string, string>> = {
-  svc: 'svc', knob: 'knob', value: 'value', previous: 'value', 'base-url': 'url', 'api-key-file': 'path', model: 'id',
+  svc: 'svc', knob: 'knob', engine: 'radiance|vllm|sglang|llama.cpp|file', catalog: 'file', value: 'value', previous: 'value', 'base-url': 'url', 'api-key-file': 'path', model: 'id',
   host: 'local|[user@]host[:port]', 'ssh-opts': 'options', process: 'name', 'deploy-user': 'user', sudo: 'auto|always|never',
   'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',

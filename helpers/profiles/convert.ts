@@ -47,6 +47,7 @@ function source(doc: SourceDoc): SourceSpec {
 /** The engine of a profile's data; the problems of its fields, each at its path. */
 export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
   regexProblem(doc.log?.prefix, 'log.prefix', problems)
+  regexProblem(doc.log?.boot, 'log.boot', problems)
   const ids = new Set<string>()
   for (const [i, s] of doc.resolved.entries()) {
     const at = `resolved[${i}]`
@@ -76,7 +77,7 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
       negation: doc.parser.negation ?? null,
       envTwins: yes(doc.parser['env-twins']),
     },
-    log: { prefix: doc.log?.prefix ?? null },
+    log: { prefix: doc.log?.prefix ?? null, boot: doc.log?.boot ?? null },
     resolved: doc.resolved.map(source),
     health: { numeric: doc.health.numeric ?? [], equal: doc.health.equal ?? {} },
     metrics: {

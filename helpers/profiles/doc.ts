@@ -81,7 +81,7 @@ export const ENGINE_SHAPE = {
     { 'underscore-is-dash': SWITCH, abbreviations: SWITCH, 'last-wins': SWITCH, 'config-flag': optional(FLAG), negation: optional(text('a flag prefix, e.g. --no-', /^--[A-Za-z0-9-]*-$/)), 'env-twins': optional(SWITCH) },
     { closed: true },
   ),
-  log: optional(object({ prefix: optional(REGEX) }, { closed: true })),
+  log: optional(object({ prefix: optional(REGEX), boot: optional(REGEX) }, { closed: true })),
   resolved: array(SOURCE_DOC, { max: 16 }),
   health: object({ numeric: optional(array(LABEL, { max: 8 })), equal: optional(record(VALUE, { re: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'a field name' })) }, { closed: true }),
   metrics: object(

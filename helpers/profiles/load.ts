@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { problemsOf, type Infer, type Problem } from '../schema.ts'
 import { lineOf, parseYamlFile, readBounded, type YamlFile } from '../config/yaml-file.ts'
-import { CATALOG_DOC, PROFILE_DOC, type EngineDoc, type KnobDoc } from './doc.ts'
+import { CATALOG_DOC, PROFILE_DOC, type KnobDoc, type ProfileDoc } from './doc.ts'
 import { engineOf, knobOf } from './convert.ts'
 import type { Engine, KnobSpec } from './types.ts'
 
-export const BUILTIN_PROFILES = ['radiance'] as const
+export const BUILTIN_PROFILES = ['radiance', 'vllm', 'sglang', 'llama.cpp'] as const
 export type BuiltinProfile = (typeof BUILTIN_PROFILES)[number]
 
 /** A profile or catalog file larger than this is not one (the built-in vLLM profile is a few KiB). */
@@ -31,8 +31,8 @@ export interface LoadedKnob {
 }
 
 export interface LoadedProfile {
-  /** The engine part as written (the profile without its knobs): what a recording and a report carry. */
-  doc: EngineDoc
+  /** The profile as written, its knobs with a catalog's added: what a target, a recording and a report carry. */
+  doc: ProfileDoc
   engine: Engine
   knobs: ReadonlyMap<string, LoadedKnob>
   /** The profile's file as the operator named it, or `built-in <name>`. */
@@ -81,20 +81,32 @@ function parsed(text: string, file: string): YamlFile | { problems: FileProblem[
   return y
 }
 
-/** A profile's text checked and converted; every problem at once. */
+/** The paths under `knobs.<name>` that have a problem of shape: those entries are not converted (their problems are said already). */
+function brokenKnobs(shape: readonly Problem[]): Set<string> {
+  return new Set(shape.flatMap((p) => (p.path.startsWith('knobs.') ? [p.path.slice('knobs.'.length).split(/[.[]/)[0]!] : [])))
+}
+
+/** The knobs of a file whose entries fit the schema, converted against `engine`, their problems to `found`. */
+function knobsOf(entries: unknown, engine: Engine, broken: ReadonlySet<string>, file: string, found: Problem[]): Map<string, LoadedKnob> {
+  const knobs = new Map<string, LoadedKnob>()
+  if (!entries || typeof entries !== 'object') return knobs
+  for (const [name, k] of Object.entries(entries as Record<string, KnobDoc>)) if (!broken.has(name)) knobs.set(name, { doc: k, spec: knobOf(k, engine, `knobs.${name}`, found), from: file })
+  return knobs
+}
+
+/** A profile's text checked and converted; every problem at once (of shape, and of the entries whose shape fits). */
 export function profileFromText(text: string, file: string): LoadedProfile | { problems: FileProblem[] } {
   const y = parsed(text, file)
   if ('problems' in y) return y
   const shape = problemsOf(PROFILE_DOC, y.data)
-  if (shape.length > 0) return { problems: located(file, y, shape) }
+  const found: Problem[] = [...shape]
+  if (shape.some((p) => !p.path.startsWith('knobs.'))) return { problems: located(file, y, found) }
   const doc = y.data as Infer<typeof PROFILE_DOC>
-  const found: Problem[] = []
   const { knobs: knobDocs, ...engineDoc } = doc
   const engine = engineOf(engineDoc, found)
-  const knobs = new Map<string, LoadedKnob>()
-  for (const [name, k] of Object.entries(knobDocs)) knobs.set(name, { doc: k, spec: knobOf(k, engine, `knobs.${name}`, found), from: file })
+  const knobs = knobsOf(knobDocs, engine, brokenKnobs(shape), file, found)
   if (found.length > 0) return { problems: located(file, y, found) }
-  return { doc: engineDoc, engine, knobs, from: file }
+  return { doc, engine, knobs, from: file }
 }
 
 /** A catalog's text, its knobs checked against `profile`'s engine, added to (or replacing) the profile's. */
@@ -102,12 +114,12 @@ export function withCatalog(profile: LoadedProfile, text: string, file: string):
   const y = parsed(text, file)
   if ('problems' in y) return y
   const shape = problemsOf(CATALOG_DOC, y.data)
-  if (shape.length > 0) return { problems: located(file, y, shape) }
-  const found: Problem[] = []
-  const knobs = new Map(profile.knobs)
-  for (const [name, k] of Object.entries((y.data as { knobs: Record<string, KnobDoc> }).knobs)) knobs.set(name, { doc: k, spec: knobOf(k, profile.engine, `knobs.${name}`, found), from: file })
+  const found: Problem[] = [...shape]
+  if (shape.some((p) => !p.path.startsWith('knobs.'))) return { problems: located(file, y, found) }
+  const added = knobsOf((y.data as { knobs: unknown }).knobs, profile.engine, brokenKnobs(shape), file, found)
   if (found.length > 0) return { problems: located(file, y, found) }
-  return { ...profile, knobs }
+  const knobs = new Map([...profile.knobs, ...added])
+  return { ...profile, doc: { ...profile.doc, knobs: Object.fromEntries([...knobs].map(([n, k]) => [n, k.doc])) }, knobs }
 }
 
 const builtins = new Map<string, LoadedProfile>()
@@ -146,4 +158,14 @@ export function loadProfile(engine: string, catalog: string | null, cwd: string)
   if ('problems' in profile) return 'problems' in read ? { problems: [...profile.problems, ...read.problems] } : profile
   if ('problems' in read) return read
   return withCatalog(profile, read.text, catalog)
+}
+
+/** `--knob` as given: a catalog name, or the knob's flag (or one of its other spellings) with or without its dashes. */
+export function findKnob(knobs: ReadonlyMap<string, LoadedKnob>, text: string): string | undefined {
+  if (knobs.has(text)) return text
+  const bare = (flag: string): string => flag.replace(/^-+/, '')
+  const asked = bare(text)
+  if (asked === '') return undefined
+  for (const [name, k] of knobs) if ([k.spec.flag, ...(k.spec.aliases ?? [])].some((f) => bare(f) === asked)) return name
+  return undefined
 }

@@ -148,6 +148,8 @@ export interface Engine {
   log: {
     /** The engine's own line prefix, a regex anchored at the line's start; null: radiance's generic grammar. */
     prefix: string | null
+    /** What the message of a boot's first line starts with (a regex): only the latest boot's lines are read. Null: every line is (each source's latest line is the latest boot's). */
+    boot: string | null
   }
   resolved: readonly SourceSpec[]
   health: HealthProfile

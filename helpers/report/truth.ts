@@ -2,7 +2,7 @@
 // build's --help say the default is, what argv carries and what the ledger resolved, each with
 // the verdict of its comparison. Built from the steps' evidence alone.
 import type { Target } from '../config/load.ts'
-import { knob } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
 import { stepOf, type StepResult } from '../steps/verdict.ts'
 
 export type TruthVerdict = 'holds' | 'differs' | 'unknown' | 'info'
@@ -26,7 +26,7 @@ function stepVerdict(step: StepResult | undefined): TruthVerdict {
 }
 
 export function truthTable(target: Target, steps: readonly StepResult[]): TruthTable {
-  const spec = knob(target.knob)
+  const { spec } = targetProfile(target)
   const help = stepOf(steps, 'help')
   const argv = stepOf(steps, 'argv')
   const ledger = stepOf(steps, 'ledger')

@@ -12,6 +12,7 @@ import { truthTable } from '../../helpers/report/truth.ts'
 import { openSeams } from '../../helpers/seams/open.ts'
 import { targetForRun } from '../../helpers/seams/recording.ts'
 import { createContext } from '../../helpers/steps/context.ts'
+import { meterStill } from '../../helpers/config/knobs.ts'
 import { beforeGroup, judgeStep, modelOf, proofRun, type ProofRun } from '../../helpers/steps/judges.ts'
 import { stepGroups, stepTitle, type StepId } from '../../helpers/steps/registry.ts'
 import { EXIT_CODES, type StepResult } from '../../helpers/steps/verdict.ts'
@@ -48,7 +49,7 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   const startedAt = new Date()
   const seams = await openSeams(target, { hostEnv: options.engine.env })
   const run = proofRun(createContext({ target, ...seams }))
-  const atDefault = target.value === null || target.value === run.ctx.spec.default
+  const atDefault = meterStill(run.ctx.spec, target.value)
   const steps: StepResult[] = []
   const unhandled: string[] = []
   for (const { group, ids, sideBySide } of stepGroups()) {
