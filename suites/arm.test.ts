@@ -14,7 +14,7 @@ if (fleet) {
   defineFleetSuite(fleet)
 } else {
   const run = await openRun()
-  const { target, spec } = run.ctx
+  const { target, spec, engine } = run.ctx
   const armed = target.value ?? 'its default'
   // The meter's own wording where the value turns the knob's feature off (a rollback, for radiance's knobs).
   const atDefault = meterStill(spec, target.value)
@@ -26,7 +26,7 @@ if (fleet) {
       const section = sideBySide ? describe.concurrent : describe
       section(group, () => {
         beforeAll(() => beforeGroup(run, group))
-        for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id))
+        for (const id of ids) test(stepTitle(id, atDefault, engine.health.numeric.length === 0), (t) => prove(t, run, id))
       })
     }
   })

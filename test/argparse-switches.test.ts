@@ -12,18 +12,16 @@ import { listFlags } from '../helpers/steps/help/parse.ts'
 import { parseVllmServe } from '../engine/profiles/vllm-args.ts'
 import { vllmServeHelp } from '../engine/profiles/vllm-help.ts'
 import { pick, prng } from './support/prng.ts'
+import { PY_DASHED } from './support/python-dashed.ts'
 
 const vllm = builtinProfile('vllm')
 const RULES: ParserRules = vllm.engine.parser
 const EPC = vllm.knobs.get('ENABLE_PREFIX_CACHING')!.spec
 const NAMES = flagNames(EPC, RULES)
+// Two BooleanOptionalActions (each with its --no-), and two flags that take a value.
 const KNOWN: KnownFlag[] = [
-  { name: '--enable-prefix-caching', takesValue: false },
-  { name: '--no-enable-prefix-caching', takesValue: false },
-  { name: '--enable-chunked-prefill', takesValue: false },
-  { name: '--no-enable-chunked-prefill', takesValue: false },
-  { name: '--max-num-seqs', takesValue: true },
-  { name: '--port', takesValue: true },
+  ...['--enable-prefix-caching', '--enable-chunked-prefill'].flatMap((f) => [f, `--no-${f.slice(2)}`]).map((name) => ({ name, takesValue: false })),
+  ...['--max-num-seqs', '--port'].map((name) => ({ name, takesValue: true })),
 ]
 const read = (argv: readonly string[]) => resolveFlag(['vllm', 'serve', 'Qwen/Qwen3-0.6B', ...argv], NAMES, RULES, KNOWN)
 
@@ -86,14 +84,9 @@ function randomArgv(random: () => number, flags: readonly KnownFlag[] = KNOWN): 
 
 const PYTHON = String.raw`
 import argparse, json, sys, io, contextlib
+${PY_DASHED}
 out = []
 for argv in json.load(sys.stdin):
-    def dashed(a):
-        if not a.startswith('--'):
-            return a
-        name, eq, rest = a.partition('=')
-        head, dot, tail = name.partition('.')
-        return head.replace('_', '-') + dot + tail + eq + rest
     p = argparse.ArgumentParser(add_help=False, allow_abbrev=True, exit_on_error=False)
     p.add_argument('--enable-prefix-caching', action=argparse.BooleanOptionalAction, default=None, dest='epc')
     p.add_argument('--enable-chunked-prefill', action=argparse.BooleanOptionalAction, default=None)

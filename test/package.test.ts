@@ -166,11 +166,12 @@ describe('armproof, installed, run from an empty folder', () => {
     }
   })
 
-  test('armproof demo --engine vllm starts the packaged engine speaking vLLM and ends inconclusive, naming the installed command', async () => {
-    const r = await run(['demo', '--engine', 'vllm'])
-    expect(r.exitCode, r.stdout + r.stderr).toBe(3)
-    expect(r.stdout).toMatch(/^reference engine speaking vllm /m)
-    expect(r.stdout).toContain('(issue 23, armproof verify --engine vllm)')
+  // Was inconclusive (exit 3) before the engine profiles: the packaged vllm profile now verifies it.
+  test('armproof demo --engine vllm starts the packaged engine speaking vLLM and verifies it green with the packaged vllm profile, naming the installed command', async () => {
+    const r = await run(['demo', '--engine', 'vllm', '--meter-window', '5s', '--report', 'demo-vllm.json'])
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^GREEN · ENABLE_PREFIX_CACHING=true proven on demo .* · next: armproof writeback /m)
+    expect(r.stdout).toContain('the engine config line (what the engine runs): enable_prefix_caching=True')
     expect(r.stdout + r.stderr).not.toMatch(/\bpnpm\b/)
   })
 

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILTIN_PROFILES, builtinProfile, loadProfile, problemText, profileFromText, withCatalog } from '../helpers/profiles/load.ts'
 import { array, literal, object, problemsOf, string } from '../helpers/schema.ts'
+import { canonicalValue, meterStill, valueProblem } from '../helpers/profiles/values.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-profiles-'))
 const file = (name: string, text: string): string => {
@@ -111,5 +112,29 @@ describe('a profile or catalog file is checked whole', () => {
       'broken.yaml:8: resolved[0].marker is required for a python-dict source (what the message of its log line starts with)',
       'broken.yaml:12: knobs.KNOB.default "-1" must be a whole number ≥ 0',
     ])
+  })
+})
+
+describe("a knob's values, and where its meter must stay at zero", () => {
+  const vllm = builtinProfile('vllm')
+  const llama = builtinProfile('llama.cpp')
+  const epc = vllm.knobs.get('ENABLE_PREFIX_CACHING')!.spec
+  const parallel = llama.knobs.get('PARALLEL')!.spec
+  const radiance = builtinProfile('radiance').knobs.get('PREFILL_INTERLEAVE')!.spec
+
+  test('a switch is true or false (Python\'s True reads as true); an int-or-auto takes its flag\'s own spelling of auto', () => {
+    expect([valueProblem(epc, 'true'), valueProblem(epc, 'on')]).toEqual([undefined, 'must be true or false'])
+    expect([canonicalValue(epc, 'True'), canonicalValue(epc, 'False')]).toEqual(['true', 'false'])
+    expect([valueProblem(parallel, '-1'), canonicalValue(parallel, '-1'), canonicalValue(parallel, '007'), valueProblem(parallel, '0')]).toEqual([undefined, 'auto', '7', 'must be ≥ 1'])
+    const chunk = builtinProfile('sglang').knobs.get('CHUNKED_PREFILL_SIZE')!.spec
+    expect([valueProblem(chunk, '-1'), valueProblem(chunk, '-2'), valueProblem(radiance, '-1')]).toEqual([undefined, 'must be ≥ -1', 'must be a whole number ≥ 0'])
+  })
+
+  test("the meter stays still at a value in the knob's off list; without one, at its default: radiance's rollbacks, unchanged", () => {
+    // Prefix caching is on by default in vLLM V1: at the default its meter must move.
+    expect([meterStill(epc, null), meterStill(epc, 'true'), meterStill(epc, 'false')]).toEqual([false, false, true])
+    expect([meterStill(radiance, null), meterStill(radiance, '0'), meterStill(radiance, '1')]).toEqual([true, true, false])
+    const policy = builtinProfile('radiance').knobs.get('CHECKPOINT_POLICY')!.spec
+    expect([meterStill(policy, null), meterStill(policy, 'always', 'always'), meterStill(policy, 'on_evict', 'always')]).toEqual([true, true, false])
   })
 })

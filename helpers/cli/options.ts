@@ -113,7 +113,11 @@ export const COMMON_SWITCHES = [
   '  --color, --no-color                colour on or off; else FORCE_COLOR (non-empty; 0 or false: off), a non-empty NO_COLOR, TERM=dumb, and whether the output is a terminal decide',
 ]
 
-export function helpText(knobNames: readonly string[]): string {
+/** `knobs`: radiance's knob names, or each built-in profile's (`[engine, names]`). */
+export function helpText(knobs: readonly string[] | ReadonlyArray<readonly [string, readonly string[]]>): string {
+  const knobLines = knobs.length > 0 && Array.isArray(knobs[0])
+    ? [`Knobs of each --engine (or a --catalog file's): ${(knobs as ReadonlyArray<readonly [string, readonly string[]]>).map(([engine, names]) => `${engine}: ${names.join(', ')}`).join('; ')}`]
+    : [`Knobs: ${(knobs as readonly string[]).join(', ')}`]
   const rows = optionRows(OPTIONS, 34, metavar)
   const verify = command('verify')
   return [
@@ -129,7 +133,7 @@ export function helpText(knobNames: readonly string[]): string {
     'A <duration> is 90s, 5m, 1h30m or 500ms; a bare number is seconds (30 = 30s).',
     'Paths (--report, --junit, --summary, --api-key-file, --ca-file) are relative to the folder you ran the command from.',
     '',
-    `Knobs: ${knobNames.join(', ')}`,
+    ...knobLines,
     '',
     'A fleet run: each target takes its entry, then the command line, then the file\'s defaults:, then env and .env; the whole file is checked before anything is contacted. Each target is then contacted once: an operator mistake there (host name, TLS, 401/403, 404 on /health) ends that target alone with verdict error. --report, --junit and --summary (run-wide, never in the file) hold every target; the exit code is the worst verdict (2, then 1, then 3, then 0). SIGINT/SIGTERM writes them partial: done targets keep their verdicts, the rest are interrupted; exit 130/143.',
     '',

@@ -73,7 +73,9 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
       continue
     }
     // The meter's own wording where the value turns the knob's feature off (a rollback, for radiance's knobs).
-    const atDefault = meterStill(targetProfile(target).spec, target.value)
+    const { spec, engine } = targetProfile(target)
+    const atDefault = meterStill(spec, target.value)
+    const plainHealth = engine.health.numeric.length === 0
     describe(label, { concurrent: true, meta: { armproofTarget: i } }, () => {
       let run: (ProofRun & { close(): Promise<void> }) | undefined
       let release: (() => void) | undefined
@@ -92,7 +94,7 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
         describe(group, { concurrent: sideBySide }, () => {
           beforeAll(() => beforeGroup(run!, group))
           for (const id of ids) {
-            test(stepTitle(id, atDefault), { concurrent: sideBySide }, (t) => {
+            test(stepTitle(id, atDefault, plainHealth), { concurrent: sideBySide }, (t) => {
               t.task.meta.armproofTarget = i
               return prove(t, run!, id)
             })

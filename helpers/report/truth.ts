@@ -39,6 +39,8 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   const resolved = ledger?.evidence.value ?? null
   const auto = ledger?.evidence.auto === true
   const boundBy = ledger?.evidence.boundBy ?? null
+  // Another engine than radiance: the source the ledger passed on (what the engine runs over what its parser resolved).
+  const strongest = ledger?.evidence.strongest
 
   const rows: TruthRow[] = [
     { source: 'expected', value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`, verdict: 'info' },
@@ -55,7 +57,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     },
     {
       source: 'ledger',
-      value: resolved === null ? (ledger ? ledger.observed : 'not read') : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
+      value: resolved === null ? (ledger ? ledger.observed : 'not read') : strongest !== undefined ? `${resolved}, from ${strongest}${(ledger?.evidence.sources?.length ?? 0) > 1 ? ` (${ledger!.evidence.sources!.filter((s) => s.standing === 'agrees' || s.standing === 'allowed').length} of the ${ledger!.evidence.sources!.length} sources the profile names agree)` : ''}` : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
       verdict: stepVerdict(ledger),
     },
   ]

@@ -50,6 +50,7 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   const seams = await openSeams(target, { hostEnv: options.engine.env })
   const run = proofRun(createContext({ target, ...seams }))
   const atDefault = meterStill(run.ctx.spec, target.value)
+  const plain = run.ctx.engine.health.numeric.length === 0
   const steps: StepResult[] = []
   const unhandled: string[] = []
   for (const { group, ids, sideBySide } of stepGroups()) {
@@ -58,8 +59,8 @@ export async function proveInProcess(args: readonly string[], options: { engine:
     } catch (error) {
       unhandled.push(`suite error: ${(error as Error).message}`)
     }
-    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(run, id, stepTitle(id, atDefault))))))
-    else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault)))
+    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(run, id, stepTitle(id, atDefault, plain))))))
+    else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault, plain)))
   }
   await seams.close({ model: await modelOf(run) })
   const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault
