@@ -4,7 +4,9 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } fr
 import { join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
-import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
+import { canonicalValue, valueProblem, type KnobName } from './knobs.ts'
+import { BUILTIN_PROFILES, findKnob, isBuiltinProfile, loadProfile, problemText, type LoadedProfile } from '../profiles/load.ts'
+import type { ProfileDoc } from '../profiles/doc.ts'
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
 import { API_KEY_ENV, API_KEY_FLAG_REFUSED, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
 import { SVC_NAME, showValue } from './shell.ts'
@@ -24,6 +26,8 @@ export type { HostSpec }
 export interface Target {
   svc: string
   knob: KnobName
+  /** The engine profile the run reads the engine by (`--engine`), as written, its knobs with `--catalog`'s added or replacing theirs. */
+  engine: ProfileDoc
   /** The value the knob should now have; `null` means "the default" (resolved from --help for enums). */
   value: string | null
   previous: string | null
@@ -263,17 +267,38 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     else problem(svcRaw.from, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
   }
 
+  // The engine profile (--engine: a built-in or a file) and its knobs, with --catalog's added.
+  const engineRaw = raw('engine')
+  const catalogRaw = raw('catalog')
+  const engineName = engineRaw && engineRaw.value !== '' ? engineRaw.value : 'radiance'
+  const catalogName = catalogRaw && catalogRaw.value !== '' ? catalogRaw.value : null
+  let profile: LoadedProfile | undefined
+  if (!refused.has('engine') && !refused.has('catalog')) {
+    const loaded = loadProfile(engineName, catalogName, input.cwd ?? process.cwd())
+    if ('problems' in loaded) {
+      for (const p of loaded.problems) {
+        const from = p.file === catalogName ? catalogRaw!.from : (engineRaw?.from ?? '--engine')
+        const notBuiltin = p.file === engineName && p.message === 'no such file' && !isBuiltinProfile(engineName)
+        problem(from, notBuiltin ? `${showValue(engineName)} is neither a built-in profile (${BUILTIN_PROFILES.join(', ')}) nor a profile file (no such file)` : problemText(p))
+      }
+    } else profile = loaded
+  }
+
   const knobRaw = required('knob')
   let knobName: KnobName | undefined
-  if (knobRaw) {
-    if (isKnobName(knobRaw.value)) knobName = knobRaw.value
-    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, KNOB_NAMES) || ';'} known knobs: ${KNOB_NAMES.join(', ')}`)
+  if (knobRaw && profile) {
+    const found = findKnob(profile.knobs, knobRaw.value)
+    const names = [...profile.knobs.keys()]
+    const whose = profile.engine.name === 'radiance' && catalogName === null ? '' : ` (the ${profile.engine.name} profile${catalogName ? ` and ${catalogName}` : ''})`
+    if (found) knobName = found
+    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, names) || ';'} known knobs${whose}: ${names.join(', ')}`)
   }
+  const entry = knobName && profile ? profile.knobs.get(knobName) : undefined
 
   const knobValue = (flag: 'value' | 'previous'): string | null => {
     const r = raw(flag)
-    if (!r || r.value === '' || !knobName) return null
-    const spec = knob(knobName)
+    if (!r || r.value === '' || !knobName || !entry) return null
+    const spec = entry.spec
     const why = valueProblem(spec, r.value)
     if (why) {
       problem(r.from, `${showValue(r.value)} does not fit ${knobName}: ${why}`)
@@ -287,8 +312,8 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   // the run would prove nothing changed and print a rollback line that rolls back nothing.
   const valueRaw = raw('value')
   const previousRaw = raw('previous')
-  if (knobName && valueRaw && previousRaw && !problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
-    const fallback = knob(knobName).default
+  if (knobName && entry && valueRaw && previousRaw && !problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
+    const fallback = entry.spec.default
     const [v, p] = [value ?? fallback, previous ?? fallback]
     if ((valueRaw.value === '' && previousRaw.value === '') || (v != null && v === p)) {
       const shown = (r: { value: string }) => (r.value === '' ? `"" (the default${fallback != null ? `, ${fallback}` : ''})` : showValue(r.value))
@@ -321,10 +346,10 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const model = checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
 
   // Where the engine runs and how it is reached, under its runtime (./reach.ts).
-  const { runtime, host, sshOpts, kubeOpts, unit, ledgerCmd, helpCmd, pidCmd } = readReach({ raw, problem }, svc)
+  const { runtime, host, sshOpts, kubeOpts, unit, ledgerCmd, helpCmd, pidCmd } = readReach({ raw, problem }, svc, profile?.engine.help.command)
 
   // Not starting with "-": pidof would read it as one of its options.
-  const processName = checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? 'radiance'
+  const processName = checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? profile?.engine.process ?? 'radiance'
   const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
   const sudo = oneOf<SudoMode>('sudo', 'sudo mode', ['auto', 'always', 'never'], 'auto')
 
@@ -393,12 +418,12 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
   for (const flag of ['targets', 'concurrency', 'shard', 'run-id'] as const) raw(flag)
 
-  if (problems.length > 0 || !knobName) return { ok: false, problems }
+  if (problems.length > 0 || !knobName || !entry || !profile) return { ok: false, problems }
   return {
     ok: true,
     warnings,
     target: {
-      svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts, runtime, kubeOpts, skip,
+      svc, knob: knobName, engine: profile.doc, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts, runtime, kubeOpts, skip,
       process: processName, pidCmd, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
       summary, caFile: caFile === null ? null : resolve(input.cwd ?? process.cwd(), caFile), force,

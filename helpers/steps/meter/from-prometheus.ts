@@ -6,14 +6,12 @@
 import { HttpError } from '../../seams/http.ts'
 import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
-import { TRAFFIC } from './metrics.ts'
+import { allTrafficNames, trafficNames, type TrafficNames } from './names.ts'
 import { createPromSource, PromSourceError, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
 import type { MetricType } from '../../prom/types.ts'
 import type { SeriesValue } from './reading.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
-
-const TRAFFIC_NAMES = [TRAFFIC.requests, TRAFFIC.promptTokens, TRAFFIC.generationTokens]
 
 /** The source for this run's target; a PromSourceError (the operator's options) comes back as its failure. */
 export function sourceFor(ctx: RunContext, model: string | undefined): { source: PromSource } | { failure: PromSourceError['failure'] } {
@@ -24,7 +22,7 @@ export function sourceFor(ctx: RunContext, model: string | undefined): { source:
       ...(target.prometheusMatch ? { match: target.prometheusMatch } : {}),
       baseUrl: target.baseUrl ?? 'http://replay.invalid',
       meterName: ctx.spec.proof.meter!.name,
-      trafficNames: TRAFFIC_NAMES,
+      trafficNames: allTrafficNames(trafficNames(ctx.engine)),
       ...(model !== undefined ? { model } : {}),
       fetch: async (url) => {
         try {
@@ -74,7 +72,7 @@ const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): bo
  * not observed, never an absence. Without `up` (the selector takes no target), sample times stand
  * in, and nothing is counted.
  */
-export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>): Omit<MeterReadings, 'reads' | 'failures'> {
+export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>, names: TrafficNames): Omit<MeterReadings, 'reads' | 'failures'> {
   const ups = r.series.filter((s) => s.role === 'up')
   const family = r.series.filter((s) => s.role === 'meter')
   const meters = family.filter((s) => matches(s, meterLabels))
@@ -89,7 +87,9 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     const vs = series.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => p.value))
     return vs.length ? vs.reduce((a, b) => a + b, 0) : undefined
   }
-  const requests = traffic.filter((s) => s.name === TRAFFIC.requests && s.labels.finished_reason !== 'abort')
+  // A counter under its name, else under an earlier version's: the first of its names Prometheus holds.
+  const named = (names: readonly string[]) => traffic.filter((s) => s.name === names.find((n) => traffic.some((x) => x.name === n)))
+  const requests = named(names.requests).filter((s) => s.labels.finished_reason !== 'abort')
   // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
   const type = r.meterFamily as MetricType | undefined
   const scrapes = times.map((t): MeterScrape => {
@@ -97,8 +97,8 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     const none = !family.some((s) => s.samples.some((p) => p.t === t))
     const counts: MeterScrape['traffic'] = {}
     const req = sum(requests, t)
-    const prompt = sum(traffic.filter((s) => s.name === TRAFFIC.promptTokens), t)
-    const generation = sum(traffic.filter((s) => s.name === TRAFFIC.generationTokens), t)
+    const prompt = sum(named(names.promptTokens), t)
+    const generation = sum(named(names.generationTokens), t)
     if (req !== undefined) counts.requests = req
     if (prompt !== undefined) counts.prompt = prompt
     if (generation !== undefined) counts.generation = generation
@@ -137,7 +137,7 @@ export function promSource(ctx: RunContext, source: PromSource, fromMs: number, 
       }
       reads++
       last = result.reading
-      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels)
+      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels, trafficNames(ctx.engine))
     },
     readings(): MeterReadings {
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
