@@ -8,7 +8,7 @@ import { HttpError, type HttpClient } from './http.ts'
 import { sha256, type FixtureSet, type HostExchange, type HttpExchange } from './recording.ts'
 import type { Choices } from '../steps/context.ts'
 import { quoteAll } from '../config/shell.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export class ReplayMiss extends Error {
   readonly code = 'ARMPROOF_REPLAY_MISS'

@@ -1,5 +1,5 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
-import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
+import { DEFAULT_LEDGER_CMD } from '../config/options.ts'
 import { templateValues } from '../config/runtime.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../seams/host.ts'
 import type { RunContext } from './context.ts'

@@ -1,16 +1,16 @@
 // The knob's meter read through a central Prometheus' HTTP API (`--prometheus-url`) instead of
 // the engine's own /metrics. It only reads: the HTTP exchange is an injected function (the HTTP
-// seam, so record and replay see it), every answer is validated (./prom-answer.ts), and the
-// selector is rendered from parsed matchers (./prom-query.ts). Two queries per poll: the raw
+// seam, so record and replay see it), every answer is validated (helpers/prom/answer.ts), and the
+// selector is rendered from parsed matchers (helpers/prom/query.ts). Two queries per poll: the raw
 // samples over the watch window (the meter, the traffic, `up` and the process start time of every
 // scrape), and the metadata of the scrape targets the matchers select (how many targets, the
 // meter family's type). The meter's name is asked for under any prefix, so the prefix trap
 // (`vllm:` latency vs `radiance:` cadence) shows from the same answers. What the samples mean is
 // the ladder's (./ladder.ts, through ./from-prometheus.ts).
-import { fail, labelKey, parseApiAnswer, parseTargetsMetadata, type PromFailure, type PromSample, type TargetMetadata } from './prom-answer.ts'
-import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, PROCESS_START, renderMatchers, type LabelMatcher } from './prom-query.ts'
+import { fail, labelKey, parseApiAnswer, parseTargetsMetadata, type PromFailure, type PromSample, type TargetMetadata } from '../../prom/answer.ts'
+import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, PROCESS_START, renderMatchers, type LabelMatcher } from '../../prom/query.ts'
 
-export type { PromSample } from './prom-answer.ts'
+export type { PromSample } from '../../prom/answer.ts'
 
 /** The HTTP exchange: GET `url`, the status and the body text. Rejects when nothing answered. */
 export type PromFetch = (url: string) => Promise<{ status: number; body: string }>
