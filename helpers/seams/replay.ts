@@ -6,7 +6,7 @@ import type { Target } from '../config/load.ts'
 import type { HostClient, HostResult } from './host.ts'
 import { HttpError, type HttpClient } from './http.ts'
 import { sha256, type FixtureSet, type HostExchange, type HttpExchange } from './recording.ts'
-import type { Choices } from '../steps/context.ts'
+import type { Choices } from './choices.ts'
 import { quoteAll } from '../config/shell.ts'
 import { command } from '../config/invocation.ts'
 

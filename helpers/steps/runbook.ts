@@ -8,8 +8,7 @@ import { formatDuration } from '../config/duration.ts'
 import { openSeams } from '../seams/open.ts'
 import { createContext, type RunContext } from './context.ts'
 import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
-import { STEP_IDS, describeStep, type StepId, type StepResult } from './verdict.ts'
-import { stepsVerdict } from '../report/json.ts'
+import { STEP_IDS, describeStep, stepsVerdict, type StepId, type StepResult } from './verdict.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
