@@ -7,6 +7,10 @@ import { appendFileSync } from 'node:fs'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
 import { markRecordedVerdict } from '../seams/fixture-write.ts'
+import { useSpawner } from '../seams/executor.ts'
+import { useSharedReads } from '../seams/host-gather.ts'
+import { startHostReads } from '../seams/open.ts'
+import { plannedReads } from '../steps/host-reads.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomicSync } from '../seams/atomic.ts'
@@ -156,6 +160,14 @@ async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Prom
     phase = { name, where }
     io.enterPhase?.(name)
   }
+  // Host programs start from the spawner, off this process's main thread (forked from this
+  // process, which holds every target's run, each one would block it for milliseconds), and the
+  // targets of one host share its survey (helpers/seams/host-gather.ts).
+  const spawner = plan.targets.length > 1 && plan.targets.some((t) => t.target.mode !== 'replay')
+  if (spawner) {
+    useSpawner(true)
+    useSharedReads(true)
+  }
   try {
     enter('first contact', `${plan.targets.length} target(s)`)
     // First contact of every target side by side, before any step: a target whose operator mistake
@@ -167,6 +179,8 @@ async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Prom
     contactedAt = new Date()
     for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     running = plan.targets.filter((_, i) => !refusals[i])
+    // Each target's host reads run now, while vitest starts (helpers/seams/read-ahead.ts).
+    for (const t of running) startHostReads(t.target, plannedReads(t.target))
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
     reporter = new FleetReporter({ targets, out, err: io.err, live: streams.live, color: streams.color, width: out.columns ?? 160 })
     enter("the suites' setup", ARM_SUITE)
@@ -227,6 +241,10 @@ ${fleetTable(report)}
       return EXIT_CODES.error
     }
   } finally {
+    if (spawner) {
+      useSpawner(false)
+      useSharedReads(false)
+    }
     interrupt.dispose()
   }
 }

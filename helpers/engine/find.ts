@@ -7,7 +7,9 @@
 // re-check after its watch (./recheck.ts), so all three find the engine the same way.
 import type { HostSpec } from '../config/load.ts'
 import { quote } from '../config/shell.ts'
-import type { HostClient, HostResult } from '../seams/host.ts'
+import type { HostClient, HostResult, HostRun } from '../seams/host.ts'
+import { sharedReadsOn } from '../seams/host-gather.ts'
+import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
 import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, surveyScript, type ProcRead } from './survey.ts'
@@ -74,13 +76,28 @@ export function endpointOf(baseUrl: string | null): { port: number | null; urlHo
   return { port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80, urlHost: u.hostname }
 }
 
+/** A read of the lookup: as the deploy user (podman), else a read that may need root (/proc). */
+function read(q: Pick<EngineQuery, 'timeoutMs'>, script: string, asDeployUser = false): HostRun {
+  return { script, ...(asDeployUser ? { asDeployUser } : { privileged: true }), timeoutMs: q.timeoutMs }
+}
+
 function run(host: HostClient, q: EngineQuery, script: string, asDeployUser = false): Promise<HostResult> {
-  return host.run({ script, ...(asDeployUser ? { asDeployUser } : { privileged: true }), timeoutMs: q.timeoutMs })
+  return host.run(read(q, script, asDeployUser))
+}
+
+/** The lookup's first read, the survey of the host (one call when the listener or pidof decides). */
+export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'>): HostRun {
+  return read(q, surveyScript(q.process, q.port))
+}
+
+/** The survey: shared with the other targets of the host where reads are shared (a live fleet, ./survey-many.ts), else its own. */
+export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'>): Promise<HostResult> {
+  return host.gather && sharedReadsOn() ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs) : host.run(surveyRead(q))
 }
 
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
-  const surveyed = await run(host, q, surveyScript(q.process, q.port))
+  const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
   const survey = parseSurvey(surveyed.stdout)
   const commands = [surveyed.command]

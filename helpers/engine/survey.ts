@@ -12,7 +12,7 @@
 import { quote } from '../config/shell.ts'
 import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
 
-const MARK = '@@armproof '
+export const MARK = '@@armproof '
 
 /** One process as the survey read it. */
 export interface ProcRead {
@@ -33,7 +33,7 @@ export interface Survey {
 }
 
 /** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
-function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
+export function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
   const out: Array<{ name: string; arg: string; text: string }> = []
   let at = stdout.indexOf(MARK)
   while (at >= 0) {
@@ -65,9 +65,11 @@ const PROC_LOOP = [
  * (stat line and command line): the rest of the host's processes are none of armproof's business,
  * nor of a recording's.
  */
+/** The port as /proc/net/tcp{,6} prints it: a colon and four upper-case hex digits ('' for none). */
+export const portHex = (port: number | null): string => (port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`)
+
 export function surveyScript(processName: string, port: number | null): string {
-  // The port as /proc/net/tcp{,6} prints it: four upper-case hex digits after the address's colon.
-  const hex = port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  const hex = portHex(port)
   return [
     `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
     `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,

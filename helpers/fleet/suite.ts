@@ -9,6 +9,7 @@ import type { Target } from '../config/load.ts'
 import { beforeGroup, type ProofRun } from '../steps/judges.ts'
 import { stepGroups, stepTitle } from '../steps/registry.ts'
 import { openRun, prove } from '../steps/runbook.ts'
+import { slots } from '../seams/slots.ts'
 
 /** What crosses into the suite: plain data (vitest's `provide`). */
 export interface FleetSuitePlan {
@@ -27,37 +28,7 @@ declare module 'vitest' {
   }
 }
 
-/** A counting semaphore: `acquire` resolves with the function that gives the slot back. */
-export function slots(n: number): { acquire(): Promise<() => void>; inUse(): number } {
-  let used = 0
-  const waiting: Array<() => void> = []
-  const release = () => {
-    used--
-    const next = waiting.shift()
-    if (next) {
-      used++
-      next()
-    }
-  }
-  return {
-    acquire: () =>
-      new Promise((resolve) => {
-        const grant = () => {
-          let done = false
-          resolve(() => {
-            if (done) return
-            done = true
-            release()
-          })
-        }
-        if (used < n) {
-          used++
-          grant()
-        } else waiting.push(grant)
-      }),
-    inUse: () => used,
-  }
-}
+export { slots } from '../seams/slots.ts'
 
 export function defineFleetSuite(plan: FleetSuitePlan): void {
   const gate = slots(plan.concurrency)

@@ -2,12 +2,20 @@
 // (a bench drop-in left behind overrides the env you just deployed).
 import { quote } from '../../config/shell.ts'
 import type { RunContext } from '../context.ts'
+import type { Target } from '../../config/load.ts'
+import type { HostRun } from '../../seams/host.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
+/** The read of the unit's drop-ins. */
+export function dropinsRead(target: Pick<Target, 'unit' | 'hostTimeoutMs'>): HostRun {
+  return { script: `systemctl show ${quote(target.unit)} -p DropInPaths`, timeoutMs: target.hostTimeoutMs }
+}
+
 export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'>> {
   const { unit } = ctx.target
-  const command = `systemctl show ${quote(unit)} -p DropInPaths`
+  const read = dropinsRead(ctx.target)
+  const command = read.script
   const expected = `DropInPaths of ${unit} is empty`
   if (!ctx.target.dropinCheck) {
     return {
@@ -20,7 +28,7 @@ export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'
       evidence: {},
     }
   }
-  const r = await ctx.host.run({ script: command, timeoutMs: ctx.target.hostTimeoutMs })
+  const r = await ctx.host.run(read)
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const line = r.stdout.split('\n').find((l) => l.startsWith('DropInPaths='))

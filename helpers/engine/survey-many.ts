@@ -1,0 +1,116 @@
+// The survey of ./survey.ts for many targets of one host at once: one call reads the listening
+// sockets, their holders, `pidof` of every process name asked and the stat line and command line
+// of each process any target needs, and each target is then handed exactly what its own survey
+// would have printed at that moment (`surveyView`: the same sections, the same lines, filtered as
+// its script filters them). A fleet of engines on one host costs one survey per moment instead
+// of one per target (each read of /proc/net/tcp and of every process's fds costs tens of
+// milliseconds of the host's CPU). Used where the host seam gathers reads (HostClient.gather).
+import { quote } from '../config/shell.ts'
+import type { Gather, HostResult } from '../seams/host-result.ts'
+import { MARK, portHex, sections } from './survey.ts'
+
+/** What one target's survey asks: its process name and its base URL's port. */
+export interface SurveyKey {
+  process: string
+  port: number | null
+}
+
+/** The survey script for every key at once (see ./survey.ts `surveyScript`, which it extends). */
+export function manySurveyScript(keys: readonly SurveyKey[]): string {
+  const names = [...new Set(keys.map((k) => k.process))]
+  const hexes = [...new Set(keys.flatMap((k) => (k.port === null ? [] : [portHex(k.port)])))]
+  return [
+    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
+    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
+    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
+    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
+    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+    ...names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`),
+    `F="${names.map((_, i) => `$F${i}`).join(' ')}"`,
+    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(` ${hexes.join(' ')} `)} 'NF>9 && index(h, " " substr($2, length($2)-4) " "){printf " %s", $10}')`,
+    `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
+    `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
+    `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
+    ...names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`),
+    `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
+    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+    // As the one-target survey: a cmdline that cannot be read fails the script (so --sudo auto
+    // retries it under sudo -n); its error is also kept with its pid, for that target's view.
+    'exec 3>&1',
+    'for p in $P; do',
+    `  echo "${MARK}stat $p"; cat /proc/$p/stat 2>/dev/null`,
+    `  echo "${MARK}cmdline $p"; e=$(cat /proc/$p/cmdline 2>&1 >&3) || r=1; echo`,
+    `  [ -n "$e" ] && { printf '%s\\n' "$e" >&2; printf '${MARK}unreadable %s\\n%s\\n' "$p" "$e"; }`,
+    'done',
+    'exit ${r:-0}',
+  ].join('\n')
+}
+
+const fields = (line: string): string[] => line.trim().split(/\s+/)
+const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '')
+
+/** The output of `manySurveyScript`, read once for every target's view. */
+interface ManyRead {
+  one(name: string, arg?: string): string
+  has(name: string, arg: string): boolean
+  /** The listen lines with their fields, and the owner lines with theirs. */
+  listen: Array<{ line: string; f: string[] }>
+  owners: Array<{ line: string; pid: string; inode: string }>
+}
+
+function readMany(stdout: string): ManyRead {
+  const byKey = new Map<string, string>()
+  for (const s of sections(stdout)) if (!byKey.has(`${s.name} ${s.arg}`)) byKey.set(`${s.name} ${s.arg}`, s.text)
+  const one = (name: string, arg = '') => byKey.get(`${name} ${arg}`) ?? ''
+  return {
+    one,
+    has: (name, arg) => byKey.has(`${name} ${arg}`),
+    listen: lines(one('listen')).map((line) => ({ line, f: fields(line) })).filter((l) => l.f.length > 9),
+    owners: lines(one('owners')).map((line) => ({ line, f: fields(line) })).filter((l) => l.f.length >= 2).map((l) => ({ line: l.line, pid: l.f[0]!, inode: l.f[1]! })),
+  }
+}
+
+/** What `key`'s own survey would have printed, cut from what `manySurveyScript(keys)` printed (`read`). */
+function viewOf(read: ManyRead, keys: readonly SurveyKey[], key: SurveyKey): { stdout: string; unreadable: string[] } {
+  const names = [...new Set(keys.map((k) => k.process))]
+  const hex = portHex(key.port)
+  const onPort = new Set(hex === '' ? [] : read.listen.flatMap((l) => (l.f[1]!.slice(-5) === hex ? [l.f[9]!] : [])))
+  const named = read.one('pidof', String(names.indexOf(key.process))).trim().split(/\s+/).filter(Boolean)
+  const kept = read.owners.filter((o) => named.includes(o.pid) || onPort.has(o.inode))
+  const keep = new Set([...onPort, ...kept.map((o) => o.inode)])
+  const holders = kept.filter((o) => onPort.has(o.inode)).map((o) => o.pid)
+  const pids = [...new Set([...named, ...holders])].filter((p) => /^\d+$/.test(p)).sort((a, b) => Number(a) - Number(b))
+  const out = [
+    `${MARK}btime\n${read.one('btime')}`,
+    `${MARK}clk_tck\n${read.one('clk_tck')}`,
+    `${MARK}listen\n${read.listen.filter((l) => keep.has(l.f[9]!)).map((l) => `${l.line}\n`).join('')}`,
+    `${MARK}owners\n${kept.map((o) => `${o.line}\n`).join('')}`,
+    `${MARK}pidof\n${named.join(' ')}\n`,
+    ...pids.map((p) => `${MARK}stat ${p}\n${read.one('stat', p)}${MARK}cmdline ${p}\n${read.one('cmdline', p)}`),
+  ]
+  const unreadable = pids.flatMap((p) => (read.has('unreadable', p) ? [read.one('unreadable', p)] : []))
+  return { stdout: out.join(''), unreadable }
+}
+
+/** What `key`'s own survey would have printed, cut from the output of `manySurveyScript(keys)`. */
+export function surveyView(stdout: string, keys: readonly SurveyKey[], key: SurveyKey): { stdout: string; unreadable: string[] } {
+  return viewOf(readMany(stdout), keys, key)
+}
+
+/** Every target of one shared survey is cut from the same result: it is read once. */
+const readCache = new WeakMap<HostResult, ManyRead>()
+
+/** The surveys of many targets of one host, gathered into one call by the host seam. */
+export const SURVEYS: Gather<SurveyKey> = {
+  kind: 'survey',
+  privileged: true,
+  keyOf: (k) => `${k.process}\n${k.port ?? ''}`,
+  script: manySurveyScript,
+  view(r: HostResult, keys, key): HostResult {
+    if (r.failure) return r
+    let read = readCache.get(r)
+    if (!read) readCache.set(r, (read = readMany(r.stdout)))
+    const v = viewOf(read, keys, key)
+    return { ...r, stdout: v.stdout, stderr: v.unreadable.join(''), exitCode: v.unreadable.length > 0 ? 1 : r.exitCode === null ? null : 0 }
+  },
+}
