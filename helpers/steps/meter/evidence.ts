@@ -58,7 +58,8 @@ export type MeterEvidence = CrashEvidence & {
   stepTimes?: { decodeMeanMs?: number; mixedMeanMs?: number }
   parseErrors?: MetricsReading['errors']
   /** --prometheus-url: what was asked of Prometheus. */
-  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[] }
+  /** `shared`: in a live fleet, the most targets one of this target's polls served, and the queries the fleet sent in all (./prom-fleet.ts). */
+  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[]; shared?: { targets: number; queries: number } }
   /** A knob proved through /stats: the field read and its value. */
   status?: number
   field?: string
