@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
 import { freePort } from '../engine/proc.ts'
 import { surveyRead, findEngine, readSurvey, type EngineQuery } from '../helpers/engine/find.ts'
-import { parseSurvey } from '../helpers/engine/survey.ts'
+import { parseSurvey, surveyOf } from '../helpers/engine/survey.ts'
 import { SURVEYS, manySurveyScript, surveyView, type SurveyKey } from '../helpers/engine/survey-many.ts'
 import { gatherRead, useSharedReads } from '../helpers/seams/host-gather.ts'
 import type { Gather, HostResult, HostRun } from '../helpers/seams/host-result.ts'
@@ -54,6 +54,10 @@ describe('one survey for many targets of a host', () => {
       const part = surveyView(many.stdout, keys, key)
       expect(part.unreadable).toEqual([])
       expect(parseSurvey(part.stdout), JSON.stringify(key)).toEqual(parseSurvey(own.stdout))
+      // The part as read already (the lookup reads it so, never from the text) is the same survey.
+      expect(part.survey, JSON.stringify(key)).toEqual(parseSurvey(own.stdout))
+      const viewed = SURVEYS.view(many, keys, key)
+      expect(surveyOf(viewed)).toEqual(parseSurvey(viewed.stdout))
     }
     // And the lookups themselves agree: the fleet's members are one process, each port its listener.
     const found = await findEngine(h, query(keys[1]!))

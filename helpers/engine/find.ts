@@ -12,7 +12,7 @@ import { sharedReadsOn } from '../seams/host-gather.ts'
 import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, surveyScript, type ProcRead } from './survey.ts'
+import { containerScript, detailsScript, parseContainer, parseDetails, surveyOf, surveyScript, type ProcRead } from './survey.ts'
 import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
 
 
@@ -99,7 +99,7 @@ export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'p
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
   const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
-  const survey = parseSurvey(surveyed.stdout)
+  const survey = surveyOf(surveyed)
   const commands = [surveyed.command]
   const listeners = portListeners(survey, q)
   const portHolders = holdersOf(survey, listeners)

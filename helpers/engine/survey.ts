@@ -10,6 +10,7 @@
 //   container's process tree, to find the engine in it.
 // - details: the stat line and command line of given pids (one found another way).
 import { quote } from '../config/shell.ts'
+import type { HostResult } from '../seams/host-result.ts'
 import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
 
 export const MARK = '@@armproof '
@@ -95,7 +96,7 @@ export function detailsScript(pids: readonly string[]): string {
   return [`P=${quote(safe.join(' '))}`, PROC_LOOP].join('\n')
 }
 
-function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
+export function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
   const procs = new Map<string, ProcRead>()
   for (const s of parts) {
     if (!/^\d+$/.test(s.arg) || (s.name !== 'stat' && s.name !== 'cmdline')) continue
@@ -106,6 +107,14 @@ function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
     procs.set(s.arg, p)
   }
   return procs
+}
+
+/** A survey already read, handed with its result (a target's part of a shared survey, ./survey-many.ts): not read again from its text. */
+export const readSurveys = new WeakMap<HostResult, Survey>()
+
+/** The survey a host read gave: as read already where it was (`readSurveys`), else from its text. */
+export function surveyOf(result: HostResult): Survey {
+  return readSurveys.get(result) ?? parseSurvey(result.stdout)
 }
 
 export function parseSurvey(stdout: string): Survey {

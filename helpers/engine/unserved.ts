@@ -7,7 +7,7 @@ import type { HostClient } from '../seams/host.ts'
 import { readSurvey, type EngineQuery } from './find.ts'
 import { othersOf, portListeners } from './describe.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, parseContainer, parseSurvey } from './survey.ts'
+import { containerScript, parseContainer, surveyOf } from './survey.ts'
 
 export interface UnservedPort {
   message: string
@@ -19,7 +19,7 @@ export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: st
   // A host that cannot be read is for the steps to report (inconclusive), not a mistake.
   const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return undefined
-  const survey = parseSurvey(surveyed.stdout)
+  const survey = surveyOf(surveyed)
   if (portListeners(survey, q).length > 0) return undefined
   const inspected = await host.run({ script: containerScript(q.svc), asDeployUser: true, timeoutMs: q.timeoutMs })
   // A container of that name (running or not) is the service: whatever its port does is for the steps to say.

@@ -23,7 +23,7 @@ export interface Ahead {
 interface Started {
   at: number
   reads: Promise<HostResult[]> | undefined
-  gathers: Array<Promise<HostResult>>
+  gathers: Array<Promise<HostResult> | undefined>
 }
 
 const keyOf = (req: HostRun): string => JSON.stringify([req.script, req.asDeployUser === true, req.privileged === true, req.timeoutMs])
@@ -63,7 +63,11 @@ export function readAhead(host: HostClient, ahead: Ahead, where: string): HostCl
       const batch = now().reads
       const index = batch ? reads.get(keyOf(req))?.shift() : undefined
       if (index === undefined) return host.run(req)
-      return (await batch!)[index]!
+      // Each part is handed once: the batch does not keep it past its step.
+      const parts: Array<HostResult | undefined> = await batch!
+      const part = parts[index]!
+      parts[index] = undefined
+      return part
     },
     ...(host.runAll ? { runAll: host.runAll.bind(host) } : {}),
     ...(host.gather
@@ -71,7 +75,10 @@ export function readAhead(host: HostClient, ahead: Ahead, where: string): HostCl
           gather<K>(g: Gather<K>, key: K, timeoutMs: number): Promise<HostResult> {
             const shared = now().gathers
             const index = gathers.get(gatherKey(g as Gather<unknown>, key, timeoutMs))?.shift()
-            return index === undefined || shared[index] === undefined ? host.gather!(g, key, timeoutMs) : shared[index]
+            const part = index === undefined ? undefined : shared[index]
+            if (part === undefined) return host.gather!(g, key, timeoutMs)
+            shared[index!] = undefined
+            return part
           },
         }
       : {}),
