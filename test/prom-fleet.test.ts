@@ -51,7 +51,7 @@ function fakeProm(db: Db, asked: string[]): PromFetch {
       return ok(db.meta.filter((e) => matches(e.target, sel)).map((e) => ({ ...e, help: '', unit: '' })))
     }
     const query = u.searchParams.get('query')!
-    const m = /^\{__name__=~("(?:[^"\\]|\\.)*"),(.*)\}\[(\d+)s\]$/.exec(query)!
+    const m = /^\{__name__=~?("(?:[^"\\]|\\.)*"),(.*)\}\[(\d+)s\]$/.exec(query)!
     const names = JSON.parse(m[1]!) as string
     const sel = selectorOf(m[2]!)
     const at = Number(u.searchParams.get('time')) * 1000
@@ -105,15 +105,22 @@ describe("a fleet's shared Prometheus polls", () => {
         const opts: PromSourceOptions = { prometheusUrl: 'http://prom.test:9090', baseUrl: t.baseUrl, ...(t.match ? { match: t.match } : {}), meterName: METER, trafficNames: TRAFFIC, model: t.model, fetch: fakeProm(db, own) }
         return createPromSource(opts).poll(t.sinceMs, nowMs)
       }))
-      const shared: string[] = []
-      openPromFleet(T0, () => fakeProm(db, shared))
-      const parts = await Promise.all(targets.map((t) => {
+      const asked: string[] = []
+      openPromFleet(T0, () => fakeProm(db, asked))
+      const sources = targets.map((t) => {
         const opts = { prometheusUrl: 'http://prom.test:9090', baseUrl: t.baseUrl, ...(t.match ? { match: t.match } : {}), meterName: METER, trafficNames: TRAFFIC, model: t.model }
         const { base, matchers } = checkPromOptions(opts)
-        return sharedPromSource(opts, null, base, matchers)!.poll(t.sinceMs, nowMs)
-      }))
+        return sharedPromSource(opts, null, base, matchers)!
+      })
+      const parts = await Promise.all(sources.map((src, i) => src.poll(targets[i]!.sinceMs, nowMs)))
       closePromFleet()
       for (const [i, part] of parts.entries()) expect(part, `seed ${seed}, target ${i} ${JSON.stringify(targets[i])}`).toEqual(mine[i])
+      // Besides the polls, each group's targets' `up` is read once, for their scrape intervals (about 1 s here).
+      const isUp = (u: string) => new URL(u).searchParams.get('query')?.startsWith('{__name__="up"') === true
+      const shared = asked.filter((u) => !isUp(u))
+      for (const [i, src] of sources.entries()) expect(src.scrapeIntervalMs(), `seed ${seed}, target ${i}`).toBeGreaterThanOrEqual(700)
+      for (const src of sources) expect(src.scrapeIntervalMs()).toBeLessThanOrEqual(1300)
+      expect(asked.filter(isUp).length).toBeLessThanOrEqual(shared.length / 2)
       expect(shared.length, `seed ${seed}`).toBeLessThanOrEqual(own.length)
       totals.own += own.length
       totals.shared += shared.length
@@ -130,8 +137,9 @@ describe("a fleet's shared Prometheus polls", () => {
       return sharedPromSource(opts, null, base, matchers)!.poll(T0, T0 + 1000)
     })
     await Promise.all(polls)
-    expect(asked).toHaveLength(2)
-    expect(promFleetQueries()).toBe(2)
+    // The poll's two, and its targets' `up` once (their scrape intervals).
+    expect(asked).toHaveLength(3)
+    expect(promFleetQueries()).toBe(3)
     expect(new URL(asked[0]!).searchParams.get('query')).toContain('instance=~"gpu-0\\\\.example:8000|gpu-1\\\\.example:8000|')
   })
 
@@ -158,7 +166,8 @@ describe("a fleet's shared Prometheus polls", () => {
     const later = await Promise.all([source(1).poll(T0, T0 + 1000), source(2).poll(T0, T0 + 1000)])
     expect((await first).ok).toBe(true)
     expect(performance.now() - started).toBeGreaterThanOrEqual(MIN_GAP_MS - 20)
-    expect(asked).toHaveLength(4)
+    // Each poll's two, and the new targets' `up` once per poll that first asked for them.
+    expect(asked).toHaveLength(6)
     for (const r of later) expect(r.ok === false && r.failure.kind).toBe('unreachable')
   })
 })

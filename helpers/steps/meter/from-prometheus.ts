@@ -8,17 +8,17 @@ import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { TRAFFIC } from './metrics.ts'
 import { checkPromOptions, createPromSource, PromSourceError, type PromFetch, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
-import { promFleetStart, sharedPromSource } from './prom-fleet.ts'
+import { MIN_GAP_MS, promFleetStart, sharedPromSource } from './prom-fleet.ts'
 import { buildQueries } from './prom-query.ts'
 import type { MetricType } from '../../prom/types.ts'
-import type { SeriesValue } from './reading.ts'
+import type { PromWait, SeriesValue } from './reading.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
 const TRAFFIC_NAMES = [TRAFFIC.requests, TRAFFIC.promptTokens, TRAFFIC.generationTokens]
 
 /** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
-export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & { shared?: () => { targets: number; queries: number } }
+export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & { shared?: () => { targets: number; queries: number }; scrapeIntervalMs?: () => number | null }
 
 /** Prometheus' answers through an HTTP client (the seam): status and body; nothing answering rejects. */
 export function promFetch(http: HttpClient, maxBodyBytes: number): PromFetch {
@@ -60,23 +60,39 @@ export function sourceFor(ctx: RunContext, model: string | undefined): { source:
 
 /**
  * Before the probes: the watch window starts now (in a live fleet: when the fleet started), and
- * waits (at most 30 s or the meter window) until Prometheus holds a scrape of the target taken
- * after that moment, so the first sample of the window precedes the probes' traffic and a rise is
- * this run's. Never throws: a Prometheus that does not answer is judged by the meter step.
+ * waits (at most 30 s or the meter window; in a live fleet at most the target's scrape interval
+ * after the start) until Prometheus holds a scrape of the target taken after that moment, so the
+ * first sample of the window precedes the probes' traffic and a rise is this run's. Never throws:
+ * a Prometheus that does not answer is judged by the meter step.
  */
 export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<StepOutputs>, 'baseline'>> {
   // In a live fleet the window starts once, when the fleet did: one wait for all its targets.
-  const start = (ctx.target.mode === 'live' ? promFleetStart() : null) ?? ctx.clock.now()
-  const baseline = { baseline: { source: 'prometheus' as const, sinceMs: start } }
+  const live = ctx.target.mode === 'live'
+  const start = (live ? promFleetStart() : null) ?? ctx.clock.now()
+  const began = performance.now()
+  // How long this target waited, and (live) when its wait ended after the window's start: evidence only, in real time.
+  const waited = () => ({ ms: Math.round(performance.now() - began), ...(live ? { endedAfterStartMs: Math.max(0, Date.now() - start) } : {}) })
   const made = sourceFor(ctx, ctx.target.model ?? undefined)
-  if ('failure' in made) return baseline
+  if ('failure' in made) return { baseline: { source: 'prometheus', sinceMs: start } }
   const deadline = start + Math.min(30_000, ctx.target.meterWindowMs)
   for (;;) {
     const now = ctx.clock.now()
     const r = await made.source.poll(start, Math.max(now, start + 1000))
+    const baseline = { baseline: { source: 'prometheus' as const, sinceMs: start, waited: waited() } }
     // No target behind the selector at all (no `up`, nothing in the targets' metadata): nothing to wait for.
     if (!r.ok || (r.reading.scrapes?.seen ?? 0) >= 1 || (r.reading.scrapes === null && r.reading.targets.length === 0)) return baseline
     if (now >= deadline) return baseline
+    // A fleet knows each target's scrape interval: one interval after the start a scrape has been
+    // taken after it (held by Prometheus or not yet), so the wait never lasts longer than that.
+    // Another poll (the sleep, then a fleet poll's wait for its turn) may not end before then: sleep to it instead.
+    const interval = made.source.scrapeIntervalMs?.() ?? null
+    if (interval !== null) {
+      const left = start + interval - ctx.clock.now()
+      if (left <= 500 + MIN_GAP_MS + 100) {
+        if (left > 0) await ctx.clock.sleep(left)
+        return { baseline: { ...baseline.baseline, waited: waited() } }
+      }
+    }
     ctx.progress(`waiting for Prometheus to scrape ${r.reading.selector} once before the probes`)
     await ctx.clock.sleep(Math.min(500, deadline - now))
   }
@@ -128,7 +144,7 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
 }
 
 /** The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). */
-export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: number, intervalMs: number): MeterSource {
+export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: number, intervalMs: number, waited?: PromWait): MeterSource {
   const url = ctx.target.prometheusUrl!
   const labels = ctx.spec.proof.meter!.labels ?? {}
   let polls = 0
@@ -159,7 +175,7 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
     },
     extras(): Partial<MeterEvidence> {
-      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [], ...(source.shared ? { shared: source.shared() } : {}) } }
+      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [], ...(source.shared ? { shared: source.shared() } : {}), ...(waited ? { waited } : {}) } }
     },
   }
 }

@@ -13,19 +13,21 @@
 // the whole fleet, over by one scrape interval after the start.
 import type { LabelMatcher } from './prom-query.ts'
 import { regexQuote } from './prom-query.ts'
-import { askPoll, readingOf, type PollAnswer, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
+import { askPoll, askUp, readingOf, scrapeIntervalOf, type PollAnswer, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
 
 /** The least time between two polls of one fleet poller. */
 export const MIN_GAP_MS = 500
 /** At most this many targets in one query (the URL carries each one's value). */
 export const MAX_PER_QUERY = 200
+/** How far back a fleet reads its targets' `up` once, to know each one's scrape interval. */
+export const INTERVAL_LOOKBACK_S = 90
 
 interface Asker {
   matchers: readonly LabelMatcher[]
   model: string | undefined
   sinceMs: number
   nowMs: number
-  resolve(r: { result: PromResult; targets: number; queries: number }): void
+  resolve(r: { result: PromResult; targets: number; queries: number; intervalMs: number | null }): void
 }
 
 interface Poller {
@@ -34,6 +36,8 @@ interface Poller {
   timer: NodeJS.Timeout | null
   lastSent: number
   queries: number
+  /** Each target's scrape interval (by its group and value), read once; null: not known. */
+  intervals: Map<string, number | null>
 }
 
 interface Fleet {
@@ -108,16 +112,32 @@ function cut(answer: PollAnswer, label: string | null, value: string | undefined
   }
 }
 
+/** The group's matchers for these values of its label: `label="v"` for one, `label=~"v1|v2|…"` for more. */
+function combined(g: ReturnType<typeof groups>[number], values: readonly string[]): LabelMatcher[] {
+  if (g.label === null) return g.rest
+  return [...g.rest, values.length === 1 ? { name: g.label, op: '=', value: values[0]! } : { name: g.label, op: '=~', value: values.map(regexQuote).join('|') }]
+}
+
 async function pollGroup(options: SharedOptions, base: URL, g: ReturnType<typeof groups>[number], nowMs: number, p: Poller): Promise<void> {
-  const values = [...new Set(g.askers.map((a) => a.matchers[distinguishing(a.matchers)]?.value).filter((v): v is string => v !== undefined))]
-  const matchers: LabelMatcher[] = g.label === null ? g.rest : [...g.rest, values.length === 1 ? { name: g.label, op: '=', value: values[0]! } : { name: g.label, op: '=~', value: values.map(regexQuote).join('|') }]
+  const valueOf = (a: Asker) => (g.label === null ? undefined : a.matchers[distinguishing(a.matchers)]!.value)
+  const keyOf = (value: string | undefined) => JSON.stringify([g.label, canonical(g.rest), value ?? null])
+  const values = [...new Set(g.askers.map(valueOf).filter((v): v is string => v !== undefined))]
   const sinceMs = Math.min(...g.askers.map((a) => a.sinceMs))
-  const r = await askPoll(base, matchers, options.meterName, options.trafficNames, sinceMs, nowMs, options.fetch)
-  p.queries += r.queries
+  // The targets asking for the first time: their scrape intervals are read once, beside the poll.
+  const fresh = [...new Set(g.askers.map(valueOf))].filter((v) => !p.intervals.has(keyOf(v)))
+  const [r, ups] = await Promise.all([
+    askPoll(base, combined(g, values), options.meterName, options.trafficNames, sinceMs, nowMs, options.fetch),
+    fresh.length > 0 ? askUp(base, combined(g, fresh.filter((v): v is string => v !== undefined)), INTERVAL_LOOKBACK_S, nowMs, options.fetch) : Promise.resolve(null),
+  ])
+  p.queries += r.queries + (fresh.length > 0 ? 1 : 0)
+  for (const v of fresh) {
+    const mine = (ups ?? []).filter((u) => g.label === null || u.metric[g.label] === v).map((u) => scrapeIntervalOf(u.values)).filter((ms): ms is number => ms !== null)
+    p.intervals.set(keyOf(v), mine.length > 0 ? Math.max(...mine) : null)
+  }
   for (const a of g.askers) {
-    const value = g.label === null ? undefined : a.matchers[distinguishing(a.matchers)]!.value
+    const value = valueOf(a)
     const result: PromResult = r.ok ? { ok: true, reading: readingOf(cut(r.answer, g.label, value, a.sinceMs, nowMs), { ...options, model: a.model }, a.matchers, a.sinceMs, nowMs) } : { ok: false, failure: r.failure }
-    a.resolve({ result, targets: g.askers.length, queries: r.queries })
+    a.resolve({ result, targets: g.askers.length, queries: r.queries, intervalMs: p.intervals.get(keyOf(value)) ?? null })
   }
 }
 
@@ -126,7 +146,7 @@ type SharedOptions = Pick<PromSourceOptions, 'prometheusUrl' | 'meterName' | 'tr
 function pollerOf(key: string): Poller {
   let p = fleet!.pollers.get(key)
   if (!p) {
-    p = { waiting: [], busy: false, timer: null, lastSent: 0, queries: 0 }
+    p = { waiting: [], busy: false, timer: null, lastSent: 0, queries: 0, intervals: new Map() }
     fleet!.pollers.set(key, p)
   }
   return p
@@ -144,6 +164,7 @@ export function sharedPromSource(options: Omit<PromSourceOptions, 'fetch'>, caFi
   const shared: SharedOptions = { prometheusUrl: options.prometheusUrl, meterName: options.meterName, trafficNames: options.trafficNames, fetch: f.fetch(caFile) }
   let queries = 0
   let peers = 0
+  let intervalMs: number | null = null
   const flush = async (p: Poller): Promise<void> => {
     p.timer = null
     if (p.busy || p.waiting.length === 0) return
@@ -175,6 +196,7 @@ export function sharedPromSource(options: Omit<PromSourceOptions, 'fetch'>, caFi
           resolve: (r) => {
             queries += r.queries
             peers = Math.max(peers, r.targets)
+            intervalMs = r.intervalMs
             resolve(r.result)
           },
         })
@@ -184,5 +206,7 @@ export function sharedPromSource(options: Omit<PromSourceOptions, 'fetch'>, caFi
     /** Queries sent by the polls that answered this target (each shared with `targets` targets). */
     queries: () => queries,
     shared: () => ({ targets: peers, queries: promFleetQueries() }),
+    /** This target's scrape interval as Prometheus' `up` showed it (known after its first poll), or null. */
+    scrapeIntervalMs: () => intervalMs,
   }
 }

@@ -179,6 +179,28 @@ export async function askPoll(base: URL, matchers: readonly LabelMatcher[], mete
   return { ok: true, answer: { data: window.data, warnings: window.warnings, entries: meta.entries }, queries: 2 }
 }
 
+/**
+ * The `up` samples of `matchers` over the `lookbackS` seconds before `nowMs` (one instant query of a
+ * range selector): what a fleet reads once to know each target's scrape interval.
+ */
+export async function askUp(base: URL, matchers: readonly LabelMatcher[], lookbackS: number, nowMs: number, fetch: PromFetch): Promise<Matrix | null> {
+  const u = new URL(`${base.pathname.replace(/\/+$/, '')}/api/v1/query`, base)
+  u.searchParams.set('query', `${renderMatchers([{ name: '__name__', op: '=', value: 'up' }, ...matchers])}[${lookbackS}s]`)
+  u.searchParams.set('time', (nowMs / 1000).toFixed(3))
+  try {
+    const r = parseApiAnswer(await fetch(u.toString()), `GET ${u}`)
+    return r.ok ? r.data : null
+  } catch {
+    return null
+  }
+}
+
+/** A target's scrape interval from its `up` samples: the median time between two; null with fewer than two. */
+export function scrapeIntervalOf(samples: readonly PromSample[]): number | null {
+  const gaps = samples.slice(1).map((p, i) => p.t - samples[i]!.t).sort((a, b) => a - b)
+  return gaps.length === 0 ? null : gaps[gaps.length >> 1]!
+}
+
 /** What Prometheus answered for one target, read: its series by role, its scrapes and targets (the fleet's answer, cut to the target, is read the same way). */
 export function readingOf(answer: PollAnswer, options: Pick<PromSourceOptions, 'meterName' | 'trafficNames' | 'model'>, matchers: readonly LabelMatcher[], sinceMs: number, nowMs: number): PromReading {
   const q = buildQueries(matchers, options.meterName, options.trafficNames, (nowMs - sinceMs) / 1000)
