@@ -55,7 +55,8 @@ export function gatherRead<K>(shareKey: string, run: (req: HostRun) => Promise<H
     state.busy = true
     const keys = [...new Map(askers.map((a) => [g.keyOf(a.key as K), a.key as K])).values()]
     try {
-      const result = await run({ script: g.script(keys), ...(g.privileged ? { privileged: true } : {}), ...(g.asDeployUser ? { asDeployUser: true } : {}), timeoutMs: Math.max(...askers.map((a) => a.timeoutMs)) })
+      // Everyone who asked waits on it: it goes before the host's other waiting reads.
+      const result = await run({ script: g.script(keys), ...(g.privileged ? { privileged: true } : {}), ...(g.asDeployUser ? { asDeployUser: true } : {}), timeoutMs: Math.max(...askers.map((a) => a.timeoutMs)), urgent: true })
       for (const a of askers) a.resolve(g.view(result, keys, a.key as K))
     } catch (error) {
       for (const a of askers) a.reject(error)

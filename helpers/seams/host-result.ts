@@ -15,6 +15,8 @@ export interface HostRun {
    */
   privileged?: boolean
   timeoutMs: number
+  /** A read many wait on (one shared by the targets of a host): it starts before the host's other waiting reads. */
+  urgent?: boolean
 }
 
 /**

@@ -153,9 +153,9 @@ export function createHost(options: HostOptions): HostClient {
   const control = host.kind === 'ssh' ? sshControl(sshOpts) : undefined
 
   /** One program on the host: `sh -c`, or one ssh session; at most the host's sessions at once. */
-  const launch = async (script: string, timeoutMs: number, batch?: { nonce: string; timeoutsMs: readonly number[] }): Promise<Exec> => {
+  const launch = async (script: string, timeoutMs: number, batch?: { nonce: string; timeoutsMs: readonly number[] }, urgent = false): Promise<Exec> => {
     const args = host.kind === 'local' ? ['-c', script] : sshArgs(host, sshOpts, script, timeoutMs, control)
-    const release = await sessions.acquire()
+    const release = await sessions.acquire(urgent)
     try {
       return await runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
     } finally {
@@ -163,9 +163,9 @@ export function createHost(options: HostOptions): HostClient {
     }
   }
 
-  const attempt = async (script: string, timeoutMs: number): Promise<HostResult> => {
+  const attempt = async (script: string, timeoutMs: number, urgent = false): Promise<HostResult> => {
     const started = performance.now()
-    const r = await launch(script, timeoutMs)
+    const r = await launch(script, timeoutMs, undefined, urgent)
     const durationMs = Math.round(performance.now() - started)
     let failure: HostFailure | undefined
     if (r.spawnError !== undefined) failure = 'spawn'
@@ -183,7 +183,7 @@ export function createHost(options: HostOptions): HostClient {
     if (!retry) return first
     const left = req.timeoutMs - (performance.now() - started)
     if (left < 50) return first
-    const second = await attempt(asRoot(req.script), left)
+    const second = await attempt(asRoot(req.script), left, req.urgent)
     return { ...second, durationMs: Math.round(performance.now() - started) }
   }
 
@@ -193,7 +193,7 @@ export function createHost(options: HostOptions): HostClient {
     async run(req) {
       const started = performance.now()
       const script = hostScript(req, { deployUser, user, sudo })
-      return retryRefused(req, script, await attempt(script, req.timeoutMs), started)
+      return retryRefused(req, script, await attempt(script, req.timeoutMs, req.urgent), started)
     },
     async runAll(reqs) {
       if (reqs.length === 1) return [await this.run(reqs[0]!)]
