@@ -94,7 +94,7 @@ export const METAVARS: Readonly<Record<string, string>> = {
   'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
-  targets: 'path', concurrency: 'n', shard: 'i/n', 'run-id': 'id',
+  targets: 'path', concurrency: 'auto|n', shard: 'i/n', 'run-id': 'id',
 }
 
 export function metavar(flag: string): string {
@@ -118,7 +118,7 @@ export function helpText(knobNames: readonly string[]): string {
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',
     `Usage: ${verify} --svc <svc> --knob <knob> [options]`,
-    `       ${verify} --targets <file> [--concurrency N] [--shard i/n] [options for every target]`,
+    `       ${verify} --targets <file> [--concurrency auto|N] [--shard i/n] [options for every target]`,
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...rows,
