@@ -8,7 +8,7 @@
 import { quote } from '../config/shell.ts'
 import type { Gather, HostResult } from '../seams/host-result.ts'
 import { parseListeners, parseOwners, type Listener } from './proc.ts'
-import { MARK, parseSurvey, portHex, readProcs, readSurveys, sections, type ProcRead, type Survey } from './survey.ts'
+import { keptSections, MARK, parseSurvey, portHex, readProcs, readSurveys, sections, SOCKET_READS, type ProcRead, type Survey } from './survey.ts'
 
 /** What one target's survey asks: its process name and its base URL's port. */
 export interface SurveyKey {
@@ -21,20 +21,11 @@ export function manySurveyScript(keys: readonly SurveyKey[]): string {
   const names = [...new Set(keys.map((k) => k.process))]
   const hexes = [...new Set(keys.flatMap((k) => (k.port === null ? [] : [portHex(k.port)])))]
   return [
-    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
-    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
-    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
-    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
-    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+    ...SOCKET_READS,
     ...names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`),
     `F="${names.map((_, i) => `$F${i}`).join(' ')}"`,
     `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(` ${hexes.join(' ')} `)} 'NF>9 && index(h, " " substr($2, length($2)-4) " "){printf " %s", $10}')`,
-    `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
-    `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
-    `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
-    ...names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`),
-    `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
-    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+    ...keptSections(names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`)),
     // As the one-target survey: a cmdline that cannot be read fails the script (so --sudo auto
     // retries it under sudo -n); its error is also kept with its pid, for that target's view.
     'exec 3>&1',

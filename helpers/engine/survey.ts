@@ -69,23 +69,38 @@ const PROC_LOOP = [
 /** The port as /proc/net/tcp{,6} prints it: a colon and four upper-case hex digits ('' for none). */
 export const portHex = (port: number | null): string => (port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`)
 
-export function surveyScript(processName: string, port: number | null): string {
-  const hex = portHex(port)
+/** Every survey's start: the boot time and clock tick, the listening sockets (L, their inodes I) and who holds them (O: `pid inode`). */
+export const SOCKET_READS: readonly string[] = [
+  `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
+  `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
+  `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
+  `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
+  `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+]
+
+/**
+ * Given F (the pids found by name) and Q (the inodes of the port's sockets): K, the holders kept
+ * (the port's, and the named processes'), the listen and owners sections, what `pidof` printed
+ * (`pidofLines`), H (the port's holders) and P (the processes to detail).
+ */
+export function keptSections(pidofLines: readonly string[]): string[] {
   return [
-    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
-    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
-    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
-    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
-    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
-    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
-    // Q: the inodes of the port's sockets; K: the holders kept (the port's, and the named processes').
-    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
     `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
     `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
     `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
-    `echo '${MARK}pidof'; echo $F`,
+    ...pidofLines,
     `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
     `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+  ]
+}
+
+export function surveyScript(processName: string, port: number | null): string {
+  const hex = portHex(port)
+  return [
+    ...SOCKET_READS,
+    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
+    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
+    ...keptSections([`echo '${MARK}pidof'; echo $F`]),
     PROC_LOOP,
   ].join('\n')
 }
