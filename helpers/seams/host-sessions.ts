@@ -28,6 +28,32 @@ export function hostSessions(target: string): Slots {
 
 let controlDir: string | null = null
 
+/** Per master connection (ControlPath and destination): the first call, which makes it; the others start once it is done. */
+const firstCalls = new Map<string, Promise<unknown>>()
+
+/**
+ * Runs `call` once the master connection of `key` is there: the first call to it runs at once (ssh
+ * makes the master for it); calls asked meanwhile wait for it to end, so they ride that master
+ * instead of racing it with connections of their own. A first call that failed leaves no master:
+ * the next ones then try for themselves.
+ */
+export async function overMaster<T>(key: string, call: () => Promise<T>): Promise<T> {
+  const first = firstCalls.get(key)
+  if (first) {
+    await first
+    return call()
+  }
+  const made = call()
+  firstCalls.set(
+    key,
+    made.then(
+      () => undefined,
+      () => undefined,
+    ),
+  )
+  return made
+}
+
 function closeMasters(): void {
   if (!controlDir) return
   try {

@@ -9,7 +9,7 @@ import { classifyFailure, type HostClient, type HostFailure, type HostResult, ty
 import type { Exec } from './exec.ts'
 import { runExec } from './executor.ts'
 import { runParts } from './host-batch.ts'
-import { hostSessions, sshControl } from './host-sessions.ts'
+import { hostSessions, overMaster, sshControl } from './host-sessions.ts'
 import { gatherRead } from './host-gather.ts'
 
 export { classifyFailure, type HostClient, type HostFailure, type HostResult, type HostRun }
@@ -157,7 +157,8 @@ export function createHost(options: HostOptions): HostClient {
     const args = host.kind === 'local' ? ['-c', script] : sshArgs(host, sshOpts, script, timeoutMs, control)
     const release = await sessions.acquire(urgent)
     try {
-      return await runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
+      const run = () => runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
+      return await (control ? overMaster(`${control}\n${target}`, run) : run())
     } finally {
       release()
     }
