@@ -13,7 +13,8 @@
 // the whole fleet, over by one scrape interval after the start.
 import type { LabelMatcher } from './prom-query.ts'
 import { regexQuote } from './prom-query.ts'
-import { askPoll, askUp, readingOf, scrapeIntervalOf, type PollAnswer, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
+import { askPoll, askUp, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
+import { readingOf, scrapeIntervalOf, type PollAnswer } from './prom-reading.ts'
 
 /** The least time between two polls of one fleet poller. */
 export const MIN_GAP_MS = 500
