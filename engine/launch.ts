@@ -19,6 +19,7 @@ import { profilePlan, RADIANCE_IMAGE } from './profile-launch.ts'
 import type { ProfileName } from './profile-launch.ts'
 import type { ProfileFaultName } from './profiles/faults.ts'
 import { writeRuntimeShims } from './runtime-shims.ts'
+import type { RuntimeFaultName } from './runtime-objects.ts'
 import { writeShims } from './shims.ts'
 
 export { freePort }
@@ -45,6 +46,8 @@ export interface EngineOptions {
   load?: { closedMs: number; unavailableMs: number }
   /** The Kubernetes namespace the kubectl shim puts the pod in; default 'default'. */
   namespace?: string
+  /** What the runtime around the engine gets wrong (engine/runtime-objects.ts RUNTIME_FAULTS): a stopped container, a refused kubectl. */
+  runtimeFaults?: readonly RuntimeFaultName[]
   /** How many identical engine processes to start (2 = the "two engine processes" fault); only the first listens. */
   copies?: number
   /** What `systemctl show <unit> -p DropInPaths` reports; default none. */
@@ -186,9 +189,10 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   writeRuntimeShims({
     binDir, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, engineEnv: containerEnv, engineLead: faults.flatMap((f) => ['--fault', f]),
     helpPath: plan ? null : helpPath, compileCache: COMPILE_CACHE, podman: plan !== null,
-    facts: { svc, namespace: options.namespace ?? 'default', binary: plan?.binary ?? 'radiance', image: plan?.image ?? RADIANCE_IMAGE, args: engineArgs, env: containerEnv, pid: children[0]!.pid!, port, startedAt: new Date() },
+    facts: { svc, namespace: options.namespace ?? 'default', binary: plan?.binary ?? 'radiance', image: plan?.image ?? RADIANCE_IMAGE, args: engineArgs, env: containerEnv, pid: children[0]!.pid!, port, startedAt: new Date(), faults: options.runtimeFaults ?? [] },
   })
-  if (containerPidPath) writeFileSync(containerPidPath, `${children[0]!.pid}\n`)
+  // A stopped container (runtimeFaults container_stopped): podman inspect's State.Pid is 0.
+  if (containerPidPath) writeFileSync(containerPidPath, `${options.runtimeFaults?.includes('container_stopped') ? 0 : children[0]!.pid}\n`)
   await bootPrinted(children[0]!, root)
   const members = options.fleet ? await fleetMembers(children[0]!, root, svc, options.fleet) : undefined
   const baseUrl = members ? members[0]!.baseUrl : `http://127.0.0.1:${port}`

@@ -94,7 +94,8 @@ function kubectlGet(f: RuntimeFacts, argv: readonly string[]): void {
   else if (output.startsWith('jsonpath=')) process.stdout.write(jsonPath(output.slice('jsonpath='.length), pod))
   else if (output === '' || output === 'wide') {
     const head = ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', ...(output === 'wide' ? ['IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES'] : [])]
-    const row = [f.svc, '1/1', 'Running', '0', age(f.startedAt), ...(output === 'wide' ? ['127.0.0.1', 'localhost', '<none>', '<none>'] : [])]
+    const down = f.faults?.includes('container_stopped') === true
+    const row = [f.svc, down ? '0/1' : '1/1', down ? 'CrashLoopBackOff' : 'Running', down ? '5' : '0', age(f.startedAt), ...(output === 'wide' ? ['127.0.0.1', 'localhost', '<none>', '<none>'] : [])]
     process.stdout.write(table([head, row]))
   } else fail(`error: unable to match a printer suitable for the output format "${output}", allowed formats are: json,jsonpath,name,wide,yaml`)
 }

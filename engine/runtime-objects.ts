@@ -4,6 +4,14 @@
 // JSON next to the engine's shims; engine/runtime-cli.ts reads it.
 import { createHash } from 'node:crypto'
 
+/** What the runtime itself can get wrong around a healthy engine (`startEngine({ runtimeFaults })`), for the runtime's own red and inconclusive rows. */
+export const RUNTIME_FAULTS = [
+  { name: 'container_stopped', description: "the engine's container is not running: docker inspect says exited (State.Pid 0), podman inspect's State.Pid is 0, the pod's container waits in CrashLoopBackOff; exec into it fails, its log still reads" },
+  { name: 'kubectl_refused', description: 'kubectl cannot reach the API server: every kubectl command answers "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?"' },
+] as const
+
+export type RuntimeFaultName = (typeof RUNTIME_FAULTS)[number]['name']
+
 export interface RuntimeFacts {
   svc: string
   namespace: string
@@ -15,7 +23,11 @@ export interface RuntimeFacts {
   pid: number
   port: number
   startedAt: Date
+  /** The runtime's own misbehaviours (RUNTIME_FAULTS); none by default. */
+  faults?: readonly RuntimeFaultName[]
 }
+
+const stopped = (f: RuntimeFacts): boolean => f.faults?.includes('container_stopped') === true
 
 const hex64 = (seed: string): string => createHash('sha256').update(seed).digest('hex')
 
@@ -27,7 +39,9 @@ export function dockerInspect(f: RuntimeFacts): unknown[] {
     Created: started,
     Path: f.binary,
     Args: [...f.args],
-    State: { Status: 'running', Running: true, Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: f.pid, ExitCode: 0, Error: '', StartedAt: started, FinishedAt: '0001-01-01T00:00:00Z' },
+    State: stopped(f)
+      ? { Status: 'exited', Running: false, Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: 0, ExitCode: 1, Error: '', StartedAt: started, FinishedAt: started }
+      : { Status: 'running', Running: true, Paused: false, Restarting: false, OOMKilled: false, Dead: false, Pid: f.pid, ExitCode: 0, Error: '', StartedAt: started, FinishedAt: '0001-01-01T00:00:00Z' },
     Image: `sha256:${hex64(`image:${f.image}`)}`,
     Name: `/${f.svc}`,
     RestartCount: 0,
@@ -54,7 +68,9 @@ export function kubePod(f: RuntimeFacts): Record<string, unknown> {
       podIP: '127.0.0.1',
       podIPs: [{ ip: '127.0.0.1' }],
       startTime: started,
-      containerStatuses: [{ name: f.binary, ready: true, started: true, restartCount: 0, image: f.image, imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`, containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`, state: { running: { startedAt: started } } }],
+      containerStatuses: [stopped(f)
+        ? { name: f.binary, ready: false, started: false, restartCount: 5, image: f.image, imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`, containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`, state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 2m40s restarting failed container=${f.binary} pod=${f.svc}_${f.namespace}` } }, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: started, finishedAt: started } } }
+        : { name: f.binary, ready: true, started: true, restartCount: 0, image: f.image, imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`, containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`, state: { running: { startedAt: started } } }],
     },
   }
 }

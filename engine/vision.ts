@@ -70,6 +70,11 @@ function loadImage(url: unknown): ColourName {
  * Validates every image_url part of every message (vLLM loads them all) and returns the colour
  * of the last image in `lastUser`, or null when that message carries no image.
  */
+/** Whether any message carries an `image_url` part (what a text-only model refuses before reading it). */
+export function hasImagePart(messages: readonly unknown[]): boolean {
+  return messages.some((m) => Array.isArray((m as { content?: unknown }).content) && ((m as { content: unknown[] }).content).some((p) => typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'image_url'))
+}
+
 export function scanImages(messages: readonly unknown[], lastUser: unknown): ColourName | null {
   let colour: ColourName | null = null
   for (const message of messages) {

@@ -1,14 +1,19 @@
-// pnpm faults-doc: writes docs/faults.md from the fault matrix (test/support/fault-matrix.ts), and
-// docs/writeback-faults.md from the writeback and replay fault table
-// (test/support/writeback-faults.ts), so the tables cannot drift from the tests
-// (test/faults-doc.test.ts and test/writeback-faults.test.ts check they are equal).
+// pnpm faults-doc: writes docs/faults.md from the fault matrix (test/support/fault-matrix.ts, and
+// the other engines' test/support/profile-matrix.ts), docs/writeback-faults.md from the writeback
+// and replay fault table (test/support/writeback-faults.ts), and the README's generated tables
+// (the proof steps, each engine profile's knobs and sources), so the tables cannot drift from the
+// tests (test/faults-doc.test.ts, test/writeback-faults.test.ts, test/steps-doc.test.ts and
+// test/profiles-doc.test.ts check they are equal).
 // With --measure it also runs every case live and prints each time to verdict against its budget.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
-import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, type FaultCase } from '../test/support/fault-matrix.ts'
+import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, runtimeArgs, type FaultCase } from '../test/support/fault-matrix.ts'
+import { PROFILE_MATRIX } from '../test/support/profile-matrix.ts'
+import { BUILTIN_PROFILES, builtinProfile } from '../helpers/profiles/load.ts'
+import { readmeWithProfileTables } from '../helpers/profiles/table.ts'
 import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/seams/first-contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
@@ -31,13 +36,23 @@ export function faultsMarkdown(): string {
     const when = c.mistake === 'before contact' ? 'at once, before contact: nothing is contacted' : `on first contact: one GET /health, then GET /v1/models and HEAD /metrics side by side, each bounded by ${FIRST_CONTACT_TIMEOUT_MS / 1000} s; no budget is waited`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(flags)}\` | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${when} | \`${cell(c.message)}\` |`
   })
-  const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map((c) => {
+  const row = (c: FaultCase): string => {
     const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
-    const shown = (e: FaultCase['engine']) => [...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
+    const runtime = runtimeArgs(c, { svc: 'SVC' })
+    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...runtime, ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
+    const shown = (e: FaultCase['engine']) => [...Object.entries(e.engineEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.runtimeFaults ?? []).map((f) => `(runtime: ${f})`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
     const engine = `${shown(c.engine)}${c.beside ? `; beside it, under the same name: ${shown(c.beside)}` : ''}`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${c.message ? `\`${cell(c.message)}\`` : ''} |`
-  })
+  }
+  const rows = FAULT_MATRIX.filter((c) => c.mistake === undefined).map(row)
+  const others = (['vllm', 'sglang', 'llama.cpp'] as const).flatMap((profile) => [
+    `### ${profile}`,
+    '',
+    '| fault | what is wrong | engine | verify | steps not passing | verdict | exit | message contains |',
+    '|---|---|---|---|---|---|---|---|',
+    ...PROFILE_MATRIX.filter((c) => c.engine.profile === profile).map(row),
+    '',
+  ])
   return [
     '# Fault matrix',
     '',
@@ -51,6 +66,13 @@ export function faultsMarkdown(): string {
     '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
+    '## The other engines',
+    '',
+    'Run by `test/fault-matrix-profiles.test.ts` from `test/support/profile-matrix.ts`, in-process as above: the reference engine',
+    'speaking each engine (`startEngine({ profile })`), verified with that engine\'s profile (`--engine`). Each built-in knob green, and',
+    'red at the step that reads what contradicts it; a stale profile said, not failed.',
+    '',
+    ...others,
     "## The operator's mistakes",
     '',
     'Answered at once with exit 2, the cause and the fix in one line, and never blamed on the engine. These rows run with the',
@@ -137,10 +159,10 @@ export function readmeWithStepsTable(readme: string): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const readme = new URL('../README.md', import.meta.url)
-  writeFileSync(readme, readmeWithStepsTable(readFileSync(readme, 'utf8')))
-  console.log(`README.md: the proof-steps table, ${STEPS.length} steps`)
+  writeFileSync(readme, readmeWithProfileTables(readmeWithStepsTable(readFileSync(readme, 'utf8')), BUILTIN_PROFILES.map(builtinProfile)))
+  console.log(`README.md: the proof-steps table, ${STEPS.length} steps; the knob and source tables of ${BUILTIN_PROFILES.join(', ')}`)
   writeFileSync(new URL('../docs/faults.md', import.meta.url), faultsMarkdown())
-  console.log(`docs/faults.md: ${FAULT_MATRIX.length} cases, ${FAULTS.length} engine faults`)
+  console.log(`docs/faults.md: ${FAULT_MATRIX.length} cases, ${PROFILE_MATRIX.length} of the other engines, ${FAULTS.length} engine faults`)
   writeFileSync(new URL('../docs/writeback-faults.md', import.meta.url), writebackFaultsMarkdown())
   console.log(`docs/writeback-faults.md: ${WRITEBACK_FAULTS.length} cases`)
   if (process.argv.includes('--measure')) {
@@ -153,7 +175,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const { engine } = row
       // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
       if (c.mistake) await row.waitReady()
-      const run = await runVerify([...engineArgs(engine, row.baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
+      const run = await runVerify([...engineArgs(engine, row.baseUrl), ...runtimeArgs(c, engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
       await row.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
       cleanup(run)

@@ -148,10 +148,14 @@ verdict=$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"
 say "ok: live verify GREEN, report written through -v …:/runs/reports:U (and refused without :U: exit 2, permission denied)"
 
 # 4. SIGTERM (a CI cancel, a pod eviction) ends a run with 143 and its partial report.
+# Nothing listens on port 9, so the health step waits out its budget. The host is one reached over
+# ssh (a name that is not the URL's): first contact's check of a port nothing on the host serves
+# applies only where the URL names the host inspected, and would otherwise end the run at once.
 prun -d --name armproof-image-sigterm --network none "$tag" verify --svc gone --knob PREFILL_INTERLEAVE \
-  --base-url http://127.0.0.1:9 --host local --no-dropin-check --health-budget 5m >/dev/null
+  --base-url http://127.0.0.1:9 --host deploy@gpu-7.invalid --no-dropin-check --health-budget 5m >/dev/null
 for i in $(seq 1 50); do pm logs armproof-image-sigterm 2>&1 | grep -q 'health' && break; sleep 0.2; done
-pm kill --signal TERM armproof-image-sigterm >/dev/null
+# A run that ended before the signal (it should not) is said below with its own exit code and log.
+pm kill --signal TERM armproof-image-sigterm >/dev/null 2>&1 || true
 code=$(timeout 60 podman "${global[@]}" wait armproof-image-sigterm)
 [ "$code" = 143 ] || { pm logs armproof-image-sigterm | tail -n 20; fail "SIGTERM ended the run with $code, expected 143"; }
 pm logs armproof-image-sigterm 2>&1 | grep -q 'INTERRUPTED' || fail "the run said no INTERRUPTED line"
@@ -160,7 +164,9 @@ say "ok: SIGTERM → exit 143, INTERRUPTED"
 
 # 5. armproof serve in the image answers /healthz (a targets file mounted, the token from env).
 serve_port=$((20000 + RANDOM % 20000))
-printf 'defaults: { knob: PREFILL_INTERLEAVE, host: local, no-dropin-check: true, health-budget: 1s, meter-window: 1s }\ntargets:\n  - { svc: llm-7, base-url: "http://127.0.0.1:9" }\n' >"$work/targets.yaml"
+# The target's host is reached over ssh (as in 4.), so the run is judged inconclusive, not refused
+# at first contact for a port nothing on this host serves.
+printf 'defaults: { knob: PREFILL_INTERLEAVE, host: deploy@gpu-7.invalid, no-dropin-check: true, health-budget: 1s, meter-window: 1s }\ntargets:\n  - { svc: llm-7, base-url: "http://127.0.0.1:9" }\n' >"$work/targets.yaml"
 prun -d --name armproof-image-serve --network host -v "$work/targets.yaml:/config/targets.yaml:ro" \
   -e ARMPROOF_SERVE_TOKEN=image-test-token-0123456789 -e VERIFY_NO_DOTENV=1 "$tag" serve --targets /config/targets.yaml --listen "127.0.0.1:$serve_port" >/dev/null
 ok=''

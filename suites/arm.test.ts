@@ -7,15 +7,17 @@ import { defineFleetSuite } from '../helpers/fleet/suite.ts'
 import { beforeGroup } from '../helpers/steps/judges.ts'
 import { stepGroups, stepTitle } from '../helpers/steps/registry.ts'
 import { openRun, prove } from '../helpers/steps/runbook.ts'
+import { meterStill } from '../helpers/config/knobs.ts'
 
 const fleet = inject('armproof:fleet')
 if (fleet) {
   defineFleetSuite(fleet)
 } else {
   const run = await openRun()
-  const { target, spec } = run.ctx
+  const { target, spec, engine } = run.ctx
   const armed = target.value ?? 'its default'
-  const atDefault = target.value === null || target.value === spec.default
+  // The meter's own wording where the value turns the knob's feature off (a rollback, for radiance's knobs).
+  const atDefault = meterStill(spec, target.value)
 
   afterAll(() => run.close())
 
@@ -24,7 +26,7 @@ if (fleet) {
       const section = sideBySide ? describe.concurrent : describe
       section(group, () => {
         beforeAll(() => beforeGroup(run, group))
-        for (const id of ids) test(stepTitle(id, atDefault), (t) => prove(t, run, id))
+        for (const id of ids) test(stepTitle(id, atDefault, engine.health.numeric.length === 0), (t) => prove(t, run, id))
       })
     }
   })

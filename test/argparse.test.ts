@@ -11,6 +11,7 @@ import { listFlags } from '../helpers/steps/help/parse.ts'
 import { parseFlags } from '../engine/flags.ts'
 import { helpText } from '../engine/help.ts'
 import { pick, prng } from './support/prng.ts'
+import { PY_DASHED } from './support/python-dashed.ts'
 
 const FLAG = '--prefill-interleave'
 const KNOWN: KnownFlag[] = ['--host', '--port', FLAG, '--prefill-chunk', '--stager-depth', '--config'].map((name) => ({ name, takesValue: true })).concat([{ name: '--enable-x', takesValue: false }])
@@ -158,6 +159,7 @@ function ours(c: Case): { error: boolean; value: string | null } {
  */
 const PYTHON = String.raw`
 import argparse, json, sys, io, contextlib
+${PY_DASHED}
 out = []
 for case in json.load(sys.stdin):
     args = list(case['argv'])
@@ -175,12 +177,6 @@ for case in json.load(sys.stdin):
             for key, value in dict(case['config'] or []).items():
                 pulled += ['--' + key, str(value)]
             args = pulled + args[:i] + args[i + (1 if inline else 2):]
-        def dashed(a):
-            if not a.startswith('--'):
-                return a
-            name, eq, rest = a.partition('=')
-            head, dot, tail = name.partition('.')
-            return head.replace('_', '-') + dot + tail + eq + rest
         args = [dashed(a) for a in args]
         p = argparse.ArgumentParser(add_help=False, allow_abbrev=True, exit_on_error=False)
         for j, f in enumerate(case['flags']):

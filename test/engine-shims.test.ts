@@ -142,3 +142,41 @@ describe('kubectl shim', () => {
     expect(await run('kubectl', ['exec', '-n', 'llm', 'vllm-0', 'vllm', '--version'], vllm.env)).toEqual({ code: 1, stdout: '', stderr: 'error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\n' })
   })
 })
+
+describe("a bare process's shims, and the runtime's own faults", () => {
+  test('journalctl -u <svc> [-o cat] [-n N] prints the log; another unit has no entries; radiance --help runs on the host', async () => {
+    expect(await run('journalctl', ['-u', 'rad-0', '-o', 'cat', '--no-pager'], radiance.env)).toEqual({ code: 0, stdout: readFileSync(radiance.ledgerPath, 'utf8'), stderr: '' })
+    expect((await run('journalctl', ['--unit=rad-0.service', '-n', '2'], radiance.env)).stdout.split('\n').filter(Boolean)).toHaveLength(2)
+    expect(await run('journalctl', ['-u', 'other'], radiance.env)).toEqual({ code: 0, stdout: '-- No entries --\n', stderr: '' })
+    expect((await run('journalctl', ['-u', 'rad-0', '-f'], radiance.env)).code).toBe(1)
+    expect(await run('radiance', ['--help'], radiance.env)).toEqual(await run(process.execPath, [ENGINE_ENTRY, '--help']))
+  })
+
+  test('container_stopped: docker says exited (State.Pid 0) and refuses exec; the pod waits in CrashLoopBackOff and kubectl exec finds no container; logs still read', async () => {
+    const e = await startEngine({ svc: 'stop-0', processName: unique('stop-'), runtimeFaults: ['container_stopped'], args: ['--load-closed-ms', '0', '--load-503-ms', '0'] })
+    try {
+      expect((await run('docker', ['inspect', '--format', '{{.State.Pid}} {{.State.Status}}', 'stop-0'], e.env)).stdout).toBe('0 exited\n')
+      const exec = await run('docker', ['exec', 'stop-0', 'radiance', '--help'], e.env)
+      expect([exec.code, exec.stderr]).toEqual([1, expect.stringMatching(/^Error response from daemon: container [0-9a-f]{64} is not running\n$/)])
+      expect((await run('docker', ['logs', 'stop-0'], e.env)).stdout).toBe(readFileSync(e.ledgerPath, 'utf8'))
+      const pod = JSON.parse((await run('kubectl', ['get', 'pod', 'stop-0', '-o', 'json'], e.env)).stdout) as { status: { phase: string; containerStatuses: Array<{ ready: boolean; state: Record<string, { reason?: string }> }> } }
+      expect(pod.status.phase).toBe('Running')
+      expect(pod.status.containerStatuses[0]).toMatchObject({ ready: false, state: { waiting: { reason: 'CrashLoopBackOff' } } })
+      expect((await run('kubectl', ['get', 'pod', 'stop-0'], e.env)).stdout.split('\n')[1]).toMatch(/^stop-0 {3,}0\/1 {5}CrashLoopBackOff {3}5 /)
+      expect(await run('kubectl', ['exec', 'stop-0', '--', 'radiance', '--help'], e.env)).toEqual({ code: 1, stdout: '', stderr: 'error: unable to upgrade connection: container not found ("radiance")\n' })
+    } finally {
+      await e.stop()
+    }
+  })
+
+  test('kubectl_refused: every kubectl command answers the refused connection, exit 1', async () => {
+    const e = await startEngine({ svc: 'ref-0', processName: unique('kref-'), runtimeFaults: ['kubectl_refused'], args: ['--load-closed-ms', '0', '--load-503-ms', '0'] })
+    try {
+      for (const args of [['get', 'pod', 'ref-0', '-o', 'json'], ['logs', 'ref-0'], ['exec', 'ref-0', '--', 'true']]) {
+        expect(await run('kubectl', args, e.env)).toEqual({ code: 1, stdout: '', stderr: 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n' })
+      }
+    } finally {
+      await e.stop()
+    }
+  })
+})

@@ -914,6 +914,15 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(((await (await fetch(`${e.baseUrl}/stats`)).json()) as { other_origin: unknown }).other_origin).toEqual({ requests: 2, with_authorization: 1 })
     },
   },
+  vision_text_only: {
+    async check(e, x) {
+      const refused = await post(e, visionBody({ url: RED }))
+      x(refused.status).toBe(400)
+      x(refused.json.error).toEqual({ message: `${MODEL} is not a multimodal model None`, type: 'BadRequestError', param: null, code: 400 })
+      // Only a request with an image is refused: text and tools answer as usual.
+      x((await post(e, toolsBody())).json.choices[0].message.tool_calls).toHaveLength(1)
+    },
+  },
   metrics_guarded: {
     async check(e, x) {
       x((await fetch(`${e.baseUrl}/metrics`)).status).toBe(401)

@@ -85,3 +85,22 @@ describe('the API key is never echoed back', () => {
     if (!result.ok) expect(result.problems.map((p) => p.message).join('\n')).not.toContain('sk-secret')
   })
 })
+
+describe('under --runtime kubernetes, the pod and kubectl\'s options refuse metacharacters and strangers', () => {
+  const kube = (flag: string, value: string) => loadConfig({ argv: [...args(flag, value), '--runtime', 'kubernetes'], env: {} })
+  test.each(Object.entries(SHELL_BOUND))('--host with a %s is refused as no pod name', (_kind, value) => {
+    expectOneLineRefusal(kube('host', value), 'host')
+  })
+  test.each(Object.entries(SHELL_BOUND))('--kube-opts with a %s is refused, each problem one line', (_kind, value) => {
+    const result = kube('kube-opts', value)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    for (const p of result.problems) {
+      expect(p.message).toMatch(/^--kube-opts: /)
+      expect(p.message).not.toMatch(/[\r\n\0]/)
+    }
+  })
+  test.each(['--runtime', '--skip'])('%s with a hostile value is refused in one line', (flag) => {
+    for (const value of Object.values(SHELL_BOUND)) expectOneLineRefusal(loadConfig({ argv: args(flag.slice(2), value), env: {} }), flag.slice(2))
+  })
+})

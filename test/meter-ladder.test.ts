@@ -24,7 +24,7 @@ const SAME: ProcessCheck = { state: 'same', argvPid: '4242', pids: ['4242'], arg
 const GONE: ProcessCheck = { state: 'changed', argvPid: '4242', pids: ['5151'], argvHeld: true, detail: 'step argv read pid 4242; pidof radiance now finds 5151' }
 
 function view(over: Partial<LadderView> = {}): LadderView {
-  return { meterName: METER, shown: METER, model: MODEL, value: '1', rollback: false, flag: '--prefill-interleave', env: 'PREFILL_INTERLEAVE', svc: 'llm-7', rollbackTo: '0', windowMs: 10_000, sinceMs: T0, baseline: true, where: `GET ${URL_}`, words: pageWords(URL_, METER), engine: ENGINE, listenerBinds: true, ...over }
+  return { meterName: METER, shown: METER, model: MODEL, value: '1', still: false, stillWhy: 'at its default 0', onByDefault: false, flag: '--prefill-interleave', env: 'PREFILL_INTERLEAVE', svc: 'llm-7', rollbackTo: '0', windowMs: 10_000, sinceMs: T0, baseline: true, where: `GET ${URL_}`, words: pageWords(URL_, METER), engine: ENGINE, listenerBinds: true, ...over }
 }
 
 type Value = number | 'absent'
@@ -62,8 +62,8 @@ describe('the ladder, rule by rule', () => {
     ['a series that vanishes', rising([1, 'absent']), {}, 'failed', 'vanished from the page at scrape 2'],
     ['a meter never exported', rising(['absent', 'absent']), {}, 'failed', 'is absent from 40 samples'],
     ['a family declared with no sample, then a child: a rise from zero', rising(['absent', 4], (i) => (i === 0 ? { declared: 'counter' } : {})), {}, 'passed', '0 → 4'],
-    ['a rollback declared and childless while traffic flows', rising(['absent', 'absent', 'absent'], () => ({ declared: 'counter' })), { rollback: true, value: '0' }, 'passed', 'zero so far'],
-    ['a rollback above zero', rising([2, 2]), { rollback: true, value: '0' }, 'failed', 'not 0, although PREFILL_INTERLEAVE is at its default 0'],
+    ['a rollback declared and childless while traffic flows', rising(['absent', 'absent', 'absent'], () => ({ declared: 'counter' })), { still: true, value: '0' }, 'passed', 'zero so far'],
+    ['a rollback above zero', rising([2, 2]), { still: true, value: '0' }, 'failed', 'not 0, although PREFILL_INTERLEAVE is at its default 0'],
     ['another process started the page', rising([0, 3], () => ({ processStart: START - 60, processStartRaw: String(START - 60) })), {}, 'inconclusive', 'this run is about two engines'],
     ['no start time and no listener tie', rising([0, 3], () => ({ processStart: undefined })), {}, 'inconclusive', 'carries no process_start_time_seconds'],
     ['no start time, the listener tied', rising([0, 3], () => ({ processStart: undefined })), { engine: { ...ENGINE, foundBy: 'listener', listenerTied: true } }, 'passed', 'rose'],
@@ -161,7 +161,7 @@ function randomCase(random: () => number) {
   if (prometheus && chance(0.15)) extra.targets = ['{instance="a"}', '{instance="a"}']
   if (prometheus) extra.absentAfter = 2
   const process = pick(random, [SAME, SAME, { ...SAME, argvHeld: engine.argvHeld }, GONE, { ...SAME, state: 'unknown' as const, detail: 'the lookup could not run' }])
-  const v0 = view({ engine, rollback: chance(0.2), ...(prometheus ? { listenerBinds: false, words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER) } : {}) })
+  const v0 = view({ engine, still: chance(0.2), ...(prometheus ? { listenerBinds: false, words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER) } : {}) })
   return { view: v0, readings: readings(scrapes, extra), process }
 }
 
@@ -194,7 +194,7 @@ describe('the ladder, property (seeded): never green against any of its rules', 
       const d = judge(c.view, c.readings, c.process)
       tally[d.verdict]++
       const why = neverGreen(c)
-      const context = `seed ${seed}: ${JSON.stringify({ engine: c.view.engine, rollback: c.view.rollback, process: c.process.state, readings: c.readings })}\n→ ${d.verdict}: ${d.observed}`
+      const context = `seed ${seed}: ${JSON.stringify({ engine: c.view.engine, still: c.view.still, process: c.process.state, readings: c.readings })}\n→ ${d.verdict}: ${d.observed}`
       if (d.verdict === 'passed') {
         expect(why, context).toBeUndefined()
         const proof = d.found?.proof

@@ -40,7 +40,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 describe('the packed tarball', () => {
   test('holds the built JavaScript and the command, and no TypeScript or tests', async () => {
     const files = String((await execa('tar', ['-tzf', tarball])).stdout).split('\n').map((f) => f.replace(/^package\//, ''))
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/armproof.mjs', 'bin/node-check.mjs', 'dist/bin/armproof.js', 'dist/helpers/cli/verify.js', 'dist/suites/arm.test.js', 'dist/suites/_setup.js', 'dist/engine/radiance.js', 'docs/schema/armproof-report-1.json', 'docs/schema/armproof-fleet-1.json']) expect(files).toContain(f)
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/armproof.mjs', 'bin/node-check.mjs', 'dist/bin/armproof.js', 'dist/helpers/cli/verify.js', 'dist/suites/arm.test.js', 'dist/suites/_setup.js', 'dist/engine/radiance.js', 'dist/helpers/profiles/radiance.yaml', 'dist/helpers/profiles/vllm.yaml', 'dist/helpers/profiles/llama.cpp.yaml', 'docs/schema/armproof-report-1.json', 'docs/schema/armproof-fleet-1.json']) expect(files).toContain(f)
     // The dependencies' JavaScript a verify loads is bundled under dist/vendor/ (scripts/build.ts), each with its license; vite's client is there because vite checks it at start.
     for (const f of ['dist/vendor/vitest/LICENSE.md', 'dist/vendor/vite/LICENSE.md', 'dist/vendor/undici/LICENSE', 'dist/vendor/yaml/LICENSE', 'dist/vendor/vite/dist/client/client.mjs']) expect(files).toContain(f)
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([])
@@ -166,11 +166,12 @@ describe('armproof, installed, run from an empty folder', () => {
     }
   })
 
-  test('armproof demo --engine vllm starts the packaged engine speaking vLLM and ends inconclusive, naming the installed command', async () => {
-    const r = await run(['demo', '--engine', 'vllm'])
-    expect(r.exitCode, r.stdout + r.stderr).toBe(3)
-    expect(r.stdout).toMatch(/^reference engine speaking vllm /m)
-    expect(r.stdout).toContain('(issue 23, armproof verify --engine vllm)')
+  // Was inconclusive (exit 3) before the engine profiles: the packaged vllm profile now verifies it.
+  test('armproof demo --engine vllm starts the packaged engine speaking vLLM and verifies it green with the packaged vllm profile, naming the installed command', async () => {
+    const r = await run(['demo', '--engine', 'vllm', '--meter-window', '5s', '--report', 'demo-vllm.json'])
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^GREEN · ENABLE_PREFIX_CACHING=true proven on demo .* · next: armproof writeback /m)
+    expect(r.stdout).toContain('the engine config line (what the engine runs): enable_prefix_caching=True')
     expect(r.stdout + r.stderr).not.toMatch(/\bpnpm\b/)
   })
 

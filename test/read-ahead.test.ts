@@ -106,4 +106,25 @@ describe('reads ahead', () => {
       useSharedReads(false)
     }
   })
+  test("a pod's plan: no drop-ins (no unit), --help, the pod, the survey in the pod (never shared), the ledger, each through kubectl", () => {
+    const config = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000', '--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], env: { VERIFY_NO_DOTENV: '1' } })
+    if (!config.ok) throw new Error('config')
+    for (const on of [false, true]) {
+      useSharedReads(on)
+      try {
+        const plan = plannedReads(config.target)
+        expect(plan.gathers).toEqual([])
+        const scripts = plan.reads.map((r) => r.script)
+        expect(scripts).toHaveLength(4)
+        expect(scripts[0]).toContain('kubectl exec --namespace=llm llm-7-0 -- radiance --help')
+        expect(scripts[1]).toBe('kubectl get pod --namespace=llm llm-7-0 -o json')
+        expect(scripts[2]!.startsWith("kubectl exec --namespace=llm llm-7-0 -- sh -c '")).toBe(true)
+        expect(scripts[3]).toContain('kubectl logs --namespace=llm')
+        // kubectl reads the deploy user's kubeconfig, never root's.
+        expect(plan.reads.every((r) => r.asDeployUser === true && r.privileged !== true)).toBe(true)
+      } finally {
+        useSharedReads(false)
+      }
+    }
+  })
 })

@@ -63,6 +63,35 @@ describe.concurrent.each([
   })
 })
 
+// The pod's reads are host commands like any other: kubectl get pod, then kubectl exec … -- sh -c
+// for every /proc read, kubectl logs and exec for the ledger and --help. A replay takes the runtime,
+// the pod and kubectl's options from the recording, asks the same commands, and gets their answers.
+test('a kubernetes run records every kubectl call and replays to the same verdict, opening no socket', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
+  dirs.push(folder)
+  const engine = await startEngine({ svc: 'rec-pod', processName: `rrec-pod-${randomBytes(2).toString('hex')}`, namespace: 'llm', args: ['--prefill-interleave', '1'] })
+  const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
+  const kube = ['--runtime', 'kubernetes', '--host', `llm/${engine.svc}`, '--kube-opts', '--context=armproof-ref']
+  const recorded = await runVerify([...engineArgs(engine), ...kube, ...args, '--mode', 'record', '--meter-window', '2s', '--health-budget', '8s'], { engine })
+  await engine.stop()
+  expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(0)
+  const commands = (JSON.parse(readFileSync(join(folder, 'host.json'), 'utf8')) as Array<{ command: string }>).map((e) => e.command)
+  expect(commands).toContain('kubectl get pod --context=armproof-ref --namespace=llm rec-pod -o json')
+  expect(commands).toContain('{ kubectl exec --context=armproof-ref --namespace=llm rec-pod -- radiance --help ; } 2>&1')
+  expect(commands.some((c) => c.startsWith("kubectl exec --context=armproof-ref --namespace=llm rec-pod -- sh -c '"))).toBe(true)
+  expect(commands).toContain('{ kubectl logs --context=armproof-ref --namespace=llm --tail 100000 rec-pod ; } 2>&1')
+  expect(commands.some((c) => c.startsWith('systemctl'))).toBe(false)
+  const socketLog = join(folder, '..', `${folder.split('/').pop()}-sockets.log`)
+  dirs.push(socketLog)
+  const replayed = await replay(args, socketLog)
+  expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(0)
+  expect(verdicts(replayed.report)).toEqual(verdicts(recorded.report))
+  expect(replayed.report!.run?.skips).toEqual(['dropins'])
+  expect(existsSync(socketLog) ? readFileSync(socketLog, 'utf8') : '').toBe('')
+  cleanup(replayed)
+  cleanup(recorded)
+})
+
 // These end before any proof step (exit 2): the same verify() in this process.
 describe.concurrent('replay refuses fixtures of another run', () => {
   test.each([

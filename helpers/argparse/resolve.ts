@@ -3,14 +3,15 @@
 // ArgumentParser with allow_abbrev, `store` actions) behind vLLM's FlexibleArgumentParser
 // pre-pass (`--config FILE` first, then `_` → `-` in flag names); test/argparse.test.ts checks a
 // seeded sample against python3's own argparse. Pure.
-import type { KnownFlag, ParserRules } from './rules.ts'
+import type { FlagNames, KnownFlag, ParserRules } from './rules.ts'
 
 /** One occurrence of the flag, as written, and whether it is the one the parser keeps. */
 export interface Occurrence {
   /** As written: the argv word(s) (`--prefill_inter 1`, `--prefill-interleave=1`), or the file's entry (`prefill-interleave: 1`). */
   written: string
   value: string
-  source: 'argv' | 'config'
+  /** The command line, its config file, or the engine's environment (an env twin, read before the command line). */
+  source: 'argv' | 'config' | 'env'
   /** How it names the flag: its own name, with `_` for `-`, or a unique prefix of it. */
   spelling: 'exact' | 'underscore' | 'prefix'
   won: boolean
@@ -114,13 +115,17 @@ function classify(word: Word, known: readonly KnownFlag[] | null, rules: ParserR
  * The value of `flag` in `argv` (the process's whole argv: the program's own leading words are
  * skipped), and of the config file's flags when argv names one (`config`, read by the caller).
  * `known`: the build's flags from its --help; without them only exact spellings can be decided
- * and a possible prefix of the flag is `unsure`.
+ * and a possible prefix of the flag is `unsure`. `flag` may be one name, or every name of it
+ * (`FlagNames`: other spellings, a switch and its negation, which give `true` and `false`).
  */
-export function resolveFlag(argv: readonly string[], flag: string, rules: ParserRules, known: readonly KnownFlag[] | null, config?: ConfigArgs): Resolution {
+export function resolveFlag(argv: readonly string[], flag: string | FlagNames, rules: ParserRules, known: readonly KnownFlag[] | null, config?: ConfigArgs): Resolution {
+  const spelled: FlagNames = typeof flag === 'string' ? { names: [flag] } : flag
+  const negated = spelled.switch?.negated ?? null
+  const mine = new Set([...spelled.names, ...(negated !== null ? [negated] : [])])
   const problems: string[] = []
   const refused: string[] = []
   const unsure: string[] = []
-  const refuse = (about: string, text: string) => (about === flag ? problems : refused).push(text)
+  const refuse = (about: string, text: string) => (mine.has(about) ? problems : refused).push(text)
   const start = argv.findIndex((w) => w.startsWith('-'))
   const ref = findConfig(argv, rules)
   if (ref && 'problem' in ref) problems.push(ref.problem)
@@ -131,9 +136,9 @@ export function resolveFlag(argv: readonly string[], flag: string, rules: Parser
   if (start >= 0) for (let i = start; i < argv.length; i++) if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
   for (const w of words) if (rules.underscoreIsDash) w.text = dashed(w.text)
 
-  // Without the build's flag list only the flag's own spelling is decided (a knob's flag takes a value).
+  // Without the build's flag list only the flag's own spellings are decided (a knob's flag takes a value, a switch none).
   const exactOnly = known === null
-  const listed: readonly KnownFlag[] = known ?? [{ name: flag, takesValue: true }]
+  const listed: readonly KnownFlag[] = known ?? [...mine].map((name) => ({ name, takesValue: spelled.switch === undefined }))
   const flags = rules.configFlag && !listed.some((k) => k.name === rules.configFlag) ? [...listed, { name: rules.configFlag, takesValue: true }] : listed
   const parseRules = exactOnly ? { ...rules, abbreviations: false } : rules
   let rest = false
@@ -151,14 +156,14 @@ export function resolveFlag(argv: readonly string[], flag: string, rules: Parser
     const it = items[i]!
     if (it.kind === 'A') continue
     if (it.kind === 'ambiguous') {
-      refuse(it.matches.includes(flag) ? flag : it.word.text, `ambiguous option: ${it.word.text} could match ${it.matches.join(', ')}`)
+      refuse(it.matches.find((m) => mine.has(m)) ?? it.word.text, `ambiguous option: ${it.word.text} could match ${it.matches.join(', ')}`)
       continue
     }
     const next = items[i + 1]
     if (it.kind === 'unknown') {
       const name = it.word.text.split('=')[0]!
       if (!exactOnly) refused.push(`unrecognized arguments: ${it.word.orig}`)
-      else if (rules.abbreviations && name.startsWith('--') && name.length > 2 && flag.startsWith(name)) unsure.push(it.word.orig)
+      else if (rules.abbreviations && name.startsWith('--') && name.length > 2 && [...mine].some((f) => f.startsWith(name))) unsure.push(it.word.orig)
       // Without the flag list, a `--name` is taken to consume the word after it, as most flags do.
       if (exactOnly && it.explicit === undefined && next?.kind === 'A') i++
       continue
@@ -180,9 +185,10 @@ export function resolveFlag(argv: readonly string[], flag: string, rules: Parser
         refuse(it.flag.name, `argument ${it.flag.name}: ignored explicit argument '${it.explicit}'`)
         continue
       }
-      value = ''
+      // A switch stands for true, its negation for false.
+      value = spelled.switch ? (it.flag.name === negated ? 'false' : 'true') : ''
     }
-    if (it.flag.name === flag) found.push({ written, value, source: it.word.source, spelling: spelling(it.word, it.prefix) })
+    if (mine.has(it.flag.name)) found.push({ written, value, source: it.word.source, spelling: spelling(it.word, it.prefix) })
   }
   const winner = found.length === 0 ? -1 : rules.lastWins ? found.length - 1 : 0
   const occurrences = found.map((o, i) => ({ ...o, won: i === winner }))

@@ -9,7 +9,7 @@ import { plannedReads } from '../steps/host-reads.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { targetForRun } from '../seams/recording.ts'
 import { markRecordedVerdict } from '../seams/fixture-write.ts'
-import { KNOB_NAMES } from '../config/knobs.ts'
+import { BUILTIN_PROFILES, builtinProfile } from '../profiles/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from './options.ts'
 import { outputProblems } from '../config/outputs.ts'
 import { buildReport, reportJson, writeJson, type Report, type ReportInput } from '../report/json.ts'
@@ -257,7 +257,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams):
   }
   if (!config.ok) {
     if (config.help) {
-      io.out.write(`${helpText(KNOB_NAMES)}\n`)
+      io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
       return 0
     }
     if (config.version) {

@@ -4,10 +4,15 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } fr
 import { join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
-import { KNOB_NAMES, canonicalValue, isKnobName, knob, valueProblem, type KnobName } from './knobs.ts'
+import { canonicalValue, valueProblem, type KnobName } from './knobs.ts'
+import { BUILTIN_PROFILES, findKnob, isBuiltinProfile, loadProfile, problemText, type LoadedProfile } from '../profiles/load.ts'
+import type { ProfileDoc } from '../profiles/doc.ts'
 import { envBoolean, parseCommandLine } from '../cli/parse.ts'
-import { API_KEY_ENV, API_KEY_FLAG_REFUSED, DEFAULT_LEDGER_CMD, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
-import { SVC_NAME, ShellWordsError, showValue, splitWords } from './shell.ts'
+import { API_KEY_ENV, API_KEY_FLAG_REFUSED, OPTIONS, type OptionFlag, type OptionSpec } from '../cli/options.ts'
+import { SVC_NAME, showValue } from './shell.ts'
+import { readReach, USER_RE, type HostSpec } from './reach.ts'
+import type { Runtime } from './runtime.ts'
+import { parseSkip, type SkippableProbe } from './skips.ts'
 import { didYouMean } from './suggest.ts'
 import { endpointUrl, prometheusUrlProblem } from './url.ts'
 import { parseMatch } from '../steps/meter/prom-query.ts'
@@ -15,12 +20,14 @@ import { parseMatch } from '../steps/meter/prom-query.ts'
 export type Mode = 'live' | 'record' | 'replay'
 /** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
 export type SudoMode = 'auto' | 'always' | 'never'
-export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number }
+export type { HostSpec }
 
 /** One validated run request. Plain data: it crosses into vitest's runtime (cloned) through `provide`. */
 export interface Target {
   svc: string
   knob: KnobName
+  /** The engine profile the run reads the engine by (`--engine`), as written, its knobs with `--catalog`'s added or replacing theirs. */
+  engine: ProfileDoc
   /** The value the knob should now have; `null` means "the default" (resolved from --help for enums). */
   value: string | null
   previous: string | null
@@ -29,6 +36,12 @@ export interface Target {
   model: string | null
   host: HostSpec
   sshOpts: string[]
+  /** `--runtime`: how the host runs the engine (the default commands for pid, ledger, --help and drop-ins). */
+  runtime: Runtime
+  /** `--kube-opts`, each `--name=value` (kubernetes only; validated: never a secret). */
+  kubeOpts: string[]
+  /** `--skip`: the probes the served model cannot take, shown skipped with why and declared in the report. */
+  skip: SkippableProbe[]
   process: string
   /** `--pid-cmd`: a template printing the engine's pid ({svc}, {unit}, {port}); null: not given. */
   pidCmd: string | null
@@ -36,7 +49,8 @@ export interface Target {
   sudo: SudoMode
   ledgerCmd: string
   helpCmd: string
-  unit: string
+  /** The systemd unit standing for the engine; null: none (a pod; a docker container or a bare process without --unit): the drop-in gate is skipped, with why. */
+  unit: string | null
   dropinCheck: boolean
   healthBudgetMs: number
   meterWindowMs: number
@@ -74,36 +88,8 @@ export interface ConfigInput {
   cwd?: string
 }
 
-const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
-const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
-const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
-const PLACEHOLDERS = new Set(['svc', 'unit'])
-/** `--pid-cmd` may also name the base URL's port. */
-const PID_CMD_PLACEHOLDERS = new Set(['svc', 'unit', 'port'])
 /** No option value is longer than this. */
 const MAX_VALUE = 4096
-
-function parseHost(text: string): HostSpec | string {
-  if (text === 'local') return { kind: 'local' }
-  const m = /^(?:([^@]+)@)?(\[[0-9A-Fa-f:.]+\]|[^:@[\]]+)(?::(\d{1,5}))?$/.exec(text)
-  if (!m) return 'must be "local" or [user@]host[:port]'
-  const [, user, rawHost, port] = m
-  if (user !== undefined && !USER_RE.test(user)) return `user ${showValue(user)} must match [a-z_][a-z0-9_-]*`
-  const host = rawHost!.startsWith('[') ? rawHost!.slice(1, -1) : rawHost!
-  if (!rawHost!.startsWith('[') && !HOSTNAME_RE.test(host)) return `host ${showValue(host)} is not a hostname or IPv4 address`
-  if (host.startsWith('-')) return 'host must not start with "-"'
-  const portNum = port === undefined ? undefined : Number(port)
-  if (portNum !== undefined && (portNum < 1 || portNum > 65535)) return `port ${port} must be 1–65535`
-  return { kind: 'ssh', host, ...(user ? { user } : {}), ...(portNum ? { port: portNum } : {}) }
-}
-
-function templateProblem(template: string, known: ReadonlySet<string> = PLACEHOLDERS): string | undefined {
-  for (const m of template.matchAll(/\{([^}]*)\}/g)) {
-    if (!known.has(m[1]!)) return `unknown placeholder {${m[1]}}; known: ${[...known].map((k) => `{${k}}`).join(', ')}`
-  }
-  if (template.trim() === '') return 'must not be empty'
-  return undefined
-}
 
 function parseFlags(argv: readonly string[], problems: ConfigProblem[]): { values: Map<OptionFlag, string | boolean>; help: boolean; version: boolean } {
   // `api-key` is known only to be refused: it takes its value with it, so the key is never
@@ -281,17 +267,38 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     else problem(svcRaw.from, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
   }
 
+  // The engine profile (--engine: a built-in or a file) and its knobs, with --catalog's added.
+  const engineRaw = raw('engine')
+  const catalogRaw = raw('catalog')
+  const engineName = engineRaw && engineRaw.value !== '' ? engineRaw.value : 'radiance'
+  const catalogName = catalogRaw && catalogRaw.value !== '' ? catalogRaw.value : null
+  let profile: LoadedProfile | undefined
+  if (!refused.has('engine') && !refused.has('catalog')) {
+    const loaded = loadProfile(engineName, catalogName, input.cwd ?? process.cwd())
+    if ('problems' in loaded) {
+      for (const p of loaded.problems) {
+        const from = p.file === catalogName ? catalogRaw!.from : (engineRaw?.from ?? '--engine')
+        const notBuiltin = p.file === engineName && p.message === 'no such file' && !isBuiltinProfile(engineName)
+        problem(from, notBuiltin ? `${showValue(engineName)} is neither a built-in profile (${BUILTIN_PROFILES.join(', ')}) nor a profile file (no such file)` : problemText(p))
+      }
+    } else profile = loaded
+  }
+
   const knobRaw = required('knob')
   let knobName: KnobName | undefined
-  if (knobRaw) {
-    if (isKnobName(knobRaw.value)) knobName = knobRaw.value
-    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, KNOB_NAMES) || ';'} known knobs: ${KNOB_NAMES.join(', ')}`)
+  if (knobRaw && profile) {
+    const found = findKnob(profile.knobs, knobRaw.value)
+    const names = [...profile.knobs.keys()]
+    const whose = profile.engine.name === 'radiance' && catalogName === null ? '' : ` (the ${profile.engine.name} profile${catalogName ? ` and ${catalogName}` : ''})`
+    if (found) knobName = found
+    else problem(knobRaw.from, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, names) || ';'} known knobs${whose}: ${names.join(', ')}`)
   }
+  const entry = knobName && profile ? profile.knobs.get(knobName) : undefined
 
   const knobValue = (flag: 'value' | 'previous'): string | null => {
     const r = raw(flag)
-    if (!r || r.value === '' || !knobName) return null
-    const spec = knob(knobName)
+    if (!r || r.value === '' || !knobName || !entry) return null
+    const spec = entry.spec
     const why = valueProblem(spec, r.value)
     if (why) {
       problem(r.from, `${showValue(r.value)} does not fit ${knobName}: ${why}`)
@@ -305,8 +312,8 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   // the run would prove nothing changed and print a rollback line that rolls back nothing.
   const valueRaw = raw('value')
   const previousRaw = raw('previous')
-  if (knobName && valueRaw && previousRaw && !problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
-    const fallback = knob(knobName).default
+  if (knobName && entry && valueRaw && previousRaw && !problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
+    const fallback = entry.spec.default
     const [v, p] = [value ?? fallback, previous ?? fallback]
     if ((valueRaw.value === '' && previousRaw.value === '') || (v != null && v === p)) {
       const shown = (r: { value: string }) => (r.value === '' ? `"" (the default${fallback != null ? `, ${fallback}` : ''})` : showValue(r.value))
@@ -338,53 +345,20 @@ export function loadConfig(input: ConfigInput): ConfigResult {
 
   const model = checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
 
-  let host: HostSpec = { kind: 'local' }
-  const hostRaw = raw('host')
-  if (hostRaw && hostRaw.value !== '') {
-    const parsed = parseHost(hostRaw.value)
-    if (typeof parsed === 'string') problem(hostRaw.from, `${showValue(hostRaw.value)} ${parsed}`)
-    else host = parsed
-  }
-
-  let sshOpts: string[] = []
-  const sshRaw = raw('ssh-opts')
-  if (sshRaw && sshRaw.value !== '') {
-    try {
-      sshOpts = splitWords(sshRaw.value)
-    } catch (error) {
-      if (!(error instanceof ShellWordsError)) throw error
-      problem(sshRaw.from, `${showValue(sshRaw.value)} cannot be split: ${error.message}`)
-    }
-  }
+  // Where the engine runs and how it is reached, under its runtime (./reach.ts).
+  const { runtime, host, sshOpts, kubeOpts, unit, ledgerCmd, helpCmd, pidCmd } = readReach({ raw, problem }, svc, profile?.engine.help.command)
 
   // Not starting with "-": pidof would read it as one of its options.
-  const processName = checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? 'radiance'
+  const processName = checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? profile?.engine.process ?? 'radiance'
   const deployUser = checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
   const sudo = oneOf<SudoMode>('sudo', 'sudo mode', ['auto', 'always', 'never'], 'auto')
 
-  const template = (flag: 'ledger-cmd' | 'help-cmd', fallback: string): string => {
-    const r = raw(flag)
-    if (!r || r.value === '') return fallback
-    const why = templateProblem(r.value)
-    if (why) problem(r.from, `${showValue(r.value)} ${why}`)
-    return r.value
-  }
-  const ledgerCmd = template('ledger-cmd', DEFAULT_LEDGER_CMD)
-  let pidCmd: string | null = null
-  const pidRaw = raw('pid-cmd')
-  if (pidRaw && pidRaw.value !== '') {
-    const why = templateProblem(pidRaw.value, PID_CMD_PLACEHOLDERS)
-    if (why) problem(pidRaw.from, `${showValue(pidRaw.value)} ${why}`)
-    else pidCmd = pidRaw.value
-  }
-  const helpCmd = template('help-cmd', 'podman exec {svc} radiance --help')
-
-  const unitRaw = raw('unit')
-  let unit = svc
-  if (unitRaw && unitRaw.value !== '') {
-    const resolved = unitRaw.value.replaceAll('{svc}', svc)
-    if (UNIT_RE.test(resolved) && !resolved.startsWith('-')) unit = resolved
-    else problem(unitRaw.from, `${showValue(unitRaw.value)} must be a unit name of [A-Za-z0-9:_.@-] (may use {svc})`)
+  let skip: SkippableProbe[] = []
+  const skipRaw = raw('skip')
+  if (skipRaw && skipRaw.value !== '') {
+    const parsed = parseSkip(skipRaw.value)
+    if ('problems' in parsed) for (const p of parsed.problems) problem(skipRaw.from, p)
+    else skip = parsed.skip
   }
 
   let dropinCheck = true
@@ -444,12 +418,12 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
   for (const flag of ['targets', 'concurrency', 'shard', 'run-id'] as const) raw(flag)
 
-  if (problems.length > 0 || !knobName) return { ok: false, problems }
+  if (problems.length > 0 || !knobName || !entry || !profile) return { ok: false, problems }
   return {
     ok: true,
     warnings,
     target: {
-      svc, knob: knobName, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts,
+      svc, knob: knobName, engine: profile.doc, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts, runtime, kubeOpts, skip,
       process: processName, pidCmd, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
       healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
       summary, caFile: caFile === null ? null : resolve(input.cwd ?? process.cwd(), caFile), force,

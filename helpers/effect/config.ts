@@ -55,7 +55,7 @@ export const METRIC_IDS: readonly string[] = [...RADIANCE_METRICS.map((m) => m.i
 export function knobNamed(text: string): KnobName | undefined {
   if (isKnobName(text)) return text
   const flag = `--${text.replace(/^-+/, '')}`
-  return KNOB_NAMES.find((k) => KNOBS[k].flag === flag)
+  return KNOB_NAMES.find((k) => KNOBS[k]!.flag === flag)
 }
 
 export function parseThresholds(text: string): { thresholds: Record<string, number> } | { error: string } {

@@ -2,7 +2,7 @@
 // carry its own. Latency lives under `vllm:`, cadence under `radiance:` (the runbook's trap): each
 // metric names its series in full. A histogram is judged from its buckets; a ratio from the
 // increases of counters (per second, per request, per step) hour by hour.
-import { knob, type KnobName } from '../config/knobs.ts'
+import { isKnobName, knob, type KnobName } from '../config/knobs.ts'
 import { promString } from '../steps/meter/prom-query.ts'
 
 /** A counter, or a histogram's family name (without `_bucket`), with label matchers of its own. */
@@ -79,7 +79,8 @@ export const METER_METRIC = 'meter'
 
 /** The metrics judged for an arm of this knob: the table, and the knob's meter per step when it has one. */
 export function metricsFor(knobName: KnobName): MetricSpec[] {
-  const meter = knob(knobName).proof.meter
+  // radiance's knobs have a meter per engine step; another engine's knob (a report of --engine vllm…) is judged by the latency table alone.
+  const meter = isKnobName(knobName) ? knob(knobName).proof.meter : undefined
   if (!meter) return [...RADIANCE_METRICS]
   const labels = Object.entries(meter.labels ?? {}).map(([k, v]) => `${k}=${promString(v)}`).join(',')
   const perStep: RatioMetric = {

@@ -1,28 +1,31 @@
 // The engine is found from the endpoint: the process proven is the one that serves the base URL.
 // In order: the process named `--process` that holds the listening socket of the URL's port
-// (after a fork, the family's root); else the engine in the container of `{svc}` (podman); else
-// the pid `--pid-cmd` prints; else the one process `pidof --process` finds. Several engines under
+// (after a fork, the family's root); else the runtime's own step (./runtime.ts: the engine in the
+// container of `{svc}` under podman or docker, the one listening on a port its pod declares under
+// kubernetes, none for a bare process); else the pid `--pid-cmd` prints; else the one process
+// `pidof --process` finds. Under kubernetes the pod is read first (it must run), and every /proc
+// read runs in it through `kubectl exec`. Several engines under
 // one name on one host are a normal layout: the one serving the port is proven, the others are
 // named with their ports. Used by step argv, by first contact (./unserved.ts) and by the meter's
 // re-check after its watch (./recheck.ts), so all three find the engine the same way.
 import type { HostSpec } from '../config/load.ts'
-import { quote } from '../config/shell.ts'
-import type { HostClient, HostResult, HostRun } from '../seams/host.ts'
+import { fillTemplate, type HostClient, type HostResult, type HostRun } from '../seams/host.ts'
 import { sharedReadsOn } from '../seams/host-gather.ts'
 import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, detailsScript, parseContainer, parseDetails, surveyOf, surveyScript, type ProcRead } from './survey.ts'
+import { containerScript, detailsScript, parseContainer, parseDetails, ranScript, surveyOf, surveyScript, type ProcRead } from './survey.ts'
+import { containerTool, declaredPorts, inPod, inPodTrouble, parsePod, podTrouble, procRead, procRun, readPod, type RuntimeReach } from './runtime.ts'
 import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
 
 
 export type FoundBy = 'listener' | 'container' | 'pid-cmd' | 'pidof'
 
-/** What to look for, and where. */
-export interface EngineQuery {
+/** What to look for, and where (`runtime` unset: podman; `pod`: a kubernetes target's pod). */
+export interface EngineQuery extends RuntimeReach {
   process: string
   svc: string
-  unit: string
+  unit: string | null
   /** The base URL's port and host name; null without a base URL. */
   port: number | null
   urlHost: string | null
@@ -55,8 +58,8 @@ export interface EngineFound extends Seen {
 }
 
 export interface EngineNotFound extends Seen {
-  /** missing: no engine by any way; ambiguous: several, none proven the one serving the URL. */
-  kind: 'missing' | 'ambiguous'
+  /** missing: no engine by any way; ambiguous: several, none proven the one serving the URL; unobserved: the runtime could not be read (kubectl refused). */
+  kind: 'missing' | 'ambiguous' | 'unobserved'
   observed: string
   next: string
   pids: string[]
@@ -69,6 +72,13 @@ export interface EngineTrouble {
 
 export type EngineLookup = EngineFound | EngineNotFound | EngineTrouble
 
+/** Where to look when no engine runs: the runtime's own listing. */
+function notRunningCheck(q: EngineQuery, tool: 'podman' | 'docker' | null): string {
+  if (q.pod) return `check the pod (kubectl describe pod ${q.pod.pod}) and its container's command`
+  const unit = q.unit !== null ? `systemctl status ${q.unit}, ` : ''
+  return `check the service (${unit}${tool ?? 'ps -ef'}${tool ? ' ps' : ''})`
+}
+
 /** The base URL's port (the scheme's when it names none) and host; nulls without a URL. */
 export function endpointOf(baseUrl: string | null): { port: number | null; urlHost: string | null } {
   if (baseUrl === null) return { port: null, urlHost: null }
@@ -76,31 +86,41 @@ export function endpointOf(baseUrl: string | null): { port: number | null; urlHo
   return { port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80, urlHost: u.hostname }
 }
 
-/** A read of the lookup: as the deploy user (podman), else a read that may need root (/proc). */
-function read(q: Pick<EngineQuery, 'timeoutMs'>, script: string, asDeployUser = false): HostRun {
-  return { script, ...(asDeployUser ? { asDeployUser } : { privileged: true }), timeoutMs: q.timeoutMs }
-}
-
 function run(host: HostClient, q: EngineQuery, script: string, asDeployUser = false): Promise<HostResult> {
-  return host.run(read(q, script, asDeployUser))
+  return asDeployUser ? host.run({ script, asDeployUser, timeoutMs: q.timeoutMs }) : procRead(host, q, script)
 }
 
-/** The lookup's first read, the survey of the host (one call when the listener or pidof decides). */
-export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'>): HostRun {
-  return read(q, surveyScript(q.process, q.port))
+/** The lookup's first read, the survey of the host (or of the pod; one call when the listener or pidof decides). */
+export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): HostRun {
+  return procRun(q, surveyScript(q.process, q.port))
 }
 
-/** The survey: shared with the other targets of the host where reads are shared (a live fleet, ./survey-many.ts), else its own. */
-export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'>): Promise<HostResult> {
-  return host.gather && sharedReadsOn() ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs) : host.run(surveyRead(q))
+/**
+ * The survey: shared with the other targets of the host where reads are shared (a live fleet,
+ * ./survey-many.ts), else its own. A pod's processes are seen from inside it alone: never shared.
+ */
+export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): Promise<HostResult> {
+  return host.gather && sharedReadsOn() && !q.pod ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs) : host.run(surveyRead(q))
 }
 
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
+  const commands: string[] = []
+  // 0. Kubernetes: the pod, which must run before anything in it can be read.
+  const pod = q.pod ? await readPod(host, { ...q, pod: q.pod }) : undefined
+  const podRead = pod ? parsePod(pod) : undefined
+  if (pod) {
+    commands.push(pod.command)
+    if (pod.failure) return { kind: 'trouble', result: pod }
+    const trouble = podTrouble(podRead!, q.pod!)
+    if (trouble) return { ...trouble, pids: [], named: [], others: [], portHolders: [], commands }
+  }
   const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
+  commands.push(surveyed.command)
+  const unread = q.pod ? inPodTrouble(surveyed, q.pod, ranScript(surveyed.stdout)) : undefined
+  if (unread) return { ...unread, pids: [], named: [], others: [], portHolders: [], commands }
   const survey = surveyOf(surveyed)
-  const commands = [surveyed.command]
   const listeners = portListeners(survey, q)
   const portHolders = holdersOf(survey, listeners)
   const base = (chosen: string | null): Seen => ({ named: survey.named, others: othersOf(survey, q.process, chosen), portHolders, commands })
@@ -140,27 +160,40 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   }
   const servedBy = portHolders.length > 0 ? `port ${q.port} is served by ${describeHolders(portHolders)}, not by a process named ${q.process}` : q.port !== null ? `no process here listens on port ${q.port}` : 'no base URL to find a listener from'
 
-  // 2. The engine in the service's container.
-  const inspected = await run(host, q, containerScript(q.svc), true)
-  commands.push(inspected.command)
-  if (inspected.failure) return { kind: 'trouble', result: inspected }
-  const container = parseContainer(inspected.stdout)
-  if (container.pid === '0') {
-    return { kind: 'missing', pids: [], observed: `container ${q.svc} exists but is not running (podman inspect: State.Pid 0); ${servedBy}`, next: `start it (systemctl start ${q.unit}, podman ps -a), wait for the engine to load, and run again`, ...base(null) }
-  }
-  if (container.pid !== null) {
-    const tree = processTree(container.pid, container.stats)
-    const engine = tree.find((p) => container.stats.get(p)?.comm === q.process.slice(0, 15) || bearsName(survey, p, q.process))
-    if (engine === undefined) {
-      const names = [...new Set(tree.map((p) => container.stats.get(p)?.comm).filter(Boolean))].slice(0, 8).join(', ')
-      return { kind: 'missing', pids: tree, observed: `container ${q.svc} runs (pid ${container.pid}), but no process in it is named ${q.process} (it runs: ${names || 'nothing readable'}); ${servedBy}`, next: `set --process to the engine's process name in ${q.svc}`, ...base(null) }
+  // 2. The runtime's own step: the engine in the service's container, or listening on a port its pod declares.
+  const tool = containerTool(q.runtime)
+  if (tool !== null) {
+    const inspected = await run(host, q, containerScript(q.svc, tool), true)
+    commands.push(inspected.command)
+    if (inspected.failure) return { kind: 'trouble', result: inspected }
+    const container = parseContainer(inspected.stdout)
+    if (container.pid === '0') {
+      const start = q.unit !== null ? `systemctl start ${q.unit}, ${tool} ps -a` : `${tool} start ${q.svc}; ${tool} ps -a, ${tool} logs ${q.svc} say why it stopped`
+      return { kind: 'missing', pids: [], observed: `container ${q.svc} exists but is not running (${tool} inspect: State.Pid 0); ${servedBy}`, next: `start it (${start}), wait for the engine to load, and run again`, ...base(null) }
     }
-    return found(engine, 'container', `is the engine of container ${q.svc} (${engine === container.pid ? 'its main process' : `under its main process ${container.pid}`}, podman inspect); ${servedBy}`)
+    if (container.pid !== null) {
+      const tree = processTree(container.pid, container.stats)
+      const engine = tree.find((p) => container.stats.get(p)?.comm === q.process.slice(0, 15) || bearsName(survey, p, q.process))
+      if (engine === undefined) {
+        const names = [...new Set(tree.map((p) => container.stats.get(p)?.comm).filter(Boolean))].slice(0, 8).join(', ')
+        return { kind: 'missing', pids: tree, observed: `container ${q.svc} runs (pid ${container.pid}), but no process in it is named ${q.process} (it runs: ${names || 'nothing readable'}); ${servedBy}`, next: `set --process to the engine's process name in ${q.svc}`, ...base(null) }
+      }
+      return found(engine, 'container', `is the engine of container ${q.svc} (${engine === container.pid ? 'its main process' : `under its main process ${container.pid}`}, ${tool} inspect); ${servedBy}`)
+    }
+  }
+  const declared = podRead ? declaredPorts(podRead).filter((p) => p !== q.port) : []
+  if (declared.length > 0) {
+    const onDeclared = survey.named.filter((p) => socketPorts(survey, p).some((port) => declared.includes(port)))
+    const roots = onDeclared.filter((p) => !onDeclared.includes(survey.procs.get(p)?.stat?.ppid ?? ''))
+    if (roots.length === 1) {
+      const ports = socketPorts(survey, roots[0]!).filter((port) => declared.includes(port))
+      return found(roots[0]!, 'container', `listens on port ${ports.join(', ')}, which pod ${q.pod!.name} declares for its container (kubectl get pod); ${servedBy}`)
+    }
   }
 
   // 3. --pid-cmd.
   if (q.pidCmd !== null) {
-    const filled = q.pidCmd.replaceAll('{svc}', quote(q.svc)).replaceAll('{unit}', quote(q.unit)).replaceAll('{port}', quote(String(q.port ?? '')))
+    const filled = fillTemplate(q.pidCmd, { svc: q.svc, unit: q.unit, port: String(q.port ?? ''), ...(q.pod ? { pod: q.pod.pod, kube: q.pod.kube } : {}) })
     const r = await run(host, q, filled, true)
     commands.push(r.command)
     if (r.failure) return { kind: 'trouble', result: r }
@@ -178,15 +211,15 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   }
 
   // 4. pidof, where exactly one runs; of several, the one whose command line names the port (still loading: not listening yet).
-  if (survey.named.length === 1) return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds; ${servedBy}`)
+  if (survey.named.length === 1) return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds${inPod(q)}; ${servedBy}`)
   const loading = portListeners(survey, q).length === 0 && q.port !== null ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0) : []
   if (loading.length === 1) return found(loading[0]!, 'pidof', `is the only process named ${q.process} whose command line names port ${q.port} (it does not listen yet: loading?); ${servedBy}`)
   if (survey.named.length === 0) {
     return {
       kind: 'missing',
       pids: [],
-      observed: `engine not running: pidof ${q.process} found no process, no container answers for ${q.svc}, and ${servedBy}`,
-      next: `the engine is not running on this host: check the service (systemctl status ${q.unit}, podman ps), or set --process if it runs under another name${portHolders.some((h) => h.name) ? ` (port ${q.port} is served by ${portHolders.flatMap((h) => (h.name ? [h.name] : [])).join(', ')})` : ''}`,
+      observed: `engine not running: pidof ${q.process} found no process${inPod(q)}, ${tool !== null ? `no container answers for ${q.svc}` : q.pod ? `no process listens on a port the pod declares` : 'no --pid-cmd was given'}, and ${servedBy}`,
+      next: `the engine is not running ${q.pod ? `in pod ${q.pod.name}` : 'on this host'}: ${notRunningCheck(q, tool)}, or set --process if it runs under another name${portHolders.some((h) => h.name) ? ` (port ${q.port} is served by ${portHolders.flatMap((h) => (h.name ? [h.name] : [])).join(', ')})` : ''}`,
       ...base(null),
     }
   }

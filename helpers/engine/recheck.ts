@@ -3,6 +3,7 @@
 // handed to a new process is not taken for the old one.
 import type { HostClient } from '../seams/host.ts'
 import { findEngine, type EngineQuery, type FoundBy } from './find.ts'
+import { procPlace } from './runtime.ts'
 
 /** What step argv handed on about the engine it read (StepOutputs.engineProcess). */
 export interface EngineSeen {
@@ -25,9 +26,9 @@ export interface ProcessCheck {
   where?: string
 }
 
-/** `where` for the lookup: the reads it makes, in one line. */
-export function lookupLabel(hostWhere: string, q: Pick<EngineQuery, 'process'>): string {
-  return `${hostWhere}: pidof ${q.process}; /proc/net/tcp{,6}; /proc/<pid>/{fd,stat,cmdline}`
+/** `where` for the lookup: the reads it makes, in one line (in the pod, through kubectl, for a kubernetes target). */
+export function lookupLabel(hostWhere: string, q: Pick<EngineQuery, 'process' | 'pod'>): string {
+  return `${procPlace(hostWhere, q)}${q.pod ? ' ' : ': '}pidof ${q.process}; /proc/net/tcp{,6}; /proc/<pid>/{fd,stat,cmdline}`
 }
 
 export async function recheckEngine(host: HostClient, q: EngineQuery, seen: EngineSeen | undefined): Promise<ProcessCheck> {
@@ -38,6 +39,8 @@ export async function recheckEngine(host: HostClient, q: EngineQuery, seen: Engi
     const said = (now.result.stderr || now.result.stdout).trim().split('\n').at(-1) ?? ''
     return { ...base, state: 'unknown', pids: [], detail: `the engine process could not be looked up again (${now.result.failure}${said ? `: ${said}` : ''})` }
   }
+  // The runtime could not be read this time (kubectl refused): nothing seen, nothing changed.
+  if (now.kind === 'unobserved') return { ...base, state: 'unknown', pids: [], detail: `the engine process could not be looked up again: ${now.observed}` }
   const pidof = seen.foundBy === 'pidof'
   const was = `step argv read pid ${seen.pid}`
   if (now.kind !== 'found') {

@@ -21,10 +21,11 @@ export function isLoopback(host: string): boolean {
 /**
  * The URL's host is the host inspected: loopback with `--host local`; over ssh, the very name
  * or address `--host` gives (or both loopback). A name that may point elsewhere is not assumed
- * to be this host.
+ * to be this host; nor is any URL a pod's, read through kubectl (loopback here is a
+ * port-forward's socket, never the pod's, and a Service's name is many pods').
  */
 export function urlIsThisHost(urlHost: string | null, host: HostSpec): boolean {
-  if (urlHost === null) return false
+  if (urlHost === null || host.kind === 'pod') return false
   if (host.kind === 'local') return isLoopback(urlHost)
   const a = bareHost(urlHost)
   const b = bareHost(host.host)

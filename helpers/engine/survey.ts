@@ -6,8 +6,8 @@
 //   namespace, which process holds each (fd links `socket:[inode]`), `pidof <name>`, and the stat
 //   line and command line of each of those processes: one call answers "who serves port P" and
 //   "which engines of that name run here".
-// - container: `podman inspect` of the service (as the deploy user) and the stat lines of the
-//   container's process tree, to find the engine in it.
+// - container: `podman inspect` (or `docker inspect`) of the service (as the deploy user) and the
+//   stat lines of the container's process tree, to find the engine in it.
 // - details: the stat line and command line of given pids (one found another way).
 import { quote } from '../config/shell.ts'
 import type { HostResult } from '../seams/host-result.ts'
@@ -31,6 +31,11 @@ export interface Survey {
   /** What `pidof <name>` found. */
   named: string[]
   procs: Map<string, ProcRead>
+}
+
+/** Whether a script of this module ran at all (printed its first mark), whatever it then found. */
+export function ranScript(stdout: string): boolean {
+  return stdout.includes(MARK)
 }
 
 /** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
@@ -151,20 +156,21 @@ export function parseDetails(stdout: string): Map<string, ProcRead> {
   return readProcs(sections(stdout))
 }
 
-/** What `podman inspect --format '{{.State.Pid}}' <svc>` said, and the stat lines of that container's process tree. */
+/** What `podman inspect --format '{{.State.Pid}}' <svc>` (or docker's) said, and the stat lines of that container's process tree. */
 export interface ContainerRead {
-  /** The container's main pid; 0 when it exists but is not running; null when there is no such container (or no podman). */
+  /** The container's main pid; 0 when it exists but is not running; null when there is no such container (or no podman / docker). */
   pid: string | null
-  /** podman's own words when it found no container. */
+  /** podman's (docker's) own words when it found no container. */
   said: string
   stats: Map<string, ProcStat>
 }
 
-export function containerScript(svc: string): string {
+export function containerScript(svc: string, tool: 'podman' | 'docker' = 'podman'): string {
   // Only the container's own process tree is printed (its main pid, then its descendants, breadth first).
   const tree = 'awk -v root="$c" \'{ line[$1] = $0; s = $0; sub(/.*\\) /, "", s); split(s, f, " "); kids[f[2]] = kids[f[2]] " " $1 } END { n = 1; q[1] = root; i = 1; while (i <= n) { p = q[i++]; if (p in seen) continue; seen[p] = 1; if (p in line) print line[p]; m = split(kids[p], k, " "); for (j = 1; j <= m; j++) q[++n] = k[j] } }\''
   return [
-    `echo '${MARK}container'; c=$(podman inspect --format '{{.State.Pid}}' ${quote(svc)} 2>&1); r=$?; printf '%s\\n' "$c"; echo "${MARK}exit $r"`,
+    // docker names images and containers alike: only a container is asked for (podman's words stay as recorded).
+    `echo '${MARK}container'; c=$(${tool === 'docker' ? 'docker inspect --type=container' : 'podman inspect'} --format '{{.State.Pid}}' ${quote(svc)} 2>&1); r=$?; printf '%s\\n' "$c"; echo "${MARK}exit $r"`,
     `echo '${MARK}stats'`,
     `case "$c" in ''|*[!0-9]*|0) ;; *) cat /proc/[0-9]*/stat 2>/dev/null | ${tree} ;; esac`,
     'exit 0',

@@ -8,6 +8,7 @@ import { readSurvey, type EngineQuery } from './find.ts'
 import { othersOf, portListeners } from './describe.ts'
 import { urlIsThisHost } from './same-host.ts'
 import { containerScript, parseContainer, surveyOf } from './survey.ts'
+import { containerTool } from './runtime.ts'
 
 export interface UnservedPort {
   message: string
@@ -21,9 +22,12 @@ export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: st
   if (surveyed.failure) return undefined
   const survey = surveyOf(surveyed)
   if (portListeners(survey, q).length > 0) return undefined
-  const inspected = await host.run({ script: containerScript(q.svc), asDeployUser: true, timeoutMs: q.timeoutMs })
-  // A container of that name (running or not) is the service: whatever its port does is for the steps to say.
-  if (inspected.failure || parseContainer(inspected.stdout).pid !== null) return undefined
+  const tool = containerTool(q.runtime)
+  if (tool !== null) {
+    const inspected = await host.run({ script: containerScript(q.svc, tool), asDeployUser: true, timeoutMs: q.timeoutMs })
+    // A container of that name (running or not) is the service: whatever its port does is for the steps to say.
+    if (inspected.failure || parseContainer(inspected.stdout).pid !== null) return undefined
+  }
   const others = othersOf(survey, q.process, null)
   const loading = others.some((o) => o.portsFrom === 'none' || (o.portsFrom === 'argv' && o.ports.includes(q.port!)))
   if (loading) return undefined
@@ -40,7 +44,7 @@ export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: st
   const nearest = [...ports].sort((a, b) => Math.abs(a - q.port!) - Math.abs(b - q.port!))[0]
   const fix = nearest === undefined ? "; check --base-url's port, --host and --svc" : `; did you mean --base-url ${at(nearest)}${ports.length > 1 ? ' (the nearest)' : ''}?`
   return {
-    where: `${host.where}: /proc/net/tcp{,6}; pidof ${q.process}; podman inspect ${q.svc}`,
-    message: `--base-url: nothing on ${host.where === 'local' ? 'this host' : host.where.replace(/^ssh /, '')} listens on port ${q.port} and no container answers for ${q.svc}: ${engines}${fix}`,
+    where: `${host.where}: /proc/net/tcp{,6}; pidof ${q.process}${tool ? `; ${tool} inspect ${q.svc}` : ''}`,
+    message: `--base-url: nothing on ${host.where === 'local' ? 'this host' : host.where.replace(/^ssh /, '')} listens on port ${q.port}${tool ? ` and no container answers for ${q.svc}` : ''}: ${engines}${fix}`,
   }
 }

@@ -4,7 +4,8 @@
 // a target waits for a slot before it opens its seams, so its budgets (health, meter window, probe
 // and host timeouts) start only when its own steps do, and no target's wait or fault eats another's budget.
 import { afterAll, beforeAll, describe, test } from 'vitest'
-import { knob } from '../config/knobs.ts'
+import { meterStill } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
 import type { Target } from '../config/load.ts'
 import { beforeGroup, type ProofRun } from '../steps/judges.ts'
 import { stepGroups, stepTitle } from '../steps/registry.ts'
@@ -80,8 +81,10 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
       })
       continue
     }
-    const spec = knob(target.knob)
-    const atDefault = target.value === null || target.value === spec.default
+    // The meter's own wording where the value turns the knob's feature off (a rollback, for radiance's knobs).
+    const { spec, engine } = targetProfile(target)
+    const atDefault = meterStill(spec, target.value)
+    const plainHealth = engine.health.numeric.length === 0
     describe(label, { concurrent: true, meta: { armproofTarget: i } }, () => {
       let run: (ProofRun & { close(): Promise<void> }) | undefined
       let release: (() => void) | undefined
@@ -101,7 +104,7 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
         describe(group, { concurrent: sideBySide }, () => {
           beforeAll(() => beforeGroup(run!, group))
           for (const id of ids) {
-            test(stepTitle(id, atDefault), { concurrent: sideBySide }, (t) => {
+            test(stepTitle(id, atDefault, plainHealth), { concurrent: sideBySide }, (t) => {
               t.task.meta.armproofTarget = i
               return prove(t, run!, id)
             })

@@ -2,17 +2,14 @@
 // `defaults:` and `targets:`, each entry's keys the long option names of `pnpm verify` without
 // dashes. Read with YAML's failsafe schema: every scalar stays the text the operator wrote
 // (`value: 0.10` is "0.10", never the number 0.1). Hostile files are refused, not obeyed: a size
-// cap, an alias cap (no "billion laughs"), no tags, unique keys; every problem of every entry is
-// collected at once. Nothing here contacts anything.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-// Imported, not required at first use: the built package bundles what it imports (scripts/build.ts),
-// and vite loads this parser in every run anyway.
-import * as yamlModule from 'yaml'
-
-const yaml = (): typeof import('yaml') => yamlModule
+// cap, an alias cap (no "billion laughs"), no tags, unique keys (one rule for every file a person
+// hands armproof: ../config/yaml-file.ts); every problem of every entry is collected at once.
+// Nothing here contacts anything.
+import * as yaml from 'yaml'
 import { OPTIONS, type OptionSpec } from '../cli/options.ts'
 import { showValue } from '../config/shell.ts'
 import { command } from '../cli/invocation.ts'
+import { parseYamlFile, readBounded as readBoundedFile } from '../config/yaml-file.ts'
 
 /** A targets file larger than this is not a targets file (a fleet of thousands fits in far less). */
 export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
@@ -47,47 +44,9 @@ export interface FileProblem {
   meant?: string
 }
 
-/** How long a pipe (`--targets <(generate-fleet)`) may take to deliver the whole file. */
-const PIPE_WAIT_MS = 10_000
-
-/**
- * The file's text, bounded; a problem when it cannot be read whole. Opened without blocking: a
- * named pipe nobody writes to is an empty file, never a hang; a pipe being written is read to its
- * end within PIPE_WAIT_MS.
- */
+/** The targets file's text, bounded (../config/yaml-file.ts); a problem when it cannot be read whole. */
 export function readBounded(path: string): { text: string } | { problem: string } {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return { problem: code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read') }
-  }
-  try {
-    if (fstatSync(fd).isDirectory()) return { problem: 'is a directory; give the targets file' }
-    const buffer = Buffer.alloc(MAX_TARGETS_FILE_BYTES + 1)
-    const deadline = Date.now() + PIPE_WAIT_MS
-    const nap = new Int32Array(new SharedArrayBuffer(4))
-    let got = 0
-    for (;;) {
-      let n: number
-      try {
-        n = readSync(fd, buffer, got, buffer.length - got, null)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
-        if (Date.now() > deadline) return { problem: `is a pipe that delivered no end of file within ${PIPE_WAIT_MS / 1000}s` }
-        Atomics.wait(nap, 0, 0, 20)
-        continue
-      }
-      if (n === 0 || (got += n) >= buffer.length) break
-    }
-    if (got > MAX_TARGETS_FILE_BYTES) return { problem: `is larger than ${MAX_TARGETS_FILE_BYTES / 1024} KiB; a targets file lists option values, shard a larger fleet over several files` }
-    return { text: buffer.subarray(0, got).toString('utf8') }
-  } catch (error) {
-    return { problem: (error as NodeJS.ErrnoException).code ?? 'cannot be read' }
-  } finally {
-    closeSync(fd)
-  }
+  return readBoundedFile(path, MAX_TARGETS_FILE_BYTES, { directory: 'give the targets file', tooLarge: 'a targets file lists option values, shard a larger fleet over several files' })
 }
 
 const KNOWN = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.flag, o]))
@@ -162,7 +121,7 @@ const NO_LINES: EntryLines = { at: 1, keys: new Map() }
 
 /** The lines of a mapping node and of each of its keys. */
 function linesOf(node: unknown, lineAt: (offset: number) => number): EntryLines {
-  const y = yaml()
+  const y = yaml
   const at = (n: unknown) => (y.isNode(n) && n.range ? lineAt(n.range[0]) : 1)
   const keys = new Map<string, number>()
   if (y.isMap(node)) for (const pair of node.items) if (y.isScalar(pair.key)) keys.set(String(pair.key.value), at(pair.key))
@@ -177,22 +136,11 @@ function linesOf(node: unknown, lineAt: (offset: number) => number): EntryLines 
  */
 export function parseTargetsFile(text: string): { file: TargetsFile; problems: FileProblem[] } | { problems: FileProblem[] } {
   const problems: FileProblem[] = []
-  let data: unknown
-  const lineCounter = new (yaml().LineCounter)()
-  const lineAt = (offset: number) => lineCounter.linePos(offset).line
-  let doc: ReturnType<ReturnType<typeof yaml>['parseDocument']>
-  try {
-    doc = yaml().parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true, lineCounter })
-    for (const e of doc.errors.slice(0, 5)) problems.push({ where: 'file', line: lineAt(e.pos[0]), message: `not valid YAML: ${e.message.split('\n')[0]}` })
-    // A tag (`!!python/object`, `!custom`) asks the reader to build something: refused, never resolved.
-    for (const w of doc.warnings.slice(0, 5)) problems.push({ where: 'file', line: lineAt(w.pos[0]), message: `refused: ${w.message.split('\n')[0]}` })
-    if (problems.length > 0) return { problems }
-    data = doc.toJS({ maxAliasCount: 100 })
-  } catch (error) {
-    return { problems: [{ where: 'file', message: `refused: ${(error as Error).message.split('\n')[0]}` }] }
-  }
+  const read = parseYamlFile(text)
+  if ('problems' in read) return { problems: read.problems.map((p) => ({ where: 'file', message: p.message, ...(p.line !== undefined ? { line: p.line } : {}) })) }
+  const { data, doc, lineAt } = read
   const root = doc.contents
-  const nodeOf = (key: string): unknown => (yaml().isMap(root) ? root.get(key, true) : undefined)
+  const nodeOf = (key: string): unknown => (yaml.isMap(root) ? root.get(key, true) : undefined)
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ where: 'file', message: 'the file must be a mapping with targets: (a list) and, optionally, defaults:' }] }
   }
@@ -214,7 +162,7 @@ export function parseTargetsFile(text: string): { file: TargetsFile; problems: F
     return { problems }
   }
   const seq = nodeOf('targets')
-  const items = yaml().isSeq(seq) ? seq.items : []
+  const items = yaml.isSeq(seq) ? seq.items : []
   for (const [i, t] of top.targets.entries()) {
     const lines = linesOf(items[i], lineAt)
     targetLines.push(lines)

@@ -2,10 +2,11 @@
 // is checked against the report's own type (REPORT_SCHEMA), its verdict is derived again from its
 // steps by the one green rule verify uses (helpers/steps/verdict.ts `judgeRun`, with the skips the
 // knob's proof implies and the run declares), and its run identity is recomputed from its fields.
-import { KNOB_NAMES, knob, type KnobName } from '../config/knobs.ts'
+import { KNOB_NAME_RE } from '../profiles/doc.ts'
+import { profileOf } from '../profiles/target.ts'
 import { SVC_NAME } from '../config/shell.ts'
 import { array, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, declaredSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
 import { REPORT_FORMAT, type ReportHead } from './head.ts'
@@ -40,7 +41,7 @@ export const REPORT_SCHEMA = object({
   endpoint: optional(nullable(string())),
   host: optional(string()),
   svc: string(SVC_NAME),
-  knob: literal<KnobName>(...KNOB_NAMES),
+  knob: string({ re: KNOB_NAME_RE, says: 'a knob name in capitals' }),
   expected: nullable(string()),
   previous: nullable(string()),
   mode: literal('live', 'record', 'replay'),
@@ -77,7 +78,7 @@ void _sameType
 
 /** A report every field of which is valid, to check one field at a time. */
 const FULL: Readonly<Record<string, unknown>> = {
-  svc: 'x', knob: KNOB_NAMES[0], expected: null, previous: null, mode: 'live', verdict: 'green', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
+  svc: 'x', knob: 'PREFILL_INTERLEAVE', expected: null, previous: null, mode: 'live', verdict: 'green', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
   steps: [], meter: null, rollback: '', error: null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },
 }
 
@@ -98,7 +99,9 @@ export function checkReportShape(data: unknown): { report: CheckedReportData } |
 
 /** The verdict the report's steps, notes and error give by the one green rule, and why it is not green. */
 export function derivedVerdict(report: CheckedReportData): { verdict: RunVerdict; why: NotGreen[] } {
-  return judgeRun({ steps: report.steps, allowed: allowedSkips(knob(report.knob).proof, report.run?.skips ?? []), notes: report.notes, error: report.error })
+  // The knob's proof as the run carried it (its profile's entry), else radiance's (a report written before profiles).
+  const proof = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })?.spec.proof
+  return judgeRun({ steps: report.steps, allowed: allowedSkips(proof, report.run?.skips ?? []), notes: report.notes, error: report.error })
 }
 
 /**
@@ -131,8 +134,20 @@ export function identityProblem(report: CheckedReportData): string | null {
     run.mode !== report.mode && 'mode',
     t.value !== null && t.value !== report.expected && 'expected',
     t.previous !== null && t.previous !== report.previous && 'previous',
+    // The skips a run declares follow from its options (--no-dropin-check, a runtime without a unit,
+    // --skip): a list that does not is not what that run declared.
+    !sameSkips(run.skips, t) && 'skips',
   ].filter((x): x is string => typeof x === 'string')
   return differs.length ? `its ${differs.join(', ')} ${differs.length === 1 ? 'is' : 'are'} not the run identity's (run.target): the report was edited` : null
+}
+
+function sameSkips(skips: readonly string[], t: Record<string, unknown>): boolean {
+  const declared = declaredSkips({
+    dropinCheck: t.dropinCheck !== false,
+    ...(t.unit === null || typeof t.unit === 'string' ? { unit: t.unit } : {}),
+    ...(Array.isArray(t.skip) ? { skip: t.skip.filter((x): x is string => typeof x === 'string') } : {}),
+  })
+  return skips.length === declared.length && skips.every((id) => declared.includes(id as (typeof declared)[number]))
 }
 
 /** The endpoint the report's run verified (`run.target.baseUrl`), when it names one. */

@@ -3,6 +3,7 @@
 // real traffic, never here).
 import { stepOf } from '../steps/verdict.ts'
 import type { Report } from './json.ts'
+import { profileOf } from '../profiles/target.ts'
 
 function ms(v: number | undefined): string | undefined {
   return v !== undefined && Number.isFinite(v) ? `${v.toFixed(1)} ms` : undefined
@@ -15,8 +16,12 @@ export function evidenceLines(report: Report): string[] {
   const lines: string[] = []
   const prefixes = ev.prefixes ?? []
   if (prefixes.length) {
-    const missing = ['radiance', 'vllm'].filter((p) => !prefixes.includes(p))
-    lines.push(`prefixes seen on /metrics: ${prefixes.join(', ')}${missing.length ? ` (no ${missing.join(', ')}: latency lives under vllm:, cadence under radiance:)` : ''}`)
+    // The prefixes the engine's profile expects (radiance: latency under vllm:, cadence under radiance:).
+    const engine = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })?.engine
+    const expected = engine?.metrics.prefixes ?? ['radiance', 'vllm']
+    const missing = expected.filter((p) => !prefixes.includes(p))
+    const why = engine === undefined || engine.name === 'radiance' ? 'latency lives under vllm:, cadence under radiance:' : `the ${engine.name} profile expects ${expected.map((p) => `${p}:`).join(' and ')}`
+    lines.push(`prefixes seen on /metrics: ${prefixes.join(', ')}${missing.length ? ` (no ${missing.join(', ')}: ${why})` : ''}`)
   }
   const meters = ev.evidenceMeters ?? {}
   for (const [name, v] of Object.entries(meters)) lines.push(`${name}: ${String(v.first ?? 'absent')} → ${String(v.last ?? 'absent')} (evidence only)`)

@@ -13,7 +13,7 @@ export interface RunIdentity {
   /** sha256 (hex) of `{ mode, skips, target }` as stable JSON (see `runId`). */
   id: string
   mode: Mode
-  /** The steps this run skips on purpose (`--no-dropin-check`: dropins); the green rule allows these and the skips the knob's proof implies. */
+  /** The steps this run skips on purpose (`--no-dropin-check` or no unit: dropins; `--skip`: those probes); the green rule allows these and the skips the knob's proof implies. */
   skips: StepId[]
   /** The options the run was judged with: svc, knob, value, previous, base URL, host, commands, budgets… */
   target: RecordedTarget

@@ -5,7 +5,8 @@ import { writeAtomic } from '../seams/atomic.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
-import { knob, type KnobName } from '../config/knobs.ts'
+import type { KnobName } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
 import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
@@ -107,7 +108,7 @@ function finite(v: number | null | undefined): number | null {
 }
 
 function meterOf(target: Target, steps: readonly StepResult[]): ReportMeter | null {
-  const spec = knob(target.knob).proof.meter
+  const spec = targetProfile(target).spec.proof.meter
   if (!spec) return null
   const m = stepOf(steps, 'meter')?.evidence.meter
   return {
@@ -141,13 +142,13 @@ function reportStep<Id extends StepId>(s: StepResult<Id>): ReportStep<Id> {
 
 /** The verdict of a target's steps alone (no notes), by the one green rule with the skips the target declares. */
 export function stepsVerdict(target: Target, steps: readonly StepResult[]): RunVerdict {
-  return judgeRun({ steps, allowed: allowedSkips(knob(target.knob).proof, runIdentity(target).skips) }).verdict
+  return judgeRun({ steps, allowed: allowedSkips(targetProfile(target).spec.proof, runIdentity(target).skips) }).verdict
 }
 
 /** The contract's report for a finished (or failed-to-start) run. */
 export function buildReport(input: ReportInput): Report {
   const { target, steps } = input
-  const spec = knob(target.knob)
+  const { spec } = targetProfile(target)
   const fallback = spec.default ?? input.defaultFromHelp ?? null
   const previous = target.previous ?? fallback
   const notes = [...(input.unhandled ?? [])]

@@ -3,7 +3,7 @@
 import { styleText } from 'node:util'
 import type { Target } from '../config/load.ts'
 import { formatDuration } from '../config/duration.ts'
-import { knob } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
 import type { StepResult, StepVerdict } from '../steps/verdict.ts'
 import type { MeterEvidence } from '../steps/meter/evidence.ts'
 import { GLYPHS, oneLine, summarize } from './_summary.ts'
@@ -121,7 +121,7 @@ export function finalLine(report: Report, options: { color?: boolean; reportPath
 
 /** `armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host local`. */
 export function header(target: Target, options: Pick<FormatOptions, 'color'> = {}): string {
-  const def = knob(target.knob).default
+  const def = targetProfile(target).spec.default
   const shown = (v: string | null) => v ?? (def !== null ? `${def} (default)` : 'the default')
   return [
     paint('armproof', 'bold', options.color),

@@ -2,7 +2,7 @@
 // build's --help say the default is, what argv carries and what the ledger resolved, each with
 // the verdict of its comparison. Built from the steps' evidence alone.
 import type { Target } from '../config/load.ts'
-import { knob } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
 import { stepOf, type StepResult } from '../steps/verdict.ts'
 
 export type TruthVerdict = 'holds' | 'differs' | 'unknown' | 'info'
@@ -26,7 +26,7 @@ function stepVerdict(step: StepResult | undefined): TruthVerdict {
 }
 
 export function truthTable(target: Target, steps: readonly StepResult[]): TruthTable {
-  const spec = knob(target.knob)
+  const { spec } = targetProfile(target)
   const help = stepOf(steps, 'help')
   const argv = stepOf(steps, 'argv')
   const ledger = stepOf(steps, 'ledger')
@@ -39,6 +39,8 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   const resolved = ledger?.evidence.value ?? null
   const auto = ledger?.evidence.auto === true
   const boundBy = ledger?.evidence.boundBy ?? null
+  // Another engine than radiance: the source the ledger passed on (what the engine runs over what its parser resolved).
+  const strongest = ledger?.evidence.strongest
 
   const rows: TruthRow[] = [
     { source: 'expected', value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`, verdict: 'info' },
@@ -55,7 +57,7 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
     },
     {
       source: 'ledger',
-      value: resolved === null ? (ledger ? ledger.observed : 'not read') : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
+      value: resolved === null ? (ledger ? ledger.observed : 'not read') : strongest !== undefined ? `${resolved}, from ${strongest}${(ledger?.evidence.sources?.length ?? 0) > 1 ? ` (${ledger!.evidence.sources!.filter((s) => s.standing === 'agrees' || s.standing === 'allowed').length} of the ${ledger!.evidence.sources!.length} sources the profile names agree)` : ''}` : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
       verdict: stepVerdict(ledger),
     },
   ]

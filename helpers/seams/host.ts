@@ -1,5 +1,6 @@
 // The host seam: every command on the engine's host (pidof, /proc, ledger, --help, systemctl)
-// runs through a HostClient, locally for `--host local`, else over ssh in BatchMode. Every
+// runs through a HostClient, locally for `--host local` (and for a pod: kubectl runs here, and the
+// reads in the pod go through `kubectl exec`, helpers/engine/runtime.ts), else over ssh in BatchMode. Every
 // command has a timeout (the whole process group is killed when it runs out); nothing can wait
 // for a password (sudo is always `sudo -n`, ssh always `-o BatchMode=yes`).
 import { userInfo } from 'node:os'
@@ -142,10 +143,10 @@ export function createHost(options: HostOptions): HostClient {
   const { host, sshOpts, deployUser } = options
   const sudo = options.sudo ?? 'auto'
   const user = hostUser(options)
-  const target = host.kind === 'local' ? 'local' : sshTarget(host, sshOpts)
-  const where = host.kind === 'local' ? 'local' : `ssh ${target}`
+  const target = host.kind === 'ssh' ? sshTarget(host, sshOpts) : 'local'
+  const where = host.kind === 'ssh' ? `ssh ${target}` : 'local'
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
-  const file = host.kind === 'local' ? 'sh' : (options.sshCommand ?? 'ssh')
+  const file = host.kind === 'ssh' ? (options.sshCommand ?? 'ssh') : 'sh'
   const maxOutput = options.maxOutputBytes ?? MAX_HOST_OUTPUT
   const sessions = hostSessions(target)
   // Clients with the same key reach the same host as the same user in the same way: their gathered reads are one.
@@ -154,7 +155,7 @@ export function createHost(options: HostOptions): HostClient {
 
   /** One program on the host: `sh -c`, or one ssh session; at most the host's sessions at once. */
   const launch = async (script: string, timeoutMs: number, batch?: { nonce: string; timeoutsMs: readonly number[] }, urgent = false): Promise<Exec> => {
-    const args = host.kind === 'local' ? ['-c', script] : sshArgs(host, sshOpts, script, timeoutMs, control)
+    const args = host.kind === 'ssh' ? sshArgs(host, sshOpts, script, timeoutMs, control) : ['-c', script]
     const release = await sessions.acquire(urgent)
     try {
       const run = () => runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
@@ -210,9 +211,18 @@ export function createHost(options: HostOptions): HostClient {
   }
 }
 
-/** Substitutes `{svc}` and `{unit}` into an operator's command template, each value quoted. */
-export function fillTemplate(template: string, values: { svc: string; unit: string }): string {
-  return template.replaceAll('{svc}', quote(values.svc)).replaceAll('{unit}', quote(values.unit))
+/**
+ * Substitutes the placeholders into an operator's command template (`{svc}`, `{unit}`, and under
+ * kubernetes `{pod}` and `{kube}`, kubectl's options), each value quoted, a list word by word; in
+ * one pass, so a value that holds a placeholder's text is never substituted again. A placeholder
+ * with no value (null) is left empty: the configuration refuses a template that names one.
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, string | readonly string[] | null | undefined>>): string {
+  return template.replace(/\{([a-z]+)\}/g, (whole, name: string) => {
+    if (!Object.hasOwn(values, name)) return whole
+    const v = values[name]
+    return v === null || v === undefined ? '' : typeof v === 'string' ? quote(v) : quoteAll(v)
+  })
 }
 
 export { quote, quoteAll }

@@ -11,8 +11,10 @@ import type { ConfigProblem, Target } from '../config/load.ts'
 import type { HostFailure } from './host.ts'
 import { REDACTED } from './redacted.ts'
 import type { HttpFailure } from './http.ts'
-import { KNOB_NAMES } from '../config/knobs.ts'
+import { KNOB_NAME_RE, PROFILE_DOC } from '../profiles/doc.ts'
 import { SVC_NAME } from '../config/shell.ts'
+import { RUNTIMES } from '../config/runtime.ts'
+import { SKIPPABLE_IDS } from '../config/skips.ts'
 import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Infer, type Schema } from '../schema.ts'
 import { STEP_IDS } from '../steps/verdict.ts'
 
@@ -147,18 +149,29 @@ void _hostFailures
 const HOST_SPEC = tagged('kind', {
   local: object({ kind: literal('local') }),
   ssh: object({ kind: literal('ssh'), host: string(), user: optional(string()), port: optional(number({ integer: true, min: 1 })) }),
+  // Recorded since --runtime kubernetes: the pod, by Kubernetes' own name rules.
+  pod: object({ kind: literal('pod'), pod: string({ re: /^[a-z0-9][-a-z0-9.]{0,252}$/, says: 'a pod name (DNS-1123)' }), namespace: optional(string({ re: /^[a-z0-9][-a-z0-9]{0,62}$/, says: 'a namespace (DNS-1123 label)' })) }),
 })
 const DIGEST = string({ re: /^[0-9a-f]{64}$/, says: 'a sha256 hex digest' })
 
+const KNOB = string({ re: KNOB_NAME_RE, says: 'a knob name in capitals' })
+
 /** The recorded options (`RecordedTarget`), as a schema. */
 const TARGET_SCHEMA = object({
-  svc: string(SVC), knob: literal(...KNOB_NAMES), value: nullable(string()), previous: nullable(string()), baseUrl: nullable(string()), model: nullable(string()),
-  host: HOST_SPEC, process: string(), deployUser: nullable(string()), sudo: optional(literal('auto', 'always', 'never')), ledgerCmd: string(), helpCmd: string(), unit: string(),
+  svc: string(SVC), knob: KNOB, value: nullable(string()), previous: nullable(string()), baseUrl: nullable(string()), model: nullable(string()),
+  host: HOST_SPEC, process: string(), deployUser: nullable(string()), sudo: optional(literal('auto', 'always', 'never')), ledgerCmd: string(), helpCmd: string(),
+  // null since a runtime may have no unit (a pod; a docker container or a bare process without --unit).
+  unit: nullable(string()),
   dropinCheck: boolean(), healthBudgetMs: number({ min: 0 }), meterWindowMs: number({ min: 0 }), probeTimeoutMs: number({ min: 0 }), hostTimeoutMs: number({ min: 0 }),
   // Recorded since the meter could be read through Prometheus; absent in older recordings.
   prometheusUrl: optional(nullable(string())), prometheusMatch: optional(nullable(string())),
   // Recorded since the engine could be found by --pid-cmd; absent in older recordings.
   pidCmd: optional(nullable(string())),
+  // Recorded since --runtime, --kube-opts and --skip; absent in older recordings (podman, none, none).
+  runtime: optional(literal(...RUNTIMES)), kubeOpts: optional(array(string())), skip: optional(array(literal(...SKIPPABLE_IDS))),
+  // Recorded since engines have profiles (--engine, --catalog): the profile as written, a catalog's knobs
+  // in it; absent in older recordings (their knob is radiance's).
+  engine: optional(PROFILE_DOC),
 })
 // Every option a recording keeps is one its schema knows: a Target field added without its line
 // here fails to compile (a recording of a run with it would not read back as written).
@@ -168,7 +181,7 @@ void _everyOption
 const RUN_SCHEMA = object({
   format: literal(FIXTURE_FORMAT),
   svc: string(SVC),
-  knob: literal(...KNOB_NAMES),
+  knob: KNOB,
   value: nullable(string()),
   previous: nullable(string()),
   baseUrl: string(),

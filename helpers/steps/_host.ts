@@ -1,5 +1,6 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
 import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
+import { templateValues } from '../config/runtime.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult, type HostRun } from '../seams/host.ts'
 import type { Target } from '../config/load.ts'
 import type { RunContext } from './context.ts'
@@ -50,10 +51,11 @@ export function tail(text: string, lines = 3, max = 300): string {
 
 /**
  * The read of an operator's command template (`--ledger-cmd`, `--help-cmd`): as the deploy user,
- * with `{svc}`/`{unit}` quoted in and stderr folded into stdout (containers log to both).
+ * with `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`) quoted in and stderr folded into stdout
+ * (containers log to both).
  */
-export function templateRead(target: Pick<Target, 'svc' | 'unit' | 'hostTimeoutMs'>, template: string): HostRun {
-  return { script: `{ ${fillTemplate(template, target)} ; } 2>&1`, asDeployUser: true, timeoutMs: target.hostTimeoutMs }
+export function templateRead(target: Pick<Target, 'svc' | 'unit' | 'hostTimeoutMs' | 'kubeOpts' | 'host'>, template: string): HostRun {
+  return { script: `{ ${fillTemplate(template, templateValues(target))} ; } 2>&1`, asDeployUser: true, timeoutMs: target.hostTimeoutMs }
 }
 
 /** Runs an operator's command template (`templateRead`). */

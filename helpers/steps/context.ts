@@ -5,7 +5,9 @@ import type { Target } from '../config/load.ts'
 import type { HostClient } from '../seams/host.ts'
 import type { HttpClient } from '../seams/http.ts'
 import type { ModelCard } from '../seams/models.ts'
-import { knob, type KnobSpec } from '../config/knobs.ts'
+import type { KnobSpec } from '../config/knobs.ts'
+import { targetProfile } from '../profiles/target.ts'
+import type { Engine } from '../profiles/types.ts'
 import type { STEPS, StepId } from './registry.ts'
 import type { Judgement } from './verdict.ts'
 import type { MeterBaseline } from './meter/reading.ts'
@@ -92,6 +94,8 @@ export interface Choices {
 
 export interface RunContext {
   target: Target
+  /** How to read the engine: its profile (--engine). */
+  engine: Engine
   spec: KnobSpec
   http: HttpClient
   host: HostClient
@@ -113,8 +117,9 @@ export function randomChoices(random: () => number = Math.random): Choices & { m
   }
 }
 
-export function createContext(parts: Omit<RunContext, 'spec' | 'progress'> & { progress?: (m: string) => void }): RunContext {
-  return { ...parts, spec: knob(parts.target.knob), progress: parts.progress ?? (() => {}) }
+export function createContext(parts: Omit<RunContext, 'spec' | 'engine' | 'progress'> & { progress?: (m: string) => void }): RunContext {
+  const { engine, spec } = targetProfile(parts.target)
+  return { ...parts, engine, spec, progress: parts.progress ?? (() => {}) }
 }
 
 /** The value the knob should have now: the operator's, else the catalog's default, else the build's (`buildDefault`, from --help). */

@@ -16,6 +16,7 @@ import { wrongEngineAtBaseline } from './meter/two-engines.ts'
 import { checkExact, checkTools, checkVision } from './probes/judge.ts'
 import { servedModel } from './probes/served.ts'
 import { stepSpec, type StepId } from './registry.ts'
+import { skippedOnPurpose } from './skipped.ts'
 import type { JudgementFields, StepResult } from './verdict.ts'
 
 export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome<Id>>
@@ -95,6 +96,9 @@ export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title:
   const started = performance.now()
   const proof = run.given.wrongEngine
   if (proof) return scrub({ id, title, ...afterWrongEngine(id, proof), evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  // --skip: the judge is not called (the served model's reply ids were settled for it, ./probes/served.ts).
+  const skipped = skippedOnPurpose(ctx, id)
+  if (skipped) return scrub({ id, title, ...skipped, evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
   const judge: Judge<Id> = JUDGES[id]
   const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)

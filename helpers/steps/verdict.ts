@@ -70,13 +70,14 @@ export function allowedSkips(proof: KnobProof | undefined, declared: readonly st
 }
 
 /**
- * The steps a run skips because its operator said so, from its options: `--no-dropin-check` skips
- * `dropins`. The report declares them (`run.skips`) so that whoever re-derives the verdict later
- * allows exactly these (the contract's `--skip` of a probe, and a runtime without a systemd unit,
- * add theirs here).
+ * The steps a run skips because its options say so: `--no-dropin-check`, or a runtime with no
+ * systemd unit for the engine (a pod; a docker container or a bare process without `--unit`),
+ * skips `dropins`; `--skip` the probes the served model cannot take. The report declares them
+ * (`run.skips`) so that whoever re-derives the verdict later (merge-reports, writeback) allows
+ * exactly these. Options of an older report that lacks a field declare what they did then.
  */
-export function declaredSkips(options: { dropinCheck: boolean }): StepId[] {
-  return STEP_IDS.filter((id) => id === 'dropins' && !options.dropinCheck)
+export function declaredSkips(options: { dropinCheck: boolean; unit?: string | null; skip?: readonly string[] }): StepId[] {
+  return STEP_IDS.filter((id) => (id === 'dropins' && (!options.dropinCheck || options.unit === null)) || (options.skip ?? []).includes(id))
 }
 
 /** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. */

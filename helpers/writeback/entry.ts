@@ -46,9 +46,10 @@ function meterText(meter: ReportFacts['meter']): string {
 /** `2026-11-30T02:31:05Z`: seconds are enough for a reader; the marker keeps the exact value. */
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
-/** The knob's env name, from the catalog when the knob is known. */
-function envName(name: string): string {
-  return isKnobName(name) ? knob(name).env : codeText(name)
+/** The knob's env name: the one its catalog entry gives, else radiance's catalog's when the knob is known. */
+function envName(report: ReportFacts): string {
+  if (report.env !== undefined) return codeText(report.env)
+  return isKnobName(report.knob) ? knob(report.knob).env : codeText(report.knob)
 }
 
 /** The entry as lines (no line endings); the page's own line ending joins them. */
@@ -57,6 +58,6 @@ export function entryLines(report: ReportFacts): [string, string] {
   const how = report.mode === 'replay' ? 'armproof green, replay of a recorded run' : 'armproof green'
   const on = report.endpoint ? ` on ${pageText(report.endpoint)}` : ''
   const first = `- ${date} · ${isKnobName(report.knob) ? report.knob : pageText(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)}${on} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
-  const rollback = `  rollback: \`${envName(report.knob)}=${report.previous === null ? '' : codeText(report.previous)}\` then redeploy \`--service ${codeText(report.svc)}\``
+  const rollback = `  rollback: \`${envName(report)}=${report.previous === null ? '' : codeText(report.previous)}\` then redeploy \`--service ${codeText(report.svc)}\``
   return [first, rollback]
 }

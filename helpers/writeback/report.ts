@@ -4,7 +4,8 @@
 // only with its recording's time and digest, and only while that recording is unedited.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { knob, valueProblem } from '../config/knobs.ts'
+import { valueProblem } from '../config/knobs.ts'
+import { profileOf } from '../profiles/target.ts'
 import { MAX_REPORT_BYTES, checkReportShape, derivedVerdict, endpointOf, identityProblem, type CheckedReportData } from '../report/checked.ts'
 import type { Report } from '../report/json.ts'
 import { endsEarly } from '../schema.ts'
@@ -21,6 +22,8 @@ export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finish
   finishedMs: number
   /** The endpoint the run verified (its `run.target.baseUrl`), untrusted text; null when the report names none. */
   endpoint?: string | null
+  /** The knob's env name, from the catalog entry the run carried (or radiance's catalog). */
+  env?: string
 }
 
 /** A checked report: the facts the entry needs, and the rest the gate re-derives from. */
@@ -84,7 +87,9 @@ export function checkReport(data: unknown, shown: string): Read {
   const shape = checkReportShape(data)
   if ('problem' in shape) return refuse(shape.problem)
   const r = shape.report
-  const spec = knob(r.knob)
+  // The knob as the run carried it (its profile's catalog entry), else radiance's (a report written before profiles).
+  const spec = profileOf({ ...(r.run?.target ?? {}), knob: r.knob })?.spec
+  if (!spec) return refuse(`is not an armproof report this armproof can read: its knob ${showText(r.knob)} is not radiance's and the report carries no profile that defines it (run.target.engine)`)
   for (const field of ['expected', 'previous'] as const) {
     const v = r[field]
     const why = v === null ? undefined : valueProblem(spec, v)
@@ -92,7 +97,7 @@ export function checkReport(data: unknown, shown: string): Read {
   }
   return {
     report: {
-      svc: r.svc, knob: r.knob, expected: r.expected, previous: r.previous, mode: r.mode, verdict: r.verdict,
+      svc: r.svc, knob: r.knob, env: spec.env, expected: r.expected, previous: r.previous, mode: r.mode, verdict: r.verdict,
       exitCode: r.exitCode, finishedAt: r.finishedAt, finishedMs: Date.parse(r.finishedAt), meter: r.meter,
       recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null, endpoint: endpointOf(r),
       report: r,

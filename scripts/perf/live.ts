@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { PROBE_MAX_TOKENS, exactRequest, toolsRequest, visionRequest, type ChatRequest, type ProbeColour } from '../../helpers/steps/probes/requests.ts'
 import { meterPollInterval } from '../../helpers/steps/meter/judge.ts'
+import { KNOB_TRAFFIC } from '../../helpers/steps/meter/traffic.ts'
 import type { Report, ReportStep } from '../../helpers/report/json.ts'
 import { stepOf, type StepId } from '../../helpers/steps/verdict.ts'
 import { cleanup, engineArgs, runVerify, type VerifyRun } from '../../test/support/run-verify.ts'
@@ -68,7 +69,21 @@ export interface FullWindow {
   verdict: string
 }
 
+/** A knob that brings its own traffic (vLLM's prefix caching: two shared-prefix requests), what one verdict costs the endpoint. */
+export interface KnobTrafficCost {
+  knob: string
+  engine: string
+  /** Chat completions the engine served for the whole verdict. */
+  completions: number
+  /** The bound: the three probes and the knob's own traffic (helpers/steps/meter/traffic.ts). */
+  bound: number
+  /** What the meter step says it sent. */
+  reportedSent: number | null
+}
+
 export interface LiveResult {
+  /** Absent in results measured before knobs brought their traffic. */
+  knobTraffic?: KnobTrafficCost
   latencyMs: number
   meterWindow: string
   baseline: 'curl' | 'node-http'
@@ -213,6 +228,24 @@ export function liveCommand(latencyMs: number): { live: string; full: string } {
   }
 }
 
+/** One vLLM verdict of ENABLE_PREFIX_CACHING (its meter moves only under two requests sharing a long prefix): the completions it cost. */
+async function measureKnobTraffic(log: (line: string) => void): Promise<KnobTrafficCost> {
+  const engine = await startEngine({ profile: 'vllm', svc: 'perf-prefix', processName: 'rperf-prefix', args: ['--enable-prefix-caching'] })
+  try {
+    await engine.waitReady()
+    const before = (await engine.stats()) as { served: { chat_completions: number } }
+    log('  a knob that brings its traffic (vllm ENABLE_PREFIX_CACHING) …')
+    const run = await runVerify([...engineArgs(engine), '--engine', 'vllm', '--knob', 'ENABLE_PREFIX_CACHING', '--value', 'true', '--previous', 'false', '--meter-window', LIVE_WINDOW, '--health-budget', '8s', '--host-timeout', '10s'], { engine, timeoutMs: 120_000 })
+    const after = (await engine.stats()) as { served: { chat_completions: number } }
+    if (run.exitCode !== 0 || !run.report) throw new Error(`the vllm prefix-caching verify exited ${run.exitCode}:\n${run.stdout.slice(-2000)}`)
+    const sent = (step(run.report, 'meter').evidence as { traffic?: { sent?: number } }).traffic?.sent
+    cleanup(run)
+    return { knob: 'ENABLE_PREFIX_CACHING', engine: 'vllm', completions: after.served.chat_completions - before.served.chat_completions, bound: 3 + KNOB_TRAFFIC['shared-prefix'].completions, reportedSent: typeof sent === 'number' ? sent : null }
+  } finally {
+    await engine.stop()
+  }
+}
+
 export async function measureLive(options: { latencyMs: number; reps: number; log: (line: string) => void }): Promise<LiveResult> {
   const { latencyMs, reps, log } = options
   const version = await curlVersion()
@@ -268,8 +301,9 @@ export async function measureLive(options: { latencyMs: number; reps: number; lo
       out.push(rep)
       log(`  live ${i + 1}/${reps}: verify ${(rep.verifyMs / 1000).toFixed(2)} s, curl ${(curlSumMs / 1000).toFixed(2)} s (${rep.ratio.toFixed(2)}×), overhead ${rep.overhead.toFixed(2)}`)
     }
+    const knobTraffic = await measureKnobTraffic(log)
     const cmd = liveCommand(latencyMs)
-    return { latencyMs, meterWindow: LIVE_WINDOW, baseline, curlVersion: version ?? 'none (node:http child process)', reps: out, fullWindow, expectedTokens: 3 * PROBE_MAX_TOKENS, commandLive: cmd.live, commandFull: cmd.full }
+    return { knobTraffic, latencyMs, meterWindow: LIVE_WINDOW, baseline, curlVersion: version ?? 'none (node:http child process)', reps: out, fullWindow, expectedTokens: 3 * PROBE_MAX_TOKENS, commandLive: cmd.live, commandFull: cmd.full }
   } finally {
     for (const e of engines) await e.stop()
     rmSync(dir, { recursive: true, force: true })

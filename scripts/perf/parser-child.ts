@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs'
 import parseNpm from 'parse-prometheus-text-format'
 import { parsePrometheusText } from '../../helpers/prom/parse.ts'
-import { STEP_TIME, TRAFFIC } from '../../helpers/steps/meter/metrics.ts'
+import { builtinProfile } from '../../helpers/profiles/load.ts'
+import { allTrafficNames, trafficNames } from '../../helpers/steps/meter/names.ts'
 
 export type ParserName = 'ours' | 'ours-read' | 'npm' | 'ours-keep'
 
@@ -46,7 +47,8 @@ if ((which !== 'ours' && which !== 'ours-read' && which !== 'npm' && which !== '
 }
 const samples = Number(samplesArg ?? 5)
 // What the meter step keeps (helpers/steps/meter/metrics.ts): the knob's meter and the traffic and step-time series.
-const wanted = new Set<string>(['radiance:engine_steps_held_total', ...Object.values(TRAFFIC), ...Object.values(STEP_TIME)])
+const radiance = builtinProfile('radiance').engine
+const wanted = new Set<string>(['radiance:engine_steps_held_total', ...allTrafficNames(trafficNames(radiance)), ...Object.values(radiance.metrics.stepTime ?? {})])
 /** Makes what a caller of the npm parser gets: every family's samples, every sample's label object (built on first read). */
 function readAll(page: ReturnType<typeof parsePrometheusText>): typeof page {
   for (const family of page.families) for (const sample of family.samples) if (sample.labels === undefined) throw new Error(`${sample.name} has no labels`)

@@ -77,6 +77,15 @@ export function rows(r: Results): Row[] {
       target: `report (3 probes × ${live.expectedTokens / 3})`,
       met: tokens.length === 1 && tokens[0] === live.expectedTokens,
     })
+    if (live.knobTraffic) {
+      const k = live.knobTraffic
+      out.push({
+        measure: `5. Cost per verdict: chat completions of a knob that brings its traffic (${k.engine} ${k.knob})`,
+        value: `${k.completions} (3 probes + ${k.reportedSent ?? '?'} sent by the meter step)`,
+        target: `≤ ${k.bound}`,
+        met: k.completions <= k.bound && k.reportedSent !== null && k.completions === 3 + k.reportedSent,
+      })
+    }
     const fw = live.fullWindow.cost
     const liveScrapes = [...new Set(costs.map((c) => c.metricsScrapes))]
     const c0 = costs[0]!
@@ -200,7 +209,12 @@ must stay at zero for the whole window while traffic flows), which is the longes
 | --- | --- | --- | --- | --- | --- | --- |
 ${live.reps.map((x, i) => row(`live ${i + 1}`, x.cost)).join('\n')}
 ${row(`full ${live.fullWindow.cost.meterWindowMs / 1000} s window`, live.fullWindow.cost)}
-`
+${live.knobTraffic ? `
+A knob whose meter moves only under a traffic shape brings it, bounded (\`helpers/steps/meter/traffic.ts\`): vLLM's
+prefix caching counts hits in tokens of whole 16-token KV blocks, so its meter step sends two chat completions
+sharing a 64-word prompt prefix (\`max_tokens\` 8 each). One verdict of \`--engine vllm --knob ${live.knobTraffic.knob}\` cost
+the endpoint ${live.knobTraffic.completions} chat completions (the three probes and ${live.knobTraffic.reportedSent ?? '?'} of its own; bound ${live.knobTraffic.bound}).
+` : ''}`
 }
 
 function misses(rs: readonly Row[], r: Results, machine: Machine): string {

@@ -1,6 +1,7 @@
 // A host whose /proc is made up: the text the engine lookup's reads (helpers/engine/survey.ts)
 // get back, written the way Linux writes it (/proc/net/tcp{,6} lines, stat lines, NUL-separated
 // command lines), for tests of the lookup and of the steps that run it without real processes.
+import { splitWords } from '../../helpers/config/shell.ts'
 import type { HostClient, HostResult } from '../../helpers/seams/host.ts'
 import type { EngineProcess } from '../../helpers/steps/context.ts'
 
@@ -36,6 +37,25 @@ export interface FakeHostState {
   pidCmdOut?: string
   /** Every call fails this way (e.g. ssh unreachable). */
   failure?: HostResult['failure']
+  /**
+   * What `kubectl get pod … -o json` answers (a pod object), or kubectl's failure (its stderr and
+   * exit code); the lookup's reads in the pod (`kubectl exec … -- sh -c '<script>'`) are answered
+   * from this same state, as a pod sharing these processes would.
+   */
+  kubectl?: { pod: unknown } | { stderr: string; exit: number }
+  /** How `kubectl exec` fails after `kubectl get pod` answered (a container without sh); default: it runs the script. */
+  kubectlExec?: { stderr: string; exit: number }
+}
+
+/** A running pod of one container declaring `ports`, in `kubectl get pod -o json`'s shape. */
+export function podObject(ports: readonly number[] = [], more: { phase?: string; state?: Record<string, unknown>; hostPID?: boolean } = {}): unknown {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'llm-7-0', namespace: 'llm' },
+    spec: { hostPID: more.hostPID ?? false, containers: [{ name: 'engine', image: 'radiance:1', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }] },
+    status: { phase: more.phase ?? 'Running', containerStatuses: [{ name: 'engine', ready: true, state: more.state ?? { running: { startedAt: '2026-11-30T02:00:00Z' } } }] },
+  }
 }
 
 const le = (bytes: number[]): string => bytes.map((b) => b.toString(16).padStart(2, '0')).reverse().join('').toUpperCase()
@@ -117,15 +137,25 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
       const s = now()
       const done = (stdout: string, exitCode = 0): HostResult => ({ command: req.script, stdout, stderr: '', exitCode, durationMs: 1 })
       if (s.failure) return { command: req.script, stdout: '', stderr: 'ssh: connect to host gpu-7 port 22: Connection refused', exitCode: 255, failure: s.failure, durationMs: 1 }
-      if (req.script.includes('getconf CLK_TCK')) {
-        const hex = /-v h=(\S+) /.exec(req.script)![1]!.replace(/^'|'$/g, '')
-        return done(surveyText(s, /pidof (\S+)/.exec(req.script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)))
+      let script = req.script
+      if (script.startsWith('kubectl ')) {
+        const k = s.kubectl ?? { stderr: 'error: the server doesn\'t have a resource type "pod"', exit: 1 }
+        if ('stderr' in k) return { command: req.script, stdout: '', stderr: `${k.stderr}\n`, exitCode: k.exit, durationMs: 1 }
+        const words = splitWords(script)
+        if (words[1] === 'get') return done(`${JSON.stringify(k.pod, null, 4)}\n`)
+        if (s.kubectlExec) return { command: req.script, stdout: '', stderr: `${s.kubectlExec.stderr}\n`, exitCode: s.kubectlExec.exit, durationMs: 1 }
+        // kubectl exec … -- sh -c '<script>': the script, read in the pod.
+        script = words.at(-1)!
       }
-      if (req.script.includes('podman inspect')) {
+      if (script.includes('getconf CLK_TCK')) {
+        const hex = /-v h=(\S+) /.exec(script)![1]!.replace(/^'|'$/g, '')
+        return done(surveyText(s, /pidof (\S+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)))
+      }
+      if (script.includes('podman inspect') || script.includes('docker inspect')) {
         const inspect = s.container === undefined ? `Error: no such object: "svc"\n${MARK}exit 125\n` : `${s.container}\n${MARK}exit 0\n`
         return done(`${MARK}container\n${inspect}${MARK}stats\n${s.procs.map((p) => `${statLine(p)}\n`).join('')}`)
       }
-      const asked = /^P='?([\d ]*)'?\n/.exec(req.script)
+      const asked = /^P='?([\d ]*)'?\n/.exec(script)
       if (asked) return done(details(s, asked[1]!.split(' ').filter(Boolean)))
       return done(s.pidCmdOut ?? '', s.pidCmdOut === undefined ? 127 : 0)
     },

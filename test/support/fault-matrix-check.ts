@@ -13,7 +13,7 @@ import { expect } from 'vitest'
 import type { EngineHandle } from '../../engine/launch.ts'
 import { startRow } from './row-engines.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
-import { END_TO_END, type FaultCase } from './fault-matrix.ts'
+import { END_TO_END, runtimeArgs, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
 import './nxdomain.ts'
 import { proveInProcess } from './prove-in-process.ts'
@@ -54,7 +54,7 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
   const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
   const { engine, baseUrl } = row
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const args = [...engineArgs(engine, baseUrl), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
+  const args = [...engineArgs(engine, baseUrl), ...runtimeArgs(c, engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
   // So do several engines under one name: while the one verified is loading, none holds its port yet (argv cannot tell them apart).
   if (c.mistake || c.beside || c.engine.copies) await row.waitReady()
@@ -97,7 +97,9 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
   x(run.exitCode, context).toBe(EXIT_CODES[c.verdict])
   if (c.verdict !== 'green') x(run.exitCode).not.toBe(0)
   if (c.message) {
-    const focus = run.report!.steps.find((s) => s.verdict !== 'passed') ?? run.report!.steps.find((s) => s.id === 'meter')!
+    // The first step that did not hold; a skip on purpose (a runtime's drop-in gate) only where nothing else is.
+    const steps = run.report!.steps
+    const focus = steps.find((s) => s.verdict !== 'passed' && s.intendedSkip !== true) ?? steps.find((s) => s.verdict !== 'passed') ?? steps.find((s) => s.id === 'meter')!
     x(`${focus.observed}\n${focus.next ?? ''}`, context).toContain(c.message)
     if (focus.verdict === 'failed' || focus.verdict === 'inconclusive') {
       x(focus.expected).not.toBe('')

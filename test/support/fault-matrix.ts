@@ -2,8 +2,9 @@
 // surroundings we can make here, the verdict, exit code and red steps `pnpm verify` must give.
 // test/fault-matrix.test.ts runs it; docs/faults.md is generated from it (scripts/faults-doc.ts),
 // and a test keeps the two equal.
-import type { EngineOptions } from '../../engine/launch.ts'
+import type { EngineHandle, EngineOptions } from '../../engine/launch.ts'
 import type { KnobName } from '../../helpers/config/knobs.ts'
+import type { Runtime } from '../../helpers/config/runtime.ts'
 import type { RunVerdict, StepId, StepVerdict } from '../../helpers/steps/verdict.ts'
 
 export interface FaultCase {
@@ -17,6 +18,11 @@ export interface FaultCase {
   value?: string
   /** Extra verify flags. */
   args?: string[]
+  /**
+   * `--runtime` for verify, against the engine's own shims for it (engine/runtime-shims.ts); under
+   * kubernetes `--host <namespace>/<svc>` (the namespace the engine's pod is in) replaces `--host local`.
+   */
+  runtime?: Exclude<Runtime, 'podman'>
   /** Extra env for verify (the API key travels here or in a file, never as a flag). */
   env?: Record<string, string>
   verdict: RunVerdict
@@ -47,13 +53,20 @@ export interface FaultCase {
   mistake?: 'before contact' | 'first contact'
 }
 
+/** A row's `--runtime`; under kubernetes the pod named after the engine's svc (`SVC` in the doc), in the namespace its shim puts it, unless the row names its own --host. */
+export function runtimeArgs(c: FaultCase, engine: Pick<EngineHandle, 'svc'>): string[] {
+  if (c.runtime === undefined) return []
+  const pod = c.runtime === 'kubernetes' && !(c.args ?? []).includes('--host')
+  return ['--runtime', c.runtime, ...(pod ? ['--host', `${c.engine.namespace ?? 'default'}/${engine.svc}`] : [])]
+}
+
 const ARMED = { args: ['--prefill-interleave', '1'] }
 const arm = (faults: NonNullable<EngineOptions['faults']>): EngineOptions => ({ ...ARMED, faults })
 /** All three probes red; with no request completed, the meter sees no traffic. */
 const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe.vision': 'failed', meter: 'inconclusive' } as const
 
 /** Rows run as whole `pnpm verify` processes; every other row judges the same steps in-process. */
-export const END_TO_END: readonly string[] = ['none (healthy arm)', 'knob_ignored', 'no_traffic_counters (rollback)', 'drop-in check skipped', 'none (api key in a file)', 'auth_echo (wrong key)']
+export const END_TO_END: readonly string[] = ['none (healthy arm)', 'knob_ignored', 'no_traffic_counters (rollback)', 'drop-in check skipped', 'none (api key in a file)', 'auth_echo (wrong key)', 'kubernetes (a pod, through kubectl)']
 
 /** Rows whose engine streams tens of MB: judged in-process one after another, in their own file (test/fault-matrix-heavy.test.ts). */
 export const HEAVY: readonly string[] = ['metrics_huge', 'ledger_huge (default: the tail)', 'ledger_huge (whole log)']
@@ -167,6 +180,21 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'meter_lazy (arm)', what: 'prometheus_client labelled counters print no child before their first inc(): the declared family is zero so far, and its first child is a rise', engine: arm(['meter_lazy']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "0 → " },
   { fault: 'meter_lazy (rollback)', what: 'at the default, a declared counter family that never gets a child stayed at zero while traffic flowed: green, not "absent"', engine: { faults: ['meter_lazy'] }, knob: 'PREFILL_INTERLEAVE', verdict: 'green', steps: {}, message: 'carries no sample yet: zero so far' },
   { fault: 'meter_lazy + knob_ignored', what: 'a declared counter family that gets no child while traffic flows: the arm did nothing (red), never "the build does not export it"', engine: arm(['meter_lazy', 'knob_ignored']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'is declared a counter and carries no sample yet: zero so far' },
+  // issue 23: runtimes, each through the reference engine's own shims for it; and probes the model cannot take
+  { fault: 'docker', what: 'the engine in a docker container: docker logs, docker exec … --help, docker inspect; no unit, so the drop-in gate is skipped with why', engine: ARMED, runtime: 'docker', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: { dropins: 'skipped' }, message: 'a docker container is not a systemd unit' },
+  { fault: 'docker, behind a proxy', what: "a proxy holds the base URL's port: the engine is found as the process of {svc}'s container (docker inspect State.Pid), and its page's start time ties it to the endpoint", engine: ARMED, runtime: 'docker', reach: 'proxy', baseUrlShown: 'http://127.0.0.1:PROXY', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: { dropins: 'skipped' }, message: 'a docker container is not a systemd unit' },
+  { fault: 'kubernetes, through a Service port', what: "the base URL's port is not the container's (a Service, a port-forward): the engine is found in the pod as the process listening on the port the pod declares", engine: ARMED, runtime: 'kubernetes', reach: 'proxy', baseUrlShown: 'http://127.0.0.1:PROXY', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: { dropins: 'skipped' }, message: 'a Kubernetes pod has no systemd unit' },
+  { fault: 'docker, started by a unit', what: 'a docker container a systemd unit starts (--unit): its drop-ins are checked', engine: ARMED, runtime: 'docker', args: ['--unit', '{svc}'], knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
+  { fault: 'docker, the container stopped', what: 'docker inspect says the container exited (State.Pid 0) and its port is closed: red at argv with the docker commands to start it, never the stray process pidof finds', engine: { ...arm(['never_listen']), runtimeFaults: ['container_stopped'] }, runtime: 'docker', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { dropins: 'skipped', help: 'inconclusive', argv: 'failed', health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' }, message: 'is not running: docker ps -a and docker logs' },
+  { fault: 'kubernetes (a pod, through kubectl)', what: 'the engine in a pod: kubectl get pod, then every /proc read through kubectl exec, kubectl logs, kubectl exec … --help; a pod has no unit, so the drop-in gate is skipped with why', engine: { ...ARMED, namespace: 'llm' }, runtime: 'kubernetes', args: ['--kube-opts', '--context=armproof-ref --request-timeout 20s'], knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: { dropins: 'skipped' }, message: 'a Kubernetes pod has no systemd unit' },
+  { fault: 'kubernetes, kubectl refused', what: 'kubectl cannot reach the API server: the pod cannot be read, so its build, argv and ledger are not observed (inconclusive), never red', engine: { ...ARMED, runtimeFaults: ['kubectl_refused'] }, runtime: 'kubernetes', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'inconclusive', steps: { dropins: 'skipped', help: 'inconclusive', argv: 'inconclusive', ledger: 'inconclusive' }, message: 'check --kube-opts (--context, --kubeconfig, --server)' },
+  { fault: 'kubernetes, no such pod', what: '--host names a pod that is not there (a Deployment renamed its pods at the rollout): red at argv, naming the pod and how to find the one serving', engine: ARMED, runtime: 'kubernetes', args: ['--host', 'default/llm-7-old'], knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { dropins: 'skipped', help: 'inconclusive', argv: 'failed', ledger: 'inconclusive' }, message: "a Deployment's pods get new names at every rollout" },
+  { fault: 'kubernetes, the container crash-looping', what: "the pod's container waits in CrashLoopBackOff: red at argv, its state named, with kubectl describe as the next step", engine: { ...ARMED, runtimeFaults: ['container_stopped'] }, runtime: 'kubernetes', knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { dropins: 'skipped', help: 'inconclusive', argv: 'failed' }, message: "the engine's container is not running: kubectl describe pod" },
+  { fault: 'process, under a unit', what: 'a bare process a systemd unit starts: the ledger from journalctl -u <unit>, --help from the engine command on the host, the unit\'s drop-ins checked', engine: ARMED, runtime: 'process', args: ['--unit', '{svc}'], knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: {}, message: "rose during this run's traffic" },
+  { fault: 'process, no unit', what: 'a bare process with no unit: the ledger from --ledger-cmd, the drop-in gate skipped with why', engine: ARMED, runtime: 'process', args: ['--ledger-cmd', 'journalctl -u {svc} -o cat -n 100000'], knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'green', steps: { dropins: 'skipped' }, message: 'a bare process without a unit' },
+  { fault: 'vision_text_only', what: 'a text-only model: the vision request answers 400 "… is not a multimodal model None": red, the next step names --skip probe.vision', engine: arm(['vision_text_only']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { 'probe.vision': 'failed' }, message: 'run again with --skip probe.vision' },
+  { fault: 'vision_text_only, --skip probe.vision', what: 'the same text-only model with --skip probe.vision: the probe is not sent, shown skipped with why; green', engine: arm(['vision_text_only']), knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--skip', 'probe.vision'], verdict: 'green', steps: { 'probe.vision': 'skipped' }, message: 'not run: --skip probe.vision was given' },
+  { fault: 'no_tool_parser, --skip probe.tools', what: 'an endpoint served without a tool parser, with --skip probe.tools: shown skipped with why; green', engine: arm(['no_tool_parser']), knob: 'PREFILL_INTERLEAVE', value: '1', args: ['--skip', 'probe.tools'], verdict: 'green', steps: { 'probe.tools': 'skipped' }, message: 'not run: --skip probe.tools was given' },
   { fault: 'metrics_exemplar_text', what: 'the meter carries an exemplar on a text/plain; version=0.0.4 page (exemplars are OpenMetrics only): Prometheus refuses the whole scrape, though the counter moved', engine: arm(['metrics_exemplar_text']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'an exemplar ("#" after the value) is OpenMetrics only' },
 ]
 

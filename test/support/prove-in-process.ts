@@ -13,6 +13,7 @@ import { plannedReads } from '../../helpers/steps/host-reads.ts'
 import { openSeams } from '../../helpers/seams/open.ts'
 import { targetForRun } from '../../helpers/seams/recording.ts'
 import { createContext } from '../../helpers/steps/context.ts'
+import { meterStill } from '../../helpers/config/knobs.ts'
 import { beforeGroup, judgeStep, modelOf, proofRun, type ProofRun } from '../../helpers/steps/judges.ts'
 import { stepGroups, stepTitle, type StepId } from '../../helpers/steps/registry.ts'
 import { EXIT_CODES, type StepResult } from '../../helpers/steps/verdict.ts'
@@ -49,7 +50,8 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   const startedAt = new Date()
   const seams = await openSeams(target, { hostEnv: options.engine.env, ahead: plannedReads(target) })
   const run = proofRun(createContext({ target, ...seams }))
-  const atDefault = target.value === null || target.value === run.ctx.spec.default
+  const atDefault = meterStill(run.ctx.spec, target.value)
+  const plain = run.ctx.engine.health.numeric.length === 0
   const steps: StepResult[] = []
   const unhandled: string[] = []
   for (const { group, ids, sideBySide } of stepGroups()) {
@@ -58,8 +60,8 @@ export async function proveInProcess(args: readonly string[], options: { engine:
     } catch (error) {
       unhandled.push(`suite error: ${(error as Error).message}`)
     }
-    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(run, id, stepTitle(id, atDefault))))))
-    else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault)))
+    if (sideBySide) steps.push(...(await Promise.all(ids.map((id) => oneStep(run, id, stepTitle(id, atDefault, plain))))))
+    else for (const id of ids) steps.push(await oneStep(run, id, stepTitle(id, atDefault, plain)))
   }
   await seams.close({ model: await modelOf(run) })
   const helpDefault = steps.find((s) => s.id === 'help')?.buildDefault

@@ -16,6 +16,7 @@ import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
+import { runId } from '../../helpers/report/identity.ts'
 import type { FaultRow, Outcome } from './fault-row.ts'
 import { MERGE_FAULTS } from './merge-faults.ts'
 import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
@@ -267,6 +268,15 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
     },
   },
   { area: 'writeback', fault: 'a probe skipped on purpose (the contract\'s --skip probe.vision: declared in run.skips, the step marked intendedSkip)', expected: 'written: exactly the skips the report declares are allowed', exit: 0, message: 'wrote the PREFILL_INTERLEAVE entry', run: () => writebackWith({ steps: withVerdict('probe.vision', 'skipped', { intendedSkip: true }) }, [], { skips: ['probe.vision'] }) },
+  {
+    area: 'writeback', fault: 'a report whose run.skips declares a probe its options did not skip (run.skips edited, run.id resealed)', expected: 'refused: the declared skips follow from the run\'s options', exit: 2, message: 'its skips is not the run identity\'s',
+    async run() {
+      const report = greenReport(now(), { steps: withVerdict('probe.vision', 'skipped', { intendedSkip: true }) }, {}) as { run: { skips: string[]; target: Record<string, unknown>; id: string } }
+      const fields = { mode: 'live', skips: ['probe.vision'], target: report.run.target }
+      report.run = { id: runId(fields), ...fields }
+      return writebackWith(report as unknown as Record<string, unknown>)
+    },
+  },
   { area: 'writeback', fault: 'a probe skipped and marked intendedSkip while the report declares only the drop-in skip', expected: 'refused, naming the probe', exit: 2, message: 'probe.tools skipped (not a skip this run declared or its knob implies)', run: () => writebackWith({ steps: withVerdict('probe.tools', 'skipped', { intendedSkip: true }) }, [], { skips: ['dropins'] }) },
   {
     area: 'writeback', fault: "a report whose run identity was edited (run.target.value changed, run.id kept)", expected: 'refused: the id is the digest of the identity\'s fields', exit: 2, message: 'its run identity was edited',
@@ -388,7 +398,7 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
   { area: 'replay', fault: 'the recorded verdict edited to red (digests resealed) while the exchanges say green', expected: 'both verdicts reported; not green', exit: 3, message: 'replay: verdict green differs from the recorded verdict red (steps: meter failed → passed)', run: async () => replay(await recording('demo', (f) => { f.run.verdict = 'red'; f.run.steps = { ...f.run.steps, meter: 'failed' } }, true)) },
   { area: 'replay', fault: 'a recorded exchange the replay never asks for (digests resealed)', expected: 'the replay fails, naming it', exit: 3, message: 'unused (http.json #999 GET /extra)', run: async () => replay(await recording('demo', (f) => { (f.http as Exchange[]).push({ ...(f.http as Exchange[])[0]!, seq: 999, path: '/extra' }) }, true)) },
   { area: 'replay', fault: 'an exchange missing from http.json (digests resealed)', expected: 'inconclusive (a step was judged, so never exit 2): one line naming the file and the request, and the re-record command; no stack trace', exit: 3, message: 'the recording does not hold this run: No recorded response for GET /health', run: async () => replay(await recording('demo', (f) => { f.http = (f.http as Exchange[]).filter((x) => x.path !== '/health') }, true)) },
-  { area: 'replay', fault: 'run.json target.host a string', expected: 'one line naming the file and field, exit 2', exit: 2, message: 'run.json: field target.host must be an object with kind local or ssh, found "local"', run: async () => refusedReplay(await recording('demo', (f) => { (f.run.target as unknown as { host: string }).host = 'local' }, true)) },
+  { area: 'replay', fault: 'run.json target.host a string', expected: 'one line naming the file and field, exit 2', exit: 2, message: 'run.json: field target.host must be an object with kind local or ssh or pod, found "local"', run: async () => refusedReplay(await recording('demo', (f) => { (f.run.target as unknown as { host: string }).host = 'local' }, true)) },
   { area: 'replay', fault: 'http.json is {}', expected: 'one line naming the file, exit 2', exit: 2, message: 'http.json: field (the whole file) must be a list, found an object', run: async () => refusedReplay(await recording('demo', (f) => { f.http = {} as unknown as unknown[] }, false)) },
   {
     area: 'replay', fault: 'a truncated host.json', expected: 'one line naming the file, exit 2', exit: 2, message: 'host.json is not valid JSON (it ends early: truncated?)',

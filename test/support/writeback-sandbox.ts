@@ -24,6 +24,8 @@ export function runOf(report: Record<string, unknown>, options: { skips?: string
     svc: report.svc, knob: report.knob, value: report.expected, previous: report.previous, baseUrl: options.baseUrl === undefined ? 'http://gpu-7:8000' : options.baseUrl,
     model: null, host: { kind: 'local' }, process: 'radiance', deployUser: null, ledgerCmd: 'podman logs --tail 100000 {svc}', helpCmd: 'podman exec {svc} radiance --help',
     unit: report.svc, dropinCheck: !(options.skips ?? []).includes('dropins'), healthBudgetMs: 900_000, meterWindowMs: 300_000, probeTimeoutMs: 120_000, hostTimeoutMs: 30_000,
+    // --skip: the probes the run skipped on purpose, as its options say (the declared skips follow from them).
+    skip: (options.skips ?? []).filter((id) => id.startsWith('probe.')),
   }
   const fields = { mode: report.mode as string, skips: options.skips ?? [], target }
   return { id: runId(fields), ...fields }

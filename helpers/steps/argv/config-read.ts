@@ -7,6 +7,8 @@ import { configArgs } from '../../argparse/config-file.ts'
 import type { ConfigArgs, ConfigRef } from '../../argparse/resolve.ts'
 import type { HostResult } from '../../seams/host.ts'
 import { quote } from '../../config/shell.ts'
+import { engineQuery } from '../../engine/query.ts'
+import { procRead } from '../../engine/runtime.ts'
 import type { RunContext } from '../context.ts'
 
 export type ConfigRead = { ok: ConfigArgs; result: HostResult } | { problem: string; result?: HostResult; next: string }
@@ -28,7 +30,8 @@ export function configScript(pid: string, argv: readonly string[], ref: ConfigRe
 export async function readConfig(ctx: RunContext, pid: string, argv: readonly string[], ref: ConfigRef): Promise<ConfigRead> {
   const script = configScript(pid, argv, ref)
   if (script === undefined) return { problem: `the config file's name holds a newline: ${JSON.stringify(ref.path)}`, next: 'start the engine with a config file whose name is one line' }
-  const result = await ctx.host.run({ script, privileged: true, timeoutMs: ctx.target.hostTimeoutMs })
+  // Where the engine's /proc is: on the host, or in its pod.
+  const result = await procRead(ctx.host, engineQuery(ctx.target), script)
   if (result.failure) return { problem: 'host', result, next: '' }
   if (result.exitCode !== 0) {
     return {

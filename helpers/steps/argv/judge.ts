@@ -1,17 +1,20 @@
 // Step `argv`: the engine is the process serving the base URL (helpers/engine/find.ts), and its
-// /proc/<pid>/cmdline, read as its parser reads it (helpers/argparse: `_` for `-`, unique
-// prefixes, the last occurrence wins, `--config FILE` beneath the command line), resolves the flag
-// to the value, or lacks it where the knob is at its default and the flag is passed only when
-// non-default ("unset means default").
+// /proc/<pid>/cmdline, read as its parser reads it (helpers/argparse, with the engine profile's
+// rules: `_` for `-`, unique prefixes, the last occurrence wins, `--config FILE` beneath the
+// command line, `--no-x` for a switch, an env twin in /proc/<pid>/environ beneath it all),
+// resolves the flag to the value, or lacks it where the knob is at its default and the flag is
+// passed only when non-default ("unset means default").
 import { argvExcerpt } from './parse.ts'
 import { readConfig } from './config-read.ts'
 import { canonicalValue } from '../../config/knobs.ts'
-import { RADIANCE_PARSER } from '../../argparse/rules.ts'
+import { flagNames, type KnownFlag } from '../../argparse/rules.ts'
+import { readEnvTwin, twinOccurrence } from './env-twin.ts'
 import { findConfig, resolveFlag, type ConfigArgs, type Resolution } from '../../argparse/resolve.ts'
 import { findEngine, type EngineFound } from '../../engine/find.ts'
 import { describeOthers } from '../../engine/describe.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
+import { procPlace } from '../../engine/runtime.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ArgvEvidence } from './evidence.ts'
@@ -32,17 +35,21 @@ function foundText(e: EngineFound): string {
 /** The occurrences as the parser reads them: each one, and which one wins. */
 function occurrencesText(r: Resolution): string {
   if (r.occurrences.length === 0) return ''
-  const shown = r.occurrences.map((o) => `${o.written}${o.source === 'config' ? ' (config file)' : ''}${o.spelling === 'prefix' ? ' (a unique prefix)' : o.spelling === 'underscore' ? ' (_ read as -)' : ''}`)
+  const shown = r.occurrences.map((o) => `${o.written}${o.source === 'config' ? ' (config file)' : o.source === 'env' ? " (the engine's environment)" : ''}${o.spelling === 'prefix' ? ' (a unique prefix)' : o.spelling === 'underscore' ? ' (_ read as -)' : ''}`)
   return r.occurrences.length > 1 ? `${shown.join(', ')}; the parser keeps ${r.occurrences.find((o) => o.won)!.written}` : shown[0]!
 }
 
 async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
+  const rules = ctx.engine.parser
+  const names = flagNames(ctx.spec, rules)
   const value = expectedValue(ctx, inputs.buildDefault)
   const fallback = defaultValue(ctx, inputs.buildDefault)
   const atDefault = value !== undefined && value === fallback
   const mustBeAbsent = atDefault && passedOnlyWhenNonDefault
-  const expected = value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : `${flag} ${value}`
+  // A switch is its flag (true) or its negation (false); any other flag is followed by its value.
+  const asWritten = (v: string): string => (names.switch ? (v === 'true' ? flag : names.switch.negated ?? `no ${flag}`) : `${flag} ${v}`)
+  const expected = value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : asWritten(value)
   const q = engineQuery(ctx.target)
 
   const lookup = await findEngine(ctx.host, q)
@@ -59,7 +66,7 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     }
   }
   const { pid, argv } = lookup
-  const where = `${ctx.host.where}: tr '\\0' ' ' < /proc/${pid}/cmdline`
+  const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
   const found = { pid, foundBy: lookup.foundBy, how: lookup.how, ...seen, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, listenerTied: lookup.listenerTied }
   if (argv.length === 0) {
     return {
@@ -75,20 +82,35 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
   const engineProcess = { pid, argvHeld: false, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, foundBy: lookup.foundBy, listenerTied: lookup.listenerTied }
   gives.engineProcess = engineProcess
 
-  const ref = findConfig(argv, RADIANCE_PARSER)
+  const ref = findConfig(argv, rules)
   let config: ConfigArgs | undefined
   if (ref && !('problem' in ref)) {
     const read = await readConfig(ctx, pid, argv, ref)
     if ('problem' in read) {
       if (read.result?.failure) return hostTrouble(ctx, read.result, expected)!
-      return { verdict: 'inconclusive', expected, observed: `the engine was started with ${RADIANCE_PARSER.configFlag} ${ref.path}: ${read.problem}`, where: read.result ? `${ctx.host.where}: ${read.result.command}` : where, next: read.next, evidence: { ...found, argv: argvExcerpt(argv, 2000), configFile: ref.path } }
+      return { verdict: 'inconclusive', expected, observed: `the engine was started with ${rules.configFlag} ${ref.path}: ${read.problem}`, where: read.result ? `${ctx.host.where}: ${read.result.command}` : where, next: read.next, evidence: { ...found, argv: argvExcerpt(argv, 2000), configFile: ref.path } }
     }
     config = read.ok
   }
-  // The build's flags decide what a prefix names; the knob's own flag takes a value even where --help lacks it.
+  // The build's flags decide what a prefix names; the knob's own flag (and its spellings) takes a value even where --help lacks it, a switch none.
   const listed = inputs.buildFlags ?? null
-  const known = listed && !listed.some((k) => k.name === flag) ? [...listed, { name: flag, takesValue: true }] : listed
-  const r = resolveFlag(argv, flag, RADIANCE_PARSER, known, config)
+  const own: KnownFlag[] = [...names.names, ...(names.switch?.negated ? [names.switch.negated] : [])].map((name) => ({ name, takesValue: names.switch === undefined }))
+  const known = listed ? [...listed, ...own.filter((o) => !listed.some((k) => k.name === o.name))] : listed
+  const r = resolveFlag(argv, names, rules, known, config)
+  // An env twin sets the flag where the command line does not (llama.cpp reads it first; the command line wins).
+  const twin = rules.envTwins ? ctx.spec.envTwin : undefined
+  if (twin) {
+    const read = await readEnvTwin(ctx, pid, twin)
+    if ('problem' in read) {
+      if (read.result.failure) return hostTrouble(ctx, read.result, expected)!
+      return { verdict: 'inconclusive', expected, observed: `${flag} may come from ${twin} in the engine's environment, which could not be read: ${read.problem}`, where: `${ctx.host.where}: ${read.result.command}`, next: `give armproof the rights to read /proc/${pid}/environ (--sudo always), or check ${twin} in ${ctx.target.svc}'s env by hand`, evidence: { ...found, argv: argvExcerpt(argv, 2000) } }
+    }
+    if (read.value !== undefined) {
+      const o = twinOccurrence(twin, read.value, names.switch !== undefined, r.value !== undefined)
+      r.occurrences.unshift(o)
+      if (r.value === undefined) r.value = o.value
+    }
+  }
   const evidence: ArgvEvidence = { ...found, pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: r.occurrences.map((o) => o.written), occurrences: r.occurrences, configFile: ref && !('problem' in ref) ? ref.path : null, refused: r.refused }
   const excerpt = argvExcerpt(argv)
   const written = occurrencesText(r)
@@ -116,7 +138,7 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
       expected,
       observed: `no ${flag} in argv${config ? ` nor in ${config.file}` : ''}: ${excerpt}`,
       where,
-      next: `the flag did not reach the engine: check ${ctx.spec.env}=${value} in ${ctx.target.svc}'s env, that the serve script passes ${flag}${passedOnlyWhenNonDefault ? ` (it adds it only when the value is not ${fallback})` : ''}, and redeploy --service ${ctx.target.svc}`,
+      next: `the flag did not reach the engine: check ${ctx.spec.env}=${value} in ${ctx.target.svc}'s env, that the serve script passes ${flag}${passedOnlyWhenNonDefault ? ` (it adds it only when the value is not ${fallback})` : ''}${twin ? ` (or sets ${twin})` : ''}, and redeploy --service ${ctx.target.svc}`,
       evidence,
     }
   }
@@ -135,9 +157,9 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     return {
       verdict: 'failed',
       expected,
-      observed: `argv carries ${written}: the engine runs with ${flag} ${resolved}`,
+      observed: `argv carries ${written}: the engine runs with ${asWritten(resolved)}`,
       where,
-      next: `the engine runs with ${flag} ${resolved}, not ${value}: check ${ctx.spec.env} in ${ctx.target.svc}'s env${r.occurrences.length > 1 ? ` and every place the serve script or ${config?.file ?? 'a config file'} sets ${flag}` : ''}, and redeploy --service ${ctx.target.svc}`,
+      next: `the engine runs with ${asWritten(resolved)}, not ${value}: check ${ctx.spec.env} in ${ctx.target.svc}'s env${r.occurrences.length > 1 ? ` and every place the serve script or ${config?.file ?? 'a config file'} sets ${flag}` : ''}, and redeploy --service ${ctx.target.svc}`,
       evidence,
     }
   }

@@ -1,20 +1,26 @@
 // Step `dropins`: `systemctl show <unit> -p DropInPaths` must be empty before believing anything
 // (a bench drop-in left behind overrides the env you just deployed).
+import { noUnitReason } from '../../config/runtime.ts'
 import { quote } from '../../config/shell.ts'
 import type { RunContext } from '../context.ts'
-import type { Target } from '../../config/load.ts'
 import type { HostRun } from '../../seams/host.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
 
 /** The read of the unit's drop-ins. */
-export function dropinsRead(target: Pick<Target, 'unit' | 'hostTimeoutMs'>): HostRun {
+export function dropinsRead(target: { unit: string; hostTimeoutMs: number }): HostRun {
   return { script: `systemctl show ${quote(target.unit)} -p DropInPaths`, timeoutMs: target.hostTimeoutMs }
 }
 
 export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'>> {
-  const { unit } = ctx.target
-  const read = dropinsRead(ctx.target)
+  const { unit, runtime } = ctx.target
+  // No unit stands for the engine (a pod; a container or a bare process without --unit): the gate
+  // does not apply. Shown skipped with why, never passed; the run declares it (verdict.ts `declaredSkips`).
+  if (unit === null) {
+    const { why, next } = noUnitReason(runtime)
+    return { verdict: 'skipped', intendedSkip: true, expected: 'no systemd drop-in overrides the engine\'s unit', observed: `not applicable: ${why}`, where: `${ctx.host.where}: --runtime ${runtime}`, next, evidence: {} }
+  }
+  const read = dropinsRead({ unit, hostTimeoutMs: ctx.target.hostTimeoutMs })
   const command = read.script
   const expected = `DropInPaths of ${unit} is empty`
   if (!ctx.target.dropinCheck) {

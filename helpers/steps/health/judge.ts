@@ -1,6 +1,8 @@
 // Step `health`: GET /health polled until 200 within the health budget. Connection refused and
-// 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must carry
-// numeric `in_flight` and `queue_cap`. A spent budget is inconclusive, never red.
+// 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must be what the
+// engine profile's health semantics say: radiance's carries numeric `in_flight` and `queue_cap`,
+// llama.cpp's says `"status": "ok"`, vLLM's and SGLang's are an empty 200. A spent budget is
+// inconclusive, never red.
 import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
@@ -18,10 +20,17 @@ export async function checkHealth(ctx: RunContext): Promise<Outcome<'health'>> {
   return { ...judgement, gives: { healthy } }
 }
 
+/** What the profile asks of a 200's body, in the words of `expected`. */
+function bodyClause(ctx: RunContext): string {
+  const { numeric, equal } = ctx.engine.health
+  const parts = [...(numeric.length ? [`numeric ${numeric.join(' and ')}`] : []), ...Object.entries(equal).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)]
+  return parts.length ? ` with ${parts.join(' and ')}` : ''
+}
+
 async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judgement<'health'>> {
   const url = endpointUrl(ctx, '/health')
   const budget = ctx.target.healthBudgetMs
-  const expected = `200 with numeric in_flight and queue_cap within ${formatDuration(budget)}`
+  const expected = `200${bodyClause(ctx)} within ${formatDuration(budget)}`
   const started = ctx.clock.now()
   const deadline = started + budget
   const seen = new Map<string, number>()
@@ -43,18 +52,27 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
           body = undefined
         }
         const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
-        const numeric = (k: string) => typeof fields[k] === 'number' && Number.isFinite(fields[k])
+        const isNumber = (k: string) => typeof fields[k] === 'number' && Number.isFinite(fields[k])
         const evidence = { status: 200, body: res.body.slice(0, 500), attempts, waitedMs: waited }
-        if (numeric('in_flight') && numeric('queue_cap')) {
-          return { verdict: 'passed', expected, observed: `200 ${JSON.stringify({ in_flight: fields.in_flight, queue_cap: fields.queue_cap })} after ${formatDuration(waited)}`, where: `GET ${url}`, evidence }
+        const { numeric, equal } = ctx.engine.health
+        const missing = numeric.filter((k) => !isNumber(k))
+        const unequal = Object.entries(equal).filter(([k, v]) => fields[k] !== v)
+        if (missing.length === 0 && unequal.length === 0) {
+          const shown = [...numeric, ...Object.keys(equal)]
+          const said = shown.length ? JSON.stringify(Object.fromEntries(shown.map((k) => [k, fields[k]]))) : res.body.trim() === '' ? '(an empty body, as this engine answers)' : JSON.stringify(res.body.trim().slice(0, 80))
+          return { verdict: 'passed', expected, observed: `200 ${said} after ${formatDuration(waited)}`, where: `GET ${url}`, evidence }
         }
-        const missing = ['in_flight', 'queue_cap'].filter((k) => !numeric(k))
+        const body200 = res.body.trim() === '' ? '(empty)' : res.body.slice(0, 200)
         return {
           verdict: 'failed',
           expected,
-          observed: `200 but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not numeric in the body ${res.body.trim() === '' ? '(empty)' : res.body.slice(0, 200)}`,
+          observed: missing.length
+            ? `200 but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not numeric in the body ${body200}`
+            : `200 but ${unequal.map(([k, v]) => `${JSON.stringify(k)} is ${JSON.stringify(fields[k] ?? null)}, not ${JSON.stringify(v)}`).join(' and ')} in the body ${body200}`,
           where: `GET ${url}`,
-          next: 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body',
+          next: ctx.engine.name === 'radiance'
+            ? 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body'
+            : `this is not the ${ctx.engine.name} health answer its profile knows: check that --engine names the engine that serves ${ctx.target.baseUrl ?? 'the endpoint'} (curl -s ${url})`,
           evidence,
         }
       }

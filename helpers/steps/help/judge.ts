@@ -1,10 +1,13 @@
 // Step `help`: the flag exists in the pinned build's --help (run from the running container
-// image, as the deploy user), and an enum value is one of the choices printed there.
-import { findHelpEntry, listFlags } from './parse.ts'
+// image, as the deploy user; the engine profile says which command prints every flag, and how its
+// entries are laid out), and an enum value is one of the choices printed there.
+import { findHelpEntry, findLlamaHelpEntry, listFlags, listLlamaFlags, type HelpEntry } from './parse.ts'
+import type { KnownFlag } from '../../argparse/rules.ts'
+import { canonicalValue } from '../../config/knobs.ts'
 import { expectedValue, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
-import { rootlessHint } from '../ledger/judge.ts'
+import { runtimeHint } from '../_runtime.ts'
 
 /** Hands on every flag --help lists (`buildFlags`), and the build's default for the knob (`buildDefault`) when it defines the flag. */
 export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
@@ -14,9 +17,13 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const where = whereHost(ctx, r.command)
-  const entry = findHelpEntry(r.stdout, flag)
+  const { layout, noneIsUnset } = ctx.engine.help
+  const found: HelpEntry | undefined = layout === 'llama' ? findLlamaHelpEntry(r.stdout, flag) : findHelpEntry(r.stdout, flag)
+  // A default printed `None` is decided later by the engine (Python engines): no default of the build's.
+  // Another is read as the knob reads values (llama.cpp's -1 is auto).
+  const entry = found && { ...found, default: found.default === null || (noneIsUnset && found.default === 'None') ? null : canonicalValue(ctx.spec, found.default) }
   // argv is read against this list (a unique prefix is the flag only among every flag the build has).
-  const listed = r.exitCode === 0 ? listFlags(r.stdout) : []
+  const listed: KnownFlag[] = r.exitCode === 0 ? (layout === 'llama' ? listLlamaFlags(r.stdout) : listFlags(r.stdout)) : []
   const buildFlags = { buildFlags: listed.length > 0 ? listed : null }
   if (!entry) {
     if (r.exitCode !== 0) {
@@ -25,7 +32,7 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
         expected,
         observed: `the help command exited ${r.exitCode}: ${tail(r.stdout) || '(no output)'}`,
         where,
-        next: rootlessHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
+        next: runtimeHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
         evidence: { exitCode: r.exitCode, output: r.stdout.slice(0, 4000) },
       }
     }
@@ -34,7 +41,7 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
       expected,
       observed: `--help (${r.stdout.split('\n').length} lines) does not define ${flag}`,
       where,
-      next: `this build does not have the knob: do not promise it; check the image tag pinned for ${ctx.target.svc}, or a newer build's --help`,
+      next: `this build does not have the knob: do not promise it; check the image tag pinned for ${ctx.target.svc}, or a newer build's --help${ctx.engine.help.flag ? ` (one flag's help: ${ctx.engine.help.flag.replaceAll('{flag}', flag.replace(/^-+/, ''))})` : ''}`,
       evidence: { helpLines: r.stdout.split('\n').length },
       gives: buildFlags,
     }

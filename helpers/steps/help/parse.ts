@@ -1,5 +1,5 @@
-// The pinned build's `--help` (argparse style): does a flag exist, which choices and which
-// default does it list, and every flag it lists. Pure.
+// The pinned build's `--help` (argparse style, or llama.cpp's own layout): does a flag exist,
+// which choices and which default does it list, and every flag it lists. Pure.
 import type { KnownFlag } from '../../argparse/rules.ts'
 
 export interface HelpEntry {
@@ -70,5 +70,50 @@ export function listFlags(help: string): KnownFlag[] {
   }
   const usage = /^usage:[\s\S]*?(?:\n\s*\n|$)/.exec(help)?.[0] ?? ''
   for (const m of usage.matchAll(/\[(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)( [^\]|]+)?\]/g)) if (!flags.has(m[1]!)) flags.set(m[1]!, m[2] !== undefined)
+  return [...flags].map(([name, takesValue]) => ({ name, takesValue }))
+}
+
+/** One entry of llama.cpp's `--help` (common/arg.cpp): its names at column 0 with their value hint, the help text from column 40, `(env: X)` under it. */
+interface LlamaEntry {
+  names: Array<{ name: string; takesValue: boolean }>
+  block: string
+}
+
+function llamaEntries(help: string): LlamaEntry[] {
+  const out: LlamaEntry[] = []
+  let current: LlamaEntry | undefined
+  for (const line of help.split(/\r?\n/)) {
+    if (/^-/.test(line)) {
+      // `-np,   --parallel N   help…`: names joined by a comma and padding, each maybe with its value hint.
+      const names: LlamaEntry['names'] = []
+      let rest = line
+      for (;;) {
+        const m = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)((?: [^\s,]+)?)(,\s*)?/.exec(rest)
+        if (!m) break
+        names.push({ name: m[1]!, takesValue: m[2] !== '' })
+        rest = rest.slice(m[0].length)
+        if (!m[3]) break
+      }
+      current = { names, block: line }
+      out.push(current)
+    } else if (current && /^\s+\S/.test(line)) current.block += `\n${line}`
+    else current = undefined
+  }
+  return out
+}
+
+/** llama.cpp's entry defining `flag` (by any of its names), with its printed default (`(default: -1, -1 = auto)` → `-1`). */
+export function findLlamaHelpEntry(help: string, flag: string): HelpEntry | undefined {
+  const entry = llamaEntries(help).find((e) => e.names.some((n) => n.name === flag))
+  if (!entry) return undefined
+  const def = /\(default: ([^,)]*)/.exec(entry.block)
+  const braces = /\{([^}]*)\}/.exec(entry.block.split('\n')[0]!)
+  return { block: entry.block, choices: braces ? braces[1]!.split(',').map((c) => c.trim()).filter(Boolean) : null, default: def ? def[1]!.trim() : null }
+}
+
+/** Every option llama.cpp's `--help` lists. */
+export function listLlamaFlags(help: string): KnownFlag[] {
+  const flags = new Map<string, boolean>()
+  for (const e of llamaEntries(help)) for (const n of e.names) if (!flags.has(n.name)) flags.set(n.name, n.takesValue || e.names.some((x) => x.takesValue))
   return [...flags].map(([name, takesValue]) => ({ name, takesValue }))
 }

@@ -1,5 +1,6 @@
 // What step `ledger` records. One type for its outcomes: each sets the fields it saw.
 import type { HostTroubleEvidence } from '../_host-evidence.ts'
+import type { SourceEvidence } from '../resolved/evidence.ts'
 
 export type LedgerEvidence = HostTroubleEvidence & {
   /** The latest resolved line, and what it resolved. */
@@ -15,4 +16,8 @@ export type LedgerEvidence = HostTroubleEvidence & {
   tail?: string
   /** Command-line echoes that mention the flag (never a resolved line). */
   mentions?: string[]
+  /** Another engine than radiance: every source the profile names for the knob, what each said, and how it stood. */
+  sources?: SourceEvidence[]
+  /** The source the step passed on (what the engine runs over what its parser resolved). */
+  strongest?: string
 }

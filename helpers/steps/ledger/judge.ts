@@ -1,17 +1,21 @@
-// Step `ledger`: the boot ledger's resolved value equals the expected one; `[auto]` and what
-// bound the value are reported, and a value clamped by a budget is red.
+// Step `ledger`: the boot ledger's resolved value equals the expected one. radiance prints one
+// resolved line per flag (`[auto]` and what bound the value are reported, a value clamped by a
+// budget is red); another engine prints its resolved values where its profile says (vLLM's
+// non-default args and engine config line, SGLang's ServerArgs and scheduler lines, llama.cpp's
+// startup lines): every one of them is read and must agree (../resolved/agree.ts), and the step
+// passes on the strongest, saying which.
 import { redactSecretFlags } from '../argv/parse.ts'
 import { canonicalValue } from '../../config/knobs.ts'
 import { findResolved, unresolvedMentions } from './parse.ts'
-import { expectedValue, type InputsOf, type RunContext } from '../context.ts'
+import { defaultValue, expectedValue, type InputsOf, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
-
-/** Rootless podman keeps containers per user: "no such container" as another user means the wrong user. */
-export function rootlessHint(ctx: RunContext, output: string): string | undefined {
-  if (!/no such container|no container with name/i.test(output)) return undefined
-  return `rootless podman storage is per user: the container is not visible to this user (sudo podman finds nothing). Set --deploy-user <user that owns ${ctx.target.svc}> or ssh in as that user`
-}
+import { runtimeHint } from '../_runtime.ts'
+import type { HostResult } from '../../seams/host.ts'
+import { isLogSource } from '../../profiles/convert.ts'
+import { readLogSources } from '../resolved/log-sources.ts'
+import { agree } from '../resolved/agree.ts'
+import { sourceEvidence } from '../resolved/evidence.ts'
 
 /** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
 export function tailAsked(template: string): number | undefined {
@@ -20,7 +24,77 @@ export function tailAsked(template: string): number | undefined {
   return n !== undefined && n > 0 ? n : undefined
 }
 
+/** The ledger's lines, and how many a tail-limited ledger command asked for. */
+function lineCount(r: HostResult): number {
+  return r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0)
+}
+
+/** No resolved line in a log read only from its tail that filled the tail: the latest boot is older than that (inconclusive). */
+function tailTooShort(ctx: RunContext, r: HostResult, what: string, expected: string, where: string): Judgement<'ledger'> | undefined {
+  const count = lineCount(r)
+  const asked = tailAsked(ctx.target.ledgerCmd)
+  if (r.exitCode !== 0 || asked === undefined || count < asked) return undefined
+  return {
+    verdict: 'inconclusive',
+    expected,
+    observed: `no ${what} in the last ${asked} lines of the log (the command reads only the tail): the latest boot's ledger is older than that`,
+    where,
+    next: `read the whole latest boot: set --ledger-cmd to a command that starts at the deploy, e.g. "podman logs --since <deploy time> {svc}" (or a larger --tail), then rerun`,
+    evidence: { lines: count, tailLines: asked, tail: tail(r.stdout, 10, 2000) },
+  }
+}
+
 export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
+  const sources = ctx.engine.resolved.filter((s) => isLogSource(s) && ctx.spec.proof.sources?.[s.id] !== undefined)
+  if (sources.length === 1 && sources[0]!.shape === 'flag-line') return checkFlagLine(ctx, inputs)
+  return checkSources(ctx, inputs, sources.map((source) => ({ source, key: ctx.spec.proof.sources![source.id]! })))
+}
+
+/** The engine's resolved values where its profile says they are printed, each source read and all of them agreeing. */
+async function checkSources(ctx: RunContext, inputs: InputsOf<'ledger'>, sources: Parameters<typeof readLogSources>[2]): Promise<Judgement<'ledger'>> {
+  const { flag } = ctx.spec
+  const value = expectedValue(ctx, inputs.buildDefault)
+  const labels = sources.map((s) => s.source.label).join(', ')
+  const expected = value === undefined ? `${flag} resolved in ${labels || 'the boot log'}` : `${flag} resolved to ${value} in ${labels || 'the boot log'}, each agreeing`
+  if (sources.length === 0) {
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: `the ${ctx.engine.name} profile names no line where the engine prints what it resolved for ${flag}`,
+      where: `the ${ctx.engine.name} profile`,
+      next: `say where it is printed: give the knob's catalog entry sources: (a source id of the profile's resolved: list → the knob's key there), then run again`,
+      evidence: {},
+    }
+  }
+  const r = await runTemplate(ctx, ctx.target.ledgerCmd)
+  const trouble = hostTrouble(ctx, r, expected)
+  if (trouble) return trouble
+  const where = whereHost(ctx, r.command)
+  const readings = readLogSources(r.stdout, ctx.engine, sources)
+  if (value === undefined) {
+    return { verdict: 'inconclusive', expected, observed: readings.map((x) => `${x.source.label}: ${x.raw ?? x.state}`).join('; '), where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence: { sources: sourceEvidence(readings) } }
+  }
+  const asked = canonicalValue(ctx.spec, value)
+  const a = agree(ctx.spec, asked, value === defaultValue(ctx, inputs.buildDefault), readings)
+  const evidence = { sources: sourceEvidence(readings, a.rows), ...(a.strongest ? { line: a.strongest.reading.text ?? '', value: a.strongest.value ?? asked, strongest: a.strongest.reading.source.id } : {}) }
+  if (a.verdict === 'silent') {
+    const short = tailTooShort(ctx, r, `line of ${labels}`, expected, where)
+    if (short) return short
+    const hint = runtimeHint(ctx, r.stdout)
+    return {
+      verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
+      expected,
+      observed: r.exitCode === 0 ? `none of ${labels} in the latest boot of ${lineCount(r)} ledger lines prints ${flag}${a.observed ? ` (${a.observed})` : ''}` : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+      where,
+      next: hint ?? (r.exitCode === 0 ? `the engine did not print what it resolved for ${flag} where the ${ctx.engine.name} profile says it does: check that the container was restarted by the deploy and that this is a ${ctx.engine.name} build (its log format: --engine)` : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+      evidence: { ...evidence, exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
+    }
+  }
+  return { verdict: a.verdict, expected, observed: a.observed, where, ...(a.next ? { next: a.next } : {}), evidence }
+}
+
+/** radiance's ledger: one resolved line per flag, `--flag VALUE [auto] … bound by X`. */
+async function checkFlagLine(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
   const { flag } = ctx.spec
   const value = expectedValue(ctx, inputs.buildDefault)
   const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
@@ -31,20 +105,11 @@ export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): 
   const lines = findResolved(r.stdout, flag)
   const last = lines.at(-1)
   if (!last && r.exitCode === 0) {
-    const count = r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0)
-    const asked = tailAsked(ctx.target.ledgerCmd)
-    if (asked !== undefined && count >= asked) {
-      return {
-        verdict: 'inconclusive',
-        expected,
-        observed: `no line resolving ${flag} in the last ${asked} lines of the log (the command reads only the tail): the latest boot's ledger is older than that`,
-        where,
-        next: `read the whole latest boot: set --ledger-cmd to a command that starts at the deploy, e.g. "podman logs --since <deploy time> {svc}" (or a larger --tail), then rerun`,
-        evidence: { lines: count, tailLines: asked, tail: tail(r.stdout, 10, 2000) },
-      }
-    }
+    const count = lineCount(r)
+    const short = tailTooShort(ctx, r, `line resolving ${flag}`, expected, where)
+    if (short) return short
     const echoes = unresolvedMentions(r.stdout, flag).map(redactSecretFlags)
-    if (echoes.length > 0 && !rootlessHint(ctx, r.stdout)) {
+    if (echoes.length > 0 && !runtimeHint(ctx, r.stdout)) {
       return {
         verdict: 'failed',
         expected,
@@ -56,7 +121,7 @@ export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): 
     }
   }
   if (!last) {
-    const hint = rootlessHint(ctx, r.stdout)
+    const hint = runtimeHint(ctx, r.stdout)
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,

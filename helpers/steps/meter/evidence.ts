@@ -4,6 +4,7 @@
 import type { CrashEvidence } from '../_host-evidence.ts'
 import type { PromWait } from './reading.ts'
 import type { MetricsReading } from './reading.ts'
+import type { SourceEvidence } from '../resolved/evidence.ts'
 
 /** What proved a passed meter: it `rose` during the run's traffic, was above zero `before-run` in the very process argv read, or `stayed-at-zero` at the default. */
 export type MeterProof = (typeof METER_PROOFS)[number]
@@ -34,6 +35,17 @@ export type MeterTrack = {
   selection: string | null
   judged: Array<{ series: string; first: number | null; last: number | null; fromScrape?: number }>
   notJudged: string[]
+}
+
+/** The traffic a knob's meter moves only under, as ./traffic.ts sent it. */
+export interface TrafficSent {
+  kind: 'shared-prefix'
+  sent: number
+  answered: number
+  /** What did not answer 200, as said. */
+  failures: string[]
+  /** The prefix's length in words (each at least one token). */
+  prefixWords: number
 }
 
 /** Whether the process argv read still ran after the watch. */
@@ -67,4 +79,8 @@ export type MeterEvidence = CrashEvidence & {
   value?: unknown
   /** An enum value not among the build's choices. */
   choices?: string[] | null
+  /** The engine's self-describing endpoints the knob is read from (cache_config_info, /server_info, /props): what each said. */
+  sources?: SourceEvidence[]
+  /** The traffic the knob's meter moves only under, sent by the step itself. */
+  traffic?: TrafficSent
 }

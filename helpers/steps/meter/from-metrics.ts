@@ -3,7 +3,8 @@
 // It only reads; the ladder (./ladder.ts) decides.
 import { endpointUrl, type RunContext, type StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
-import { MetricsUnavailable, PROCESS_START, TRAFFIC, readMetrics, stepTimes, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
+import { MetricsUnavailable, PROCESS_START, firstValueOf, readMetrics, stepTimes, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
+import { trafficNames, type TrafficNames } from './names.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
@@ -19,12 +20,12 @@ export async function takeBaseline(ctx: RunContext): Promise<Pick<Partial<StepOu
 }
 
 /** One page as the ladder reads a scrape: the served model's traffic (an aborted request is not traffic the knob acted on). */
-export function pageScrape(r: MetricsReading, model: string | undefined): MeterScrape {
+export function pageScrape(r: MetricsReading, model: string | undefined, names: TrafficNames): MeterScrape {
   const finished = (s: SeriesValue) => s.labels.finished_reason !== 'abort'
   const traffic: MeterScrape['traffic'] = {}
-  const requests = valueOf(r, TRAFFIC.requests, model, finished)
-  const prompt = valueOf(r, TRAFFIC.promptTokens, model)
-  const generation = valueOf(r, TRAFFIC.generationTokens, model)
+  const requests = firstValueOf(r, names.requests, model, finished)
+  const prompt = firstValueOf(r, names.promptTokens, model)
+  const generation = firstValueOf(r, names.generationTokens, model)
   if (requests !== undefined) traffic.requests = requests
   if (prompt !== undefined) traffic.prompt = prompt
   if (generation !== undefined) traffic.generation = generation
@@ -35,6 +36,8 @@ export function pageScrape(r: MetricsReading, model: string | undefined): MeterS
     meter: r.meter,
     ...(r.meterType ? { meterType: r.meterType } : {}),
     ...(r.meterDeclared ? { declared: r.meterDeclared } : {}),
+    ...(r.meterAs ? { meterAs: r.meterAs } : {}),
+    ...(r.prefixNames ? { prefixNames: r.prefixNames } : {}),
     ...(first && r.errorCount > 0 ? { refused: { ...first, count: r.errorCount } } : {}),
     duplicates: r.duplicates,
     ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined ? { processStart: r.processStart, processStartRaw: r.series[PROCESS_START][0]!.raw } : {}),
@@ -48,8 +51,9 @@ export function pageScrape(r: MetricsReading, model: string | undefined): MeterS
 /** The /metrics source of one meter step: the baseline page first, when one was read. */
 export function pageSource(ctx: RunContext, model: string | undefined, baseline: MetricsReading | undefined, intervalMs: number): MeterSource {
   const url = endpointUrl(ctx, '/metrics')
+  const names = trafficNames(ctx.engine)
   const pages: MetricsReading[] = baseline ? [baseline] : []
-  const scrapes: MeterScrape[] = pages.map((p) => pageScrape(p, model))
+  const scrapes: MeterScrape[] = pages.map((p) => pageScrape(p, model, names))
   let failures = 0
   let lastFailure: ReadFailure | undefined
   let halted: ReadFailure | undefined
@@ -59,7 +63,7 @@ export function pageSource(ctx: RunContext, model: string | undefined, baseline:
       try {
         const page = await readMetrics(ctx, Math.max(1000, Math.min(30_000, remainingMs)))
         pages.push(page)
-        scrapes.push(pageScrape(page, model))
+        scrapes.push(pageScrape(page, model, names))
       } catch (error) {
         if (!(error instanceof MetricsUnavailable)) throw error
         failures++
@@ -73,7 +77,7 @@ export function pageSource(ctx: RunContext, model: string | undefined, baseline:
     extras(): Partial<MeterEvidence> {
       const last = pages.at(-1)
       const evidenceMeters = Object.fromEntries((ctx.spec.proof.evidence ?? []).map((n) => [n, { first: pages[0] ? (valueOf(pages[0], n, model) ?? null) : null, last: last ? (valueOf(last, n, model) ?? null) : null }]))
-      return { evidenceMeters, stepTimes: last ? stepTimes(last, model) : {}, parseErrors: last?.errors ?? [] }
+      return { evidenceMeters, stepTimes: last ? stepTimes(last, model, ctx.engine.metrics.stepTime) : {}, parseErrors: last?.errors ?? [] }
     },
   }
 }

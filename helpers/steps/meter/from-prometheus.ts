@@ -6,7 +6,7 @@
 import { HttpError, type HttpClient } from '../../seams/http.ts'
 import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
-import { TRAFFIC } from './metrics.ts'
+import { allTrafficNames, trafficNames, type TrafficNames } from './names.ts'
 import { checkPromOptions, createPromSource, PromSourceError, type PromFetch, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
 import { MIN_GAP_MS, promFleetStart, sharedPromSource } from './prom-fleet.ts'
 import { buildQueries } from './prom-query.ts'
@@ -14,8 +14,6 @@ import type { MetricType } from '../../prom/types.ts'
 import type { PromWait, SeriesValue } from './reading.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
-
-const TRAFFIC_NAMES = [TRAFFIC.requests, TRAFFIC.promptTokens, TRAFFIC.generationTokens]
 
 /** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
 export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & { shared?: () => { targets: number; queries: number }; scrapeIntervalMs?: () => number | null }
@@ -41,7 +39,7 @@ export function sourceFor(ctx: RunContext, model: string | undefined): { source:
     ...(target.prometheusMatch ? { match: target.prometheusMatch } : {}),
     baseUrl: target.baseUrl ?? 'http://replay.invalid',
     meterName: ctx.spec.proof.meter!.name,
-    trafficNames: TRAFFIC_NAMES,
+    trafficNames: allTrafficNames(trafficNames(ctx.engine)),
     ...(model !== undefined ? { model } : {}),
   }
   try {
@@ -106,7 +104,7 @@ const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): bo
  * not observed, never an absence. Without `up` (the selector takes no target), sample times stand
  * in, and nothing is counted.
  */
-export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>): Omit<MeterReadings, 'reads' | 'failures'> {
+export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>, names: TrafficNames): Omit<MeterReadings, 'reads' | 'failures'> {
   const ups = r.series.filter((s) => s.role === 'up')
   const family = r.series.filter((s) => s.role === 'meter')
   const meters = family.filter((s) => matches(s, meterLabels))
@@ -121,7 +119,9 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     const vs = series.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => p.value))
     return vs.length ? vs.reduce((a, b) => a + b, 0) : undefined
   }
-  const requests = traffic.filter((s) => s.name === TRAFFIC.requests && s.labels.finished_reason !== 'abort')
+  // A counter under its name, else under an earlier version's: the first of its names Prometheus holds.
+  const named = (names: readonly string[]) => traffic.filter((s) => s.name === names.find((n) => traffic.some((x) => x.name === n)))
+  const requests = named(names.requests).filter((s) => s.labels.finished_reason !== 'abort')
   // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
   const type = r.meterFamily as MetricType | undefined
   const scrapes = times.map((t): MeterScrape => {
@@ -129,8 +129,8 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
     const none = !family.some((s) => s.samples.some((p) => p.t === t))
     const counts: MeterScrape['traffic'] = {}
     const req = sum(requests, t)
-    const prompt = sum(traffic.filter((s) => s.name === TRAFFIC.promptTokens), t)
-    const generation = sum(traffic.filter((s) => s.name === TRAFFIC.generationTokens), t)
+    const prompt = sum(named(names.promptTokens), t)
+    const generation = sum(named(names.generationTokens), t)
     if (req !== undefined) counts.requests = req
     if (prompt !== undefined) counts.prompt = prompt
     if (generation !== undefined) counts.generation = generation
@@ -169,7 +169,7 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
       }
       reads++
       last = result.reading
-      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels)
+      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels, trafficNames(ctx.engine))
     },
     readings(): MeterReadings {
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }

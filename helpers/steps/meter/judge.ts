@@ -1,9 +1,19 @@
 // Step `meter`: the served engine's own series of the knob's counter proves the arm (the ladder,
 // ./ladder.ts), read from the engine's /metrics (./from-metrics.ts) or through Prometheus with
-// `--prometheus-url` (./from-prometheus.ts), watched by ./watch.ts. A knob without a counter is
-// proven by /stats or by the ledger alone; a value the build does not list is not watched.
+// `--prometheus-url` (./from-prometheus.ts), watched by ./watch.ts; where the engine describes
+// itself (vLLM's cache_config_info, SGLang's /server_info, llama.cpp's /props) every such source
+// must agree first (../resolved/). A knob without a counter is proven by /stats, by those
+// endpoints, or by the ledger alone; a value the build does not list is not watched. A knob whose
+// meter moves only under a traffic shape sends it (./traffic.ts).
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
+import { canonicalValue, meterStill } from '../../config/knobs.ts'
+import { isLogSource } from '../../profiles/convert.ts'
+import { agree, type Agreement } from '../resolved/agree.ts'
+import { readEndpointSources } from '../resolved/endpoints.ts'
+import { sourceEvidence } from '../resolved/evidence.ts'
+import { namesOf, renamedText } from './names.ts'
+import { sendKnobTraffic, trafficText, type TrafficSent } from './traffic.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { pageSource } from './from-metrics.ts'
@@ -11,6 +21,7 @@ import { promSource, sourceFor } from './from-prometheus.ts'
 import type { LadderView } from './ladder.ts'
 import { meterPollInterval, watchMeter, type MeterSource } from './watch.ts'
 import { pageWords, promWords } from './words.ts'
+import { tieToEndpoint } from '../_engine.ts'
 
 export { takeBaseline } from './from-metrics.ts'
 export { meterPollInterval } from './watch.ts'
@@ -61,10 +72,41 @@ async function servedModel(ctx: RunContext, model: StepOutputs['model'] | undefi
   return model ? model.settled() : undefined
 }
 
+/** The profile's self-describing endpoints this knob is read from, with its key in each. */
+function endpointSources(ctx: RunContext): Array<{ source: RunContext['engine']['resolved'][number]; key: string }> {
+  const keys = ctx.spec.proof.sources ?? {}
+  return ctx.engine.resolved.filter((s) => !isLogSource(s) && keys[s.id] !== undefined).map((source) => ({ source, key: keys[source.id]! }))
+}
+
+/** What the engine's self-describing endpoints say of the knob, against the expected value: every one must agree. */
+async function selfDescription(ctx: RunContext, value: string, atDefault: boolean): Promise<Agreement | undefined> {
+  const sources = endpointSources(ctx)
+  if (sources.length === 0) return undefined
+  return agree(ctx.spec, canonicalValue(ctx.spec, value), atDefault, await readEndpointSources(ctx, sources))
+}
+
+/** The meter step of a knob with no counter, proven by the endpoints its engine describes itself on. */
+async function checkDescribed(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Judgement<'meter'>> {
+  const value = expectedValue(ctx, inputs.buildDefault)
+  const labels = endpointSources(ctx).map((s) => s.source.label).join(', ')
+  const expected = `${labels} say${endpointSources(ctx).length === 1 ? 's' : ''} ${ctx.spec.flag} ${value ?? 'is the build default'}`
+  const where = endpointUrl(ctx, '')
+  if (value === undefined) return { verdict: 'inconclusive', expected, observed: 'the expected value is the build default, which --help did not print', where, next: 'pass --value', evidence: {} }
+  if (inputs.healthy === false) return { verdict: 'inconclusive', expected, observed: `not read: /health never answered 200 (see step health), so ${labels} could not be asked`, where, next: 'get /health to answer 200 first (step health says what it saw), then run again', evidence: {} }
+  const a = (await selfDescription(ctx, value, value === defaultValue(ctx, inputs.buildDefault)))!
+  const evidence = { sources: sourceEvidence(a.rows.map((r) => r.reading), a.rows) }
+  const at = a.rows.find((r) => r.reading.where)?.reading.where ?? `GET ${where}`
+  if (a.verdict === 'silent') {
+    return { verdict: 'skipped', intendedSkip: true, expected, observed: `not served: ${a.rows.map((r) => `${r.reading.source.label} ${r.said}`).join('; ')}; no counter exists for ${ctx.spec.flag}: its proof is the ledger's resolved line (step ledger)`, where: at, evidence }
+  }
+  return { verdict: a.verdict, expected, observed: a.observed, where: at, ...(a.next ? { next: a.next } : {}), evidence }
+}
+
 export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome<'meter'>> {
   const meter = ctx.spec.proof.meter
   if (!meter) {
     if (ctx.spec.proof.stats) return checkStats(ctx, inputs.buildDefault)
+    if (endpointSources(ctx).length > 0) return checkDescribed(ctx, inputs)
     return {
       verdict: 'skipped',
       intendedSkip: true,
@@ -90,12 +132,15 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   }
   const target = ctx.target
   const viaProm = target.prometheusUrl !== null && target.prometheusUrl !== undefined
-  const rollback = value !== undefined && value === defaultValue(ctx, inputs.buildDefault)
+  // The meter stays at zero where the value turns the knob's feature off (its `off` list; without one, its default), and moves anywhere else.
+  const still = value !== undefined && meterStill(ctx.spec, target.value, inputs.buildDefault)
+  const atDefault = value !== undefined && value === defaultValue(ctx, inputs.buildDefault)
+  const stillWhy = ctx.spec.off ? `at ${value}, which turns its feature off` : `at its default ${value}`
   const name = meterLabel(ctx)
   const window = target.meterWindowMs
   const held = viaProm ? ', as Prometheus holds it,' : ''
-  const expected = rollback
-    ? `the served engine's ${name}${held} stays at 0 while traffic flows (knob at its default)`
+  const expected = still
+    ? `the served engine's ${name}${held} stays at 0 while traffic flows (knob ${ctx.spec.off ? stillWhy : 'at its default'})`
     : `the served engine's ${name}${held} rises during this run's traffic within ${formatDuration(window)}, or is above 0 ${viaProm ? 'and flat in' : 'at the first scrape of'} the process step argv read`
   const url = endpointUrl(ctx, '/metrics')
   const where = viaProm ? `Prometheus ${target.prometheusUrl}` : url
@@ -114,12 +159,23 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     }
   }
   const model = await servedModel(ctx, inputs.model)
+  // Where the engine describes itself, it must say the value first: a contradiction is red without waiting out the window.
+  const described = await selfDescription(ctx, value, atDefault)
+  if (described && described.verdict === 'failed') {
+    return { verdict: 'failed', expected: `${expected}; and ${endpointSources(ctx).map((s) => s.source.label).join(', ')} say ${ctx.spec.flag} ${value}`, observed: described.observed, where: described.rows.find((r) => r.standing === 'differs')?.reading.where ?? endpointUrl(ctx, ''), next: described.next!, evidence: { sources: sourceEvidence(described.rows.map((r) => r.reading), described.rows) } }
+  }
+  // The traffic its meter moves only under, sent once before the watch (bounded: ./traffic.ts).
+  const sent: TrafficSent | undefined = ctx.spec.proof.traffic ? await sendKnobTraffic(ctx, ctx.spec.proof.traffic, model) : undefined
   const view = (sinceMs: number, baseline: boolean, words: LadderView['words']): LadderView => ({
     meterName: meter.name,
     shown: name,
     model,
     value,
-    rollback,
+    still,
+    stillWhy,
+    onByDefault: !still && atDefault,
+    ...(sent ? { traffic: trafficText(sent) } : {}),
+    renamed: (used: string) => renamedText(ctx.engine, meter.name, used),
     flag: ctx.spec.flag,
     env: ctx.spec.env,
     svc: target.svc,
@@ -132,7 +188,15 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     ...(inputs.engineProcess ? { engine: inputs.engineProcess } : {}),
     listenerBinds: !viaProm,
   })
-  const watch = (v: LadderView, source: MeterSource, startMs: number) => watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
+  const watch = async (v: LadderView, source: MeterSource, startMs: number): Promise<Judgement<'meter'>> => {
+    const j = await watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
+    const extra = { ...(described ? { sources: sourceEvidence(described.rows.map((r) => r.reading), described.rows) } : {}), ...(sent ? { traffic: sent } : {}) }
+    const evidence = { ...j.evidence, ...extra }
+    if (!described || j.verdict !== 'passed') return { ...j, evidence }
+    // The counter proved it; the self-description agreed, or could not be read (then nothing is proven whole).
+    if (described.verdict === 'inconclusive') return { ...j, verdict: 'inconclusive', observed: `${j.observed}; but ${described.observed}`, next: described.next!, evidence }
+    return { ...j, observed: `${j.observed}; ${described.observed}`, evidence }
+  }
   if (viaProm) {
     const made = sourceFor(ctx, model)
     if ('failure' in made) return { verdict: 'inconclusive', expected, observed: made.failure.what, where: made.failure.where, next: made.failure.next, evidence: {} }
@@ -143,5 +207,9 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   }
   const start = ctx.clock.now()
   const baseline = inputs.baseline?.source === 'metrics' ? inputs.baseline.reading : undefined
-  return watch(view(start, baseline !== undefined, pageWords(url, meter.name)), pageSource(ctx, model, baseline, meterPollInterval(window)), start)
+  // A page without a start time is bound only by the listening socket: an engine argv found before it listened is tied now, if it is the one listening.
+  const untied = inputs.engineProcess && !inputs.engineProcess.listenerTied && baseline !== undefined && baseline.processStart === undefined
+  const engine = untied ? await tieToEndpoint(ctx, inputs.engineProcess) : inputs.engineProcess
+  const known = { profile: ctx.engine.name, names: namesOf(ctx.engine, meter.name) }
+  return watch({ ...view(start, baseline !== undefined, pageWords(url, meter.name, known)), ...(engine ? { engine } : {}) }, pageSource(ctx, model, baseline, meterPollInterval(window)), start)
 }

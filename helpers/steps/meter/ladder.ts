@@ -2,7 +2,9 @@
 // /metrics, or Prometheus). The served engine's own series of the knob's counter proves the arm
 // in one of two ways, said apart: it rose during this run's traffic, or it was already above zero
 // at the first scrape of the very process that step `argv` read (it moved before this run). Where
-// the expected value is the default (a rollback), it stayed at zero while traffic flowed. Counter
+// the expected value turns the knob's feature off (its `off` list; without one, its default: a
+// rollback of radiance's knobs), it stayed at zero while traffic flowed; anywhere else, the default
+// included (vLLM turns prefix caching on by default), it moves. Counter
 // semantics are Prometheus': finite and never below zero, declared a counter, one series once per
 // page, and a value below an earlier one is a reset (a restart): red. A page the Prometheus server
 // would refuse whole is red. Absent is not zero; no traffic in the window is inconclusive, not red.
@@ -37,9 +39,17 @@ const restartText = (p: ProcessCheck): string =>
 
 /**
  * The judgement of the readings so far. `final`: the window is over. `process`: the re-check of
- * the process argv read, once a conclusion asked for it (`recheck`).
+ * the process argv read, once a conclusion asked for it (`recheck`). A page that carries the meter
+ * only under an earlier version's name is read through it, and every judgement says so.
  */
 export function decide(view: LadderView, readings: MeterReadings, at: { final: boolean; process?: ProcessCheck }): Decision {
+  const d = decideOnce(view, readings, at)
+  const used = readings.scrapes.find((s) => s.meterAs !== undefined)?.meterAs
+  if (d.kind !== 'judged' || used === undefined || !view.renamed) return d
+  return { ...d, observed: `${d.observed}; ${view.renamed(used)}` }
+}
+
+function decideOnce(view: LadderView, readings: MeterReadings, at: { final: boolean; process?: ProcessCheck }): Decision {
   const { words, shown: name, value } = view
   const process = at.process
   const RECHECK: Decision = { kind: 'recheck' }
@@ -74,11 +84,12 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
   // Said whenever more than one series was judged, or the page did not name the served model.
   const others = s.tracks.length > 1 || !(s.selection ?? '').startsWith('judged the served') ? `; ${s.selection}` : ''
   const fromTo = (t: Track) => `${first(t).value} → ${t.points.at(-1)!.value}`
-  if (view.rollback && (rose || nonzero)) {
+  if (view.still && (rose || nonzero)) {
     const t = (rose ?? nonzero)!
-    return judged('failed', `${t.name} read ${fromTo(t)}${words.in}, not 0, although ${view.env} is at its default ${value}`, `the knob still acts: the rollback did not take (check argv and the ledger), or the engine was not restarted; redeploy --service ${view.svc}`, { ...found, chosen: t })
+    const didNotTake = view.stillWhy.startsWith('at its default') ? 'the rollback did not take' : `${value} did not take`
+    return judged('failed', `${t.name} read ${fromTo(t)}${words.in}, not 0, although ${view.env} is ${view.stillWhy}`, `the knob still acts: ${didNotTake} (check argv and the ledger), or the engine was not restarted; redeploy --service ${view.svc}`, { ...found, chosen: t })
   }
-  if (!view.rollback && rose) {
+  if (!view.still && rose) {
     if (!process) return RECHECK
     const moved = rose.points.find((p) => p.value > first(rose).value)!
     if (process.state === 'changed') {
@@ -91,7 +102,7 @@ export function decide(view: LadderView, readings: MeterReadings, at: { final: b
     if (!at.final) return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}) }
     return judged('inconclusive', `${view.words.in ? 'Prometheus' : 'the source'} answered with warnings (${partial.join('; ').slice(0, 300)}): an answer that may lack series proves no absence, and no rise of ${name} showed in it`, 'a partial answer cannot show that a counter stayed flat or that a series is gone: fix what the warning names (a remote read or store Prometheus could not reach), or read the engine\'s own /metrics (without --prometheus-url), then run again', found)
   }
-  if (!view.rollback && above && scrapes.length >= 2 && readings.counted) {
+  if (!view.still && above && scrapes.length >= 2 && readings.counted) {
     // Above zero before this run and flat since: proof only from the very process argv read.
     if (!process) return RECHECK
     const v = first(above).value
@@ -159,8 +170,8 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
     const why = traffic === undefined ? words.noRequestCounter : scrapes.length < 2 || !readings.counted ? 'fewer than two scrapes fell inside the window' : 'no traffic reached the engine'
     return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}${lost}`, words.noTrafficNext)
   }
-  const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${judgedText}`
-  if (view.rollback) {
+  const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${view.traffic ? `, ${view.traffic}` : ''}${judgedText}`
+  if (view.still) {
     if (!process) return { kind: 'recheck' }
     if (process.state === 'changed') {
       return judged('failed', `${flat}, but the engine restarted during the proof: ${process.detail}`, 'a flat counter of a restarted engine proves nothing about the process step argv read: find why it restarted, then run the proof again', found, process.where ?? whereNow)
@@ -170,6 +181,8 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
   return judged(
     'failed',
     flat,
-    `the arm did nothing: the engine ignores ${view.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${view.env}=${view.rollbackTo} and redeploy --service ${view.svc}`,
+    view.onByDefault
+      ? `${view.env}=${view.value} (its default) turns the feature on, yet its meter did not move${view.traffic ? ` under the traffic it needs (${view.traffic})` : ''}: the engine ignores ${view.flag} or the flag did not reach it (see argv and ledger); find why before promising the feature`
+      : `the arm did nothing: the engine ignores ${view.flag} or the flag did not reach it (see argv and ledger). Say so in the vault page; roll back with ${view.env}=${view.rollbackTo} and redeploy --service ${view.svc}`,
   )
 }

@@ -1,24 +1,13 @@
-// Reading /metrics for the meter step: every series of the knob's meter (by exact sample name),
-// the traffic counters that say whether requests flowed, the process start time, and
-// evidence-only series; what the page would make Prometheus refuse. Absent is not zero.
+// Reading /metrics for the meter step: every series of the knob's meter (by exact sample name, or
+// an earlier version's name of it where the page has only that), the traffic counters that say
+// whether requests flowed (the engine profile's names), the process start time, and evidence-only
+// series; what the page would make Prometheus refuse. Absent is not zero.
 import { HttpError } from '../../seams/http.ts'
 import { parsePrometheusText, contentTypeFormat, type MetricType, type PromParseError, type Sample } from '../../prom/parse.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
 import { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 
-export const TRAFFIC = {
-  requests: 'vllm:request_success_total',
-  promptTokens: 'vllm:prompt_tokens_total',
-  generationTokens: 'vllm:generation_tokens_total',
-  running: 'vllm:num_requests_running',
-} as const
-
-export const STEP_TIME = {
-  steps: 'radiance:engine_steps_total',
-  stepsDecode: 'radiance:engine_steps_decode_total',
-  seconds: 'radiance:engine_step_seconds_total',
-  secondsDecode: 'radiance:engine_step_seconds_decode_total',
-} as const
+import { allTrafficNames, namesOf, trafficNames } from './names.ts'
 
 export { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 
@@ -92,10 +81,16 @@ export const METRICS_HEADERS: Readonly<Record<string, string>> = { 'accept-encod
 export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<MetricsReading> {
   const url = endpointUrl(ctx, '/metrics')
   const meter = ctx.spec.proof.meter
-  const others = [...new Set([...(ctx.spec.proof.evidence ?? []), ...Object.values(TRAFFIC), ...Object.values(STEP_TIME), PROCESS_START])].filter((n) => n !== meter?.name)
+  const engine = ctx.engine
+  // The meter under its name, else under an earlier version's (the profile's renamed:).
+  const meterNames = meter ? namesOf(engine, meter.name) : []
+  const stepTime = engine.metrics.stepTime ? Object.values(engine.metrics.stepTime) : []
+  const others = [...new Set([...(ctx.spec.proof.evidence ?? []), ...allTrafficNames(trafficNames(engine)), ...stepTime, PROCESS_START])].filter((n) => !meterNames.includes(n))
   const meterSuffix = meter ? meter.name.slice(meter.name.indexOf(':') + 1) : undefined
+  const meterPrefix = meter && meter.name.includes(':') ? meter.name.slice(0, meter.name.indexOf(':') + 1) : undefined
   const lookalikes = new Set<string>()
-  const wanted = new Set([...(meter ? [meter.name] : []), ...others])
+  const prefixNames = new Set<string>()
+  const wanted = new Set([...meterNames, ...others])
   let res
   try {
     res = await ctx.http.request({ method: 'GET', url, timeoutMs, followRedirects: true, headers: METRICS_HEADERS })
@@ -107,20 +102,23 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   const page = parsePrometheusText(res.body, {
     format: contentTypeFormat(res.headers['content-type']),
     keep: (name) => {
+      if (meterPrefix && name.startsWith(meterPrefix) && prefixNames.size < 400) prefixNames.add(name)
       if (wanted.has(name)) return true
-      if (meterSuffix && name !== meter!.name && name.endsWith(`:${meterSuffix}`)) lookalikes.add(name)
+      if (meterSuffix && !meterNames.includes(name) && name.endsWith(`:${meterSuffix}`)) lookalikes.add(name)
       return false
     },
   })
-  const meterSamples = meter ? page.samples(meter.name).filter((s) => matches(s, meter.labels)).map(kept) : []
-  const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meter.name))?.type : undefined
   // Declared without any sample: the text format names the family after its samples (x_total), OpenMetrics without _total.
-  const declared = meter && page.samples(meter.name).length === 0 ? page.families.find((f) => f.name === meter.name || `${f.name}_total` === meter.name)?.type : undefined
+  const declaredAs = (name: string) => page.families.find((f) => f.name === name || `${f.name}_total` === name)?.type
+  const meterName = meterNames.find((n) => page.samples(n).length > 0 || declaredAs(n) !== undefined) ?? meter?.name
+  const meterSamples = meter ? page.samples(meterName!).filter((s) => matches(s, meter.labels)).map(kept) : []
+  const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meterName))?.type : undefined
+  const declared = meter && page.samples(meterName!).length === 0 ? declaredAs(meterName!) : undefined
   const series: Record<string, SeriesValue[]> = {}
   for (const name of others) series[name] = page.samples(name).map(kept)
   const starts = series[PROCESS_START]!
   const duplicates = [
-    ...(meter ? duplicatesOf(meter.name, page.samples(meter.name).map(kept)) : []),
+    ...(meter ? duplicatesOf(meterName!, page.samples(meterName!).map(kept)) : []),
     ...others.filter((n) => n !== PROCESS_START).flatMap((n) => duplicatesOf(n, series[n]!)),
   ]
   return {
@@ -129,6 +127,8 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     meter: meterSamples,
     ...(meterType ? { meterType } : {}),
     ...(declared ? { meterDeclared: declared } : {}),
+    ...(meter && meterName !== meter.name ? { meterAs: meterName! } : {}),
+    ...(meter && meterSamples.length === 0 && declared === undefined ? { prefixNames: [...prefixNames].sort().slice(0, 40).map(ownCopy) } : {}),
     series,
     ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
     duplicates,
@@ -140,12 +140,22 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   }
 }
 
-/** Mean step times from the radiance step counters: evidence only, never a gate. */
-export function stepTimes(r: MetricsReading, model?: string): { decodeMeanMs?: number; mixedMeanMs?: number } {
-  const steps = valueOf(r, STEP_TIME.steps, model)
-  const stepsDecode = valueOf(r, STEP_TIME.stepsDecode, model)
-  const seconds = valueOf(r, STEP_TIME.seconds, model)
-  const secondsDecode = valueOf(r, STEP_TIME.secondsDecode, model)
+/** The served model's sum of the first of `names` the page has (a counter under an earlier version's name); undefined when none. */
+export function firstValueOf(r: MetricsReading, names: readonly string[], model: string | undefined, keep?: (s: SeriesValue) => boolean): number | undefined {
+  for (const n of names) {
+    const v = valueOf(r, n, model, keep)
+    if (v !== undefined) return v
+  }
+  return undefined
+}
+
+/** Mean step times from the engine's step counters (radiance's): evidence only, never a gate. */
+export function stepTimes(r: MetricsReading, model: string | undefined, names: { steps: string; stepsDecode: string; seconds: string; secondsDecode: string } | undefined): { decodeMeanMs?: number; mixedMeanMs?: number } {
+  if (!names) return {}
+  const steps = valueOf(r, names.steps, model)
+  const stepsDecode = valueOf(r, names.stepsDecode, model)
+  const seconds = valueOf(r, names.seconds, model)
+  const secondsDecode = valueOf(r, names.secondsDecode, model)
   const out: { decodeMeanMs?: number; mixedMeanMs?: number } = {}
   if (stepsDecode && secondsDecode !== undefined) out.decodeMeanMs = (secondsDecode / stepsDecode) * 1000
   if (steps !== undefined && stepsDecode !== undefined && seconds !== undefined && secondsDecode !== undefined && steps - stepsDecode > 0) {

@@ -25,6 +25,10 @@ export interface MetricsReading {
    * first inc(), so a declared counter without a child is zero so far, not absent.
    */
   meterDeclared?: MetricType
+  /** The page carries the meter only under this earlier name of it (the engine profile's `renamed:`). */
+  meterAs?: string
+  /** Names of the page's samples under the meter's own prefix (the first 40, sorted): what the page does have, when the meter is absent. */
+  prefixNames?: string[]
   /** Traffic, step-time and evidence-only samples by name (an empty list = absent). */
   series: Record<string, SeriesValue[]>
   /** `process_start_time_seconds`, when the page exports exactly one. */

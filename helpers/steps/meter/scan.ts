@@ -19,7 +19,14 @@ export interface LadderView {
   shown: string
   model: string | undefined
   value: string
-  rollback: boolean
+  /** The value turns the knob's feature off (its `off` list; without one, its default): the meter must stay at zero while traffic flows. */
+  still: boolean
+  /** The traffic the knob's proof sent itself (the meter moves only under it), in words; absent when none. */
+  traffic?: string
+  /** Why, for the message: `at its default 0`, `at false, which turns its feature off`. */
+  stillWhy: string
+  /** The expected value is the knob's default, yet turns its feature on (vLLM's prefix caching): the meter must move at the default. */
+  onByDefault: boolean
   flag: string
   env: string
   svc: string
@@ -35,6 +42,8 @@ export interface LadderView {
   words: MeterWords
   /** The process step argv read: each scrape must be its (./bind.ts). */
   engine?: EngineProcess
+  /** How a page that carries the meter only under an earlier name is said (the profile's renamed:); absent: nothing to say. */
+  renamed?: (used: string) => string
   /** The base URL's listening socket, held by that pid, ties this source's pages to it (the engine's own /metrics; never Prometheus' series). */
   listenerBinds: boolean
 }
@@ -86,7 +95,7 @@ export const DECLARED_ZERO = '0 (declared, no sample yet)'
 
 /** Each scrape in order; the first thing Prometheus' rules refuse decides. */
 export function scan(view: LadderView, readings: MeterReadings): Scan {
-  const { words, meterName } = view
+  const { words } = view
   const tracks = new Map<string, Track>()
   let selection: string | null = null
   let notJudged: string[] = []
@@ -97,6 +106,8 @@ export function scan(view: LadderView, readings: MeterReadings): Scan {
   let zeroUntil: number | undefined
   const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
   for (const [i, r] of readings.scrapes.entries()) {
+    // The page's own name of the meter: an earlier version's, where it carries only that (said by the ladder).
+    const meterName = r.meterAs ?? view.meterName
     const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
     // First: whose page this is. What another engine's page says proves nothing about this one.
     const other = unbound(view.engine, r, words.scrape(i, r), view.listenerBinds)

@@ -25,6 +25,10 @@ export interface MeterScrape {
   meterType?: MetricType
   /** The meter's family is declared (this type) and the page carries no sample of it: a declared counter without a child is zero so far. */
   declared?: MetricType
+  /** The page carries the meter only under this earlier name of it. */
+  meterAs?: string
+  /** The page's names under the meter's prefix, when the meter is absent: what it does have. */
+  prefixNames?: readonly string[]
   /** A page Prometheus would refuse whole (only /metrics sees one: Prometheus stores nothing of it). */
   refused?: Refusal
   /** Series that this page carries twice: `name{labels} (lines a and b)`. */

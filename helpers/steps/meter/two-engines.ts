@@ -9,6 +9,7 @@ import { recheckProcess } from '../_engine.ts'
 import { unbound } from './bind.ts'
 import { pageScrape } from './from-metrics.ts'
 import { PROCESS_START } from './metrics.ts'
+import { trafficNames } from './names.ts'
 import type { MeterBaseline } from './reading.ts'
 import { pageWords } from './words.ts'
 
@@ -16,7 +17,7 @@ export async function wrongEngineAtBaseline(ctx: RunContext, baseline: MeterBase
   const meter = ctx.spec.proof.meter
   if (!meter || baseline?.source !== 'metrics' || !engine) return undefined
   const url = endpointUrl(ctx, '/metrics')
-  const scrape = pageScrape(baseline.reading, undefined)
+  const scrape = pageScrape(baseline.reading, undefined, trafficNames(ctx.engine))
   const other = unbound(engine, scrape, `${pageWords(url, meter.name).scrape(0, scrape)} (the baseline, before the probes)`, true)
   // Only a page proven to be another process's ends the run; a page nothing ties is the meter's to say.
   if (!other || !('after' in other)) return undefined

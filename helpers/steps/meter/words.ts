@@ -44,9 +44,22 @@ const RESTART_NEXT = 'a restarted engine is not the process step argv read: find
 const like = (s: MeterScrape): string => (s.lookalikes.length ? `; a series of the same name exists under another prefix: ${s.lookalikes.join(', ')}` : '')
 const PREFIX_HINT = 'the metric prefix (cadence lives under radiance:, latency under vllm:)'
 
+/** What the engine profile knows of the meter: its names in every version it knows. */
+export interface KnownNames {
+  profile: string
+  names: readonly string[]
+}
+
 /** The engine's own /metrics page at `url`. */
-export function pageWords(url: string, meterName: string): MeterWords {
+export function pageWords(url: string, meterName: string, known?: KnownNames): MeterWords {
   const grep = `curl -s ${url} | grep ${meterName}`
+  // A name no version the profile knows is on the page: said, with the names the page has under the meter's prefix.
+  const unknownBuild = (s: MeterScrape): string => {
+    if (!known) return ''
+    const has = s.prefixNames ?? []
+    const names = known.names.length > 1 ? `${known.names.join(' or ')}` : known.names[0]
+    return `; the ${known.profile} profile does not know this build: no name it knows for the meter (${names}) is on the page${has.length ? `, which has ${has.slice(0, 12).join(', ')}${has.length > 12 ? ` and ${has.length - 12} more` : ''}` : ''}`
+  }
   return {
     in: '',
     firstScrape: 'the first scrape',
@@ -56,7 +69,7 @@ export function pageWords(url: string, meterName: string): MeterWords {
       next: `a scrape with one unparsable line is dropped entirely (up = 0), so monitoring never sees ${meterName}: fix the exporter; curl -s ${url} | sed -n '${e.line}p'`,
     }),
     absent: (s) => ({
-      observed: `${meterName} is absent from ${s.sampleCount} samples (prefixes seen: ${s.prefixes.join(', ') || 'none'})${like(s)}`,
+      observed: `${meterName} is absent from ${s.sampleCount} samples (prefixes seen: ${s.prefixes.join(', ') || 'none'})${like(s)}${unknownBuild(s)}`,
       next: `this build does not export ${meterName}: absent is not zero, so the arm is unproven. Check the image version${like(s) ? ` and ${PREFIX_HINT}` : ''}; curl -s ${url} | grep ${meterName.split(':').pop()}`,
     }),
     notCounter: (type) => ({

@@ -266,13 +266,16 @@ export function judgeExact(status: number, body: string, word: string): ProbeRep
   return { verdict: 'passed', observed: `content ${JSON.stringify(short(answer, 60))}${reasoning ? ' (reasoning present, as expected)' : ''}`, evidence }
 }
 
+/** An endpoint served without tools on purpose may say so (helpers/config/skips.ts). */
+const NO_TOOLS_ON_PURPOSE = '; or, if this endpoint serves no tool calls on purpose, run again with --skip probe.tools (shown skipped, never passed)'
+
 export function judgeTools(status: number, body: string, token: string): ProbeReply {
   // llama.cpp answers tools without --jinja with HTTP 500 "tools param requires --jinja flag" (not 400).
   if (status >= 400 && /--jinja|\bjinja\b/i.test(errorMessage(body))) {
     return {
       verdict: 'failed',
       observed: `HTTP ${status}: ${short(errorMessage(body), 300)}`,
-      next: 'the server (llama.cpp) was started without --jinja, so it refuses tools: restart llama-server with --jinja (and a chat template that knows tools)',
+      next: `the server (llama.cpp) was started without --jinja, so it refuses tools: restart llama-server with --jinja (and a chat template that knows tools)${NO_TOOLS_ON_PURPOSE}`,
       evidence: { status, body: body.slice(0, 1000) },
     }
   }
@@ -280,7 +283,7 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     return {
       verdict: 'failed',
       observed: `HTTP 400: ${short(errorMessage(body), 300)}`,
-      next: 'tool parser misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser <parser for this model>',
+      next: `tool parser misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser <parser for this model>${NO_TOOLS_ON_PURPOSE}`,
       evidence: { status, body: body.slice(0, 1000) },
     }
   }

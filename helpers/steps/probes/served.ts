@@ -16,7 +16,9 @@ const PROBES: readonly StepId[] = STEP_IDS.filter((id) => id.startsWith('probe.'
 export function servedModel(ctx: RunContext, probes: readonly StepId[] = PROBES): ServedModel {
   let asked: Promise<ModelCard[]> | undefined
   const list = (): Promise<ModelCard[]> => (asked ??= askModels(ctx))
-  const ids = new Map<StepId, string | null>()
+  // A probe skipped on purpose (--skip) is never judged: it has no reply, settled here for it, so
+  // the others never wait for its id.
+  const ids = new Map<StepId, string | null>(probes.filter((p) => (ctx.target.skip as readonly string[]).includes(p)).map((p) => [p, null]))
   let everyone: () => void = () => {}
   const settledAll = new Promise<void>((resolve) => (everyone = resolve))
   return {

@@ -163,10 +163,22 @@ export function judgeReading(reading: ColourReading, colour: ProbeColour, decoy:
   return { verdict: 'failed', why: `answers ${given.join(', ')}${denies}`, next: 'the model misreads a solid colour: check the served model is the vision model and its image processor' }
 }
 
+/**
+ * An error that says the served model takes no images, in the engines' own words (a substring,
+ * never equality: vLLM appends " None"): vLLM's "<model> is not a multimodal model", its "At most
+ * 0 image(s) may be provided in one prompt." (a VLM served text-only), OpenAI's "image_url is only
+ * supported by certain models", llama.cpp's "image input is not supported … mmproj".
+ */
+export const TAKES_NO_IMAGES = /is not a multimodal model|At most 0 image|image_url is only supported by certain models|image input is not supported|\bmmproj\b/i
+
 export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
   const c = readChoice(status, body)
   if ('verdict' in c) {
-    if (/multimodal|image|mmproj|At most 0/i.test(c.observed)) c.next = 'the server does not take images: serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+    if (status >= 400 && TAKES_NO_IMAGES.test(c.observed)) {
+      c.next = 'the served model takes no images: if it is a text-only model on purpose, run again with --skip probe.vision (shown skipped, never passed); else serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+    } else if (/multimodal|image/i.test(c.observed)) {
+      c.next = 'the server refused the image: check it serves a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+    }
     return c
   }
   const ended = endedWithoutAnswer(c)
