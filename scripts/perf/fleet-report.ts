@@ -132,6 +132,12 @@ ${panel(380, "armproof's peak RSS", 'MiB', f.ladder.map((r) => r.peak.ownMiB), {
 `
 }
 
+/** Why a run's targets were not green, as their first step that did not pass said it; empty when every run was all green. */
+function notGreenText(runs: ReadonlyArray<readonly [string, SizeRun]>): string {
+  const lines = runs.flatMap(([what, r]) => (r.notGreen ?? []).map((n) => `- ${what}: ${n.targets} × ${n.said.replaceAll('|', '\\|')}`))
+  return lines.length ? `\nNot green, as the first step that did not pass said it (the most said first, five at most per run):\n\n${lines.join('\n')}\n` : ''
+}
+
 export function fleetSection(f: FleetResult): string {
   const p = f.prometheus
   const ladderRows = f.ladder.map((r) => {
@@ -182,7 +188,7 @@ ${f.ratio.map((x, i) => `| ${i + 1} | ${fixed(x.one.ms / 1000, 2)} s | ${fixed(x
 | targets | wall | ÷ size 1 | armproof's peak RSS | per target more | spawner / all processes | host calls per target | at once | verdicts | completions per target | load (1 min) |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${ladderRows.join('\n')}
-
+${notGreenText([...f.ratio.flatMap((x, i) => [[`repetition ${i + 1}, one target`, x.one] as const, [`repetition ${i + 1}, ${x.fleet.targets} targets`, x.fleet] as const]), ...f.ladder.map((r) => [`${r.targets} target(s)`, r] as const)])}
 ![wall time and armproof's peak memory against fleet size](${FLEET_SVG})
 
 <a id="prometheus"></a>

@@ -33,6 +33,8 @@ export interface SizeRun {
   admitted: number | null
   /** 1-minute load average when the run began. */
   load: number
+  /** Why targets were not green: each distinct "step verdict: observed" (cut to 160 characters) and how many targets said it; the first 5. */
+  notGreen: Array<{ said: string; targets: number }>
 }
 
 export interface FleetResult {
@@ -46,6 +48,16 @@ export interface FleetResult {
 const served = async (m: FleetMember): Promise<number> => {
   const res = await fetch(`${m.baseUrl}/stats`, { signal: AbortSignal.timeout(10_000) })
   return ((await res.json()) as { served: { chat_completions: number } }).served.chat_completions
+}
+
+function notGreenOf(reports: readonly Report[]): SizeRun['notGreen'] {
+  const said = new Map<string, number>()
+  for (const r of reports.filter((x) => x.verdict !== 'green')) {
+    const s = r.steps.find((x) => x.verdict !== 'passed' && x.verdict !== 'skipped')
+    const text = (s ? `${s.id} ${s.verdict}: ${s.observed}` : `${r.verdict}: ${r.error ?? r.notes[0] ?? '(no step says why)'}`).replace(/\s+/g, ' ').slice(0, 160)
+    said.set(text, (said.get(text) ?? 0) + 1)
+  }
+  return [...said].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([text, targets]) => ({ said: text, targets }))
 }
 
 function verdictsOf(reports: readonly Report[]): Record<string, number> {
@@ -83,6 +95,7 @@ export async function runOnce(engine: EngineHandle, dir: string, options: { sing
     peak: run.peak,
     exitCode: run.exitCode,
     verdicts: verdictsOf(reports),
+    notGreen: notGreenOf(reports),
     completions: { min: Math.min(...counts), max: Math.max(...counts) },
     calls: options.count ? options.count.calls() : null,
     admitted: fleet?.fleet.admission?.peak ?? null,
@@ -100,8 +113,10 @@ export async function measureFleet(options: { latencyMs: number; reps: number; l
     await e.waitReady(60_000)
     return e
   }
-  const line = (r: SizeRun, what: string) =>
+  const line = (r: SizeRun, what: string) => {
     log(`  ${what}: ${(r.ms / 1000).toFixed(2)} s, exit ${r.exitCode}, ${JSON.stringify(r.verdicts)}, peak RSS ${r.peak.ownMiB.toFixed(0)} MiB (spawner ${r.peak.spawnerMiB.toFixed(0)}, all ${r.peak.allMiB.toFixed(0)}), load ${r.load.toFixed(2)}${r.calls ? `, host calls ${JSON.stringify(r.calls)}` : ''}`)
+    for (const n of r.notGreen) log(`    not green (${n.targets}): ${n.said}`)
+  }
   try {
     // 200 targets ÷ one, side by side: the order alternates, so neither always runs on a warmer machine.
     const [one, many] = [await up(1), await up(RATIO_TARGETS)]
