@@ -9,7 +9,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
+import { FLEET_ENV, PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
+import { fleetMembers, fleetSvcPattern, type FleetMember } from './fleet.ts'
 import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
 import { helpText } from './help.ts'
@@ -60,6 +61,8 @@ export interface EngineOptions {
   container?: boolean
   /** Files written into the engine's working folder before it starts (e.g. `serve.yaml` for `--config serve.yaml`). */
   files?: Readonly<Record<string, string>>
+  /** This one process serves that many engines, each on its own port (engine/fleet-main.ts); the shims answer for `<svc>-0` … `<svc>-<n-1>`. */
+  fleet?: number
 }
 
 export interface EngineHandle {
@@ -79,6 +82,8 @@ export interface EngineHandle {
   ledgerPath: string
   /** The engines' working folder (where `files` were written). */
   cwd: string
+  /** With `fleet`: the engines this process serves, each its own service name and port. */
+  members?: FleetMember[]
   stats(): Promise<unknown>
   /** Polls /health until 200; rejects on timeout or when the engine exited. */
   waitReady(timeoutMs?: number): Promise<void>
@@ -142,13 +147,14 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const enginePath = join(engineDir, processName)
   symlinkSync(process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
-  const engineArgs = plan ? plan.argv(port) : ['--port', String(port), ...userArgs]
+  // A fleet's members listen on ports of their own choosing (engine/fleet-main.ts): no --port.
+  const engineArgs = plan ? plan.argv(port) : options.fleet ? [...userArgs] : ['--port', String(port), ...userArgs]
   const argv = [ENGINE_ENTRY, ...engineArgs, ...faults.flatMap((f) => ['--fault', f])]
   // What `radiance --fault … --help` prints (and exit 0), computed here once: the shim prints it without a node start.
   const helpPath = join(root, 'radiance-help.txt')
   writeFileSync(helpPath, helpText(new Set(faults)))
   const containerPidPath = options.container ? join(root, 'container.pid') : null
-  writeShims({ binDir, svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], containerPidPath, compileCache: COMPILE_CACHE })
+  writeShims({ binDir, svc: options.fleet ? fleetSvcPattern(svc) : svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], containerPidPath, compileCache: COMPILE_CACHE })
   // The engines' working folder: the launcher's own, unless files are given for them to read.
   const cwd = options.files ? join(root, 'work') : process.cwd()
   if (options.files) {
@@ -163,7 +169,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const children: ChildProcess[] = []
   for (let i = 0; i < copies; i++) {
     const fd = openSync(i === 0 ? ledgerPath : join(root, `copy-${i + 1}.log`), 'a')
-    const env: NodeJS.ProcessEnv = { ...baseEnv, ...options.engineEnv, ...plan?.env, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}) }
+    const env: NodeJS.ProcessEnv = { ...baseEnv, ...options.engineEnv, ...plan?.env, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}), ...(options.fleet ? { [FLEET_ENV]: String(options.fleet) } : {}) }
     const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env, cwd })
     closeSync(fd)
     live.add(child)
@@ -188,7 +194,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   // A stopped container (runtimeFaults container_stopped): podman inspect's State.Pid is 0.
   if (containerPidPath) writeFileSync(containerPidPath, `${options.runtimeFaults?.includes('container_stopped') ? 0 : children[0]!.pid}\n`)
   await bootPrinted(children[0]!, root)
-  const baseUrl = `http://127.0.0.1:${port}`
+  const members = options.fleet ? await fleetMembers(children[0]!, root, svc, options.fleet) : undefined
+  const baseUrl = members ? members[0]!.baseUrl : `http://127.0.0.1:${port}`
   const exited = (c: ChildProcess): Promise<unknown> => (alive(c) ? once(c, 'exit') : Promise.resolve())
   let stopping: Promise<void> | null = null
   const handle: EngineHandle = {
@@ -203,6 +210,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
     env: { PATH: `${binDir}:${process.env.PATH ?? '/usr/bin:/bin'}` },
     ledgerPath,
     cwd,
+    ...(members ? { members } : {}),
     async stats() {
       const res = await fetch(`${baseUrl}/stats`, { signal: AbortSignal.timeout(5000) })
       return res.json()

@@ -2,7 +2,8 @@
 // Parses flags (exit 2 on config_parse errors), prints the boot ledger, keeps the port closed
 // for --load-closed-ms, then serves (503 for --load-503-ms, then ready).
 import type { Server } from 'node:http'
-import { PROFILE_ENV, STANDBY_ENV } from './env.ts'
+import { FLEET_ENV, PROFILE_ENV, STANDBY_ENV } from './env.ts'
+import { runFleet } from './fleet-main.ts'
 import { parseFlags } from './flags.ts'
 import { helpText } from './help.ts'
 import { bootOutput, logLine, startingLine } from './ledger.ts'
@@ -27,9 +28,10 @@ function main(argv: readonly string[]): void {
   }
   const { config } = parsed
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0))
+  const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
+  if (process.env[FLEET_ENV]) return runFleet(config, echoed)
   watchParent()
   const state = createState(config)
-  const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
   for (const chunk of bootOutput(config, echoed)) process.stdout.write(chunk)
   markBooted()
   let listenedAt = Number.POSITIVE_INFINITY

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 
 export interface ShimSpec {
   binDir: string
+  /** The service the shims answer for, or a shell pattern of several (a fleet in one process, engine/fleet.ts). */
   svc: string
   ledgerPath: string
   /** The node binary and the engine entry that `podman exec <svc> radiance …` runs. */
@@ -39,6 +40,8 @@ function podman(spec: ShimSpec): string {
 SVC=${shQuote(spec.svc)}
 LEDGER=${shQuote(spec.ledgerPath)}
 PIDFILE=${shQuote(spec.containerPidPath ?? '')}
+# SVC is a name, or a shell pattern for a fleet served by one process (engine/fleet.ts): "perf-fleet-*".
+is_svc() { case "$1" in $SVC) return 0 ;; esac; return 1; }
 no_such() { echo "Error: no container with name or ID \\"$1\\" found: no such container" >&2; exit 125; }
 cmd="$1"
 [ $# -gt 0 ] && shift
@@ -53,7 +56,7 @@ case "$cmd" in
         *) name="$1"; shift ;;
       esac
     done
-    [ "$name" = "$SVC" ] || no_such "$name"
+    is_svc "$name" || no_such "$name"
     case "$tail" in
       ''|-1) cat "$LEDGER" ;;
       *[!0-9]*) echo "Error: invalid --tail value \"$tail\"" >&2; exit 125 ;;
@@ -64,7 +67,7 @@ case "$cmd" in
     while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
     name="$1"
     [ $# -gt 0 ] && shift
-    [ "$name" = "$SVC" ] || no_such "$name"
+    is_svc "$name" || no_such "$name"
     if [ "$1" = "radiance" ]; then
       shift
       if [ $# -eq 1 ] && { [ "$1" = "--help" ] || [ "$1" = "-h" ]; }; then
@@ -88,7 +91,7 @@ case "$cmd" in
       esac
     done
     if [ "$format" != '{{.State.Pid}}' ]; then echo "Error: the podman shim answers only inspect --format '{{.State.Pid}}'" >&2; exit 125; fi
-    if [ "$name" != "$SVC" ] || [ -z "$PIDFILE" ]; then echo "Error: no such object: \\"$name\\"" >&2; exit 125; fi
+    if ! is_svc "$name" || [ -z "$PIDFILE" ]; then echo "Error: no such object: \\"$name\\"" >&2; exit 125; fi
     cat "$PIDFILE"
     ;;
   *)
@@ -125,7 +128,7 @@ if [ "$prop" != "DropInPaths" ] || [ -z "$unit" ]; then
   exit 1
 fi
 value=""
-if [ "$unit" = "$UNIT" ] || [ "$unit" = "$UNIT.service" ]; then value="$DROPINS"; fi
+case "$unit" in $UNIT|$UNIT.service) value="$DROPINS" ;; esac
 if [ "$value_only" = 1 ]; then echo "$value"; else echo "DropInPaths=$value"; fi
 `
 }

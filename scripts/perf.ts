@@ -2,19 +2,22 @@
 // the reference engine next to sequential curl, verify's overhead over its slowest probe, a
 // verdict's fixed cost (replay, and live on an instant engine) against a bare vitest run and
 // `armproof --help` against `node -e 0`, the /metrics parser against parse-prometheus-text-format,
-// what one verdict costs the endpoint, and a fleet of 20 targets in one run next to one target
-// alone (with the Prometheus meter's queries per poll); prints the table and writes docs/perf.md.
+// what one verdict costs the endpoint, fleets in one run (200 targets next to one alone, sizes
+// 1 … 1,000: wall time, memory, host calls) and the meter through Prometheus for a fleet of 100;
+// prints the table and writes docs/perf.md and its picture of the fleet sizes, docs/perf-fleet.svg.
 //
 //   node scripts/perf.ts [--reps N] [--latency-ms MS] [--only live,replay,parser,fleet] [--no-write]
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { measureLive } from './perf/live.ts'
 import { measureParser } from './perf/parser.ts'
 import { measureFixedCost } from './perf/fixed-cost.ts'
-import { measureFleet } from './perf/fleet.ts'
+import { LADDER, measureFleet } from './perf/fleet.ts'
+import { PROM_TARGETS } from './perf/fleet-prom.ts'
+import { FLEET_SVG, fleetSvg } from './perf/fleet-report.ts'
 import { markdown, rows, textTable, type Machine, type Results } from './perf/report.ts'
 
 const DOC = fileURLToPath(new URL('../docs/perf.md', import.meta.url))
@@ -67,8 +70,8 @@ await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB, 
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
 })
 
-await section('fleet', `fleet: 20 reference engines, ${latencyMs} ms per completion, in one run vs one alone, ${reps} repetitions`, async () => {
-  results.fleet = await measureFleet({ targets: 20, concurrency: 20, latencyMs, reps, log })
+await section('fleet', `fleet: 200 targets vs one alone (${reps} repetitions), then fleets of ${LADDER.join(', ')} and a fleet of ${PROM_TARGETS} through Prometheus; ${latencyMs} ms per completion`, async () => {
+  results.fleet = await measureFleet({ latencyMs, reps, log })
 })
 
 const cpu = cpus()
@@ -92,7 +95,8 @@ process.stdout.write(`${cpu.length} cores, node ${process.version}, load ${loadB
 if (!values['no-write'] && !partial) {
   mkdirSync(dirname(DOC), { recursive: true })
   writeFileSync(DOC, markdown(results, table, machine, command))
-  process.stdout.write(`wrote ${DOC}\n`)
+  if (results.fleet) writeFileSync(join(dirname(DOC), FLEET_SVG), fleetSvg(results.fleet))
+  process.stdout.write(`wrote ${DOC}${results.fleet ? ` and ${FLEET_SVG}` : ''}\n`)
 } else {
   process.stdout.write(`docs/perf.md not written (${partial ? '--only' : '--no-write'})\n`)
 }

@@ -293,4 +293,17 @@ describe('the --concurrency gate', () => {
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6])
     expect(gate.inUse()).toBe(0)
   })
+
+  test('a waiter that asks to be first (a read the targets of a host share) is served before the others, in turn among its kind', async () => {
+    const { slots } = await import('../helpers/seams/slots.ts')
+    const gate = slots(1)
+    const order: string[] = []
+    const holder = await gate.acquire()
+    const asks = [['a', false], ['b', false], ['shared-1', true], ['c', false], ['shared-2', true]] as const
+    const done = asks.map(([name, first]) => gate.acquire(first).then((release) => (order.push(name), release())))
+    expect(gate.waiting()).toBe(5)
+    holder()
+    await Promise.all(done)
+    expect(order).toEqual(['shared-1', 'shared-2', 'a', 'b', 'c'])
+  })
 })

@@ -276,6 +276,19 @@ describe('ssh argv', () => {
   })
 })
 
+describe('a pod (--runtime kubernetes)', () => {
+  test('its host commands run here under sh (kubectl is run here), never through ssh or its master connection, alone or batched', async () => {
+    const fake = join(dir, 'pod-never-ssh')
+    script(fake, '#!/bin/sh\necho ssh was run >&2\nexit 255\n')
+    const host = createHost({ host: { kind: 'pod', pod: 'llm-7-0', namespace: 'llm' }, sshOpts: [], deployUser: null, sshCommand: fake })
+    expect([host.where, host.target]).toEqual(['local', 'local'])
+    const alone = await host.run({ script: 'echo "$0 here"', timeoutMs: 4000 })
+    expect([alone.stdout.trim(), alone.exitCode, alone.failure, alone.stderr]).toEqual(['sh here', 0, undefined, ''])
+    const batched = await host.runAll!([{ script: 'echo one', timeoutMs: 4000 }, { script: 'echo two >&2; exit 3', timeoutMs: 4000 }])
+    expect(batched.map((r) => [r.stdout.trim(), r.stderr.trim(), r.exitCode, r.failure])).toEqual([['one', '', 0, undefined], ['', 'two', 3, undefined]])
+  })
+})
+
 describe('classification of ssh and sudo stderr', () => {
   test.each([
     ['ssh: connect to host 127.0.0.1 port 2222: Connection refused', 255, 'unreachable'],

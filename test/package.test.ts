@@ -70,9 +70,11 @@ describe('armproof, installed, run from an empty folder', () => {
     expect(help.exitCode, help.stderr).toBe(0)
     for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     // Behaviour changed on purpose (issue 26): the top-level --version says `armproof X.Y.Z`, as every command's does.
-    for (const args of [['--version'], ['-V'], ['-v'], ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [[c, '--version'], [c, '-V']])]) {
-      const v = await run(args)
-      expect([v.exitCode, v.stdout, v.stderr], args.join(' ')).toEqual([0, `armproof ${pkg.version}`, ''])
+    // Fifteen processes that only print a line: started side by side, each judged on its own.
+    const versionArgs = [['--version'], ['-V'], ['-v'], ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [[c, '--version'], [c, '-V']])]
+    const versions = await Promise.all(versionArgs.map((args) => run(args)))
+    for (const [i, v] of versions.entries()) {
+      expect([v.exitCode, v.stdout, v.stderr], versionArgs[i]!.join(' ')).toEqual([0, `armproof ${pkg.version}`, ''])
     }
     const verifyHelp = await run(['verify', '--help'])
     expect(verifyHelp.exitCode).toBe(0)

@@ -76,6 +76,43 @@ describe.concurrent('the meter read from a real Prometheus', () => {
     }
   })
 
+  test('a fleet of eight through its own Prometheus: all GREEN, its polls shared (Prometheus counts less than half the queries the targets would have sent alone)', async () => {
+    const size = 8
+    const fleet = await startEngine({ svc: unique('pf-'), processName: unique('pf-'), args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'], fleet: size })
+    const own = await startPrometheus({ targets: fleet.members!.map((m) => new URL(m.baseUrl).host) })
+    try {
+      await Promise.all([fleet.waitReady(), own.waitScraped(20_000)])
+      /** Queries Prometheus answered on the two endpoints a poll asks, by its own counter (its /metrics is no query). */
+      const answered = async (): Promise<number> => {
+        const page = (await own.get('/metrics')).body
+        return [...page.matchAll(/^prometheus_http_requests_total\{code="\d+",handler="\/api\/v1\/(?:query|targets\/metadata)"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0)
+      }
+      const before = await answered()
+      const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local', 'prometheus-url': own.url }, fleet.members!.map((m) => ({ svc: m.svc, 'base-url': m.baseUrl, process: fleet.processName, 'ledger-cmd': `${fleet.binDir}/podman logs --tail 100000 {svc}`, 'help-cmd': `${fleet.binDir}/podman exec {svc} radiance --help` })))
+      const run = await runVerify(['--targets', file, ...PROM_FAST], { engine: fleet })
+      try {
+        expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+        const report = run.report as unknown as FleetReport
+        expect(Object.values(targetVerdicts(report))).toEqual(Array(size).fill('green'))
+        const sent = (await answered()) - before
+        // Alone, each target would have sent two queries for its baseline's poll and two for each of its meter's: shared, a poll serves them all.
+        const alone = report.targets.reduce((n, t) => n + 2 * (1 + (t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { polls: number }).polls), 0)
+        expect(sent).toBeGreaterThanOrEqual(2)
+        expect(sent).toBeLessThan(alone / 2)
+        for (const t of report.targets) {
+          const p = t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { shared?: { targets: number; queries: number } }
+          expect(p.shared?.targets, t.name).toBeGreaterThan(1)
+          expect(p.shared!.queries).toBeLessThanOrEqual(sent)
+          expect(t.report.meter!.proof).toBe('rose')
+        }
+      } finally {
+        cleanup(run)
+      }
+    } finally {
+      await Promise.allSettled([own.stop(), fleet.stop()])
+    }
+  })
+
   test('record and replay see the Prometheus queries: a recorded run through Prometheus replays offline to the same verdict', async () => {
     const fixtures = mkdtempSync(join(tmpdir(), 'armproof-prom-fx-'))
     const args = [...engineArgs(engines.armed), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...PROM_FAST, '--prometheus-url', prom.url, '--fixtures', fixtures]

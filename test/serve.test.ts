@@ -102,7 +102,27 @@ describe('starting', () => {
 })
 
 describe('runs, as the controllers ask', () => {
-  test('Argo Rollouts web provider (POST, bearer header, its body): /analysis answers 200 and $.verdict says it; the report is the one pnpm verify writes', async () => {
+  // These two reach no engine (port 9 only): they wait out their budgets beside the Argo run. The
+  // Argo and Flagger runs stay one after the other, each the only traffic on the engines it judges.
+  test.concurrent("serve's env or .env saying VERIFY_MODE=replay never answers 200 from a recording: every run is live (mode is the whole run's, like --report)", async ({ expect }) => {
+    // fixtures/demo/PREFILL_INTERLEAVE holds a green recording; nothing listens on port 9.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', 'no-dropin-check': 'true', 'health-budget': '1s', 'meter-window': '1s', 'host-timeout': '5s' }, [{ svc: 'demo', 'base-url': 'http://127.0.0.1:9' }])
+    const { url } = await served(['--targets', file], { ARMPROOF_SERVE_TOKEN: TOKEN, VERIFY_MODE: 'replay' })
+    const r = await fetch(`${url}/verify/demo`, argoRequest(TOKEN))
+    const report = (await r.json()) as Report
+    expect([r.status, report.mode]).toEqual([412, 'live'])
+    expect(report.verdict).not.toBe('green')
+  })
+
+  test.concurrent('a run past --run-timeout is stopped: its report says interrupted (412)', async ({ expect }) => {
+    const { url, log } = await served(['--targets', targetsFile, '--run-timeout', '6s'])
+    const r = await fetch(`${url}/verify/slow`, argoRequest(TOKEN))
+    expect(r.status).toBe(412)
+    const report = (await r.json()) as Report
+    expect(report.verdict).toBe('interrupted')
+    expect(log.join('')).toContain('(stopped: --run-timeout)')
+  })
+  test.concurrent('Argo Rollouts web provider (POST, bearer header, its body): /analysis answers 200 and $.verdict says it; the report is the one pnpm verify writes', async ({ expect }) => {
     const { url } = await served(['--targets', targetsFile])
     const [green, red, inconclusive] = await Promise.all(
       [engines.healthy.svc, engines.ignored.svc, engines.loading.svc].map(async (svc) => {
@@ -144,24 +164,6 @@ describe('runs, as the controllers ask', () => {
     expect(parsed.family('armproof_serve_runs_total')?.type).toBe('counter')
   })
 
-  test("serve's env or .env saying VERIFY_MODE=replay never answers 200 from a recording: every run is live (mode is the whole run's, like --report)", async () => {
-    // fixtures/demo/PREFILL_INTERLEAVE holds a green recording; nothing listens on port 9.
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', 'no-dropin-check': 'true', 'health-budget': '1s', 'meter-window': '1s', 'host-timeout': '5s' }, [{ svc: 'demo', 'base-url': 'http://127.0.0.1:9' }])
-    const { url } = await served(['--targets', file], { ARMPROOF_SERVE_TOKEN: TOKEN, VERIFY_MODE: 'replay' })
-    const r = await fetch(`${url}/verify/demo`, argoRequest(TOKEN))
-    const report = (await r.json()) as Report
-    expect([r.status, report.mode]).toEqual([412, 'live'])
-    expect(report.verdict).not.toBe('green')
-  })
-
-  test('a run past --run-timeout is stopped: its report says interrupted (412)', async () => {
-    const { url, log } = await served(['--targets', targetsFile, '--run-timeout', '6s'])
-    const r = await fetch(`${url}/verify/slow`, argoRequest(TOKEN))
-    expect(r.status).toBe(412)
-    const report = (await r.json()) as Report
-    expect(report.verdict).toBe('interrupted')
-    expect(log.join('')).toContain('(stopped: --run-timeout)')
-  })
 })
 
 test('the token from --token-file (a mounted secret): its one trailing newline is not part of it', async () => {

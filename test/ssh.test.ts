@@ -92,6 +92,15 @@ describe('a hostile --svc never reaches ssh', () => {
     expect(r.stdout).toBe(values.map((v) => `${v}\n`).join(''))
     expect(existsSync(sentinel)).toBe(false)
   })
+
+  test('a verify over ssh is one login: first contact, the host reads (one session) and the re-check after the meter share one master connection', async () => {
+    const before = sshd.connections()
+    const run = await verifyOverSsh('root@127.0.0.1', sshd.sshOptsText)
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    for (const s of hostSteps(run)) expect(s.where).toMatch(new RegExp(`^ssh root@127\\.0\\.0\\.1:${sshd.port}: `))
+    expect(sshd.connections() - before).toBe(1) // nothing else in this block connects meanwhile
+    cleanup(run)
+  })
 })
 
 describe('every wait is bounded', () => {
@@ -131,7 +140,8 @@ describe.concurrent('through a real sshd', () => {
       expect(s.verdict, `${s.id}: ${s.observed}`).toBe('passed')
       expect(s.where).toMatch(new RegExp(`^ssh root@127\\.0\\.0\\.1:${sshd.port}: `))
     }
-    expect(sshd.connections() - before).toBeGreaterThanOrEqual(5) // dropins, help, pidof, cmdline, ledger
+    // Over ssh at all (the tests beside it connect too; how many logins one verify makes is counted alone, above).
+    expect(sshd.connections() - before).toBeGreaterThanOrEqual(1)
     cleanup(run)
   })
 

@@ -1,12 +1,16 @@
 // `pnpm verify --targets FILE`: many targets in one process and one vitest start. The whole file
 // is validated first (exit 2 with every problem, nothing contacted); then every target runs its
-// own runbook side by side (at most --concurrency at once), and the outputs are combined: one
+// own runbook side by side (as many at once as the run can afford, at most --concurrency), and the outputs are combined: one
 // JSON report, one JUnit file with a testsuite per target, one summary table. The exit code is the
 // worst verdict of the targets (2, then 1, then 3, then 0).
 import { appendFileSync } from 'node:fs'
 import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
 import { markRecordedVerdict } from '../seams/fixture-write.ts'
+import { useSpawner } from '../seams/executor.ts'
+import { useSharedReads } from '../seams/host-gather.ts'
+import { startHostReads } from '../seams/open.ts'
+import { plannedReads } from '../steps/host-reads.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
 import { writeAtomicSync } from '../seams/atomic.ts'
@@ -20,6 +24,7 @@ import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
 import { planFleet, type FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
+import { fleetAdmission } from '../fleet/suite.ts'
 import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { runArmSuite } from './run-suites.ts'
@@ -66,11 +71,13 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
 
 /** The fleet's combined report from each target's (scrubbed of every target's key). */
 function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: FleetReport['targets']): FleetReport {
+  // How many the gate let in at once (helpers/fleet/admission.ts), when the suite ran in this process.
+  const admitted = fleetAdmission()
   const keys = [...new Set(plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null))]
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
-    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency, run: plan.run },
+    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency ?? admitted?.ceiling ?? null, admission: { given: plan.concurrency ?? 'auto', peak: admitted && admitted.peak > 0 ? admitted.peak : null }, run: plan.run },
     targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
@@ -110,7 +117,7 @@ function fleetClosing(report: FleetReport, color: boolean): string {
 
 async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
   const out = streams.lines
-  out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · at most ${plan.concurrency} at once\n`)
+  out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · ${plan.concurrency === null ? 'as many at once as the run can afford' : `at most ${plan.concurrency} at once`}\n`)
   const startedAt = new Date()
   // SIGINT / SIGTERM from first contact to the end: the targets done keep their verdicts; a target
   // under way, waiting for its slot or not yet started is `interrupted` with the steps it had
@@ -156,11 +163,22 @@ async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Prom
     phase = { name, where }
     io.enterPhase?.(name)
   }
+  // Host programs start from the spawner, off this process's main thread (forked from this
+  // process, which holds every target's run, each one would block it for milliseconds), and the
+  // targets of one host share its survey (helpers/seams/host-gather.ts).
+  const spawner = plan.targets.length > 1 && plan.targets.some((t) => t.target.mode !== 'replay')
+  if (spawner) {
+    useSpawner(true)
+    useSharedReads(true)
+  }
   try {
     enter('first contact', `${plan.targets.length} target(s)`)
     // First contact of every target side by side, before any step: a target whose operator mistake
     // shows here (DNS, TLS, 401/403, 404 on /health) ends at once with its own verdict `error` and
     // one line; the others run on.
+    // Each target's host reads start now, beside its first contact and while vitest starts
+    // (helpers/seams/read-ahead.ts); a target refused on first contact never takes them.
+    for (const t of plan.targets) startHostReads(t.target, plannedReads(t.target))
     const contacted = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
@@ -227,6 +245,10 @@ ${fleetTable(report)}
       return EXIT_CODES.error
     }
   } finally {
+    if (spawner) {
+      useSpawner(false)
+      useSharedReads(false)
+    }
     interrupt.dispose()
   }
 }

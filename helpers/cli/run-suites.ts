@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export interface SuitesRun {
   reporter: Reporter
   /** What the suite reads through inject(): one target, or the fleet's targets and cap. */
-  provide: { 'armproof:target': Target } | { 'armproof:fleet': { targets: Array<{ label: string; target: Target }>; concurrency: number } }
+  provide: { 'armproof:target': Target } | { 'armproof:fleet': { targets: Array<{ label: string; target: Target }>; concurrency: number | null } }
   /** vitest's own cap on tests at once; the fleet raises it so its --concurrency gate is what holds. */
   maxConcurrency?: number
   out: unknown

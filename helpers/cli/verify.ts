@@ -4,6 +4,8 @@ import { appendFileSync, statSync } from 'node:fs'
 import { appendFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { contactTarget } from '../steps/first-contact/contact.ts'
+import { startHostReads } from '../seams/open.ts'
+import { plannedReads } from '../steps/host-reads.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { targetForRun } from '../seams/recording.ts'
 import { markRecordedVerdict } from '../seams/fixture-write.ts'
@@ -191,6 +193,8 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams:
  */
 async function checkFirstContact(target: Target, io: VerifyIo, streams: RunStreams): Promise<number | undefined> {
   const startedAt = new Date()
+  // The steps' host reads start now, beside first contact and while vitest starts (helpers/seams/read-ahead.ts).
+  startHostReads(target, plannedReads(target))
   const refused = await contactTarget(target)
   if (!refused) return undefined
   io.err.write(`${refused.line}\n`)

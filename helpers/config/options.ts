@@ -67,7 +67,7 @@ export const OPTIONS = [
   { flag: 'prometheus-url', env: 'VERIFY_PROMETHEUS_URL', kind: 'string', meaning: "read the knob's meter and the request counters through this Prometheus' HTTP API instead of scraping /metrics", default: 'none' },
   { flag: 'prometheus-match', env: 'VERIFY_PROMETHEUS_MATCH', kind: 'string', meaning: 'series selector for this target in Prometheus (label matchers only), e.g. {job="radiance",instance="gpu-7:8000"}', default: '{instance="<host:port of --base-url>"}' },
   { flag: 'targets', env: 'VERIFY_TARGETS', kind: 'string', meaning: 'targets file for a fleet run (YAML or JSON: defaults: and targets:, keys are these long option names without dashes)', default: 'none' },
-  { flag: 'concurrency', env: 'VERIFY_CONCURRENCY', kind: 'string', meaning: 'targets verified at once in a fleet run', default: '8' },
+  { flag: 'concurrency', env: 'VERIFY_CONCURRENCY', kind: 'string', meaning: 'at most this many targets verified at once in a fleet run; auto: as many as the run can afford (file descriptors, memory, an event loop that keeps up)', default: 'auto' },
   { flag: 'shard', env: 'VERIFY_SHARD', kind: 'string', meaning: 'i/n: verify only the i-th of n stable slices of the targets (a CI matrix fans a fleet out)', default: 'none' },
   { flag: 'run-id', env: 'VERIFY_RUN_ID', kind: 'string', meaning: "names this fleet run in its report: merge-reports joins only shards of one run id, so a shard left from an earlier run of the same file and options is refused (give each run its own, e.g. a Kubernetes Job's uid)", default: 'GITHUB_RUN_ID, else CI_PIPELINE_ID, else none' },
 ] as const satisfies readonly OptionSpec[]
@@ -100,7 +100,7 @@ export const METAVARS: Readonly<Record<string, string>> = {
   'ledger-cmd': 'command', 'help-cmd': 'command', 'pid-cmd': 'command', unit: 'unit', 'health-budget': 'duration', 'meter-window': 'duration',
   'probe-timeout': 'duration', 'host-timeout': 'duration', mode: 'live|record|replay', fixtures: 'dir', report: 'path',
   junit: 'path', summary: 'path', 'ca-file': 'path', 'prometheus-url': 'url', 'prometheus-match': '{label="value",…}',
-  targets: 'path', concurrency: 'n', shard: 'i/n', 'run-id': 'id',
+  targets: 'path', concurrency: 'auto|n', shard: 'i/n', 'run-id': 'id',
 }
 
 export function metavar(flag: string): string {
@@ -128,7 +128,7 @@ export function helpText(knobs: readonly string[] | ReadonlyArray<readonly [stri
     'armproof: prove that one radiance knob arm reached the engine, moved its meter, and left behaviour intact.',
     '',
     `Usage: ${verify} --svc <svc> --knob <knob> [options]`,
-    `       ${verify} --targets <file> [--concurrency N] [--shard i/n] [options for every target]`,
+    `       ${verify} --targets <file> [--concurrency auto|N] [--shard i/n] [options for every target]`,
     '',
     'Options (each has an env twin; .env is read; a flag beats env):',
     ...rows,

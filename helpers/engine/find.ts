@@ -9,11 +9,13 @@
 // named with their ports. Used by step argv, by first contact (./unserved.ts) and by the meter's
 // re-check after its watch (./recheck.ts), so all three find the engine the same way.
 import type { HostSpec } from '../config/load.ts'
-import { fillTemplate, type HostClient, type HostResult } from '../seams/host.ts'
+import { fillTemplate, type HostClient, type HostResult, type HostRun } from '../seams/host.ts'
+import { sharedReadsOn } from '../seams/host-gather.ts'
+import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, detailsScript, parseContainer, parseDetails, parseSurvey, ranScript, surveyScript, type ProcRead } from './survey.ts'
-import { containerTool, declaredPorts, inPod, inPodTrouble, parsePod, podTrouble, procRead, readPod, type RuntimeReach } from './runtime.ts'
+import { containerScript, detailsScript, parseContainer, parseDetails, ranScript, surveyOf, surveyScript, type ProcRead } from './survey.ts'
+import { containerTool, declaredPorts, inPod, inPodTrouble, parsePod, podTrouble, procRead, procRun, readPod, type RuntimeReach } from './runtime.ts'
 import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
 
 
@@ -88,6 +90,19 @@ function run(host: HostClient, q: EngineQuery, script: string, asDeployUser = fa
   return asDeployUser ? host.run({ script, asDeployUser, timeoutMs: q.timeoutMs }) : procRead(host, q, script)
 }
 
+/** The lookup's first read, the survey of the host (or of the pod; one call when the listener or pidof decides). */
+export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): HostRun {
+  return procRun(q, surveyScript(q.process, q.port))
+}
+
+/**
+ * The survey: shared with the other targets of the host where reads are shared (a live fleet,
+ * ./survey-many.ts), else its own. A pod's processes are seen from inside it alone: never shared.
+ */
+export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): Promise<HostResult> {
+  return host.gather && sharedReadsOn() && !q.pod ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs) : host.run(surveyRead(q))
+}
+
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
   const commands: string[] = []
@@ -100,12 +115,12 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const trouble = podTrouble(podRead!, q.pod!)
     if (trouble) return { ...trouble, pids: [], named: [], others: [], portHolders: [], commands }
   }
-  const surveyed = await run(host, q, surveyScript(q.process, q.port))
+  const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
   commands.push(surveyed.command)
   const unread = q.pod ? inPodTrouble(surveyed, q.pod, ranScript(surveyed.stdout)) : undefined
   if (unread) return { ...unread, pids: [], named: [], others: [], portHolders: [], commands }
-  const survey = parseSurvey(surveyed.stdout)
+  const survey = surveyOf(surveyed)
   const listeners = portListeners(survey, q)
   const portHolders = holdersOf(survey, listeners)
   const base = (chosen: string | null): Seen => ({ named: survey.named, others: othersOf(survey, q.process, chosen), portHolders, commands })

@@ -10,7 +10,7 @@
 // Every kubectl runs as the deploy user, never under sudo (sudo would read root's kubeconfig).
 import type { Runtime } from '../config/runtime.ts'
 import { quote, quoteAll } from '../config/shell.ts'
-import type { HostClient, HostResult } from '../seams/host.ts'
+import type { HostClient, HostResult, HostRun } from '../seams/host.ts'
 
 /** The pod of a kubernetes target: its name, `[namespace/]pod` for messages, kubectl's options (--kube-opts and the namespace). */
 export interface PodReach {
@@ -36,10 +36,15 @@ export function kubectl(pod: PodReach, verb: string, ...rest: string[]): string 
   return ['kubectl', verb, quoteAll(pod.kube), quote(pod.pod), ...rest].filter((w) => w !== '').join(' ')
 }
 
-/** A read of the engine's /proc (the survey, a pid's details, its --config file) where its processes are. */
+/** The request of a read of the engine's /proc (the survey, a pid's details, its --config file) where its processes are. */
+export function procRun(q: Pick<RuntimeReach, 'pod' | 'timeoutMs'>, script: string): HostRun {
+  if (q.pod) return { script: kubectl(q.pod, 'exec', '--', 'sh', '-c', quote(script)), asDeployUser: true, timeoutMs: q.timeoutMs }
+  return { script, privileged: true, timeoutMs: q.timeoutMs }
+}
+
+/** Runs a read of the engine's /proc (`procRun`). */
 export function procRead(host: HostClient, q: RuntimeReach, script: string): Promise<HostResult> {
-  if (q.pod) return host.run({ script: kubectl(q.pod, 'exec', '--', 'sh', '-c', quote(script)), asDeployUser: true, timeoutMs: q.timeoutMs })
-  return host.run({ script, privileged: true, timeoutMs: q.timeoutMs })
+  return host.run(procRun(q, script))
 }
 
 /** Where the lookup read, for `where`: the host, or the pod through kubectl (as one would type it). */
@@ -66,8 +71,13 @@ export interface PodContainer {
   reason: string | null
 }
 
+/** The request of the pod's read (`kubectl get pod -o json`), the lookup's first under kubernetes. */
+export function podRun(q: Pick<RuntimeReach, 'timeoutMs'> & { pod: PodReach }): HostRun {
+  return { script: kubectl(q.pod, 'get pod', '-o', 'json'), asDeployUser: true, timeoutMs: q.timeoutMs }
+}
+
 export function readPod(host: HostClient, q: RuntimeReach & { pod: PodReach }): Promise<HostResult> {
-  return host.run({ script: kubectl(q.pod, 'get pod', '-o', 'json'), asDeployUser: true, timeoutMs: q.timeoutMs })
+  return host.run(podRun(q))
 }
 
 const lastLine = (text: string): string => text.trim().split('\n').filter(Boolean).at(-1)?.slice(0, 300) ?? ''

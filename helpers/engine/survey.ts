@@ -10,9 +10,10 @@
 //   stat lines of the container's process tree, to find the engine in it.
 // - details: the stat line and command line of given pids (one found another way).
 import { quote } from '../config/shell.ts'
+import type { HostResult } from '../seams/host-result.ts'
 import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
 
-const MARK = '@@armproof '
+export const MARK = '@@armproof '
 
 /** One process as the survey read it. */
 export interface ProcRead {
@@ -38,7 +39,7 @@ export function ranScript(stdout: string): boolean {
 }
 
 /** The sections of a marked output: `@@armproof <name> [arg]` lines, each followed by its text. */
-function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
+export function sections(stdout: string): Array<{ name: string; arg: string; text: string }> {
   const out: Array<{ name: string; arg: string; text: string }> = []
   let at = stdout.indexOf(MARK)
   while (at >= 0) {
@@ -70,24 +71,41 @@ const PROC_LOOP = [
  * (stat line and command line): the rest of the host's processes are none of armproof's business,
  * nor of a recording's.
  */
-export function surveyScript(processName: string, port: number | null): string {
-  // The port as /proc/net/tcp{,6} prints it: four upper-case hex digits after the address's colon.
-  const hex = port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+/** The port as /proc/net/tcp{,6} prints it: a colon and four upper-case hex digits ('' for none). */
+export const portHex = (port: number | null): string => (port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`)
+
+/** Every survey's start: the boot time and clock tick, the listening sockets (L, their inodes I) and who holds them (O: `pid inode`). */
+export const SOCKET_READS: readonly string[] = [
+  `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
+  `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
+  `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
+  `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
+  `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
+]
+
+/**
+ * Given F (the pids found by name) and Q (the inodes of the port's sockets): K, the holders kept
+ * (the port's, and the named processes'), the listen and owners sections, what `pidof` printed
+ * (`pidofLines`), H (the port's holders) and P (the processes to detail).
+ */
+export function keptSections(pidofLines: readonly string[]): string[] {
   return [
-    `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
-    `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
-    `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
-    `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
-    `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
-    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
-    // Q: the inodes of the port's sockets; K: the holders kept (the port's, and the named processes').
-    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
     `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
     `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
     `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
-    `echo '${MARK}pidof'; echo $F`,
+    ...pidofLines,
     `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
     `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+  ]
+}
+
+export function surveyScript(processName: string, port: number | null): string {
+  const hex = portHex(port)
+  return [
+    ...SOCKET_READS,
+    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
+    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
+    ...keptSections([`echo '${MARK}pidof'; echo $F`]),
     PROC_LOOP,
   ].join('\n')
 }
@@ -98,7 +116,7 @@ export function detailsScript(pids: readonly string[]): string {
   return [`P=${quote(safe.join(' '))}`, PROC_LOOP].join('\n')
 }
 
-function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
+export function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
   const procs = new Map<string, ProcRead>()
   for (const s of parts) {
     if (!/^\d+$/.test(s.arg) || (s.name !== 'stat' && s.name !== 'cmdline')) continue
@@ -109,6 +127,14 @@ function readProcs(parts: ReturnType<typeof sections>): Map<string, ProcRead> {
     procs.set(s.arg, p)
   }
   return procs
+}
+
+/** A survey already read, handed with its result (a target's part of a shared survey, ./survey-many.ts): not read again from its text. */
+export const readSurveys = new WeakMap<HostResult, Survey>()
+
+/** The survey a host read gave: as read already where it was (`readSurveys`), else from its text. */
+export function surveyOf(result: HostResult): Survey {
+  return readSurveys.get(result) ?? parseSurvey(result.stdout)
 }
 
 export function parseSurvey(stdout: string): Survey {

@@ -4,10 +4,10 @@
 // never open. Only where the URL names the host inspected (./same-host.ts), and never while an
 // engine there may still be loading onto that port (its argv names it, or names no port).
 import type { HostClient } from '../seams/host.ts'
-import type { EngineQuery } from './find.ts'
+import { readSurvey, type EngineQuery } from './find.ts'
 import { othersOf, portListeners } from './describe.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, parseContainer, parseSurvey, surveyScript } from './survey.ts'
+import { containerScript, parseContainer, surveyOf } from './survey.ts'
 import { containerTool } from './runtime.ts'
 
 export interface UnservedPort {
@@ -18,9 +18,9 @@ export interface UnservedPort {
 export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: string): Promise<UnservedPort | undefined> {
   if (q.port === null || !urlIsThisHost(q.urlHost, q.host)) return undefined
   // A host that cannot be read is for the steps to report (inconclusive), not a mistake.
-  const surveyed = await host.run({ script: surveyScript(q.process, q.port), privileged: true, timeoutMs: q.timeoutMs })
+  const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return undefined
-  const survey = parseSurvey(surveyed.stdout)
+  const survey = surveyOf(surveyed)
   if (portListeners(survey, q).length > 0) return undefined
   const tool = containerTool(q.runtime)
   if (tool !== null) {

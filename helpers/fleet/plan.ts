@@ -13,8 +13,8 @@ import { parseCommandLine } from '../config/command-line.ts'
 import { parseShard, shardOf, type Shard } from './shard.ts'
 import { parseTargetsFile, readBounded, targetArgv } from './targets-file.ts'
 
-export const DEFAULT_CONCURRENCY = 8
-export const MAX_CONCURRENCY = 256
+/** The largest `--concurrency N`; without one (or with `auto`) the run lets in as many as it can afford (./admission.ts). */
+export const MAX_CONCURRENCY = 4096
 
 /** One target of the fleet: its label (unique in the run), its identity (for shards) and the validated target. */
 export interface FleetTarget {
@@ -30,7 +30,8 @@ export interface FleetPlan {
   targets: FleetTarget[]
   /** How many targets the file lists (all shards together). */
   total: number
-  concurrency: number
+  /** `--concurrency N`: at most N at once; null (`auto`, the default): as many as the run can afford (./admission.ts). */
+  concurrency: number | null
   shard: Shard | null
   report: string | null
   junit: string | null
@@ -86,11 +87,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   const fileRaw = fromEnv('targets', 'VERIFY_TARGETS')!
   const path = resolve(input.cwd, fileRaw.value)
 
-  let concurrency = DEFAULT_CONCURRENCY
+  let concurrency: number | null = null
   const c = fromEnv('concurrency', 'VERIFY_CONCURRENCY')
-  if (c) {
+  if (c && c.value !== 'auto') {
     const n = /^\d{1,4}$/.test(c.value) ? Number(c.value) : NaN
-    if (!(n >= 1 && n <= MAX_CONCURRENCY)) problems.push({ option: c.from, message: `${c.from}: ${showValue(c.value, 40)} must be a whole number 1–${MAX_CONCURRENCY}` })
+    if (!(n >= 1 && n <= MAX_CONCURRENCY)) problems.push({ option: c.from, message: `${c.from}: ${showValue(c.value, 40)} must be auto or a whole number 1–${MAX_CONCURRENCY}` })
     else concurrency = n
   }
   let shard: Shard | null = null

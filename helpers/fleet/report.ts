@@ -24,9 +24,12 @@ export interface FleetReport {
   /**
    * The targets file, how many it lists, and which of them this run held (a shard); added: `run`,
    * the run's identity (the file's digest and every target's run id, all shards), absent in
-   * reports written before it existed.
+   * reports written before it existed; added: `admission`, the `--concurrency` given (`auto`: as many
+   * as the run could afford, helpers/fleet/admission.ts) and the most targets in flight at once
+   * (null when the suite ran in a worker of its own). `concurrency`: the cap given, else the most
+   * the run could have let in (its targets, its file descriptors).
    */
-  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null; run?: FleetRunIdentity }
+  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null; admission?: { given: number | 'auto'; peak: number | null }; run?: FleetRunIdentity }
   /** One entry per target, in the file's order: its unique label, its place in the file (added), and its own report. */
   targets: Array<{ name: string; index?: number; report: Report }>
   tool: { name: 'armproof'; version: string }

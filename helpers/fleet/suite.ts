@@ -1,8 +1,8 @@
 // The suite of a fleet run: one `describe` per target, side by side, each holding the runbook's
 // steps as its own tests in the contract's order (the same registry and judges as a one-target
-// run). At most `concurrency` targets are in flight: a target waits for a slot before it opens
-// its seams, so its budgets (health, meter window, probe and host timeouts) start only when its
-// own steps do, and no target's wait or fault eats another's budget.
+// run). As many targets are in flight as the run can afford, at most `--concurrency` (./admission.ts):
+// a target waits for a slot before it opens its seams, so its budgets (health, meter window, probe
+// and host timeouts) start only when its own steps do, and no target's wait or fault eats another's budget.
 import { afterAll, beforeAll, describe, test } from 'vitest'
 import { meterStill } from '../config/knobs.ts'
 import { targetProfile } from '../profiles/target.ts'
@@ -10,12 +10,24 @@ import type { Target } from '../config/load.ts'
 import { beforeGroup, type ProofRun } from '../steps/judges.ts'
 import { stepGroups, stepTitle } from '../steps/registry.ts'
 import { openRun, prove } from '../steps/runbook.ts'
+import { admission, type Admission } from './admission.ts'
+import { readFileSync } from 'node:fs'
+import { liveHttp } from '../seams/http.ts'
+import { closePromFleet, openPromFleet } from '../steps/meter/prom-fleet.ts'
+import { promFetch } from '../steps/meter/from-prometheus.ts'
 
 /** What crosses into the suite: plain data (vitest's `provide`). */
 export interface FleetSuitePlan {
   /** `refused`: the first-contact line of a target refused before its steps (the suites-from-env path). */
   targets: Array<{ label: string; target: Target; refused?: string }>
-  concurrency: number
+  /** `--concurrency N`; null: as many as the run can afford (./admission.ts). */
+  concurrency: number | null
+}
+
+/** The last fleet suite's gate in this process: how many targets it let in at once (the report says it). */
+let lastGate: Admission | undefined
+export function fleetAdmission(): { peak: number; ceiling: number } | undefined {
+  return lastGate ? { peak: lastGate.peak(), ceiling: lastGate.ceiling() } : undefined
 }
 
 declare module 'vitest' {
@@ -28,40 +40,37 @@ declare module 'vitest' {
   }
 }
 
-/** A counting semaphore: `acquire` resolves with the function that gives the slot back. */
-export function slots(n: number): { acquire(): Promise<() => void>; inUse(): number } {
-  let used = 0
-  const waiting: Array<() => void> = []
-  const release = () => {
-    used--
-    const next = waiting.shift()
-    if (next) {
-      used++
-      next()
-    }
-  }
+export { slots } from '../seams/slots.ts'
+
+/** The shared Prometheus polls of a live fleet, with their own HTTP client (one per --ca-file), from now until `close`. */
+function promFleet(): { close(): Promise<void> } {
+  const clients = new Map<string | null, ReturnType<typeof liveHttp>>()
+  openPromFleet(Date.now(), (caFile) => {
+    let http = clients.get(caFile)
+    if (!http) clients.set(caFile, (http = liveHttp(caFile ? { caPem: readFileSync(caFile, 'utf8') } : {})))
+    // One answer holds the series of every target asked together.
+    return promFetch(http, 256 * 1024 * 1024)
+  })
   return {
-    acquire: () =>
-      new Promise((resolve) => {
-        const grant = () => {
-          let done = false
-          resolve(() => {
-            if (done) return
-            done = true
-            release()
-          })
-        }
-        if (used < n) {
-          used++
-          grant()
-        } else waiting.push(grant)
-      }),
-    inUse: () => used,
+    async close() {
+      closePromFleet()
+      await Promise.all([...clients.values()].map((c) => c.close()))
+    },
   }
 }
 
 export function defineFleetSuite(plan: FleetSuitePlan): void {
-  const gate = slots(plan.concurrency)
+  const running = plan.targets.filter((t) => !t.refused).length
+  const gate = admission({ cap: plan.concurrency, targets: running })
+  lastGate = gate
+  // Live targets read through Prometheus share its polls, and one wait for a scrape after this moment (helpers/steps/meter/prom-fleet.ts).
+  const prom = plan.targets.some((t) => !t.refused && t.target.mode === 'live' && t.target.prometheusUrl) ? promFleet() : undefined
+  let open = running
+  const done = (): void => {
+    if (--open > 0) return
+    gate.close()
+    void prom?.close()
+  }
   for (const [i, { label, target, refused }] of plan.targets.entries()) {
     if (refused) {
       // Its operator mistake was found on first contact: no step of it is judged.
@@ -88,6 +97,7 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
           await run?.close()
         } finally {
           release?.()
+          done()
         }
       })
       for (const { group, ids, sideBySide } of stepGroups()) {

@@ -103,7 +103,8 @@ export function defaultMatch(baseUrl: string): LabelMatcher[] {
   return [{ name: 'instance', op: '=', value: `${u.hostname}:${port}` }]
 }
 
-const regexQuote = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+/** A text as a regular expression that matches exactly it (RE2, as PromQL's =~ reads it, and JavaScript alike). */
+export const regexQuote = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** The meter's name after its prefix (`radiance:engine_steps_held_total` → `engine_steps_held_total`). */
 const baseName = (name: string): string => name.slice(name.lastIndexOf(':') + 1)

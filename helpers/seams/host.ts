@@ -3,54 +3,18 @@
 // reads in the pod go through `kubectl exec`, helpers/engine/runtime.ts), else over ssh in BatchMode. Every
 // command has a timeout (the whole process group is killed when it runs out); nothing can wait
 // for a password (sudo is always `sudo -n`, ssh always `-o BatchMode=yes`).
-import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { userInfo } from 'node:os'
-import type { Readable } from 'node:stream'
 import type { HostSpec, SudoMode } from '../config/load.ts'
 import { quote, quoteAll } from '../config/shell.ts'
+import { classifyFailure, type HostClient, type HostFailure, type HostResult, type HostRun } from './host-result.ts'
+import type { Exec } from './exec.ts'
+import { runExec } from './executor.ts'
+import { runParts } from './host-batch.ts'
+import { hostSessions, overMaster, sshControl } from './host-sessions.ts'
+import { gatherRead } from './host-gather.ts'
 
-export interface HostRun {
-  /** A POSIX sh script; every value substituted into it must already be quoted. */
-  script: string
-  /** Run as the deploy user (rootless podman storage is per user). */
-  asDeployUser?: boolean
-  /**
-   * A read that may need root (e.g. /proc/<pid>/cmdline under hidepid). With `--sudo never` it
-   * runs plainly; `always` runs it under `sudo -n`; `auto` runs it plainly and retries once under
-   * `sudo -n` only when the plain run was refused (permission denied / operation not permitted).
-   */
-  privileged?: boolean
-  timeoutMs: number
-}
-
-/**
- * `output-cut`: the command printed more than the host-output cap (`MAX_HOST_OUTPUT`); the output
- * was cut there and the command stopped, so what came back is partial and is never judged.
- */
-export type HostFailure = 'timeout' | 'unreachable' | 'host-key' | 'auth' | 'sudo-password' | 'spawn' | 'output-cut'
-
+export { classifyFailure, type HostClient, type HostFailure, type HostResult, type HostRun }
 export type { SudoMode }
-
-export interface HostResult {
-  /** The command as it ran on the host (without ssh's options), for messages and fixtures. */
-  command: string
-  stdout: string
-  stderr: string
-  exitCode: number | null
-  /** Set when the command could not run to completion for a reason outside the command itself. */
-  failure?: HostFailure
-  durationMs: number
-  /** Where it ran: "local", or the ssh destination with its port, e.g. "root@127.0.0.1:2222". */
-  target?: string
-}
-
-export interface HostClient {
-  /** "local" or "ssh deploy@gpu-7:22": where commands run, for messages. */
-  readonly where: string
-  /** "local" or the ssh destination with its effective port, e.g. "root@127.0.0.1:2222". */
-  readonly target?: string
-  run(req: HostRun): Promise<HostResult>
-}
 
 export interface HostOptions {
   host: HostSpec
@@ -70,10 +34,6 @@ export interface HostOptions {
 
 /** The most output one host command may print; past it the output is cut and marked `output-cut`. */
 export const MAX_HOST_OUTPUT = 64 * 1024 * 1024
-/** After SIGTERM to the command's process group, how long before SIGKILL. */
-const KILL_GRACE_MS = 300
-/** After the process exited (or was killed), how long to wait for its output to drain. */
-const DRAIN_MS = 200
 
 /** Wraps a script so it runs as `user` without ever asking for a password. */
 export function asUser(script: string, user: string): string {
@@ -85,22 +45,7 @@ export function asRoot(script: string): string {
   return `sudo -n -- sh -c ${quote(script)}`
 }
 
-const SUDO_PASSWORD_RE =
-  /sudo: (?:a password is required|a terminal is required|no tty present|.*incorrect password)|is not in the sudoers file|is not allowed to (?:execute|run sudo)|may not run sudo/i
-const HOST_KEY_RE = /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No \S+ host key is known|host key for .* has changed|Host key .* not found/i
-const AUTH_RE = /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi)|Too many authentication failures|no mutual signature|Authentication failed/i
 const PERMISSION_RE = /permission denied|operation not permitted/i
-
-/** What went wrong outside the command itself, from its stderr and exit code. */
-export function classifyFailure(stderr: string, exitCode: number | null, viaSsh: boolean): HostFailure | undefined {
-  if (viaSsh && exitCode === 255) {
-    if (HOST_KEY_RE.test(stderr)) return 'host-key'
-    if (AUTH_RE.test(stderr)) return 'auth'
-    if (!SUDO_PASSWORD_RE.test(stderr)) return 'unreachable'
-  }
-  if (SUDO_PASSWORD_RE.test(stderr)) return 'sudo-password'
-  return undefined
-}
 
 /** The options that decide where ssh goes, read the way ssh does (the first value given wins). */
 export function sshDestination(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: readonly string[]): { user?: string; port: number } {
@@ -145,13 +90,18 @@ export function sshTarget(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: rea
   return `${user ? `${user}@` : ''}${name}:${port}`
 }
 
+/** How long an ssh master connection outlives its last session (it is closed when armproof exits). */
+const CONTROL_PERSIST_S = 60
+
 /**
  * ssh's argv for one remote command. Our own `-o` options come first, so the user's `--ssh-opts`
  * cannot undo them (ssh keeps the first value given): BatchMode (never prompt), a connect timeout
  * and keepalives derived from the command's timeout (a dead peer cannot hang). The remote login
- * shell gets `sh -c '<script>'`, so the script is read by sh whatever that shell is.
+ * shell gets `sh -c '<script>'`, so the script is read by sh whatever that shell is. With
+ * `control` (a ControlPath, ./host-sessions.ts) the calls to one destination share one master
+ * connection: a target's first contact, its reads and its re-check after the meter are one login.
  */
-export function sshArgs(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: readonly string[], script: string, timeoutMs: number): string[] {
+export function sshArgs(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: readonly string[], script: string, timeoutMs: number, control?: string): string[] {
   const seconds = Math.max(1, Math.floor(timeoutMs / 1000))
   const connect = Math.max(1, Math.min(30, Math.ceil(seconds / 2)))
   const alive = Math.max(1, Math.min(15, Math.ceil(seconds / 3)))
@@ -161,6 +111,7 @@ export function sshArgs(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: reado
     '-o', `ServerAliveInterval=${alive}`,
     '-o', 'ServerAliveCountMax=2',
     '-o', 'ConnectionAttempts=1',
+    ...(control ? ['-o', 'ControlMaster=auto', '-o', `ControlPath=${control}`, '-o', `ControlPersist=${CONTROL_PERSIST_S}`] : []),
     '-T',
     ...(host.port ? ['-p', String(host.port)] : []),
     ...(host.user ? ['-l', host.user] : []),
@@ -188,120 +139,6 @@ export function hostScript(req: Pick<HostRun, 'script' | 'asDeployUser' | 'privi
   return req.script
 }
 
-interface Exec {
-  stdout: string
-  stderr: string
-  exitCode: number | null
-  timedOut: boolean
-  /** The output passed the cap: what is kept is its first `maxOutput` bytes. */
-  cut: boolean
-  spawnError?: string
-}
-
-/**
- * Runs a program in its own process group with stdin closed; when `timeoutMs` runs out the whole
- * group gets SIGTERM, then SIGKILL, so a grandchild holding the pipes cannot keep us waiting.
- *
- * Not execa (the project's choice elsewhere, e.g. the tests), although execa 10 has each piece
- * but one: `killDescendants`, `timeout` with `forceKillAfterDelay` and `maxBuffer` (in bytes with
- * `encoding: 'buffer'`, per stream) do what the timers below do. The piece it lacks: its
- * subprocess is a promise with no 'exit' event, and the promise waits for the pipes to close, so a
- * command that exits while a background grandchild keeps its stdout open (`… & echo done`) would
- * come back as a timeout after the whole host timeout instead of its output 200 ms after it exited
- * (test/host.test.ts, "a background grandchild holding the pipe"). Loading execa also costs
- * about 100 ms of CPU per `pnpm verify` start (a sixth of a replayed run), for the one spawn here.
- */
-function exec(file: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv, maxOutput: number): Promise<Exec> {
-  return new Promise((resolve) => {
-    let child: ChildProcessByStdio<null, Readable, Readable>
-    try {
-      child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env })
-    } catch (error) {
-      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, cut: false, spawnError: (error as Error).message })
-      return
-    }
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    let size = 0
-    let cut = false
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      if (cut) return
-      if (size + chunk.length > maxOutput) {
-        // Past the cap: keep what fits, say so, and stop the command (its output is not judged).
-        into.push(chunk.subarray(0, maxOutput - size))
-        size = maxOutput
-        cut = true
-        killGroup('SIGTERM')
-        timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS))
-        timers.push(setTimeout(() => finish(), KILL_GRACE_MS + DRAIN_MS))
-        return
-      }
-      size += chunk.length
-      into.push(chunk)
-    }
-    child.stdout.on('data', collect(out))
-    child.stderr.on('data', collect(err))
-    let timedOut = false
-    let settled = false
-    let exited = false
-    let exitCode: number | null = null
-    let open = 2
-    const timers: NodeJS.Timeout[] = []
-    const killGroup = (signal: NodeJS.Signals): void => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal)
-      } catch {
-        // already gone
-      }
-    }
-    const finish = (spawnError?: string): void => {
-      if (settled) return
-      settled = true
-      for (const t of timers) clearTimeout(t)
-      child.stdout.destroy()
-      child.stderr.destroy()
-      resolve({
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        exitCode,
-        timedOut,
-        cut,
-        ...(spawnError !== undefined ? { spawnError } : {}),
-      })
-    }
-    const closed = (): void => {
-      if (--open === 0 && exited) finish()
-    }
-    child.stdout.on('close', closed)
-    child.stderr.on('close', closed)
-    child.on('error', (error) => finish(error.message))
-    child.on('exit', (code) => {
-      exited = true
-      exitCode = code
-      if (open === 0) finish()
-      else {
-        // A background grandchild still holds the pipes: give the output a moment, then end the
-        // rest of the group (host commands are reads; nothing they leave behind is wanted).
-        timers.push(
-          setTimeout(() => {
-            killGroup('SIGKILL')
-            finish()
-          }, DRAIN_MS),
-        )
-      }
-    })
-    timers.push(
-      setTimeout(() => {
-        timedOut = true
-        exitCode = null
-        killGroup('SIGTERM')
-        timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS))
-        timers.push(setTimeout(() => finish(), KILL_GRACE_MS + DRAIN_MS))
-      }, timeoutMs),
-    )
-  })
-}
-
 export function createHost(options: HostOptions): HostClient {
   const { host, sshOpts, deployUser } = options
   const sudo = options.sudo ?? 'auto'
@@ -309,11 +146,28 @@ export function createHost(options: HostOptions): HostClient {
   const target = host.kind === 'ssh' ? sshTarget(host, sshOpts) : 'local'
   const where = host.kind === 'ssh' ? `ssh ${target}` : 'local'
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+  const file = host.kind === 'ssh' ? (options.sshCommand ?? 'ssh') : 'sh'
+  const maxOutput = options.maxOutputBytes ?? MAX_HOST_OUTPUT
+  const sessions = hostSessions(target)
+  // Clients with the same key reach the same host as the same user in the same way: their gathered reads are one.
+  const shareKey = JSON.stringify([host, sshOpts, deployUser, sudo, options.env ?? null, options.localUser ?? null, options.sshCommand ?? null, maxOutput])
+  const control = host.kind === 'ssh' ? sshControl(sshOpts) : undefined
 
-  const attempt = async (script: string, timeoutMs: number): Promise<HostResult> => {
+  /** One program on the host: `sh -c`, or one ssh session; at most the host's sessions at once. */
+  const launch = async (script: string, timeoutMs: number, batch?: { nonce: string; timeoutsMs: readonly number[] }, urgent = false): Promise<Exec> => {
+    const args = host.kind === 'ssh' ? sshArgs(host, sshOpts, script, timeoutMs, control) : ['-c', script]
+    const release = await sessions.acquire(urgent)
+    try {
+      const run = () => runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
+      return await (control ? overMaster(`${control}\n${target}`, run) : run())
+    } finally {
+      release()
+    }
+  }
+
+  const attempt = async (script: string, timeoutMs: number, urgent = false): Promise<HostResult> => {
     const started = performance.now()
-    const [file, args] = host.kind === 'ssh' ? [options.sshCommand ?? 'ssh', sshArgs(host, sshOpts, script, timeoutMs)] : ['sh', ['-c', script]]
-    const r = await exec(file, args, Math.max(1, timeoutMs), env, options.maxOutputBytes ?? MAX_HOST_OUTPUT)
+    const r = await launch(script, timeoutMs, undefined, urgent)
     const durationMs = Math.round(performance.now() - started)
     let failure: HostFailure | undefined
     if (r.spawnError !== undefined) failure = 'spawn'
@@ -324,20 +178,35 @@ export function createHost(options: HostOptions): HostClient {
     return { command: script, stdout: r.stdout, stderr, exitCode: r.exitCode, durationMs, target, ...(failure ? { failure } : {}) }
   }
 
+  /** `--sudo auto`: a privileged read refused as the plain user runs once more under `sudo -n`, in what is left of its time. */
+  const retryRefused = async (req: HostRun, script: string, first: HostResult, started: number): Promise<HostResult> => {
+    const refused = first.failure === undefined && first.exitCode !== 0 && PERMISSION_RE.test(first.stderr)
+    const retry = req.privileged && sudo === 'auto' && script === req.script && user !== 'root' && refused
+    if (!retry) return first
+    const left = req.timeoutMs - (performance.now() - started)
+    if (left < 50) return first
+    const second = await attempt(asRoot(req.script), left, req.urgent)
+    return { ...second, durationMs: Math.round(performance.now() - started) }
+  }
+
   return {
     where,
     target,
     async run(req) {
       const started = performance.now()
       const script = hostScript(req, { deployUser, user, sudo })
-      const first = await attempt(script, req.timeoutMs)
-      const refused = first.failure === undefined && first.exitCode !== 0 && PERMISSION_RE.test(first.stderr)
-      const retry = req.privileged && sudo === 'auto' && script === req.script && user !== 'root' && refused
-      if (!retry) return first
-      const left = req.timeoutMs - (performance.now() - started)
-      if (left < 50) return first
-      const second = await attempt(asRoot(req.script), left)
-      return { ...second, durationMs: Math.round(performance.now() - started) }
+      return retryRefused(req, script, await attempt(script, req.timeoutMs, req.urgent), started)
+    },
+    async runAll(reqs) {
+      if (reqs.length === 1) return [await this.run(reqs[0]!)]
+      const started = performance.now()
+      const scripts = reqs.map((req) => hostScript(req, { deployUser, user, sudo }))
+      const launcher = { file, viaSsh: host.kind === 'ssh', target, launch: (script: string, nonce: string, timeoutsMs: readonly number[]) => launch(script, timeoutsMs[0]!, { nonce, timeoutsMs }) }
+      const results = await runParts(scripts, reqs.map((r) => r.timeoutMs), launcher)
+      return Promise.all(results.map((r, i) => retryRefused(reqs[i]!, scripts[i]!, r, started)))
+    },
+    gather(g, key, timeoutMs) {
+      return gatherRead(shareKey, (req) => this.run(req), g, key, timeoutMs)
     },
   }
 }

@@ -7,6 +7,7 @@ import type { Target } from '../config/load.ts'
 import { FIXTURE_FORMAT, readFixtures, recordedTarget } from './recording.ts'
 import { writeFixtures } from './fixture-write.ts'
 import { createHost, type HostClient } from './host.ts'
+import { readAhead, startReadsAhead, type Ahead } from './read-ahead.ts'
 import { liveHttp, type HttpClient, type LiveHttpOptions } from './http.ts'
 import { recordingSeams } from './record.ts'
 import { redactingHost, redactingHttp } from './redact.ts'
@@ -36,8 +37,25 @@ export function liveOptions(target: Target): LiveHttpOptions {
   }
 }
 
-/** `hostEnv`: extra environment for local host commands (the tests' reference engine puts its shims on PATH). */
-export async function openSeams(target: Target, options: { hostEnv?: Record<string, string> } = {}): Promise<Seams> {
+/** The live host client of a target (its key redacted from all it prints), and what names its host and access. */
+function liveHost(target: Target, hostEnv?: Record<string, string>): { host: HostClient; where: string } {
+  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(hostEnv ? { env: hostEnv } : {}) }), target.apiKey)
+  return { host, where: JSON.stringify([target.host, target.sshOpts, target.deployUser, target.sudo, hostEnv ?? null, target.apiKey !== null]) }
+}
+
+/** Starts the host reads a live target's steps will ask for (`ahead`) now, for its run's seams to take (./read-ahead.ts). */
+export function startHostReads(target: Target, ahead: Ahead, hostEnv?: Record<string, string>): void {
+  if (target.mode === 'replay') return
+  const live = liveHost(target, hostEnv)
+  startReadsAhead(live.where, live.host, ahead)
+}
+
+/**
+ * `hostEnv`: extra environment for local host commands (the tests' reference engine puts its
+ * shims on PATH); `ahead`: the host reads the steps will ask for, taken in one host call
+ * (./read-ahead.ts) when the first is asked, or already under way (`startHostReads`).
+ */
+export async function openSeams(target: Target, options: { hostEnv?: Record<string, string>; ahead?: Ahead } = {}): Promise<Seams> {
   if (target.mode === 'replay') {
     const set = readFixtures(target.fixtures)
     const replay = replaySeams(set, target, target.fixtures)
@@ -53,7 +71,8 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
   const live = liveHttp(liveOptions(target))
   // The key is redacted from all that comes back before anything (a step, a recording) reads it.
   const http = redactingHttp(live, target.apiKey)
-  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(options.hostEnv ? { env: options.hostEnv } : {}) }), target.apiKey)
+  const own = liveHost(target, options.hostEnv)
+  const host = readAhead(own.host, options.ahead ?? { reads: [], gathers: [] }, own.where)
   const choices = randomChoices()
   if (target.mode === 'live') return { http, host, clock: realClock, choices, close: () => live.close() }
   const rec = recordingSeams({ http, host, clock: realClock }, target.apiKey)

@@ -2,7 +2,8 @@
 // every byte the endpoint and the host send back BEFORE any step reads (and cuts) it, so a key
 // the endpoint echoes can never survive in part behind a truncation; and every value that leaves
 // a step passes through `scrub` again.
-import type { HostClient } from './host.ts'
+import type { HostClient, HostResult, HostRun } from './host.ts'
+import type { Gather } from './host-result.ts'
 import { HttpError, type HttpClient } from './http.ts'
 import { REDACTED } from './redacted.ts'
 
@@ -71,12 +72,14 @@ export function redactingHttp(http: HttpClient, secret: string | null): HttpClie
 export function redactingHost(host: HostClient, secret: string | null): HostClient {
   if (!secret) return host
   const clean = (s: string) => redactText(s, secret)
+  const cleaned = (r: HostResult): HostResult => ({ ...r, command: clean(r.command), stdout: clean(r.stdout), stderr: clean(r.stderr) })
   return {
     where: host.where,
     ...(host.target !== undefined ? { target: host.target } : {}),
     async run(req) {
-      const r = await host.run(req)
-      return { ...r, command: clean(r.command), stdout: clean(r.stdout), stderr: clean(r.stderr) }
+      return cleaned(await host.run(req))
     },
+    ...(host.runAll ? { runAll: async (reqs: readonly HostRun[]) => (await host.runAll!(reqs)).map(cleaned) } : {}),
+    ...(host.gather ? { gather: async <K>(g: Gather<K>, key: K, timeoutMs: number) => cleaned(await host.gather!(g, key, timeoutMs)) } : {}),
   }
 }

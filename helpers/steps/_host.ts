@@ -1,7 +1,8 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
 import { DEFAULT_LEDGER_CMD } from '../config/options.ts'
 import { templateValues } from '../config/runtime.ts'
-import { MAX_HOST_OUTPUT, fillTemplate, type HostResult } from '../seams/host.ts'
+import { MAX_HOST_OUTPUT, fillTemplate, type HostResult, type HostRun } from '../seams/host.ts'
+import type { Target } from '../config/load.ts'
 import type { RunContext } from './context.ts'
 import type { HostTroubleEvidence } from './_host-evidence.ts'
 import type { JudgementFields } from './verdict.ts'
@@ -49,10 +50,15 @@ export function tail(text: string, lines = 3, max = 300): string {
 }
 
 /**
- * Runs an operator's command template (`--ledger-cmd`, `--help-cmd`) as the deploy user, with
- * `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`) quoted in and stderr folded into stdout
+ * The read of an operator's command template (`--ledger-cmd`, `--help-cmd`): as the deploy user,
+ * with `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`) quoted in and stderr folded into stdout
  * (containers log to both).
  */
+export function templateRead(target: Pick<Target, 'svc' | 'unit' | 'hostTimeoutMs' | 'kubeOpts' | 'host'>, template: string): HostRun {
+  return { script: `{ ${fillTemplate(template, templateValues(target))} ; } 2>&1`, asDeployUser: true, timeoutMs: target.hostTimeoutMs }
+}
+
+/** Runs an operator's command template (`templateRead`). */
 export function runTemplate(ctx: RunContext, template: string): Promise<HostResult> {
-  return ctx.host.run({ script: `{ ${fillTemplate(template, templateValues(ctx.target))} ; } 2>&1`, asDeployUser: true, timeoutMs: ctx.target.hostTimeoutMs })
+  return ctx.host.run(templateRead(ctx.target, template))
 }

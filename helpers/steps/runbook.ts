@@ -6,6 +6,7 @@ import type { Target } from '../config/load.ts'
 import { scrub } from '../seams/redact.ts'
 import { formatDuration } from '../config/duration.ts'
 import { openSeams } from '../seams/open.ts'
+import { plannedReads } from './host-reads.ts'
 import { createContext, type RunContext } from './context.ts'
 import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
 import { STEP_IDS, describeStep, stepsVerdict, type StepId, type StepResult } from './verdict.ts'
@@ -41,7 +42,7 @@ export type OpenRun = ProofRun & { readonly judged: StepResult[]; close(): Promi
 export async function openRun(target: Target = inject('armproof:target')): Promise<OpenRun> {
   let seams: Awaited<ReturnType<typeof openSeams>>
   try {
-    seams = await openSeams(target)
+    seams = await openSeams(target, { ahead: plannedReads(target) })
   } catch (error) {
     // The suites' setup failed (a --ca-file gone since first contact, unreadable fixtures): said in
     // one line by whoever reports it, never as a stack trace.

@@ -55,7 +55,8 @@ export function fixedCostMiss(measure: string): string {
 
 export function fixedCostSection(f: FixedResult): string {
   const b = (k: keyof FixedResult['reps'][number]['liveBreakdown']): string => fixed(median(f.reps.map((r) => r.liveBreakdown[k])), 0)
-  return `## 3: a verdict's fixed cost
+  return `<a id="fixed-cost"></a>
+## 3: a verdict's fixed cost
 
 Each repetition runs these one after another, spawn to exit, alternating their order; one untimed
 round first (cold disk caches, and Node's compile cache filled: armproof's entry points turn it on,

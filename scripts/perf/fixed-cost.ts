@@ -6,7 +6,7 @@
 // builds it). Then, untimed: one run of each under `node --cpu-prof` (where the ms go, profile.ts)
 // and under a module-load counter (count-modules.mjs).
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -62,6 +62,9 @@ async function buildPackage(dir: string): Promise<string> {
   if (r.code !== 0) throw new Error(`building the package failed:\n${r.output.slice(-2000)}`)
   mkdirSync(join(dir, 'bin'))
   for (const f of ['bin/armproof.mjs', 'bin/node-check.mjs', 'package.json']) cpSync(join(ROOT, f), join(dir, f))
+  // The built-in engine profiles are data the profile loader reads beside itself, as scripts/build.ts copies them.
+  const profiles = join(ROOT, 'helpers/profiles')
+  for (const f of readdirSync(profiles).filter((f) => f.endsWith('.yaml'))) cpSync(join(profiles, f), join(dir, 'dist/helpers/profiles', f))
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   return join(dir, 'bin/armproof.mjs')
 }

@@ -1,203 +1,154 @@
-// Measures 6 and 7: a fleet of reference engines (each --completion-latency-ms per completion)
-// verified in one run (`pnpm verify --targets FILE --concurrency N`) next to one target alone,
-// the completions each target cost, the run's peak memory (RSS of verify and every process it
-// started, summed, sampled every 100 ms), and the Prometheus meter's queries per poll.
-import { readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// Measures 6 and 7: fleets verified in one run (`pnpm verify --targets FILE`, the default
+// --concurrency: as many at once as the run can afford) against the reference engine's fleet in one
+// process (engine/fleet-main.ts: each target its own port and counters, one command line and
+// ledger), next to one target alone: 200 targets ÷ one, side by side in alternation; then the
+// ladder of fleet sizes 1 … 1,000, each run's wall time, peak memory and host calls per target;
+// then the meter through Prometheus for a fleet of 100 (./fleet-prom.ts).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
+import type { EngineHandle } from '../../engine/launch.ts'
+import type { FleetMember } from '../../engine/fleet.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import type { Report } from '../../helpers/report/json.ts'
-import { engineEntry } from '../../test/support/fleet.ts'
-import { check, PROMETHEUS } from '../../test/support/prerequisites.ts'
-import { startPrometheus } from '../../test/support/prometheus.ts'
-import { ROOT } from '../../test/support/run-verify.ts'
-import { median } from './stats.ts'
+import { countingShell, fleetEngine, FLAGS, memberEntry, timedVerify, type TreePeak } from './fleet-run.ts'
 
-export interface FleetRep {
-  singleMs: number
-  fleetMs: number
-  /** Peak of the summed RSS of verify and its descendants, MiB. */
-  fleetPeakRssMiB: number
-  singlePeakRssMiB: number
-  /** The same, armproof's own processes only (verify, which runs the arm suite in its own process, and any vitest worker; not host commands). */
-  fleetOwnPeakRssMiB: number
-  singleOwnPeakRssMiB: number
-  /** Chat completions each engine served during the fleet run. */
-  completions: number[]
+export { FLAGS }
+import { measureFleetProm, type FleetPromResult } from './fleet-prom.ts'
+
+export const LADDER = [1, 10, 50, 100, 200, 500, 1000] as const
+export const RATIO_TARGETS = 200
+
+export interface SizeRun {
+  targets: number
+  ms: number
+  peak: TreePeak
+  exitCode: number
   verdicts: Record<string, number>
+  /** Chat completions each target's engine served in the run: the fewest and the most. */
+  completions: { min: number; max: number }
+  /** Host calls armproof started (`sh -c`), by kind; null when not counted. */
+  calls: Record<string, number> | null
+  /** The most targets the run let in at once (fleet.admission.peak). */
+  admitted: number | null
+  /** 1-minute load average when the run began. */
+  load: number
+  /** Why targets were not green: each distinct "step verdict: observed" (cut to 160 characters) and how many targets said it; the first 5. */
+  notGreen: Array<{ said: string; targets: number }>
 }
 
 export interface FleetResult {
-  targets: number
-  concurrency: number
   latencyMs: number
-  flags: string[]
-  reps: FleetRep[]
-  prometheus: { polls: number; queries: number; verdict: string } | { skipped: string }
+  flags: readonly string[]
+  ratio: Array<{ one: SizeRun; fleet: SizeRun }>
+  ladder: SizeRun[]
+  prometheus: FleetPromResult
 }
 
-const PAGE = 4096
-const FLAGS = ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local', '--no-dropin-check', '--meter-window', '2s', '--health-budget', '8s', '--probe-timeout', '30s', '--host-timeout', '10s']
-
-/** Summed RSS (MiB) of `pid` and all its descendants, from /proc: all of them, and armproof's own (verify, and any vitest worker: not the host commands they run). */
-function treeRssMiB(pid: number): { all: number; own: number } {
-  const parent = new Map<number, number>()
-  const rss = new Map<number, number>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      parent.set(Number(name), Number(fields[1]))
-      rss.set(Number(name), Number(fields[21]) * PAGE)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const inTree = (p: number): boolean => {
-    for (let q = p, n = 0; q > 1 && n < 64; q = parent.get(q) ?? 0, n++) if (q === pid) return true
-    return false
-  }
-  let sum = 0
-  let own = 0
-  for (const [p, bytes] of rss) {
-    if (!inTree(p)) continue
-    sum += bytes
-    let cmd = ''
-    try {
-      cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8')
-    } catch {
-      // gone meanwhile
-    }
-    if (p === pid || cmd.includes('vitest')) own += bytes
-  }
-  return { all: sum / 2 ** 20, own: own / 2 ** 20 }
+const served = async (m: FleetMember): Promise<number> => {
+  const res = await fetch(`${m.baseUrl}/stats`, { signal: AbortSignal.timeout(10_000) })
+  return ((await res.json()) as { served: { chat_completions: number } }).served.chat_completions
 }
 
-/** `node bin/verify.ts args…` as a child; its wall time and the peak RSS of its process tree. */
-async function timedVerify(args: readonly string[], env: Record<string, string> = {}): Promise<{ ms: number; peakMiB: number; ownPeakMiB: number; exitCode: number; stdout: string }> {
-  const started = performance.now()
-  const child = execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, stdin: 'ignore', timeout: 300_000 })
-  let peak = 0
-  let ownPeak = 0
-  const timer = setInterval(() => {
-    if (!child.pid) return
-    const now = treeRssMiB(child.pid)
-    peak = Math.max(peak, now.all)
-    ownPeak = Math.max(ownPeak, now.own)
-  }, 100)
-  const r = await child
-  clearInterval(timer)
-  return { ms: performance.now() - started, peakMiB: peak, ownPeakMiB: ownPeak, exitCode: r.exitCode ?? -1, stdout: String(r.stdout) }
+function notGreenOf(reports: readonly Report[]): SizeRun['notGreen'] {
+  const said = new Map<string, number>()
+  for (const r of reports.filter((x) => x.verdict !== 'green')) {
+    const s = r.steps.find((x) => x.verdict !== 'passed' && x.verdict !== 'skipped')
+    const text = (s ? `${s.id} ${s.verdict}: ${s.observed}` : `${r.verdict}: ${r.error ?? r.notes[0] ?? '(no step says why)'}`).replace(/\s+/g, ' ').slice(0, 160)
+    said.set(text, (said.get(text) ?? 0) + 1)
+  }
+  return [...said].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([text, targets]) => ({ said: text, targets }))
 }
 
-const served = async (e: EngineHandle): Promise<number> => ((await e.stats()) as { served: { chat_completions: number } }).served.chat_completions
+function verdictsOf(reports: readonly Report[]): Record<string, number> {
+  const v: Record<string, number> = {}
+  for (const r of reports) v[r.verdict] = (v[r.verdict] ?? 0) + 1
+  return v
+}
 
-export async function measureFleet(options: { targets: number; concurrency: number; latencyMs: number; reps: number; log: (line: string) => void }): Promise<FleetResult> {
-  const { log } = options
+/** All `engine`'s members as one fleet run; `single`: its one member as a one-target run instead. */
+export async function runOnce(engine: EngineHandle, dir: string, options: { single?: boolean; count?: ReturnType<typeof countingShell>; extra?: readonly string[] } = {}): Promise<SizeRun> {
+  const members = engine.members!
+  const report = join(dir, `report-${members.length}-${Date.now()}.json`)
+  const load = loadavg()[0]!
+  const before = await Promise.all(members.map(served))
+  options.count?.reset()
+  const env = options.count?.env ?? {}
+  let run
+  if (options.single) {
+    const e = memberEntry(engine, members[0]!)
+    run = await timedVerify(['--svc', e.svc!, '--base-url', e['base-url']!, '--process', e.process!, '--ledger-cmd', e['ledger-cmd']!, '--help-cmd', e['help-cmd']!, ...FLAGS, ...(options.extra ?? []), '--report', report], env)
+  } else {
+    const file = join(dir, `targets-${members.length}.yaml`)
+    writeFileSync(file, JSON.stringify({ targets: members.map((m) => memberEntry(engine, m)) }))
+    run = await timedVerify(['--targets', file, ...FLAGS, ...(options.extra ?? []), '--report', report], env)
+  }
+  const after = await Promise.all(members.map(served))
+  const doc = JSON.parse(readFileSync(report, 'utf8')) as Report | FleetReport
+  rmSync(report, { force: true })
+  const fleet = 'targets' in doc ? (doc as FleetReport) : null
+  const reports = fleet ? fleet.targets.map((t) => t.report) : [doc as Report]
+  const counts = after.map((a, i) => a - before[i]!)
+  return {
+    targets: members.length,
+    ms: run.ms,
+    peak: run.peak,
+    exitCode: run.exitCode,
+    verdicts: verdictsOf(reports),
+    notGreen: notGreenOf(reports),
+    completions: { min: Math.min(...counts), max: Math.max(...counts) },
+    calls: options.count ? options.count.calls() : null,
+    admitted: fleet?.fleet.admission?.peak ?? null,
+    load,
+  }
+}
+
+export async function measureFleet(options: { latencyMs: number; reps: number; log: (line: string) => void }): Promise<FleetResult> {
+  const { log, latencyMs } = options
   const dir = mkdtempSync(join(tmpdir(), 'armproof-perf-fleet-'))
-  const engines: EngineHandle[] = []
+  const started: EngineHandle[] = []
+  const up = async (size: number): Promise<EngineHandle> => {
+    const e = await fleetEngine(size, latencyMs)
+    started.push(e)
+    await e.waitReady(60_000)
+    return e
+  }
+  const line = (r: SizeRun, what: string) => {
+    log(`  ${what}: ${(r.ms / 1000).toFixed(2)} s, exit ${r.exitCode}, ${JSON.stringify(r.verdicts)}, peak RSS ${r.peak.ownMiB.toFixed(0)} MiB (spawner ${r.peak.spawnerMiB.toFixed(0)}, all ${r.peak.allMiB.toFixed(0)}), load ${r.load.toFixed(2)}${r.calls ? `, host calls ${JSON.stringify(r.calls)}` : ''}`)
+    for (const n of r.notGreen) log(`    not green (${n.targets}): ${n.said}`)
+  }
   try {
-    const args = ['--prefill-interleave', '1', '--completion-latency-ms', String(options.latencyMs)]
-    engines.push(...(await Promise.all(Array.from({ length: options.targets }, (_, i) => startEngine({ svc: `perf-fleet-${i}`, processName: `rpf-${i}`, args })))))
-    await Promise.all(engines.map((e) => e.waitReady(30_000)))
-    const file = join(dir, 'targets.yaml')
-    writeFileSync(file, JSON.stringify({ targets: engines.map((e) => engineEntry(e)) }, null, 2))
-    const one = engines[0]!
-    const single = ['--svc', one.svc, '--base-url', one.baseUrl, '--process', one.processName, '--ledger-cmd', `${one.binDir}/podman logs --tail 100000 {svc}`, '--help-cmd', `${one.binDir}/podman exec {svc} radiance --help`, ...FLAGS]
-    const reps: FleetRep[] = []
+    // 200 targets ÷ one, side by side: the order alternates, so neither always runs on a warmer machine.
+    const [one, many] = [await up(1), await up(RATIO_TARGETS)]
+    const ratio: FleetResult['ratio'] = []
     for (let k = 0; k < options.reps; k++) {
-      const alone = await timedVerify([...single, '--report', join(dir, `single-${k}.json`)])
-      const aloneReport = JSON.parse(readFileSync(join(dir, `single-${k}.json`), 'utf8')) as Report
-      if (aloneReport.verdict !== 'green') throw new Error(`the lone target was ${aloneReport.verdict}, not green:\n${alone.stdout.slice(-2000)}`)
-      const before = await Promise.all(engines.map(served))
-      const fleet = await timedVerify(['--targets', file, '--concurrency', String(options.concurrency), ...FLAGS, '--report', join(dir, `fleet-${k}.json`)])
-      const after = await Promise.all(engines.map(served))
-      const report = JSON.parse(readFileSync(join(dir, `fleet-${k}.json`), 'utf8')) as FleetReport
-      const verdicts: Record<string, number> = {}
-      for (const t of report.targets) verdicts[t.report.verdict] = (verdicts[t.report.verdict] ?? 0) + 1
-      reps.push({ singleMs: alone.ms, fleetMs: fleet.ms, fleetPeakRssMiB: fleet.peakMiB, singlePeakRssMiB: alone.peakMiB, fleetOwnPeakRssMiB: fleet.ownPeakMiB, singleOwnPeakRssMiB: alone.ownPeakMiB, completions: after.map((a, i) => a - before[i]!), verdicts })
-      log(`  rep ${k + 1}: one target ${(alone.ms / 1000).toFixed(2)} s, ${options.targets} targets ${(fleet.ms / 1000).toFixed(2)} s (exit ${fleet.exitCode}, ${JSON.stringify(verdicts)}), peak RSS ${fleet.peakMiB.toFixed(0)} MiB (armproof's own ${fleet.ownPeakMiB.toFixed(0)} MiB)`)
-    }
-    let prometheus: FleetResult['prometheus']
-    const missing = check(PROMETHEUS).missing
-    if (missing.length > 0) {
-      prometheus = { skipped: `prometheus not installed (${PROMETHEUS.install})` }
-    } else {
-      const prom = await startPrometheus({ targets: [new URL(one.baseUrl).host] })
-      try {
-        await prom.waitScraped(20_000)
-        const path = join(dir, 'prom.json')
-        await timedVerify([...single.map((a) => (a === '2s' ? '12s' : a)), '--prometheus-url', prom.url, '--report', path])
-        const r = JSON.parse(readFileSync(path, 'utf8')) as Report
-        const p = r.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { polls: number; queries: number }
-        prometheus = { polls: p.polls, queries: p.queries, verdict: r.verdict }
-        log(`  prometheus: ${p.queries} queries over ${p.polls} polls, ${r.verdict}`)
-      } finally {
-        await prom.stop()
+      const alone = () => runOnce(one, dir, { single: true })
+      const together = () => runOnce(many, dir)
+      if (k % 2 === 0) {
+        const a = await alone()
+        ratio.push({ one: a, fleet: await together() })
+      } else {
+        const b = await together()
+        ratio.push({ one: await alone(), fleet: b })
       }
+      line(ratio.at(-1)!.one, `rep ${k + 1}: one target`)
+      line(ratio.at(-1)!.fleet, `rep ${k + 1}: ${RATIO_TARGETS} targets`)
     }
-    return { targets: options.targets, concurrency: options.concurrency, latencyMs: options.latencyMs, flags: FLAGS, reps, prometheus }
+    await Promise.all(started.splice(0).map((e) => e.stop()))
+    // The ladder: each size once, its host calls counted.
+    const count = countingShell(dir)
+    const ladder: SizeRun[] = []
+    for (const size of LADDER) {
+      const engine = await up(size)
+      const r = await runOnce(engine, dir, { count })
+      ladder.push(r)
+      line(r, `${size} target(s)`)
+      await Promise.all(started.splice(0).map((e) => e.stop()))
+    }
+    const prometheus = await measureFleetProm({ latencyMs, dir, log })
+    return { latencyMs, flags: FLAGS, ratio, ladder, prometheus }
   } finally {
-    await Promise.allSettled(engines.map((e) => e.stop()))
+    await Promise.allSettled(started.map((e) => e.stop()))
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-export function fleetRows(f: FleetResult): Array<{ measure: string; value: string; target: string; met: boolean | null }> {
-  const ratio = median(f.reps.map((r) => r.fleetMs / r.singleMs))
-  const counts = f.reps.flatMap((r) => r.completions)
-  const rows = [
-    {
-      measure: `6. Fleet: ${f.targets} targets in one run (--concurrency ${f.concurrency}) ÷ one target alone, ${f.latencyMs} ms per completion`,
-      value: `${ratio.toFixed(2)}× (min ${Math.min(...f.reps.map((r) => r.fleetMs / r.singleMs)).toFixed(2)}×): ${(median(f.reps.map((r) => r.fleetMs)) / 1000).toFixed(2)} s vs ${(median(f.reps.map((r) => r.singleMs)) / 1000).toFixed(2)} s`,
-      target: '≤ 1.5×',
-      met: ratio <= 1.5,
-    },
-    {
-      measure: '6. Fleet: chat completions per target',
-      value: counts.every((c) => c === 3) ? `3 on each of ${f.targets} targets, every run` : `${Math.min(...counts)}–${Math.max(...counts)}`,
-      target: 'exactly 3',
-      met: counts.every((c) => c === 3),
-    },
-    {
-      measure: `6. Fleet: peak RSS of the run (verify and every process it started), ${f.targets} targets vs one`,
-      value: `${median(f.reps.map((r) => r.fleetPeakRssMiB)).toFixed(0)} MiB vs ${median(f.reps.map((r) => r.singlePeakRssMiB)).toFixed(0)} MiB; armproof's own processes ${median(f.reps.map((r) => r.fleetOwnPeakRssMiB)).toFixed(0)} MiB vs ${median(f.reps.map((r) => r.singleOwnPeakRssMiB)).toFixed(0)} MiB`,
-      target: 'report',
-      met: null,
-    },
-  ]
-  const p = f.prometheus
-  rows.push('skipped' in p
-    ? { measure: '7. Prometheus meter: queries per poll', value: `not measured: ${p.skipped}`, target: '≤ 2', met: null }
-    : { measure: '7. Prometheus meter: queries per poll', value: `${(p.queries / p.polls).toFixed(2)} (${p.queries} queries over ${p.polls} polls; verdict ${p.verdict})`, target: '≤ 2', met: p.queries <= 2 * p.polls })
-  return rows
-}
-
-export function fleetSection(f: FleetResult): string {
-  return `## 6 and 7: a fleet in one run, and the meter through Prometheus
-
-Setup: ${f.targets} reference engines (\`engine/launch.ts\`), each \`--prefill-interleave 1 --completion-latency-ms ${f.latencyMs}\`,
-up before each run, each its own process name and host-command shims. One target alone is
-\`pnpm verify --svc perf-fleet-0 … ${f.flags.join(' ')}\`; the fleet is a targets file listing all
-${f.targets} (the same options) run as \`pnpm verify --targets FILE --concurrency ${f.concurrency} ${f.flags.join(' ')}\`:
-one node process and one vitest start, a \`describe\` per target. Wall time is spawn to exit of
-\`node bin/verify.ts\`; peak RSS is the largest sum of the RSS of that process and all its
-descendants (host commands included: here each target's \`podman exec … radiance --help\` is a
-node process of the reference engine), sampled every 100 ms from /proc, and the same for
-armproof's own processes only (verify, which runs the arm suite in its own process). Completions are read from
-each engine's /stats before and after the fleet run. The contract's default --concurrency is 8;
-with 8, ${f.targets} targets of ≈ one slowest probe each run in ⌈${f.targets}/8⌉ waves.
-
-| repetition | one target | ${f.targets} targets | ratio | peak RSS, all (fleet / one) | peak RSS, armproof's own (fleet / one) | completions per target | verdicts |
-| --- | --- | --- | --- | --- | --- | --- | --- |
-${f.reps.map((r, i) => `| ${i + 1} | ${(r.singleMs / 1000).toFixed(2)} s | ${(r.fleetMs / 1000).toFixed(2)} s | ${(r.fleetMs / r.singleMs).toFixed(2)}× | ${r.fleetPeakRssMiB.toFixed(0)} / ${r.singlePeakRssMiB.toFixed(0)} MiB | ${r.fleetOwnPeakRssMiB.toFixed(0)} / ${r.singleOwnPeakRssMiB.toFixed(0)} MiB | ${[...new Set(r.completions)].join(', ')} | ${Object.entries(r.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')} |`).join('\n')}
-
-Measure 7: one target verified with \`--prometheus-url\` against Debian's Prometheus on loopback
-scraping the engine every second (\`test/support/prometheus.ts\`), \`--meter-window 12s\`; the meter
-step's evidence counts its polls and the queries it sent (an instant query and a range query per
-poll, helpers/steps/meter/prometheus-source.ts). ${'skipped' in f.prometheus ? f.prometheus.skipped : `${f.prometheus.queries} queries over ${f.prometheus.polls} polls (verdict ${f.prometheus.verdict}).`}
-`
 }

@@ -58,7 +58,8 @@ function cells(size: ParserSize, name: string, side: ParserSide): string {
 export function parserSection(parser: ParserResult): string {
   const sizes = parser.sizes
   const page = sizes.find((s) => s.bytes > 10 * MB)
-  return `## 4: parser
+  return `<a id="parser"></a>
+## 4: parser
 
 Pages are generated in-process (\`scripts/perf/prom-page.ts\`) in the shape prometheus_client prints
 for vLLM: \`vllm:\` gauges, counters as \`_total\` plus a \`_created\` gauge family, and thirteen vLLM v1

@@ -9,6 +9,7 @@ import { formatProblems, loadConfig } from '../../helpers/config/load.ts'
 import { buildReport, type Report } from '../../helpers/report/json.ts'
 import { crashedStep } from '../../helpers/report/collect.ts'
 import { truthTable } from '../../helpers/report/truth.ts'
+import { plannedReads } from '../../helpers/steps/host-reads.ts'
 import { openSeams } from '../../helpers/seams/open.ts'
 import { targetForRun } from '../../helpers/seams/recording.ts'
 import { createContext } from '../../helpers/steps/context.ts'
@@ -47,7 +48,7 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   if ('problems' in checked) throw new Error(formatProblems(checked.problems))
   const { target } = checked
   const startedAt = new Date()
-  const seams = await openSeams(target, { hostEnv: options.engine.env })
+  const seams = await openSeams(target, { hostEnv: options.engine.env, ahead: plannedReads(target) })
   const run = proofRun(createContext({ target, ...seams }))
   const atDefault = meterStill(run.ctx.spec, target.value)
   const plain = run.ctx.engine.health.numeric.length === 0

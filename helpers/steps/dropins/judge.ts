@@ -3,8 +3,14 @@
 import { noUnitReason } from '../../config/runtime.ts'
 import { quote } from '../../config/shell.ts'
 import type { RunContext } from '../context.ts'
+import type { HostRun } from '../../seams/host.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, tail, whereHost } from '../_host.ts'
+
+/** The read of the unit's drop-ins. */
+export function dropinsRead(target: { unit: string; hostTimeoutMs: number }): HostRun {
+  return { script: `systemctl show ${quote(target.unit)} -p DropInPaths`, timeoutMs: target.hostTimeoutMs }
+}
 
 export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'>> {
   const { unit, runtime } = ctx.target
@@ -14,7 +20,8 @@ export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'
     const { why, next } = noUnitReason(runtime)
     return { verdict: 'skipped', intendedSkip: true, expected: 'no systemd drop-in overrides the engine\'s unit', observed: `not applicable: ${why}`, where: `${ctx.host.where}: --runtime ${runtime}`, next, evidence: {} }
   }
-  const command = `systemctl show ${quote(unit)} -p DropInPaths`
+  const read = dropinsRead({ unit, hostTimeoutMs: ctx.target.hostTimeoutMs })
+  const command = read.script
   const expected = `DropInPaths of ${unit} is empty`
   if (!ctx.target.dropinCheck) {
     return {
@@ -27,7 +34,7 @@ export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'
       evidence: {},
     }
   }
-  const r = await ctx.host.run({ script: command, timeoutMs: ctx.target.hostTimeoutMs })
+  const r = await ctx.host.run(read)
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const line = r.stdout.split('\n').find((l) => l.startsWith('DropInPaths='))

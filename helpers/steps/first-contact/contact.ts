@@ -77,14 +77,17 @@ export interface FirstContactRefusal {
 export async function contactTarget(target: Target): Promise<FirstContactRefusal | undefined> {
   if (target.mode === 'replay' || target.baseUrl === null) return undefined
   const http = liveHttp(liveOptions(target))
+  // The host side, beside the HTTP side: a port nothing on --host serves (helpers/engine/unserved.ts);
+  // the endpoint's own answer, when it has something to say, is said first.
+  const host = unservedPort(redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey), engineQuery(target), target.baseUrl)
+  void host.catch(() => {}) // awaited below; never an unhandled rejection if the HTTP side throws first
   let problem: FirstContactProblem | undefined
   try {
     problem = await firstContact(target, http)
   } finally {
     await http.close()
   }
-  // The host side: a port nothing on --host serves (helpers/engine/unserved.ts).
-  problem ??= await unservedPort(redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey), engineQuery(target), target.baseUrl)
+  problem ??= await host
   if (!problem) return undefined
   const message = redactText(problem.message, target.apiKey)
   return { message, where: problem.where, line: `armproof: ${message} [first contact: ${problem.where}; no proof step was judged]` }

@@ -2,6 +2,7 @@
 // One type for its outcomes: each sets the fields it saw. The report's `meter` block and the
 // runbook's sparkline read these fields.
 import type { CrashEvidence } from '../_host-evidence.ts'
+import type { PromWait } from './reading.ts'
 import type { MetricsReading } from './reading.ts'
 import type { SourceEvidence } from '../resolved/evidence.ts'
 
@@ -70,7 +71,8 @@ export type MeterEvidence = CrashEvidence & {
   stepTimes?: { decodeMeanMs?: number; mixedMeanMs?: number }
   parseErrors?: MetricsReading['errors']
   /** --prometheus-url: what was asked of Prometheus. */
-  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[] }
+  /** `waited`: the baseline's wait for a scrape after the window's start. `shared`: in a live fleet, the most targets one of this target's polls served, and the queries the fleet sent in all (./prom-fleet.ts). */
+  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[]; shared?: { targets: number; queries: number }; waited?: PromWait }
   /** A knob proved through /stats: the field read and its value. */
   status?: number
   field?: string

@@ -3,38 +3,53 @@
 // (./prometheus-source.ts, through the HTTP seam, so record and replay see every query) and hands
 // it on as the ladder reads scrapes (./scrape.ts), one per `up` sample. It only reads; the ladder
 // (./ladder.ts) decides.
-import { HttpError } from '../../seams/http.ts'
+import { HttpError, type HttpClient } from '../../seams/http.ts'
 import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { allTrafficNames, trafficNames, type TrafficNames } from './names.ts'
-import { createPromSource, PromSourceError, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
+import { checkPromOptions, createPromSource, PromSourceError, type PromFetch, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
+import { MIN_GAP_MS, promFleetStart, sharedPromSource } from './prom-fleet.ts'
+import { buildQueries } from '../../prom/query.ts'
 import type { MetricType } from '../../prom/types.ts'
-import type { SeriesValue } from './reading.ts'
+import type { PromWait, SeriesValue } from './reading.ts'
 import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
+/** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
+export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & { shared?: () => { targets: number; queries: number }; scrapeIntervalMs?: () => number | null }
+
+/** Prometheus' answers through an HTTP client (the seam): status and body; nothing answering rejects. */
+export function promFetch(http: HttpClient, maxBodyBytes: number): PromFetch {
+  return async (url) => {
+    try {
+      const res = await http.request({ method: 'GET', url, timeoutMs: 15_000, maxBodyBytes })
+      return { status: res.status, body: res.body }
+    } catch (error) {
+      if (error instanceof HttpError) throw new Error(error.message)
+      throw error
+    }
+  }
+}
+
 /** The source for this run's target; a PromSourceError (the operator's options) comes back as its failure. */
-export function sourceFor(ctx: RunContext, model: string | undefined): { source: PromSource } | { failure: PromSourceError['failure'] } {
+export function sourceFor(ctx: RunContext, model: string | undefined): { source: MeterPromSource } | { failure: PromSourceError['failure'] } {
   const target = ctx.target
+  const options = {
+    prometheusUrl: target.prometheusUrl!,
+    ...(target.prometheusMatch ? { match: target.prometheusMatch } : {}),
+    baseUrl: target.baseUrl ?? 'http://replay.invalid',
+    meterName: ctx.spec.proof.meter!.name,
+    trafficNames: allTrafficNames(trafficNames(ctx.engine)),
+    ...(model !== undefined ? { model } : {}),
+  }
   try {
-    const source = createPromSource({
-      prometheusUrl: target.prometheusUrl!,
-      ...(target.prometheusMatch ? { match: target.prometheusMatch } : {}),
-      baseUrl: target.baseUrl ?? 'http://replay.invalid',
-      meterName: ctx.spec.proof.meter!.name,
-      trafficNames: allTrafficNames(trafficNames(ctx.engine)),
-      ...(model !== undefined ? { model } : {}),
-      fetch: async (url) => {
-        try {
-          const res = await ctx.http.request({ method: 'GET', url, timeoutMs: 15_000, maxBodyBytes: 32 * 1024 * 1024 })
-          return { status: res.status, body: res.body }
-        } catch (error) {
-          if (error instanceof HttpError) throw new Error(error.message)
-          throw error
-        }
-      },
-    })
-    return { source }
+    // A live fleet polls its targets of one Prometheus together; a recording keeps each target's own queries.
+    if (target.mode === 'live' && promFleetStart() !== null) {
+      const { base, matchers } = checkPromOptions(options)
+      const shared = sharedPromSource(options, target.caFile, base, matchers)
+      if (shared) return { source: { ...shared, selector: buildQueries(matchers, options.meterName, options.trafficNames, 1).selector } }
+    }
+    return { source: createPromSource({ ...options, fetch: promFetch(ctx.http, 32 * 1024 * 1024) }) }
   } catch (error) {
     if (!(error instanceof PromSourceError)) throw error
     return { failure: error.failure }
@@ -42,23 +57,40 @@ export function sourceFor(ctx: RunContext, model: string | undefined): { source:
 }
 
 /**
- * Before the probes: the watch window starts now, and waits (up to two scrape intervals' worth,
- * at most 30 s or the meter window) until Prometheus holds a scrape of the target taken after
- * this moment, so the first sample of the window precedes the probes' traffic and a rise is this
- * run's. Never throws: a Prometheus that does not answer is judged by the meter step.
+ * Before the probes: the watch window starts now (in a live fleet: when the fleet started), and
+ * waits (at most 30 s or the meter window; in a live fleet at most the target's scrape interval
+ * after the start) until Prometheus holds a scrape of the target taken after that moment, so the
+ * first sample of the window precedes the probes' traffic and a rise is this run's. Never throws:
+ * a Prometheus that does not answer is judged by the meter step.
  */
 export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<StepOutputs>, 'baseline'>> {
-  const start = ctx.clock.now()
-  const baseline = { baseline: { source: 'prometheus' as const, sinceMs: start } }
+  // In a live fleet the window starts once, when the fleet did: one wait for all its targets.
+  const live = ctx.target.mode === 'live'
+  const start = (live ? promFleetStart() : null) ?? ctx.clock.now()
+  const began = performance.now()
+  // How long this target waited, and (live) when its wait ended after the window's start: evidence only, in real time.
+  const waited = () => ({ ms: Math.round(performance.now() - began), ...(live ? { endedAfterStartMs: Math.max(0, Date.now() - start) } : {}) })
   const made = sourceFor(ctx, ctx.target.model ?? undefined)
-  if ('failure' in made) return baseline
+  if ('failure' in made) return { baseline: { source: 'prometheus', sinceMs: start } }
   const deadline = start + Math.min(30_000, ctx.target.meterWindowMs)
   for (;;) {
     const now = ctx.clock.now()
     const r = await made.source.poll(start, Math.max(now, start + 1000))
+    const baseline = { baseline: { source: 'prometheus' as const, sinceMs: start, waited: waited() } }
     // No target behind the selector at all (no `up`, nothing in the targets' metadata): nothing to wait for.
     if (!r.ok || (r.reading.scrapes?.seen ?? 0) >= 1 || (r.reading.scrapes === null && r.reading.targets.length === 0)) return baseline
     if (now >= deadline) return baseline
+    // A fleet knows each target's scrape interval: one interval after the start a scrape has been
+    // taken after it (held by Prometheus or not yet), so the wait never lasts longer than that.
+    // Another poll (the sleep, then a fleet poll's wait for its turn) may not end before then: sleep to it instead.
+    const interval = made.source.scrapeIntervalMs?.() ?? null
+    if (interval !== null) {
+      const left = start + interval - ctx.clock.now()
+      if (left <= 500 + MIN_GAP_MS + 100) {
+        if (left > 0) await ctx.clock.sleep(left)
+        return { baseline: { ...baseline.baseline, waited: waited() } }
+      }
+    }
     ctx.progress(`waiting for Prometheus to scrape ${r.reading.selector} once before the probes`)
     await ctx.clock.sleep(Math.min(500, deadline - now))
   }
@@ -112,7 +144,7 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
 }
 
 /** The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). */
-export function promSource(ctx: RunContext, source: PromSource, fromMs: number, intervalMs: number): MeterSource {
+export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: number, intervalMs: number, waited?: PromWait): MeterSource {
   const url = ctx.target.prometheusUrl!
   const labels = ctx.spec.proof.meter!.labels ?? {}
   let polls = 0
@@ -143,7 +175,7 @@ export function promSource(ctx: RunContext, source: PromSource, fromMs: number, 
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
     },
     extras(): Partial<MeterEvidence> {
-      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [] } }
+      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [], ...(source.shared ? { shared: source.shared() } : {}), ...(waited ? { waited } : {}) } }
     },
   }
 }

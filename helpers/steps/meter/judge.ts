@@ -202,7 +202,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     if ('failure' in made) return { verdict: 'inconclusive', expected, observed: made.failure.what, where: made.failure.where, next: made.failure.next, evidence: {} }
     const start = ctx.clock.now()
     const since = inputs.baseline?.source === 'prometheus' ? inputs.baseline.sinceMs : start
-    const source = promSource(ctx, made.source, since, Math.max(1000, meterPollInterval(window)))
+    const source = promSource(ctx, made.source, since, Math.max(1000, meterPollInterval(window)), inputs.baseline?.source === 'prometheus' ? inputs.baseline.waited : undefined)
     return watch(view(since, true, promWords(target.prometheusUrl!, made.source.selector, meter.name)), source, start)
   }
   const start = ctx.clock.now()

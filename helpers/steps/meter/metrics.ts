@@ -33,8 +33,18 @@ function matches(sample: Sample, labels: Readonly<Record<string, string>> | unde
 }
 
 
+/**
+ * A string of its own, holding no part of the page it was read from. The parser hands label
+ * values and tokens as slices of the page (V8 keeps a slice's whole parent alive): a reading kept
+ * past its page (the baseline until the meter's watch, every page of the watch, each target's of a
+ * fleet) would keep every page whole, tens of MB each for a vLLM deployment.
+ */
+export function ownCopy(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, 'utf16le').toString('utf16le')
+}
+
 function kept(s: Sample): SeriesValue {
-  return { labels: s.labels, value: s.value, raw: s.raw, line: s.line }
+  return { labels: Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [ownCopy(k), ownCopy(v)])), value: s.value, raw: ownCopy(s.raw), line: s.line }
 }
 
 /** Series of `name` that appear more than once among `samples`. */
@@ -118,14 +128,14 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     ...(meterType ? { meterType } : {}),
     ...(declared ? { meterDeclared: declared } : {}),
     ...(meter && meterName !== meter.name ? { meterAs: meterName! } : {}),
-    ...(meter && meterSamples.length === 0 && declared === undefined ? { prefixNames: [...prefixNames].sort().slice(0, 40) } : {}),
+    ...(meter && meterSamples.length === 0 && declared === undefined ? { prefixNames: [...prefixNames].sort().slice(0, 40).map(ownCopy) } : {}),
     series,
     ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
     duplicates,
-    lookalikes: [...lookalikes].sort(),
-    prefixes: page.prefixes(),
+    lookalikes: [...lookalikes].sort().map(ownCopy),
+    prefixes: page.prefixes().map(ownCopy),
     sampleCount: page.sampleCount,
-    errors: page.errors.slice(0, 5),
+    errors: page.errors.slice(0, 5).map((e) => ({ ...e, message: ownCopy(e.message), text: ownCopy(e.text) })),
     errorCount: page.errors.length,
   }
 }

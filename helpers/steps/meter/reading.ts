@@ -63,4 +63,10 @@ export function seriesName(name: string, labels: Readonly<Record<string, string>
  * probes' traffic, or, through Prometheus, when the window starts (Prometheus had scraped the
  * target once by then, when it could).
  */
-export type MeterBaseline = { source: 'metrics'; reading: MetricsReading } | { source: 'prometheus'; sinceMs: number }
+export type MeterBaseline = { source: 'metrics'; reading: MetricsReading } | { source: 'prometheus'; sinceMs: number; waited?: PromWait }
+
+/** How long the baseline waited for Prometheus to hold a scrape taken after the window's start (live: when that wait ended, after the start). */
+export interface PromWait {
+  ms: number
+  endedAfterStartMs?: number
+}
