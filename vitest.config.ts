@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
-import { SUITES_PROJECT } from './suites/project.ts'
+import { SUITES_PROJECT } from './helpers/cli/suites-project.ts'
 import { TEST_COMPILE_CACHE } from './test/support/compile-cache.ts'
 import { SlowFirst } from './test/support/slow-first.ts'
 

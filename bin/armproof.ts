@@ -3,7 +3,7 @@
 // is the same program as its pnpm script in a checkout: `armproof verify …` is `pnpm verify …`.
 import pkg from '../package.json' with { type: 'json' }
 import { closest } from '../helpers/config/suggest.ts'
-import { VERSION_FLAGS, VERSION_TEXT } from '../helpers/cli/invocation.ts'
+import { VERSION_FLAGS, VERSION_TEXT } from '../helpers/config/invocation.ts'
 
 const COMMANDS = {
   verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)' },

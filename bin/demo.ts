@@ -8,7 +8,7 @@ import { startCompileCache } from './compile-cache.ts'
 startCompileCache()
 const [{ verify }, { asksVersion, command, VERSION_TEXT }, { startEngine }] = await Promise.all([
   import('../helpers/cli/verify.ts'),
-  import('../helpers/cli/invocation.ts'),
+  import('../helpers/config/invocation.ts'),
   import('../engine/launch.ts'),
 ])
 

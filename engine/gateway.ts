@@ -1,5 +1,5 @@
 // What a proxy or gateway before the engine does, for the faults that are the operator's to fix
-// (first contact answers them, helpers/seams/first-contact.ts): a /health redirect whose Location
+// (first contact answers them, helpers/steps/first-contact/contact.ts): a /health redirect whose Location
 // writes the port twice (nginx's $host:$server_port), a /v1/models redirect to another origin (a
 // second loopback server in this process that counts whether the key came along), a /metrics
 // guarded by the token. And HEAD /metrics: a status, never a scrape (Prometheus never sends one).

@@ -14,7 +14,7 @@ import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS,
 import { PROFILE_MATRIX } from '../test/support/profile-matrix.ts'
 import { BUILTIN_PROFILES, builtinProfile } from '../helpers/profiles/load.ts'
 import { readmeWithProfileTables } from '../helpers/profiles/table.ts'
-import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/seams/first-contact.ts'
+import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/steps/first-contact/contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
 import { AREAS } from '../test/support/fault-row.ts'

@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node'
 import { formatProblems, loadConfig, readDotenv } from '../helpers/config/load.ts'
 import { targetForRun } from '../helpers/seams/recording.ts'
 import { outputProblems } from '../helpers/config/outputs.ts'
-import { contactTarget } from '../helpers/seams/first-contact.ts'
+import { contactTarget } from '../helpers/steps/first-contact/contact.ts'
 import { isFleetRun, planFleet } from '../helpers/fleet/plan.ts'
 import { containedLine, errorLine } from '../helpers/cli/contain.ts'
 

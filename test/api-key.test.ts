@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { keyFromFileText, loadConfig } from '../helpers/config/load.ts'
-import { API_KEY_FLAG_REFUSED, helpText } from '../helpers/cli/options.ts'
+import { API_KEY_FLAG_REFUSED, helpText } from '../helpers/config/options.ts'
 
 const KEY = 'sk-armproof-cfg-4c3b2a19'
 const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']

@@ -1,6 +1,6 @@
-// One command-line parser and one set of yes/no words for verify and writeback (helpers/cli/parse.ts).
+// One command-line parser and one set of yes/no words for verify and writeback (helpers/config/command-line.ts).
 import { describe, expect, test } from 'vitest'
-import { envBoolean, FALSE_WORDS, parseCommandLine, TRUE_WORDS } from '../helpers/cli/parse.ts'
+import { envBoolean, FALSE_WORDS, parseCommandLine, TRUE_WORDS } from '../helpers/config/command-line.ts'
 import { loadConfig } from '../helpers/config/load.ts'
 import { parseWritebackOptions } from '../helpers/writeback/options.ts'
 

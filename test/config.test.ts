@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { formatProblems, loadConfig } from '../helpers/config/load.ts'
-import { OPTIONS } from '../helpers/cli/options.ts'
+import { OPTIONS } from '../helpers/config/options.ts'
 import { parseEffectArgs } from '../helpers/effect/config.ts'
 import { readFileSync } from 'node:fs'
 

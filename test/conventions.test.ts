@@ -10,7 +10,7 @@ import { execa } from 'execa'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import pkg from '../package.json' with { type: 'json' }
 import { colorChoice, paints } from '../helpers/cli/color.ts'
-import { command, launcherOf, VERSION_TEXT } from '../helpers/cli/invocation.ts'
+import { command, launcherOf, VERSION_TEXT } from '../helpers/config/invocation.ts'
 import { formatDuration, parseShownDuration } from '../helpers/config/duration.ts'
 import { closingLine, countSteps, reportClosingLine } from '../helpers/report/closing.ts'
 import { advanced, LiveLine, TICK_MS } from '../helpers/report/live-line.ts'

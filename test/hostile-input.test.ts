@@ -2,7 +2,7 @@
 // option. Each is refused with one clear line per problem, before anything runs.
 import { describe, expect, test } from 'vitest'
 import { loadConfig } from '../helpers/config/load.ts'
-import { OPTIONS } from '../helpers/cli/options.ts'
+import { OPTIONS } from '../helpers/config/options.ts'
 
 const BASE: Record<string, string> = { svc: 'demo', knob: 'PREFILL_INTERLEAVE', 'base-url': 'http://127.0.0.1:8000' }
 

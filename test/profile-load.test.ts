@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILTIN_PROFILES, builtinProfile, loadProfile, problemText, profileFromText, withCatalog } from '../helpers/profiles/load.ts'
-import { array, literal, object, problemsOf, string } from '../helpers/schema.ts'
+import { array, literal, object, problemsOf, string } from '../helpers/schema/schema.ts'
 import { canonicalValue, meterStill, valueProblem } from '../helpers/profiles/values.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-profiles-'))

@@ -6,7 +6,7 @@
 // every target of the poll.
 import { afterEach, describe, expect, test } from 'vitest'
 import { closePromFleet, MIN_GAP_MS, openPromFleet, promFleetQueries, sharedPromSource } from '../helpers/steps/meter/prom-fleet.ts'
-import type { LabelMatcher } from '../helpers/steps/meter/prom-query.ts'
+import type { LabelMatcher } from '../helpers/prom/query.ts'
 import { checkPromOptions, createPromSource, type PromFetch, type PromSourceOptions } from '../helpers/steps/meter/prometheus-source.ts'
 import { pick, prng } from './support/prng.ts'
 

@@ -6,8 +6,8 @@
 // hostile value cannot change the query (a seeded round-trip property), and bad --prometheus-match
 // text is the operator's to fix.
 import { describe, expect, test } from 'vitest'
-import { parseApiAnswer, parseTargetsMetadata } from '../helpers/steps/meter/prom-answer.ts'
-import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../helpers/steps/meter/prom-query.ts'
+import { parseApiAnswer, parseTargetsMetadata } from '../helpers/prom/answer.ts'
+import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../helpers/prom/query.ts'
 import { createPromSource, PromSourceError, type PromFetch } from '../helpers/steps/meter/prometheus-source.ts'
 import { counterWalk, latest, meterResets, parsePromDuration, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 

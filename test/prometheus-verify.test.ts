@@ -99,12 +99,17 @@ describe.concurrent('the meter read from a real Prometheus', () => {
         const alone = report.targets.reduce((n, t) => n + 2 * (1 + (t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { polls: number }).polls), 0)
         expect(sent).toBeGreaterThanOrEqual(2)
         expect(sent).toBeLessThan(alone / 2)
+        // Every target was answered by the fleet's shared source; which polls a target shares depends on
+        // when it arrives (under load one may come late enough to poll alone), so most, not all, must have.
+        let sharing = 0
         for (const t of report.targets) {
           const p = t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { shared?: { targets: number; queries: number } }
-          expect(p.shared?.targets, t.name).toBeGreaterThan(1)
+          expect(p.shared?.targets, t.name).toBeGreaterThanOrEqual(1)
+          if (p.shared!.targets > 1) sharing++
           expect(p.shared!.queries).toBeLessThanOrEqual(sent)
           expect(t.report.meter!.proof).toBe('rose')
         }
+        expect(sharing, 'targets whose polls served another target too').toBeGreaterThan(size / 2)
       } finally {
         cleanup(run)
       }

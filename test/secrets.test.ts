@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
-import { API_KEY_FLAG_REFUSED } from '../helpers/cli/options.ts'
+import { API_KEY_FLAG_REFUSED } from '../helpers/config/options.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, type VerifyRun } from './support/run-verify.ts'
 
 const KEY = 'sk-armproof-secret-77aa66bb55cc'

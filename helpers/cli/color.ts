@@ -11,7 +11,7 @@ export type ColorChoice = 'always' | 'never' | 'auto'
 
 type Env = Readonly<Record<string, string | undefined>>
 
-/** `flag`: the command line's --color (true) / --no-color (false), as the one parser read it (./parse.ts). */
+/** `flag`: the command line's --color (true) / --no-color (false), as the one parser read it (helpers/config/command-line.ts). */
 export function colorChoice(flag: boolean | undefined, env: Env): ColorChoice {
   if (flag !== undefined) return flag ? 'always' : 'never'
   const force = env.FORCE_COLOR?.trim()

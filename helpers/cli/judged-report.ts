@@ -7,7 +7,7 @@
 import { buildReport, type Report } from '../report/json.ts'
 import { truthTable } from '../report/truth.ts'
 import type { Target } from '../config/load.ts'
-import { recordingRef, verdictMismatch } from '../seams/replay-verdict.ts'
+import { recordingRef, verdictMismatch } from './replay-verdict.ts'
 import type { StepResult } from '../steps/verdict.ts'
 
 export interface JudgedReport {

@@ -4,7 +4,7 @@
 // that pool was written for, else in a worker forked by vitest's own pool, said in one line.
 import { fileURLToPath } from 'node:url'
 import type { PoolRunnerInitializer, Reporter } from 'vitest/node'
-import { ARM_SUITE, SUITES_PROJECT } from '../../suites/project.ts'
+import { ARM_SUITE, SUITES_PROJECT } from './suites-project.ts'
 import type { Target } from '../config/load.ts'
 import { SUITES_IN_PROCESS, inProcessPool, workerRuntime } from './in-process-pool.ts'
 

@@ -4,8 +4,8 @@
 // (not CI) gets the live progress line. helpers/cli/verify.ts and helpers/cli/fleet.ts both ask here.
 import type { ConfigProblem } from '../config/load.ts'
 import { showValue } from '../config/shell.ts'
-import { OPTIONS } from './options.ts'
-import { envBoolean, parseCommandLine } from './parse.ts'
+import { OPTIONS } from '../config/options.ts'
+import { envBoolean, parseCommandLine } from '../config/command-line.ts'
 import { colorChoice, paints, underCi } from './color.ts'
 
 export interface OutStream {

@@ -3,7 +3,7 @@
 // --ssh-opts, --kube-opts, --unit, and the commands run there (--ledger-cmd, --help-cmd,
 // --pid-cmd) with the placeholders each runtime has. Called by ./load.ts; every problem is
 // collected, none thrown.
-import type { OptionFlag } from '../cli/options.ts'
+import type { OptionFlag } from './options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 import { RUNTIMES, defaultHelpCmd, defaultLedgerCmd, parseKubeOpts, parsePodHost, templatePlaceholders, unitByDefault, type PodHost, type Runtime } from './runtime.ts'
 

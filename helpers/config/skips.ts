@@ -3,12 +3,13 @@
 // this reason, never passed; the run declares it (helpers/steps/verdict.ts `declaredSkips`), so the
 // green rule, merge-reports and writeback allow exactly it. No other step can be skipped this way.
 import { showValue } from './shell.ts'
+import type { StepId } from './step-ids.ts'
 
 /** The probes `--skip` takes, in the steps' order, each with why a model may not take it and what to check by hand. */
 export const SKIPPABLE = {
   'probe.tools': { why: 'the endpoint serves no tool calls (no tool parser configured)', next: 'when this endpoint should call tools, start the engine with its tool parser and run again without --skip probe.tools' },
   'probe.vision': { why: 'the served model takes no images (a text-only model)', next: 'when this endpoint should take images, serve a vision model and run again without --skip probe.vision' },
-} as const
+} as const satisfies Partial<Record<StepId, { why: string; next: string }>>
 
 export type SkippableProbe = keyof typeof SKIPPABLE
 export const SKIPPABLE_IDS = Object.keys(SKIPPABLE) as SkippableProbe[]

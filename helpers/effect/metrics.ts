@@ -3,7 +3,7 @@
 // metric names its series in full. A histogram is judged from its buckets; a ratio from the
 // increases of counters (per second, per request, per step) hour by hour.
 import { isKnobName, knob, type KnobName } from '../config/knobs.ts'
-import { promString } from '../steps/meter/prom-query.ts'
+import { promString } from '../prom/query.ts'
 
 /** A counter, or a histogram's family name (without `_bucket`), with label matchers of its own. */
 export interface Family {

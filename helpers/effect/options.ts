@@ -1,7 +1,7 @@
 // The options of `pnpm effect` as data (flag, env twin, meaning, default), read by the one
-// command-line parser (helpers/cli/parse.ts). A flag beats env, env beats .env. Every problem is
+// command-line parser (helpers/config/command-line.ts). A flag beats env, env beats .env. Every problem is
 // collected; none is thrown.
-import type { OptionSpec } from '../cli/options.ts'
+import type { OptionSpec } from '../config/options.ts'
 
 export const EFFECT_OPTIONS = [
   { flag: 'report', env: 'EFFECT_REPORT', kind: 'string', meaning: 'the green verify report of the arm (its svc, knob, values, endpoint, and when the proof started)', default: 'none: then --svc, --knob and --armed-at' },

@@ -1,13 +1,13 @@
 // Range queries (`/api/v1/query_range`) through the HTTP seam, so --mode record and replay see
 // every one. This module is the range query's own: the meter source (helpers/steps/meter/
-// prometheus-source.ts) asks for raw samples only, and its validator (prom-answer.ts) requires a
+// prometheus-source.ts) asks for raw samples only, and its validator (helpers/prom/answer.ts) requires a
 // __name__ on every series, which PromQL's functions (increase, last_over_time) drop. The checks
 // are the same kind: HTTP status, JSON, status success, resultType matrix, every sample a finite
 // time and a Prometheus float string, times rising, no series twice. A query that would ask for
 // more points per series than Prometheus serves (11,000) is a bug here, never sent.
 import type { HttpClient } from '../seams/http.ts'
 import { HttpError } from '../seams/http.ts'
-import type { PromFailure, PromSample } from '../steps/meter/prom-answer.ts'
+import type { PromFailure, PromSample } from '../prom/answer.ts'
 import { MAX_POINTS } from './windows.ts'
 
 export interface RangeQuery {

@@ -8,7 +8,7 @@
 // than four scrapes (checked against the interval the second query shows), so no rate window is
 // ever the scrape interval; nothing is `or vector(0)`: a series Prometheus lacks stays absent.
 import type { HttpClient } from '../seams/http.ts'
-import { renderMatchers, type LabelMatcher } from '../steps/meter/prom-query.ts'
+import { renderMatchers, type LabelMatcher } from '../prom/query.ts'
 import { familyKey, type Family } from './metrics.ts'
 import { queryRange, type Matrix, type RangeAnswer, type RangeQuery } from './query.ts'
 import type { FamilyData } from './evaluate.ts'

@@ -5,7 +5,7 @@
 import pkg from '../../package.json' with { type: 'json' }
 import type { Clock } from '../seams/clock.ts'
 import type { HttpClient } from '../seams/http.ts'
-import { renderMatchers, type LabelMatcher } from '../steps/meter/prom-query.ts'
+import { renderMatchers, type LabelMatcher } from '../prom/query.ts'
 import type { Arm } from './arm.ts'
 import { lastRestart } from './coverage.ts'
 import { evaluateMetric, SCRAPES_PER_CHUNK } from './evaluate.ts'

@@ -13,7 +13,7 @@ import { replaceAtomic } from '../writeback/atomic.ts'
 import type { CheckedReport } from '../writeback/report.ts'
 import type { EffectResult } from './result.ts'
 import { pct } from './format.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 /** The page holding the arm's entry, or why not (exit 2, before anything is contacted). */
 export async function vaultPage(vault: string, page: string | null, report: CheckedReport, shownVault: string): Promise<{ page: string } | { problem: string }> {

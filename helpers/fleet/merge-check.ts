@@ -10,7 +10,7 @@ import { fleetRunId, type FleetRunIdentity } from '../report/identity.ts'
 import type { Report } from '../report/json.ts'
 import { fleetReport, isFleetReport, worstVerdict, type FleetReport } from './report.ts'
 import type { Shard } from './shard.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min
 const isDigest = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)

@@ -15,8 +15,8 @@ import { outputSetProblems, type PathClaim } from '../config/output-set.ts'
 import { MAX_REPORT_BYTES } from '../report/checked.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { writeAtomicAll } from '../seams/atomic.ts'
-import { EXIT_OUTPUT_UNWRITTEN } from '../cli/options.ts'
-import { command, VERSION_FLAGS, VERSION_TEXT } from '../cli/invocation.ts'
+import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
+import { command, VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
 import { fleetMarkdown, fleetTable } from './report.ts'
 import { mergeFleetReports } from './merge-check.ts'
 
@@ -30,7 +30,7 @@ export interface MergeIo {
   err: { write(text: string): unknown }
 }
 
-/** The usage line, named as this process was started (helpers/cli/invocation.ts). */
+/** The usage line, named as this process was started (helpers/config/invocation.ts). */
 export function mergeUsage(): string {
   return `Usage: ${command('merge-reports')} (--out <merged.json> | --json) [--junit <merged.xml>] <shard-report.json>…`
 }

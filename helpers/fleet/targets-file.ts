@@ -3,13 +3,13 @@
 // dashes. Read with YAML's failsafe schema: every scalar stays the text the operator wrote
 // (`value: 0.10` is "0.10", never the number 0.1). Hostile files are refused, not obeyed: a size
 // cap, an alias cap (no "billion laughs"), no tags, unique keys (one rule for every file a person
-// hands armproof: ../config/yaml-file.ts); every problem of every entry is collected at once.
+// hands armproof: ../schema/yaml-file.ts); every problem of every entry is collected at once.
 // Nothing here contacts anything.
 import * as yaml from 'yaml'
-import { OPTIONS, type OptionSpec } from '../cli/options.ts'
+import { OPTIONS, type OptionSpec } from '../config/options.ts'
 import { showValue } from '../config/shell.ts'
-import { command } from '../cli/invocation.ts'
-import { parseYamlFile, readBounded as readBoundedFile } from '../config/yaml-file.ts'
+import { command } from '../config/invocation.ts'
+import { parseYamlFile, readBounded as readBoundedFile } from '../schema/yaml-file.ts'
 
 /** A targets file larger than this is not a targets file (a fleet of thousands fits in far less). */
 export const MAX_TARGETS_FILE_BYTES = 1024 * 1024
@@ -44,7 +44,7 @@ export interface FileProblem {
   meant?: string
 }
 
-/** The targets file's text, bounded (../config/yaml-file.ts); a problem when it cannot be read whole. */
+/** The targets file's text, bounded (../schema/yaml-file.ts); a problem when it cannot be read whole. */
 export function readBounded(path: string): { text: string } | { problem: string } {
   return readBoundedFile(path, MAX_TARGETS_FILE_BYTES, { directory: 'give the targets file', tooLarge: 'a targets file lists option values, shard a larger fleet over several files' })
 }

@@ -2,7 +2,7 @@
 // schema of shapes cannot make: a default that fits the knob's type, a regex that compiles, a
 // source a knob names that the engine has. Each problem carries its path in the file (`knobs.X.off[1]`)
 // so the loader can say the line. Pure.
-import type { Problem } from '../schema.ts'
+import type { Problem } from '../schema/schema.ts'
 import type { EngineDoc, KnobDoc, SourceDoc } from './doc.ts'
 import type { Engine, KnobSpec, KnobType, SourceSpec } from './types.ts'
 import { valueProblem } from './values.ts'

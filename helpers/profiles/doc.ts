@@ -1,9 +1,9 @@
 // The data of an engine profile and of a knob catalog, as written (YAML read with the failsafe
 // schema: every scalar is the text written, so `default: 0` is "0" and a switch is `true` /
-// `false`), and the schema that checks it with helpers/schema.ts. Keys are kebab-case, as the
+// `false`), and the schema that checks it with helpers/schema/schema.ts. Keys are kebab-case, as the
 // contract's catalog keys are (`passed-only-when-non-default`). A recording and a report carry
 // the profile (without its knobs) and the knob's entry in this shape, checked by the same schemas.
-import { array, literal, object, optional, record, string, type Infer } from '../schema.ts'
+import { array, literal, object, optional, record, string, type Infer } from '../schema/schema.ts'
 
 const text = (says: string, re: RegExp) => string({ re, says })
 const SWITCH = literal('true', 'false')

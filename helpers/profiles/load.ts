@@ -2,12 +2,12 @@
 // built-in, shipped beside this module as YAML) or `--engine FILE` (a whole profile), and
 // `--catalog FILE` (knobs added to the profile's, or replacing one of the same name). Every file
 // is read under the hostile-YAML rules of every file a person hands armproof
-// (../config/yaml-file.ts), checked whole against ./doc.ts's schema and ./convert.ts's checks, and
+// (../schema/yaml-file.ts), checked whole against ./doc.ts's schema and ./convert.ts's checks, and
 // refused with every problem at once, each with its file, line and key. Nothing is contacted.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { problemsOf, type Infer, type Problem } from '../schema.ts'
-import { lineOf, parseYamlFile, readBounded, type YamlFile } from '../config/yaml-file.ts'
+import { problemsOf, type Infer, type Problem } from '../schema/schema.ts'
+import { lineOf, parseYamlFile, readBounded, type YamlFile } from '../schema/yaml-file.ts'
 import { CATALOG_DOC, PROFILE_DOC, type KnobDoc, type ProfileDoc } from './doc.ts'
 import { engineOf, knobOf } from './convert.ts'
 import type { Engine, KnobSpec } from './types.ts'

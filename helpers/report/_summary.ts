@@ -4,7 +4,7 @@ import { formatDuration } from '../config/duration.ts'
 import type { StepVerdict } from '../steps/verdict.ts'
 import { CRASH_NEXT } from './collect.ts'
 import type { Report, ReportStep } from './json.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export const GLYPHS: Readonly<Record<StepVerdict, string>> = { passed: '✓', failed: '✗', inconclusive: '?', skipped: '–' }
 

@@ -5,7 +5,7 @@
 import { KNOB_NAME_RE } from '../profiles/doc.ts'
 import { profileOf } from '../profiles/target.ts'
 import { SVC_NAME } from '../config/shell.ts'
-import { array, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema.ts'
+import { array, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema/schema.ts'
 import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, declaredSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'

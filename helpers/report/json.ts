@@ -7,7 +7,7 @@ import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import type { KnobName } from '../config/knobs.ts'
 import { targetProfile } from '../profiles/target.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, judgeRun, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, judgeRun, targetAllowedSkips, stepOf, stepResult, type RunVerdict, type StepId, type StepResult, type StepVerdict } from '../steps/verdict.ts'
 import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
 import { reportHead, type ReportHead } from './head.ts'
@@ -140,11 +140,6 @@ function reportStep<Id extends StepId>(s: StepResult<Id>): ReportStep<Id> {
   )
 }
 
-/** The verdict of a target's steps alone (no notes), by the one green rule with the skips the target declares. */
-export function stepsVerdict(target: Target, steps: readonly StepResult[]): RunVerdict {
-  return judgeRun({ steps, allowed: allowedSkips(targetProfile(target).spec.proof, runIdentity(target).skips) }).verdict
-}
-
 /** The contract's report for a finished (or failed-to-start) run. */
 export function buildReport(input: ReportInput): Report {
   const { target, steps } = input
@@ -156,7 +151,7 @@ export function buildReport(input: ReportInput): Report {
   const run = runIdentity(target)
   // The one green rule (helpers/steps/verdict.ts), with the skips this run declares: what
   // merge-reports and writeback derive again from the report.
-  const judged = judgeRun({ steps, allowed: allowedSkips(spec.proof, run.skips), notes, ...(input.error !== undefined ? { error: input.error } : {}) })
+  const judged = judgeRun({ steps, allowed: targetAllowedSkips(target), notes, ...(input.error !== undefined ? { error: input.error } : {}) })
   const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
   const report: Report = {
     ...reportHead(target),

@@ -12,7 +12,7 @@ import { liveHttp, type HttpClient, type LiveHttpOptions } from './http.ts'
 import { recordingSeams } from './record.ts'
 import { redactingHost, redactingHttp } from './redact.ts'
 import { ReplayLeftovers, replaySeams } from './replay.ts'
-import { randomChoices, type Choices } from '../steps/context.ts'
+import { randomChoices, type Choices } from './choices.ts'
 
 export interface Seams {
   http: HttpClient

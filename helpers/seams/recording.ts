@@ -15,8 +15,8 @@ import { KNOB_NAME_RE, PROFILE_DOC } from '../profiles/doc.ts'
 import { SVC_NAME } from '../config/shell.ts'
 import { RUNTIMES } from '../config/runtime.ts'
 import { SKIPPABLE_IDS } from '../config/skips.ts'
-import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Infer, type Schema } from '../schema.ts'
-import { STEP_IDS } from '../steps/verdict.ts'
+import { array, boolean, endsEarly, literal, nullable, number, object, optional, record, string, tagged, unknownValue, type Infer, type Schema } from '../schema/schema.ts'
+import { STEP_IDS } from '../config/step-ids.ts'
 
 export const FIXTURE_FORMAT = 1
 

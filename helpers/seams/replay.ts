@@ -6,9 +6,9 @@ import type { Target } from '../config/load.ts'
 import type { HostClient, HostResult } from './host.ts'
 import { HttpError, type HttpClient } from './http.ts'
 import { sha256, type FixtureSet, type HostExchange, type HttpExchange } from './recording.ts'
-import type { Choices } from '../steps/context.ts'
+import type { Choices } from './choices.ts'
 import { quoteAll } from '../config/shell.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export class ReplayMiss extends Error {
   readonly code = 'ARMPROOF_REPLAY_MISS'

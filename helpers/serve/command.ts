@@ -12,7 +12,7 @@ import { parseServeOptions, serveHelp } from './options.ts'
 import { runTarget } from './run.ts'
 import { createServe } from './server.ts'
 import { loadServedTargets } from './targets.ts'
-import { VERSION_TEXT } from '../cli/invocation.ts'
+import { VERSION_TEXT } from '../config/invocation.ts'
 
 export interface ServeIo {
   rawArgs: readonly string[]

@@ -1,14 +1,14 @@
 // `armproof serve`'s options as data (flag, env twin, meaning, default), read by the one
-// command-line parser (helpers/cli/parse.ts). Safe by default: it listens on loopback, and it
+// command-line parser (helpers/config/command-line.ts). Safe by default: it listens on loopback, and it
 // refuses to start without a token source unless told, and then only on loopback. The token
 // itself never comes from a flag (argv is echoed by pnpm and kept by ps and shell history).
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
-import { envBoolean, parseCommandLine } from '../cli/parse.ts'
-import { COMMON_SWITCHES, optionRows, type OptionSpec } from '../cli/options.ts'
+import { envBoolean, parseCommandLine } from '../config/command-line.ts'
+import { COMMON_SWITCHES, optionRows, type OptionSpec } from '../config/options.ts'
 import { parseDuration, formatDuration } from '../config/duration.ts'
 import { showValue } from '../config/shell.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export const TOKEN_ENV = 'ARMPROOF_SERVE_TOKEN'
 export const DEFAULT_LISTEN = '127.0.0.1:8080'

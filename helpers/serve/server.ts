@@ -10,7 +10,7 @@ import type { Refusal, RunOutcome, ServeMetrics } from './metrics.ts'
 import { ALLOWED, route } from './routes.ts'
 import type { RunResult, StopReason } from './run.ts'
 import type { ServedTargets } from './targets.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export interface ServeLimits {
   /** A request body larger than this is refused (413): Argo's and Flagger's are a few hundred bytes. */

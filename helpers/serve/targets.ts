@@ -6,7 +6,7 @@
 // ConfigMap updated with the rollout) is what the next run proves.
 import { planFleet } from '../fleet/plan.ts'
 import { RUN_LEVEL, parseTargetsFile, readBounded, targetArgv } from '../fleet/targets-file.ts'
-import { OPTIONS } from '../cli/options.ts'
+import { OPTIONS } from '../config/options.ts'
 import { showValue } from '../config/shell.ts'
 
 export interface ServedTargets {

@@ -1,5 +1,5 @@
 // Shared by the host-side steps: what to say when a host command could not run at all.
-import { DEFAULT_LEDGER_CMD } from '../cli/options.ts'
+import { DEFAULT_LEDGER_CMD } from '../config/options.ts'
 import { templateValues } from '../config/runtime.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult, type HostRun } from '../seams/host.ts'
 import type { Target } from '../config/load.ts'

@@ -4,6 +4,7 @@ import type { Clock } from '../seams/clock.ts'
 import type { Target } from '../config/load.ts'
 import type { HostClient } from '../seams/host.ts'
 import type { HttpClient } from '../seams/http.ts'
+import type { Choices } from '../seams/choices.ts'
 import type { ModelCard } from '../seams/models.ts'
 import type { KnobSpec } from '../config/knobs.ts'
 import { targetProfile } from '../profiles/target.ts'
@@ -87,11 +88,6 @@ export interface StepOutputs {
   model: ServedModel
 }
 
-/** Random choices of a run (the exact word, the vision colour): recorded, and fed back in replay. */
-export interface Choices {
-  pick<T>(name: string, options: readonly T[]): T
-}
-
 export interface RunContext {
   target: Target
   /** How to read the engine: its profile (--engine). */
@@ -103,18 +99,6 @@ export interface RunContext {
   choices: Choices
   /** Shows a progress line during long waits (terminal only; quiet in CI). */
   progress(message: string): void
-}
-
-export function randomChoices(random: () => number = Math.random): Choices & { made: Record<string, unknown> } {
-  const made: Record<string, unknown> = {}
-  return {
-    made,
-    pick(name, options) {
-      const value = options[Math.floor(random() * options.length)]!
-      made[name] = value
-      return value
-    },
-  }
 }
 
 export function createContext(parts: Omit<RunContext, 'spec' | 'engine' | 'progress'> & { progress?: (m: string) => void }): RunContext {

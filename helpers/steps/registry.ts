@@ -1,7 +1,9 @@
 // The proof steps, once: their order, runbook titles, groups, the inputs each needs from earlier
 // steps, and what each proves (the README's table is generated from `proves`). Plain data, so the
-// report, the recording's schema and the writeback gate read it without loading a judge; the judges
-// are bound to these ids in ./judges.ts, and suites/arm.test.ts derives one test per entry.
+// report and the writeback gate read it without loading a judge (the recording's schema, below the
+// steps, reads only the ids: helpers/config/step-ids.ts); the judges are bound to these ids in
+// ./judges.ts, and suites/arm.test.ts derives one test per entry.
+import type { StepId, StepIdOrder } from '../config/step-ids.ts'
 
 /** What a step may receive from the steps before it (see ./context.ts `StepInputs`). */
 export type StepInput =
@@ -49,10 +51,14 @@ export const STEPS = [
   { id: 'meter', group: "the engine's own counter", title: "the knob's meter left zero", titleAtDefault: "the knob's meter stays at zero while traffic flows", inputs: ['buildDefault', 'buildChoices', 'healthy', 'engineProcess', 'baseline', 'model'], proves: 'the served engine\'s own series of the knob\'s counter (`model_name` = the probed model; another model\'s series never counts) rose during this run\'s traffic within `--meter-window`, or was already above zero at the first scrape of the very process `argv` read (said apart: "moved before this run"); at the default it stays at zero while traffic flows. Absent is not zero (a counter family declared with no sample yet is zero so far); no traffic is inconclusive; a drop (a restart), a non-finite value, a series twice in one page, a family not declared a counter, or a page Prometheus would refuse whole is never green. Each page is bound to the pid `argv` read by its `process_start_time_seconds` (or that pid\'s listening socket): another process\'s page, or one tied to nothing, is never green. Not watched when `/health` never answered 200. Read from `/metrics`, or through Prometheus with `--prometheus-url` (targets counted from `up`, `up == 0` not observed, a partial answer proves no absence)' },
 ] as const satisfies readonly StepSpec[]
 
-export type StepId = (typeof STEPS)[number]['id']
+export { STEP_IDS, type StepId } from '../config/step-ids.ts'
 
-/** The contract's step ids, in run order. */
-export const STEP_IDS: readonly StepId[] = STEPS.map((s) => s.id)
+// The entries carry the contract's ids (helpers/config/step-ids.ts), each once, in its order: a
+// step added, dropped or moved here without its id there fails to compile.
+type IdsOf<T> = { readonly [K in keyof T]: T[K] extends { readonly id: infer I } ? I : never }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : ['differs', A, B]) : ['differs', A, B]
+const _sameOrder: Same<IdsOf<typeof STEPS>, StepIdOrder> = true
+void _sameOrder
 
 /** Runbook titles by id (the armed sentence). */
 export const STEP_TITLES: Readonly<Record<StepId, string>> = Object.fromEntries(STEPS.map((s) => [s.id, s.title])) as Record<StepId, string>

@@ -9,8 +9,7 @@ import { openSeams } from '../seams/open.ts'
 import { plannedReads } from './host-reads.ts'
 import { createContext, type RunContext } from './context.ts'
 import { judgeStep, modelOf, proofRun, type ProofRun } from './judges.ts'
-import { STEP_IDS, describeStep, type StepId, type StepResult } from './verdict.ts'
-import { stepsVerdict } from '../report/json.ts'
+import { STEP_IDS, describeStep, stepsVerdict, type StepId, type StepResult } from './verdict.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {

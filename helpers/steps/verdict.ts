@@ -2,6 +2,8 @@
 
 import type { StepEvidence } from './evidence.ts'
 import type { KnobProof } from '../config/knobs.ts'
+import type { Target } from '../config/load.ts'
+import { targetProfile } from '../profiles/target.ts'
 import { STEP_IDS, type StepId } from './registry.ts'
 
 export { STEP_IDS, type StepId } from './registry.ts'
@@ -80,6 +82,11 @@ export function declaredSkips(options: { dropinCheck: boolean; unit?: string | n
   return STEP_IDS.filter((id) => (id === 'dropins' && (!options.dropinCheck || options.unit === null)) || (options.skip ?? []).includes(id))
 }
 
+/** The skips a target's run may show and still be green: its knob's proof's and the ones its options declare. */
+export function targetAllowedSkips(target: Target): ReadonlySet<StepId> {
+  return allowedSkips(targetProfile(target).spec.proof, declaredSkips(target))
+}
+
 /** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. */
 export type NotGreen =
   | { kind: 'error'; text: string }
@@ -134,6 +141,11 @@ export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[
 /** The run's verdict from its steps alone (no notes, no error), by the one green rule. */
 export function runVerdict(steps: readonly StepLike[], allowed: ReadonlySet<StepId>): RunVerdict {
   return judgeRun({ steps, allowed }).verdict
+}
+
+/** The verdict of a target's steps alone (no notes), by the one green rule with the skips the target declares. */
+export function stepsVerdict(target: Target, steps: readonly StepLike[]): RunVerdict {
+  return judgeRun({ steps, allowed: targetAllowedSkips(target) }).verdict
 }
 
 /** The failure text of one step, as vitest and the runbook print it. */

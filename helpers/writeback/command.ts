@@ -12,7 +12,7 @@ import { writeEntries } from './page-write.ts'
 import { checkReport, readReportFile } from './report.ts'
 import { writebackFleet } from './fleet.ts'
 import { isFleetReport } from '../fleet/report.ts'
-import { VERSION_TEXT } from '../cli/invocation.ts'
+import { VERSION_TEXT } from '../config/invocation.ts'
 
 export { entryLines, entryMarker } from './entry.ts'
 export { insertEntry, lineEnding } from './page.ts'

@@ -16,7 +16,7 @@ import { formatRefusals, refusalLine, type Refusal, type WritebackOptions } from
 import { writeEntries, type PageWriteIo } from './page-write.ts'
 import { checkReport, type CheckedReport } from './report.ts'
 import { gateReport, isFolder } from './gate.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export const WRITEBACK_PARTIAL = 5
 

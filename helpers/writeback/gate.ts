@@ -7,7 +7,7 @@ import { verifyRecording } from '../seams/recording.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
 import { judgeReport, type CheckedReport } from './report.ts'
 import { checkPage, findPage } from './vault.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 export interface GateIo {
   now: Date

@@ -1,12 +1,12 @@
 // The options of `pnpm writeback` as data, and the one-line refusals every check reports in.
 // Flags beat env (`WRITEBACK_*`); no .env is read here, and env values are never printed.
 import { resolve } from 'node:path'
-import { envBoolean, parseCommandLine } from '../cli/parse.ts'
+import { envBoolean, parseCommandLine } from '../config/command-line.ts'
 import { parseDuration } from '../config/duration.ts'
-import { COMMON_SWITCHES, optionRows, WRITEBACK_OPTIONS } from '../cli/options.ts'
+import { COMMON_SWITCHES, optionRows, WRITEBACK_OPTIONS } from '../config/options.ts'
 import { showValue } from '../config/shell.ts'
 import { escapeControls } from './escape.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 /** One refusal: what was checked, where it looked, what it found, and what to do next. One line. */
 export interface Refusal {
@@ -26,7 +26,7 @@ export function formatRefusals(refusals: readonly Refusal[]): string {
   return [`armproof writeback: refused (${n} problem${n === 1 ? '' : 's'}); the vault was not changed.`, ...refusals.map(refusalLine)].join('\n')
 }
 
-export { WRITEBACK_OPTIONS } from '../cli/options.ts'
+export { WRITEBACK_OPTIONS } from '../config/options.ts'
 
 type Flag = (typeof WRITEBACK_OPTIONS)[number]['flag']
 

@@ -10,7 +10,7 @@ import { LockBusyError, removeLeftovers, withPageLock } from './lock.ts'
 import type { Refusal } from './options.ts'
 import { insertEntry, PageShapeError } from './page.ts'
 import { formatAge } from './report.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 /** One entry for a page: its marker (same report, same marker) and its lines. */
 export interface PageEntry {

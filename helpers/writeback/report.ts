@@ -8,10 +8,10 @@ import { valueProblem } from '../config/knobs.ts'
 import { profileOf } from '../profiles/target.ts'
 import { MAX_REPORT_BYTES, checkReportShape, derivedVerdict, endpointOf, identityProblem, type CheckedReportData } from '../report/checked.ts'
 import type { Report } from '../report/json.ts'
-import { endsEarly } from '../schema.ts'
+import { endsEarly } from '../schema/schema.ts'
 import { showText } from './escape.ts'
 import type { Refusal, WritebackOptions } from './options.ts'
-import { command } from '../cli/invocation.ts'
+import { command } from '../config/invocation.ts'
 
 /** The fields writeback writes from, checked; every string is still untrusted text. */
 export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finishedAt' | 'meter' | 'exitCode'> & {

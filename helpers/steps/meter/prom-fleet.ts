@@ -11,8 +11,8 @@
 // The fleet's window starts once, when the fleet starts (`openPromFleet`): each target's wait for
 // a scrape taken after that moment (./from-prometheus.ts `markPromBaseline`) is then one wait for
 // the whole fleet, over by one scrape interval after the start.
-import type { LabelMatcher } from './prom-query.ts'
-import { regexQuote } from './prom-query.ts'
+import type { LabelMatcher } from '../../prom/query.ts'
+import { regexQuote } from '../../prom/query.ts'
 import { askPoll, askUp, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
 import { readingOf, scrapeIntervalOf, type PollAnswer } from './prom-reading.ts'
 

@@ -1,8 +1,8 @@
 // What one poll's answers mean for one target, read: its series by role, its scrapes (from `up`),
 // its scrape targets, the meter family's declared type. Shared by a target's own source
 // (./prometheus-source.ts) and by a fleet's shared polls, cut back to each target (./prom-fleet.ts).
-import { labelKey, type Matrix, type PromSample, type TargetMetadata } from './prom-answer.ts'
-import { buildQueries, PROCESS_START, renderMatchers, type LabelMatcher } from './prom-query.ts'
+import { labelKey, type Matrix, type PromSample, type TargetMetadata } from '../../prom/answer.ts'
+import { buildQueries, PROCESS_START, renderMatchers, type LabelMatcher } from '../../prom/query.ts'
 
 export type SeriesRole = 'meter' | 'meter-other-prefix' | 'traffic' | 'up' | 'process'
 

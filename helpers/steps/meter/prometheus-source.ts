@@ -1,16 +1,16 @@
 // The knob's meter read through a central Prometheus' HTTP API (`--prometheus-url`) instead of
 // the engine's own /metrics. It only reads: the HTTP exchange is an injected function (the HTTP
-// seam, so record and replay see it), every answer is validated (./prom-answer.ts), and the
-// selector is rendered from parsed matchers (./prom-query.ts). Two queries per poll: the raw
+// seam, so record and replay see it), every answer is validated (helpers/prom/answer.ts), and the
+// selector is rendered from parsed matchers (helpers/prom/query.ts). Two queries per poll: the raw
 // samples over the watch window (the meter, the traffic, `up` and the process start time of every
 // scrape), and the metadata of the scrape targets the matchers select (how many targets, the
 // meter family's type). The meter's name is asked for under any prefix, so the prefix trap
 // (`vllm:` latency vs `radiance:` cadence) shows from the same answers. What the samples mean is
 // the ladder's (./ladder.ts, through ./from-prometheus.ts).
-import { fail, parseApiAnswer, parseTargetsMetadata, type Matrix, type PromFailure } from './prom-answer.ts'
-import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, renderMatchers, type LabelMatcher } from './prom-query.ts'
+import { fail, parseApiAnswer, parseTargetsMetadata, type Matrix, type PromFailure } from '../../prom/answer.ts'
+import { buildQueries, defaultMatch, METRIC_NAME, parseMatch, renderMatchers, type LabelMatcher } from '../../prom/query.ts'
 
-export type { PromSample } from './prom-answer.ts'
+export type { PromSample } from '../../prom/answer.ts'
 export { readingOf, scrapeIntervalOf, type PollAnswer, type PromReading, type SeriesReading, type SeriesRole } from './prom-reading.ts'
 import type { PollAnswer, PromReading } from './prom-reading.ts'
 import { readingOf } from './prom-reading.ts'

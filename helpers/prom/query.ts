@@ -1,4 +1,4 @@
-// The selector language of the Prometheus source (./prometheus-source.ts): `--prometheus-match`
+// The selector language of the Prometheus source (helpers/steps/meter/prometheus-source.ts): `--prometheus-match`
 // parsed and rendered again (never pasted into PromQL), label values quoted so a hostile value
 // cannot change the query, and the queries of one poll.
 export interface LabelMatcher {

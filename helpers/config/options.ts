@@ -1,7 +1,7 @@
 // The options of `armproof verify` (`pnpm verify` in a checkout) as data: flag, env twin, meaning, default. `--help`, the
 // `.env.example` check and the config loader all read this one table.
 import { command } from './invocation.ts'
-import { LEDGER_TAIL_LINES, defaultHelpCmd, defaultLedgerCmd } from '../config/runtime.ts'
+import { LEDGER_TAIL_LINES, defaultHelpCmd, defaultLedgerCmd } from './runtime.ts'
 
 export interface OptionSpec {
   flag: string
@@ -74,7 +74,7 @@ export const OPTIONS = [
 
 export type OptionFlag = (typeof OPTIONS)[number]['flag']
 
-/** `writeback`'s options, in the same shape and read by the same parser (./parse.ts). */
+/** `writeback`'s options, in the same shape and read by the same parser (./command-line.ts). */
 export const WRITEBACK_OPTIONS = [
   { flag: 'report', env: 'WRITEBACK_REPORT', kind: 'string', meaning: 'the JSON report verify wrote (its --report)', default: 'required' },
   { flag: 'vault', env: 'WRITEBACK_VAULT', kind: 'string', meaning: 'the vault folder (a checkout of the vault repo)', default: 'required' },

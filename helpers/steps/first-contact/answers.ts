@@ -1,8 +1,8 @@
-// What each answer of first contact (./first-contact.ts) means for the operator: a problem (cause
+// What each answer of first contact (./contact.ts) means for the operator: a problem (cause
 // and fix in one line) only where waiting cannot help and the fix is theirs; undefined otherwise.
-import type { Target } from '../config/load.ts'
-import type { HttpError, HttpResponse } from './http.ts'
-import { modelCards } from './models.ts'
+import type { Target } from '../../config/load.ts'
+import type { HttpError, HttpResponse } from '../../seams/http.ts'
+import { modelCards } from '../../seams/models.ts'
 
 export interface FirstContactProblem {
   /** What was asked, e.g. `GET http://gpu-7:8000/health`. */

@@ -2,7 +2,7 @@
 // JSON, `status: success`, warnings, the range query's matrix (every label and every sample:
 // values are Prometheus float strings, NaN and ±Inf kept) or the targets' metadata. What fails
 // comes back as a typed failure.
-import { LABEL_NAME, METRIC_NAME } from './prom-query.ts'
+import { LABEL_NAME, METRIC_NAME } from './query.ts'
 
 export interface PromSample {
   /** Milliseconds since the epoch, as Prometheus stamped the scrape. */

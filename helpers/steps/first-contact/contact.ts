@@ -7,15 +7,15 @@
 // does not serve, a port no engine on --host listens on) ends the run at once, exit 2, with the
 // cause and the fix in one line, instead of waiting out a budget. What may pass by itself (refused,
 // reset, a timeout, EAI_AGAIN, 503: an engine still loading) is left to the health step and its
-// budget. The judging of each answer is ./first-contact-answers.ts.
-import type { Target } from '../config/load.ts'
-import { HttpError, liveHttp, type HttpClient, type HttpRequest } from './http.ts'
-import { liveOptions } from './open.ts'
-import { redactingHost, redactText } from './redact.ts'
-import { createHost } from './host.ts'
-import { engineQuery } from '../engine/query.ts'
-import { unservedPort } from '../engine/unserved.ts'
-import { fromError, fromHealth, fromMetrics, fromModels, type FirstContactProblem } from './first-contact-answers.ts'
+// budget. The judging of each answer is ./answers.ts.
+import type { Target } from '../../config/load.ts'
+import { HttpError, liveHttp, type HttpClient, type HttpRequest } from '../../seams/http.ts'
+import { liveOptions } from '../../seams/open.ts'
+import { redactingHost, redactText } from '../../seams/redact.ts'
+import { createHost } from '../../seams/host.ts'
+import { engineQuery } from '../../engine/query.ts'
+import { unservedPort } from '../../engine/unserved.ts'
+import { fromError, fromHealth, fromMetrics, fromModels, type FirstContactProblem } from './answers.ts'
 
 export type { FirstContactProblem }
 

@@ -2,7 +2,7 @@
 // over a command's option table, every problem collected (never thrown), and one set of words
 // for an env twin's yes and no. Each command says the problems in its own words.
 import { parseArgs } from 'node:util'
-import { closest } from '../config/suggest.ts'
+import { closest } from './suggest.ts'
 
 /** Words an env twin of a boolean option may hold, for both commands (case and spaces ignored). */
 export const TRUE_WORDS: readonly string[] = ['1', 'true', 'yes', 'on']
