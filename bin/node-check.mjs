@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // --status only when run as a script, never through the installed command's own argv.
 const status = /node-check\.mjs$/.test(process.argv[1] || '') && process.argv.includes('--status')
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-const wanted = String(pkg.engines && pkg.engines.node)
+const wanted = String(pkg.engines?.node)
 const floor = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(wanted)
 if (!floor) throw new Error(`package.json engines.node must read ">=X.Y", got ${JSON.stringify(wanted)}`)
 const need = floor.slice(1).map((n) => Number(n || 0))

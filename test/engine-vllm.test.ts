@@ -126,7 +126,7 @@ print(json.dumps(out))
     expect(plain.stdout).not.toContain('--max-num-seqs')
     for (const kw of ['max-num-seqs', 'max_num_seqs', 'MAX-NUM-SEQS']) {
       const one = exitOf('vllm', ['serve', `--help=${kw}`])!
-      expect(one.stdout, kw).toMatch(/^Arguments matching 'max-num-seqs':\n {2}--max-num-seqs MAX_NUM_SEQS\n {24}Maximum number of sequences[^]*\(default: None\)\n\nWhen passing JSON CLI arguments/)
+      expect(one.stdout, kw).toMatch(/^Arguments matching 'max-num-seqs':\n {2}--max-num-seqs MAX_NUM_SEQS\n {24}Maximum number of sequences[\s\S]*\(default: None\)\n\nWhen passing JSON CLI arguments/)
     }
     expect(exitOf('vllm', ['serve', '--help=enable-prefix'])!.stdout).toContain('  --enable-prefix-caching, --no-enable-prefix-caching\n')
     expect(exitOf('vllm', ['serve', '--help=cacheconfig'])!.stdout).toMatch(/^CacheConfig:\n {2}Configuration for the KV cache\.\n\n {2}--block-size BLOCK_SIZE/)

@@ -507,7 +507,7 @@ const CHECKS: Record<FaultName, FaultCheck> = {
   think_in_content: {
     async check(e, x) {
       const choice = await exactMessage(e)
-      x(choice.message.content).toMatch(/^<think>[^]*<\/think>\n\nobsidian$/)
+      x(choice.message.content).toMatch(/^<think>[\s\S]*<\/think>\n\nobsidian$/)
       x(choice.message).not.toHaveProperty('reasoning_content')
       x(choice.finish_reason).toBe('stop')
     },

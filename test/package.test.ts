@@ -240,7 +240,7 @@ describe('the Containerfile (built and run by scripts/image.sh from .ci/run, nev
 
   test('the BASE_IMAGE (node:24-slim by default), the pinned pnpm, the ssh client, a non-root numeric user, entrypoint armproof', () => {
     const froms = instructions.filter((l) => l.startsWith('FROM '))
-    expect(froms.map((l) => l.split(/\s+/)[1])).toEqual(['${BASE_IMAGE}', '${BASE_IMAGE}'])
+    expect(froms.map((l) => l.split(/\s+/)[1])).toEqual([`\${BASE_IMAGE}`, `\${BASE_IMAGE}`])
     expect(text).toMatch(/^ARG BASE_IMAGE=docker\.io\/library\/node:24-slim@sha256:[0-9a-f]{64}$/m)
     expect(text).toContain(`npm install --global --no-audit --no-fund ${pkg.packageManager}`)
     expect(text).toMatch(/apt-get install -y --no-install-recommends openssh-client/)

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { afterAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, test } from 'vitest'
 import { startEngine } from '../engine/launch.ts'
 import { ROOT, cleanup, engineArgs, FAST, runVerify, verdicts } from './support/run-verify.ts'
 

@@ -806,7 +806,7 @@ a_total 9223372036854775808
 # EOF
 `, OM)
     expect(page.errors).toEqual([])
-    expect(page.samples('a_total')[0]).toMatchObject({ value: 9223372036854775808, raw: '9223372036854775808' })
+    expect(page.samples('a_total')[0]).toMatchObject({ value: 2 ** 63, raw: '9223372036854775808' })
   })
 
   test('test_negative_bucket_histogram: a negative le is accepted', () => {

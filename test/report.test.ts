@@ -303,7 +303,7 @@ describe('RunbookReporter', () => {
     expect(drive(false).log.filter((l) => l.startsWith('err:'))).toEqual([`err:  … watching ${METER} = 0 · 5s of 5m\n`])
     const { log } = drive(true)
     // The spinner turns at each redraw (helpers/report/live-line.ts); the text is the step's.
-    const shown = log.findIndex((l) => l === `err:\r\x1b[K  ⠋ watching ${METER} = 0 · 5s of 5m`)
+    const shown = log.indexOf(`err:\r\x1b[K  ⠋ watching ${METER} = 0 · 5s of 5m`)
     expect(shown).toBeGreaterThan(0)
     expect(log[shown + 1]).toBe('err:\r\x1b[K')
     expect(log[shown + 2]).toMatch(/^out: 9 ✗ meter/)

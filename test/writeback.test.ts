@@ -489,7 +489,7 @@ describe('CI examples', () => {
     expect(text).toContain('git -C vault add -u')
     expect(text).not.toMatch(/git -C vault add (-A|--all|\.)/)
     if (name === 'github-actions.yml') {
-      for (const t of ['matrix:', 'fail-fast: false', 'actions/upload-artifact', 'actions/download-artifact', 'needs: verify', 'if: always()', 'if: ${{ !cancelled() }}', '--summary']) expect(text).toContain(t)
+      for (const t of ['matrix:', 'fail-fast: false', 'actions/upload-artifact', 'actions/download-artifact', 'needs: verify', 'if: always()', `if: \${{ !cancelled() }}`, '--summary']) expect(text).toContain(t)
       // A red or inconclusive service must make the workflow red: no step may swallow verify's exit code.
       expect(text).not.toMatch(/continue-on-error:\s*true/)
       expect(text).toMatch(/exit "\$code"/)

@@ -17,11 +17,11 @@ export function goFloatString(d: number): string {
   return s
 }
 
-const escape = (v: string): string => v.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('"', '\\"')
+const escapeLabelValue = (v: string): string => v.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('"', '\\"')
 
 export function sampleLine(name: string, labels: Labels, value: number, format: (n: number) => string = goFloatString): string {
   const keys = Object.keys(labels).sort()
-  const body = keys.map((k) => `${k}="${escape(labels[k]!)}"`).join(',')
+  const body = keys.map((k) => `${k}="${escapeLabelValue(labels[k]!)}"`).join(',')
   return `${name}${body ? `{${body}}` : ''} ${format(value)}`
 }
 

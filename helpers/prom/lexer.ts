@@ -437,7 +437,7 @@ export class Cursor {
     // Exemplars are OpenMetrics only: Prometheus' text parser takes nothing after the value but a
     // timestamp, and refuses the whole page at the '#' (model/textparse/promparse.go).
     if (!this.om) {
-      const after = this.stamp === this.stamp ? 'timestamp' : 'value'
+      const after = Number.isNaN(this.stamp) ? 'value' : 'timestamp'
       this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page ("${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}")`)
     }
     const exemplar = this.exemplar()

@@ -129,9 +129,9 @@ class PageBuilder {
     }
     cur.skipBlanks()
     const rest = cur.s.slice(cur.p, cur.end)
-    if (kw === 'HELP') return this.meta('HELP', name, unescapeHelp(rest, false))
+    if (kw === 'HELP') { this.meta('HELP', name, unescapeHelp(rest, false)); return }
     const word = rest.trimEnd()
-    if (kw === 'UNIT') return this.meta('UNIT', name, word)
+    if (kw === 'UNIT') { this.meta('UNIT', name, word); return }
     if (!TEXT_TYPES.has(word)) cur.fail(word === '' ? `# TYPE line for ${name} has no type` : `unknown metric type "${word}" (expected counter, gauge, histogram, summary or untyped)`)
     this.meta('TYPE', name, word)
   }
@@ -149,7 +149,7 @@ class PageBuilder {
     if (name === '') cur.fail(`# ${kw} line without a valid metric name`)
     cur.expect(32, 'a single space after the metric name')
     const rest = s.slice(cur.p, end)
-    if (kw === 'HELP') return this.meta('HELP', name, unescapeHelp(rest, true))
+    if (kw === 'HELP') { this.meta('HELP', name, unescapeHelp(rest, true)); return }
     if (kw === 'TYPE' && !OM_TYPES.has(rest)) {
       cur.fail(`unknown metric type "${rest}"${rest === 'untyped' ? ' (OpenMetrics calls it "unknown")' : ''}`)
     }

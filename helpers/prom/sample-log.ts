@@ -83,7 +83,7 @@ export class SampleLog {
       this.ints.push((this.int = new Int32Array(size * INTS)))
       this.used = 0
     }
-    if (r.stamp === r.stamp) this.stamps.set(this.count, r.stamp)
+    if (!Number.isNaN(r.stamp)) this.stamps.set(this.count, r.stamp)
     this.count++
     const u = this.used++
     this.value[u] = r.value

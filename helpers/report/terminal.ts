@@ -51,6 +51,7 @@ function fit(parts: ReadonlyArray<[string, Style | undefined]>, width: number, c
 /** ` 3 ✓ argv         <title>  — <observed>`; `index` is the step's place in STEP_IDS (0-based), printed from 1. */
 export function stepLine(result: StepResult, index: number, options: FormatOptions = {}): string {
   const style = VERDICT_STYLE[result.verdict]
+  // biome-ignore lint/suspicious/noFocusedTests: fit() is this file's line fitter, not a focused test
   return fit(
     [
       [`${String(index + 1).padStart(2)} `, undefined],

@@ -19,7 +19,7 @@ import { backfilledPrometheus, type BackfilledPrometheus } from './tsdb.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** The README's picture: the TTFT of the regression scenario, as a real run writes it. */
-export const README_PICTURE = join(ROOT, 'docs/effect/regression-ttft.svg')
+const README_PICTURE = join(ROOT, 'docs/effect/regression-ttft.svg')
 
 // Without prometheus and promtool the tests are reported as not run (under CI=true: failed).
 const ready = requires(check(PROMETHEUS))

@@ -122,7 +122,7 @@ export const PAGE_FAULTS: readonly FaultRow[] = [
     run: () => inSandbox(async (box) => {
       const r = await box.run()
       const after = await box.page('llm-7.md')
-      assert.match(after, /\nKnob log\n--------\n\n- .*armproof:llm-7.*\n  rollback: .*\n\n# Contacts\n/)
+      assert.match(after, /\nKnob log\n--------\n\n- .*armproof:llm-7.*\n {2}rollback: .*\n\n# Contacts\n/)
       assert.ok(!after.includes('## Knob log'), 'a second Knob log was appended')
       return outcome(r)
     }, { 'llm-7.md': ['---', 'service: llm-7', '---', '# llm-7', '', 'Knob log', '--------', '', '# Contacts', ''].join('\n') }),

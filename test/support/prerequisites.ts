@@ -135,6 +135,7 @@ export function requires(needs: Needs): boolean {
  * requires(), through an automatic fixture, so a call site changes only `test` to the result.
  */
 export function testRequiring(needs: Needs) {
+  // biome-ignore lint/suspicious/noConfusingVoidType: vitest's type for a fixture that provides nothing (use())
   return test.extend<{ prerequisites: void }>({
     prerequisites: [
       async ({ skip }, use) => {

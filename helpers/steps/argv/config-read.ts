@@ -22,7 +22,7 @@ export function configScript(pid: string, argv: readonly string[], ref: ConfigRe
   const p = quote(pid)
   return [
     `f=$(tr '\\0' '\\n' < /proc/${p}/cmdline | sed -n ${line}p)`,
-    ...(ref.inline ? ['f=${f#*=}'] : []),
+    ...(ref.inline ? [`f=\${f#*=}`] : []),
     `case "$f" in /*) cat -- "/proc/${p}/root$f" ;; *) cd /proc/${p}/cwd && cat -- "$f" ;; esac`,
   ].join('\n')
 }

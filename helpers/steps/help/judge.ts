@@ -5,7 +5,6 @@ import { findHelpEntry, findLlamaHelpEntry, listFlags, listLlamaFlags, type Help
 import type { KnownFlag } from '../../argparse/rules.ts'
 import { canonicalValue } from '../../config/knobs.ts'
 import { expectedValue, type Outcome, type RunContext } from '../context.ts'
-import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { runtimeHint } from '../_runtime.ts'
 

@@ -165,7 +165,7 @@ export function readChoice(status: number, body: string): { message: Message; fi
     }
   }
   const choice = (parsed as { choices?: unknown[] })?.choices?.[0] as { message?: Message; finish_reason?: unknown } | undefined
-  if (!choice || !choice.message || typeof choice.message !== 'object') {
+  if (!choice?.message || typeof choice.message !== 'object') {
     return { verdict: 'failed', observed: `HTTP 200 without choices[0].message: ${short(body)}`, next: 'the reply is not an OpenAI chat completion: check --base-url points at the engine', evidence: { body: body.slice(0, 1000) } }
   }
   return { message: choice.message, finish: String(choice.finish_reason ?? ''), usage: (parsed as { usage?: unknown }).usage }
