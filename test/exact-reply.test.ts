@@ -9,7 +9,7 @@ import type { HttpClient } from '../helpers/seams/http.ts'
 import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/steps/probes/requests.ts'
 import { redactingHttp } from '../helpers/seams/redact.ts'
 import { createContext } from '../helpers/steps/context.ts'
-import { checkExact } from '../helpers/steps/probes/judge.ts'
+import { checkExact } from '../helpers/steps/probes/send.ts'
 import { pick, prng as rng } from './support/prng.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
