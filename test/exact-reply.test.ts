@@ -6,10 +6,11 @@ import { describe, expect, test } from 'vitest'
 import { loadConfig } from '../helpers/config/load.ts'
 import type { HostClient } from '../helpers/seams/host.ts'
 import type { HttpClient } from '../helpers/seams/http.ts'
-import { EXACT_WORDS, bareAnswer, isExactWord, judgeExact } from '../helpers/steps/probes/requests.ts'
+import { EXACT_WORDS } from '../helpers/steps/probes/requests.ts'
+import { bareAnswer, isExactWord, judgeExact } from '../helpers/steps/probes/exact.ts'
 import { redactingHttp } from '../helpers/seams/redact.ts'
 import { createContext } from '../helpers/steps/context.ts'
-import { checkExact } from '../helpers/steps/probes/judge.ts'
+import { checkExact } from '../helpers/steps/probes/send.ts'
 import { pick, prng as rng } from './support/prng.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {

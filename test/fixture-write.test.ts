@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { loadConfig } from '../helpers/config/load.ts'
 import { FixturesUnwritten, markRecordedVerdict, nodeFixtureFs, writeFixtures, type FixtureFs } from '../helpers/seams/fixture-write.ts'
-import { checkRecording, FIXTURE_FORMAT, readFixtures, recordedTarget, replayTarget, type FixtureSet } from '../helpers/seams/recording.ts'
+import { checkRecording, readFixtures, replayTarget } from '../helpers/seams/recording.ts'
+import { FIXTURE_FORMAT, recordedTarget, type FixtureSet } from '../helpers/seams/recording-files.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-fw-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

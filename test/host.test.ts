@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadConfig, type HostSpec } from '../helpers/config/load.ts'
-import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, sshArgs, sshDestination, sshTarget, type HostOptions } from '../helpers/seams/host.ts'
+import { asRoot, asUser, classifyFailure, createHost, fillTemplate, hostScript, quote, type HostOptions } from '../helpers/seams/host.ts'
+import { sshArgs, sshDestination, sshTarget } from '../helpers/seams/ssh-args.ts'
 import { check, ROOT_USER, SUDO, testRequiring } from './support/prerequisites.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-host-'))

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import { decodePng } from '../engine/png.ts'
 import { encodeSolidPng } from '../helpers/steps/probes/png.ts'
-import { PROBE_COLOURS, exactRequest, judgeExact, judgeTools, toolsRequest, visionRequest, errorMessage } from '../helpers/steps/probes/requests.ts'
+import { PROBE_COLOURS, exactRequest, toolsRequest, visionRequest } from '../helpers/steps/probes/requests.ts'
+import { errorMessage } from '../helpers/steps/probes/reply.ts'
+import { judgeExact } from '../helpers/steps/probes/exact.ts'
+import { judgeTools } from '../helpers/steps/probes/tools.ts'
 import { judgeVision } from '../helpers/steps/probes/vision.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {

@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { closePromFleet, MIN_GAP_MS, openPromFleet, promFleetQueries, sharedPromSource } from '../helpers/steps/meter/prom-fleet.ts'
 import type { LabelMatcher } from '../helpers/prom/query.ts'
-import { checkPromOptions, createPromSource, type PromFetch, type PromSourceOptions } from '../helpers/steps/meter/prometheus-source.ts'
+import { checkPromOptions, type PromFetch, type PromSourceOptions } from '../helpers/steps/meter/prom-options.ts'
+import { createPromSource } from '../helpers/steps/meter/prometheus-source.ts'
 import { pick, prng } from './support/prng.ts'
 
 const METER = 'radiance:engine_steps_held_total'

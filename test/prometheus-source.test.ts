@@ -8,7 +8,8 @@
 import { describe, expect, test } from 'vitest'
 import { parseApiAnswer, parseTargetsMetadata } from '../helpers/prom/answer.ts'
 import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../helpers/prom/query.ts'
-import { createPromSource, PromSourceError, type PromFetch } from '../helpers/steps/meter/prometheus-source.ts'
+import { createPromSource } from '../helpers/steps/meter/prometheus-source.ts'
+import { PromSourceError, type PromFetch } from '../helpers/steps/meter/prom-options.ts'
 import { counterWalk, latest, meterResets, parsePromDuration, presence, scrapeIntervalFromConfig, walk } from './support/prom-reading.ts'
 
 const METER = 'radiance:engine_steps_held_total'

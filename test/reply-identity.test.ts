@@ -8,7 +8,7 @@ import type { HostClient } from '../helpers/seams/host.ts'
 import type { HttpClient, HttpRequest, HttpResponse } from '../helpers/seams/http.ts'
 import { createContext } from '../helpers/steps/context.ts'
 import { CLOCK_SKEW_MS, judgeFresh, judgeModel, judgeSharedId, replyMeta, type ReplyMeta } from '../helpers/steps/probes/identity.ts'
-import { checkExact, checkTools, checkVision } from '../helpers/steps/probes/judge.ts'
+import { checkExact, checkTools, checkVision } from '../helpers/steps/probes/send.ts'
 import { servedModel } from '../helpers/steps/probes/served.ts'
 import type { Judgement } from '../helpers/steps/verdict.ts'
 

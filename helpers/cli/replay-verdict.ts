@@ -3,7 +3,8 @@
 // recording or armproof's judges changed, and the replay is not a proof of anything: both verdicts
 // are named and the run is kept from green. Verdicts are compared, never free text.
 import { resolve } from 'node:path'
-import { checkRecording, type RunMeta } from '../seams/recording.ts'
+import { checkRecording } from '../seams/recording.ts'
+import type { RunMeta } from '../seams/recording-files.ts'
 import type { RecordingRef } from '../report/json.ts'
 import type { StepResult } from '../steps/verdict.ts'
 

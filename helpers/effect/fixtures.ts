@@ -10,7 +10,8 @@ import type { Clock } from '../seams/clock.ts'
 import type { HostClient } from '../seams/host.ts'
 import { HttpError, type HttpClient } from '../seams/http.ts'
 import { recordingSeams, type Recording } from '../seams/record.ts'
-import { sha256, stableJson, type HttpExchange } from '../seams/recording.ts'
+import { sha256, stableJson } from '../seams/digest.ts'
+import type { HttpExchange } from '../seams/recording-files.ts'
 import { ReplayMiss } from '../seams/replay.ts'
 
 export const EFFECT_FIXTURE_FORMAT = 1

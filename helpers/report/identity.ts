@@ -6,7 +6,8 @@
 // digest and every target's run id, in the file's order). merge-reports joins only shards of one
 // run; writeback reads the declared skips and the endpoint.
 import type { Mode, Target } from '../config/load.ts'
-import { recordedTarget, sha256, stableJson, type RecordedTarget } from '../seams/recording.ts'
+import { recordedTarget, type RecordedTarget } from '../seams/recording-files.ts'
+import { sha256, stableJson } from '../seams/digest.ts'
 import { declaredSkips, type StepId } from '../steps/verdict.ts'
 
 export interface RunIdentity {

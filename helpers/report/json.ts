@@ -77,7 +77,7 @@ export type { RunIdentity }
 export interface RecordingRef {
   /** The fixture folder, absolute, so writeback can verify it again. */
   fixtures: string
-  /** sha256 over the fixture files' digests (see helpers/seams/recording.ts `recordingDigest`). */
+  /** sha256 over the fixture files' digests (see helpers/seams/digest.ts `recordingDigest`). */
   digest: string
   recordedAt: string
   recordedVerdict: string | null

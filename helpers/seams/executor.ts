@@ -28,11 +28,6 @@ export function useSpawner(on = true): void {
   }
 }
 
-/** Whether programs start from the spawner now (for the report's evidence and the tests). */
-export function spawnerInUse(): boolean {
-  return wanted && !broken
-}
-
 const hold = (s: Spawner, on: boolean): void => {
   if (on) {
     s.child.ref()

@@ -1,4 +1,4 @@
-// Writes a recording (helpers/seams/recording.ts) so that an observed verdict is never lost to it
+// Writes a recording (./recording-files.ts) so that an observed verdict is never lost to it
 // and nothing half-written is left. Each file is first written whole as a temp file inside the
 // fixtures folder itself, so the swap is a rename within one folder: a folder that is its own
 // mount point never meets a rename across file systems (EXDEV); a file that is a bind mount of its
@@ -9,7 +9,8 @@
 // failure is a FixturesUnwritten error: the run's verdict stands, and pnpm verify exits 4.
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURE_FILES, fileDigests, runDigest, stableJson, type FixtureSet, type RunMeta } from './recording.ts'
+import { FIXTURE_FILES, type FixtureSet, type RunMeta } from './recording-files.ts'
+import { fileDigests, runDigest, stableJson } from './digest.ts'
 
 /** The file-system calls of the writer: a seam, so a test can make them fail as a full or foreign disk does. */
 export interface FixtureFs {

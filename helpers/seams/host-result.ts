@@ -1,7 +1,6 @@
 // What the host seam (./host.ts) takes and gives: a request, its result, the client, and how a
 // failure outside the command itself is told from its stderr. Apart from host.ts so that the
 // batch runner (./host-batch.ts) reads them without a cycle.
-import type { SudoMode } from '../config/load.ts'
 
 export interface HostRun {
   /** A POSIX sh script; every value substituted into it must already be quoted. */

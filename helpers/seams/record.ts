@@ -6,7 +6,9 @@ import { HttpError, type HttpClient } from './http.ts'
 import { homedir, tmpdir } from 'node:os'
 import { realpathSync } from 'node:fs'
 import { scrub } from './redact.ts'
-import { keepResponseHeaders, redactRequestHeaders, sha256, storedBody, type HostExchange, type HttpExchange } from './recording.ts'
+import { keepResponseHeaders, redactRequestHeaders, storedBody } from './stored-exchange.ts'
+import { sha256 } from './digest.ts'
+import type { HostExchange, HttpExchange } from './recording-files.ts'
 
 export interface Recording {
   http: HttpExchange[]

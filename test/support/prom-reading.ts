@@ -3,7 +3,8 @@
 // or pending in one reading, the resets and rise of a series' raw samples as Prometheus counts
 // them, and the scrape interval from Prometheus' own config dump. The product's rules are the
 // meter's ladder's (helpers/steps/meter/ladder.ts); these say what a reading holds.
-import type { PromReading, PromSample, SeriesReading } from '../../helpers/steps/meter/prometheus-source.ts'
+import type { PromReading, SeriesReading } from '../../helpers/steps/meter/prom-reading.ts'
+import type { PromSample } from '../../helpers/prom/answer.ts'
 
 /**
  * present: a sample in the latest successful scrape; unobserved: the latest scrape failed (up ==

@@ -1,4 +1,5 @@
-// What step `meter` records, from /metrics (./judge.ts), Prometheus (./prometheus.ts) or /stats.
+// What step `meter` records, from /metrics (./from-metrics.ts), Prometheus (./from-prometheus.ts), /stats (./stats.ts)
+// or the endpoints the engine describes itself on (./described.ts).
 // One type for its outcomes: each sets the fields it saw. The report's `meter` block and the
 // runbook's sparkline read these fields.
 import type { CrashEvidence } from '../_host-evidence.ts'

@@ -5,7 +5,7 @@ import { endpointUrl, type RunContext, type StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { MetricsUnavailable, PROCESS_START, firstValueOf, readMetrics, stepTimes, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
 import { trafficNames, type TrafficNames } from './names.ts'
-import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
+import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, type ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
 /** Before the probes send traffic: the meter's starting point. Never throws. */
@@ -21,14 +21,7 @@ export async function takeBaseline(ctx: RunContext): Promise<Pick<Partial<StepOu
 
 /** One page as the ladder reads a scrape: the served model's traffic (an aborted request is not traffic the knob acted on). */
 export function pageScrape(r: MetricsReading, model: string | undefined, names: TrafficNames): MeterScrape {
-  const finished = (s: SeriesValue) => s.labels.finished_reason !== 'abort'
-  const traffic: MeterScrape['traffic'] = {}
-  const requests = firstValueOf(r, names.requests, model, finished)
-  const prompt = firstValueOf(r, names.promptTokens, model)
-  const generation = firstValueOf(r, names.generationTokens, model)
-  if (requests !== undefined) traffic.requests = requests
-  if (prompt !== undefined) traffic.prompt = prompt
-  if (generation !== undefined) traffic.generation = generation
+  const traffic = trafficCounts(firstValueOf(r, names.requests, model, (s: SeriesValue) => countsAsRequest(s.labels)), firstValueOf(r, names.promptTokens, model), firstValueOf(r, names.generationTokens, model))
   const first = r.errors[0]
   return {
     at: r.at,

@@ -7,12 +7,14 @@ import { HttpError, type HttpClient } from '../../seams/http.ts'
 import type { RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { allTrafficNames, trafficNames, type TrafficNames } from './names.ts'
-import { checkPromOptions, createPromSource, PromSourceError, type PromFetch, type PromReading, type PromSource, type SeriesReading } from './prometheus-source.ts'
+import { checkPromOptions, PromSourceError, type PromFetch } from './prom-options.ts'
+import { createPromSource, type PromSource } from './prometheus-source.ts'
+import type { PromReading, SeriesReading } from './prom-reading.ts'
 import { MIN_GAP_MS, promFleetStart, sharedPromSource } from './prom-fleet.ts'
 import { buildQueries } from '../../prom/query.ts'
 import type { MetricType } from '../../prom/types.ts'
 import type { PromWait, SeriesValue } from './reading.ts'
-import type { MeterReadings, MeterScrape, ReadFailure } from './scrape.ts'
+import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, type ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
 
 /** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
@@ -121,19 +123,13 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
   }
   // A counter under its name, else under an earlier version's: the first of its names Prometheus holds.
   const named = (names: readonly string[]) => traffic.filter((s) => s.name === names.find((n) => traffic.some((x) => x.name === n)))
-  const requests = named(names.requests).filter((s) => s.labels.finished_reason !== 'abort')
+  const requests = named(names.requests).filter((s) => countsAsRequest(s.labels))
   // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
   const type = r.meterFamily as MetricType | undefined
   const scrapes = times.map((t): MeterScrape => {
     const meter: SeriesValue[] = meters.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => ({ labels: s.labels, value: p.value, raw: p.raw, line: 0 })))
     const none = !family.some((s) => s.samples.some((p) => p.t === t))
-    const counts: MeterScrape['traffic'] = {}
-    const req = sum(requests, t)
-    const prompt = sum(named(names.promptTokens), t)
-    const generation = sum(named(names.generationTokens), t)
-    if (req !== undefined) counts.requests = req
-    if (prompt !== undefined) counts.prompt = prompt
-    if (generation !== undefined) counts.generation = generation
+    const counts = trafficCounts(sum(requests, t), sum(named(names.promptTokens), t), sum(named(names.generationTokens), t))
     const starts = processes.flatMap((s) => s.samples.filter((p) => p.t === t))
     const start = starts.length === 1 ? { processStart: starts[0]!.value, processStartRaw: starts[0]!.raw } : {}
     const typed = type === undefined ? {} : meter.length > 0 ? { meterType: type } : none ? { declared: type } : {}

@@ -2,16 +2,14 @@
 // ./ladder.ts), read from the engine's /metrics (./from-metrics.ts) or through Prometheus with
 // `--prometheus-url` (./from-prometheus.ts), watched by ./watch.ts; where the engine describes
 // itself (vLLM's cache_config_info, SGLang's /server_info, llama.cpp's /props) every such source
-// must agree first (../resolved/). A knob without a counter is proven by /stats, by those
-// endpoints, or by the ledger alone; a value the build does not list is not watched. A knob whose
-// meter moves only under a traffic shape sends it (./traffic.ts).
+// must agree first (./described.ts). A knob without a counter is proven by /stats (./stats.ts),
+// by those endpoints, or by the ledger alone; a value the build does not list is not watched. A
+// knob whose meter moves only under a traffic shape sends it (./traffic.ts).
 import { formatDuration } from '../../config/duration.ts'
-import { HttpError } from '../../seams/http.ts'
-import { canonicalValue, meterStill } from '../../config/knobs.ts'
-import { isLogSource } from '../../profiles/convert.ts'
-import { agree, type Agreement } from '../resolved/agree.ts'
-import { readEndpointSources } from '../resolved/endpoints.ts'
+import { meterStill } from '../../config/knobs.ts'
 import { sourceEvidence } from '../resolved/evidence.ts'
+import { checkDescribed, endpointSources, selfDescription } from './described.ts'
+import { checkStats } from './stats.ts'
 import { namesOf, renamedText } from './names.ts'
 import { sendKnobTraffic, trafficText, type TrafficSent } from './traffic.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
@@ -31,75 +29,10 @@ function meterLabel(ctx: RunContext): string {
   return `${m.name}${m.labels ? `{${Object.entries(m.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}`
 }
 
-async function checkStats(ctx: RunContext, buildDefault: string | null | undefined): Promise<Judgement<'meter'>> {
-  const path = ctx.spec.proof.stats!
-  const url = endpointUrl(ctx, '/stats')
-  const value = expectedValue(ctx, buildDefault)
-  const expected = `/stats ${path} = ${value}`
-  try {
-    const res = await ctx.http.request({ method: 'GET', url, timeoutMs: 15_000 })
-    let found: unknown
-    try {
-      found = path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), JSON.parse(res.body))
-    } catch {
-      found = undefined
-    }
-    const evidence = { status: res.status, field: path, value: found ?? null }
-    if (res.status !== 200 || found === undefined || found === null) {
-      return {
-        verdict: 'failed',
-        expected,
-        observed: res.status !== 200 ? `HTTP ${res.status}` : `no field ${path} in /stats`,
-        where: `GET ${url}`,
-        next: `this build's /stats does not report ${path}: the knob has no metric, so prove it from the ledger line and a build that reports ${path}`,
-        evidence,
-      }
-    }
-    if (String(found) !== value) {
-      return { verdict: 'failed', expected, observed: `${path} = ${JSON.stringify(found)}`, where: `GET ${url}`, next: `the engine runs with ${ctx.spec.flag} ${String(found)}: check ${ctx.spec.env} and redeploy --service ${ctx.target.svc}`, evidence }
-    }
-    return { verdict: 'passed', expected, observed: `${path} = ${JSON.stringify(found)}`, where: `GET ${url}`, evidence }
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error
-    return { verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint did not answer /stats: check it is up, then run again', evidence: {} }
-  }
-}
-
-
 /** The model the probes asked: --model, else the id /v1/models gave; undefined when never learned. */
 async function servedModel(ctx: RunContext, model: StepOutputs['model'] | undefined): Promise<string | undefined> {
   if (ctx.target.model) return ctx.target.model
   return model ? model.settled() : undefined
-}
-
-/** The profile's self-describing endpoints this knob is read from, with its key in each. */
-function endpointSources(ctx: RunContext): Array<{ source: RunContext['engine']['resolved'][number]; key: string }> {
-  const keys = ctx.spec.proof.sources ?? {}
-  return ctx.engine.resolved.filter((s) => !isLogSource(s) && keys[s.id] !== undefined).map((source) => ({ source, key: keys[source.id]! }))
-}
-
-/** What the engine's self-describing endpoints say of the knob, against the expected value: every one must agree. */
-async function selfDescription(ctx: RunContext, value: string, atDefault: boolean): Promise<Agreement | undefined> {
-  const sources = endpointSources(ctx)
-  if (sources.length === 0) return undefined
-  return agree(ctx.spec, canonicalValue(ctx.spec, value), atDefault, await readEndpointSources(ctx, sources))
-}
-
-/** The meter step of a knob with no counter, proven by the endpoints its engine describes itself on. */
-async function checkDescribed(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Judgement<'meter'>> {
-  const value = expectedValue(ctx, inputs.buildDefault)
-  const labels = endpointSources(ctx).map((s) => s.source.label).join(', ')
-  const expected = `${labels} say${endpointSources(ctx).length === 1 ? 's' : ''} ${ctx.spec.flag} ${value ?? 'is the build default'}`
-  const where = endpointUrl(ctx, '')
-  if (value === undefined) return { verdict: 'inconclusive', expected, observed: 'the expected value is the build default, which --help did not print', where, next: 'pass --value', evidence: {} }
-  if (inputs.healthy === false) return { verdict: 'inconclusive', expected, observed: `not read: /health never answered 200 (see step health), so ${labels} could not be asked`, where, next: 'get /health to answer 200 first (step health says what it saw), then run again', evidence: {} }
-  const a = (await selfDescription(ctx, value, value === defaultValue(ctx, inputs.buildDefault)))!
-  const evidence = { sources: sourceEvidence(a.rows.map((r) => r.reading), a.rows) }
-  const at = a.rows.find((r) => r.reading.where)?.reading.where ?? `GET ${where}`
-  if (a.verdict === 'silent') {
-    return { verdict: 'skipped', intendedSkip: true, expected, observed: `not served: ${a.rows.map((r) => `${r.reading.source.label} ${r.said}`).join('; ')}; no counter exists for ${ctx.spec.flag}: its proof is the ledger's resolved line (step ledger)`, where: at, evidence }
-  }
-  return { verdict: a.verdict, expected, observed: a.observed, where: at, ...(a.next ? { next: a.next } : {}), evidence }
 }
 
 export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome<'meter'>> {

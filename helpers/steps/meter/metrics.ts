@@ -3,7 +3,7 @@
 // whether requests flowed (the engine profile's names), the process start time, and evidence-only
 // series; what the page would make Prometheus refuse. Absent is not zero.
 import { HttpError } from '../../seams/http.ts'
-import { parsePrometheusText, contentTypeFormat, type MetricType, type PromParseError, type Sample } from '../../prom/parse.ts'
+import { parsePrometheusText, contentTypeFormat, type Sample } from '../../prom/parse.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
 import { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 

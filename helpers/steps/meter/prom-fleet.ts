@@ -4,7 +4,7 @@
 // all of them) are asked with that matcher combined into `label=~"v1|v2|…"` (each value quoted
 // as a regular expression that matches exactly it), and the series and the targets' metadata of
 // the answer are cut back to each target by that label: the same series its own selector would
-// have taken, read by the same code (./prometheus-source.ts `readingOf`). A poll is joined only
+// have taken, read by the same code (./prom-reading.ts `readingOf`). A poll is joined only
 // before it is sent, and the next one starts at least MIN_GAP_MS after the last: Prometheus holds
 // a new sample of a target once per scrape interval, never more often.
 //
@@ -13,7 +13,9 @@
 // the whole fleet, over by one scrape interval after the start.
 import type { LabelMatcher } from '../../prom/query.ts'
 import { regexQuote } from '../../prom/query.ts'
-import { askPoll, askUp, type PromFetch, type PromResult, type PromSourceOptions } from './prometheus-source.ts'
+import { askPoll, askUp } from './prom-ask.ts'
+import type { PromFetch, PromSourceOptions } from './prom-options.ts'
+import type { PromResult } from './prometheus-source.ts'
 import { readingOf, scrapeIntervalOf, type PollAnswer } from './prom-reading.ts'
 
 /** The least time between two polls of one fleet poller. */

@@ -74,3 +74,11 @@ export interface MeterReadings {
   /** The source's answer may lack series (Prometheus' warnings, e.g. a partial response): it proves no absence. */
   warnings?: readonly string[]
 }
+
+/** An aborted request (`finished_reason="abort"`) is not traffic the knob acted on: the request counter's series that count, whichever source read them. */
+export const countsAsRequest = (labels: Readonly<Record<string, string>>): boolean => labels.finished_reason !== 'abort'
+
+/** One scrape's traffic counts, each only where the source holds its counter (absent is not zero). */
+export function trafficCounts(requests: number | undefined, prompt: number | undefined, generation: number | undefined): MeterScrape['traffic'] {
+  return { ...(requests !== undefined ? { requests } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(generation !== undefined ? { generation } : {}) }
+}

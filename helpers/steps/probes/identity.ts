@@ -1,6 +1,6 @@
 // Whether a 200 reply is this engine's answer to this request (issue 20): its `model` is the model
 // that produced it (OpenAI's API; vLLM echoes its served name), and it was made for this request,
-// not served from a cache. Pure: the judge in ./judge.ts brings the reply, the model cards and
+// not served from a cache. Pure: ./send.ts brings the reply, the model cards and
 // what the other probes' replies carried.
 //
 // The real variants accepted: the very id asked (vLLM before 0.10, SGLang, llama.cpp, a LoRA

@@ -7,7 +7,7 @@ import { modelCards, type ModelCard } from '../../seams/models.ts'
 import { STEP_IDS, type StepId } from '../registry.ts'
 import { endpointUrl, v1Headers, type RunContext, type ServedModel } from '../context.ts'
 import { ProbeBlocked, withRetries } from './ask.ts'
-import { errorMessage } from './requests.ts'
+import { errorMessage } from './reply.ts'
 
 /** The probes that run side by side and settle their reply ids with each other. */
 const PROBES: readonly StepId[] = STEP_IDS.filter((id) => id.startsWith('probe.'))

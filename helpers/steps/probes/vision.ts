@@ -11,7 +11,8 @@
 // before it: "Orange? No way.", "Orange? I don't think so.", "Orange. Not." ("anything but" denies).
 // Where the reading is unsure it errs towards denial, never towards an answer: a missed denial of
 // the picture's colour would be a false green.
-import { COLOUR_NAMES, PROBE_MAX_TOKENS, answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeColour, type ProbeReply } from './requests.ts'
+import { COLOUR_NAMES, PROBE_MAX_TOKENS, type ProbeColour } from './requests.ts'
+import { answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeReply } from './reply.ts'
 
 /** Other colour words a reply might use; naming one as the answer means it saw something else. */
 export const OTHER_COLOURS = ['black', 'white', 'grey', 'gray', 'pink', 'brown', 'cyan', 'magenta', 'violet', 'gold'] as const

@@ -1,10 +1,14 @@
-// Steps `probe.exact`, `probe.tools`, `probe.vision`: three requests to the endpoint itself,
+// Steps `probe.exact`, `probe.tools`, `probe.vision`: three requests sent to the endpoint itself,
 // run side by side. A probe is not attempted when /health never came up. A 200 reply is judged
 // as this engine's answer first (./identity.ts: the model that produced it, not a cache's), then
-// by its content.
+// by its content (./exact.ts, ./tools.ts, ./vision.ts). The I/O of the probes is here and in
+// ./ask.ts (one request, retried while the endpoint says "later").
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError, type HttpResponse } from '../../seams/http.ts'
-import { COLOUR_NAMES, EXACT_WORDS, exactRequest, judgeExact, judgeTools, toolsRequest, visionRequest, type ChatRequest, type ProbeReply } from './requests.ts'
+import { COLOUR_NAMES, EXACT_WORDS, exactRequest, toolsRequest, visionRequest, type ChatRequest } from './requests.ts'
+import type { ProbeReply } from './reply.ts'
+import { judgeExact } from './exact.ts'
+import { judgeTools } from './tools.ts'
 import { judgeVision } from './vision.ts'
 import { endpointUrl, v1Headers, type InputsOf, type RunContext, type ServedModel } from '../context.ts'
 import type { StepId } from '../registry.ts'
