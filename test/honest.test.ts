@@ -18,6 +18,7 @@ import { stepLine } from '../helpers/report/terminal.ts'
 import { HttpError, liveHttp } from '../helpers/seams/http.ts'
 import { METRICS_HEADERS } from '../helpers/steps/meter/metrics.ts'
 import { retryAfterMs, withRetries } from '../helpers/steps/probes/ask.ts'
+import { STEP_IDS } from '../helpers/steps/registry.ts'
 import { checkHealth } from '../helpers/steps/health/judge.ts'
 import { createContext } from '../helpers/steps/context.ts'
 import { loadConfig } from '../helpers/config/load.ts'
@@ -173,7 +174,7 @@ describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
       const report = readCheckedReport(join(out, 'r.json'))
       expect(report.verdict).toBe('interrupted')
       expect(report.exitCode).toBe(exitCode)
-      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(['dropins passed', 'help passed', 'argv passed', 'ledger passed', 'health passed', 'probe.exact passed', 'probe.tools passed', 'probe.vision passed'])
+      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.filter((id) => id !== 'meter').map((id) => `${id} passed`))
       expect(report.error).toBe(`interrupted by ${signal} after 8 of 9 steps`)
       expect(readFileSync(join(out, 'r.xml'), 'utf8')).toContain('name="verdict" value="interrupted"')
       expect(readFileSync(join(out, 'r.md'), 'utf8')).toContain('INTERRUPTED')

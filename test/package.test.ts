@@ -13,6 +13,7 @@ import { FAST, ROOT } from './support/run-verify.ts'
 import { RUNTIME_DEPENDENCIES } from '../scripts/build-dependencies.ts'
 import { checkedFleetReport, readCheckedReport } from './support/report-schema.ts'
 import type { FleetReport } from '../helpers/fleet/report.ts'
+import { STEP_IDS } from '../helpers/steps/registry.ts'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; packageManager: string; files: string[]; scripts: Record<string, string>; bin: Record<string, string> }
 const work = mkdtempSync(join(tmpdir(), 'armproof-pkg-'))
@@ -120,7 +121,7 @@ describe('armproof, installed, run from an empty folder', () => {
       expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · /)
       const report = readCheckedReport(join(r.cwd, 'reports/pkg.json'))
       expect(report.verdict).toBe('green')
-      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter'].map((id) => `${id} passed`))
+      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.map((id) => `${id} passed`))
     })
   })
 

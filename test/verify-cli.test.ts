@@ -9,6 +9,7 @@ import { stripVTControlCharacters } from 'node:util'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startEngine, type EngineHandle } from '../engine/launch.ts'
+import { STEP_IDS } from '../helpers/steps/registry.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify } from './support/run-verify.ts'
 import { verifyInProcess } from './support/verify-in-process.ts'
 
@@ -97,7 +98,7 @@ describe.concurrent('a green arm, with the API key set', () => {
   test('is green, prints each step with its evidence, writes the reports, and never shows the key', async ({ expect }) => {
     const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY } })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter']) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
+    for (const id of STEP_IDS) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
     expect(run.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on cli-green/m)
     const report = run.report!
     expect(report).toMatchObject({ svc: 'cli-green', knob: 'PREFILL_INTERLEAVE', expected: '1', mode: 'live', verdict: 'green', rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service cli-green' })

@@ -114,7 +114,10 @@ export function record<T>(value: Schema<T>, key?: { re: RegExp; says: string }):
         if (!r.ok) {
           if (!all) return r
           first ??= r
-        } else out[k] = r.value
+        } else {
+          // Defined, not assigned: a key "__proto__" (JSON.parse makes it an own key) stays a key, never the prototype.
+          Object.defineProperty(out, k, { value: r.value, enumerable: true, writable: true, configurable: true })
+        }
       }
       return first ?? ok(out)
     },
@@ -184,7 +187,8 @@ export function tagged<S extends Readonly<Record<string, Schema<unknown>>>>(tag:
     check(v, path, all) {
       if (!v || typeof v !== 'object' || Array.isArray(v)) return wrong(path, `an object with ${tag} ${names.join(' or ')}`, v)
       const t = (v as Record<string, unknown>)[tag]
-      const s = typeof t === 'string' ? shapes[t] : undefined
+      // Own keys only: a tag such as "constructor" or "toString" names no shape (an inherited property is no schema).
+      const s = typeof t === 'string' && Object.hasOwn(shapes, t) ? shapes[t] : undefined
       if (!s) return wrong(path ? `${path}.${tag}` : tag, `one of ${names.join(', ')}`, t)
       return s.check(v, path, all) as Result<Infer<S[keyof S]>>
     },
