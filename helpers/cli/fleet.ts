@@ -24,8 +24,8 @@ import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
 import { planFleet, type FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
-import { fleetAdmission } from '../fleet/suite.ts'
-import { fleetMarkdown, fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
+import { fleetAdmission } from '../fleet/admission.ts'
+import { fleetMarkdown, fleetReport, fleetReportJson, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { runArmSuite } from './run-suites.ts'
 import { containedLine, errorLine, type Phase } from './contain.ts'
@@ -87,7 +87,7 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
 /** Writes the JSON report (and, under --json, to stdout), JUnit, --summary and the step summary at once; the lines of what could not be written. */
 function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetReport, streams: RunStreams): string[] {
   const unwritten: string[] = []
-  streams.json?.write(`${JSON.stringify(report, null, 2)}\n`)
+  if (streams.json) for (const piece of fleetReportJson(report)) streams.json.write(piece)
   const attempt = (what: string, path: string, write: () => void): void => {
     try {
       write()
@@ -96,7 +96,7 @@ function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetRepor
     }
   }
   const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
-  if (plan.report) attempt('the JSON report', plan.report, () => writeAtomicSync(plan.report!, `${JSON.stringify(report, null, 2)}\n`))
+  if (plan.report) attempt('the JSON report', plan.report, () => writeAtomicSync(plan.report!, fleetReportJson(report)))
   if (plan.junit) attempt('the JUnit XML', plan.junit, () => writeAtomicSync(plan.junit!, junitFleetXml(report.targets, ms)))
   const markdown = `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`
   if (plan.summary) attempt('the Markdown summary', plan.summary, () => writeAtomicSync(plan.summary!, markdown))

@@ -10,7 +10,7 @@ import type { Target } from '../config/load.ts'
 import { beforeGroup, type ProofRun } from '../steps/judges.ts'
 import { stepGroups, stepTitle } from '../steps/registry.ts'
 import { openRun, prove } from '../steps/runbook.ts'
-import { admission, type Admission } from './admission.ts'
+import { admission, rememberGate } from './admission.ts'
 import { readFileSync } from 'node:fs'
 import { liveHttp } from '../seams/http.ts'
 import { closePromFleet, openPromFleet } from '../steps/meter/prom-fleet.ts'
@@ -22,12 +22,6 @@ export interface FleetSuitePlan {
   targets: Array<{ label: string; target: Target; refused?: string }>
   /** `--concurrency N`; null: as many as the run can afford (./admission.ts). */
   concurrency: number | null
-}
-
-/** The last fleet suite's gate in this process: how many targets it let in at once (the report says it). */
-let lastGate: Admission | undefined
-export function fleetAdmission(): { peak: number; ceiling: number } | undefined {
-  return lastGate ? { peak: lastGate.peak(), ceiling: lastGate.ceiling() } : undefined
 }
 
 declare module 'vitest' {
@@ -62,7 +56,7 @@ function promFleet(): { close(): Promise<void> } {
 export function defineFleetSuite(plan: FleetSuitePlan): void {
   const running = plan.targets.filter((t) => !t.refused).length
   const gate = admission({ cap: plan.concurrency, targets: running })
-  lastGate = gate
+  rememberGate(gate)
   // Live targets read through Prometheus share its polls, and one wait for a scrape after this moment (helpers/steps/meter/prom-fleet.ts).
   const prom = plan.targets.some((t) => !t.refused && t.target.mode === 'live' && t.target.prometheusUrl) ? promFleet() : undefined
   let open = running

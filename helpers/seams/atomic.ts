@@ -2,7 +2,7 @@
 // recording's run.json): a temp file in the same folder, then a rename, so a reader sees the old
 // file or the new one, never half of one. (Replacing a vault page, which must also keep its owner
 // and refuse a page changed meanwhile, is helpers/writeback/atomic.ts.)
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
@@ -11,13 +11,24 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
   await writeAtomicAll([{ path, text }])
 }
 
-/** The same, synchronously: what a signal handler can still do before the process ends. */
-export function writeAtomicSync(path: string, text: string): void {
+/**
+ * The same, synchronously: what a signal handler can still do before the process ends. `text` may
+ * come in pieces (a fleet's report, one target at a time), so no whole copy of it is ever made.
+ */
+export function writeAtomicSync(path: string, text: string | Iterable<string>): void {
   const dir = dirname(path)
   mkdirSync(dir, { recursive: true })
   const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`)
   try {
-    writeFileSync(temp, text, 'utf8')
+    if (typeof text === 'string') writeFileSync(temp, text, 'utf8')
+    else {
+      const fd = openSync(temp, 'w')
+      try {
+        for (const piece of text) writeFileSync(fd, piece, 'utf8')
+      } finally {
+        closeSync(fd)
+      }
+    }
     renameSync(temp, path)
   } catch (error) {
     rmSync(temp, { force: true })
