@@ -35,7 +35,7 @@ async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepRe
     return crashedStep(id, {
       name: title,
       meta: () => ({ armproofStep: id }),
-      result: () => ({ state: 'failed', errors: [{ message: e.message, name: e.name, stack: e.stack }] }),
+      result: () => ({ state: 'failed', errors: [e] }),
     })
   }
 }
