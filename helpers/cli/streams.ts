@@ -7,6 +7,8 @@ import { showValue } from '../config/shell.ts'
 import { OPTIONS } from '../config/options.ts'
 import { envBoolean, parseCommandLine } from '../config/command-line.ts'
 import { colorChoice, paints, underCi } from './color.ts'
+import type { Phase } from './contain.ts'
+import type { runArmSuite } from './run-suites.ts'
 
 export interface OutStream {
   write(text: string): unknown
@@ -33,6 +35,26 @@ export interface StreamsIo {
   env: Readonly<Record<string, string | undefined>>
   out: OutStream
   err: OutStream
+}
+
+/** The streams and inputs of `pnpm verify`, one target or a fleet (helpers/cli/verify.ts, ./fleet.ts). */
+export interface VerifyIo extends StreamsIo {
+  cwd: string
+  /**
+   * Given by the command itself (bin/verify.ts), never by an in-process caller: SIGINT and SIGTERM
+   * are then caught, the partial report written, and the process ended with this (130 / 143).
+   */
+  exit?: (code: number) => void
+  /**
+   * The one vitest start (helpers/cli/run-suites.ts). Only an in-process caller passes another: a
+   * test of what is answered before any proof step passes one that throws if reached.
+   */
+  runSuites?: typeof runArmSuite
+  /**
+   * Only an in-process test passes it: called as each phase of the run begins, so that the test
+   * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
+   */
+  enterPhase?: (phase: Phase) => void
 }
 
 /** --json or VERIFY_JSON (a yes/no word); a VERIFY_JSON that is neither is the operator's to fix. */

@@ -1,30 +1,25 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
-import { appendFileSync, statSync } from 'node:fs'
-import { appendFile } from 'node:fs/promises'
+import { statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { contactTarget } from '../steps/first-contact/contact.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
 import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
 import { targetForRun } from '../seams/recording.ts'
-import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { BUILTIN_PROFILES, builtinProfile } from '../profiles/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from '../config/options.ts'
 import { outputProblems } from '../config/outputs.ts'
-import { buildReport, reportJson, writeJson, type Report, type ReportInput } from '../report/json.ts'
-import { writeAtomic, writeAtomicSync } from '../seams/atomic.ts'
-import { junitXml } from '../report/junit.ts'
-import { markdownSummary } from '../report/markdown.ts'
+import { buildReport, type Report, type ReportInput } from '../report/json.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { reportClosingLine } from '../report/closing.ts'
 import { VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
-import { runStreams, type RunStreams } from './streams.ts'
+import { runStreams, type RunStreams, type VerifyIo } from './streams.ts'
+import { recordVerdict, targetRendered, writeOutputs } from './write-outputs.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
-import { redactText } from '../seams/redact.ts'
 import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
 import { Interrupt } from './interrupt.ts'
 import { runArmSuite } from './run-suites.ts'
@@ -34,34 +29,7 @@ import { contain, startPhase, type Phase, type RunPhase } from './contain.ts'
 import { ARM_SUITE } from './suites-project.ts'
 import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
-export interface Stream {
-  write(text: string): unknown
-  isTTY?: boolean
-  columns?: number
-}
-
-export interface VerifyIo {
-  rawArgs: readonly string[]
-  env: Readonly<Record<string, string | undefined>>
-  cwd: string
-  out: Stream
-  err: Stream
-  /**
-   * Given by the command itself (bin/verify.ts), never by an in-process caller: SIGINT and SIGTERM
-   * are then caught, the partial report written, and the process ended with this (130 / 143).
-   */
-  exit?: (code: number) => void
-  /**
-   * The one vitest start (helpers/cli/run-suites.ts). Only an in-process caller passes another: a
-   * test of what is answered before any proof step passes one that throws if reached.
-   */
-  runSuites?: typeof runArmSuite
-  /**
-   * Only an in-process test passes it: called as each phase of the run begins, so that the test
-   * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
-   */
-  enterPhase?: (phase: Phase) => void
-}
+export type { VerifyIo } from './streams.ts'
 
 /** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
 class SuitesSetupFailed extends Error {}
@@ -126,31 +94,9 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   for (const note of notes) streams.lines.write(`  ! ${note}\n`)
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
-  const unwritten: string[] = []
-  const attempt = async (what: string, path: string, write: () => Promise<void> | void): Promise<void> => {
-    try {
-      await write()
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      unwritten.push(`could not write ${what} to ${path}: ${redactText(code ?? (error as Error).message, target.apiKey)}`)
-    }
-  }
-  if (target.report) await attempt('the JSON report', target.report, () => writeJson(target.report!, report))
-  if (target.junit) await attempt('the JUnit XML', target.junit, () => writeAtomic(target.junit!, junitXml(report)))
-  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
-  if (target.summary) await attempt('the Markdown summary', target.summary, () => writeAtomic(target.summary!, markdown))
-  const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
+  const unwritten = writeOutputsSync(target, io, report, streams)
   // A recording that could not be written (a full disk, a refused folder) leaves the verdict as judged: exit 4.
-  unwritten.push(...reporter.unwritten())
-  if (target.mode === 'record' && reporter.unwritten().length === 0) {
-    try {
-      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
-    } catch (error) {
-      unwritten.push(redactText((error as Error).message, target.apiKey))
-    }
-  }
-  streams.json?.write(reportJson(report))
+  unwritten.push(...recordVerdict(target, report, reporter.unwritten()))
   streams.lines.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) streams.lines.write(`${line}\n`)
   // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
@@ -169,22 +115,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
  * failure), and the report to stdout under --json; the lines of what could not be written.
  */
 function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams: RunStreams | undefined): string[] {
-  streams?.json?.write(reportJson(report))
-  const unwritten: string[] = []
-  const attempt = (what: string, path: string, write: () => void) => {
-    try {
-      write()
-    } catch (error) {
-      unwritten.push(`could not write ${what} to ${path}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
-    }
-  }
-  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
-  if (target.report) attempt('the JSON report', target.report, () => writeAtomicSync(target.report!, reportJson(report)))
-  if (target.junit) attempt('the JUnit XML', target.junit, () => writeAtomicSync(target.junit!, junitXml(report)))
-  if (target.summary) attempt('the Markdown summary', target.summary, () => writeAtomicSync(target.summary!, markdown))
-  const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) attempt('the step summary', summary, () => appendFileSync(summary, markdown))
-  return unwritten
+  return writeOutputs(target, targetRendered(target, report), { env: io.env, json: streams?.json ?? null }, [target.apiKey])
 }
 
 /**

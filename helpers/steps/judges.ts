@@ -91,20 +91,26 @@ function afterWrongEngine(id: StepId, proof: WrongEngine): JudgementFields {
 
 /**
  * Judges one step: its declared inputs in, what it hands on kept, its result timed and the API
- * key scrubbed, under the runbook title. `ctx` may be the run's with another progress line.
+ * key scrubbed (here, once, for every way a step ends), under the runbook title. `ctx` may be the
+ * run's with another progress line.
  */
 export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title: string, ctx: RunContext = run.ctx): Promise<StepResult> {
   const started = performance.now()
+  const { handed, ...judged } = await judgement(run, id, ctx)
+  return scrub({ id, title, ...judged, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
+}
+
+/** How one step ends: after a proof of another engine, skipped on purpose, or by its judge (with what the report keeps of what it hands on). */
+async function judgement<Id extends StepId>(run: ProofRun, id: Id, ctx: RunContext): Promise<Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'> & { handed?: { buildDefault: string | null } }> {
   const proof = run.given.wrongEngine
-  if (proof) return scrub({ id, title, ...afterWrongEngine(id, proof), evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  if (proof) return { ...afterWrongEngine(id, proof), evidence: {} }
   // --skip: the judge is not called (the served model's reply ids were settled for it, ./probes/served.ts).
   const skipped = skippedOnPurpose(ctx, id)
-  if (skipped) return scrub({ id, title, ...skipped, evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  if (skipped) return { ...skipped, evidence: {} }
   const judge: Judge<Id> = JUDGES[id]
-  const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
+  const { gives, ...judged } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)
-  const handed = gives?.buildDefault !== undefined ? { buildDefault: gives.buildDefault } : {}
-  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
+  return { ...judged, ...(gives?.buildDefault !== undefined ? { handed: { buildDefault: gives.buildDefault } } : {}) }
 }
 
 /** The served model, once the probes asked for it (for the recording's metadata). */
