@@ -146,7 +146,8 @@ export function optionReader(layers: readonly OptionLayer[], envInput: Readonly<
       const r = raw(flag)
       if (refusedFlags.has(flag)) return undefined
       if (!r || r.value === '') {
-        problems.push({ option: `--${flag}`, message: `--${flag} (or ${SPECS.get(flag)!.env}) is required`, key: flag, missing: true })
+        // An empty value given somewhere is said of that layer (a command line's, once for a fleet).
+        problems.push({ option: `--${flag}`, message: `--${flag} (or ${SPECS.get(flag)!.env}) is required`, key: flag, missing: true, ...(r ? { layer: r.layer, ...(r.spot ? { spot: r.spot } : {}) } : {}) })
         return undefined
       }
       return r
