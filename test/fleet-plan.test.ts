@@ -168,6 +168,9 @@ describe('precedence per target: the entry, then the command line, then defaults
   test('a switch set false in an entry drops the command line\'s and defaults\' switch', () => {
     const argv = targetArgv(new Map([['no-dropin-check', 'true']]), ['--no-dropin-check'], new Map([['no-dropin-check', 'false']]))
     expect(argv).not.toContain('--no-dropin-check')
+    // The same rule where the plan reads the layers themselves: the entry's false wins over both.
+    const r = plan('defaults:\n  knob: PREFILL_INTERLEAVE\n  no-dropin-check: true\ntargets:\n  - svc: a\n    base-url: http://a:1\n    no-dropin-check: false\n  - svc: b\n    base-url: http://b:1\n', ['--no-dropin-check'])
+    expect(r.ok && r.plan.targets.map((t) => t.target.dropinCheck)).toEqual([true, false])
   })
 
   test('fleet outputs and knobs are the run\'s: the per-target report, junit and summary are never set; the paths are the operator\'s folder\'s', () => {

@@ -3,7 +3,6 @@
 // own runbook side by side (as many at once as the run can afford, at most --concurrency), and the outputs are combined: one
 // JSON report, one JUnit file with a testsuite per target, one summary table. The exit code is the
 // worst verdict of the targets (2, then 1, then 3, then 0).
-import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
 import { useSpawner } from '../seams/executor.ts'
 import { useSharedReads } from '../seams/host-gather.ts'
@@ -18,7 +17,7 @@ import { githubAnnotations } from '../report/github.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
-import { planFleet, type FleetPlan } from '../fleet/plan.ts'
+import type { FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
 import { fleetAdmission } from '../fleet/suite.ts'
 import { fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
@@ -76,7 +75,8 @@ function fleetClosing(report: FleetReport, color: boolean): string {
   return closingLine(countSteps(report.targets.map((t) => t.report)), Date.parse(report.finishedAt) - Date.parse(report.startedAt), { color, what: `${report.targets.length} target(s), steps` })
 }
 
-async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
+/** The fleet path of verify, once its plan is made (helpers/cli/prepare.ts): first contact, the suites, the combined outputs. */
+export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
   const out = streams.lines
   out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · ${plan.concurrency === null ? 'as many at once as the run can afford' : `at most ${plan.concurrency} at once`}\n`)
   const startedAt = new Date()
@@ -211,15 +211,4 @@ ${fleetTable(report)}
     }
     interrupt.dispose()
   }
-}
-
-/** The fleet path of verify: plan (exit 2 on any problem), then run. */
-export async function verifyFleet(io: VerifyIo, dotenv: string | undefined, streams: RunStreams): Promise<number> {
-  const planned = planFleet({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
-  if (!planned.ok) {
-    io.err.write(`${formatProblems(planned.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  for (const warning of planned.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  return runPlan(planned.plan, io, streams)
 }

@@ -1,33 +1,31 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
 import { statSync } from 'node:fs'
-import { isAbsolute, resolve } from 'node:path'
+import { isAbsolute } from 'node:path'
 import { contactTarget } from '../steps/first-contact/contact.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
-import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
-import { targetForRun } from '../seams/recording.ts'
+import { formatProblems, readDotenv, type Target } from '../config/load.ts'
 import { BUILTIN_PROFILES, builtinProfile } from '../profiles/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from '../config/options.ts'
-import { outputProblems } from '../config/outputs.ts'
 import { buildReport, type Report, type ReportInput } from '../report/json.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { reportClosingLine } from '../report/closing.ts'
-import { VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
+import { VERSION_TEXT } from '../config/invocation.ts'
 import { runStreams, type RunStreams, type VerifyIo } from './streams.ts'
 import { recordVerdict, targetRendered, writeOutputs } from './write-outputs.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
-import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
+import { EXIT_CODES } from '../steps/verdict.ts'
 import { Interrupt } from './interrupt.ts'
 import { runArmSuite } from './run-suites.ts'
 import { judgedReport } from './judged-report.ts'
-import { verifyFleet } from './fleet.ts'
+import { runFleet } from './fleet.ts'
+import { prepareRun } from './prepare.ts'
 import { contain, startPhase, type Phase, type RunPhase } from './contain.ts'
 import { ARM_SUITE } from './suites-project.ts'
-import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
 export type { VerifyIo } from './streams.ts'
 
@@ -175,41 +173,23 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams):
     io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
     return EXIT_CODES.error
   }
-  // Paths the operator typed (--report, --junit, --summary, --api-key-file, --ca-file, --targets) are
-  // theirs, relative to where they ran pnpm; .env and the default fixtures stay the package's.
-  const here = userCwd(io)
-  // A fleet run (--targets FILE): helpers/cli/fleet.ts. --help still answers here.
-  if (isFleetRun(io.rawArgs, io.env) && !io.rawArgs.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) return verifyFleet({ ...io, cwd: here }, dotenv, streams)
-  const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: here, ...(dotenv ? { dotenv } : {}) })
-  const stray = config.ok ? strayFleetFlags(io.rawArgs) : []
-  if (stray.length > 0) {
-    io.err.write(`${formatProblems(stray)}\n`)
+  const prepared = prepareRun({ argv: io.rawArgs, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })
+  if (prepared.kind === 'help') {
+    io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
+    return 0
+  }
+  if (prepared.kind === 'version') {
+    io.out.write(`${VERSION_TEXT}\n`)
+    return 0
+  }
+  for (const warning of prepared.warnings) io.err.write(`armproof: warning: ${warning}\n`)
+  if (prepared.kind === 'refused') {
+    io.err.write(`${formatProblems(prepared.problems)}\n`)
     return EXIT_CODES.error
   }
-  if (!config.ok) {
-    if (config.help) {
-      io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
-      return 0
-    }
-    if (config.version) {
-      io.out.write(`${VERSION_TEXT}\n`)
-      return 0
-    }
-    io.err.write(`${formatProblems(config.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  for (const warning of config.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  const mine = (p: string | null) => (p === null ? null : resolve(here, p))
-  const run = targetForRun({ ...config.target, report: mine(config.target.report), junit: mine(config.target.junit), summary: mine(config.target.summary) })
-  if ('problems' in run) {
-    io.err.write(`${formatProblems(run.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  const unwritable = outputProblems(run.target, io.env, io.cwd)
-  if (unwritable.length > 0) {
-    io.err.write(`${formatProblems(unwritable)}\n`)
-    return EXIT_CODES.error
-  }
+  // A fleet run (--targets FILE): helpers/cli/fleet.ts.
+  if (prepared.kind === 'fleet') return runFleet(prepared.plan, io, streams)
+  const run = { target: prepared.target }
   phase.target = run.target
   const interrupt = oneTargetInterrupt(run.target, io, streams)
   try {
