@@ -9,6 +9,7 @@ import { outputProblems } from '../config/outputs.ts'
 import { VERSION_FLAGS } from '../config/invocation.ts'
 import { isFleetRun, planFleet, strayFleetFlags, type FleetPlan } from '../fleet/plan.ts'
 import { targetForRun } from '../seams/recording.ts'
+import { commandLineLayer, type CommandLine } from '../config/sources.ts'
 
 export type Prepared =
   | { kind: 'help' }
@@ -20,6 +21,8 @@ export type Prepared =
 
 export interface PrepareInput {
   argv: readonly string[]
+  /** `argv` already read (verify reads it once, for its streams too); read here when not given. */
+  commandLine?: CommandLine
   env: Readonly<Record<string, string | undefined>>
   /** The contents of `.env` (read by the caller, which says in its own way when it cannot be). */
   dotenv: string | undefined
@@ -35,14 +38,16 @@ export interface PrepareInput {
 /** The run's target or fleet plan, or what to answer instead (help, the version, the problems). */
 export function prepareRun(input: PrepareInput): Prepared {
   const { argv, env, userCwd } = input
+  // The command line is read once, here or by the caller: every later reader takes this reading.
+  const commandLine = input.commandLine ?? commandLineLayer(argv)
   const dotenv = input.dotenv ? { dotenv: input.dotenv } : {}
   // A fleet run (--targets FILE, or VERIFY_TARGETS); --help and --version still answer as for one target.
-  if (isFleetRun(argv, env) && !argv.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) {
-    const planned = planFleet({ argv, env, cwd: userCwd, ...dotenv })
+  if (isFleetRun(commandLine.layer, env) && !argv.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) {
+    const planned = planFleet({ argv, commandLine, env, cwd: userCwd, ...dotenv })
     return planned.ok ? { kind: 'fleet', plan: planned.plan, warnings: planned.warnings } : { kind: 'refused', problems: planned.problems, warnings: [] }
   }
-  const config = loadConfig({ argv, env, cwd: userCwd, ...dotenv })
-  const stray = config.ok ? strayFleetFlags(argv) : []
+  const config = loadConfig({ commandLine, env, cwd: userCwd, ...dotenv })
+  const stray = config.ok ? strayFleetFlags(commandLine.layer) : []
   if (stray.length > 0) return { kind: 'refused', problems: stray, warnings: [] }
   if (!config.ok) return config.help ? { kind: 'help' } : config.version ? { kind: 'version' } : { kind: 'refused', problems: config.problems, warnings: [] }
   const mine = (p: string | null) => (p === null ? null : resolve(userCwd, p))

@@ -24,6 +24,7 @@ import { runArmSuite } from './run-suites.ts'
 import { judgedReport } from './judged-report.ts'
 import { runFleet } from './fleet.ts'
 import { prepareRun } from './prepare.ts'
+import { commandLineLayer, type CommandLine } from '../config/sources.ts'
 import { contain, startPhase, type Phase, type RunPhase } from './contain.ts'
 import { ARM_SUITE } from './suites-project.ts'
 
@@ -147,13 +148,15 @@ export async function verify(io: VerifyIo): Promise<number> {
   const phase = startPhase()
   let streams: RunStreams | undefined
   try {
-    const chosen = runStreams(io)
+    // The command line, read once: for the streams, then for the run (helpers/cli/prepare.ts).
+    const commandLine = commandLineLayer(io.rawArgs)
+    const chosen = runStreams(io, commandLine)
     if ('message' in chosen) {
       io.err.write(`${formatProblems([chosen])}\n`)
       return EXIT_CODES.error
     }
     streams = chosen
-    return await verifyPhases(io, phase, chosen)
+    return await verifyPhases(io, phase, chosen, commandLine)
   } catch (error) {
     // vitest held the suites' own failure; it is contained as the suites' setup.
     if (error instanceof SuitesSetupFailed) {
@@ -164,7 +167,7 @@ export async function verify(io: VerifyIo): Promise<number> {
   }
 }
 
-async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams): Promise<number> {
+async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, commandLine: CommandLine): Promise<number> {
   enter(io, phase, 'the configuration', 'flags, env and .env')
   let dotenv: string | undefined
   try {
@@ -173,7 +176,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams):
     io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
     return EXIT_CODES.error
   }
-  const prepared = prepareRun({ argv: io.rawArgs, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })
+  const prepared = prepareRun({ argv: io.rawArgs, commandLine, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })
   if (prepared.kind === 'help') {
     io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
     return 0

@@ -15,7 +15,7 @@ import { readReach, USER_RE, type HostSpec } from './reach.ts'
 import type { Runtime } from './runtime.ts'
 import { parseSkip, type SkippableProbe } from './skips.ts'
 import { endpointUrl } from './url.ts'
-import { commandLineLayer, optionReader, type ConfigProblem, type OptionLayer } from './sources.ts'
+import { commandLineLayer, optionReader, type CommandLine, type ConfigProblem, type OptionLayer } from './sources.ts'
 import { readArmed } from './armed.ts'
 import { loadApiKey } from './api-key.ts'
 import { readFiles } from './run-files.ts'
@@ -81,8 +81,10 @@ export interface Target {
 export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean; version?: boolean }
 
 export interface ConfigInput {
-  /** The command line, read as one layer; ignored when `layers` is given. */
+  /** The command line, read as one layer; ignored when `commandLine` or `layers` is given. */
   argv?: readonly string[]
+  /** The command line already read (./sources.ts `commandLineLayer`). */
+  commandLine?: CommandLine
   /** The option layers, highest first, already read (a fleet's target: its entry, the command line, defaults:). */
   layers?: readonly OptionLayer[]
   env?: Readonly<Record<string, string | undefined>>
@@ -98,7 +100,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   let layers = input.layers
   const early: ConfigProblem[] = []
   if (!layers) {
-    const cli = commandLineLayer(input.argv ?? [])
+    const cli = input.commandLine ?? commandLineLayer(input.argv ?? [])
     if (cli.help) return { ok: false, problems: [], help: true }
     if (cli.version) return { ok: false, problems: [], version: true }
     early.push(...cli.problems)

@@ -57,8 +57,18 @@ export interface ConfigProblem {
 /** No option value is longer than this. */
 export const MAX_VALUE = 4096
 
+/** The command line, read once: its options as a layer, what it asks besides (help, the version, colour), and the problems of reading it. */
+export interface CommandLine {
+  layer: OptionLayer
+  help: boolean
+  version: boolean
+  /** --color (true) or --no-color (false), the last one given; undefined when neither. */
+  color: boolean | undefined
+  problems: ConfigProblem[]
+}
+
 /** The command line as a layer, with the problems of reading it (in verify's words). */
-export function commandLineLayer(argv: readonly string[]): { layer: OptionLayer; help: boolean; version: boolean; problems: ConfigProblem[] } {
+export function commandLineLayer(argv: readonly string[]): CommandLine {
   // `api-key` is known only to be refused: it takes its value with it, so the key is never
   // mistaken for a stray argument (and echoed back as one).
   const parsed = parseCommandLine(argv, OPTIONS, ['api-key'])
@@ -70,7 +80,7 @@ export function commandLineLayer(argv: readonly string[]): { layer: OptionLayer;
     else if (p.kind === 'needs-value') problems.push({ option: `--${p.flag}`, message: `--${p.flag} needs a value` })
     else problems.push({ option: `--${p.flag}`, message: `--${p.flag} takes no value` })
   }
-  return { layer: { name: 'command line', values: parsed.values, spelled: (flag) => `--${flag}` }, help: parsed.help, version: parsed.version, problems }
+  return { layer: { name: 'command line', values: parsed.values, spelled: (flag) => `--${flag}` }, help: parsed.help, version: parsed.version, color: parsed.color, problems }
 }
 
 const SPECS = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.flag, o]))

@@ -9,7 +9,7 @@ import { showValue } from '../config/shell.ts'
 import { targetForRun } from '../seams/recording.ts'
 import { fleetRunIdentity, type FleetRunIdentity } from '../report/identity.ts'
 import { OPTIONS, type OptionFlag } from '../config/options.ts'
-import { commandLineLayer, type OptionLayer } from '../config/sources.ts'
+import { commandLineLayer, type CommandLine, type OptionLayer } from '../config/sources.ts'
 import { parseShard, shardOf, type Shard } from './shard.ts'
 import { parseTargetsFile, readBounded, type Entry, type EntryLines, type TargetsFile } from './targets-file.ts'
 
@@ -54,18 +54,14 @@ function runFlagsOf(cli: OptionLayer): Map<string, string> {
   return out
 }
 
-function runFlags(argv: readonly string[]): Map<string, string> {
-  return runFlagsOf(commandLineLayer(argv).layer)
-}
-
 /** Whether this invocation is a fleet run (`--targets` or VERIFY_TARGETS). */
-export function isFleetRun(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
-  return runFlags(argv).has('targets') || (env.VERIFY_TARGETS !== undefined && env.VERIFY_TARGETS !== '')
+export function isFleetRun(cli: OptionLayer, env: Readonly<Record<string, string | undefined>>): boolean {
+  return runFlagsOf(cli).has('targets') || (env.VERIFY_TARGETS !== undefined && env.VERIFY_TARGETS !== '')
 }
 
 /** `--concurrency` or `--shard` given without a targets file: a problem (they mean nothing for one target). */
-export function strayFleetFlags(argv: readonly string[]): ConfigProblem[] {
-  const flags = runFlags(argv)
+export function strayFleetFlags(cli: OptionLayer): ConfigProblem[] {
+  const flags = runFlagsOf(cli)
   return ['concurrency', 'shard', 'run-id'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
 }
 
@@ -101,6 +97,8 @@ function hostPort(t: Target): string {
 
 export interface PlanInput {
   argv: readonly string[]
+  /** The command line already read (its options are `argv`'s); read here when not given. */
+  commandLine?: CommandLine
   env: Readonly<Record<string, string | undefined>>
   dotenv?: string
   cwd: string
@@ -110,7 +108,7 @@ export interface PlanInput {
 export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnings: string[]; targetsFile: TargetsFile } | { ok: false; problems: ConfigProblem[] } {
   const warnings: string[] = []
   // The command line, read once: the fleet's own flags, and a layer of every target's options.
-  const cli = commandLineLayer(input.argv)
+  const cli = input.commandLine ?? commandLineLayer(input.argv)
   const problems: ConfigProblem[] = [...cli.problems]
   const flags = runFlagsOf(cli.layer)
   const fromEnv = (flag: string, env: string): { value: string; from: string } | undefined =>
