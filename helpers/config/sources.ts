@@ -50,6 +50,8 @@ export interface ConfigProblem {
   spot?: FileSpot
   /** The option is required and no layer gave it. */
   missing?: true
+  /** The targets file's entries (0-based) it is about, in the order its message names them (./output-set.ts). */
+  entries?: number[]
   /** In a targets file: the file, the line and the key (as the file spells it) the problem is about. */
   at?: { file: string; line?: number; key?: string }
 }

@@ -223,11 +223,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   const claims: PathClaim[] = [
     { option: fileRaw.from, path, role: 'reads' },
     ...[['--report', report], ['--junit', junit], ['--summary', summary], ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null]].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
-    ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`)),
+    ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`, index)),
   ]
   // A clash that names a target's fixtures folder is said at that entry's `fixtures:` line (its last target's).
   for (const p of outputSetProblems(claims, input.cwd)) {
-    const index = [...p.message.matchAll(/targets\[(\d+)\] fixtures/g)].map((m) => Number(m[1])).at(-1)
+    const index = p.entries?.at(-1)
     problems.push(index === undefined ? p : inFile(p.option, lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at, 'fixtures', p.message))
   }
   // Two entries for one target are the file's mistake.
