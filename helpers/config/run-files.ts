@@ -7,16 +7,10 @@ import { resolve } from 'node:path'
 import { envBoolean } from './command-line.ts'
 import { showValue } from './shell.ts'
 import type { OptionReader } from './sources.ts'
+import type { Target } from './load.ts'
 
-export interface RunFiles {
-  fixtures: string
-  report: string | null
-  junit: string | null
-  summary: string | null
-  /** Resolved against `cwd`. */
-  caFile: string | null
-  force: boolean
-}
+/** The Target's fields this module reads (./load.ts), `caFile` resolved against `cwd`. */
+export type RunFiles = Pick<Target, 'fixtures' | 'report' | 'junit' | 'summary' | 'caFile' | 'force'>
 
 export function readFiles(read: OptionReader, svc: string, knobName: string | undefined, cwd: string): RunFiles {
   const pathOption = (flag: 'fixtures' | 'report' | 'junit' | 'summary' | 'ca-file'): string | null => read.raw(flag)?.value || null
