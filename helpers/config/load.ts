@@ -18,7 +18,7 @@ import { endpointUrl } from './url.ts'
 import { commandLineLayer, optionReader, type CommandLine, type ConfigProblem, type OptionLayer } from './sources.ts'
 import { readArmed } from './armed.ts'
 import { loadApiKey } from './api-key.ts'
-import { readFiles } from './run-files.ts'
+import { readFiles, type RunFiles } from './run-files.ts'
 import { readPrometheus } from './prometheus-options.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
@@ -28,8 +28,11 @@ export type { HostSpec }
 export type { ConfigProblem, OptionLayer } from './sources.ts'
 export { keyFromFileText } from './api-key.ts'
 
-/** One validated run request. Plain data: it crosses into vitest's runtime (cloned) through `provide`. */
-export interface Target {
+/**
+ * One validated run request. Plain data: it crosses into vitest's runtime (cloned) through
+ * `provide`. The fixtures folder, the outputs, the CA file and --force are the run's files (./run-files.ts).
+ */
+export interface Target extends RunFiles {
   svc: string
   knob: KnobName
   /** The engine profile the run reads the engine by (`--engine`), as written, its knobs with `--catalog`'s added or replacing theirs. */
@@ -63,15 +66,6 @@ export interface Target {
   probeTimeoutMs: number
   hostTimeoutMs: number
   mode: Mode
-  fixtures: string
-  report: string | null
-  junit: string | null
-  /** --summary: the Markdown summary's path. */
-  summary: string | null
-  /** --ca-file: a PEM file of extra CAs for an https endpoint (read when the seams open). */
-  caFile: string | null
-  /** --force: record mode may overwrite a fixture folder that holds another run. */
-  force: boolean
   /** Read the meter through this Prometheus (credentials refused) instead of /metrics; null: scrape /metrics. */
   prometheusUrl: string | null
   /** `--prometheus-match` as given (validated); null: `{instance="<host:port of --base-url>"}`. */

@@ -7,10 +7,19 @@ import { resolve } from 'node:path'
 import { envBoolean } from './command-line.ts'
 import { showValue } from './shell.ts'
 import type { OptionReader } from './sources.ts'
-import type { Target } from './load.ts'
 
-/** The Target's fields this module reads (./load.ts), `caFile` resolved against `cwd`. */
-export type RunFiles = Pick<Target, 'fixtures' | 'report' | 'junit' | 'summary' | 'caFile' | 'force'>
+/** The files of a run, as the Target (./load.ts) carries them. */
+export interface RunFiles {
+  fixtures: string
+  report: string | null
+  junit: string | null
+  /** --summary: the Markdown summary's path. */
+  summary: string | null
+  /** --ca-file: a PEM file of extra CAs for an https endpoint (read when the seams open), resolved against `cwd`. */
+  caFile: string | null
+  /** --force: record mode may overwrite a fixture folder that holds another run. */
+  force: boolean
+}
 
 export function readFiles(read: OptionReader, svc: string, knobName: string | undefined, cwd: string): RunFiles {
   const pathOption = (flag: 'fixtures' | 'report' | 'junit' | 'summary' | 'ca-file'): string | null => read.raw(flag)?.value || null
