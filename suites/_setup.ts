@@ -35,6 +35,7 @@ async function prepare(project: TestProject): Promise<void> {
   const dotenv = readDotenv(process.cwd(), process.env)
   // The one preparation of a run (helpers/cli/prepare.ts), as `pnpm verify` makes it; nothing contacted yet.
   const prepared = prepareRun({ argv: [], env: process.env, dotenv, cwd: process.cwd(), userCwd: process.cwd() })
+  // No command line here: help and the version are never asked (pnpm verify answers them).
   if (prepared.kind === 'help' || prepared.kind === 'version') return
   for (const warning of prepared.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
   if (prepared.kind === 'refused') throw new SetupRefused(formatProblems(prepared.problems))

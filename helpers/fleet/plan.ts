@@ -204,7 +204,9 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
           if (!problems.some((q) => q.message === p.message)) problems.push({ option: p.option, message: p.message })
           continue
         }
-        problems.push(ofTarget(p.spot?.line, p.layer === 'defaults' ? `defaults.${p.key}` : p.key, p.message))
+        // The key as the file spells it: where the value sits in the file, or the one the entry lacks (env's values are not the file's).
+        const key = p.key === undefined ? undefined : p.layer === 'defaults' ? `defaults.${p.key}` : p.layer === 'entry' || p.missing ? p.key : undefined
+        problems.push(ofTarget(p.spot?.line, key, p.message))
       }
       continue
     }
