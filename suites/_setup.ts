@@ -3,11 +3,9 @@
 // here, exactly as `pnpm verify` does; a refused configuration stops the run before anything is
 // contacted.
 import type { TestProject } from 'vitest/node'
-import { formatProblems, loadConfig, readDotenv } from '../helpers/config/load.ts'
-import { targetForRun } from '../helpers/seams/recording.ts'
-import { outputProblems } from '../helpers/config/outputs.ts'
+import { formatProblems, readDotenv } from '../helpers/config/load.ts'
 import { contactTarget } from '../helpers/steps/first-contact/contact.ts'
-import { isFleetRun, planFleet } from '../helpers/fleet/plan.ts'
+import { prepareRun } from '../helpers/cli/prepare.ts'
 import { containedLine, errorLine } from '../helpers/cli/contain.ts'
 
 /** Ends the run with `text` alone: vitest shows the message, and no stack trace (there is no bug to trace). */
@@ -35,31 +33,28 @@ async function prepare(project: TestProject): Promise<void> {
   const provided = project.getProvidedContext()
   if (provided['armproof:target'] || provided['armproof:fleet']) return
   const dotenv = readDotenv(process.cwd(), process.env)
-  if (isFleetRun([], process.env)) {
+  // The one preparation of a run (helpers/cli/prepare.ts), as `pnpm verify` makes it; nothing contacted yet.
+  const prepared = prepareRun({ argv: [], env: process.env, dotenv, cwd: process.cwd(), userCwd: process.cwd() })
+  // No command line here: help and the version are never asked (pnpm verify answers them).
+  if (prepared.kind === 'help' || prepared.kind === 'version') return
+  for (const warning of prepared.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
+  if (prepared.kind === 'refused') throw new SetupRefused(formatProblems(prepared.problems))
+  if (prepared.kind === 'fleet') {
     // VERIFY_TARGETS=fleet.yaml pnpm vitest run suites: the fleet, a describe per target (combined
     // outputs and the worst-verdict exit code are pnpm verify --targets').
-    const planned = planFleet({ argv: [], env: process.env, cwd: process.cwd(), ...(dotenv ? { dotenv } : {}) })
-    if (!planned.ok) throw new SetupRefused(formatProblems(planned.problems))
-    for (const warning of planned.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
+    const { plan } = prepared
     // First contact per target, side by side: a refused target's describe holds one failing test
     // with the cause and the fix (helpers/fleet/suite.ts); the other targets run on.
-    const refusals = await Promise.all(planned.plan.targets.map((t) => contactTarget(t.target)))
-    for (const [i, r] of refusals.entries()) if (r) process.stderr.write(`${r.line.replace(/^armproof: /, `armproof: ${planned.plan.targets[i]!.label}: `)}\n`)
+    const refusals = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
+    for (const [i, r] of refusals.entries()) if (r) process.stderr.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     project.provide('armproof:fleet', {
-      targets: planned.plan.targets.map((t, i) => ({ label: t.label, target: t.target, ...(refusals[i] ? { refused: refusals[i].line } : {}) })),
-      concurrency: planned.plan.concurrency,
+      targets: plan.targets.map((t, i) => ({ label: t.label, target: t.target, ...(refusals[i] ? { refused: refusals[i].line } : {}) })),
+      concurrency: plan.concurrency,
     })
     return
   }
-  const config = loadConfig({ argv: [], env: process.env, ...(dotenv ? { dotenv } : {}) })
-  if (!config.ok) throw new SetupRefused(formatProblems(config.problems))
-  for (const warning of config.warnings) process.stderr.write(`armproof: warning: ${warning}\n`)
-  const run = targetForRun(config.target)
-  if ('problems' in run) throw new SetupRefused(formatProblems(run.problems))
-  const unwritable = outputProblems(run.target, process.env, process.cwd())
-  if (unwritable.length > 0) throw new SetupRefused(formatProblems(unwritable))
   // First contact, as `pnpm verify` makes it: the operator's mistakes end the run before any step.
-  const refused = await contactTarget(run.target)
+  const refused = await contactTarget(prepared.target)
   if (refused) throw new SetupRefused(refused.line)
-  project.provide('armproof:target', run.target)
+  project.provide('armproof:target', prepared.target)
 }

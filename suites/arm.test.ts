@@ -22,10 +22,10 @@ if (fleet) {
   afterAll(() => run.close())
 
   describe(`${target.svc}: ${target.knob} armed to ${armed}`, () => {
-    for (const { group, ids, sideBySide } of stepGroups()) {
-      const section = sideBySide ? describe.concurrent : describe
-      section(group, () => {
-        beforeAll(() => beforeGroup(run, group))
+    for (const { section, title, ids, sideBySide } of stepGroups()) {
+      const describeSection = sideBySide ? describe.concurrent : describe
+      describeSection(title, () => {
+        beforeAll(() => beforeGroup(run, section))
         for (const id of ids) test(stepTitle(id, atDefault, engine.health.numeric.length === 0), (t) => prove(t, run, id))
       })
     }

@@ -102,6 +102,27 @@ targets:
     expect(!cli.ok && cli.problems.map((p) => p.message)).toEqual(['--meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
   })
 
+  test('each problem of the file carries its file, line and key as data, wherever in the file the value was written', () => {
+    const { dir, path } = fileWith('defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: ftp://a\n  - svc: b\n    base-url: http://b:1\n    bogus: 1\n  - svc: c\n')
+    const r = planFleet({ argv: ['--targets', path], env: { VERIFY_NO_DOTENV: '1' }, cwd: dir })
+    expect(r.ok).toBe(false)
+    const problems = r.ok ? [] : r.problems
+    expect(problems.map((p) => p.at)).toEqual([
+      // defaults:' value, one problem per target that takes it, at its line there
+      { file: path, line: 3, key: 'defaults.meter-window' },
+      { file: path, line: 3, key: 'defaults.meter-window' },
+      { file: path, line: 3, key: 'defaults.meter-window' },
+      // an entry's value at its own line; an unknown key at its line; a key the entry lacks at the entry's line
+      { file: path, line: 6, key: 'base-url' },
+      { file: path, line: 9, key: 'bogus' },
+      { file: path, line: 10, key: 'base-url' },
+    ])
+    for (const p of problems) expect(p.message.startsWith(`${p.at!.file}:${p.at!.line}: `), p.message).toBe(true)
+    // A command-line value's problem belongs to no line of the file.
+    const cli = plan(TWO, ['--meter-window', 'soon'])
+    expect(!cli.ok && cli.problems.map((p) => p.at)).toEqual([undefined])
+  })
+
   test('the same target twice, and an empty or shapeless file, are refused', () => {
     const dup = plan('targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1"}\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1/"}\n')
     expect(!dup.ok && dup.problems.map((p) => p.message).join()).toMatch(/targets\.yaml:3: targets\[1\] \("a"\): the same target as targets\[0\]/)
@@ -147,6 +168,9 @@ describe('precedence per target: the entry, then the command line, then defaults
   test('a switch set false in an entry drops the command line\'s and defaults\' switch', () => {
     const argv = targetArgv(new Map([['no-dropin-check', 'true']]), ['--no-dropin-check'], new Map([['no-dropin-check', 'false']]))
     expect(argv).not.toContain('--no-dropin-check')
+    // The same rule where the plan reads the layers themselves: the entry's false wins over both.
+    const r = plan('defaults:\n  knob: PREFILL_INTERLEAVE\n  no-dropin-check: true\ntargets:\n  - svc: a\n    base-url: http://a:1\n    no-dropin-check: false\n  - svc: b\n    base-url: http://b:1\n', ['--no-dropin-check'])
+    expect(r.ok && r.plan.targets.map((t) => t.target.dropinCheck)).toEqual([true, false])
   })
 
   test('fleet outputs and knobs are the run\'s: the per-target report, junit and summary are never set; the paths are the operator\'s folder\'s', () => {

@@ -130,7 +130,7 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   const host: HostClient = fakeProcHost({ procs: [{ pid: PID, name: 'radiance', startTicks }], btime })
   const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
   const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
-  const given = await BEFORE_GROUP['behaviour survived']!(ctx, health)
+  const given = await BEFORE_GROUP.behaviour!(ctx, health)
   const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: engineSeen(PID, true, { startTimeSeconds: START }) })
   return { j, queries: prom.queries() }
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadConfig, type Target } from '../helpers/config/load.ts'
-import { CRASH_NEXT, STEP_TITLES, stepsFromTestCases, type CaseLike } from '../helpers/report/collect.ts'
+import { CRASH_NEXT, STEP_TITLES, crashedStep, stepsFromTestCases, type CaseLike } from '../helpers/report/collect.ts'
+import { ReplayMiss } from '../helpers/seams/replay.ts'
 import { buildReport, reportJson, writeJson, type Report } from '../helpers/report/json.ts'
 import { junitXml } from '../helpers/report/junit.ts'
 import { markdownSummary } from '../helpers/report/markdown.ts'
@@ -203,6 +204,24 @@ describe('collecting steps from test cases', () => {
     expect(crashed.steps[3]).toMatchObject({ id: 'ledger', verdict: 'inconclusive', observed: 'not run' })
     expect(crashed.steps.map((s) => s.id)).toEqual([...STEP_IDS])
     expect(crashed.unhandled).toEqual(['unhandled error: socket hang up in afterAll'])
+  })
+
+  test('a replay miss is read from its fields as vitest hands the error over, never from its message', () => {
+    // A fixtures folder whose name holds the message's own separator: splitting the message would cut it.
+    const miss = new ReplayMiss('No recorded response for GET /health in fx. Re-record: odd/http.json', "pnpm verify --svc demo --mode record --fixtures 'fx. Re-record: odd'")
+    const asVitestHandsIt = Object.fromEntries(Object.getOwnPropertyNames(miss).map((k) => [k, (miss as unknown as Record<string, unknown>)[k]])) as { message: string; name?: string }
+    expect(asVitestHandsIt).not.toBeInstanceOf(Error)
+    const step = crashedStep('health', { name: 'health', meta: () => ({ armproofStep: 'health' }), result: () => ({ state: 'failed', errors: [{ ...asVitestHandsIt, name: 'ReplayMiss' }] }) })
+    expect(step).toMatchObject({
+      verdict: 'inconclusive',
+      observed: 'replay miss: No recorded response for GET /health in fx. Re-record: odd/http.json',
+      next: "re-record: pnpm verify --svc demo --mode record --fixtures 'fx. Re-record: odd'",
+      where: 'the fixtures (--fixtures)',
+    })
+    expect(step.evidence.error).toEqual({ name: 'ReplayMiss', message: miss.message, stack: null })
+    // One without a command (an effect replay): the generic next step.
+    const bare = crashedStep('health', { name: 'health', meta: () => ({}), result: () => ({ state: 'failed', errors: [new ReplayMiss('the replay read the clock more often than the recording')] }) })
+    expect(bare).toMatchObject({ observed: 'replay miss: the replay read the clock more often than the recording', next: 're-record the run with --mode record' })
   })
 
   test('a module error explains the steps that never ran', () => {

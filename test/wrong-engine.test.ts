@@ -39,7 +39,7 @@ describe('a run proven to be about another engine', () => {
   test('ends: later steps are not judged (nothing is asked, no budget waited), the proof\'s step fails with a proof that the engine is wrong, and the run is red', async () => {
     const { r, asked, host } = run()
     r.given.wrongEngine = PROOF
-    await beforeGroup(r, 'behaviour survived')
+    await beforeGroup(r, 'behaviour')
     const health = await judgeStep(r, 'health', 'health')
     const exact = await judgeStep(r, 'probe.exact', 'exact')
     const meter = await judgeStep(r, 'meter', 'meter')
@@ -103,7 +103,7 @@ describe('the baseline page of another engine ends the run before the probes', (
     const r = proofRun(createContext({ target: config.target, http, host, clock: new VirtualClock(0), choices: { pick: (_n, o) => o[0]! } }))
     r.given.healthy = true
     r.given.engineProcess = engineSeen('4242', true, { startTimeSeconds: PID_START, foundBy: 'container' })
-    await beforeGroup(r, 'behaviour survived')
+    await beforeGroup(r, 'behaviour')
     return { r, urls, host }
   }
 

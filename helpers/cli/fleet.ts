@@ -3,52 +3,32 @@
 // own runbook side by side (as many at once as the run can afford, at most --concurrency), and the outputs are combined: one
 // JSON report, one JUnit file with a testsuite per target, one summary table. The exit code is the
 // worst verdict of the targets (2, then 1, then 3, then 0).
-import { appendFileSync } from 'node:fs'
-import { formatProblems } from '../config/load.ts'
 import type { Target } from '../config/load.ts'
-import { markRecordedVerdict } from '../seams/fixture-write.ts'
 import { useSpawner } from '../seams/executor.ts'
 import { useSharedReads } from '../seams/host-gather.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
-import { redactText, scrub } from '../seams/redact.ts'
+import { redactAll, scrubAll } from '../seams/redact.ts'
 import { buildReport, type Report } from '../report/json.ts'
-import { writeAtomicSync } from '../seams/atomic.ts'
 import { contactTarget, type FirstContactRefusal } from '../steps/first-contact/contact.ts'
 import { Interrupt } from './interrupt.ts'
 import { judgedReport } from './judged-report.ts'
-import { junitFleetXml } from '../report/junit.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { truthTable } from '../report/truth.ts'
 import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
-import { planFleet, type FleetPlan } from '../fleet/plan.ts'
+import type { FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
 import { fleetAdmission } from '../fleet/admission.ts'
-import { fleetMarkdown, fleetReport, fleetReportJson, fleetTable, type FleetReport } from '../fleet/report.ts'
+import { fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { runArmSuite } from './run-suites.ts'
 import { containedLine, errorLine, type Phase } from './contain.ts'
 import { command } from '../config/invocation.ts'
-import type { RunStreams } from './streams.ts'
+import type { RunStreams, VerifyIo } from './streams.ts'
+import { fleetRendered, recordVerdict, writeOutputs } from './write-outputs.ts'
 import { closingLine, countSteps } from '../report/closing.ts'
 import { ARM_SUITE } from './suites-project.ts'
-
-/** The streams and inputs of `pnpm verify` (structurally helpers/cli/verify.ts' VerifyIo). */
-export interface VerifyIo {
-  rawArgs: readonly string[]
-  env: Readonly<Record<string, string | undefined>>
-  cwd: string
-  out: { write(text: string): unknown; isTTY?: boolean; columns?: number }
-  err: { write(text: string): unknown; isTTY?: boolean; columns?: number }
-  /** Given by the command itself (bin/verify.ts): SIGINT / SIGTERM are then caught (helpers/cli/interrupt.ts). */
-  exit?: (code: number) => void
-  /** The one vitest start; see helpers/cli/verify.ts' VerifyIo. */
-  runSuites?: typeof runArmSuite
-  /** Only an in-process test passes it; see helpers/cli/verify.ts' VerifyIo. */
-  enterPhase?: (phase: Phase) => void
-}
-
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
 export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string, fixturesUnwritten: readonly string[] = []): Promise<{ report: Report; unwritten: string[] }> {
@@ -58,22 +38,13 @@ export async function targetReport(target: Target, steps: StepResult[], notes: s
     ? { report: buildReport({ target, steps, startedAt, finishedAt, error: `internal error in the suites' setup (${ARM_SUITE}): ${unhandled.join('; ') || 'no proof step ran'}` }) }
     : judgedReport(target, steps, unhandled, startedAt, finishedAt)
   // A recording that could not be written leaves the verdict as judged; the run exits 4.
-  const unwritten = [...fixturesUnwritten]
-  if (target.mode === 'record' && unwritten.length === 0) {
-    try {
-      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
-    } catch (error) {
-      unwritten.push(redactText((error as Error).message, target.apiKey))
-    }
-  }
-  return { report, unwritten }
+  return { report, unwritten: recordVerdict(target, report, fixturesUnwritten) }
 }
 
 /** The fleet's combined report from each target's (scrubbed of every target's key). */
 function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: FleetReport['targets']): FleetReport {
   // How many the gate let in at once (helpers/fleet/admission.ts), when the suite ran in this process.
   const admitted = fleetAdmission()
-  const keys = [...new Set(plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null))]
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
@@ -81,28 +52,17 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
     targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
-  return keys.reduce<unknown>((v, k) => scrub(v, k), built) as FleetReport
+  return scrubAll(built, fleetKeys(plan)) as FleetReport
 }
 
-/** Writes the JSON report (and, under --json, to stdout), JUnit, --summary and the step summary at once; the lines of what could not be written. */
+/** Every target's key: a fleet's text is scrubbed of all of them (one target may quote another's). */
+function fleetKeys(plan: FleetPlan): string[] {
+  return [...new Set(plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null))]
+}
+
+/** Writes the fleet's outputs at once (./write-outputs.ts); the lines of what could not be written. */
 function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetReport, streams: RunStreams): string[] {
-  const unwritten: string[] = []
-  if (streams.json) for (const piece of fleetReportJson(report)) streams.json.write(piece)
-  const attempt = (what: string, path: string, write: () => void): void => {
-    try {
-      write()
-    } catch (error) {
-      unwritten.push(`could not write ${what} to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
-  }
-  const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
-  if (plan.report) attempt('the JSON report', plan.report, () => writeAtomicSync(plan.report!, fleetReportJson(report)))
-  if (plan.junit) attempt('the JUnit XML', plan.junit, () => writeAtomicSync(plan.junit!, junitFleetXml(report.targets, ms)))
-  const markdown = `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`
-  if (plan.summary) attempt('the Markdown summary', plan.summary, () => writeAtomicSync(plan.summary!, markdown))
-  const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) attempt('the step summary', summary, () => appendFileSync(summary, markdown))
-  return unwritten
+  return writeOutputs(plan, fleetRendered(plan, report), { env: io.env, json: streams.json }, fleetKeys(plan))
 }
 
 function countsOf(report: FleetReport): string {
@@ -115,7 +75,8 @@ function fleetClosing(report: FleetReport, color: boolean): string {
   return closingLine(countSteps(report.targets.map((t) => t.report)), Date.parse(report.finishedAt) - Date.parse(report.startedAt), { color, what: `${report.targets.length} target(s), steps` })
 }
 
-async function runPlan(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
+/** The fleet path of verify, once its plan is made (helpers/cli/prepare.ts): first contact, the suites, the combined outputs. */
+export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
   const out = streams.lines
   out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · ${plan.concurrency === null ? 'as many at once as the run can afford' : `at most ${plan.concurrency} at once`}\n`)
   const startedAt = new Date()
@@ -233,8 +194,7 @@ ${fleetTable(report)}
     // No stack trace, ever (helpers/cli/contain.ts): one line, the combined report, the worst exit.
     try {
       const line = containedLine(errorLine(error, null), { phase: phase.name, where: phase.where }, 'error where no step was judged, else not green')
-      const keys = plan.targets.map((t) => t.target.apiKey).filter((k): k is string => k !== null)
-      const shown = keys.reduce((l, k) => redactText(l, k), line)
+      const shown = redactAll(line, fleetKeys(plan))
       io.err.write(`${shown}\n`)
       const now = new Date()
       const report = combined(plan, startedAt, now, partialTargets(now, { contained: shown }))
@@ -251,15 +211,4 @@ ${fleetTable(report)}
     }
     interrupt.dispose()
   }
-}
-
-/** The fleet path of verify: plan (exit 2 on any problem), then run. */
-export async function verifyFleet(io: VerifyIo, dotenv: string | undefined, streams: RunStreams): Promise<number> {
-  const planned = planFleet({ argv: io.rawArgs, env: io.env, cwd: io.cwd, ...(dotenv ? { dotenv } : {}) })
-  if (!planned.ok) {
-    io.err.write(`${formatProblems(planned.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  for (const warning of planned.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  return runPlan(planned.plan, io, streams)
 }

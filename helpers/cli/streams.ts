@@ -4,9 +4,11 @@
 // (not CI) gets the live progress line. helpers/cli/verify.ts and helpers/cli/fleet.ts both ask here.
 import type { ConfigProblem } from '../config/load.ts'
 import { showValue } from '../config/shell.ts'
-import { OPTIONS } from '../config/options.ts'
-import { envBoolean, parseCommandLine } from '../config/command-line.ts'
+import { envBoolean } from '../config/command-line.ts'
+import { commandLineLayer, type CommandLine } from '../config/sources.ts'
 import { colorChoice, paints, underCi } from './color.ts'
+import type { Phase } from './contain.ts'
+import type { runArmSuite } from './run-suites.ts'
 
 export interface OutStream {
   write(text: string): unknown
@@ -35,21 +37,41 @@ export interface StreamsIo {
   err: OutStream
 }
 
+/** The streams and inputs of `pnpm verify`, one target or a fleet (helpers/cli/verify.ts, ./fleet.ts). */
+export interface VerifyIo extends StreamsIo {
+  cwd: string
+  /**
+   * Given by the command itself (bin/verify.ts), never by an in-process caller: SIGINT and SIGTERM
+   * are then caught, the partial report written, and the process ended with this (130 / 143).
+   */
+  exit?: (code: number) => void
+  /**
+   * The one vitest start (helpers/cli/run-suites.ts). Only an in-process caller passes another: a
+   * test of what is answered before any proof step passes one that throws if reached.
+   */
+  runSuites?: typeof runArmSuite
+  /**
+   * Only an in-process test passes it: called as each phase of the run begins, so that the test
+   * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
+   */
+  enterPhase?: (phase: Phase) => void
+}
+
 /** --json or VERIFY_JSON (a yes/no word); a VERIFY_JSON that is neither is the operator's to fix. */
-export function jsonWanted(io: Pick<StreamsIo, 'rawArgs' | 'env'>): boolean | ConfigProblem {
-  if (parseCommandLine(io.rawArgs, OPTIONS, ['api-key']).values.get('json') === true) return true
+export function jsonWanted(io: Pick<StreamsIo, 'env'>, cli: CommandLine): boolean | ConfigProblem {
+  if (cli.layer.values.get('json') === true) return true
   const raw = io.env.VERIFY_JSON
   if (raw === undefined) return false
   const yes = envBoolean(raw)
   return yes ?? { option: 'VERIFY_JSON', message: `VERIFY_JSON: ${showValue(raw, 40)} is not a yes/no word (1/0, true/false, yes/no, on/off)` }
 }
 
-/** The run's streams; a problem when VERIFY_JSON cannot be read. */
-export function runStreams(io: StreamsIo): RunStreams | ConfigProblem {
-  const json = jsonWanted(io)
+/** The run's streams; a problem when VERIFY_JSON cannot be read. `cli`: the command line as verify read it, once. */
+export function runStreams(io: StreamsIo, cli: CommandLine = commandLineLayer(io.rawArgs)): RunStreams | ConfigProblem {
+  const json = jsonWanted(io, cli)
   if (typeof json !== 'boolean') return json
   const lines = json ? io.err : io.out
-  const choice = colorChoice(parseCommandLine(io.rawArgs, OPTIONS, ['api-key']).color, io.env)
+  const choice = colorChoice(cli.color, io.env)
   return {
     lines,
     err: io.err,

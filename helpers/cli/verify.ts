@@ -1,67 +1,34 @@
 // `pnpm verify`: argv → config → the suites under vitest → reports → exit code. Thin on
 // purpose; argv and streams are injectable so the CLI itself is testable.
-import { appendFileSync, statSync } from 'node:fs'
-import { appendFile } from 'node:fs/promises'
-import { isAbsolute, resolve } from 'node:path'
+import { statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
 import { contactTarget } from '../steps/first-contact/contact.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
-import { formatProblems, loadConfig, readDotenv, type Target } from '../config/load.ts'
-import { targetForRun } from '../seams/recording.ts'
-import { markRecordedVerdict } from '../seams/fixture-write.ts'
+import { formatProblems, readDotenv, type Target } from '../config/load.ts'
 import { BUILTIN_PROFILES, builtinProfile } from '../profiles/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN, helpText } from '../config/options.ts'
-import { outputProblems } from '../config/outputs.ts'
-import { buildReport, reportJson, writeJson, type Report, type ReportInput } from '../report/json.ts'
-import { writeAtomic, writeAtomicSync } from '../seams/atomic.ts'
-import { junitXml } from '../report/junit.ts'
-import { markdownSummary } from '../report/markdown.ts'
+import { buildReport, type Report, type ReportInput } from '../report/json.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
 import { reportClosingLine } from '../report/closing.ts'
-import { VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
-import { runStreams, type RunStreams } from './streams.ts'
+import { VERSION_TEXT } from '../config/invocation.ts'
+import { runStreams, type RunStreams, type VerifyIo } from './streams.ts'
+import { recordVerdict, targetRendered, writeOutputs } from './write-outputs.ts'
 import { evidenceLines } from '../report/evidence.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
-import { redactText } from '../seams/redact.ts'
-import { EXIT_CODES, type StepResult } from '../steps/verdict.ts'
+import { EXIT_CODES } from '../steps/verdict.ts'
 import { Interrupt } from './interrupt.ts'
 import { runArmSuite } from './run-suites.ts'
 import { judgedReport } from './judged-report.ts'
-import { verifyFleet } from './fleet.ts'
+import { runFleet } from './fleet.ts'
+import { prepareRun } from './prepare.ts'
+import { commandLineLayer, type CommandLine } from '../config/sources.ts'
 import { contain, startPhase, type Phase, type RunPhase } from './contain.ts'
 import { ARM_SUITE } from './suites-project.ts'
-import { isFleetRun, strayFleetFlags } from '../fleet/plan.ts'
 
-export interface Stream {
-  write(text: string): unknown
-  isTTY?: boolean
-  columns?: number
-}
-
-export interface VerifyIo {
-  rawArgs: readonly string[]
-  env: Readonly<Record<string, string | undefined>>
-  cwd: string
-  out: Stream
-  err: Stream
-  /**
-   * Given by the command itself (bin/verify.ts), never by an in-process caller: SIGINT and SIGTERM
-   * are then caught, the partial report written, and the process ended with this (130 / 143).
-   */
-  exit?: (code: number) => void
-  /**
-   * The one vitest start (helpers/cli/run-suites.ts). Only an in-process caller passes another: a
-   * test of what is answered before any proof step passes one that throws if reached.
-   */
-  runSuites?: typeof runArmSuite
-  /**
-   * Only an in-process test passes it: called as each phase of the run begins, so that the test
-   * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
-   */
-  enterPhase?: (phase: Phase) => void
-}
+export type { VerifyIo } from './streams.ts'
 
 /** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
 class SuitesSetupFailed extends Error {}
@@ -126,31 +93,9 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   for (const note of notes) streams.lines.write(`  ! ${note}\n`)
   // The outputs were checked before the run; a write that still fails (disk full, a path removed
   // meanwhile) is said in one line each, the verdict is still printed, and the exit code says it.
-  const unwritten: string[] = []
-  const attempt = async (what: string, path: string, write: () => Promise<void> | void): Promise<void> => {
-    try {
-      await write()
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      unwritten.push(`could not write ${what} to ${path}: ${redactText(code ?? (error as Error).message, target.apiKey)}`)
-    }
-  }
-  if (target.report) await attempt('the JSON report', target.report, () => writeJson(target.report!, report))
-  if (target.junit) await attempt('the JUnit XML', target.junit, () => writeAtomic(target.junit!, junitXml(report)))
-  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
-  if (target.summary) await attempt('the Markdown summary', target.summary, () => writeAtomic(target.summary!, markdown))
-  const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) await attempt('the step summary', summary, () => appendFile(summary, markdown))
+  const unwritten = writeOutputsSync(target, io, report, streams)
   // A recording that could not be written (a full disk, a refused folder) leaves the verdict as judged: exit 4.
-  unwritten.push(...reporter.unwritten())
-  if (target.mode === 'record' && reporter.unwritten().length === 0) {
-    try {
-      markRecordedVerdict(target.fixtures, report.verdict, Object.fromEntries(report.steps.map((s) => [s.id, s.verdict])))
-    } catch (error) {
-      unwritten.push(redactText((error as Error).message, target.apiKey))
-    }
-  }
-  streams.json?.write(reportJson(report))
+  unwritten.push(...recordVerdict(target, report, reporter.unwritten()))
   streams.lines.write(`\n${formatTruth(report.truth!)}\n`)
   for (const line of evidenceLines(report)) streams.lines.write(`${line}\n`)
   // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
@@ -169,22 +114,7 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
  * failure), and the report to stdout under --json; the lines of what could not be written.
  */
 function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams: RunStreams | undefined): string[] {
-  streams?.json?.write(reportJson(report))
-  const unwritten: string[] = []
-  const attempt = (what: string, path: string, write: () => void) => {
-    try {
-      write()
-    } catch (error) {
-      unwritten.push(`could not write ${what} to ${path}: ${redactText((error as NodeJS.ErrnoException).code ?? (error as Error).message, target.apiKey)}`)
-    }
-  }
-  const markdown = `${markdownSummary(report, { reportPath: target.report, endpoint: target.baseUrl })}\n`
-  if (target.report) attempt('the JSON report', target.report, () => writeAtomicSync(target.report!, reportJson(report)))
-  if (target.junit) attempt('the JUnit XML', target.junit, () => writeAtomicSync(target.junit!, junitXml(report)))
-  if (target.summary) attempt('the Markdown summary', target.summary, () => writeAtomicSync(target.summary!, markdown))
-  const summary = io.env.GITHUB_STEP_SUMMARY
-  if (summary) attempt('the step summary', summary, () => appendFileSync(summary, markdown))
-  return unwritten
+  return writeOutputs(target, targetRendered(target, report), { env: io.env, json: streams?.json ?? null }, [target.apiKey])
 }
 
 /**
@@ -218,13 +148,15 @@ export async function verify(io: VerifyIo): Promise<number> {
   const phase = startPhase()
   let streams: RunStreams | undefined
   try {
-    const chosen = runStreams(io)
+    // The command line, read once: for the streams, then for the run (helpers/cli/prepare.ts).
+    const commandLine = commandLineLayer(io.rawArgs)
+    const chosen = runStreams(io, commandLine)
     if ('message' in chosen) {
       io.err.write(`${formatProblems([chosen])}\n`)
       return EXIT_CODES.error
     }
     streams = chosen
-    return await verifyPhases(io, phase, chosen)
+    return await verifyPhases(io, phase, chosen, commandLine)
   } catch (error) {
     // vitest held the suites' own failure; it is contained as the suites' setup.
     if (error instanceof SuitesSetupFailed) {
@@ -235,7 +167,7 @@ export async function verify(io: VerifyIo): Promise<number> {
   }
 }
 
-async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams): Promise<number> {
+async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, commandLine: CommandLine): Promise<number> {
   enter(io, phase, 'the configuration', 'flags, env and .env')
   let dotenv: string | undefined
   try {
@@ -244,41 +176,23 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams):
     io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
     return EXIT_CODES.error
   }
-  // Paths the operator typed (--report, --junit, --summary, --api-key-file, --ca-file, --targets) are
-  // theirs, relative to where they ran pnpm; .env and the default fixtures stay the package's.
-  const here = userCwd(io)
-  // A fleet run (--targets FILE): helpers/cli/fleet.ts. --help still answers here.
-  if (isFleetRun(io.rawArgs, io.env) && !io.rawArgs.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) return verifyFleet({ ...io, cwd: here }, dotenv, streams)
-  const config = loadConfig({ argv: io.rawArgs, env: io.env, cwd: here, ...(dotenv ? { dotenv } : {}) })
-  const stray = config.ok ? strayFleetFlags(io.rawArgs) : []
-  if (stray.length > 0) {
-    io.err.write(`${formatProblems(stray)}\n`)
+  const prepared = prepareRun({ argv: io.rawArgs, commandLine, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })
+  if (prepared.kind === 'help') {
+    io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
+    return 0
+  }
+  if (prepared.kind === 'version') {
+    io.out.write(`${VERSION_TEXT}\n`)
+    return 0
+  }
+  for (const warning of prepared.warnings) io.err.write(`armproof: warning: ${warning}\n`)
+  if (prepared.kind === 'refused') {
+    io.err.write(`${formatProblems(prepared.problems)}\n`)
     return EXIT_CODES.error
   }
-  if (!config.ok) {
-    if (config.help) {
-      io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
-      return 0
-    }
-    if (config.version) {
-      io.out.write(`${VERSION_TEXT}\n`)
-      return 0
-    }
-    io.err.write(`${formatProblems(config.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  for (const warning of config.warnings) io.err.write(`armproof: warning: ${warning}\n`)
-  const mine = (p: string | null) => (p === null ? null : resolve(here, p))
-  const run = targetForRun({ ...config.target, report: mine(config.target.report), junit: mine(config.target.junit), summary: mine(config.target.summary) })
-  if ('problems' in run) {
-    io.err.write(`${formatProblems(run.problems)}\n`)
-    return EXIT_CODES.error
-  }
-  const unwritable = outputProblems(run.target, io.env, io.cwd)
-  if (unwritable.length > 0) {
-    io.err.write(`${formatProblems(unwritable)}\n`)
-    return EXIT_CODES.error
-  }
+  // A fleet run (--targets FILE): helpers/cli/fleet.ts.
+  if (prepared.kind === 'fleet') return runFleet(prepared.plan, io, streams)
+  const run = { target: prepared.target }
   phase.target = run.target
   const interrupt = oneTargetInterrupt(run.target, io, streams)
   try {

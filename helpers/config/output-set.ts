@@ -14,6 +14,14 @@ export interface PathClaim {
   option: string
   path: string
   role: 'writes' | 'records' | 'replays' | 'reads'
+  /** The targets file's entry (0-based) that claims it, in a fleet run. */
+  entry?: number
+}
+
+/** The entries of the claims a problem names, in the order its message names them. */
+const entriesOf = (...claims: PathClaim[]): { entries?: number[] } => {
+  const entries = claims.flatMap((c) => (c.entry === undefined ? [] : [c.entry]))
+  return entries.length > 0 ? { entries } : {}
 }
 
 /** `path` with every symlink of its nearest existing ancestor resolved; the part not yet made is kept as given. */
@@ -50,6 +58,7 @@ export function outputSetProblems(claims: readonly PathClaim[], cwd: string): Co
         const written = read === first ? second : first
         problems.push({
           option: written.option,
+          ...(read ? entriesOf(written, read) : entriesOf(first, second)),
           message: read
             ? `${written.option}: ${showValue(written.path)} is also ${read.option} (${showValue(read.path)}), which this run reads: writing it would destroy it; give the output another path`
             : `${first.option} and ${second.option}: ${first.path === second.path ? `both name ${showValue(first.path)}` : `${showValue(first.path)} and ${showValue(second.path)} are one path once symlinks are resolved`}: one would overwrite the other; give each output its own path`,
@@ -60,6 +69,7 @@ export function outputSetProblems(claims: readonly PathClaim[], cwd: string): Co
         if ((folder.role === 'records' || folder.role === 'replays') && inner.role !== 'reads' && within(folder.real, inner.real)) {
           problems.push({
             option: inner.option,
+            ...entriesOf(inner, folder),
             message: `${inner.option}: ${showValue(inner.path)} is inside the fixtures folder ${folder.role === 'records' ? 'being recorded' : 'being replayed'} (${folder.option} ${showValue(folder.path)}): a fixtures folder holds its recording only, and this output could overwrite or mix into it; write it elsewhere`,
           })
         }

@@ -105,9 +105,10 @@ export function outputsOf(target: Target, env: Readonly<Record<string, string | 
 }
 
 /** The paths a run claims, as one set (./output-set.ts): what it writes, and the fixtures folder it records or replays. */
-export function claimsOf(target: Target, env: Readonly<Record<string, string | undefined>>, fixturesOption = '--fixtures'): PathClaim[] {
+/** `entry`: the targets file's entry the target is, in a fleet run. */
+export function claimsOf(target: Target, env: Readonly<Record<string, string | undefined>>, fixturesOption = '--fixtures', entry?: number): PathClaim[] {
   const claims: PathClaim[] = outputsOf(target, env).filter((o) => o.kind === 'file').map((o) => ({ option: o.option, path: o.path, role: 'writes' }))
-  if (target.mode !== 'live') claims.push({ option: fixturesOption, path: target.fixtures, role: target.mode === 'record' ? 'records' : 'replays' })
+  if (target.mode !== 'live') claims.push({ option: fixturesOption, path: target.fixtures, role: target.mode === 'record' ? 'records' : 'replays', ...(entry !== undefined ? { entry } : {}) })
   return claims
 }
 

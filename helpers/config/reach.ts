@@ -3,6 +3,7 @@
 // --ssh-opts, --kube-opts, --unit, and the commands run there (--ledger-cmd, --help-cmd,
 // --pid-cmd) with the placeholders each runtime has. Called by ./load.ts; every problem is
 // collected, none thrown.
+import type { OptionReader as FullReader } from './sources.ts'
 import type { OptionFlag } from './options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
 import { RUNTIMES, defaultHelpCmd, defaultLedgerCmd, parseKubeOpts, parsePodHost, templatePlaceholders, unitByDefault, type PodHost, type Runtime } from './runtime.ts'
@@ -21,11 +22,8 @@ export interface Reach {
   pidCmd: string | null
 }
 
-/** How ./load.ts hands an option's raw value (with where it came from) and takes a problem back. */
-export interface OptionReader {
-  raw(flag: OptionFlag): { value: string; from: string } | undefined
-  problem(from: string, message: string): void
-}
+/** How ./load.ts hands an option's raw value (with where it came from) and takes a problem back (./sources.ts). */
+export type OptionReader = Pick<FullReader, 'raw' | 'problem'>
 
 export const USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/
 const UNIT_RE = /^[A-Za-z0-9:_.@-]+$/
@@ -64,7 +62,7 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
   let runtime: Runtime = 'podman'
   if (runtimeRaw) {
     if ((RUNTIMES as readonly string[]).includes(runtimeRaw.value)) runtime = runtimeRaw.value as Runtime
-    else problem(runtimeRaw.from, `invalid runtime ${showValue(runtimeRaw.value)}; must be one of: ${RUNTIMES.join(', ')}`)
+    else problem(runtimeRaw, `invalid runtime ${showValue(runtimeRaw.value)}; must be one of: ${RUNTIMES.join(', ')}`)
   }
   const kube = runtime === 'kubernetes'
 
@@ -75,42 +73,42 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
     // `local` is a valid pod name, but here it is a --host meant for another runtime: never taken for a pod.
     const parsed = hostRaw?.value === 'local' ? 'is not a pod' : parsePodHost(hostRaw?.value ?? svc)
     if (typeof parsed !== 'string') host = parsed
-    else if (hostRaw) problem(hostRaw.from, `${showValue(hostRaw.value)} ${parsed}${hostRaw.value === 'local' || hostRaw.value.includes('@') ? '; under --runtime kubernetes --host names the pod, [namespace/]pod' : ''}`)
+    else if (hostRaw) problem(hostRaw, `${showValue(hostRaw.value)} ${parsed}${hostRaw.value === 'local' || hostRaw.value.includes('@') ? '; under --runtime kubernetes --host names the pod, [namespace/]pod' : ''}`)
     else if (svc !== '') problem('--host', `--runtime kubernetes: --svc ${showValue(svc)} is no pod name (${parsed}); give the pod with --host [namespace/]pod`)
   } else if (hostRaw) {
     const parsed = parseHost(hostRaw.value)
-    if (typeof parsed === 'string') problem(hostRaw.from, `${showValue(hostRaw.value)} ${parsed}`)
+    if (typeof parsed === 'string') problem(hostRaw, `${showValue(hostRaw.value)} ${parsed}`)
     else host = parsed
   }
 
   let sshOpts: string[] = []
   const sshRaw = given('ssh-opts')
-  if (sshRaw && kube) problem(sshRaw.from, 'does not apply under --runtime kubernetes: kubectl reaches the pod (give its options in --kube-opts)')
+  if (sshRaw && kube) problem(sshRaw, 'does not apply under --runtime kubernetes: kubectl reaches the pod (give its options in --kube-opts)')
   else if (sshRaw) {
     try {
       sshOpts = splitWords(sshRaw.value)
     } catch (error) {
       if (!(error instanceof ShellWordsError)) throw error
-      problem(sshRaw.from, `${showValue(sshRaw.value)} cannot be split: ${error.message}`)
+      problem(sshRaw, `${showValue(sshRaw.value)} cannot be split: ${error.message}`)
     }
   }
 
   let kubeOpts: string[] = []
   const kubeRaw = given('kube-opts')
-  if (kubeRaw && !kube) problem(kubeRaw.from, 'only applies under --runtime kubernetes')
+  if (kubeRaw && !kube) problem(kubeRaw, 'only applies under --runtime kubernetes')
   else if (kubeRaw) {
     const parsed = parseKubeOpts(kubeRaw.value)
-    if ('problems' in parsed) for (const p of parsed.problems) problem(kubeRaw.from, p)
+    if ('problems' in parsed) for (const p of parsed.problems) problem(kubeRaw, p)
     else kubeOpts = parsed.opts
   }
 
   const unitRaw = given('unit')
   let unit: string | null = unitByDefault(runtime) ? svc : null
-  if (unitRaw && kube) problem(unitRaw.from, 'does not apply under --runtime kubernetes: a pod has no systemd unit (the drop-in gate is skipped, with why)')
+  if (unitRaw && kube) problem(unitRaw, 'does not apply under --runtime kubernetes: a pod has no systemd unit (the drop-in gate is skipped, with why)')
   else if (unitRaw) {
     const resolved = unitRaw.value.replaceAll('{svc}', svc)
     if (UNIT_RE.test(resolved) && !resolved.startsWith('-')) unit = resolved
-    else problem(unitRaw.from, `${showValue(unitRaw.value)} must be a unit name of [A-Za-z0-9:_.@-] (may use {svc})`)
+    else problem(unitRaw, `${showValue(unitRaw.value)} must be a unit name of [A-Za-z0-9:_.@-] (may use {svc})`)
   }
 
   const known = templatePlaceholders(runtime)
@@ -118,7 +116,7 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
     const r = given(flag)
     if (!r) return fallback
     const why = templateProblem(r.value, more.length ? templatePlaceholders(runtime, more) : known) ?? (unit === null && r.value.includes('{unit}') ? `uses {unit}, but no unit stands for the engine under --runtime ${runtime}: give --unit` : undefined)
-    if (why) problem(r.from, `${showValue(r.value)} ${why}`)
+    if (why) problem(r, `${showValue(r.value)} ${why}`)
     return why ? fallback : r.value
   }
   // A bare process's boot log: its unit's journal, or wherever the operator says.

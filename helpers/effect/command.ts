@@ -9,7 +9,8 @@ import pkg from '../../package.json' with { type: 'json' }
 import { COMMON_SWITCHES, optionRows } from '../config/options.ts'
 import { command, VERSION_TEXT } from '../config/invocation.ts'
 import { colorChoice, paints, underCi } from '../cli/color.ts'
-import { userCwd, type Stream } from '../cli/verify.ts'
+import { userCwd } from '../cli/verify.ts'
+import type { OutStream } from '../cli/streams.ts'
 import { readDotenv } from '../config/load.ts'
 import { outputProblem } from '../config/outputs.ts'
 import { realClock, type Clock } from '../seams/clock.ts'
@@ -32,8 +33,8 @@ export interface EffectIo {
   rawArgs: readonly string[]
   env: Readonly<Record<string, string | undefined>>
   cwd: string
-  out: Stream
-  err: Stream
+  out: OutStream
+  err: OutStream
   /** How long --vault waits for another writer of the page (default: writeback's). */
   lockWaitMs?: number
 }

@@ -2,7 +2,7 @@
 // a plain line when the queries start and at least every 15 s until they are answered, so a slow
 // Prometheus never looks like a hung job. Real time, never the seam's clock: a replay reads that
 // clock exactly as the recording did.
-import type { Stream } from '../cli/verify.ts'
+import type { OutStream } from '../cli/streams.ts'
 import type { ReadProgress } from './read.ts'
 
 /** A plain line at least this often while queries are outstanding (the house rule is 15 s). */
@@ -13,7 +13,7 @@ export interface Progress {
   done(): void
 }
 
-export function progress(err: Stream, live: boolean, what: string): Progress {
+export function progress(err: OutStream, live: boolean, what: string): Progress {
   const started = Date.now()
   let last: ReadProgress = { done: 0, total: 0, what: '' }
   const seconds = () => `${Math.round((Date.now() - started) / 1000)}s`

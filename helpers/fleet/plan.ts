@@ -8,10 +8,10 @@ import { outputSetProblems, type PathClaim } from '../config/output-set.ts'
 import { showValue } from '../config/shell.ts'
 import { targetForRun } from '../seams/recording.ts'
 import { fleetRunIdentity, type FleetRunIdentity } from '../report/identity.ts'
-import { OPTIONS } from '../config/options.ts'
-import { parseCommandLine } from '../config/command-line.ts'
+import { OPTIONS, type OptionFlag } from '../config/options.ts'
+import { commandLineLayer, type CommandLine, type OptionLayer } from '../config/sources.ts'
 import { parseShard, shardOf, type Shard } from './shard.ts'
-import { parseTargetsFile, readBounded, targetArgv } from './targets-file.ts'
+import { parseTargetsFile, readBounded, type Entry, type EntryLines, type TargetsFile } from './targets-file.ts'
 
 /** The largest `--concurrency N`; without one (or with `auto`) the run lets in as many as it can afford (./admission.ts). */
 export const MAX_CONCURRENCY = 4096
@@ -41,26 +41,50 @@ export interface FleetPlan {
   run: FleetRunIdentity
 }
 
-/** The flags a fleet run reads for itself (the rest go to every target), with the one command-line parser. */
-function runFlags(argv: readonly string[]): Map<string, string> {
-  const { values } = parseCommandLine(argv, OPTIONS, ['api-key'])
+/** The options a fleet run reads for itself (the rest go to every target). */
+const RUN_FLAGS = ['targets', 'concurrency', 'shard', 'run-id', 'report', 'junit', 'summary'] as const
+
+/** The fleet's own flags, from the command line read once (the one command-line parser). */
+function runFlagsOf(cli: OptionLayer): Map<string, string> {
   const out = new Map<string, string>()
-  for (const flag of ['targets', 'concurrency', 'shard', 'run-id', 'report', 'junit', 'summary'] as const) {
-    const v = values.get(flag)
+  for (const flag of RUN_FLAGS) {
+    const v = cli.values.get(flag)
     if (typeof v === 'string') out.set(flag, v)
   }
   return out
 }
 
 /** Whether this invocation is a fleet run (`--targets` or VERIFY_TARGETS). */
-export function isFleetRun(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
-  return runFlags(argv).has('targets') || (env.VERIFY_TARGETS !== undefined && env.VERIFY_TARGETS !== '')
+export function isFleetRun(cli: OptionLayer, env: Readonly<Record<string, string | undefined>>): boolean {
+  return runFlagsOf(cli).has('targets') || (env.VERIFY_TARGETS !== undefined && env.VERIFY_TARGETS !== '')
 }
 
 /** `--concurrency` or `--shard` given without a targets file: a problem (they mean nothing for one target). */
-export function strayFleetFlags(argv: readonly string[]): ConfigProblem[] {
-  const flags = runFlags(argv)
+export function strayFleetFlags(cli: OptionLayer): ConfigProblem[] {
+  const flags = runFlagsOf(cli)
   return ['concurrency', 'shard', 'run-id'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
+}
+
+/** A targets file's entry or its `defaults:` as an option layer: each key its option, at its line. */
+function fileLayer(name: 'entry' | 'defaults', entry: Entry, lines: EntryLines, file: string, spelled: (key: string) => string): OptionLayer {
+  const values = new Map<OptionFlag, string | boolean>()
+  for (const [key, value] of entry) values.set(key as OptionFlag, SWITCHES.has(key) ? value === 'true' : value)
+  return {
+    name,
+    values,
+    spelled,
+    spot: (flag) => {
+      const line = entry.has(flag) ? lines.keys.get(flag) : undefined
+      return line === undefined ? undefined : { file, line }
+    },
+  }
+}
+
+const SWITCHES = new Set<string>(OPTIONS.filter((o) => o.kind === 'boolean').map((o) => o.flag))
+
+/** The option a problem of the run's checks names (`--fixtures` → fixtures); those checks name it by its flag. */
+function optionKey(option: string): string | undefined {
+  return /^--([a-z-]+)/.exec(option)?.[1]
 }
 
 function hostPort(t: Target): string {
@@ -73,15 +97,20 @@ function hostPort(t: Target): string {
 
 export interface PlanInput {
   argv: readonly string[]
+  /** The command line already read (its options are `argv`'s); read here when not given. */
+  commandLine?: CommandLine
   env: Readonly<Record<string, string | undefined>>
   dotenv?: string
   cwd: string
 }
 
-export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnings: string[] } | { ok: false; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = []
+/** The plan, with the targets file as read (for serve, which runs each entry as its own verify); or every problem. */
+export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnings: string[]; targetsFile: TargetsFile } | { ok: false; problems: ConfigProblem[] } {
   const warnings: string[] = []
-  const flags = runFlags(input.argv)
+  // The command line, read once: the fleet's own flags, and a layer of every target's options.
+  const cli = input.commandLine ?? commandLineLayer(input.argv)
+  const problems: ConfigProblem[] = [...cli.problems]
+  const flags = runFlagsOf(cli.layer)
   const fromEnv = (flag: string, env: string): { value: string; from: string } | undefined =>
     flags.has(flag) ? { value: flags.get(flag)!, from: `--${flag}` } : input.env[env] ? { value: input.env[env]!, from: env } : undefined
   const fileRaw = fromEnv('targets', 'VERIFY_TARGETS')!
@@ -131,16 +160,15 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     problems.push({ option: fileRaw.from, message: `${fileRaw.from}: ${showValue(fileRaw.value)} ${read.problem}` })
     return { ok: false, problems }
   }
-  // Every problem is said at its place in the file: `fleet.yaml:12: targets[2] ("llm-9"): base-url: …`.
-  const at = (line: number | undefined) => `${fileRaw.value}${line !== undefined ? `:${line}` : ''}: `
+  // Every problem is said at its place in the file: `fleet.yaml:12: targets[2] ("llm-9"): base-url: …`,
+  // and carries that place as data (`at`: the file, the line, the key as the file spells it).
+  const inFile = (option: string, line: number | undefined, key: string | undefined, message: string): ConfigProblem =>
+    ({ option, message: `${fileRaw.value}${line !== undefined ? `:${line}` : ''}: ${message}`, at: { file: fileRaw.value, ...(line !== undefined ? { line } : {}), ...(key !== undefined ? { key } : {}) } })
   /** The problems in the file's order (a compiler's), the run's own (no line) first; the sort is stable. */
-  const inFileOrder = (ps: ConfigProblem[]): ConfigProblem[] => {
-    const lineOfProblem = (p: ConfigProblem) => (p.message.startsWith(`${fileRaw.value}:`) ? Number(/^(\d+): /.exec(p.message.slice(fileRaw.value.length + 1))?.[1] ?? 0) : 0)
-    return [...ps].sort((a, b) => lineOfProblem(a) - lineOfProblem(b))
-  }
+  const inFileOrder = (ps: ConfigProblem[]): ConfigProblem[] => [...ps].sort((a, b) => (a.at?.line ?? 0) - (b.at?.line ?? 0))
   const parsed = parseTargetsFile(read.text)
   if (!('file' in parsed)) {
-    for (const p of parsed.problems) problems.push({ option: p.where, message: `${at(p.line)}${p.message}` })
+    for (const p of parsed.problems) problems.push(inFile(p.where, p.line, p.key, p.message))
     return { ok: false, problems: inFileOrder(problems) }
   }
   const { defaults, targets: entries, lines } = parsed.file
@@ -152,41 +180,44 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   for (const p of parsed.problems) {
     const index = /^targets\[(\d+)\]$/.exec(p.where)?.[1]
     const message = index === undefined ? p.message : p.message.replace(p.where, label(Number(index)))
-    problems.push({ option: p.where, message: `${at(p.line)}${message}` })
+    problems.push(inFile(p.where, p.line, p.key, message))
   }
+  const defaultsLayer = fileLayer('defaults', defaults, lines.defaults, fileRaw.value, (key) => `defaults.${key}`)
   const validated: Array<{ index: number; target: Target }> = []
-  const onCli = (key: string) => input.argv.some((a) => a === `--${key}` || a.startsWith(`--${key}=`))
   for (const [index, entry] of entries.entries()) {
-    const argv = targetArgv(defaults, input.argv, entry)
     const where = label(index)
     const entryLines = lines.targets[index]!
     // A key this entry misspelt was said above (with its "did you mean"): its "is required" would say it twice.
     const misspelt = new Set(parsed.problems.filter((p) => p.where === `targets[${index}]` && p.meant).map((p) => p.meant!))
-    /** The line a problem of this target is about: its key in the entry, else in defaults:, else the entry. */
-    const lineOf = (key: string | undefined) => (key !== undefined && entry.has(key) ? entryLines.keys.get(key) : key !== undefined && defaults.has(key) ? lines.defaults.keys.get(key) : undefined) ?? entryLines.at
-    const config = loadConfig({ argv, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
+    /** A problem of this target, at the line of the value it is about (its entry's key, or defaults:'), else the entry's. */
+    const ofTarget = (line: number | undefined, key: string | undefined, message: string) => inFile(where, line ?? entryLines.at, key, `${where}: ${message}`)
+    /** The line of an option of this target: its key in the entry, else in defaults:. */
+    const lineOf = (key: string | undefined) => (key === undefined ? undefined : entry.has(key) ? entryLines.keys.get(key) : defaults.has(key) ? lines.defaults.keys.get(key) : undefined)
+    // The entry over the command line over defaults:, then env and .env (helpers/config/sources.ts).
+    const layers = [fileLayer('entry', entry, entryLines, fileRaw.value, (key) => key), cli.layer, defaultsLayer]
+    const config = loadConfig({ layers, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
     if (!config.ok) {
-      // Said with the file's own words where the value came from it: `base-url:` of the entry, `defaults.base-url:`.
-      const said = (m: string) => m.replace(/^--([a-z-]+)(?=[: ])/, (whole, key: string) => (entry.has(key) ? key : defaults.has(key) && !onCli(key) ? `defaults.${key}` : whole))
       for (const p of config.problems) {
-        const key = /^--([a-z-]+)(?=[: (])/.exec(p.message)?.[1]
-        if (key !== undefined && misspelt.has(key) && / is required\b/.test(p.message)) continue
-        const text = said(p.message)
+        if (p.missing && p.key !== undefined && misspelt.has(p.key)) continue
         // A command-line value every target takes is one problem, said once.
-        const fromCli = key !== undefined && !entry.has(key) && onCli(key)
-        if (!fromCli) problems.push({ option: where, message: `${at(lineOf(key))}${where}: ${text}` })
-        else if (!problems.some((q) => q.message === text)) problems.push({ option: `--${key}`, message: text })
+        if (p.layer === 'command line') {
+          if (!problems.some((q) => q.message === p.message)) problems.push({ option: p.option, message: p.message })
+          continue
+        }
+        // The key as the file spells it: where the value sits in the file, or the one the entry lacks (env's values are not the file's).
+        const key = p.key === undefined ? undefined : p.layer === 'defaults' ? `defaults.${p.key}` : p.layer === 'entry' || p.missing ? p.key : undefined
+        problems.push(ofTarget(p.spot?.line, key, p.message))
       }
       continue
     }
     for (const w of config.warnings) if (!warnings.includes(w)) warnings.push(w)
     const run = targetForRun(config.target)
     if ('problems' in run) {
-      for (const p of run.problems) problems.push({ option: where, message: `${at(lineOf(/^--([a-z-]+)/.exec(p.option)?.[1]))}${where}: ${p.message}` })
+      for (const p of run.problems) problems.push(ofTarget(lineOf(optionKey(p.option)), optionKey(p.option), p.message))
       continue
     }
     const target: Target = { ...run.target, report: null, junit: null, summary: null }
-    for (const p of outputProblems(target, {}, input.cwd)) problems.push({ option: where, message: `${at(lineOf(/^--([a-z-]+)/.exec(p.option)?.[1]))}${where}: ${p.message}` })
+    for (const p of outputProblems(target, {}, input.cwd)) problems.push(ofTarget(lineOf(optionKey(p.option)), optionKey(p.option), p.message))
     validated.push({ index, target })
   }
   // The run's outputs are one set with every target's fixtures folder (no two on one path, none
@@ -194,12 +225,12 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   const claims: PathClaim[] = [
     { option: fileRaw.from, path, role: 'reads' },
     ...[['--report', report], ['--junit', junit], ['--summary', summary], ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null]].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
-    ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`)),
+    ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`, index)),
   ]
   // A clash that names a target's fixtures folder is said at that entry's `fixtures:` line (its last target's).
   for (const p of outputSetProblems(claims, input.cwd)) {
-    const index = [...p.message.matchAll(/targets\[(\d+)\] fixtures/g)].map((m) => Number(m[1])).at(-1)
-    problems.push(index === undefined ? p : { ...p, message: `${at(lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at)}${p.message}` })
+    const index = p.entries?.at(-1)
+    problems.push(index === undefined ? p : inFile(p.option, lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at, 'fixtures', p.message))
   }
   // Two entries for one target are the file's mistake.
   const seen = new Map<string, number>()
@@ -208,7 +239,7 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const identity = `${target.svc} ${target.knob} ${target.baseUrl ?? `fixtures ${target.fixtures}`}`
     identities.push(identity)
     const dup = seen.get(identity)
-    if (dup !== undefined) problems.push({ option: `targets[${index}]`, message: `${at(lines.targets[index]!.at)}${label(index)}: the same target as targets[${dup}] (${identity}); list each once` })
+    if (dup !== undefined) problems.push(inFile(`targets[${index}]`, lines.targets[index]!.at, undefined, `${label(index)}: the same target as targets[${dup}] (${identity}); list each once`))
     else seen.set(identity, index)
   }
   if (problems.length > 0) return { ok: false, problems: inFileOrder(problems) }
@@ -227,5 +258,5 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
   }
   const run = fleetRunIdentity(read.text, validated.map((v) => v.target), instance)
-  return { ok: true, warnings, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run } }
+  return { ok: true, warnings, targetsFile: parsed.file, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run } }
 }

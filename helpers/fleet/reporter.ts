@@ -3,7 +3,7 @@
 // steps for the CLI. It neither writes files nor decides the exit code.
 import type { Reporter } from 'vitest/node'
 import type { Target } from '../config/load.ts'
-import { scrub } from '../seams/redact.ts'
+import { scrubAll } from '../seams/redact.ts'
 import { STEP_IDS, stepsVerdict, type StepResult } from '../steps/verdict.ts'
 import { runErrorsOf, stepFromTestCase, stepsFromTestCases, type CaseLike, type ErrorLike } from '../report/collect.ts'
 import { header, stepLine } from '../report/terminal.ts'
@@ -69,7 +69,7 @@ export class FleetReporter implements Reporter {
   }
 
   #clean<T>(value: T): T {
-    return this.#keys().reduce<unknown>((v, k) => scrub(v, k), value) as T
+    return scrubAll(value, this.#keys()) as T
   }
 
   onTestRunStart(): void {

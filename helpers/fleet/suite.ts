@@ -94,9 +94,9 @@ export function defineFleetSuite(plan: FleetSuitePlan): void {
           done()
         }
       })
-      for (const { group, ids, sideBySide } of stepGroups()) {
-        describe(group, { concurrent: sideBySide }, () => {
-          beforeAll(() => beforeGroup(run!, group))
+      for (const { section, title, ids, sideBySide } of stepGroups()) {
+        describe(title, { concurrent: sideBySide }, () => {
+          beforeAll(() => beforeGroup(run!, section))
           for (const id of ids) {
             test(stepTitle(id, atDefault, plainHealth), { concurrent: sideBySide }, (t) => {
               t.task.meta.armproofTarget = i

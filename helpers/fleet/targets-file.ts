@@ -40,6 +40,8 @@ export interface FileProblem {
   message: string
   /** The line of the file it is about (1-based), when one is. */
   line?: number
+  /** The key it is about, as the file spells it (`base-url`, `defaults`, `targets`), when one is. */
+  key?: string
   /** An entry's key it is about (so a loader's "is required" for a key the entry misspelt is not said twice). */
   meant?: string
 }
@@ -84,7 +86,7 @@ function entryOf(value: unknown, where: string, lines: EntryLines, problems: Fil
     return out
   }
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    const say = (message: string, meant?: string) => problems.push({ where, line: lines.keys.get(key) ?? lines.at, message: `${where}: ${message}`, ...(meant ? { meant } : {}) })
+    const say = (message: string, meant?: string) => problems.push({ where, line: lines.keys.get(key) ?? lines.at, key, message: `${where}: ${message}`, ...(meant ? { meant } : {}) })
     if (key === 'api-key' || /^(api[-_]?key|token|bearer|password|secret)$/i.test(key)) {
       // The value is never shown: it is most likely the key itself.
       say(`${showValue(key)}: an API key never sits in the targets file (it is read by CI logs, diffs and backups); give api-key-file: PATH, or VERIFY_API_KEY in env or .env`)
@@ -147,18 +149,18 @@ export function parseTargetsFile(text: string): { file: TargetsFile; problems: F
   const top = data as Record<string, unknown>
   const topLines = linesOf(root, lineAt)
   for (const key of Object.keys(top)) {
-    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', line: topLines.keys.get(key) ?? 1, message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
+    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', line: topLines.keys.get(key) ?? 1, key, message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
   }
   const defaultsLines = top.defaults === undefined ? NO_LINES : linesOf(nodeOf('defaults'), lineAt)
   const defaults = top.defaults === undefined || top.defaults === '' ? new Map<string, string>() : entryOf(top.defaults, 'defaults', defaultsLines, problems)
   const targets: Entry[] = []
   const targetLines: EntryLines[] = []
   if (!Array.isArray(top.targets) || top.targets.length === 0) {
-    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, message: 'targets: must be a non-empty list, one mapping per target' })
+    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, key: 'targets', message: 'targets: must be a non-empty list, one mapping per target' })
     return { problems }
   }
   if (top.targets.length > MAX_TARGETS) {
-    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
+    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, key: 'targets', message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
     return { problems }
   }
   const seq = nodeOf('targets')

@@ -1,6 +1,7 @@
 // vitest's finished test cases → the nine StepResults of the contract, in STEP_IDS order. A step
 // that crashed or never ran still gets a result (inconclusive), so a report is never short of a
 // step and a missing step is never mistaken for a pass.
+import { replayMissOf } from '../seams/replay.ts'
 import { STEP_IDS, STEP_TITLES } from '../steps/registry.ts'
 import { stepResult, type StepId, type StepResult } from '../steps/verdict.ts'
 
@@ -56,7 +57,8 @@ function errorText(e: ErrorLike): string {
 /** The result of a step whose judge threw (a bug or an unexpected answer), built from the vitest error. */
 export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
   const first = testCase.result().errors?.[0]
-  if (first?.name === 'ReplayMiss') {
+  const miss = first ? replayMissOf(first) : null
+  if (first && miss) {
     // Not a bug: the recording lacks what this run asked for (an exchange, a clock reading, a choice).
     return stepResult(
       id,
@@ -64,10 +66,10 @@ export function crashedStep(id: StepId, testCase: CaseLike): StepResult {
       {
         verdict: 'inconclusive',
         expected: `the recording holds every exchange the ${id} step asks for`,
-        observed: `replay miss: ${first.message.split(' Re-record: ')[0]}`,
+        observed: `replay miss: ${miss.missing}`,
         where: 'the fixtures (--fixtures)',
-        next: first.message.includes(' Re-record: ') ? `re-record: ${first.message.split(' Re-record: ')[1]}` : 're-record the run with --mode record',
-        evidence: { error: { name: first.name, message: first.message, stack: null } },
+        next: miss.reRecord ? `re-record: ${miss.reRecord}` : 're-record the run with --mode record',
+        evidence: { error: { name: 'ReplayMiss', message: first.message, stack: null } },
       },
       Math.round(testCase.diagnostic?.()?.duration ?? 0),
     )

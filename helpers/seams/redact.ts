@@ -41,6 +41,16 @@ export function scrub(value: unknown, secret: string | null): unknown {
   return value === undefined ? null : value
 }
 
+/** `text` with every one of `secrets` redacted (a fleet's text may quote any of its targets' keys). */
+export function redactAll(text: string, secrets: readonly (string | null)[]): string {
+  return secrets.reduce<string>((t, k) => redactText(t, k), text)
+}
+
+/** `scrub` for every one of `secrets`. */
+export function scrubAll(value: unknown, secrets: readonly (string | null)[]): unknown {
+  return secrets.reduce<unknown>((v, k) => scrub(v, k), value)
+}
+
 /** The HTTP seam with the key redacted from everything that comes back: body, headers, URLs, error text. */
 export function redactingHttp(http: HttpClient, secret: string | null): HttpClient {
   if (!secret) return http

@@ -11,9 +11,31 @@ import type { Choices } from './choices.ts'
 import { quoteAll } from '../config/shell.ts'
 import { command } from '../config/invocation.ts'
 
+/**
+ * The recording lacks what this run asked for (an exchange, a clock reading, a choice). What is
+ * missing and the command that records the run again travel as fields (vitest hands a test's error
+ * over with its own fields, helpers/report/collect.ts reads them): the message is for people.
+ */
 export class ReplayMiss extends Error {
   readonly code = 'ARMPROOF_REPLAY_MISS'
   override readonly name = 'ReplayMiss'
+  /** What the recording lacks, where (file). */
+  readonly missing: string
+  /** The command that records this run again, where the run's target is known. */
+  readonly reRecord: string | null
+  constructor(missing: string, reRecord: string | null = null) {
+    super(reRecord ? `${missing}. Re-record: ${reRecord}` : missing)
+    this.missing = missing
+    this.reRecord = reRecord
+  }
+}
+
+/** What a replay miss carries, read from a ReplayMiss or from the plain object vitest made of one; null for any other error. */
+export function replayMissOf(error: { readonly name?: string | undefined }): { missing: string; reRecord: string | null } | null {
+  if (error.name !== 'ReplayMiss') return null
+  const { missing, reRecord } = error as { missing?: unknown; reRecord?: unknown }
+  if (typeof missing !== 'string') return null
+  return { missing, reRecord: typeof reRecord === 'string' ? reRecord : null }
 }
 
 /** The replay ended with recorded exchanges nobody asked for: the run took another path than the recording. */
@@ -41,7 +63,7 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
   const httpKey = (method: string, path: string, bodySha?: string) => `${method} ${path}${bodySha ? ` ${bodySha}` : ''}`
   const httpQueues = queueBy(set.http, (e: HttpExchange) => httpKey(e.method, e.path, e.request.sha256))
   const hostQueues = queueBy(set.host, (e: HostExchange) => `${e.asDeployUser ? 'deploy:' : ''}${e.command}`)
-  const miss = (what: string, file: string) => new ReplayMiss(`No recorded ${what} in ${folder}/${file}. Re-record: ${reRecordCommand(target)}`)
+  const miss = (what: string, file: string) => new ReplayMiss(`No recorded ${what} in ${folder}/${file}`, reRecordCommand(target))
   const base = target.baseUrl ?? set.meta.baseUrl
 
   const http: HttpClient = {
@@ -76,7 +98,7 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
   const clock: Clock = {
     now() {
       const t = set.meta.clock[reading++]
-      if (t === undefined) throw new ReplayMiss(`the replay read the clock more often than the recording (${set.meta.clock.length} readings in ${folder}/run.json): the run took another path. Re-record: ${reRecordCommand(target)}`)
+      if (t === undefined) throw new ReplayMiss(`the replay read the clock more often than the recording (${set.meta.clock.length} readings in ${folder}/run.json): the run took another path`, reRecordCommand(target))
       return set.meta.startedAtMs + t
     },
     sleep: async () => {},
@@ -84,7 +106,7 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
   const choices: Choices = {
     pick(name, options) {
       const value = set.meta.choices[name]
-      if (!options.includes(value as (typeof options)[number])) throw new ReplayMiss(`the recording has no usable choice "${name}" in ${folder}/run.json. Re-record: ${reRecordCommand(target)}`)
+      if (!options.includes(value as (typeof options)[number])) throw new ReplayMiss(`the recording has no usable choice "${name}" in ${folder}/run.json`, reRecordCommand(target))
       return value as (typeof options)[number]
     },
   }

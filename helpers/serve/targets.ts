@@ -5,7 +5,7 @@
 // problem keeps serve from starting, and again at every request, so a changed file (a Kubernetes
 // ConfigMap updated with the rollout) is what the next run proves.
 import { planFleet } from '../fleet/plan.ts'
-import { RUN_LEVEL, parseTargetsFile, readBounded, targetArgv } from '../fleet/targets-file.ts'
+import { RUN_LEVEL, targetArgv } from '../fleet/targets-file.ts'
 import { OPTIONS } from '../config/options.ts'
 import { showValue } from '../config/shell.ts'
 
@@ -25,15 +25,11 @@ export const RUN_LEVEL_ENV: readonly string[] = OPTIONS.filter((o) => RUN_LEVEL.
 
 /** The file's targets by svc, or every problem with it (as `pnpm verify --targets` says them). */
 export function loadServedTargets(file: string, env: Readonly<Record<string, string | undefined>>, cwd: string, dotenv: string | undefined): { targets: ServedTargets } | { problems: string[] } {
-  const read = readBounded(file)
-  if ('problem' in read) return { problems: [`--targets: ${showValue(file)} ${read.problem}`] }
   // Validated as verify validates a fleet run, with the env a run gets (no run-level twins): the
   // file's shape and every target's values in one answer, each problem at its file:line.
   const planned = planFleet({ argv: ['--targets', file], env: { ...env, ...Object.fromEntries(RUN_LEVEL_ENV.map((k) => [k, ''])) }, cwd, ...(dotenv ? { dotenv } : {}) })
   if (!planned.ok) return { problems: planned.problems.map((p) => p.message) }
-  const parsed = parseTargetsFile(read.text)
-  if (!('file' in parsed) || parsed.problems.length > 0) return { problems: parsed.problems.map((p) => `${file}${p.line !== undefined ? `:${p.line}` : ''}: ${p.message}`) }
-  const { defaults, targets: entries, lines } = parsed.file
+  const { defaults, targets: entries, lines } = planned.targetsFile
   const argv = new Map<string, readonly string[]>()
   const problems: string[] = []
   for (const t of planned.plan.targets) {

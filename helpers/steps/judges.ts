@@ -15,7 +15,7 @@ import { markPromBaseline } from './meter/from-prometheus.ts'
 import { wrongEngineAtBaseline } from './meter/two-engines.ts'
 import { checkExact, checkTools, checkVision } from './probes/send.ts'
 import { servedModel } from './probes/served.ts'
-import { stepSpec, type StepId } from './registry.ts'
+import { stepSpec, type SectionId, type StepId } from './registry.ts'
 import { skippedOnPurpose } from './skipped.ts'
 import type { JudgementFields, StepResult } from './verdict.ts'
 
@@ -37,13 +37,14 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
 /**
  * Work a section does once before its steps, and what it hands on: before the probes' traffic,
  * the meter's baseline scrape (and, where it is another engine's page, the proof that ends the
- * run), and the served model they share (asked by the first probe).
+ * run), and the served model they share (asked by the first probe). Keyed by the section's id
+ * (./registry.ts `SECTIONS`), never its title: a reworded title keeps the baseline.
  */
-export const BEFORE_GROUP: Readonly<Record<string, (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>>>> = {
+export const BEFORE_GROUP: { readonly [Id in SectionId]?: (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>> } = {
   // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
   // No baseline where /health never answered 200: no traffic will flow, and the meter is not watched.
   // A baseline page another engine served proves the run is about two engines: it ends here (./meter/two-engines.ts).
-  'behaviour survived': async (ctx, given = {}) => {
+  behaviour: async (ctx, given = {}) => {
     const baseline = given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)
     const wrongEngine = await wrongEngineAtBaseline(ctx, baseline.baseline, given.engineProcess)
     return { ...baseline, ...(wrongEngine ? { wrongEngine } : {}), model: servedModel(ctx) }
@@ -66,8 +67,8 @@ export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>
 }
 
 /** Runs a section's `BEFORE_GROUP` work, keeping what it hands on; none once the run is proven to be about another engine. */
-export async function beforeGroup(run: ProofRun, group: string): Promise<void> {
-  const before = BEFORE_GROUP[group]
+export async function beforeGroup(run: ProofRun, section: SectionId): Promise<void> {
+  const before = BEFORE_GROUP[section]
   if (before && !run.given.wrongEngine) Object.assign(run.given, await before(run.ctx, run.given))
 }
 
@@ -90,20 +91,26 @@ function afterWrongEngine(id: StepId, proof: WrongEngine): JudgementFields {
 
 /**
  * Judges one step: its declared inputs in, what it hands on kept, its result timed and the API
- * key scrubbed, under the runbook title. `ctx` may be the run's with another progress line.
+ * key scrubbed (here, once, for every way a step ends), under the runbook title. `ctx` may be the
+ * run's with another progress line.
  */
 export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title: string, ctx: RunContext = run.ctx): Promise<StepResult> {
   const started = performance.now()
+  const { handed, ...judged } = await judgement(run, id, ctx)
+  return scrub({ id, title, ...judged, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
+}
+
+/** How one step ends: after a proof of another engine, skipped on purpose, or by its judge (with what the report keeps of what it hands on). */
+async function judgement<Id extends StepId>(run: ProofRun, id: Id, ctx: RunContext): Promise<Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'> & { handed?: { buildDefault: string | null } }> {
   const proof = run.given.wrongEngine
-  if (proof) return scrub({ id, title, ...afterWrongEngine(id, proof), evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  if (proof) return { ...afterWrongEngine(id, proof), evidence: {} }
   // --skip: the judge is not called (the served model's reply ids were settled for it, ./probes/served.ts).
   const skipped = skippedOnPurpose(ctx, id)
-  if (skipped) return scrub({ id, title, ...skipped, evidence: {}, durationMs: Math.round(performance.now() - started) }, ctx.target.apiKey) as StepResult
+  if (skipped) return { ...skipped, evidence: {} }
   const judge: Judge<Id> = JUDGES[id]
-  const { gives, ...judgement } = await judge(ctx, inputsFor(id, run.given))
+  const { gives, ...judged } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)
-  const handed = gives?.buildDefault !== undefined ? { buildDefault: gives.buildDefault } : {}
-  return scrub({ id, title, ...judgement, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
+  return { ...judged, ...(gives?.buildDefault !== undefined ? { handed: { buildDefault: gives.buildDefault } } : {}) }
 }
 
 /** The served model, once the probes asked for it (for the recording's metadata). */

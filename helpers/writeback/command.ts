@@ -2,7 +2,7 @@
 // `## Knob log`. Exit 0 written (or already there), 2 refused or usage; never 1 or 3. Thin on
 // purpose, like `helpers/cli/verify.ts`: argv, env, streams, the clock and the fs are injectable.
 import { isAbsolute, relative } from 'node:path'
-import type { Stream } from '../cli/verify.ts'
+import type { OutStream } from '../cli/streams.ts'
 import type { WritebackFs } from './atomic.ts'
 import { entryLines, entryMarker } from './entry.ts'
 import { escapeControls } from './escape.ts'
@@ -24,8 +24,8 @@ export interface WritebackIo {
   /** Read for WRITEBACK_* only; never printed. */
   env: Readonly<Record<string, string | undefined>>
   cwd: string
-  out: Stream
-  err: Stream
+  out: OutStream
+  err: OutStream
   now?: () => Date
   fs?: WritebackFs
   /** How long to wait for another writeback holding the page's lock (default 30 s). */

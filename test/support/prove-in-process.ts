@@ -35,7 +35,7 @@ async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepRe
     return crashedStep(id, {
       name: title,
       meta: () => ({ armproofStep: id }),
-      result: () => ({ state: 'failed', errors: [{ message: e.message, name: e.name, stack: e.stack }] }),
+      result: () => ({ state: 'failed', errors: [e] }),
     })
   }
 }
@@ -54,9 +54,9 @@ export async function proveInProcess(args: readonly string[], options: { engine:
   const plain = run.ctx.engine.health.numeric.length === 0
   const steps: StepResult[] = []
   const unhandled: string[] = []
-  for (const { group, ids, sideBySide } of stepGroups()) {
+  for (const { section, ids, sideBySide } of stepGroups()) {
     try {
-      await beforeGroup(run, group)
+      await beforeGroup(run, section)
     } catch (error) {
       unhandled.push(`suite error: ${(error as Error).message}`)
     }
