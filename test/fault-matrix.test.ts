@@ -1,8 +1,8 @@
 // Runs the fault matrix (test/support/fault-matrix.ts): for every fault, the proof against a
 // reference engine with that one misbehaviour gives the expected verdict, exit code, red steps and
 // message (test/support/fault-matrix-check.ts). Zero false greens: a non-green case never exits 0.
-// The rows of END_TO_END run whole `pnpm verify` processes (green, red, inconclusive, an intended
-// skip, a key file, a key echoed back); the operator's mistakes run the same verify() in this
+// The rows of END_TO_END run whole `pnpm verify` processes (a key file, a key echoed back, kubectl
+// through the command's environment); the operator's mistakes run the same verify() in this
 // process (they are answered before the proof steps); the others judge the same steps in this
 // process (test/support/prove-in-process.ts). The three HEAVY rows run in
 // test/fault-matrix-heavy.test.ts.

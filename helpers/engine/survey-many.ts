@@ -8,7 +8,7 @@
 import { quote } from '../config/shell.ts'
 import type { Gather, HostResult } from '../seams/host-result.ts'
 import { parseListeners, parseOwners, type Listener } from './proc.ts'
-import { keptSections, MARK, parseSurvey, portHex, readProcs, readSurveys, sections, SOCKET_READS, type ProcRead, type Survey } from './survey.ts'
+import { MARK, parseSurvey, portHex, readProcs, readSurveys, sections, socketReads, type ProcRead, type Survey } from './survey.ts'
 
 /** What one target's survey asks: its process name and its base URL's port. */
 export interface SurveyKey {
@@ -21,11 +21,8 @@ export function manySurveyScript(keys: readonly SurveyKey[]): string {
   const names = [...new Set(keys.map((k) => k.process))]
   const hexes = [...new Set(keys.flatMap((k) => (k.port === null ? [] : [portHex(k.port)])))]
   return [
-    ...SOCKET_READS,
-    ...names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`),
-    `F="${names.map((_, i) => `$F${i}`).join(' ')}"`,
-    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(` ${hexes.join(' ')} `)} 'NF>9 && index(h, " " substr($2, length($2)-4) " "){printf " %s", $10}')`,
-    ...keptSections(names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`)),
+    ...socketReads(names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`).join('\n'), names.map((_, i) => `$F${i}`).join(' '), hexes),
+    ...names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`),
     // As the one-target survey: a cmdline that cannot be read fails the script (so --sudo auto
     // retries it under sudo -n); its error is also kept with its pid, for that target's view.
     'exec 3>&1',

@@ -64,50 +64,71 @@ const PROC_LOOP = [
   'exit ${r:-0}',
 ].join('\n')
 
-/**
- * The survey script. The listening inodes are taken from /proc/net/tcp{,6} (state 0A), their
- * holders from `ls -l /proc/[0-9]*\/fd` (`pid inode` lines). Printed are only the sockets of
- * `port` and those held by what `pidof <name>` finds, and only those processes are detailed
- * (stat line and command line): the rest of the host's processes are none of armproof's business,
- * nor of a recording's.
- */
 /** The port as /proc/net/tcp{,6} prints it: a colon and four upper-case hex digits ('' for none). */
 export const portHex = (port: number | null): string => (port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`)
 
-/** Every survey's start: the boot time and clock tick, the listening sockets (L, their inodes I) and who holds them (O: `pid inode`). */
-export const SOCKET_READS: readonly string[] = [
-  `echo '${MARK}btime'; awk '$1=="btime"{print $2}' /proc/stat 2>/dev/null`,
-  `echo '${MARK}clk_tck'; getconf CLK_TCK 2>/dev/null`,
-  `L=$(awk 'FNR>1 && $4=="0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null)`,
-  `I=$(printf '%s\\n' "$L" | awk 'NF>9{printf " socket:[%s]", $10}')`,
-  `O=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v i="$I " '/^\\/proc\\/[0-9]+\\/fd:$/{split($0,a,"/"); p=a[3]; next} p!="" && index(i, " " $NF " "){print p, substr($NF, 9, length($NF)-9)}')`,
-]
+/**
+ * One awk for every survey's reads of the host (it reads /proc/stat and /proc/net/tcp{,6} itself,
+ * with getline, so a kernel without tcp6 costs nothing more; stdin is `ls -l /proc/[0-9]*\/fd`):
+ * the btime value and the clk_tck section (`c`, getconf's answer), then of the listening sockets (state 0A)
+ * those kept: the holders (`pid inode`) of the processes found by name (`f`, their pids between
+ * spaces) and of the sockets on a port asked (`h`, ports as /proc prints them between spaces), the
+ * listen lines of those sockets and the owners lines, then `=` and the processes to detail (the
+ * named ones and the port's holders, in numeric order, once each). One process where the survey
+ * took ten awk, a sort and their shells; what it prints is what those printed.
+ */
+const SOCKETS_AWK = String.raw`function tcp(file,  x, n, a, i) {
+  while ((getline x < file) > 0) {
+    if (++i == 1) continue
+    n = split(x, a)
+    if (n > 9 && a[4] == "0A") { L[++nl] = x; LI[nl] = a[10]; li[a[10]] = 1; if (index(h, " " substr(a[2], length(a[2]) - 4) " ")) q[a[10]] = 1 }
+  }
+  close(file)
+}
+BEGIN {
+  split(f, a); for (j in a) fs[a[j]] = 1
+  while ((getline x < "/proc/stat") > 0) { split(x, a); if (a[1] == "btime") print a[2] }
+  close("/proc/stat")
+  printf "%s", "${MARK}clk_tck\n"; if (c != "") print c
+  tcp("/proc/net/tcp"); tcp("/proc/net/tcp6")
+}
+/^\/proc\/[0-9]+\/fd:$/ { split($0, a, "/"); p = a[3]; next }
+p != "" {
+  s = $NF
+  if (substr(s, 1, 8) != "socket:[" || substr(s, length(s)) != "]") next
+  i = substr(s, 9, length(s) - 9)
+  if ((i in li) && ((p in fs) || (i in q))) { K[++nk] = p " " i; ki[i] = 1; if (i in q) H[p] = 1 }
+}
+END {
+  printf "%s", "${MARK}listen\n"
+  for (j = 1; j <= nl; j++) if ((LI[j] in q) || (LI[j] in ki)) print L[j]
+  printf "%s", "${MARK}owners\n"
+  for (j = 1; j <= nk; j++) print K[j]
+  for (x in fs) if (x != "") H[x] = 1
+  n = 0; for (x in H) { for (j = n; j > 0 && P[j] + 0 > x + 0; j--) P[j + 1] = P[j]; P[j + 1] = x; n++ }
+  printf "="; for (j = 1; j <= n; j++) printf " %s", P[j]
+}`
 
 /**
- * Given F (the pids found by name) and Q (the inodes of the port's sockets): K, the holders kept
- * (the port's, and the named processes'), the listen and owners sections, what `pidof` printed
- * (`pidofLines`), H (the port's holders) and P (the processes to detail).
+ * Every survey's reads up to the processes to detail: prints the btime, clk_tck, listen and owners
+ * sections (see SOCKETS_AWK) and leaves the pids to detail in P. `pidof` is the line(s) that set
+ * the pids found by name, `named` their shell words (`$F`), `hexes` the ports asked as /proc prints them.
  */
-export function keptSections(pidofLines: readonly string[]): string[] {
+export function socketReads(pidof: string, named: string, hexes: readonly string[]): string[] {
   return [
-    `K=$(printf '%s\\n' "$O" | awk -v f=" $F " -v q="$Q " 'NF && (index(f, " " $1 " ") || index(q, " " $2 " "))')`,
-    `echo '${MARK}listen'; printf '%s\\n' "$L" | awk -v k="$Q $(printf '%s\\n' "$K" | awk 'NF{printf " %s", $2}') " 'NF>9 && index(k, " " $10 " ")'`,
-    `echo '${MARK}owners'; [ -n "$K" ] && printf '%s\\n' "$K"`,
-    ...pidofLines,
-    `H=$(printf '%s\\n' "$K" | awk -v q="$Q " 'NF && index(q, " " $2 " "){print $1}')`,
-    `P=$( { printf '%s\\n' $F; printf '%s\\n' "$H"; } | awk 'NF' | sort -un)`,
+    // The first line says what the script is (the btime mark), before anything is read.
+    `echo '${MARK}btime'`,
+    pidof,
+    `S=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v f=" ${named} " -v h=${quote(` ${hexes.map((x) => `${x} `).join('')}`)} -v c="$(getconf CLK_TCK 2>/dev/null)" '${SOCKETS_AWK}')`,
+    // The awk ends with `=` and the pids; without it (no awk at all), nothing is detailed.
+    'case $S in *=*) P=${S##*=}; S=${S%=*} ;; *) P= ;; esac',
+    `printf '%s' "$S"`,
   ]
 }
 
 export function surveyScript(processName: string, port: number | null): string {
   const hex = portHex(port)
-  return [
-    ...SOCKET_READS,
-    `F=$(pidof ${quote(processName)} 2>/dev/null)`,
-    `Q=$(printf '%s\\n' "$L" | awk -v h=${quote(hex)} 'NF>9 && h!="" && substr($2, length($2)-4)==h{printf " %s", $10}')`,
-    ...keptSections([`echo '${MARK}pidof'; echo $F`]),
-    PROC_LOOP,
-  ].join('\n')
+  return [...socketReads(`F=$(pidof ${quote(processName)} 2>/dev/null)`, '$F', hex === '' ? [] : [hex]), `echo '${MARK}pidof'; echo $F`, PROC_LOOP].join('\n')
 }
 
 /** The stat line and command line of `pids` (validated digits only). */

@@ -4,13 +4,19 @@
 // verify its suite file, under a new `?vitest=<time>` URL every time, so each run also leaves
 // entries nothing reads again; the cache is emptied once it holds more than MAX_ENTRIES, which
 // costs the next run one cold start instead of letting the folder grow without end.
+// One folder per checkout: the cache is keyed by each module's path, so checkouts side by side on
+// one machine (git worktrees) share none of it, and in one folder each one's runs would empty it
+// for the others, mid-run too, and every process started after that compiles from cold.
+import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { cacheEntries, pruneCompileCache } from '../../bin/compile-cache.ts'
 
 export { cacheEntries, pruneCompileCache }
 
-export const TEST_COMPILE_CACHE = join(tmpdir(), 'armproof-test-compile-cache')
+const CHECKOUT = createHash('sha256').update(fileURLToPath(new URL('../..', import.meta.url))).digest('hex').slice(0, 10)
+export const TEST_COMPILE_CACHE = join(tmpdir(), `armproof-test-compile-cache-${CHECKOUT}`)
 /** About ten runs of `pnpm test` (each leaves some 500 entries, 4 MB), some 40 MB. */
 export const MAX_ENTRIES = 5000
 

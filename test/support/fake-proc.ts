@@ -148,7 +148,7 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
         script = words.at(-1)!
       }
       if (script.includes('getconf CLK_TCK')) {
-        const hex = /-v h=(\S+) /.exec(script)![1]!.replace(/^'|'$/g, '')
+        const hex = /-v h='([^']*)'/.exec(script)![1]!.trim()
         return done(surveyText(s, /pidof (\S+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)))
       }
       if (script.includes('podman inspect') || script.includes('docker inspect')) {

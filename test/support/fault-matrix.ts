@@ -65,8 +65,15 @@ const arm = (faults: NonNullable<EngineOptions['faults']>): EngineOptions => ({ 
 /** All three probes red; with no request completed, the meter sees no traffic. */
 const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe.vision': 'failed', meter: 'inconclusive' } as const
 
-/** Rows run as whole `pnpm verify` processes; every other row judges the same steps in-process. */
-export const END_TO_END: readonly string[] = ['none (healthy arm)', 'knob_ignored', 'no_traffic_counters (rollback)', 'drop-in check skipped', 'none (api key in a file)', 'auth_echo (wrong key)', 'kubernetes (a pod, through kubectl)']
+/**
+ * Rows run as whole `pnpm verify` processes, where the process itself is what the row is about: a
+ * key read from a file by the command, a key echoed back that the command's own output must never
+ * show, host commands (kubectl) found through the command's environment. Every other row judges the
+ * same steps in-process; the verdicts through the command's own wiring (green, red at the meter,
+ * inconclusive, a skip on purpose with --no-dropin-check) are proven by test/verify-cli.test.ts and
+ * test/fleet.test.ts, each run a whole `pnpm verify` process.
+ */
+export const END_TO_END: readonly string[] = ['none (api key in a file)', 'auth_echo (wrong key)', 'kubernetes (a pod, through kubectl)']
 
 /** Rows whose engine streams tens of MB: judged in-process one after another, in their own file (test/fault-matrix-heavy.test.ts). */
 export const HEAVY: readonly string[] = ['metrics_huge', 'ledger_huge (default: the tail)', 'ledger_huge (whole log)']
