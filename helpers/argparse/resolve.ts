@@ -1,7 +1,7 @@
 // A command line as the engine's parser reads it (./rules.ts): which words name a flag, which
 // word is its value, and which occurrence wins. Emulates Python's argparse (an
 // ArgumentParser with allow_abbrev, `store` actions) behind vLLM's FlexibleArgumentParser
-// pre-pass (`--config FILE` first, then `_` → `-` in flag names); test/argparse.test.ts checks a
+// pre-pass (`--config FILE` first, then `_` → `-` in flag names); test/argparse/resolve.test.ts checks a
 // seeded sample against python3's own argparse. Pure.
 import type { FlagNames, KnownFlag, ParserRules } from './rules.ts'
 

@@ -12,7 +12,7 @@
 // resolves another vitest anyway is caught by `workerRuntime` below: what it imports is checked
 // (each is a function, with the parameters this pool calls it with), and when it is not what this
 // pool was written for, the suite runs under vitest's own forks pool and the run says why in one
-// line (./run-suites.ts). Both pools give the same verdicts and report (test/in-process-pool.test.ts).
+// line (./run-suites.ts). Both pools give the same verdicts and report (test/cli/stock-pool-fallback.test.ts).
 //
 // What the runtime changes in the process it runs in is put back when the pool stops: it replaces
 // `process.exit` with one that throws (a test must not end the run), and listens for uncaught

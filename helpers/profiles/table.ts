@@ -1,6 +1,6 @@
 // The README's tables of each engine profile, generated from the profile itself (as the proof-steps
 // table is from the step registry): its knobs, and where it reads what the engine resolved.
-// `pnpm faults-doc` writes them; test/profiles-doc.test.ts keeps the README equal. Pure.
+// `pnpm faults-doc` writes them; test/profiles/doc.test.ts keeps the README equal. Pure.
 import type { LoadedProfile } from './load.ts'
 import type { KnobSpec } from './types.ts'
 
@@ -53,7 +53,7 @@ export function sourcesTable(profile: LoadedProfile): string {
   ].join('\n')
 }
 
-const BEGIN = (name: string) => `<!-- generated from helpers/profiles/${name}.yaml by \`pnpm faults-doc\`; test/profiles-doc.test.ts keeps it equal -->\n`
+const BEGIN = (name: string) => `<!-- generated from helpers/profiles/${name}.yaml by \`pnpm faults-doc\`; test/profiles/doc.test.ts keeps it equal -->\n`
 const END = '\n<!-- end of the generated profile tables -->'
 
 /** The README with each engine's tables regenerated between its markers. */

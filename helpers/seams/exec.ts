@@ -10,7 +10,7 @@
 // subprocess is a promise with no 'exit' event, and the promise waits for the pipes to close, so a
 // command that exits while a background grandchild keeps its stdout open (`… & echo done`) would
 // come back as a timeout after the whole host timeout instead of its output 200 ms after it exited
-// (test/host.test.ts, "a background grandchild holding the pipe"). Loading execa also costs
+// (test/seams/host.test.ts, "a background grandchild holding the pipe"). Loading execa also costs
 // about 100 ms of CPU per `pnpm verify` start (a sixth of a replayed run), for the one spawn here.
 //
 // Plain data in, plain data out: the same function runs in this process or in the spawner

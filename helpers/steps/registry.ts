@@ -112,7 +112,7 @@ export function stepGroups(): StepGroup[] {
   return groups
 }
 
-/** The README's proof-steps table, generated from `proves` (test/steps-doc.test.ts keeps the README equal). */
+/** The README's proof-steps table, generated from `proves` (test/steps/registry.test.ts keeps the README equal). */
 export function stepsTable(): string {
   return ['| id | proves |', '|---|---|', ...STEPS.map((s) => `| \`${s.id}\` | ${s.proves} |`)].join('\n')
 }

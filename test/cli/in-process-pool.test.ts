@@ -5,7 +5,7 @@
 // runtime changes in this process (process.exit, the uncaught-error listeners) put back on stop
 // and on the runtime's teardown; and a vitest/worker that cannot be loaded at all, which sends the
 // suite to vitest's stock pool. A runtime of another shape, and both pools' equal verdicts, are
-// test/in-process-pool.test.ts's.
+// test/cli/stock-pool-fallback.test.ts's.
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { WorkerRequest } from 'vitest/node'

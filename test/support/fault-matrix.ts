@@ -1,6 +1,6 @@
 // The fault matrix: for every fault the reference engine can inject and every fault of the
 // surroundings we can make here, the verdict, exit code and red steps `pnpm verify` must give.
-// test/fault-matrix.test.ts runs it; docs/faults.md is generated from it (scripts/faults-doc.ts),
+// test/e2e/fault-matrix.test.ts runs it; docs/faults.md is generated from it (scripts/faults-doc.ts),
 // and a test keeps the two equal.
 import type { EngineHandle, EngineOptions } from '../../engine/launch.ts'
 import type { KnobName } from '../../helpers/config/knobs.ts'
@@ -70,12 +70,12 @@ const PROBES_FAILED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe
  * key read from a file by the command, a key echoed back that the command's own output must never
  * show, host commands (kubectl) found through the command's environment. Every other row judges the
  * same steps in-process; the verdicts through the command's own wiring (green, red at the meter,
- * inconclusive, a skip on purpose with --no-dropin-check) are proven by test/verify-cli.test.ts and
- * test/fleet.test.ts, each run a whole `pnpm verify` process.
+ * inconclusive, a skip on purpose with --no-dropin-check) are proven by test/e2e/verify.test.ts and
+ * test/e2e/fleet.test.ts, each run a whole `pnpm verify` process.
  */
 export const END_TO_END: readonly string[] = ['none (api key in a file)', 'auth_echo (wrong key)', 'kubernetes (a pod, through kubectl)']
 
-/** Rows whose engine streams tens of MB: judged in-process one after another, in their own file (test/fault-matrix-heavy.test.ts). */
+/** Rows whose engine streams tens of MB: judged in-process one after another, in their own file (test/e2e/fault-matrix-heavy.test.ts). */
 export const HEAVY: readonly string[] = ['metrics_huge', 'ledger_huge (default: the tail)', 'ledger_huge (whole log)']
 
 export const FAULT_MATRIX: readonly FaultCase[] = [
@@ -205,7 +205,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   { fault: 'metrics_exemplar_text', what: 'the meter carries an exemplar on a text/plain; version=0.0.4 page (exemplars are OpenMetrics only): Prometheus refuses the whole scrape, though the counter moved', engine: arm(['metrics_exemplar_text']), knob: 'PREFILL_INTERLEAVE', value: '1', verdict: 'red', steps: { meter: 'failed' }, message: 'an exemplar ("#" after the value) is OpenMetrics only' },
 ]
 
-/** Faults of the surroundings, run through a real sshd in test/ssh.test.ts (whose test names these quote). */
+/** Faults of the surroundings, run through a real sshd in test/e2e/ssh.test.ts (whose test names these quote). */
 export const SURROUNDINGS = [
   { fault: 'ssh refused', what: 'nothing listens on the ssh port', verdict: 'inconclusive', steps: 'dropins, help, argv, ledger inconclusive', message: 'Connection refused (names host and port)', test: 'connection refused: exit 3, the message names host and port' },
   { fault: 'unknown host key', what: 'BatchMode with an empty known_hosts', verdict: 'inconclusive', steps: 'host steps inconclusive', message: 'Host key verification failed', test: 'unknown host key with BatchMode: exit 3 fast, the message says host key' },
@@ -215,7 +215,7 @@ export const SURROUNDINGS = [
 
 /**
  * More of the operator's mistakes answered on first contact, against a plain loopback server
- * rather than the reference engine; run by test/first-contact.test.ts (whose test names these quote).
+ * rather than the reference engine; run by test/steps/first-contact/contact.test.ts (whose test names these quote).
  */
 export const FIRST_CONTACT_ELSEWHERE = [
   { fault: 'self-signed TLS', what: 'an https endpoint whose certificate this process does not trust', verify: '--base-url https://127.0.0.1:PORT', verdict: 'error', when: 'on first contact: the TLS handshake of GET /health', message: 'TLS verification of 127.0.0.1:PORT failed (DEPTH_ZERO_SELF_SIGNED_CERT); pass the CA that signed it with --ca-file PATH', test: 'a self-signed https endpoint: exit 2 naming TLS and --ca-file; with --ca-file the run goes on' },

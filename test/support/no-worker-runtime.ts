@@ -1,4 +1,4 @@
-// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/in-process-pool.test.ts: `vitest/worker`
+// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/cli/stock-pool-fallback.test.ts: `vitest/worker`
 // resolves to a module without `init`, as a vitest whose worker runtime changed would give. The
 // in-process pool must see it (helpers/cli/in-process-pool.ts `workerRuntime`) and the suite run
 // under vitest's forks pool instead, said in one line. Only that one specifier is redirected: the

@@ -3,7 +3,7 @@
 // step for each way its engine can contradict it (a log value that differs from argv, a later
 // `--no-` flag, a cache_config_info / /server_info / /props that disagrees, a meter that never
 // moves), and the stale profiles said, not failed. Same rows as test/support/fault-matrix.ts,
-// run by test/fault-matrix-profiles.test.ts; docs/faults.md shows them per engine.
+// run by test/e2e/fault-matrix-profiles.test.ts; docs/faults.md shows them per engine.
 import type { EngineOptions } from '../../engine/launch.ts'
 import type { ProfileFaultName } from '../../engine/profiles/faults.ts'
 import type { FaultCase } from './fault-matrix.ts'

@@ -1,6 +1,6 @@
 // The meter read through a real Prometheus, as Prometheus means it (issue 21 rule 6): for every way
 // Prometheus can hold an engine's meter that is not what a plain scrape shows, the verdict `pnpm
-// verify --prometheus-url` must give. test/prometheus-faults.test.ts runs each row against Debian's
+// verify --prometheus-url` must give. test/e2e/prometheus-faults.test.ts runs each row against Debian's
 // Prometheus 2.42; docs/faults.md is generated from it (scripts/faults-doc.ts).
 import type { EngineOptions } from '../../engine/launch.ts'
 import type { KnobName } from '../../helpers/config/knobs.ts'

@@ -3,7 +3,7 @@
 // registry's order (probes side by side, the meter's baseline before them), the same report and
 // exit code, without starting a vitest run per case. A judge that throws is judged as the suite's
 // reporter judges a crashed test (crashedStep). The wiring of `pnpm verify` itself is proven by
-// the end-to-end rows of the fault matrix and test/verify-cli.test.ts.
+// the end-to-end rows of the fault matrix and test/e2e/verify.test.ts.
 import type { EngineHandle } from '../../engine/launch.ts'
 import { formatProblems, loadConfig } from '../../helpers/config/load.ts'
 import { buildReport, type Report } from '../../helpers/report/json.ts'

@@ -1,5 +1,5 @@
 // FlexibleArgumentParser's pre-pass as vLLM writes it, in Python, for the tests that run python3's
-// own argparse beside armproof's reading (test/argparse.test.ts, test/argparse-switches.test.ts):
+// own argparse beside armproof's reading (test/argparse/resolve.test.ts, test/argparse/switches.test.ts):
 // `_` → `-` in a `--` word's name, before its first ".".
 export const PY_DASHED = String.raw`
 def dashed(a):

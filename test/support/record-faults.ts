@@ -69,7 +69,7 @@ async function record(fault: 'EXDEV' | 'ENOSPC' | 'EACCES', check: (run: VerifyR
   }, options.prepare)
 }
 
-/** Replays `folder` (no socket, as test/record-replay.test.ts does) and returns the run. */
+/** Replays `folder` (no socket, as test/e2e/record-replay.test.ts does) and returns the run. */
 async function replay(svc: string, folder: string): Promise<VerifyRun> {
   return runVerify(['--svc', svc, ...ARM, '--mode', 'replay', '--fixtures', folder], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` }, timeoutMs: 180_000 })
 }

@@ -1,4 +1,4 @@
-// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/in-process-pool.test.ts: as verify
+// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/cli/stock-pool-fallback.test.ts: as verify
 // exits, one line says whether vitest's worker runtime ran in its process (the in-process pool) or
 // not (a worker vitest forked). Only verify's own process says it: a forked worker, which loads the
 // same preloads, has an IPC channel to its parent (process.send) and stays quiet.

@@ -1,4 +1,4 @@
-// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/contain.test.ts: one phase inside
+// Preloaded into `pnpm verify` (NODE_OPTIONS=--import) by test/cli/contain.test.ts: one phase inside
 // the suites throws, as a bug there would, so that the test sees it contained (one line, the
 // report written, the contract's exit code, no stack trace). ARMPROOF_TEST_THROW_IN says where:
 // `setup`: reading the --ca-file (VERIFY_CA_FILE) inside vitest's runtime, as the suites open the

@@ -1,5 +1,5 @@
 // The fault table of writeback and replay: every way a careless operator or an attacker was seen
-// to break them (issue 11), and what armproof must do instead. test/writeback-faults.test.ts runs
+// to break them (issue 11), and what armproof must do instead. test/writeback/faults.test.ts runs
 // every row (its `run` does the harm and checks the page, the files, the output) and checks the
 // exit code and the message; docs/writeback-faults.md is generated from it (scripts/faults-doc.ts),
 // and a test keeps the two equal.

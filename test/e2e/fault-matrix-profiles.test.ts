@@ -1,0 +1,20 @@
+// Runs the fault matrix of the other engines (test/support/profile-matrix.ts): each built-in knob of
+// the vllm, sglang and llama.cpp profiles, and a catalog file's, against the reference engine
+// speaking that engine, judged in this process side by side (test/support/fault-matrix-check.ts),
+// in its own file beside test/e2e/fault-matrix.test.ts. Zero false greens: a non-green case never exits 0.
+import { afterAll, describe, test } from 'vitest'
+import type { EngineHandle } from '../../engine/launch.ts'
+import { PROFILE_MATRIX } from '../support/profile-matrix.ts'
+import { checkRow, rows } from '../support/fault-matrix-check.ts'
+
+const engines: EngineHandle[] = []
+afterAll(async () => {
+  await Promise.all(engines.map((e) => e.stop()))
+})
+
+// Numbered after radiance's rows (their svc and process names are machine-wide): 500 on.
+const CASES = rows(PROFILE_MATRIX, (c) => 500 + PROFILE_MATRIX.indexOf(c))
+
+describe.concurrent('the fault matrix of the other engines', () => {
+  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => checkRow(c, engines, expect))
+})

@@ -1,0 +1,25 @@
+// Runs the fault matrix (test/support/fault-matrix.ts): for every fault, the proof against a
+// reference engine with that one misbehaviour gives the expected verdict, exit code, red steps and
+// message (test/support/fault-matrix-check.ts). Zero false greens: a non-green case never exits 0.
+// The rows of END_TO_END run whole `pnpm verify` processes (a key file, a key echoed back, kubectl
+// through the command's environment); the operator's mistakes run the same verify() in this
+// process (they are answered before the proof steps); the others judge the same steps in this
+// process (test/support/prove-in-process.ts). The three HEAVY rows run in
+// test/e2e/fault-matrix-heavy.test.ts.
+import { afterAll, describe, test } from 'vitest'
+import type { EngineHandle } from '../../engine/launch.ts'
+import { FAULT_MATRIX, HEAVY, type FaultCase } from '../support/fault-matrix.ts'
+import { checkRow, rows } from '../support/fault-matrix-check.ts'
+
+const engines: EngineHandle[] = []
+afterAll(async () => {
+  await Promise.all(engines.map((e) => e.stop()))
+})
+
+// The rows that wait out the whole health budget start first, so the side-by-side run does not end on them.
+const waitsHealthBudget = (c: FaultCase): boolean => c.steps.health === 'inconclusive'
+const CASES = rows(FAULT_MATRIX.filter((c) => !HEAVY.includes(c.fault)), (c) => FAULT_MATRIX.indexOf(c)).sort((a, b) => Number(waitsHealthBudget(b)) - Number(waitsHealthBudget(a)))
+
+describe.concurrent('the fault matrix', () => {
+  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => checkRow(c, engines, expect))
+})
