@@ -29,7 +29,10 @@ function main(argv: readonly string[]): void {
   const { config } = parsed
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0))
   const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
-  if (process.env[FLEET_ENV]) return runFleet(config, echoed)
+  if (process.env[FLEET_ENV]) {
+    runFleet(config, echoed)
+    return
+  }
   watchParent()
   const state = createState(config)
   for (const chunk of bootOutput(config, echoed)) process.stdout.write(chunk)

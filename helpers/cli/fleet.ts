@@ -66,7 +66,8 @@ function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetRepor
 }
 
 function countsOf(report: FleetReport): string {
-  const counts = report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {})
+  const counts: Record<string, number> = {}
+  for (const t of report.targets) counts[t.report.verdict] = (counts[t.report.verdict] ?? 0) + 1
   return Object.entries(counts).map(([v, n]) => `${n} ${v}`).join(', ')
 }
 

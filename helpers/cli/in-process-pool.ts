@@ -27,7 +27,7 @@ import type { PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/no
 import type * as VitestWorker from 'vitest/worker'
 
 const NAME = 'armproof-in-process'
-type Listener = (...args: any[]) => void
+type Listener = (...args: unknown[]) => void
 const ERROR_EVENTS = ['uncaughtException', 'unhandledRejection'] as const
 /** `process` as the plain emitter it is, for the error events by name. */
 const emitter: EventEmitter = process

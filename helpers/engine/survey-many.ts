@@ -31,7 +31,7 @@ export function manySurveyScript(keys: readonly SurveyKey[]): string {
     `  echo "${MARK}cmdline $p"; e=$(cat /proc/$p/cmdline 2>&1 >&3) || r=1; echo`,
     `  [ -n "$e" ] && { printf '%s\\n' "$e" >&2; printf '${MARK}unreadable %s\\n%s\\n' "$p" "$e"; }`,
     'done',
-    'exit ${r:-0}',
+    `exit \${r:-0}`,
   ].join('\n')
 }
 

@@ -61,7 +61,7 @@ const PROC_LOOP = [
   // seam's `--sudo auto` retries it under sudo -n; a process that just exited is simply absent.
   `  echo "${MARK}cmdline $p"; cat /proc/$p/cmdline || r=1; echo`,
   'done',
-  'exit ${r:-0}',
+  `exit \${r:-0}`,
 ].join('\n')
 
 /** The port as /proc/net/tcp{,6} prints it: a colon and four upper-case hex digits ('' for none). */
@@ -121,7 +121,7 @@ export function socketReads(pidof: string, named: string, hexes: readonly string
     pidof,
     `S=$(ls -l /proc/[0-9]*/fd 2>/dev/null | awk -v f=" ${named} " -v h=${quote(` ${hexes.map((x) => `${x} `).join('')}`)} -v c="$(getconf CLK_TCK 2>/dev/null)" '${SOCKETS_AWK}')`,
     // The awk ends with `=` and the pids; without it (no awk at all), nothing is detailed.
-    'case $S in *=*) P=${S##*=}; S=${S%=*} ;; *) P= ;; esac',
+    `case $S in *=*) P=\${S##*=}; S=\${S%=*} ;; *) P= ;; esac`,
     `printf '%s' "$S"`,
   ]
 }

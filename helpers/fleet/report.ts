@@ -93,9 +93,9 @@ export function fleetTable(report: FleetReport): string {
  */
 export function fleetMarkdown(report: FleetReport, options: { reportPath?: string | null; endpoints?: Readonly<Record<string, string | null>> } = {}): string {
   const icon = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔', interrupted: '⏹' }[report.verdict]
-  const counts = Object.entries(
-    report.targets.reduce<Record<string, number>>((m, t) => ({ ...m, [t.report.verdict]: (m[t.report.verdict] ?? 0) + 1 }), {}),
-  )
+  const tally: Record<string, number> = {}
+  for (const t of report.targets) tally[t.report.verdict] = (tally[t.report.verdict] ?? 0) + 1
+  const counts = Object.entries(tally)
     .map(([v, n]) => `${n} ${v}`)
     .join(', ')
   const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)

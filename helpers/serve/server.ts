@@ -121,7 +121,7 @@ export function createServe(deps: ServeDeps): ServeServer {
     sendJson(res, status, value, headers)
   }
 
-  async function runRequest(req: IncomingMessage, res: ServerResponse, svc: string, answer: 'status' | 'body', started: number): Promise<string> {
+  async function runRequest(req: IncomingMessage, res: ServerResponse, svc: string, answer: 'status' | 'body'): Promise<string> {
     const text = await readBody(req, limits.maxBodyBytes)
     if (text === 'aborted') return 'client went away while sending the body'
     if (text === 'too-large') {
@@ -180,7 +180,6 @@ export function createServe(deps: ServeDeps): ServeServer {
   }
 
   const server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: 5000, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs), maxHeaderSize: 16 * 1024 }, (req, res) => {
-    const started = Date.now()
     const r = route(req.url ?? '')
     const what = `${String(req.method).slice(0, 10)} ${r.kind === 'run' ? `/${r.answer === 'status' ? 'verify' : 'analysis'}/${r.svc}` : r.kind === 'healthz' || r.kind === 'metrics' ? `/${r.kind}` : '(other)'}`
     const from = req.socket.remoteAddress ?? '?'
@@ -193,7 +192,7 @@ export function createServe(deps: ServeDeps): ServeServer {
     if (r.kind === 'metrics') {
       return void send(res, 200, deps.metrics.page({ running: deps.gate.runningCount, queued: deps.gate.queuedCount, targets: targetCount }), { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })
     }
-    runRequest(req, res, r.svc, r.answer, started).then(logged, (error: unknown) => {
+    runRequest(req, res, r.svc, r.answer).then(logged, (error: unknown) => {
       sendJson(res, 500, { svc: r.svc, verdict: 'error', error: `serve failed: ${(error as Error).message}` })
       logged(`500 ${(error as Error).message}`)
     })

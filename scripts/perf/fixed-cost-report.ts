@@ -44,7 +44,7 @@ function profileTable(profiles: FixedResult['profiles']): string {
     '| where the main thread\'s time goes (ms) | bare vitest, one trivial test | replay verdict | live verdict, instant engine | replay − bare vitest |',
     '| --- | --- | --- | --- | --- |',
     ...lines,
-    `| **total (the profile\'s span)** | ${names.map((n) => fixed(profiles[n].totalMs, 0)).join(' | ')} | ${fixed(profiles.replay.totalMs - profiles.trivial.totalMs, 0)} |`,
+    `| **total (the profile's span)** | ${names.map((n) => fixed(profiles[n].totalMs, 0)).join(' | ')} | ${fixed(profiles.replay.totalMs - profiles.trivial.totalMs, 0)} |`,
   ].join('\n')
 }
 

@@ -11,7 +11,6 @@ const GIB = 1024
 const ratioOf = (p: FleetResult['ratio'][number]) => p.fleet.ms / p.one.ms
 const okCompletions = (r: SizeRun) => r.completions.min === 3 && r.completions.max === 3
 const green = (r: SizeRun) => (r.verdicts.green ?? 0) === r.targets
-const perTarget = (r: SizeRun, kind: string) => (r.calls?.[kind] ?? 0) / r.targets
 
 function callsText(r: SizeRun): string {
   if (!r.calls) return 'not counted'

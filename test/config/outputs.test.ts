@@ -2,7 +2,7 @@
 // anything is contacted: a directory, an unwritable place, or a path under a parent that cannot
 // take it is refused with exit 2, one line each, no stack trace. A write that still fails after
 // the run prints the verdict anyway and exits 4.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

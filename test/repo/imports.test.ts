@@ -21,7 +21,7 @@ function sources(folder: string): string[] {
 const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g
 
 /** The repository-relative files one source imports (relative specifiers only; packages are not ours). */
-export function importsOf(file: string, text: string): string[] {
+function importsOf(file: string, text: string): string[] {
   const out: string[] = []
   for (const m of text.matchAll(SPECIFIER)) {
     const spec = m[1] ?? m[2] ?? m[3]!
@@ -31,7 +31,7 @@ export function importsOf(file: string, text: string): string[] {
 }
 
 /** Every cycle's path, as `a → b → a`, found by a depth-first walk. */
-export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const state = new Map<string, 'open' | 'done'>()
   const stack: string[] = []
   const found: string[] = []
@@ -54,7 +54,7 @@ export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[
  * layers below it. A layer is a top-level folder, or a folder of helpers/. The reference engine sits
  * right under bin/ (only the demo command starts it) and reaches nothing of armproof's (below).
  */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['bin'],
   ['engine'],
   ['suites'],
@@ -74,14 +74,14 @@ export const LAYERS: readonly (readonly string[])[] = [
 ]
 
 /** The layer a repository-relative file belongs to: its top-level folder, or its folder of helpers/; undefined for a file in none. */
-export function layerOf(file: string): string | undefined {
+function layerOf(file: string): string | undefined {
   const parts = file.split('/')
   const folder = parts[0] === 'helpers' ? (parts.length > 2 ? `helpers/${parts[1]}` : undefined) : parts.length > 1 ? parts[0] : undefined
   return folder !== undefined && LAYERS.some((l) => l.includes(folder)) ? folder : undefined
 }
 
 /** Every import that points up the layers or out of them, as `file → file: why`; data files (JSON) are not layered. */
-export function layerBreaches(graph: ReadonlyMap<string, readonly string[]>): string[] {
+function layerBreaches(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const rank = (layer: string): number => LAYERS.findIndex((l) => l.includes(layer))
   const where = (layer: string): string => `${layer}/ (layer ${rank(layer) + 1} of ${LAYERS.length})`
   const found: string[] = []

@@ -91,7 +91,7 @@ describe('a batch answers each part as if it had run alone', () => {
     const bin = join(dir, 'sudo-bin')
     mkdirSync(bin)
     writeFileSync(join(bin, 'sudo'), '#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nFAKE_ROOT=1 exec "$@"\n')
-    writeFileSync(join(bin, 'rootread'), '#!/bin/sh\nif [ "${FAKE_ROOT:-}" = 1 ]; then echo secret; exit 0; fi\necho "cat: /proc/1/cmdline: Permission denied" >&2\nexit 1\n')
+    writeFileSync(join(bin, 'rootread'), `#!/bin/sh\nif [ "\${FAKE_ROOT:-}" = 1 ]; then echo secret; exit 0; fi\necho "cat: /proc/1/cmdline: Permission denied" >&2\nexit 1\n`)
     for (const f of ['sudo', 'rootread']) chmodSync(join(bin, f), 0o755)
     const host = local({ env: { PATH: `${bin}:${process.env.PATH}` }, localUser: 'nobody' })
     const r = await host.runAll!([{ script: 'rootread', privileged: true, timeoutMs: 5000 }, { script: 'rootread', timeoutMs: 5000 }])
@@ -103,7 +103,7 @@ describe('a batch answers each part as if it had run alone', () => {
 describe('the batch script and its split', () => {
   test('each part is handed to the shell quoted: a part cannot see or end the others', async () => {
     const nonce = newNonce()
-    const script = batchScript(["X=1; echo \"$X\"", 'echo "${X:-unset}"'], nonce)
+    const script = batchScript(["X=1; echo \"$X\"", `echo "\${X:-unset}"`], nonce)
     const r = await local().run({ script, timeoutMs: 5000 })
     const split = splitBatch(r.stdout, r.stderr, nonce, 2)
     expect(split.parts.map((p) => p.stdout)).toEqual(['1\n', 'unset\n'])

@@ -3,7 +3,7 @@
 // It only reads; the ladder (./ladder.ts) decides.
 import { endpointUrl, type RunContext, type StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
-import { MetricsUnavailable, PROCESS_START, firstValueOf, readMetrics, stepTimes, valueOf, type MetricsReading, type SeriesValue } from './metrics.ts'
+import { MetricsUnavailable, PROCESS_START, firstValueOf, readMetrics, stepTimes, sampleSum, type MetricsReading, type SeriesValue } from './metrics.ts'
 import { trafficNames, type TrafficNames } from './names.ts'
 import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, type ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
@@ -69,7 +69,7 @@ export function pageSource(ctx: RunContext, model: string | undefined, baseline:
     },
     extras(): Partial<MeterEvidence> {
       const last = pages.at(-1)
-      const evidenceMeters = Object.fromEntries((ctx.spec.proof.evidence ?? []).map((n) => [n, { first: pages[0] ? (valueOf(pages[0], n, model) ?? null) : null, last: last ? (valueOf(last, n, model) ?? null) : null }]))
+      const evidenceMeters = Object.fromEntries((ctx.spec.proof.evidence ?? []).map((n) => [n, { first: pages[0] ? (sampleSum(pages[0], n, model) ?? null) : null, last: last ? (sampleSum(last, n, model) ?? null) : null }]))
       return { evidenceMeters, stepTimes: last ? stepTimes(last, model, ctx.engine.metrics.stepTime) : {}, parseErrors: last?.errors ?? [] }
     },
   }

@@ -69,7 +69,7 @@ export function ofModel(samples: readonly SeriesValue[], model: string | undefin
 }
 
 /** Sum of the served model's samples of `name`; undefined when it has none (absent is not zero). */
-export function valueOf(r: MetricsReading, name: string, model: string | undefined, keep: (s: SeriesValue) => boolean = () => true): number | undefined {
+export function sampleSum(r: MetricsReading, name: string, model: string | undefined, keep: (s: SeriesValue) => boolean = () => true): number | undefined {
   const samples = ofModel(r.series[name] ?? [], model).filter(keep)
   return samples.length === 0 ? undefined : samples.reduce((a, s) => a + s.value, 0)
 }
@@ -87,7 +87,7 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   const stepTime = engine.metrics.stepTime ? Object.values(engine.metrics.stepTime) : []
   const others = [...new Set([...(ctx.spec.proof.evidence ?? []), ...allTrafficNames(trafficNames(engine)), ...stepTime, PROCESS_START])].filter((n) => !meterNames.includes(n))
   const meterSuffix = meter ? meter.name.slice(meter.name.indexOf(':') + 1) : undefined
-  const meterPrefix = meter && meter.name.includes(':') ? meter.name.slice(0, meter.name.indexOf(':') + 1) : undefined
+  const meterPrefix = meter?.name.includes(':') ? meter.name.slice(0, meter.name.indexOf(':') + 1) : undefined
   const lookalikes = new Set<string>()
   const prefixNames = new Set<string>()
   const wanted = new Set([...meterNames, ...others])
@@ -143,7 +143,7 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
 /** The served model's sum of the first of `names` the page has (a counter under an earlier version's name); undefined when none. */
 export function firstValueOf(r: MetricsReading, names: readonly string[], model: string | undefined, keep?: (s: SeriesValue) => boolean): number | undefined {
   for (const n of names) {
-    const v = valueOf(r, n, model, keep)
+    const v = sampleSum(r, n, model, keep)
     if (v !== undefined) return v
   }
   return undefined
@@ -152,10 +152,10 @@ export function firstValueOf(r: MetricsReading, names: readonly string[], model:
 /** Mean step times from the engine's step counters (radiance's): evidence only, never a gate. */
 export function stepTimes(r: MetricsReading, model: string | undefined, names: { steps: string; stepsDecode: string; seconds: string; secondsDecode: string } | undefined): { decodeMeanMs?: number; mixedMeanMs?: number } {
   if (!names) return {}
-  const steps = valueOf(r, names.steps, model)
-  const stepsDecode = valueOf(r, names.stepsDecode, model)
-  const seconds = valueOf(r, names.seconds, model)
-  const secondsDecode = valueOf(r, names.secondsDecode, model)
+  const steps = sampleSum(r, names.steps, model)
+  const stepsDecode = sampleSum(r, names.stepsDecode, model)
+  const seconds = sampleSum(r, names.seconds, model)
+  const secondsDecode = sampleSum(r, names.secondsDecode, model)
   const out: { decodeMeanMs?: number; mixedMeanMs?: number } = {}
   if (stepsDecode && secondsDecode !== undefined) out.decodeMeanMs = (secondsDecode / stepsDecode) * 1000
   if (steps !== undefined && stepsDecode !== undefined && seconds !== undefined && secondsDecode !== undefined && steps - stepsDecode > 0) {

@@ -122,12 +122,12 @@ function combined(g: ReturnType<typeof groups>[number], values: readonly string[
 }
 
 async function pollGroup(options: SharedOptions, base: URL, g: ReturnType<typeof groups>[number], nowMs: number, p: Poller): Promise<void> {
-  const valueOf = (a: Asker) => (g.label === null ? undefined : a.matchers[distinguishing(a.matchers)]!.value)
+  const labelValueOf = (a: Asker) => (g.label === null ? undefined : a.matchers[distinguishing(a.matchers)]!.value)
   const keyOf = (value: string | undefined) => JSON.stringify([g.label, canonical(g.rest), value ?? null])
-  const values = [...new Set(g.askers.map(valueOf).filter((v): v is string => v !== undefined))]
+  const values = [...new Set(g.askers.map(labelValueOf).filter((v): v is string => v !== undefined))]
   const sinceMs = Math.min(...g.askers.map((a) => a.sinceMs))
   // The targets asking for the first time: their scrape intervals are read once, beside the poll.
-  const fresh = [...new Set(g.askers.map(valueOf))].filter((v) => !p.intervals.has(keyOf(v)))
+  const fresh = [...new Set(g.askers.map(labelValueOf))].filter((v) => !p.intervals.has(keyOf(v)))
   const [r, ups] = await Promise.all([
     askPoll(base, combined(g, values), options.meterName, options.trafficNames, sinceMs, nowMs, options.fetch),
     fresh.length > 0 ? askUp(base, combined(g, fresh.filter((v): v is string => v !== undefined)), INTERVAL_LOOKBACK_S, nowMs, options.fetch) : Promise.resolve(null),
@@ -138,7 +138,7 @@ async function pollGroup(options: SharedOptions, base: URL, g: ReturnType<typeof
     p.intervals.set(keyOf(v), mine.length > 0 ? Math.max(...mine) : null)
   }
   for (const a of g.askers) {
-    const value = valueOf(a)
+    const value = labelValueOf(a)
     const result: PromResult = r.ok ? { ok: true, reading: readingOf(cut(r.answer, g.label, value, a.sinceMs, nowMs), { ...options, model: a.model }, a.matchers, a.sinceMs, nowMs) } : { ok: false, failure: r.failure }
     a.resolve({ result, targets: g.askers.length, queries: r.queries, intervalMs: p.intervals.get(keyOf(value)) ?? null })
   }

@@ -516,7 +516,7 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
     return { ok: true, why: 'flat at zero while traffic flowed' }
   }
   if (nums.some((vs) => vs.some((v) => v > vs[0]!))) return { ok: true, why: 'rose during the run' }
-  const sameProcess = s.argv !== undefined && s.argv.argvHeld && !pidChanged
+  const sameProcess = s.argv?.argvHeld && !pidChanged
   if (sameProcess && pages.length >= 2 && present.some((vals) => typeof vals[0] === 'number' && vals[0] > 0)) return { ok: true, why: 'above zero at the first scrape of the process argv read' }
   return no('neither a rise nor a proven process above zero')
 }
