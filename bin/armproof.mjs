@@ -7,7 +7,9 @@ import './node-check.mjs'
 
 const built = new URL('../dist/bin/armproof.js', import.meta.url)
 if (!existsSync(built)) {
-  process.stderr.write('armproof: dist/ is missing: this is a checkout, not a package; run `pnpm build` (or use `pnpm verify`, `pnpm demo` here)\n')
+  process.stderr.write(
+    'armproof: dist/ is missing: this is a checkout, not a package; run `pnpm build` (or use `pnpm verify`, `pnpm demo` here)\n',
+  )
   process.exit(2)
 }
 await import(built.href)

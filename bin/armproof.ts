@@ -6,12 +6,27 @@ import { closest } from '../helpers/config/suggest.ts'
 import { VERSION_FLAGS, VERSION_TEXT } from '../helpers/config/invocation.ts'
 
 const COMMANDS = {
-  verify: { run: () => import('./verify.ts'), what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)' },
+  verify: {
+    run: () => import('./verify.ts'),
+    what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)',
+  },
   writeback: { run: () => import('./writeback.ts'), what: "write a green report into the endpoint's vault page" },
-  'merge-reports': { run: () => import('./merge-reports.ts'), what: "merge the --report files of a sharded fleet run (--shard i/n) into one" },
-  serve: { run: () => import('./serve.ts'), what: 'answer a rollout controller (Argo Rollouts, Flagger) over HTTP: POST /verify/<svc> runs that target of --targets FILE (200 green, 412 not green, 503 busy, 401 no token)' },
-  demo: { run: () => import('./demo.ts'), what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)' },
-  effect: { run: () => import('./effect.ts'), what: 'judge later, from the real traffic in Prometheus, what the arm did to latency and cadence (exit 0 no metric worse, 1 worse, 2 usage, 3 inconclusive)' },
+  'merge-reports': {
+    run: () => import('./merge-reports.ts'),
+    what: 'merge the --report files of a sharded fleet run (--shard i/n) into one',
+  },
+  serve: {
+    run: () => import('./serve.ts'),
+    what: 'answer a rollout controller (Argo Rollouts, Flagger) over HTTP: POST /verify/<svc> runs that target of --targets FILE (200 green, 412 not green, 503 busy, 401 no token)',
+  },
+  demo: {
+    run: () => import('./demo.ts'),
+    what: 'verify the reference engine on loopback with PREFILL_INTERLEAVE armed to 1 (no endpoint, no network)',
+  },
+  effect: {
+    run: () => import('./effect.ts'),
+    what: 'judge later, from the real traffic in Prometheus, what the arm did to latency and cadence (exit 0 no metric worse, 1 worse, 2 usage, 3 inconclusive)',
+  },
 } as const
 
 const USAGE = `armproof ${pkg.version}: ${pkg.description}
@@ -19,7 +34,9 @@ const USAGE = `armproof ${pkg.version}: ${pkg.description}
 Usage: armproof <command> [options]
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.what}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.what}`)
+  .join('\n')}
 
   armproof <command> --help   the command's options (every flag has an env twin; .env in the current folder is read)
   armproof --version, -V      the version (the same line as every command's --version)
@@ -36,6 +53,8 @@ if (command === undefined || command === '--help' || command === '-h' || command
   process.argv = [process.argv[0]!, process.argv[1]!, ...rest]
   await COMMANDS[command as keyof typeof COMMANDS].run()
 } else {
-  process.stderr.write(`armproof: unknown command ${JSON.stringify(command)}${closest(command, Object.keys(COMMANDS)) ? ` (did you mean ${closest(command, Object.keys(COMMANDS))}?)` : ''}; commands: ${Object.keys(COMMANDS).join(', ')} (armproof --help)\n`)
+  process.stderr.write(
+    `armproof: unknown command ${JSON.stringify(command)}${closest(command, Object.keys(COMMANDS)) ? ` (did you mean ${closest(command, Object.keys(COMMANDS))}?)` : ''}; commands: ${Object.keys(COMMANDS).join(', ')} (armproof --help)\n`,
+  )
   process.exitCode = 2
 }

@@ -4,4 +4,10 @@ import { startCompileCache } from './compile-cache.ts'
 startCompileCache()
 const { effect } = await import('../helpers/effect/command.ts')
 
-process.exitCode = await effect({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr })
+process.exitCode = await effect({
+  rawArgs: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  out: process.stdout,
+  err: process.stderr,
+})

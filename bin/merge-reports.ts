@@ -5,4 +5,10 @@ import { startCompileCache } from './compile-cache.ts'
 startCompileCache()
 const { mergeReports } = await import('../helpers/fleet/merge.ts')
 
-process.exitCode = await mergeReports({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr })
+process.exitCode = await mergeReports({
+  rawArgs: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  out: process.stdout,
+  err: process.stderr,
+})

@@ -5,4 +5,10 @@ import { startCompileCache } from './compile-cache.ts'
 startCompileCache()
 const { serve } = await import('../helpers/serve/command.ts')
 
-process.exitCode = await serve({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr })
+process.exitCode = await serve({
+  rawArgs: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  out: process.stdout,
+  err: process.stderr,
+})

@@ -6,7 +6,14 @@ const { verify } = await import('../helpers/cli/verify.ts')
 
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
-const code = await verify({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr, exit: (c) => exit(c) })
+const code = await verify({
+  rawArgs: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  out: process.stdout,
+  err: process.stderr,
+  exit: (c) => exit(c),
+})
 // Everything verify started has ended by now (reports written, host commands finished, the HTTP
 // client closed). What would keep the process up is vitest's runtime, which ran the suite in this
 // process: its task-update throttle leaves a timer of up to 100 ms. Exit once the output is out.

@@ -4,4 +4,10 @@ import { startCompileCache } from './compile-cache.ts'
 startCompileCache()
 const { writeback } = await import('../helpers/writeback/command.ts')
 
-process.exitCode = await writeback({ rawArgs: process.argv.slice(2), env: process.env, cwd: process.cwd(), out: process.stdout, err: process.stderr })
+process.exitCode = await writeback({
+  rawArgs: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  out: process.stdout,
+  err: process.stderr,
+})

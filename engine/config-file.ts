@@ -30,7 +30,8 @@ export function configWords(file: string, text: string): { words: string[] } | {
   for (const pair of doc.contents.items) {
     const key = str(pair.key)
     const value = isSeq(pair.value) ? pair.value.items.map(str) : [str(pair.value)]
-    if (key === undefined || typeof key === 'boolean' || value.some((v) => v === undefined)) return { error: `config file ${file}: ${String(key)}: only plain values and lists become flags` }
+    if (key === undefined || typeof key === 'boolean' || value.some((v) => v === undefined))
+      return { error: `config file ${file}: ${String(key)}: only plain values and lists become flags` }
     entries.set(key, value)
   }
   const words: string[] = []

@@ -18,7 +18,16 @@ Faults of the other profiles: ${PROFILE_FAULTS.map((f) => `${f.name} (${f.profil
 `
 
 /** What the demo needs of launch.ts's `startEngine`, passed in (launch.ts imports this module, not the other way). */
-export type DemoStart = (options: { svc?: string; processName?: string; copies: number; port: number | undefined; faults: (FaultName | ProfileFaultName)[]; dropins: string[]; args: string[]; profile: ProfileName }) => Promise<{
+export type DemoStart = (options: {
+  svc?: string
+  processName?: string
+  copies: number
+  port: number | undefined
+  faults: (FaultName | ProfileFaultName)[]
+  dropins: string[]
+  args: string[]
+  profile: ProfileName
+}) => Promise<{
   svc: string
   processName: string
   pids: readonly number[]
@@ -30,7 +39,12 @@ export type DemoStart = (options: { svc?: string; processName?: string; copies: 
 }>
 
 export async function runDemo(argv: readonly string[], startEngine: DemoStart): Promise<void> {
-  const options = { svc: undefined as string | undefined, processName: undefined as string | undefined, copies: 1, port: undefined as number | undefined }
+  const options = {
+    svc: undefined as string | undefined,
+    processName: undefined as string | undefined,
+    copies: 1,
+    port: undefined as number | undefined,
+  }
   let profile: ProfileName = 'radiance'
   const faults: (FaultName | ProfileFaultName)[] = []
   const dropins: string[] = []
@@ -55,7 +69,8 @@ export async function runDemo(argv: readonly string[], startEngine: DemoStart): 
     else if (arg === '--dropin') dropins.push(value())
     else if (arg === '--fault') {
       const f = value()
-      if (!isFaultName(f) && !isProfileFaultName(f)) throw new Error(`unknown fault ${f}; one of: ${FAULT_NAMES.join(', ')}, ${PROFILE_FAULTS.map((x) => x.name).join(', ')}`)
+      if (!isFaultName(f) && !isProfileFaultName(f))
+        throw new Error(`unknown fault ${f}; one of: ${FAULT_NAMES.join(', ')}, ${PROFILE_FAULTS.map((x) => x.name).join(', ')}`)
       faults.push(f)
     } else args.push(arg)
   }

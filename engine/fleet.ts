@@ -17,11 +17,18 @@ export interface FleetMember {
 export const fleetSvcPattern = (svc: string): string => `${svc}-*`
 
 /** Waits (at most `timeoutMs`) until every member listens; their names and ports, in order. */
-export async function fleetMembers(child: ChildProcess, root: string, svc: string, size: number, timeoutMs = 60_000): Promise<FleetMember[]> {
+export async function fleetMembers(
+  child: ChildProcess,
+  root: string,
+  svc: string,
+  size: number,
+  timeoutMs = 60_000,
+): Promise<FleetMember[]> {
   const file = join(root, FLEET_PORTS_FILE)
   const deadline = Date.now() + timeoutMs
   while (!existsSync(file)) {
-    if (!alive(child)) throw new Error(`fleet of ${size}: the engine process exited with ${child.exitCode ?? child.signalCode} before its members listened`)
+    if (!alive(child))
+      throw new Error(`fleet of ${size}: the engine process exited with ${child.exitCode ?? child.signalCode} before its members listened`)
     if (Date.now() > deadline) throw new Error(`fleet of ${size}: the members did not all listen within ${timeoutMs} ms`)
     await new Promise((r) => setTimeout(r, 20))
   }

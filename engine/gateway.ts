@@ -29,7 +29,16 @@ export function modelList(state: EngineState): unknown {
   const name = state.config.servedModelName
   // `served_aliases`: a second served name of the same model, as `--served-model-name a b` lists it in vLLM.
   const ids = state.config.faults.has('served_aliases') ? [name, `${name}-alias`] : [name]
-  const card = (id: string) => ({ id, object: 'model', created: Math.floor(state.bootMs / 1000), owned_by: 'vllm', root: name, parent: null, max_model_len: 32768, permission: [] })
+  const card = (id: string) => ({
+    id,
+    object: 'model',
+    created: Math.floor(state.bootMs / 1000),
+    owned_by: 'vllm',
+    root: name,
+    parent: null,
+    max_model_len: 32768,
+    permission: [],
+  })
   return { object: 'list', data: ids.map(card) }
 }
 
@@ -62,7 +71,9 @@ export function closeGateway(state: EngineState): void {
 /** What /stats adds under these faults: what reached the other origin. */
 export function gatewayStats(state: EngineState): Record<string, unknown> {
   const other = others.get(state)
-  return state.config.faults.has('models_redirect_other_origin') ? { other_origin: { requests: other?.requests ?? 0, with_authorization: other?.withAuthorization ?? 0 } } : {}
+  return state.config.faults.has('models_redirect_other_origin')
+    ? { other_origin: { requests: other?.requests ?? 0, with_authorization: other?.withAuthorization ?? 0 } }
+    : {}
 }
 
 /** Answers `req` as the gateway before the engine would, when one of its faults (or HEAD /metrics) applies; false: the engine answers. */
@@ -70,7 +81,12 @@ export async function gatewayAnswer(state: EngineState, req: IncomingMessage, re
   const faults = state.config.faults
   if (path === '/health' && faults.has('health_bad_location')) {
     // The Host header already carries the port: "$host:$server_port" writes it twice.
-    res.writeHead(307, { location: `http://${req.headers.host ?? '127.0.0.1'}:${(req.socket.address() as AddressInfo).port}/health/`, 'content-length': 0 }).end()
+    res
+      .writeHead(307, {
+        location: `http://${req.headers.host ?? '127.0.0.1'}:${(req.socket.address() as AddressInfo).port}/health/`,
+        'content-length': 0,
+      })
+      .end()
     return true
   }
   if (path === '/v1/models' && faults.has('models_redirect_other_origin')) {

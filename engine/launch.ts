@@ -109,11 +109,14 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function validate(svc: string, processName: string, copies: number, faults: readonly string[], args: readonly string[]): void {
   if (!/^[A-Za-z0-9_.-]+$/.test(svc)) throw new Error(`startEngine: svc must match [A-Za-z0-9_.-]+, got ${JSON.stringify(svc)}`)
   if (!/^[A-Za-z0-9_.-]{1,15}$/.test(processName)) {
-    throw new Error(`startEngine: processName must be 1..15 chars of [A-Za-z0-9_.-] (pidof matches argv[0]), got ${JSON.stringify(processName)}`)
+    throw new Error(
+      `startEngine: processName must be 1..15 chars of [A-Za-z0-9_.-] (pidof matches argv[0]), got ${JSON.stringify(processName)}`,
+    )
   }
   if (!Number.isInteger(copies) || copies < 1 || copies > 8) throw new Error(`startEngine: copies must be an int in 1..8, got ${copies}`)
   for (const f of faults) if (!isFaultName(f)) throw new Error(`startEngine: unknown fault ${JSON.stringify(f)}`)
-  if (args.some((a) => a === '--port' || a.startsWith('--port='))) throw new Error('startEngine: pass the port as options.port, not in args')
+  if (args.some((a) => a === '--port' || a.startsWith('--port=')))
+    throw new Error('startEngine: pass the port as options.port, not in args')
 }
 
 /**
@@ -154,7 +157,18 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const helpPath = join(root, 'radiance-help.txt')
   writeFileSync(helpPath, helpText(new Set(faults)))
   const containerPidPath = options.container ? join(root, 'container.pid') : null
-  writeShims({ binDir, svc: options.fleet ? fleetSvcPattern(svc) : svc, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, faults, helpPath, dropins: options.dropins ?? [], containerPidPath, compileCache: COMPILE_CACHE })
+  writeShims({
+    binDir,
+    svc: options.fleet ? fleetSvcPattern(svc) : svc,
+    ledgerPath,
+    nodePath: process.execPath,
+    entry: ENGINE_ENTRY,
+    faults,
+    helpPath,
+    dropins: options.dropins ?? [],
+    containerPidPath,
+    compileCache: COMPILE_CACHE,
+  })
   // The engines' working folder: the launcher's own, unless files are given for them to read.
   const cwd = options.files ? join(root, 'work') : process.cwd()
   if (options.files) {
@@ -169,7 +183,15 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   const children: ChildProcess[] = []
   for (let i = 0; i < copies; i++) {
     const fd = openSync(i === 0 ? ledgerPath : join(root, `copy-${i + 1}.log`), 'a')
-    const env: NodeJS.ProcessEnv = { ...baseEnv, ...options.engineEnv, ...plan?.env, [PARENT_ENV]: String(process.pid), [ROOT_ENV]: root, ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}), ...(options.fleet ? { [FLEET_ENV]: String(options.fleet) } : {}) }
+    const env: NodeJS.ProcessEnv = {
+      ...baseEnv,
+      ...options.engineEnv,
+      ...plan?.env,
+      [PARENT_ENV]: String(process.pid),
+      [ROOT_ENV]: root,
+      ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}),
+      ...(options.fleet ? { [FLEET_ENV]: String(options.fleet) } : {}),
+    }
     const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env, cwd })
     closeSync(fd)
     live.add(child)
@@ -187,9 +209,27 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   }
   const containerEnv = { ...options.engineEnv, ...plan?.env }
   writeRuntimeShims({
-    binDir, ledgerPath, nodePath: process.execPath, entry: ENGINE_ENTRY, engineEnv: containerEnv, engineLead: faults.flatMap((f) => ['--fault', f]),
-    helpPath: plan ? null : helpPath, compileCache: COMPILE_CACHE, podman: plan !== null,
-    facts: { svc, namespace: options.namespace ?? 'default', binary: plan?.binary ?? 'radiance', image: plan?.image ?? RADIANCE_IMAGE, args: engineArgs, env: containerEnv, pid: children[0]!.pid!, port, startedAt: new Date(), faults: options.runtimeFaults ?? [] },
+    binDir,
+    ledgerPath,
+    nodePath: process.execPath,
+    entry: ENGINE_ENTRY,
+    engineEnv: containerEnv,
+    engineLead: faults.flatMap((f) => ['--fault', f]),
+    helpPath: plan ? null : helpPath,
+    compileCache: COMPILE_CACHE,
+    podman: plan !== null,
+    facts: {
+      svc,
+      namespace: options.namespace ?? 'default',
+      binary: plan?.binary ?? 'radiance',
+      image: plan?.image ?? RADIANCE_IMAGE,
+      args: engineArgs,
+      env: containerEnv,
+      pid: children[0]!.pid!,
+      port,
+      startedAt: new Date(),
+      faults: options.runtimeFaults ?? [],
+    },
   })
   // A stopped container (runtimeFaults container_stopped): podman inspect's State.Pid is 0.
   if (containerPidPath) writeFileSync(containerPidPath, `${options.runtimeFaults?.includes('container_stopped') ? 0 : children[0]!.pid}\n`)
@@ -221,7 +261,9 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
       while (Date.now() < deadline) {
         if (!alive(first)) {
           const tail = readFileSync(ledgerPath, 'utf8').split('\n').slice(-10).join('\n')
-          throw new Error(`engine ${processName} (pid ${first.pid}) exited with ${first.exitCode ?? first.signalCode} before /health was ready:\n${tail}`)
+          throw new Error(
+            `engine ${processName} (pid ${first.pid}) exited with ${first.exitCode ?? first.signalCode} before /health was ready:\n${tail}`,
+          )
         }
         try {
           const res = await fetch(`${baseUrl}/health`, { redirect: 'manual', signal: AbortSignal.timeout(500) })

@@ -42,7 +42,7 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     if (end > buf.length) throw new PngError(`chunk ${type} runs past the end of the file`)
     const body = buf.subarray(offset + 8, offset + 8 + length)
     const crc = buf.readUInt32BE(offset + 8 + length)
-    if ((crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0) !== crc) throw new PngError(`chunk ${type} has a bad CRC`)
+    if (crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0 !== crc) throw new PngError(`chunk ${type} has a bad CRC`)
     if (type === 'IHDR') {
       width = body.readUInt32BE(0)
       height = body.readUInt32BE(4)
@@ -74,12 +74,23 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
       const c = prev && i >= channels ? prev[i - channels]! : 0
       const x = line[i]!
       switch (filter) {
-        case 0: out[i] = x; break
-        case 1: out[i] = (x + a) & 0xff; break
-        case 2: out[i] = (x + b) & 0xff; break
-        case 3: out[i] = (x + ((a + b) >> 1)) & 0xff; break
-        case 4: out[i] = (x + paeth(a, b, c)) & 0xff; break
-        default: throw new PngError(`unknown row filter ${filter} on row ${y}`)
+        case 0:
+          out[i] = x
+          break
+        case 1:
+          out[i] = (x + a) & 0xff
+          break
+        case 2:
+          out[i] = (x + b) & 0xff
+          break
+        case 3:
+          out[i] = (x + ((a + b) >> 1)) & 0xff
+          break
+        case 4:
+          out[i] = (x + paeth(a, b, c)) & 0xff
+          break
+        default:
+          throw new PngError(`unknown row filter ${filter} on row ${y}`)
       }
     }
   }

@@ -25,7 +25,10 @@ function clockTick(): number {
 export function processStartSeconds(): number {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(/\s+/)
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 1)
+      .trim()
+      .split(/\s+/)
     const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))
     if (btime) return Number(btime[1]) + Number(fields[19]) / clockTick()
   } catch {

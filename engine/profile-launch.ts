@@ -27,10 +27,16 @@ const IMAGES: Record<ProfileName, string> = {
 }
 
 /** The plan for an emulated profile; throws on a fault that is not that profile's. */
-export function profilePlan(profile: EmulatedProfile, args: readonly string[], faults: readonly string[], load?: { closedMs: number; unavailableMs: number }): ProfilePlan {
+export function profilePlan(
+  profile: EmulatedProfile,
+  args: readonly string[],
+  faults: readonly string[],
+  load?: { closedMs: number; unavailableMs: number },
+): ProfilePlan {
   const def = PROFILES[profile]
   const bad = faults.filter((f) => !isProfileFaultName(f) || !faultsOf(profile).includes(f as ProfileFaultName))
-  if (bad.length > 0) throw new Error(`startEngine: ${bad.join(', ')} is not a fault of the ${profile} profile (one of: ${faultsOf(profile).join(', ')})`)
+  if (bad.length > 0)
+    throw new Error(`startEngine: ${bad.join(', ')} is not a fault of the ${profile} profile (one of: ${faultsOf(profile).join(', ')})`)
   return {
     processName: def.processName,
     svc: def.svc,

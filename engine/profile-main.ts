@@ -23,7 +23,10 @@ function refuse(message: string): never {
 
 /** The faults in RADIANCE_REF_FAULTS, each one of this profile's. */
 export function profileFaults(profile: EmulatedProfile, raw: string | undefined): Set<ProfileFaultName> {
-  const names = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const mine = faultsOf(profile)
   const bad = names.filter((n) => !isProfileFaultName(n) || !mine.includes(n))
   if (bad.length > 0) refuse(`${FAULTS_ENV}: ${bad.join(', ')} is not a fault of the ${profile} profile (one of: ${mine.join(', ')})`)
@@ -39,7 +42,8 @@ function loadTimes(profile: EmulatedProfile): { closedMs: number; unavailableMs:
 }
 
 export async function runProfile(name: string, argv: readonly string[]): Promise<void> {
-  if (!isProfileName(name) || name === 'radiance') refuse(`unknown profile ${JSON.stringify(name)} (one of: vllm, sglang, llama.cpp; radiance is the default)`)
+  if (!isProfileName(name) || name === 'radiance')
+    refuse(`unknown profile ${JSON.stringify(name)} (one of: vllm, sglang, llama.cpp; radiance is the default)`)
   const profile = name as EmulatedProfile
   const faults = profileFaults(profile, process.env[FAULTS_ENV])
   const started = PROFILES[profile].start(argv, process.env, faults, process.pid)

@@ -21,7 +21,12 @@ function reply(res: ServerResponse, r: Reply): void {
 const words = (messages: unknown): string[] =>
   Array.isArray(messages) ? messages.flatMap((m) => messageText(m).split(/\s+/).filter(Boolean)) : []
 
-async function chat(engine: ProfileEngine, req: IncomingMessage, res: ServerResponse, log: (lines: readonly string[]) => void): Promise<void> {
+async function chat(
+  engine: ProfileEngine,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: (lines: readonly string[]) => void,
+): Promise<void> {
   let body: Record<string, unknown>
   try {
     body = JSON.parse(await readBody(req)) as Record<string, unknown>
@@ -31,7 +36,8 @@ async function chat(engine: ProfileEngine, req: IncomingMessage, res: ServerResp
   }
   const [first] = engine.servedNames
   // Any of the served names reaches the model; the reply names the first, as vLLM answers.
-  const asked = body !== null && typeof body === 'object' && engine.servedNames.includes(body.model as string) ? { ...body, model: first } : body
+  const asked =
+    body !== null && typeof body === 'object' && engine.servedNames.includes(body.model as string) ? { ...body, model: first } : body
   const config = { ...defaultConfig(), servedModelName: first!, faults: new Set<never>() }
   const started = Date.now()
   engine.running(1)
@@ -39,7 +45,18 @@ async function chat(engine: ProfileEngine, req: IncomingMessage, res: ServerResp
     const result = chatCompletion(config, asked)
     const text = JSON.stringify(result.response)
     const c = result.completion
-    log(engine.record({ tokens: words(asked.messages), completionTokens: c.completionTokens, finishReason: c.finishReason, ttftS: c.ttftS, e2eS: Math.max(c.ttftS + c.completionTokens * DECODE_STEP_S, (Date.now() - started) / 1000) }, new Date()))
+    log(
+      engine.record(
+        {
+          tokens: words(asked.messages),
+          completionTokens: c.completionTokens,
+          finishReason: c.finishReason,
+          ttftS: c.ttftS,
+          e2eS: Math.max(c.ttftS + c.completionTokens * DECODE_STEP_S, (Date.now() - started) / 1000),
+        },
+        new Date(),
+      ),
+    )
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
     res.end(text)
   } catch (error) {
@@ -51,7 +68,12 @@ async function chat(engine: ProfileEngine, req: IncomingMessage, res: ServerResp
 }
 
 /** Serves `engine`; `listenedAt()` tells when the port opened, for the profile's 503 phase of `unavailableMs`. */
-export function buildProfileServer(engine: ProfileEngine, listenedAt: () => number, unavailableMs: number, log: (lines: readonly string[]) => void): Server {
+export function buildProfileServer(
+  engine: ProfileEngine,
+  listenedAt: () => number,
+  unavailableMs: number,
+  log: (lines: readonly string[]) => void,
+): Server {
   const served = { chat_completions: 0, health: 0, metrics: 0, models: 0 }
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://engine')
@@ -69,7 +91,9 @@ export function buildProfileServer(engine: ProfileEngine, listenedAt: () => numb
     if (loading) return send(res, 503, nestedError('The model is still loading.', 'ServiceUnavailableError', 503))
     if (url.pathname === '/v1/models') {
       served.models += 1
-      return method === 'GET' ? send(res, 200, engine.modelList()) : send(res, 405, nestedError('Method Not Allowed', 'MethodNotAllowed', 405))
+      return method === 'GET'
+        ? send(res, 200, engine.modelList())
+        : send(res, 405, nestedError('Method Not Allowed', 'MethodNotAllowed', 405))
     }
     if (url.pathname === '/v1/chat/completions') {
       served.chat_completions += 1

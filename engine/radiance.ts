@@ -11,7 +11,6 @@ import { markBooted, watchParent } from './parent.ts'
 import { buildServer } from './server.ts'
 import { createState } from './state.ts'
 
-
 function out(line: string): void {
   process.stdout.write(`${line}\n`)
 }
@@ -44,7 +43,9 @@ function main(argv: readonly string[]): void {
     return
   }
   server.on('error', (error: NodeJS.ErrnoException) => {
-    process.stderr.write(`${logLine('api_server.py:1040', `cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`).replace(/^INFO/, 'ERROR')}\n`)
+    process.stderr.write(
+      `${logLine('api_server.py:1040', `cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`).replace(/^INFO/, 'ERROR')}\n`,
+    )
     process.exit(1)
   })
   setTimeout(() => {

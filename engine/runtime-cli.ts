@@ -18,29 +18,39 @@ function fail(message: string, code = 1): never {
 function goFormat(v: Json): string {
   if (v === null) return '<nil>'
   if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`
-  if (typeof v === 'object') return `map[${Object.keys(v).sort().map((k) => `${k}:${goFormat(v[k]!)}`).join(' ')}]`
+  if (typeof v === 'object')
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${goFormat(v[k]!)}`)
+      .join(' ')}]`
   return String(v)
 }
 
 function walk(root: Json, path: readonly string[], where: string): Json {
   let v: Json = root
   for (const key of path) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !(key in v)) fail(`template: ${where}: map has no entry for key "${key}"`)
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !(key in v))
+      fail(`template: ${where}: map has no entry for key "${key}"`)
     v = (v as Record<string, Json>)[key]!
   }
   return v
 }
 
 export function goTemplate(template: string, root: Json): string {
-  return template.replace(/\{\{\s*(json\s+)?\.([A-Za-z0-9_.]*)\s*\}\}/g, (whole, asJson: string | undefined, path: string) => {
-    const v = walk(root, path === '' ? [] : path.split('.'), whole)
-    return asJson ? JSON.stringify(v) : goFormat(v)
-  }).replace(/\{\{[^}]*\}\}/g, (rest) => fail(`the docker shim of the reference engine evaluates {{.Field.Path}} and {{json .Field}} only, not ${rest}`))
+  return template
+    .replace(/\{\{\s*(json\s+)?\.([A-Za-z0-9_.]*)\s*\}\}/g, (whole, asJson: string | undefined, path: string) => {
+      const v = walk(root, path === '' ? [] : path.split('.'), whole)
+      return asJson ? JSON.stringify(v) : goFormat(v)
+    })
+    .replace(/\{\{[^}]*\}\}/g, (rest) =>
+      fail(`the docker shim of the reference engine evaluates {{.Field.Path}} and {{json .Field}} only, not ${rest}`),
+    )
 }
 
 export function jsonPath(template: string, root: Json): string {
   return template.replace(/\{([^{}]*)\}/g, (_whole, expr: string) => {
-    if (!expr.startsWith('.')) fail(`the kubectl shim of the reference engine evaluates {.a.b}, {.a[0].b} and {.a[*].b} only, not {${expr}}`)
+    if (!expr.startsWith('.'))
+      fail(`the kubectl shim of the reference engine evaluates {.a.b}, {.a[0].b} and {.a[*].b} only, not {${expr}}`)
     let values: Json[] = [root]
     for (const part of expr.slice(1).split('.').filter(Boolean)) {
       const m = /^([A-Za-z0-9_-]+)(?:\[(\d+|\*)\])?$/.exec(part)
@@ -85,7 +95,8 @@ function kubectlGet(f: RuntimeFacts, argv: readonly string[]): void {
   }
   const [kind, ...rest] = names
   const name = kind?.includes('/') ? kind.split('/')[1] : rest[0]
-  if (!kind || !['pod', 'pods', 'po'].includes(kind.split('/')[0]!)) fail(`the kubectl shim of the reference engine answers only 'get pod NAME', not 'get ${names.join(' ')}'`)
+  if (!kind || !['pod', 'pods', 'po'].includes(kind.split('/')[0]!))
+    fail(`the kubectl shim of the reference engine answers only 'get pod NAME', not 'get ${names.join(' ')}'`)
   if (name !== f.svc || namespace !== f.namespace) fail(`Error from server (NotFound): pods "${name ?? ''}" not found`)
   const pod = kubePod(f) as Json
   if (output === 'json') process.stdout.write(`${JSON.stringify(pod, null, 4)}\n`)
@@ -93,11 +104,26 @@ function kubectlGet(f: RuntimeFacts, argv: readonly string[]): void {
   else if (output === 'name') process.stdout.write(`pod/${f.svc}\n`)
   else if (output.startsWith('jsonpath=')) process.stdout.write(jsonPath(output.slice('jsonpath='.length), pod))
   else if (output === '' || output === 'wide') {
-    const head = ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', ...(output === 'wide' ? ['IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES'] : [])]
+    const head = [
+      'NAME',
+      'READY',
+      'STATUS',
+      'RESTARTS',
+      'AGE',
+      ...(output === 'wide' ? ['IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES'] : []),
+    ]
     const down = f.faults?.includes('container_stopped') === true
-    const row = [f.svc, down ? '0/1' : '1/1', down ? 'CrashLoopBackOff' : 'Running', down ? '5' : '0', age(f.startedAt), ...(output === 'wide' ? ['127.0.0.1', 'localhost', '<none>', '<none>'] : [])]
+    const row = [
+      f.svc,
+      down ? '0/1' : '1/1',
+      down ? 'CrashLoopBackOff' : 'Running',
+      down ? '5' : '0',
+      age(f.startedAt),
+      ...(output === 'wide' ? ['127.0.0.1', 'localhost', '<none>', '<none>'] : []),
+    ]
     process.stdout.write(table([head, row]))
-  } else fail(`error: unable to match a printer suitable for the output format "${output}", allowed formats are: json,jsonpath,name,wide,yaml`)
+  } else
+    fail(`error: unable to match a printer suitable for the output format "${output}", allowed formats are: json,jsonpath,name,wide,yaml`)
 }
 
 function dockerInspectCli(f: RuntimeFacts, argv: readonly string[]): void {

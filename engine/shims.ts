@@ -135,7 +135,10 @@ if [ "$value_only" = 1 ]; then echo "$value"; else echo "DropInPaths=$value"; fi
 
 /** Writes the two shims into `spec.binDir` (which must exist), mode 0755. */
 export function writeShims(spec: ShimSpec): void {
-  for (const [name, text] of [['podman', podman(spec)], ['systemctl', systemctl(spec)]] as const) {
+  for (const [name, text] of [
+    ['podman', podman(spec)],
+    ['systemctl', systemctl(spec)],
+  ] as const) {
     const path = join(spec.binDir, name)
     writeFileSync(path, text)
     chmodSync(path, 0o755)

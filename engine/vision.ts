@@ -72,7 +72,13 @@ function loadImage(url: unknown): ColourName {
  */
 /** Whether any message carries an `image_url` part (what a text-only model refuses before reading it). */
 export function hasImagePart(messages: readonly unknown[]): boolean {
-  return messages.some((m) => Array.isArray((m as { content?: unknown }).content) && ((m as { content: unknown[] }).content).some((p) => typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'image_url'))
+  return messages.some(
+    (m) =>
+      Array.isArray((m as { content?: unknown }).content) &&
+      (m as { content: unknown[] }).content.some(
+        (p) => typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'image_url',
+      ),
+  )
 }
 
 export function scanImages(messages: readonly unknown[], lastUser: unknown): ColourName | null {

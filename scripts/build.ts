@@ -18,8 +18,26 @@ import { RUNTIME_DEPENDENCIES } from './build-dependencies.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(ROOT, 'dist')
 
-
-const OPTIONAL_PEERS = ['@opentelemetry/api', '@vitest/ui', '@vitest/browser', '@vitest/coverage', '@edge-runtime/vm', 'happy-dom', 'jsdom', 'esbuild', '@vitejs/devtools', 'msw', 'tsx', 'jiti', 'lightningcss', 'sass', 'less', 'stylus', 'sugarss', 'terser']
+const OPTIONAL_PEERS = [
+  '@opentelemetry/api',
+  '@vitest/ui',
+  '@vitest/browser',
+  '@vitest/coverage',
+  '@edge-runtime/vm',
+  'happy-dom',
+  'jsdom',
+  'esbuild',
+  '@vitejs/devtools',
+  'msw',
+  'tsx',
+  'jiti',
+  'lightningcss',
+  'sass',
+  'less',
+  'stylus',
+  'sugarss',
+  'terser',
+]
 
 /**
  * The files the package starts by path: the command, the suites vitest imports, the verify serve
@@ -65,7 +83,8 @@ await build({
   // What vite and vitest import only when asked for (optional peers: a DOM, a UI, esbuild, tracing):
   // never in a verify; left unresolved, said by nobody. Any other unresolved import is a warning.
   onLog(level, log, handler) {
-    if (log.code === 'UNRESOLVED_IMPORT' && OPTIONAL_PEERS.some((p) => log.message.includes(`'${p}`) || log.message.includes(`"${p}`))) return
+    if (log.code === 'UNRESOLVED_IMPORT' && OPTIONAL_PEERS.some((p) => log.message.includes(`'${p}`) || log.message.includes(`"${p}`)))
+      return
     handler(level, log)
   },
   output: {
@@ -97,4 +116,6 @@ for (const [name, dir] of vendored) {
   if (!license) throw new Error(`scripts/build.ts: ${name} has no license file to ship with its bundled code`)
   copyFileSync(join(dir, license), join(DIST, 'vendor', name, license))
 }
-process.stdout.write(`dist/: the package's modules and ${vendored.size} bundled dependencies (kept as dependencies: ${RUNTIME_DEPENDENCIES.join(', ')})\n`)
+process.stdout.write(
+  `dist/: the package's modules and ${vendored.size} bundled dependencies (kept as dependencies: ${RUNTIME_DEPENDENCIES.join(', ')})\n`,
+)

@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url'
 import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
-import { END_TO_END, FAULT_MATRIX, FIRST_CONTACT_ELSEWHERE, HEAVY, SURROUNDINGS, runtimeArgs, type FaultCase } from '../test/support/fault-matrix.ts'
+import {
+  END_TO_END,
+  FAULT_MATRIX,
+  FIRST_CONTACT_ELSEWHERE,
+  HEAVY,
+  SURROUNDINGS,
+  runtimeArgs,
+  type FaultCase,
+} from '../test/support/fault-matrix.ts'
 import { PROFILE_MATRIX } from '../test/support/profile-matrix.ts'
 import { BUILTIN_PROFILES, builtinProfile } from '../helpers/profiles/load.ts'
 import { readmeWithProfileTables } from '../helpers/profiles/table.ts'
@@ -22,7 +30,8 @@ import { PROM_FAST, PROMETHEUS_FAULTS, type Through } from '../test/support/prom
 
 const THROUGH: Readonly<Record<Through, string>> = {
   twins: 'job `twins`: this engine and a second replica (armed, its counter above zero), both relabelled to instance="127.0.0.1"',
-  lossy: 'job `lossy`: /metrics through a relay that fails every scrape from the first that shows traffic (up == 0); the engine keeps serving',
+  lossy:
+    'job `lossy`: /metrics through a relay that fails every scrape from the first that shows traffic (up == 0); the engine keeps serving',
   'short lookback': '`--query.lookback-delta=500ms`, scrape interval 2 s',
   'partial response': 'a remote_read endpoint that refuses connections, asked for recent data: every answer carries a warning',
 }
@@ -32,15 +41,44 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 export function faultsMarkdown(): string {
   const mistakes = FAULT_MATRIX.filter((c) => c.mistake !== undefined).map((c) => {
     const faults = (c.engine.faults ?? []).map((f) => `--fault ${f}`).join(' ')
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, ...(c.value !== undefined ? [`--value ${c.value}`] : []), ...(c.args ?? []), ...(faults ? [`(engine: ${faults})`] : [])].join(' ')
-    const when = c.mistake === 'before contact' ? 'at once, before contact: nothing is contacted' : `on first contact: one GET /health, then GET /v1/models and HEAD /metrics side by side, each bounded by ${FIRST_CONTACT_TIMEOUT_MS / 1000} s; no budget is waited`
+    const flags = [
+      ...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []),
+      `--knob ${c.knob}`,
+      ...(c.value !== undefined ? [`--value ${c.value}`] : []),
+      ...(c.args ?? []),
+      ...(faults ? [`(engine: ${faults})`] : []),
+    ].join(' ')
+    const when =
+      c.mistake === 'before contact'
+        ? 'at once, before contact: nothing is contacted'
+        : `on first contact: one GET /health, then GET /v1/models and HEAD /metrics side by side, each bounded by ${FIRST_CONTACT_TIMEOUT_MS / 1000} s; no budget is waited`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(flags)}\` | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${when} | \`${cell(c.message)}\` |`
   })
   const row = (c: FaultCase): string => {
-    const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
+    const red =
+      Object.entries(c.steps)
+        .map(([id, v]) => `${id} ${v}`)
+        .join(', ') || '—'
     const runtime = runtimeArgs(c, { svc: 'SVC' })
-    const flags = [...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`), ...runtime, ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []), `--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', ...(c.args ?? [])].join(' ')
-    const shown = (e: FaultCase['engine']) => [...Object.entries(e.engineEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...(e.args ?? []), ...(e.faults ?? []).map((f) => `--fault ${f}`), ...(e.runtimeFaults ?? []).map((f) => `(runtime: ${f})`), ...(e.copies ? [`(${e.copies} processes)`] : []), ...(e.dropins ?? []).map((d) => `(drop-in ${d})`), ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`)].join(' ') || '(defaults)'
+    const flags = [
+      ...Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      ...runtime,
+      ...(c.baseUrlShown ? [`--base-url ${c.baseUrlShown}`] : []),
+      `--knob ${c.knob}`,
+      c.value !== undefined ? `--value ${c.value}` : '(default)',
+      ...(c.args ?? []),
+    ].join(' ')
+    const shown = (e: FaultCase['engine']) =>
+      [
+        ...Object.entries(e.engineEnv ?? {}).map(([k, v]) => `${k}=${v}`),
+        ...(e.args ?? []),
+        ...(e.faults ?? []).map((f) => `--fault ${f}`),
+        ...(e.runtimeFaults ?? []).map((f) => `(runtime: ${f})`),
+        ...(e.copies ? [`(${e.copies} processes)`] : []),
+        ...(e.dropins ?? []).map((d) => `(drop-in ${d})`),
+        ...Object.entries(e.files ?? {}).map(([name, text]) => `(${name}: ${text.trim()})`),
+      ].join(' ') || '(defaults)'
     const engine = `${shown(c.engine)}${c.beside ? `; beside it, under the same name: ${shown(c.beside)}` : ''}`
     return `| ${cell(c.fault)} | ${cell(c.what)} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | ${c.message ? `\`${cell(c.message)}\`` : ''} |`
   }
@@ -69,7 +107,7 @@ export function faultsMarkdown(): string {
     '## The other engines',
     '',
     'Run by `test/e2e/fault-matrix-profiles.test.ts` from `test/support/profile-matrix.ts`, in-process as above: the reference engine',
-    'speaking each engine (`startEngine({ profile })`), verified with that engine\'s profile (`--engine`). Each built-in knob green, and',
+    "speaking each engine (`startEngine({ profile })`), verified with that engine's profile (`--engine`). Each built-in knob green, and",
     'red at the step that reads what contradicts it; a stale profile said, not failed.',
     '',
     ...others,
@@ -77,13 +115,20 @@ export function faultsMarkdown(): string {
     '',
     'Answered at once with exit 2, the cause and the fix in one line, and never blamed on the engine. These rows run with the',
     'DEFAULT budgets (health 15m, meter window 5m, probe 2m): the test would time out long before a budget was spent. They run',
-    `the same \`verify()\` as \`pnpm verify\` in the test's process (\`test/support/verify-in-process.ts\`), except ${FAULT_MATRIX.filter((c) => c.mistake !== undefined && END_TO_END.includes(c.fault)).map((c) => c.fault).join('; ')}: a whole \`pnpm verify\` process.`,
+    `the same \`verify()\` as \`pnpm verify\` in the test's process (\`test/support/verify-in-process.ts\`), except ${FAULT_MATRIX.filter(
+      (c) => c.mistake !== undefined && END_TO_END.includes(c.fault),
+    )
+      .map((c) => c.fault)
+      .join('; ')}: a whole \`pnpm verify\` process.`,
     'The measured times to verdict are printed by `pnpm faults-doc --measure`.',
     '',
     '| mistake | what is wrong | verify | verdict | exit | time to verdict | output contains |',
     '|---|---|---|---|---|---|---|',
     ...mistakes,
-    ...FIRST_CONTACT_ELSEWHERE.map((f) => `| ${cell(f.fault)} | ${cell(f.what)} | \`${cell(f.verify)}\` | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.when)} | \`${cell(f.message)}\` |`),
+    ...FIRST_CONTACT_ELSEWHERE.map(
+      (f) =>
+        `| ${cell(f.fault)} | ${cell(f.what)} | \`${cell(f.verify)}\` | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.when)} | \`${cell(f.message)}\` |`,
+    ),
     '',
     '## Faults of the surroundings',
     '',
@@ -91,19 +136,29 @@ export function faultsMarkdown(): string {
     '',
     '| fault | what is wrong | steps | verdict | exit | message contains |',
     '|---|---|---|---|---|---|',
-    ...SURROUNDINGS.map((f) => `| ${cell(f.fault)} | ${cell(f.what)} | ${cell(f.steps)} | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.message)} |`),
+    ...SURROUNDINGS.map(
+      (f) => `| ${cell(f.fault)} | ${cell(f.what)} | ${cell(f.steps)} | ${f.verdict} | ${EXIT_CODES[f.verdict]} | ${cell(f.message)} |`,
+    ),
     '',
     '## Through a real Prometheus',
     '',
-    'Run by `test/e2e/prometheus-faults.test.ts` against Debian\'s Prometheus 2.42 on loopback, scraping each row\'s engine as the row says;',
+    "Run by `test/e2e/prometheus-faults.test.ts` against Debian's Prometheus 2.42 on loopback, scraping each row's engine as the row says;",
     `the nine steps judged in-process with \`--prometheus-url\` and \`${PROM_FAST.join(' ')}\`, the meter step's message checked.`,
     '',
     '| fault | what is wrong | how Prometheus holds the engine | engine | verify | steps not passing | verdict | exit | message contains |',
     '|---|---|---|---|---|---|---|---|---|',
     ...PROMETHEUS_FAULTS.map((c) => {
       const engine = [...(c.engine.args ?? []), ...(c.engine.faults ?? []).map((f) => `--fault ${f}`)].join(' ') || '(defaults)'
-      const flags = [`--knob ${c.knob}`, c.value !== undefined ? `--value ${c.value}` : '(default)', '--prometheus-url URL', ...(c.match ? [`--prometheus-match '${c.match}'`] : [])].join(' ')
-      const red = Object.entries(c.steps).map(([id, v]) => `${id} ${v}`).join(', ') || '—'
+      const flags = [
+        `--knob ${c.knob}`,
+        c.value !== undefined ? `--value ${c.value}` : '(default)',
+        '--prometheus-url URL',
+        ...(c.match ? [`--prometheus-match '${c.match}'`] : []),
+      ].join(' ')
+      const red =
+        Object.entries(c.steps)
+          .map(([id, v]) => `${id} ${v}`)
+          .join(', ') || '—'
       return `| ${cell(c.fault)} | ${cell(c.what)} | ${cell(THROUGH[c.through])} | \`${cell(engine)}\` | \`${cell(flags)}\` | ${red} | ${c.verdict} | ${EXIT_CODES[c.verdict]} | \`${cell(c.message)}\` |`
     }),
     '',
@@ -126,12 +181,14 @@ export function faultsMarkdown(): string {
 
 export function writebackFaultsMarkdown(): string {
   const rows = (area: string) =>
-    WRITEBACK_FAULTS.filter((f) => f.area === area).map((f) => `| ${cell(f.fault)} | ${cell(f.expected)} | ${f.exit} | \`${cell(f.message)}\` |`)
+    WRITEBACK_FAULTS.filter((f) => f.area === area).map(
+      (f) => `| ${cell(f.fault)} | ${cell(f.expected)} | ${f.exit} | \`${cell(f.message)}\` |`,
+    )
   return [
     '# Writeback, replay, merge-reports, record and output faults',
     '',
     'Generated by `pnpm faults-doc` from `test/support/writeback-faults.ts`; `test/writeback/faults.test.ts` runs every row',
-    '(it does the harm, checks the page, the vault\'s files and the output) and checks the exit code and the message. Do not edit by hand.',
+    "(it does the harm, checks the page, the vault's files and the output) and checks the exit code and the message. Do not edit by hand.",
     '',
     `The concurrency rows: ${RACE.writers} writer processes (forked once, released together each round) for ${RACE.rounds} rounds on a fresh page,`,
     `${RACE.writers * RACE.rounds} writebacks in all, then one round of ${RACE.commands} \`node bin/writeback.ts\` processes, all waiting on the page's lock first.`,
@@ -141,7 +198,16 @@ export function writebackFaultsMarkdown(): string {
     'not re-judge the recorded run); merge-reports 2 refused (nothing written), else the merged worst verdict; record 4: the',
     'verdict stands, the fixtures could not be written.',
     '',
-    ...Object.entries(AREAS).flatMap(([area, title]) => [`## ${title}`, '', '| fault | what armproof does | exit | output contains |', '|---|---|---|---|', ...rows(area), '']).slice(0, -1),
+    ...Object.entries(AREAS)
+      .flatMap(([area, title]) => [
+        `## ${title}`,
+        '',
+        '| fault | what armproof does | exit | output contains |',
+        '|---|---|---|---|',
+        ...rows(area),
+        '',
+      ])
+      .slice(0, -1),
     '',
   ].join('\n')
 }
@@ -175,7 +241,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const { engine } = row
       // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
       if (c.mistake) await row.waitReady()
-      const run = await runVerify([...engineArgs(engine, row.baseUrl), ...runtimeArgs(c, engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])], { engine, ...(c.env ? { env: c.env } : {}) })
+      const run = await runVerify(
+        [
+          ...engineArgs(engine, row.baseUrl),
+          ...runtimeArgs(c, engine),
+          '--knob',
+          c.knob,
+          ...(c.value !== undefined ? ['--value', c.value] : []),
+          ...(c.mistake ? [] : FAST),
+          ...(c.args ?? []),
+        ],
+        { engine, ...(c.env ? { env: c.env } : {}) },
+      )
       await row.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
       cleanup(run)

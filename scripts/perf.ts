@@ -46,7 +46,10 @@ for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new E
 const want = (p: Part): boolean => only.includes(p)
 const partial = only.length !== PARTS.length
 
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ')
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
 const log = (line: string): void => void process.stderr.write(`${line}\n`)
 const started = performance.now()
 const loadBefore = load()
@@ -63,16 +66,24 @@ const section = async (part: Part, title: string, body: () => Promise<void>): Pr
 await section('live', `live: reference engine, ${latencyMs} ms per completion, ${reps} repetitions`, async () => {
   results.live = await measureLive({ latencyMs, reps, log })
 })
-await section('replay', `replay: a verdict's fixed cost (replay, a live verdict on an instant engine, --help) vs a trivial vitest run and node -e 0, ${Math.max(reps, 7)} repetitions`, async () => {
-  results.replay = await measureFixedCost({ reps: Math.max(reps, 7), log })
-})
+await section(
+  'replay',
+  `replay: a verdict's fixed cost (replay, a live verdict on an instant engine, --help) vs a trivial vitest run and node -e 0, ${Math.max(reps, 7)} repetitions`,
+  async () => {
+    results.replay = await measureFixedCost({ reps: Math.max(reps, 7), log })
+  },
+)
 await section('parser', 'parser: generated vLLM-shaped pages of 1 MB and 30 MB, and one line of 100,000 labels', async () => {
   results.parser = await measureParser({ rounds: reps, samplesPerRound: 3, log })
 })
 
-await section('fleet', `fleet: 200 targets vs one alone (${reps} repetitions), then fleets of ${LADDER.join(', ')} and a fleet of ${PROM_TARGETS} through Prometheus; ${latencyMs} ms per completion`, async () => {
-  results.fleet = await measureFleet({ latencyMs, reps, log })
-})
+await section(
+  'fleet',
+  `fleet: 200 targets vs one alone (${reps} repetitions), then fleets of ${LADDER.join(', ')} and a fleet of ${PROM_TARGETS} through Prometheus; ${latencyMs} ms per completion`,
+  async () => {
+    results.fleet = await measureFleet({ latencyMs, reps, log })
+  },
+)
 
 const cpu = cpus()
 const machine: Machine = {
@@ -91,7 +102,9 @@ const args = process.argv.slice(2)
 const command = args.length === 0 ? 'pnpm perf' : `node scripts/perf.ts ${args.join(' ')}`
 const table = rows(results)
 process.stdout.write(`\n${textTable(table)}\n\n`)
-process.stdout.write(`${cpu.length} cores, node ${process.version}, load ${loadBefore} → ${machine.loadAfter}, ${machine.totalS.toFixed(0)} s · reproduce: ${command}\n`)
+process.stdout.write(
+  `${cpu.length} cores, node ${process.version}, load ${loadBefore} → ${machine.loadAfter}, ${machine.totalS.toFixed(0)} s · reproduce: ${command}\n`,
+)
 if (!values['no-write'] && !partial) {
   mkdirSync(dirname(DOC), { recursive: true })
   writeFileSync(DOC, markdown(results, table, machine, command))

@@ -46,12 +46,31 @@ for (const r of RUNS.filter((x) => only.length === 0 || only.includes(x.svc))) {
   rmSync(scratch, { recursive: true, force: true })
   // A name of this run's own: every engine of the process's name on the host is named in the recording
   // (with its argv), so another checkout's demo engine running meanwhile must not share it.
-  const engine = await startEngine({ svc: r.svc, processName: `rd-${r.svc}`.slice(0, 10) + `-${process.pid % 10_000}`, args: ['--prefill-interleave', '1'], faults: [...r.faults] })
+  const engine = await startEngine({
+    svc: r.svc,
+    processName: `rd-${r.svc}`.slice(0, 10) + `-${process.pid % 10_000}`,
+    args: ['--prefill-interleave', '1'],
+    faults: [...r.faults],
+  })
   try {
     process.env.PATH = engine.env.PATH
     const flags = ['--svc', r.svc, '--knob', KNOB, '--value', '1', '--previous', '0']
     const code = await verify({
-      rawArgs: [...flags, '--base-url', engine.baseUrl, '--process', engine.processName, '--meter-window', r.window, '--health-budget', '60s', '--mode', 'record', '--fixtures', relative(ROOT, scratch)],
+      rawArgs: [
+        ...flags,
+        '--base-url',
+        engine.baseUrl,
+        '--process',
+        engine.processName,
+        '--meter-window',
+        r.window,
+        '--health-budget',
+        '60s',
+        '--mode',
+        'record',
+        '--fixtures',
+        relative(ROOT, scratch),
+      ],
       env: { ...process.env, VERIFY_NO_DOTENV: '1' },
       cwd: ROOT,
       out: process.stdout,
@@ -72,10 +91,30 @@ for (const r of RUNS.filter((x) => only.length === 0 || only.includes(x.svc))) {
     if (differ.length) fail(`${r.svc} step verdicts differ from the demo's: ${differ.join(', ')}`)
     const paths = machinePaths(scratch)
     if (paths.length) fail(`paths of this machine in ${paths.join(', ')}`)
-    const replay = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', r.svc, '--knob', KNOB, '--value', '1', '--mode', 'replay', '--fixtures', relative(ROOT, scratch)], {
-      cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1' }, stdin: 'ignore',
-    })
-    if (replay.exitCode !== r.expect) fail(`the new recording of ${r.svc} replays to exit ${replay.exitCode}, expected ${r.expect}:\n${replay.stdout}\n${replay.stderr}`)
+    const replay = await execa(
+      process.execPath,
+      [
+        join(ROOT, 'bin/verify.ts'),
+        '--svc',
+        r.svc,
+        '--knob',
+        KNOB,
+        '--value',
+        '1',
+        '--mode',
+        'replay',
+        '--fixtures',
+        relative(ROOT, scratch),
+      ],
+      {
+        cwd: ROOT,
+        reject: false,
+        env: { CI: 'true', VERIFY_NO_DOTENV: '1' },
+        stdin: 'ignore',
+      },
+    )
+    if (replay.exitCode !== r.expect)
+      fail(`the new recording of ${r.svc} replays to exit ${replay.exitCode}, expected ${r.expect}:\n${replay.stdout}\n${replay.stderr}`)
     mkdirSync(dirname(target), { recursive: true })
     const old = `${target}.old`
     rmSync(old, { recursive: true, force: true })

@@ -46,7 +46,8 @@ async function prepare(project: TestProject): Promise<void> {
     // First contact per target, side by side: a refused target's describe holds one failing test
     // with the cause and the fix (helpers/fleet/suite.ts); the other targets run on.
     const refusals = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
-    for (const [i, r] of refusals.entries()) if (r) process.stderr.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+    for (const [i, r] of refusals.entries())
+      if (r) process.stderr.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     project.provide('armproof:fleet', {
       targets: plan.targets.map((t, i) => ({ label: t.label, target: t.target, ...(refusals[i] ? { refused: refusals[i].line } : {}) })),
       concurrency: plan.concurrency,

@@ -47,7 +47,8 @@ export function formatActions(specs: readonly OptionSpec[], withDefaults: boolea
     const head = `  ${invocation(spec)}`
     const help = defaults(spec) ? `${spec.help} (default: ${pyStrOf(spec.default)})` : spec.help
     const body = wrap(help, helpWidth)
-    if (head.length <= helpPosition - 2) out.push(head.padEnd(helpPosition) + body[0], ...body.slice(1).map((l) => ' '.repeat(helpPosition) + l))
+    if (head.length <= helpPosition - 2)
+      out.push(head.padEnd(helpPosition) + body[0], ...body.slice(1).map((l) => ' '.repeat(helpPosition) + l))
     else out.push(head, ...body.map((l) => ' '.repeat(helpPosition) + l))
   }
   return out
@@ -55,5 +56,10 @@ export function formatActions(specs: readonly OptionSpec[], withDefaults: boolea
 
 /** argparse's `format_help` joins its sections with one blank line and ends with one newline. */
 export function joinSections(sections: ReadonlyArray<readonly string[]>): string {
-  return `${sections.filter((s) => s.length > 0).map((s) => s.join('\n')).join('\n\n').replace(/\n{3,}/g, '\n\n').replace(/^\n+|\n+$/g, '')}\n`
+  return `${sections
+    .filter((s) => s.length > 0)
+    .map((s) => s.join('\n'))
+    .join('\n\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/^\n+|\n+$/g, '')}\n`
 }

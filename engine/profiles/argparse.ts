@@ -29,10 +29,7 @@ export interface ParserSpec {
   options: readonly OptionSpec[]
 }
 
-export type Parsed =
-  | { kind: 'ok'; values: Map<string, PyValue>; help: false }
-  | { kind: 'help' }
-  | { kind: 'error'; message: string }
+export type Parsed = { kind: 'ok'; values: Map<string, PyValue>; help: false } | { kind: 'help' } | { kind: 'error'; message: string }
 
 /** Every option string of a spec, `--no-x` included, in declaration order. */
 export function optionStrings(spec: OptionSpec): string[] {
@@ -60,11 +57,13 @@ function convert(spec: OptionSpec, raw: string): { value: PyValue } | { error: s
     }
     case 'float': {
       const n = Number(raw.trim())
-      if (raw.trim() === '' || (!Number.isFinite(n) && !/^[+-]?(inf|infinity|nan)$/i.test(raw.trim()))) return { error: `argument ${name}: invalid float value: ${pyRepr(raw)}` }
+      if (raw.trim() === '' || (!Number.isFinite(n) && !/^[+-]?(inf|infinity|nan)$/i.test(raw.trim())))
+        return { error: `argument ${name}: invalid float value: ${pyRepr(raw)}` }
       return { value: n }
     }
     case 'choice':
-      if (!type.choices.includes(raw)) return { error: `argument ${name}: invalid choice: ${pyRepr(raw)} (choose from ${type.choices.map((c) => pyRepr(c)).join(', ')})` }
+      if (!type.choices.includes(raw))
+        return { error: `argument ${name}: invalid choice: ${pyRepr(raw)} (choose from ${type.choices.map((c) => pyRepr(c)).join(', ')})` }
       return { value: raw }
   }
 }
@@ -80,7 +79,14 @@ interface Classified {
 export function parseArgs(parser: ParserSpec, argv: readonly string[]): Parsed {
   const table = new Map<string, OptionSpec>()
   for (const spec of parser.options) for (const s of optionStrings(spec)) table.set(s, spec)
-  const HELP = { strings: ['-h', '--help'], dest: 'help', action: 'store_true', default: false, help: '', group: 'options' } as const satisfies OptionSpec
+  const HELP = {
+    strings: ['-h', '--help'],
+    dest: 'help',
+    action: 'store_true',
+    default: false,
+    help: '',
+    group: 'options',
+  } as const satisfies OptionSpec
   for (const s of HELP.strings) table.set(s, HELP)
   const classified: Classified[] = []
   let dashdash = false
@@ -105,7 +111,8 @@ export function parseArgs(parser: ParserSpec, argv: readonly string[]): Parsed {
       continue
     }
     const matches = prefixMatches(table, arg)
-    if (matches.length > 1) return { kind: 'error', message: `ambiguous option: ${arg} could match ${matches.map((m) => m.optionString).join(', ')}` }
+    if (matches.length > 1)
+      return { kind: 'error', message: `ambiguous option: ${arg} could match ${matches.map((m) => m.optionString).join(', ')}` }
     if (matches.length === 1) {
       classified.push({ kind: 'O', ...matches[0]! })
       continue
@@ -147,9 +154,11 @@ export function parseArgs(parser: ParserSpec, argv: readonly string[]): Parsed {
     const raws: string[] = []
     if (c.explicit !== undefined) raws.push(c.explicit)
     else {
-      while (i + 1 < argv.length && classified[i + 1]!.kind === 'A' && argv[i + 1] !== '--' && (spec.nargs === '+' || raws.length === 0)) raws.push(argv[++i]!)
+      while (i + 1 < argv.length && classified[i + 1]!.kind === 'A' && argv[i + 1] !== '--' && (spec.nargs === '+' || raws.length === 0))
+        raws.push(argv[++i]!)
     }
-    if (raws.length === 0) return { kind: 'error', message: `argument ${name}: expected ${spec.nargs === '+' ? 'at least one argument' : 'one argument'}` }
+    if (raws.length === 0)
+      return { kind: 'error', message: `argument ${name}: expected ${spec.nargs === '+' ? 'at least one argument' : 'one argument'}` }
     const converted: PyValue[] = []
     for (const raw of raws) {
       const one = convert(spec, raw)
@@ -165,13 +174,17 @@ export function parseArgs(parser: ParserSpec, argv: readonly string[]): Parsed {
 }
 
 /** argparse's `_get_option_tuples`: long flags by unique prefix (the part before `=`), short ones by their first two characters. */
-function prefixMatches(table: ReadonlyMap<string, OptionSpec>, arg: string): Array<{ spec: OptionSpec; optionString: string; explicit?: string }> {
+function prefixMatches(
+  table: ReadonlyMap<string, OptionSpec>,
+  arg: string,
+): Array<{ spec: OptionSpec; optionString: string; explicit?: string }> {
   const out: Array<{ spec: OptionSpec; optionString: string; explicit?: string }> = []
   if (arg.startsWith('--')) {
     const eq = arg.indexOf('=')
     const prefix = eq === -1 ? arg : arg.slice(0, eq)
     const explicit = eq === -1 ? undefined : arg.slice(eq + 1)
-    for (const [s, spec] of table) if (s.startsWith(prefix)) out.push({ spec, optionString: s, ...(explicit !== undefined ? { explicit } : {}) })
+    for (const [s, spec] of table)
+      if (s.startsWith(prefix)) out.push({ spec, optionString: s, ...(explicit !== undefined ? { explicit } : {}) })
     return out
   }
   const short = arg.slice(0, 2)

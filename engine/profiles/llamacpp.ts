@@ -48,7 +48,8 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
   const m = { promptTokens: 0, promptMs: 0, predicted: 0, predictedMs: 0, decodes: 0, busySum: 0, tokensMax: 0, processing: 0, tasks: 0 }
   const still = faults.has('llamacpp_meter_still')
   const startedAt = Math.floor(Date.now() / 1000)
-  const slotLine = (fn: string, id: number, task: number, text: string): string => `${tag('slot', fn)} id ${String(id).padStart(2)} | task ${task} | ${text}`
+  const slotLine = (fn: string, id: number, task: number, text: string): string =>
+    `${tag('slot', fn)} id ${String(id).padStart(2)} | task ${task} | ${text}`
   const engine: ProfileEngine = {
     profile: 'llama.cpp',
     host: String(v.get('host') ?? '127.0.0.1'),
@@ -85,18 +86,49 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
         return json(200, {
           default_generation_settings: { params: { n_predict: -1, temperature: 0.8, top_k: 40, top_p: 0.95 }, n_ctx: nCtxSeq },
           total_slots: slots + (faults.has('llamacpp_props_differs') ? 1 : 0),
-          model_alias: alias, model_path: modelPath, modalities: { vision: false, audio: false },
-          endpoint_slots: slotsOn, endpoint_props: v.has('props'), endpoint_metrics: metricsOn, webui: true,
-          chat_template: "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}",
-          bos_token: '<|endoftext|>', eos_token: '<|im_end|>', build_info: `b${BUILD.number}-${BUILD.commit}`,
+          model_alias: alias,
+          model_path: modelPath,
+          modalities: { vision: false, audio: false },
+          endpoint_slots: slotsOn,
+          endpoint_props: v.has('props'),
+          endpoint_metrics: metricsOn,
+          webui: true,
+          chat_template:
+            "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}",
+          bos_token: '<|endoftext|>',
+          eos_token: '<|im_end|>',
+          build_info: `b${BUILD.number}-${BUILD.commit}`,
         })
       }
       if (req.path === '/slots') {
-        if (!slotsOn) return json(501, { error: { code: 501, message: 'This server does not support slots endpoint. Start it with `--slots`', type: 'not_supported_error' } })
-        return json(200, Array.from({ length: slots }, (_, id) => ({ id, id_task: -1, n_ctx: nCtxSeq, speculative: false, is_processing: id < m.processing })))
+        if (!slotsOn)
+          return json(501, {
+            error: {
+              code: 501,
+              message: 'This server does not support slots endpoint. Start it with `--slots`',
+              type: 'not_supported_error',
+            },
+          })
+        return json(
+          200,
+          Array.from({ length: slots }, (_, id) => ({
+            id,
+            id_task: -1,
+            n_ctx: nCtxSeq,
+            speculative: false,
+            is_processing: id < m.processing,
+          })),
+        )
       }
       if (req.path === '/metrics') {
-        if (!metricsOn) return json(501, { error: { code: 501, message: 'This server does not support metrics endpoint. Start it with `--metrics`', type: 'not_supported_error' } })
+        if (!metricsOn)
+          return json(501, {
+            error: {
+              code: 501,
+              message: 'This server does not support metrics endpoint. Start it with `--metrics`',
+              type: 'not_supported_error',
+            },
+          })
         const z = (n: number): number => (still ? 0 : n)
         const rows: ReadonlyArray<readonly [string, 'counter' | 'gauge', string, number]> = [
           ['prompt_tokens_total', 'counter', 'Number of prompt tokens processed.', z(m.promptTokens)],
@@ -105,17 +137,43 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
           ['tokens_predicted_seconds_total', 'counter', 'Predict process time', z(m.predictedMs / 1000)],
           ['n_decode_total', 'counter', 'Total number of llama_decode() calls', z(m.decodes)],
           ['n_tokens_max', 'counter', 'Largest observed n_tokens.', m.tokensMax],
-          ['n_busy_slots_per_decode', 'counter', 'Average number of busy slots per llama_decode() call', m.decodes > 0 ? m.busySum / m.decodes : 0],
-          ['prompt_tokens_seconds', 'gauge', 'Average prompt throughput in tokens/s.', m.promptMs > 0 ? (m.promptTokens * 1000) / m.promptMs : 0],
-          ['predicted_tokens_seconds', 'gauge', 'Average generation throughput in tokens/s.', m.predictedMs > 0 ? (m.predicted * 1000) / m.predictedMs : 0],
+          [
+            'n_busy_slots_per_decode',
+            'counter',
+            'Average number of busy slots per llama_decode() call',
+            m.decodes > 0 ? m.busySum / m.decodes : 0,
+          ],
+          [
+            'prompt_tokens_seconds',
+            'gauge',
+            'Average prompt throughput in tokens/s.',
+            m.promptMs > 0 ? (m.promptTokens * 1000) / m.promptMs : 0,
+          ],
+          [
+            'predicted_tokens_seconds',
+            'gauge',
+            'Average generation throughput in tokens/s.',
+            m.predictedMs > 0 ? (m.predicted * 1000) / m.predictedMs : 0,
+          ],
           ['requests_processing', 'gauge', 'Number of requests processing.', m.processing],
           ['requests_deferred', 'gauge', 'Number of requests deferred.', 0],
           ...(faults.has('llamacpp_old_metric_names')
-            ? ([['kv_cache_usage_ratio', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', 0], ['kv_cache_tokens', 'gauge', 'KV-cache tokens.', 0]] as const)
+            ? ([
+                ['kv_cache_usage_ratio', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', 0],
+                ['kv_cache_tokens', 'gauge', 'KV-cache tokens.', 0],
+              ] as const)
             : []),
         ]
-        const body = rows.flatMap(([name, type, help, value]) => [`# HELP llamacpp:${name} ${help}`, `# TYPE llamacpp:${name} ${type}`, sampleLine(`llamacpp:${name}`, {}, value, cppDouble)])
-        return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4', 'process-start-time-unix': String(startedAt) }, body: `${body.join('\n')}\n` }
+        const body = rows.flatMap(([name, type, help, value]) => [
+          `# HELP llamacpp:${name} ${help}`,
+          `# TYPE llamacpp:${name} ${type}`,
+          sampleLine(`llamacpp:${name}`, {}, value, cppDouble),
+        ])
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/plain; version=0.0.4', 'process-start-time-unix': String(startedAt) },
+          body: `${body.join('\n')}\n`,
+        }
       }
       if (req.path.startsWith('/v1/')) return null
       return json(404, { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } })
@@ -132,7 +190,8 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
       m.decodes += decodes
       m.busySum += decodes * Math.max(1, m.processing)
       m.tokensMax = Math.max(m.tokensMax, s.tokens.length + s.completionTokens)
-      const rate = (n: number, ms: number): string => `${(ms / Math.max(1, n)).toFixed(2).padStart(8)} ms per token, ${(ms > 0 ? (n * 1000) / ms : 0).toFixed(2).padStart(8)} tokens per second`
+      const rate = (n: number, ms: number): string =>
+        `${(ms / Math.max(1, n)).toFixed(2).padStart(8)} ms per token, ${(ms > 0 ? (n * 1000) / ms : 0).toFixed(2).padStart(8)} tokens per second`
       return [
         slotLine('launch_slot_', 0, task, 'processing task'),
         slotLine('print_timing', 0, task, ''),
@@ -146,10 +205,25 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
       m.processing += delta
     },
     modelList() {
-      return { object: 'list', data: [{ id: alias, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: 'llamacpp', meta: { vocab_type: 2, n_vocab: 151936, n_ctx_train: N_CTX_TRAIN, n_embd: 896, n_params: 494032768, size: 1260000000 } }] }
+      return {
+        object: 'list',
+        data: [
+          {
+            id: alias,
+            object: 'model',
+            created: Math.floor(Date.now() / 1000),
+            owned_by: 'llamacpp',
+            meta: { vocab_type: 2, n_vocab: 151936, n_ctx_train: N_CTX_TRAIN, n_embd: 896, n_params: 494032768, size: 1260000000 },
+          },
+        ],
+      }
     },
     stats() {
-      return { profile: 'llama.cpp', resolved: { n_parallel: slots, asked, kv_unified: kvUnified, n_ctx: nCtx, n_ctx_seq: nCtxSeq }, faults: [...faults] }
+      return {
+        profile: 'llama.cpp',
+        resolved: { n_parallel: slots, asked, kv_unified: kvUnified, n_ctx: nCtx, n_ctx_seq: nCtxSeq },
+        faults: [...faults],
+      }
     },
   }
   return { kind: 'engine', engine }

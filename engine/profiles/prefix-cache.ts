@@ -15,7 +15,11 @@ export class BlockPrefixCache {
     const hashes: string[] = []
     let parent = ''
     for (let end = this.blockSize; end <= tokens.length; end += this.blockSize) {
-      parent = createHash('sha256').update(parent).update('\u0000').update(tokens.slice(end - this.blockSize, end).join('\u0001')).digest('hex')
+      parent = createHash('sha256')
+        .update(parent)
+        .update('\u0000')
+        .update(tokens.slice(end - this.blockSize, end).join('\u0001'))
+        .digest('hex')
       hashes.push(parent)
     }
     const maxBlocks = Math.floor(Math.max(0, tokens.length - 1) / this.blockSize)

@@ -70,7 +70,9 @@ export function pyRepr(value: PyValue): string {
   if (value instanceof PyFloat) return pyFloatRepr(value.value)
   if (value instanceof PyObject) return `${value.className}(${value.fields.map(([k, v]) => `${k}=${pyRepr(v)}`).join(', ')})`
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`
-  return `{${Object.entries(value).map(([k, v]) => `${pyStr(k)}: ${pyRepr(v as PyValue)}`).join(', ')}}`
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${pyStr(k)}: ${pyRepr(v as PyValue)}`)
+    .join(', ')}}`
 }
 
 /** Python's str(): what `f"{x}"` and `str(v)` print (a str unquoted, everything else as repr). */

@@ -7,7 +7,9 @@ import type { Histogram, Labels, Sample } from './prom-text.ts'
 
 export const TTFT = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400]
 export const E2E = [...TTFT, 600, 1200, 1800, 2400]
-export const ITL = [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0, 4.0, 6.0, 8.0]
+export const ITL = [
+  0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0, 4.0, 6.0, 8.0,
+]
 
 export interface SglangMeters {
   running: number
@@ -25,7 +27,18 @@ export interface SglangMeters {
 }
 
 export function sglangMeters(): SglangMeters {
-  return { running: 0, requests: 0, promptTokens: 0, generationTokens: 0, realtime: new Map(), cached: new Map(), lastHitRate: 0, ttft: histogram(TTFT), e2e: histogram(E2E), itl: histogram(ITL) }
+  return {
+    running: 0,
+    requests: 0,
+    promptTokens: 0,
+    generationTokens: 0,
+    realtime: new Map(),
+    cached: new Map(),
+    lastHitRate: 0,
+    ttft: histogram(TTFT),
+    e2e: histogram(E2E),
+    itl: histogram(ITL),
+  }
 }
 
 export function sglangMetricsPage(m: SglangMeters, model: string, pages: number, still: boolean, old: boolean): string {
@@ -38,7 +51,9 @@ export function sglangMetricsPage(m: SglangMeters, model: string, pages: number,
       family('sglang:request_success_total', 'counter', 'Number of successfully processed requests', [[l, m.requests]]),
       family('sglang:prompt_tokens_total', 'counter', 'Number of prefill tokens processed', [[l, m.promptTokens]]),
       family('sglang:generation_tokens_total', 'counter', 'Number of generation tokens processed', [[l, m.generationTokens]]),
-    ].flat().join('\n')}\n`
+    ]
+      .flat()
+      .join('\n')}\n`
   }
   const sched: Labels = { engine_type: 'unified', model_name: model, moe_ep_rank: '0', pp_rank: '0', tp_rank: '0' }
   const tok: Labels = { engine_type: 'unified', model_name: model }
@@ -52,7 +67,16 @@ export function sglangMetricsPage(m: SglangMeters, model: string, pages: number,
     family('sglang:num_used_tokens', 'gauge', 'The number of used tokens.', [[sched, 0]]),
     family('sglang:token_usage', 'gauge', 'The token usage.', [[sched, 0]]),
     family('sglang:cache_hit_rate', 'gauge', 'The prefix cache hit rate.', [[sched, still ? 0 : m.lastHitRate]]),
-    ...(realtime.length > 0 ? [family('sglang:realtime_tokens_total', 'counter', 'Total number of tokens processed (updated on each log interval). mode: prefill_compute, prefill_cache, decode.', realtime)] : []),
+    ...(realtime.length > 0
+      ? [
+          family(
+            'sglang:realtime_tokens_total',
+            'counter',
+            'Total number of tokens processed (updated on each log interval). mode: prefill_compute, prefill_cache, decode.',
+            realtime,
+          ),
+        ]
+      : []),
     ...(cached.length > 0 ? [family('sglang:cached_tokens_total', 'counter', 'Number of cached prompt tokens.', cached)] : []),
     ...(m.requests > 0
       ? [

@@ -64,6 +64,4 @@ export interface ProfileEngine {
 }
 
 /** What parsing a profile's command line led to: an engine to serve, or an exit (help, version, error). */
-export type Start =
-  | { kind: 'engine'; engine: ProfileEngine }
-  | { kind: 'exit'; code: number; stdout: string; stderr: string }
+export type Start = { kind: 'engine'; engine: ProfileEngine } | { kind: 'exit'; code: number; stdout: string; stderr: string }

@@ -15,7 +15,11 @@ const choice = (...choices: string[]) => ({ kind: 'choice', choices }) as const
 export const KV_CACHE_DTYPES = ['auto', 'bfloat16', 'int8', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla'] as const
 export const DEFAULT_MODEL = 'Qwen/Qwen3-0.6B'
 
-const opt = (group: string, flag: string | string[], rest: Omit<OptionSpec, 'strings' | 'group' | 'dest'> & { dest?: string }): OptionSpec => {
+const opt = (
+  group: string,
+  flag: string | string[],
+  rest: Omit<OptionSpec, 'strings' | 'group' | 'dest'> & { dest?: string },
+): OptionSpec => {
   const strings = Array.isArray(flag) ? flag : [flag]
   return { group, strings, dest: rest.dest ?? strings[0]!.slice(2).replaceAll('-', '_'), ...rest }
 }
@@ -24,26 +28,110 @@ const opt = (group: string, flag: string | string[], rest: Omit<OptionSpec, 'str
 export const VLLM_OPTIONS: readonly OptionSpec[] = [
   opt('Frontend', '--host', { action: 'store', type: str, default: null, help: 'Host name.' }),
   opt('Frontend', '--port', { action: 'store', type: int, default: 8000, help: 'Port number.' }),
-  opt('Frontend', '--api-key', { action: 'store', type: str, nargs: '+', default: null, help: 'If provided, the server will require one of these keys to be presented in the header.' }),
-  opt('Frontend', '--enable-auto-tool-choice', { action: 'store_true', default: false, help: 'Enable auto tool choice for supported models. Use --tool-call-parser to specify which parser to use.' }),
-  opt('Frontend', '--tool-call-parser', { action: 'store', type: str, default: null, help: 'Select the tool call parser depending on the model that you are using.' }),
-  opt('Frontend', '--uvicorn-log-level', { action: 'store', type: choice('critical', 'debug', 'error', 'info', 'trace', 'warning'), default: 'info', help: 'Log level for uvicorn.' }),
-  opt('ModelConfig', '--model', { action: 'store', type: str, default: DEFAULT_MODEL, help: 'Name or path of the Hugging Face model to use.' }),
-  opt('ModelConfig', '--dtype', { action: 'store', type: choice('auto', 'bfloat16', 'float', 'float16', 'float32', 'half'), default: 'auto', help: 'Data type for model weights and activations.' }),
+  opt('Frontend', '--api-key', {
+    action: 'store',
+    type: str,
+    nargs: '+',
+    default: null,
+    help: 'If provided, the server will require one of these keys to be presented in the header.',
+  }),
+  opt('Frontend', '--enable-auto-tool-choice', {
+    action: 'store_true',
+    default: false,
+    help: 'Enable auto tool choice for supported models. Use --tool-call-parser to specify which parser to use.',
+  }),
+  opt('Frontend', '--tool-call-parser', {
+    action: 'store',
+    type: str,
+    default: null,
+    help: 'Select the tool call parser depending on the model that you are using.',
+  }),
+  opt('Frontend', '--uvicorn-log-level', {
+    action: 'store',
+    type: choice('critical', 'debug', 'error', 'info', 'trace', 'warning'),
+    default: 'info',
+    help: 'Log level for uvicorn.',
+  }),
+  opt('ModelConfig', '--model', {
+    action: 'store',
+    type: str,
+    default: DEFAULT_MODEL,
+    help: 'Name or path of the Hugging Face model to use.',
+  }),
+  opt('ModelConfig', '--dtype', {
+    action: 'store',
+    type: choice('auto', 'bfloat16', 'float', 'float16', 'float32', 'half'),
+    default: 'auto',
+    help: 'Data type for model weights and activations.',
+  }),
   opt('ModelConfig', '--seed', { action: 'store', type: int, default: 0, help: 'Random seed for reproducibility.' }),
-  opt('ModelConfig', '--max-model-len', { action: 'store', type: int, default: null, help: 'Model context length (prompt and output). If unspecified, will be automatically derived from the model config.' }),
-  opt('ModelConfig', '--served-model-name', { action: 'store', type: str, nargs: '+', default: null, help: 'The model name(s) used in the API. If multiple names are provided, the server will respond to any of the provided names.' }),
+  opt('ModelConfig', '--max-model-len', {
+    action: 'store',
+    type: int,
+    default: null,
+    help: 'Model context length (prompt and output). If unspecified, will be automatically derived from the model config.',
+  }),
+  opt('ModelConfig', '--served-model-name', {
+    action: 'store',
+    type: str,
+    nargs: '+',
+    default: null,
+    help: 'The model name(s) used in the API. If multiple names are provided, the server will respond to any of the provided names.',
+  }),
   opt('ModelConfig', '--enforce-eager', { action: 'boolean_optional', default: false, help: 'Whether to always use eager-mode PyTorch.' }),
-  opt('ModelConfig', '--trust-remote-code', { action: 'boolean_optional', default: false, help: 'Trust remote code (e.g., from HuggingFace) when downloading the model and tokenizer.' }),
-  opt('ParallelConfig', ['--tensor-parallel-size', '-tp'], { action: 'store', type: int, default: 1, help: 'Number of tensor parallel groups.' }),
-  opt('CacheConfig', '--block-size', { action: 'store', type: int, default: null, help: 'Size of a contiguous cache block in number of tokens.' }),
-  opt('CacheConfig', '--gpu-memory-utilization', { action: 'store', type: { kind: 'float' }, default: 0.9, help: 'The fraction of GPU memory to be used for the model executor, which can range from 0 to 1.' }),
-  opt('CacheConfig', '--kv-cache-dtype', { action: 'store', type: choice(...KV_CACHE_DTYPES), default: 'auto', help: 'Data type for kv cache storage. If "auto", will use model data type.' }),
+  opt('ModelConfig', '--trust-remote-code', {
+    action: 'boolean_optional',
+    default: false,
+    help: 'Trust remote code (e.g., from HuggingFace) when downloading the model and tokenizer.',
+  }),
+  opt('ParallelConfig', ['--tensor-parallel-size', '-tp'], {
+    action: 'store',
+    type: int,
+    default: 1,
+    help: 'Number of tensor parallel groups.',
+  }),
+  opt('CacheConfig', '--block-size', {
+    action: 'store',
+    type: int,
+    default: null,
+    help: 'Size of a contiguous cache block in number of tokens.',
+  }),
+  opt('CacheConfig', '--gpu-memory-utilization', {
+    action: 'store',
+    type: { kind: 'float' },
+    default: 0.9,
+    help: 'The fraction of GPU memory to be used for the model executor, which can range from 0 to 1.',
+  }),
+  opt('CacheConfig', '--kv-cache-dtype', {
+    action: 'store',
+    type: choice(...KV_CACHE_DTYPES),
+    default: 'auto',
+    help: 'Data type for kv cache storage. If "auto", will use model data type.',
+  }),
   opt('CacheConfig', '--enable-prefix-caching', { action: 'boolean_optional', default: null, help: 'Whether to enable prefix caching.' }),
-  opt('SchedulerConfig', '--max-num-batched-tokens', { action: 'store', type: int, default: null, help: 'Maximum number of tokens to be processed in a single iteration.' }),
-  opt('SchedulerConfig', '--max-num-seqs', { action: 'store', type: int, default: null, help: 'Maximum number of sequences to be processed in a single iteration.' }),
-  opt('SchedulerConfig', '--enable-chunked-prefill', { action: 'boolean_optional', default: null, help: 'If True, prefill requests can be chunked based on the remaining max_num_batched_tokens.' }),
-  opt('ObservabilityConfig', '--show-hidden-metrics-for-version', { action: 'store', type: str, default: null, help: 'Enable deprecated Prometheus metrics that have been hidden since the specified version.' }),
+  opt('SchedulerConfig', '--max-num-batched-tokens', {
+    action: 'store',
+    type: int,
+    default: null,
+    help: 'Maximum number of tokens to be processed in a single iteration.',
+  }),
+  opt('SchedulerConfig', '--max-num-seqs', {
+    action: 'store',
+    type: int,
+    default: null,
+    help: 'Maximum number of sequences to be processed in a single iteration.',
+  }),
+  opt('SchedulerConfig', '--enable-chunked-prefill', {
+    action: 'boolean_optional',
+    default: null,
+    help: 'If True, prefill requests can be chunked based on the remaining max_num_batched_tokens.',
+  }),
+  opt('ObservabilityConfig', '--show-hidden-metrics-for-version', {
+    action: 'store',
+    type: str,
+    default: null,
+    help: 'Enable deprecated Prometheus metrics that have been hidden since the specified version.',
+  }),
   opt('AsyncEngineArgs', '--disable-log-stats', { action: 'store_true', default: false, help: 'Disable logging statistics.' }),
 ]
 
@@ -94,16 +182,25 @@ export function parseVllmServe(argvIn: readonly string[]): VllmArgs {
   const warnings: string[] = []
   const modelAt = args.findIndex((a) => /^--model(=.+|$)/.test(a))
   if (modelAt > 0) {
-    warnings.push('With `vllm serve`, you should provide the model as a positional argument or in a config file instead of via the `--model` option. The `--model` option will be removed in a future version.')
+    warnings.push(
+      'With `vllm serve`, you should provide the model as a positional argument or in a config file instead of via the `--model` option. The `--model` option will be removed in a future version.',
+    )
     const inline = args[modelAt] !== '--model'
     const tag = inline ? args[modelAt]!.slice('--model='.length) : args[modelAt + 1]
-    if (tag === undefined || (!inline && tag.startsWith('-'))) return { kind: 'exit', code: 2, stdout: '', stderr: errorText(VLLM_PARSER, 'argument --model: expected one argument') }
+    if (tag === undefined || (!inline && tag.startsWith('-')))
+      return { kind: 'exit', code: 2, stdout: '', stderr: errorText(VLLM_PARSER, 'argument --model: expected one argument') }
     args = ['serve', tag, ...args.slice(1, modelAt), ...args.slice(modelAt + (inline ? 1 : 2))]
   }
   const configAt = args.indexOf('--config')
   if (configAt > 0) {
     const file = args[configAt + 1]
-    if (file === undefined) return { kind: 'exit', code: 1, stdout: '', stderr: 'ValueError: No config file specified! Please check your command-line arguments.\n' }
+    if (file === undefined)
+      return {
+        kind: 'exit',
+        code: 1,
+        stdout: '',
+        stderr: 'ValueError: No config file specified! Please check your command-line arguments.\n',
+      }
     let inserted: string[]
     try {
       inserted = configArgs(file)
@@ -111,7 +208,8 @@ export function parseVllmServe(argvIn: readonly string[]): VllmArgs {
       return { kind: 'exit', code: 1, stdout: '', stderr: `ValueError: ${(error as Error).message}\n` }
     }
     const rest = [...args.slice(1, configAt), ...args.slice(configAt + 2)]
-    args = rest.length > 0 && !rest[0]!.startsWith('-') ? ['serve', rest[0]!, ...inserted, ...rest.slice(1)] : ['serve', ...inserted, ...rest]
+    args =
+      rest.length > 0 && !rest[0]!.startsWith('-') ? ['serve', rest[0]!, ...inserted, ...rest.slice(1)] : ['serve', ...inserted, ...rest]
   }
   let keyword: string | null = null
   const processed: string[] = []

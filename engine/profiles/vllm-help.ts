@@ -32,8 +32,22 @@ const GROUP_SUMMARY: Record<string, string> = {
   ObservabilityConfig: 'Configuration for observability - metrics and tracing.',
   AsyncEngineArgs: 'Arguments for asynchronous vLLM engine.',
 }
-const HELP_ACTION: OptionSpec = { strings: ['-h', '--help'], dest: 'help', action: 'store_true', default: false, help: 'show this help message and exit', group: 'options' }
-const POSITIONAL: OptionSpec = { strings: [], dest: 'model_tag', action: 'store', default: null, help: VLLM_PARSER.positional!.help, group: 'positional arguments' }
+const HELP_ACTION: OptionSpec = {
+  strings: ['-h', '--help'],
+  dest: 'help',
+  action: 'store_true',
+  default: false,
+  help: 'show this help message and exit',
+  group: 'options',
+}
+const POSITIONAL: OptionSpec = {
+  strings: [],
+  dest: 'model_tag',
+  action: 'store',
+  default: null,
+  help: VLLM_PARSER.positional!.help,
+  group: 'positional arguments',
+}
 
 /** The groups in the parser's order: argparse's two built-in ones, then the config groups. */
 function groups(): Array<{ title: string; summary: string; actions: OptionSpec[] }> {
@@ -41,7 +55,8 @@ function groups(): Array<{ title: string; summary: string; actions: OptionSpec[]
   return titles.map((title) => ({
     title,
     summary: GROUP_SUMMARY[title] ?? '',
-    actions: title === 'positional arguments' ? [POSITIONAL] : title === 'options' ? [HELP_ACTION] : VLLM_OPTIONS.filter((o) => o.group === title),
+    actions:
+      title === 'positional arguments' ? [POSITIONAL] : title === 'options' ? [HELP_ACTION] : VLLM_OPTIONS.filter((o) => o.group === title),
   }))
 }
 
@@ -65,7 +80,9 @@ export function vllmServeHelp(keyword: string | null): string {
     if (group) return joinSections([section(group.title, group.actions, group.summary), JSON_TIP])
     const matched = [HELP_ACTION, ...VLLM_OPTIONS].filter((o) => optionStrings(o).some((s) => s.toLowerCase().includes(kw)))
     if (matched.length > 0) return joinSections([[`Arguments matching '${kw}':`, ...formatActions(matched, true, true)], JSON_TIP])
-    return joinSections([[`No group or arguments matching '${kw}'.`, "Use '--help' to see available groups or '--help=all' to see all available parameters."]])
+    return joinSections([
+      [`No group or arguments matching '${kw}'.`, "Use '--help' to see available groups or '--help=all' to see all available parameters."],
+    ])
   }
   const list = groups().filter((g) => g.actions.length > 0)
   const titleWidth = Math.max(...list.map((g) => g.title.length)) + 1
@@ -84,7 +101,16 @@ export function vllmTopHelp(): string {
   return joinSections([
     [VLLM_TOP_USAGE],
     ['vLLM CLI'],
-    ['positional arguments:', '  {chat,complete,serve,bench,collect-env,run-batch}', '    serve               Launch a local OpenAI-compatible API server to serve LLM', '                        completions via HTTP.'],
-    ['options:', '  -h, --help            show this help message and exit', '  -v, --version         show program\'s version number and exit'],
+    [
+      'positional arguments:',
+      '  {chat,complete,serve,bench,collect-env,run-batch}',
+      '    serve               Launch a local OpenAI-compatible API server to serve LLM',
+      '                        completions via HTTP.',
+    ],
+    [
+      'options:',
+      '  -h, --help            show this help message and exit',
+      "  -v, --version         show program's version number and exit",
+    ],
   ])
 }

@@ -8,7 +8,14 @@ export function vllmStamp(now: Date): string {
   return `${two(now.getMonth() + 1)}-${two(now.getDate())} ${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}`
 }
 
-export function vllmLog(process: 'APIServer' | 'EngineCore', pid: number, level: 'INFO' | 'WARNING' | 'ERROR', now: Date, fileinfo: string, message: string): string[] {
+export function vllmLog(
+  process: 'APIServer' | 'EngineCore',
+  pid: number,
+  level: 'INFO' | 'WARNING' | 'ERROR',
+  now: Date,
+  fileinfo: string,
+  message: string,
+): string[] {
   const header = `(${process} pid=${pid}) ${level} ${vllmStamp(now)} [${fileinfo}] `
   return message.split('\n').map((line) => header + line)
 }

@@ -5,7 +5,9 @@
 import { family, histogram, histogramFamily } from './prom-text.ts'
 import type { Histogram, Labels } from './prom-text.ts'
 
-export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10, 20, 40, 80, 160, 640, 2560]
+export const TTFT_BUCKETS = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10, 20, 40, 80, 160, 640, 2560,
+]
 export const ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10, 20, 40, 80]
 export const REQUEST_LATENCY_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680]
 export const ITERATION_TOKENS_BUCKETS = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -26,8 +28,17 @@ export interface VllmMeters {
 
 export function vllmMeters(): VllmMeters {
   return {
-    running: 0, promptTokens: 0, generationTokens: 0, preemptions: 0, success: { stop: 0, length: 0, abort: 0 }, prefixQueries: 0, prefixHits: 0,
-    ttft: histogram(TTFT_BUCKETS), itl: histogram(ITL_BUCKETS), e2e: histogram(REQUEST_LATENCY_BUCKETS), iterationTokens: histogram(ITERATION_TOKENS_BUCKETS),
+    running: 0,
+    promptTokens: 0,
+    generationTokens: 0,
+    preemptions: 0,
+    success: { stop: 0, length: 0, abort: 0 },
+    prefixQueries: 0,
+    prefixHits: 0,
+    ttft: histogram(TTFT_BUCKETS),
+    itl: histogram(ITL_BUCKETS),
+    e2e: histogram(REQUEST_LATENCY_BUCKETS),
+    iterationTokens: histogram(ITERATION_TOKENS_BUCKETS),
   }
 }
 
@@ -44,12 +55,20 @@ export function vllmMetricsPage(m: VllmMeters, page: VllmPage): string {
   const usage = Math.min(1, (m.running * 4) / page.numGpuBlocks)
   const prefix = page.old
     ? [
-        family('vllm:gpu_prefix_cache_queries_total', 'counter', 'GPU prefix cache queries, in terms of number of queried blocks.', [[base, Math.floor(m.prefixQueries / page.blockSize)]]),
-        family('vllm:gpu_prefix_cache_hits_total', 'counter', 'GPU prefix cache hits, in terms of number of cached blocks.', [[base, Math.floor(m.prefixHits / page.blockSize)]]),
+        family('vllm:gpu_prefix_cache_queries_total', 'counter', 'GPU prefix cache queries, in terms of number of queried blocks.', [
+          [base, Math.floor(m.prefixQueries / page.blockSize)],
+        ]),
+        family('vllm:gpu_prefix_cache_hits_total', 'counter', 'GPU prefix cache hits, in terms of number of cached blocks.', [
+          [base, Math.floor(m.prefixHits / page.blockSize)],
+        ]),
       ]
     : [
-        family('vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', [[base, m.prefixQueries]]),
-        family('vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [[base, m.prefixHits]]),
+        family('vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', [
+          [base, m.prefixQueries],
+        ]),
+        family('vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', [
+          [base, m.prefixHits],
+        ]),
       ]
   const families = [
     family('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [[base, m.running]]),
@@ -61,7 +80,12 @@ export function vllmMetricsPage(m: VllmMeters, page: VllmPage): string {
     family('vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [[base, m.preemptions]]),
     family('vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [[base, m.promptTokens]]),
     family('vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [[base, m.generationTokens]]),
-    family('vllm:request_success_total', 'counter', 'Count of successfully processed requests.', (['stop', 'length', 'abort'] as const).map((r) => [{ ...base, finished_reason: r }, m.success[r]] as const)),
+    family(
+      'vllm:request_success_total',
+      'counter',
+      'Count of successfully processed requests.',
+      (['stop', 'length', 'abort'] as const).map((r) => [{ ...base, finished_reason: r }, m.success[r]] as const),
+    ),
     histogramFamily('vllm:iteration_tokens_total', 'Histogram of number of tokens per engine_step.', base, m.iterationTokens),
     histogramFamily('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', base, m.ttft),
     page.old

@@ -19,7 +19,14 @@ import { vllmMeters, vllmMetricsPage } from './vllm-metrics.ts'
 
 export const VLLM_VERSION = '0.23.0'
 export const NUM_GPU_BLOCKS = 57656
-const TORCH_DTYPE: Record<string, string> = { auto: 'torch.bfloat16', bfloat16: 'torch.bfloat16', half: 'torch.float16', float16: 'torch.float16', float: 'torch.float32', float32: 'torch.float32' }
+const TORCH_DTYPE: Record<string, string> = {
+  auto: 'torch.bfloat16',
+  bfloat16: 'torch.bfloat16',
+  half: 'torch.float16',
+  float16: 'torch.float16',
+  float: 'torch.float32',
+  float32: 'torch.float32',
+}
 const SENSITIVE = new Set(['api_key', 'hf_token', 'watermark_config'])
 
 const pyEqual = (a: PyValue, b: PyValue): boolean => pyRepr(a) === pyRepr(b)
@@ -72,12 +79,29 @@ export function resolveVllm(values: Map<string, PyValue>, faults: ProfileFaults)
 /** `CacheConfig.metrics_info()`: every field as str(), what `vllm:cache_config_info` carries. */
 export function cacheConfigInfo(r: VllmResolved, gpuMemoryUtilization: number): Record<string, string> {
   const fields: Array<[string, PyValue]> = [
-    ['block_size', r.blockSize], ['gpu_memory_utilization', new PyFloat(gpuMemoryUtilization)], ['swap_space', new PyFloat(4)], ['cache_dtype', r.kvCacheDtype],
-    ['is_attention_free', false], ['num_gpu_blocks_override', null], ['sliding_window', null], ['enable_prefix_caching', r.enablePrefixCaching],
-    ['prefix_caching_hash_algo', 'sha256'], ['cpu_offload_gb', new PyFloat(0)], ['calculate_kv_scales', false], ['cpu_kvcache_space_bytes', null],
-    ['mamba_page_size_padded', null], ['mamba_block_size', null], ['mamba_cache_dtype', 'auto'], ['mamba_ssm_cache_dtype', 'auto'], ['mamba_cache_mode', 'none'],
-    ['num_gpu_blocks', NUM_GPU_BLOCKS], ['num_cpu_blocks', null], ['kv_sharing_fast_prefill', false], ['kv_cache_memory_bytes', null],
-    ['kv_offloading_size', null], ['kv_offloading_backend', 'native'],
+    ['block_size', r.blockSize],
+    ['gpu_memory_utilization', new PyFloat(gpuMemoryUtilization)],
+    ['swap_space', new PyFloat(4)],
+    ['cache_dtype', r.kvCacheDtype],
+    ['is_attention_free', false],
+    ['num_gpu_blocks_override', null],
+    ['sliding_window', null],
+    ['enable_prefix_caching', r.enablePrefixCaching],
+    ['prefix_caching_hash_algo', 'sha256'],
+    ['cpu_offload_gb', new PyFloat(0)],
+    ['calculate_kv_scales', false],
+    ['cpu_kvcache_space_bytes', null],
+    ['mamba_page_size_padded', null],
+    ['mamba_block_size', null],
+    ['mamba_cache_dtype', 'auto'],
+    ['mamba_ssm_cache_dtype', 'auto'],
+    ['mamba_cache_mode', 'none'],
+    ['num_gpu_blocks', NUM_GPU_BLOCKS],
+    ['num_cpu_blocks', null],
+    ['kv_sharing_fast_prefill', false],
+    ['kv_cache_memory_bytes', null],
+    ['kv_offloading_size', null],
+    ['kv_offloading_backend', 'native'],
   ]
   return Object.fromEntries(fields.map(([k, v]) => [k, pyStrOf(v)]))
 }
@@ -87,16 +111,44 @@ export function vllmConfigString(r: VllmResolved, shown: { enablePrefixCaching: 
   const v = (k: string): PyValue => r.values.get(k) ?? null
   const eager = v('enforce_eager') === true
   const parts: Array<[string, string]> = [
-    ['model', pyRepr(r.model)], ['speculative_config', 'None'], ['tokenizer', pyRepr(r.model)], ['skip_tokenizer_init', 'False'], ['tokenizer_mode', 'auto'],
-    ['revision', 'None'], ['tokenizer_revision', 'None'], ['trust_remote_code', pyStrOf(v('trust_remote_code'))], ['dtype', TORCH_DTYPE[String(v('dtype'))] ?? 'torch.bfloat16'],
-    ['max_seq_len', String(r.maxModelLen)], ['download_dir', 'None'], ['load_format', 'auto'], ['tensor_parallel_size', String(v('tensor_parallel_size'))],
-    ['pipeline_parallel_size', '1'], ['data_parallel_size', '1'], ['disable_custom_all_reduce', 'False'], ['quantization', 'None'], ['enforce_eager', eager ? 'True' : 'False'],
-    ['enable_return_routed_experts', 'False'], ['kv_cache_dtype', shown.kvCacheDtype], ['device_config', 'cuda'],
-    ['structured_outputs_config', "StructuredOutputsConfig(backend='auto', disable_fallback=False, disable_any_whitespace=False, disable_additional_properties=False, reasoning_parser='')"],
-    ['observability_config', `ObservabilityConfig(show_hidden_metrics_for_version=${pyRepr(v('show_hidden_metrics_for_version'))}, otlp_traces_endpoint=None, collect_detailed_traces=None, kv_cache_metrics=False, kv_cache_metrics_sample=0.01, cudagraph_metrics=False, enable_mfu_metrics=False)`],
-    ['seed', String(v('seed'))], ['served_model_name', r.servedNames[0]!], ['enable_prefix_caching', shown.enablePrefixCaching ? 'True' : 'False'],
-    ['enable_chunked_prefill', r.enableChunkedPrefill ? 'True' : 'False'], ['pooler_config', 'None'],
-    ['compilation_config', `{'mode': ${eager ? 0 : 3}, 'backend': 'inductor', 'custom_ops': ['none'], 'splitting_ops': ['vllm::unified_attention', 'vllm::unified_attention_with_output'], 'cudagraph_capture_sizes': ${eager ? '[]' : '[1, 2, 4, 8, 16, 24, 32]'}, 'max_cudagraph_capture_size': ${eager ? 0 : 32}}`],
+    ['model', pyRepr(r.model)],
+    ['speculative_config', 'None'],
+    ['tokenizer', pyRepr(r.model)],
+    ['skip_tokenizer_init', 'False'],
+    ['tokenizer_mode', 'auto'],
+    ['revision', 'None'],
+    ['tokenizer_revision', 'None'],
+    ['trust_remote_code', pyStrOf(v('trust_remote_code'))],
+    ['dtype', TORCH_DTYPE[String(v('dtype'))] ?? 'torch.bfloat16'],
+    ['max_seq_len', String(r.maxModelLen)],
+    ['download_dir', 'None'],
+    ['load_format', 'auto'],
+    ['tensor_parallel_size', String(v('tensor_parallel_size'))],
+    ['pipeline_parallel_size', '1'],
+    ['data_parallel_size', '1'],
+    ['disable_custom_all_reduce', 'False'],
+    ['quantization', 'None'],
+    ['enforce_eager', eager ? 'True' : 'False'],
+    ['enable_return_routed_experts', 'False'],
+    ['kv_cache_dtype', shown.kvCacheDtype],
+    ['device_config', 'cuda'],
+    [
+      'structured_outputs_config',
+      "StructuredOutputsConfig(backend='auto', disable_fallback=False, disable_any_whitespace=False, disable_additional_properties=False, reasoning_parser='')",
+    ],
+    [
+      'observability_config',
+      `ObservabilityConfig(show_hidden_metrics_for_version=${pyRepr(v('show_hidden_metrics_for_version'))}, otlp_traces_endpoint=None, collect_detailed_traces=None, kv_cache_metrics=False, kv_cache_metrics_sample=0.01, cudagraph_metrics=False, enable_mfu_metrics=False)`,
+    ],
+    ['seed', String(v('seed'))],
+    ['served_model_name', r.servedNames[0]!],
+    ['enable_prefix_caching', shown.enablePrefixCaching ? 'True' : 'False'],
+    ['enable_chunked_prefill', r.enableChunkedPrefill ? 'True' : 'False'],
+    ['pooler_config', 'None'],
+    [
+      'compilation_config',
+      `{'mode': ${eager ? 0 : 3}, 'backend': 'inductor', 'custom_ops': ['none'], 'splitting_ops': ['vllm::unified_attention', 'vllm::unified_attention_with_output'], 'cudagraph_capture_sizes': ${eager ? '[]' : '[1, 2, 4, 8, 16, 24, 32]'}, 'max_cudagraph_capture_size': ${eager ? 0 : 32}}`,
+    ],
   ]
   return parts.map(([k, val]) => `${k}=${val}`).join(', ')
 }
@@ -106,7 +158,12 @@ export function startVllm(argv: readonly string[], env: NodeJS.ProcessEnv, fault
   if (argv[0] === '-v' || argv[0] === '--version') return { kind: 'exit', code: 0, stdout: `${VLLM_VERSION}\n`, stderr: '' }
   if (argv[0] !== 'serve') {
     const choices = ['chat', 'complete', 'serve', 'bench', 'collect-env', 'run-batch'].map((c) => `'${c}'`).join(', ')
-    return { kind: 'exit', code: 2, stdout: '', stderr: `${VLLM_TOP_USAGE}\nvllm: error: argument subparser: invalid choice: ${pyRepr(argv[0]!)} (choose from ${choices})\n` }
+    return {
+      kind: 'exit',
+      code: 2,
+      stdout: '',
+      stderr: `${VLLM_TOP_USAGE}\nvllm: error: argument subparser: invalid choice: ${pyRepr(argv[0]!)} (choose from ${choices})\n`,
+    }
   }
   const parsed = parseVllmServe(argv)
   if (parsed.kind === 'help') return { kind: 'exit', code: 0, stdout: vllmServeHelp(parsed.keyword), stderr: '' }
@@ -114,7 +171,13 @@ export function startVllm(argv: readonly string[], env: NodeJS.ProcessEnv, fault
   return { kind: 'engine', engine: vllmEngine(resolveVllm(parsed.values, faults), parsed.warnings, env, faults, pid) }
 }
 
-function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.ProcessEnv, faults: ProfileFaults, pid: number): ProfileEngine {
+function vllmEngine(
+  r: VllmResolved,
+  warnings: readonly string[],
+  env: NodeJS.ProcessEnv,
+  faults: ProfileFaults,
+  pid: number,
+): ProfileEngine {
   const meters = vllmMeters()
   const cache = new BlockPrefixCache(r.blockSize)
   const gpuMemoryUtilization = Number(r.values.get('gpu_memory_utilization') ?? 0.9)
@@ -123,10 +186,14 @@ function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.Pr
   const otherDtype = (d: string): string => (d === 'auto' ? 'fp8' : 'auto')
   const info = (): Record<string, string> => {
     if (!faults.has('vllm_cache_info_differs')) return cacheConfigInfo(r, gpuMemoryUtilization)
-    return cacheConfigInfo({ ...r, enablePrefixCaching: !r.enablePrefixCaching, kvCacheDtype: otherDtype(r.kvCacheDtype) }, gpuMemoryUtilization)
+    return cacheConfigInfo(
+      { ...r, enablePrefixCaching: !r.enablePrefixCaching, kvCacheDtype: otherDtype(r.kvCacheDtype) },
+      gpuMemoryUtilization,
+    )
   }
   const config = vllmConfigString(r, lie ? { enablePrefixCaching: !r.enablePrefixCaching, kvCacheDtype: otherDtype(r.kvCacheDtype) } : r)
-  const api = (now: Date, fileinfo: string, message: string, level: 'INFO' | 'WARNING' = 'INFO') => vllmLog('APIServer', pid, level, now, fileinfo, message)
+  const api = (now: Date, fileinfo: string, message: string, level: 'INFO' | 'WARNING' = 'INFO') =>
+    vllmLog('APIServer', pid, level, now, fileinfo, message)
   return {
     profile: 'vllm',
     host: r.host,
@@ -135,19 +202,55 @@ function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.Pr
     apiKey: r.apiKey,
     unauthorized: () => json(401, { error: 'Unauthorized' }),
     bootLines(now) {
-      const shown = r.nonDefault.map(([k, v]): [string, PyValue] => [k, SENSITIVE.has(k) ? '***' : lie && k === 'max_num_seqs' ? Number(v) + 1 : v])
+      const shown = r.nonDefault.map(([k, v]): [string, PyValue] => [
+        k,
+        SENSITIVE.has(k) ? '***' : lie && k === 'max_num_seqs' ? Number(v) + 1 : v,
+      ])
       const dtype = String(r.values.get('kv_cache_dtype'))
       return [
         ...warnings.flatMap((w) => api(now, 'argparse_utils.py:283', w, 'WARNING')),
-        ...api(now, 'api_utils.py:339', versionMessage(VLLM_VERSION, r.model, env.VLLM_DISABLE_LOG_LOGO === undefined || env.VLLM_DISABLE_LOG_LOGO === '0')),
+        ...api(
+          now,
+          'api_utils.py:339',
+          versionMessage(VLLM_VERSION, r.model, env.VLLM_DISABLE_LOG_LOGO === undefined || env.VLLM_DISABLE_LOG_LOGO === '0'),
+        ),
         ...api(now, 'api_utils.py:273', `non-default args: ${pyRepr(Object.fromEntries(shown))}`),
-        ...(dtype.startsWith('fp8') ? api(now, 'cache.py:141', `Using ${dtype} data type to store kv cache. It reduces the GPU memory footprint and boosts performance. Meanwhile, it may cause accuracy drop without a proper scaling factor.`) : []),
+        ...(dtype.startsWith('fp8')
+          ? api(
+              now,
+              'cache.py:141',
+              `Using ${dtype} data type to store kv cache. It reduces the GPU memory footprint and boosts performance. Meanwhile, it may cause accuracy drop without a proper scaling factor.`,
+            )
+          : []),
         ...api(now, 'model.py:1745', `Using max model len ${r.maxModelLen}`),
-        ...(r.enableChunkedPrefill ? api(now, 'scheduler.py:239', `Chunked prefill is enabled with max_num_batched_tokens=${r.maxNumBatchedTokens}.`) : []),
+        ...(r.enableChunkedPrefill
+          ? api(now, 'scheduler.py:239', `Chunked prefill is enabled with max_num_batched_tokens=${r.maxNumBatchedTokens}.`)
+          : []),
         ...vllmLog('EngineCore', pid, 'INFO', now, 'core.py:129', `Initializing a V1 LLM engine (v${VLLM_VERSION}) with config: ${config}`),
-        ...vllmLog('EngineCore', pid, 'INFO', now, 'kv_cache_utils.py:849', `GPU KV cache size: ${thousands(NUM_GPU_BLOCKS * r.blockSize)} tokens`),
-        ...vllmLog('EngineCore', pid, 'INFO', now, 'kv_cache_utils.py:853', `Maximum concurrency for ${thousands(r.maxModelLen)} tokens per request: ${((NUM_GPU_BLOCKS * r.blockSize) / r.maxModelLen).toFixed(2)}x`),
-        ...(devMode ? api(now, 'api_server.py:1721', 'SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!', 'WARNING') : []),
+        ...vllmLog(
+          'EngineCore',
+          pid,
+          'INFO',
+          now,
+          'kv_cache_utils.py:849',
+          `GPU KV cache size: ${thousands(NUM_GPU_BLOCKS * r.blockSize)} tokens`,
+        ),
+        ...vllmLog(
+          'EngineCore',
+          pid,
+          'INFO',
+          now,
+          'kv_cache_utils.py:853',
+          `Maximum concurrency for ${thousands(r.maxModelLen)} tokens per request: ${((NUM_GPU_BLOCKS * r.blockSize) / r.maxModelLen).toFixed(2)}x`,
+        ),
+        ...(devMode
+          ? api(
+              now,
+              'api_server.py:1721',
+              'SECURITY WARNING: Development endpoints are enabled! This should NOT be used in production!',
+              'WARNING',
+            )
+          : []),
       ]
     },
     listeningLines(now, port) {
@@ -162,13 +265,35 @@ function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.Pr
       if (req.path === '/health' || req.path === '/ping') return { status: 200, body: '' }
       if (req.path === '/version') return json(200, { version: VLLM_VERSION })
       if (req.path === '/metrics') {
-        const page = vllmMetricsPage(meters, { modelName: r.servedNames[0]!, blockSize: r.blockSize, numGpuBlocks: NUM_GPU_BLOCKS, cacheInfo: info(), old: faults.has('vllm_old_metric_names') })
+        const page = vllmMetricsPage(meters, {
+          modelName: r.servedNames[0]!,
+          blockSize: r.blockSize,
+          numGpuBlocks: NUM_GPU_BLOCKS,
+          cacheInfo: info(),
+          old: faults.has('vllm_old_metric_names'),
+        })
         return { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE }, body: page }
       }
       if (req.path === '/server_info' && devMode) {
         const vllmEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('VLLM_') && !k.includes('KEY')))
         if (req.query.get('config_format') === 'json') {
-          return json(200, { vllm_config: { model_config: { model: r.model, served_model_name: r.servedNames[0], max_model_len: r.maxModelLen }, cache_config: { ...info(), block_size: r.blockSize, enable_prefix_caching: r.enablePrefixCaching, cache_dtype: r.kvCacheDtype }, scheduler_config: { max_num_seqs: r.maxNumSeqs, max_num_batched_tokens: r.maxNumBatchedTokens, enable_chunked_prefill: r.enableChunkedPrefill } }, vllm_env: vllmEnv })
+          return json(200, {
+            vllm_config: {
+              model_config: { model: r.model, served_model_name: r.servedNames[0], max_model_len: r.maxModelLen },
+              cache_config: {
+                ...info(),
+                block_size: r.blockSize,
+                enable_prefix_caching: r.enablePrefixCaching,
+                cache_dtype: r.kvCacheDtype,
+              },
+              scheduler_config: {
+                max_num_seqs: r.maxNumSeqs,
+                max_num_batched_tokens: r.maxNumBatchedTokens,
+                enable_chunked_prefill: r.enableChunkedPrefill,
+              },
+            },
+            vllm_env: vllmEnv,
+          })
         }
         return json(200, { vllm_config: config, vllm_env: vllmEnv })
       }
@@ -185,10 +310,12 @@ function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.Pr
         meters.prefixQueries += s.tokens.length
         if (!faults.has('vllm_prefix_cache_still')) meters.prefixHits += hit
       }
-      for (let left = s.tokens.length - hit; left > 0; left -= r.maxNumBatchedTokens) observe(meters.iterationTokens, Math.min(left, r.maxNumBatchedTokens))
+      for (let left = s.tokens.length - hit; left > 0; left -= r.maxNumBatchedTokens)
+        observe(meters.iterationTokens, Math.min(left, r.maxNumBatchedTokens))
       for (let i = 1; i < s.completionTokens; i++) observe(meters.iterationTokens, 1)
       observe(meters.ttft, s.ttftS)
-      if (s.completionTokens > 1) for (let i = 1; i < s.completionTokens; i++) observe(meters.itl, (s.e2eS - s.ttftS) / (s.completionTokens - 1))
+      if (s.completionTokens > 1)
+        for (let i = 1; i < s.completionTokens; i++) observe(meters.itl, (s.e2eS - s.ttftS) / (s.completionTokens - 1))
       observe(meters.e2e, s.e2eS)
       return []
     },
@@ -196,10 +323,32 @@ function vllmEngine(r: VllmResolved, warnings: readonly string[], env: NodeJS.Pr
       meters.running += delta
     },
     modelList() {
-      return { object: 'list', data: r.servedNames.map((id) => ({ id, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: 'vllm', root: r.model, parent: null, max_model_len: r.maxModelLen, permission: [] })) }
+      return {
+        object: 'list',
+        data: r.servedNames.map((id) => ({
+          id,
+          object: 'model',
+          created: Math.floor(Date.now() / 1000),
+          owned_by: 'vllm',
+          root: r.model,
+          parent: null,
+          max_model_len: r.maxModelLen,
+          permission: [],
+        })),
+      }
     },
     stats() {
-      return { profile: 'vllm', resolved: { max_num_seqs: r.maxNumSeqs, enable_prefix_caching: r.enablePrefixCaching, kv_cache_dtype: r.kvCacheDtype, block_size: r.blockSize }, prefix_cache: { queries: meters.prefixQueries, hits: meters.prefixHits }, faults: [...faults] }
+      return {
+        profile: 'vllm',
+        resolved: {
+          max_num_seqs: r.maxNumSeqs,
+          enable_prefix_caching: r.enablePrefixCaching,
+          kv_cache_dtype: r.kvCacheDtype,
+          block_size: r.blockSize,
+        },
+        prefix_cache: { queries: meters.prefixQueries, hits: meters.prefixHits },
+        faults: [...faults],
+      }
     },
   }
 }

@@ -118,7 +118,13 @@ function classify(word: Word, known: readonly KnownFlag[] | null, rules: ParserR
  * and a possible prefix of the flag is `unsure`. `flag` may be one name, or every name of it
  * (`FlagNames`: other spellings, a switch and its negation, which give `true` and `false`).
  */
-export function resolveFlag(argv: readonly string[], flag: string | FlagNames, rules: ParserRules, known: readonly KnownFlag[] | null, config?: ConfigArgs): Resolution {
+export function resolveFlag(
+  argv: readonly string[],
+  flag: string | FlagNames,
+  rules: ParserRules,
+  known: readonly KnownFlag[] | null,
+  config?: ConfigArgs,
+): Resolution {
   const spelled: FlagNames = typeof flag === 'string' ? { names: [flag] } : flag
   const negated = spelled.switch?.negated ?? null
   const mine = new Set([...spelled.names, ...(negated !== null ? [negated] : [])])
@@ -132,14 +138,20 @@ export function resolveFlag(argv: readonly string[], flag: string | FlagNames, r
   const skip = new Set<number>(ref && !('problem' in ref) ? (ref.inline ? [ref.index] : [ref.index, ref.index + 1]) : [])
   if (ref && !('problem' in ref) && !config) unsure.push(`the flags of ${ref.path} (not read)`)
   const words: Word[] = []
-  for (const [i, e] of (config?.entries ?? []).entries()) for (const w of e.words) words.push({ text: w, orig: w, shown: e.written, source: 'config', index: i })
-  if (start >= 0) for (let i = start; i < argv.length; i++) if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
+  for (const [i, e] of (config?.entries ?? []).entries())
+    for (const w of e.words) words.push({ text: w, orig: w, shown: e.written, source: 'config', index: i })
+  if (start >= 0)
+    for (let i = start; i < argv.length; i++)
+      if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
   for (const w of words) if (rules.underscoreIsDash) w.text = dashed(w.text)
 
   // Without the build's flag list only the flag's own spellings are decided (a knob's flag takes a value, a switch none).
   const exactOnly = known === null
   const listed: readonly KnownFlag[] = known ?? [...mine].map((name) => ({ name, takesValue: spelled.switch === undefined }))
-  const flags = rules.configFlag && !listed.some((k) => k.name === rules.configFlag) ? [...listed, { name: rules.configFlag, takesValue: true }] : listed
+  const flags =
+    rules.configFlag && !listed.some((k) => k.name === rules.configFlag)
+      ? [...listed, { name: rules.configFlag, takesValue: true }]
+      : listed
   const parseRules = exactOnly ? { ...rules, abbreviations: false } : rules
   let rest = false
   const items: Item[] = words.map((w) => {
@@ -151,7 +163,8 @@ export function resolveFlag(argv: readonly string[], flag: string | FlagNames, r
     return classify(w, flags, parseRules)
   })
   const found: Array<Omit<Occurrence, 'won'>> = []
-  const spelling = (w: Word, prefix: boolean): Occurrence['spelling'] => (prefix ? 'prefix' : w.text.split('=')[0] !== w.orig.split('=')[0] ? 'underscore' : 'exact')
+  const spelling = (w: Word, prefix: boolean): Occurrence['spelling'] =>
+    prefix ? 'prefix' : w.text.split('=')[0] !== w.orig.split('=')[0] ? 'underscore' : 'exact'
   for (let i = 0; i < items.length; i++) {
     const it = items[i]!
     if (it.kind === 'A') continue
@@ -163,7 +176,8 @@ export function resolveFlag(argv: readonly string[], flag: string | FlagNames, r
     if (it.kind === 'unknown') {
       const name = it.word.text.split('=')[0]!
       if (!exactOnly) refused.push(`unrecognized arguments: ${it.word.orig}`)
-      else if (rules.abbreviations && name.startsWith('--') && name.length > 2 && [...mine].some((f) => f.startsWith(name))) unsure.push(it.word.orig)
+      else if (rules.abbreviations && name.startsWith('--') && name.length > 2 && [...mine].some((f) => f.startsWith(name)))
+        unsure.push(it.word.orig)
       // Without the flag list, a `--name` is taken to consume the word after it, as most flags do.
       if (exactOnly && it.explicit === undefined && next?.kind === 'A') i++
       continue

@@ -36,7 +36,10 @@ export interface FlagNames {
 }
 
 /** The flag's names as the parser reads them: the knob's flag, its aliases, and for a switch its negation under the parser's rules. */
-export function flagNames(spec: { flag: string; aliases?: readonly string[]; type: { kind: string } }, rules: Pick<ParserRules, 'negation'>): FlagNames {
+export function flagNames(
+  spec: { flag: string; aliases?: readonly string[]; type: { kind: string } },
+  rules: Pick<ParserRules, 'negation'>,
+): FlagNames {
   const names = [spec.flag, ...(spec.aliases ?? [])]
   if (spec.type.kind !== 'bool') return { names }
   const negation = rules.negation ?? null

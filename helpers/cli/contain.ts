@@ -43,7 +43,9 @@ export function containedLine(what: string, phase: Pick<RunPhase, 'phase' | 'whe
 /** The report of a contained run: `error` with no step judged, else the steps with the line as a note. */
 export function containedReport(target: Target, steps: readonly StepResult[], startedAt: Date, line: string): Report {
   const input = { target, steps, startedAt, finishedAt: new Date() }
-  return steps.length === 0 ? buildReport({ ...input, error: line.replace(/^armproof: /, '') }) : buildReport({ ...input, unhandled: [line.replace(/^armproof: /, '')] })
+  return steps.length === 0
+    ? buildReport({ ...input, error: line.replace(/^armproof: /, '') })
+    : buildReport({ ...input, unhandled: [line.replace(/^armproof: /, '')] })
 }
 
 export interface ContainIo {

@@ -31,12 +31,29 @@ import { closingLine, countSteps } from '../report/closing.ts'
 import { ARM_SUITE } from './suites-project.ts'
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
-export async function targetReport(target: Target, steps: StepResult[], notes: string[], startedAt: Date, finishedAt: Date, failure?: string, fixturesUnwritten: readonly string[] = []): Promise<{ report: Report; unwritten: string[] }> {
+export async function targetReport(
+  target: Target,
+  steps: StepResult[],
+  notes: string[],
+  startedAt: Date,
+  finishedAt: Date,
+  failure?: string,
+  fixturesUnwritten: readonly string[] = [],
+): Promise<{ report: Report; unwritten: string[] }> {
   const unhandled = [...notes, ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   // No step judged: the suites' setup failed for this target (verdict error, as a one-target run says it).
-  const { report } = steps.length === 0
-    ? { report: buildReport({ target, steps, startedAt, finishedAt, error: `internal error in the suites' setup (${ARM_SUITE}): ${unhandled.join('; ') || 'no proof step ran'}` }) }
-    : judgedReport(target, steps, unhandled, startedAt, finishedAt)
+  const { report } =
+    steps.length === 0
+      ? {
+          report: buildReport({
+            target,
+            steps,
+            startedAt,
+            finishedAt,
+            error: `internal error in the suites' setup (${ARM_SUITE}): ${unhandled.join('; ') || 'no proof step ran'}`,
+          }),
+        }
+      : judgedReport(target, steps, unhandled, startedAt, finishedAt)
   // A recording that could not be written leaves the verdict as judged; the run exits 4.
   return { report, unwritten: recordVerdict(target, report, fixturesUnwritten) }
 }
@@ -48,7 +65,14 @@ function combined(plan: FleetPlan, startedAt: Date, finishedAt: Date, targets: F
   const built = fleetReport({
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
-    fleet: { file: plan.file, total: plan.total, shards: plan.shard ? [plan.shard] : null, concurrency: plan.concurrency ?? admitted?.ceiling ?? null, admission: { given: plan.concurrency ?? 'auto', peak: admitted && admitted.peak > 0 ? admitted.peak : null }, run: plan.run },
+    fleet: {
+      file: plan.file,
+      total: plan.total,
+      shards: plan.shard ? [plan.shard] : null,
+      concurrency: plan.concurrency ?? admitted?.ceiling ?? null,
+      admission: { given: plan.concurrency ?? 'auto', peak: admitted && admitted.peak > 0 ? admitted.peak : null },
+      run: plan.run,
+    },
     targets,
   })
   // Each target's report is scrubbed of its own key; the fleet's of every target's key.
@@ -68,18 +92,25 @@ function writeFleetOutputsSync(plan: FleetPlan, io: VerifyIo, report: FleetRepor
 function countsOf(report: FleetReport): string {
   const counts: Record<string, number> = {}
   for (const t of report.targets) counts[t.report.verdict] = (counts[t.report.verdict] ?? 0) + 1
-  return Object.entries(counts).map(([v, n]) => `${n} ${v}`).join(', ')
+  return Object.entries(counts)
+    .map(([v, n]) => `${n} ${v}`)
+    .join(', ')
 }
 
 /** The fleet's closing line: its targets' step counts and the run's duration. */
 function fleetClosing(report: FleetReport, color: boolean): string {
-  return closingLine(countSteps(report.targets.map((t) => t.report)), Date.parse(report.finishedAt) - Date.parse(report.startedAt), { color, what: `${report.targets.length} target(s), steps` })
+  return closingLine(countSteps(report.targets.map((t) => t.report)), Date.parse(report.finishedAt) - Date.parse(report.startedAt), {
+    color,
+    what: `${report.targets.length} target(s), steps`,
+  })
 }
 
 /** The fleet path of verify, once its plan is made (helpers/cli/prepare.ts): first contact, the suites, the combined outputs. */
 export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStreams): Promise<number> {
   const out = streams.lines
-  out.write(`armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · ${plan.concurrency === null ? 'as many at once as the run can afford' : `at most ${plan.concurrency} at once`}\n`)
+  out.write(
+    `armproof fleet · ${plan.file} · ${plan.targets.length} target(s)${plan.shard ? ` (shard ${plan.shard.index}/${plan.shard.count} of ${plan.total})` : ''} · ${plan.concurrency === null ? 'as many at once as the run can afford' : `at most ${plan.concurrency} at once`}\n`,
+  )
   const startedAt = new Date()
   // SIGINT / SIGTERM from first contact to the end: the targets done keep their verdicts; a target
   // under way, waiting for its slot or not yet started is `interrupted` with the steps it had
@@ -89,8 +120,11 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
   let reporter: FleetReporter | undefined
   let contactedAt = startedAt
   /** A target refused on first contact: verdict error, no step judged, in every outcome of the run. */
-  const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] =>
-    ({ name: t.label, index: t.index, report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }) })
+  const refusedReport = (t: FleetPlan['targets'][number], refused: FirstContactRefusal): FleetReport['targets'][number] => ({
+    name: t.label,
+    index: t.index,
+    report: buildReport({ target: t.target, steps: [], startedAt, finishedAt: contactedAt, error: `first contact: ${refused.message}` }),
+  })
   /**
    * Every target's report as far as the run got: one refused on first contact keeps `error`; one
    * that had finished keeps its verdict; the others are marked (interrupted, or a contained failure:
@@ -104,11 +138,22 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
       const o = partial[running.indexOf(t)]
       const done = o?.finishedAt != null
       const steps = o?.steps ?? []
-      const input = { target: t.target, steps, startedAt: o?.startedAt ?? startedAt, finishedAt: o?.finishedAt ?? now, unhandled: o?.notes ?? [], truth: truthTable(t.target, steps) }
+      const input = {
+        target: t.target,
+        steps,
+        startedAt: o?.startedAt ?? startedAt,
+        finishedAt: o?.finishedAt ?? now,
+        unhandled: o?.notes ?? [],
+        truth: truthTable(t.target, steps),
+      }
       if (done) return { name: t.label, index: t.index, report: buildReport(input) }
       if ('interrupted' in mark) return { name: t.label, index: t.index, report: buildReport({ ...input, interrupted: mark.interrupted }) }
       const line = mark.contained.replace(/^armproof: /, '')
-      return { name: t.label, index: t.index, report: buildReport(steps.length === 0 ? { ...input, error: line } : { ...input, unhandled: [...input.unhandled, line] }) }
+      return {
+        name: t.label,
+        index: t.index,
+        report: buildReport(steps.length === 0 ? { ...input, error: line } : { ...input, unhandled: [...input.unhandled, line] }),
+      }
     })
   }
   const interrupt = new Interrupt(io.exit, (signal) => {
@@ -118,7 +163,9 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     const unwritten = writeFleetOutputsSync(plan, io, report, streams)
     out.write(`\n${fleetTable(report)}\n`)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-    out.write(`\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n${fleetClosing(report, streams.color)}\n`)
+    out.write(
+      `\nfleet INTERRUPTED by ${signal} · ${countsOf(report)} · exit ${report.exitCode}${plan.report && unwritten.length === 0 ? ` · partial report ${plan.report}` : ''}\n${fleetClosing(report, streams.color)}\n`,
+    )
   })
   let phase: { name: Phase; where: string } = { name: 'first contact', where: `${plan.targets.length} target(s)` }
   const enter = (name: Phase, where: string): void => {
@@ -145,16 +192,24 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
     contactedAt = new Date()
-    for (const [i, r] of refusals.entries()) if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+    for (const [i, r] of refusals.entries())
+      if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
     reporter = new FleetReporter({ targets, out, err: io.err, live: streams.live, color: streams.color, width: out.columns ?? 160 })
     enter("the suites' setup", ARM_SUITE)
     // Every target's steps are tests of this one file: vitest's own cap must never be what holds a
     // target back (the fleet's --concurrency gate is, helpers/fleet/suite.ts).
-    const failure = targets.length > 0
-      ? await (io.runSuites ?? runArmSuite)({ reporter, provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } }, maxConcurrency: targets.length * 4 + 8, out, err: io.err })
-      : undefined
+    const failure =
+      targets.length > 0
+        ? await (io.runSuites ?? runArmSuite)({
+            reporter,
+            provide: { 'armproof:fleet': { targets, concurrency: plan.concurrency } },
+            maxConcurrency: targets.length * 4 + 8,
+            out,
+            err: io.err,
+          })
+        : undefined
     if (interrupt.stopped) return process.exitCode as number
     enter('the report', plan.report ?? 'the report')
     const finishedAt = new Date()
@@ -170,7 +225,15 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
       const o = outcomes[running.indexOf(t)] ?? { steps: [], notes: [], startedAt: null, finishedAt: null }
       // A target none of whose steps was judged (its suite's setup failed): no steps, so verdict error.
       const judged = (reporter.partialOutcomes()[running.indexOf(t)]?.steps.length ?? 0) > 0
-      const built = await targetReport(t.target, judged ? o.steps : [], o.notes, o.startedAt ?? startedAt, o.finishedAt ?? finishedAt, failure ?? (o.steps.length ? undefined : 'no step reported'), o.unwritten?.map((line) => `${t.label}: ${line}`))
+      const built = await targetReport(
+        t.target,
+        judged ? o.steps : [],
+        o.notes,
+        o.startedAt ?? startedAt,
+        o.finishedAt ?? finishedAt,
+        failure ?? (o.steps.length ? undefined : 'no step reported'),
+        o.unwritten?.map((line) => `${t.label}: ${line}`),
+      )
       unwritten.push(...built.unwritten)
       reports.push({ name: t.label, index: t.index, report: built.report })
     }
@@ -180,21 +243,34 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
 ${fleetTable(report)}
 `)
     // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
-    for (const line of githubAnnotations(io.env, report.targets.map((t) => ({ report: t.report, label: t.name })))) out.write(`${line}
+    for (const line of githubAnnotations(
+      io.env,
+      report.targets.map((t) => ({ report: t.report, label: t.name })),
+    ))
+      out.write(`${line}
 `)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
-    out.write(`\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`)
-    if (report.targets.some((t) => t.report.verdict === 'green')) out.write(`next for the green targets: ${command('writeback')} --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
+    out.write(
+      `\nfleet ${report.verdict.toUpperCase()} · ${countsOf(report)} · exit ${report.exitCode} (the worst verdict)${plan.report && unwritten.length === 0 ? ` · report ${plan.report}` : ''}\n`,
+    )
+    if (report.targets.some((t) => t.report.verdict === 'green'))
+      out.write(`next for the green targets: ${command('writeback')} --report ${plan.report ?? '<report.json>'} --vault <dir>\n`)
     out.write(`${fleetClosing(report, streams.color)}\n`)
     if (unwritten.length > 0) {
-      io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length} output(s) were not written\n`)
+      io.err.write(
+        `armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length} output(s) were not written\n`,
+      )
       return EXIT_OUTPUT_UNWRITTEN
     }
     return report.exitCode
   } catch (error) {
     // No stack trace, ever (helpers/cli/contain.ts): one line, the combined report, the worst exit.
     try {
-      const line = containedLine(errorLine(error, null), { phase: phase.name, where: phase.where }, 'error where no step was judged, else not green')
+      const line = containedLine(
+        errorLine(error, null),
+        { phase: phase.name, where: phase.where },
+        'error where no step was judged, else not green',
+      )
       const shown = redactAll(line, fleetKeys(plan))
       io.err.write(`${shown}\n`)
       const now = new Date()

@@ -47,7 +47,8 @@ export function workerRuntime(exports: Readonly<Record<string, unknown>>): Worke
     const value = exports[name]
     if (value === undefined) return { why: `vitest/worker exports no ${name}` }
     if (typeof value !== 'function') return { why: `vitest/worker's ${name} is of type ${typeof value}, not a function` }
-    if (value.length !== parameters) return { why: `vitest/worker's ${name} takes ${value.length} parameter(s), this pool passes ${parameters}` }
+    if (value.length !== parameters)
+      return { why: `vitest/worker's ${name} takes ${value.length} parameter(s), this pool passes ${parameters}` }
   }
   return exports as unknown as WorkerRuntime
 }

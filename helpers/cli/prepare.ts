@@ -44,14 +44,26 @@ export function prepareRun(input: PrepareInput): Prepared {
   // A fleet run (--targets FILE, or VERIFY_TARGETS); --help and --version still answer as for one target.
   if (isFleetRun(commandLine.layer, env) && !argv.some((a) => a === '--help' || a === '-h' || VERSION_FLAGS.includes(a))) {
     const planned = planFleet({ argv, commandLine, env, cwd: userCwd, ...dotenv })
-    return planned.ok ? { kind: 'fleet', plan: planned.plan, warnings: planned.warnings } : { kind: 'refused', problems: planned.problems, warnings: [] }
+    return planned.ok
+      ? { kind: 'fleet', plan: planned.plan, warnings: planned.warnings }
+      : { kind: 'refused', problems: planned.problems, warnings: [] }
   }
   const config = loadConfig({ commandLine, env, cwd: userCwd, ...dotenv })
   const stray = config.ok ? strayFleetFlags(commandLine.layer) : []
   if (stray.length > 0) return { kind: 'refused', problems: stray, warnings: [] }
-  if (!config.ok) return config.help ? { kind: 'help' } : config.version ? { kind: 'version' } : { kind: 'refused', problems: config.problems, warnings: [] }
+  if (!config.ok)
+    return config.help
+      ? { kind: 'help' }
+      : config.version
+        ? { kind: 'version' }
+        : { kind: 'refused', problems: config.problems, warnings: [] }
   const mine = (p: string | null) => (p === null ? null : resolve(userCwd, p))
-  const run = targetForRun({ ...config.target, report: mine(config.target.report), junit: mine(config.target.junit), summary: mine(config.target.summary) })
+  const run = targetForRun({
+    ...config.target,
+    report: mine(config.target.report),
+    junit: mine(config.target.junit),
+    summary: mine(config.target.summary),
+  })
   if ('problems' in run) return { kind: 'refused', problems: run.problems, warnings: config.warnings }
   const unwritable = outputProblems(run.target, env, input.cwd)
   if (unwritable.length > 0) return { kind: 'refused', problems: unwritable, warnings: config.warnings }

@@ -13,12 +13,20 @@ export function recordingRef(folder: string): { ref: RecordingRef; meta: RunMeta
   const checked = checkRecording(folder)
   if ('problem' in checked) return null
   const meta = checked.set.meta
-  return { ref: { fixtures: resolve(folder), digest: checked.digest, recordedAt: meta.recordedAt, recordedVerdict: meta.verdict ?? null }, meta }
+  return {
+    ref: { fixtures: resolve(folder), digest: checked.digest, recordedAt: meta.recordedAt, recordedVerdict: meta.verdict ?? null },
+    meta,
+  }
 }
 
 /** A note naming both verdicts when the replay's differ from the recording's, else null. */
-export function verdictMismatch(meta: Pick<RunMeta, 'verdict' | 'steps'>, verdict: string, steps: readonly Pick<StepResult, 'id' | 'verdict'>[]): string | null {
-  if (meta.verdict === undefined || meta.steps === undefined) return 'replay: the recording holds no recorded verdict to compare with (the recorded run did not finish); re-record it'
+export function verdictMismatch(
+  meta: Pick<RunMeta, 'verdict' | 'steps'>,
+  verdict: string,
+  steps: readonly Pick<StepResult, 'id' | 'verdict'>[],
+): string | null {
+  if (meta.verdict === undefined || meta.steps === undefined)
+    return 'replay: the recording holds no recorded verdict to compare with (the recorded run did not finish); re-record it'
   const recorded = meta.steps
   const differ = steps.filter((s) => recorded[s.id] !== s.verdict).map((s) => `${s.id} ${recorded[s.id] ?? 'absent'} → ${s.verdict}`)
   for (const id of Object.keys(recorded)) if (!steps.some((s) => s.id === id)) differ.push(`${id} ${recorded[id]} → absent`)

@@ -13,7 +13,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export interface SuitesRun {
   reporter: Reporter
   /** What the suite reads through inject(): one target, or the fleet's targets and cap. */
-  provide: { 'armproof:target': Target } | { 'armproof:fleet': { targets: Array<{ label: string; target: Target }>; concurrency: number | null } }
+  provide:
+    | { 'armproof:target': Target }
+    | { 'armproof:fleet': { targets: Array<{ label: string; target: Target }>; concurrency: number | null } }
   /** vitest's own cap on tests at once; the fleet raises it so its --concurrency gate is what holds. */
   maxConcurrency?: number
   out: unknown
@@ -24,12 +26,18 @@ export interface SuitesRun {
 const STOCK_POOL = { pool: 'forks' } as const
 
 /** The pool's part of the inline config, and why it is not the in-process one (one line), if so. */
-async function suitesPool(): Promise<{ config: { pool: PoolRunnerInitializer | 'forks'; disableConsoleIntercept?: true }; fallback?: string }> {
+async function suitesPool(): Promise<{
+  config: { pool: PoolRunnerInitializer | 'forks'; disableConsoleIntercept?: true }
+  fallback?: string
+}> {
   let exports: Record<string, unknown>
   try {
     exports = await import('vitest/worker')
   } catch (error) {
-    return { config: STOCK_POOL, fallback: `vitest/worker could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` }
+    return {
+      config: STOCK_POOL,
+      fallback: `vitest/worker could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    }
   }
   const runtime = workerRuntime(exports)
   if ('why' in runtime) return { config: STOCK_POOL, fallback: runtime.why }
@@ -42,7 +50,10 @@ export async function runArmSuite(run: SuitesRun): Promise<string | undefined> {
     // Loaded here, not at the top: --help and refused configurations answer without it.
     const { startVitest } = await import('vitest/node')
     const pool = await suitesPool()
-    if (pool.fallback) (run.err as { write(text: string): unknown }).write(`armproof: warning: the suite runs in a worker forked by vitest, not in this process: ${pool.fallback}\n`)
+    if (pool.fallback)
+      (run.err as { write(text: string): unknown }).write(
+        `armproof: warning: the suite runs in a worker forked by vitest, not in this process: ${pool.fallback}\n`,
+      )
     const vitest = await startVitest(
       'test',
       [ARM_SUITE],

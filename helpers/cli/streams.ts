@@ -63,7 +63,9 @@ export function jsonWanted(io: Pick<StreamsIo, 'env'>, cli: CommandLine): boolea
   const raw = io.env.VERIFY_JSON
   if (raw === undefined) return false
   const yes = envBoolean(raw)
-  return yes ?? { option: 'VERIFY_JSON', message: `VERIFY_JSON: ${showValue(raw, 40)} is not a yes/no word (1/0, true/false, yes/no, on/off)` }
+  return (
+    yes ?? { option: 'VERIFY_JSON', message: `VERIFY_JSON: ${showValue(raw, 40)} is not a yes/no word (1/0, true/false, yes/no, on/off)` }
+  )
 }
 
 /** The run's streams; a problem when VERIFY_JSON cannot be read. `cli`: the command line as verify read it, once. */

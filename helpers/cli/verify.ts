@@ -36,7 +36,6 @@ class SuitesSetupFailed extends Error {}
 /** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`, `pnpm effect`): pnpm starts them from the package root. */
 const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'serve', 'effect']
 
-
 /**
  * The folder the operator ran the command from. pnpm runs a script from the package root and says
  * where it was started in INIT_CWD; that is honoured only under our own script (npm_lifecycle_event),
@@ -55,7 +54,6 @@ export function userCwd(io: Pick<VerifyIo, 'env' | 'cwd'>): string {
   return io.cwd
 }
 
-
 /**
  * The one-target interrupt (helpers/cli/interrupt.ts): the steps judged so far keep their
  * verdicts; the report, JUnit and summary are written marked interrupted; the INTERRUPTED line.
@@ -64,7 +62,14 @@ function oneTargetInterrupt(target: Target, io: VerifyIo, streams: RunStreams): 
   let reporter: RunbookReporter | undefined
   const interrupt = new Interrupt(io.exit, (signal) => {
     reporter?.clearProgress()
-    const report = buildReport({ target, steps: reporter?.partialSteps() ?? [], startedAt: interrupt.startedAt, finishedAt: new Date(), unhandled: [], interrupted: signal })
+    const report = buildReport({
+      target,
+      steps: reporter?.partialSteps() ?? [],
+      startedAt: interrupt.startedAt,
+      finishedAt: new Date(),
+      unhandled: [],
+      interrupted: signal,
+    })
     const unwritten = writeOutputsSync(target, io, report, streams)
     closeRun(streams, report, unwritten.length > 0 ? null : target.report)
     for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
@@ -74,11 +79,26 @@ function oneTargetInterrupt(target: Target, io: VerifyIo, streams: RunStreams): 
 
 /** The verdict line and the closing line (counts and duration), last of the run's lines. */
 function closeRun(streams: RunStreams, report: Report, reportPath: string | null): void {
-  streams.lines.write(`\n${finalLine(report, { color: streams.color, reportPath })}\n${reportClosingLine(report, { color: streams.color })}\n`)
+  streams.lines.write(
+    `\n${finalLine(report, { color: streams.color, reportPath })}\n${reportClosingLine(report, { color: streams.color })}\n`,
+  )
 }
 
-async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typeof oneTargetInterrupt>, phase: RunPhase, streams: RunStreams): Promise<number> {
-  const reporter = new RunbookReporter({ target, out: streams.lines, err: io.err, color: streams.color, live: streams.live, width: streams.width })
+async function runSuites(
+  target: Target,
+  io: VerifyIo,
+  interrupt: ReturnType<typeof oneTargetInterrupt>,
+  phase: RunPhase,
+  streams: RunStreams,
+): Promise<number> {
+  const reporter = new RunbookReporter({
+    target,
+    out: streams.lines,
+    err: io.err,
+    color: streams.color,
+    live: streams.live,
+    width: streams.width,
+  })
   const startedAt = interrupt.startedAt
   interrupt.follow(reporter)
   phase.judged = () => reporter.judged()
@@ -87,7 +107,8 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   const steps = reporter.steps()
   const unhandled = [...reporter.unhandled(), ...(failure ? [`armproof could not run the suites: ${failure}`] : [])]
   // No step judged at all: the suites' setup failed (the run's seams, the suite file): contained as such.
-  if (reporter.judged().length === 0) throw new SuitesSetupFailed((unhandled[0] ?? 'no proof step ran').replace(/^(suite|unhandled) error: /, ''))
+  if (reporter.judged().length === 0)
+    throw new SuitesSetupFailed((unhandled[0] ?? 'no proof step ran').replace(/^(suite|unhandled) error: /, ''))
   enter(io, phase, 'the report', target.report ?? 'the report')
   const { report, notes } = judgedReport(target, steps, unhandled, startedAt, new Date())
   for (const note of notes) streams.lines.write(`  ! ${note}\n`)
@@ -103,7 +124,9 @@ async function runSuites(target: Target, io: VerifyIo, interrupt: ReturnType<typ
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
   closeRun(streams, report, unwritten.length > 0 ? null : target.report)
   if (unwritten.length > 0) {
-    io.err.write(`armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length === 1 ? 'an output was' : `${unwritten.length} outputs were`} not written\n`)
+    io.err.write(
+      `armproof: exit ${EXIT_OUTPUT_UNWRITTEN}: the verdict above stands (${report.verdict}), but ${unwritten.length === 1 ? 'an output was' : `${unwritten.length} outputs were`} not written\n`,
+    )
     return EXIT_OUTPUT_UNWRITTEN
   }
   return EXIT_CODES[report.verdict]
@@ -163,7 +186,10 @@ export async function verify(io: VerifyIo): Promise<number> {
       phase.phase = "the suites' setup"
       phase.where = ARM_SUITE
     }
-    return contain(error, phase, { err: io.err, write: (report) => (phase.target ? writeOutputsSync(phase.target, io, report, streams) : []) })
+    return contain(error, phase, {
+      err: io.err,
+      write: (report) => (phase.target ? writeOutputsSync(phase.target, io, report, streams) : []),
+    })
   }
 }
 
@@ -173,7 +199,9 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, 
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    io.err.write(`${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`)
+    io.err.write(
+      `${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`,
+    )
     return EXIT_CODES.error
   }
   const prepared = prepareRun({ argv: io.rawArgs, commandLine, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })

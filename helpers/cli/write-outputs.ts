@@ -35,7 +35,12 @@ export interface Rendered {
 type Env = Readonly<Record<string, string | undefined>>
 
 /** The outputs: the name a message gives each, where it goes, what it holds, whether it is appended to. */
-const OUTPUTS: ReadonlyArray<{ what: string; path: (paths: OutputPaths, env: Env) => string | null | undefined; body: (r: Rendered) => string | Iterable<string>; append?: true }> = [
+const OUTPUTS: ReadonlyArray<{
+  what: string
+  path: (paths: OutputPaths, env: Env) => string | null | undefined
+  body: (r: Rendered) => string | Iterable<string>
+  append?: true
+}> = [
   { what: 'the JSON report', path: (p) => p.report, body: (r) => r.json() },
   { what: 'the JUnit XML', path: (p) => p.junit, body: (r) => r.junit() },
   { what: 'the Markdown summary', path: (p) => p.summary, body: (r) => r.markdown() },
@@ -47,7 +52,12 @@ const OUTPUTS: ReadonlyArray<{ what: string; path: (paths: OutputPaths, env: Env
  * Writes every output at once (synchronously: a signal handler can still do it), and the JSON
  * report to stdout under --json; the lines of what could not be written, redacted of `keys`.
  */
-export function writeOutputs(paths: OutputPaths, rendered: Rendered, io: { env: Env; json: OutStream | null }, keys: readonly (string | null)[]): string[] {
+export function writeOutputs(
+  paths: OutputPaths,
+  rendered: Rendered,
+  io: { env: Env; json: OutStream | null },
+  keys: readonly (string | null)[],
+): string[] {
   if (io.json) for (const piece of pieces(rendered.json())) io.json.write(piece)
   const unwritten: string[] = []
   for (const output of OUTPUTS) {
@@ -57,7 +67,9 @@ export function writeOutputs(paths: OutputPaths, rendered: Rendered, io: { env: 
       if (output.append) appendFileSync(path, [...pieces(output.body(rendered))].join(''))
       else writeAtomicSync(path, output.body(rendered))
     } catch (error) {
-      unwritten.push(`could not write ${output.what} to ${path}: ${redactAll((error as NodeJS.ErrnoException).code ?? (error as Error).message, keys)}`)
+      unwritten.push(
+        `could not write ${output.what} to ${path}: ${redactAll((error as NodeJS.ErrnoException).code ?? (error as Error).message, keys)}`,
+      )
     }
   }
   return unwritten
@@ -89,7 +101,10 @@ export function fleetRendered(plan: FleetPlan, report: FleetReport): Rendered {
     // Never one string of the whole report: a fleet of 1,000 makes some 17 MB of it at the run's end.
     json: () => fleetReportJson(report),
     junit: once(() => junitFleetXml(report.targets, Date.parse(report.finishedAt) - Date.parse(report.startedAt))),
-    markdown: once(() => `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`),
+    markdown: once(
+      () =>
+        `${fleetMarkdown(report, { reportPath: plan.report, endpoints: Object.fromEntries(plan.targets.map((t) => [t.label, t.target.baseUrl])) })}\n`,
+    ),
   }
 }
 

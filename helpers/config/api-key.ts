@@ -31,7 +31,10 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
   const fileRaw = read.raw('api-key-file')
   const envValue = env[API_KEY_ENV]
   const keyFrom = read.envFrom(API_KEY_ENV)
-  const keyRaw = envValue !== undefined && envValue !== '' ? { value: envValue, from: keyFrom, layer: (keyFrom === API_KEY_ENV ? 'env' : '.env') as LayerName } : undefined
+  const keyRaw =
+    envValue !== undefined && envValue !== ''
+      ? { value: envValue, from: keyFrom, layer: (keyFrom === API_KEY_ENV ? 'env' : '.env') as LayerName }
+      : undefined
   const file = fileRaw && fileRaw.value !== '' ? fileRaw : undefined
   if (file && keyRaw && rank(file.layer) === rank(keyRaw.layer)) {
     read.problem(file, `and ${keyRaw.from} both give the API key; keep one`)
@@ -54,7 +57,9 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
         }
         // A regular file, or a pipe (`--api-key-file <(pass show endpoint)`): read to its end, bounded.
         if (st.isFile() && (st.mode & 0o077) !== 0) {
-          warnings.push(`${file.from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`)
+          warnings.push(
+            `${file.from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`,
+          )
         }
         const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
         let got = 0
@@ -72,9 +77,19 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code ?? 'cannot be read'
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : (code ?? 'cannot be read')
       // A value that is no path at all may be the key itself, given here by mistake: not shown then.
-      const shown = code === 'ENOENT' && !/[/.~]/.test(file.value) ? 'the value given (not shown: it does not look like a path; is it the key itself?)' : showValue(file.value)
+      const shown =
+        code === 'ENOENT' && !/[/.~]/.test(file.value)
+          ? 'the value given (not shown: it does not look like a path; is it the key itself?)'
+          : showValue(file.value)
       read.problem(from, `${shown} cannot be read (${why})`)
       return null
     }
@@ -95,4 +110,3 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
   }
   return key
 }
-

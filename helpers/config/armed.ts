@@ -2,7 +2,15 @@
 // added, the knob in it, the value it should now have and the one before (each checked against
 // the knob's type and canonicalised), and the refusal of an arm that changes nothing.
 import { canonicalValue, valueProblem, type KnobName } from './knobs.ts'
-import { BUILTIN_PROFILES, findKnob, isBuiltinProfile, loadProfile, problemText, type LoadedKnob, type LoadedProfile } from '../profiles/load.ts'
+import {
+  BUILTIN_PROFILES,
+  findKnob,
+  isBuiltinProfile,
+  loadProfile,
+  problemText,
+  type LoadedKnob,
+  type LoadedProfile,
+} from '../profiles/load.ts'
 import { showValue } from './shell.ts'
 import type { OptionReader } from './sources.ts'
 import { didYouMean } from './suggest.ts'
@@ -31,7 +39,12 @@ export function readArmed(read: OptionReader, cwd: string): Armed {
       for (const p of loaded.problems) {
         const from = p.file === catalogName ? catalogRaw! : (engineRaw ?? '--engine')
         const notBuiltin = p.file === engineName && p.message === 'no such file' && !isBuiltinProfile(engineName)
-        read.problem(from, notBuiltin ? `${showValue(engineName)} is neither a built-in profile (${BUILTIN_PROFILES.join(', ')}) nor a profile file (no such file)` : problemText(p))
+        read.problem(
+          from,
+          notBuiltin
+            ? `${showValue(engineName)} is neither a built-in profile (${BUILTIN_PROFILES.join(', ')}) nor a profile file (no such file)`
+            : problemText(p),
+        )
       }
     } else profile = loaded
   }
@@ -41,9 +54,16 @@ export function readArmed(read: OptionReader, cwd: string): Armed {
   if (knobRaw && profile) {
     const found = findKnob(profile.knobs, knobRaw.value)
     const names = [...profile.knobs.keys()]
-    const whose = profile.engine.name === 'radiance' && catalogName === null ? '' : ` (the ${profile.engine.name} profile${catalogName ? ` and ${catalogName}` : ''})`
+    const whose =
+      profile.engine.name === 'radiance' && catalogName === null
+        ? ''
+        : ` (the ${profile.engine.name} profile${catalogName ? ` and ${catalogName}` : ''})`
     if (found) knobName = found
-    else read.problem(knobRaw, `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, names) || ';'} known knobs${whose}: ${names.join(', ')}`)
+    else
+      read.problem(
+        knobRaw,
+        `unknown knob ${showValue(knobRaw.value)}${didYouMean(knobRaw.value, names) || ';'} known knobs${whose}: ${names.join(', ')}`,
+      )
   }
   const entry = knobName && profile ? profile.knobs.get(knobName) : undefined
 
@@ -64,12 +84,22 @@ export function readArmed(read: OptionReader, cwd: string): Armed {
   // the run would prove nothing changed and print a rollback line that rolls back nothing.
   const valueRaw = read.raw('value')
   const previousRaw = read.raw('previous')
-  if (knobName && entry && valueRaw && previousRaw && !read.problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)) {
+  if (
+    knobName &&
+    entry &&
+    valueRaw &&
+    previousRaw &&
+    !read.problems.some((p) => p.option === valueRaw.from || p.option === previousRaw.from)
+  ) {
     const fallback = entry.spec.default
     const [v, p] = [value ?? fallback, previous ?? fallback]
     if ((valueRaw.value === '' && previousRaw.value === '') || (v != null && v === p)) {
-      const shown = (r: { value: string }) => (r.value === '' ? `"" (the default${fallback != null ? `, ${fallback}` : ''})` : showValue(r.value))
-      read.problem(valueRaw, `${shown(valueRaw)} and ${previousRaw.from} ${shown(previousRaw)} are the same ${knobName}: this arm changes nothing, and its rollback line would roll back nothing; give --previous the value the endpoint ran before this deploy (or leave it out for the default)`)
+      const shown = (r: { value: string }) =>
+        r.value === '' ? `"" (the default${fallback != null ? `, ${fallback}` : ''})` : showValue(r.value)
+      read.problem(
+        valueRaw,
+        `${shown(valueRaw)} and ${previousRaw.from} ${shown(previousRaw)} are the same ${knobName}: this arm changes nothing, and its rollback line would roll back nothing; give --previous the value the endpoint ran before this deploy (or leave it out for the default)`,
+      )
     }
   }
 

@@ -47,9 +47,18 @@ export interface ParsedArgv<F extends string> {
  * Flags → values, in order; `refused` options take their value with them (so a secret given to
  * one is never mistaken for a stray argument and echoed back).
  */
-export function parseCommandLine<F extends string>(argv: readonly string[], table: ReadonlyArray<OptionShape<F>>, refused: readonly string[] = []): ParsedArgv<F> {
+export function parseCommandLine<F extends string>(
+  argv: readonly string[],
+  table: ReadonlyArray<OptionShape<F>>,
+  refused: readonly string[] = [],
+): ParsedArgv<F> {
   const options: Record<string, { type: 'string' | 'boolean' }> = {
-    help: { type: 'boolean' }, h: { type: 'boolean' }, version: { type: 'boolean' }, V: { type: 'boolean' }, color: { type: 'boolean' }, 'no-color': { type: 'boolean' },
+    help: { type: 'boolean' },
+    h: { type: 'boolean' },
+    version: { type: 'boolean' },
+    V: { type: 'boolean' },
+    color: { type: 'boolean' },
+    'no-color': { type: 'boolean' },
   }
   for (const r of refused) options[r] = { type: 'string' }
   for (const o of table) options[o.flag] = { type: o.kind }
@@ -91,7 +100,14 @@ export function parseCommandLine<F extends string>(argv: readonly string[], tabl
         if (swallowed) i++
         const meant = swallowed ? undefined : closest(t.name, [...table.map((o) => o.flag), 'help', 'version', 'color', 'no-color'])
         const meantSpec = table.find((o) => o.flag === meant)
-        if (meantSpec?.kind === 'string' && t.value === undefined && !t.inlineValue && next?.kind === 'positional' && next.index === t.index + 1) i++
+        if (
+          meantSpec?.kind === 'string' &&
+          t.value === undefined &&
+          !t.inlineValue &&
+          next?.kind === 'positional' &&
+          next.index === t.index + 1
+        )
+          i++
         problems.push({ kind: 'unknown', rawName: t.rawName, swallowed, ...(meant !== undefined ? { meant } : {}) })
       } else if (spec.kind === 'string' && typeof t.value !== 'string') {
         problems.push({ kind: 'needs-value', flag: spec.flag })

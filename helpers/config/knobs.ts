@@ -12,7 +12,9 @@ export { canonicalValue, meterStill, valueProblem } from '../profiles/values.ts'
 export type KnobName = string
 
 /** radiance's built-in catalog. */
-export const KNOBS: Readonly<Record<string, KnobSpec>> = Object.fromEntries([...builtinProfile('radiance').knobs].map(([name, k]) => [name, k.spec]))
+export const KNOBS: Readonly<Record<string, KnobSpec>> = Object.fromEntries(
+  [...builtinProfile('radiance').knobs].map(([name, k]) => [name, k.spec]),
+)
 
 export const KNOB_NAMES = Object.keys(KNOBS)
 

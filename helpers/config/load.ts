@@ -72,7 +72,9 @@ export interface Target extends RunFiles {
   prometheusMatch: string | null
 }
 
-export type ConfigResult = { ok: true; target: Target; warnings: string[] } | { ok: false; problems: ConfigProblem[]; help?: boolean; version?: boolean }
+export type ConfigResult =
+  | { ok: true; target: Target; warnings: string[] }
+  | { ok: false; problems: ConfigProblem[]; help?: boolean; version?: boolean }
 
 export interface ConfigInput {
   /** The command line, read as one layer; ignored when `commandLine` or `layers` is given. */
@@ -107,7 +109,11 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   let svc = ''
   if (svcRaw) {
     if (SVC_NAME.re.test(svcRaw.value)) svc = svcRaw.value
-    else if (/^\.{1,2}$/.test(svcRaw.value)) read.problem(svcRaw, `${showValue(svcRaw.value)} is a path step, not a service name (the fixtures folder is fixtures/<svc>/<knob>); give the container or unit name`)
+    else if (/^\.{1,2}$/.test(svcRaw.value))
+      read.problem(
+        svcRaw,
+        `${showValue(svcRaw.value)} is a path step, not a service name (the fixtures folder is fixtures/<svc>/<knob>); give the container or unit name`,
+      )
     else read.problem(svcRaw, `${showValue(svcRaw.value)} must match [A-Za-z0-9_.-]+ and not start with "-"`)
   }
 
@@ -122,7 +128,12 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     if ('problem' in checked) read.problem(urlRaw, checked.problem)
     else baseUrl = checked.url
   } else if (mode !== 'replay' && !read.refused('base-url')) {
-    read.problems.push({ option: '--base-url', message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode`, key: 'base-url', missing: true })
+    read.problems.push({
+      option: '--base-url',
+      message: `--base-url (or VERIFY_BASE_URL) is required in ${mode} mode`,
+      key: 'base-url',
+      missing: true,
+    })
   }
 
   const apiKey = loadApiKey(read, cwd)
@@ -133,7 +144,10 @@ export function loadConfig(input: ConfigInput): ConfigResult {
   const { runtime, host, sshOpts, kubeOpts, unit, ledgerCmd, helpCmd, pidCmd } = readReach(read, svc, profile?.engine.help.command)
 
   // Not starting with "-": pidof would read it as one of its options.
-  const processName = read.checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ?? profile?.engine.process ?? 'radiance'
+  const processName =
+    read.checked('process', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/, 'must match [A-Za-z0-9_.-]+ and not start with "-"') ??
+    profile?.engine.process ??
+    'radiance'
   const deployUser = read.checked('deploy-user', USER_RE, 'must match [a-z_][a-z0-9_-]*') ?? null
   const sudo = read.oneOf<SudoMode>('sudo', 'sudo mode', ['auto', 'always', 'never'], 'auto')
 
@@ -170,15 +184,43 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     ok: true,
     warnings: read.warnings,
     target: {
-      svc, knob: knobName, engine: profile.doc, value, previous, baseUrl, apiKey, model: model ?? null, host, sshOpts, runtime, kubeOpts, skip,
-      process: processName, pidCmd, deployUser, sudo, ledgerCmd, helpCmd, unit, dropinCheck,
-      healthBudgetMs, meterWindowMs, probeTimeoutMs, hostTimeoutMs, mode, fixtures, report, junit,
-      summary, caFile, force,
-      prometheusUrl, prometheusMatch,
+      svc,
+      knob: knobName,
+      engine: profile.doc,
+      value,
+      previous,
+      baseUrl,
+      apiKey,
+      model: model ?? null,
+      host,
+      sshOpts,
+      runtime,
+      kubeOpts,
+      skip,
+      process: processName,
+      pidCmd,
+      deployUser,
+      sudo,
+      ledgerCmd,
+      helpCmd,
+      unit,
+      dropinCheck,
+      healthBudgetMs,
+      meterWindowMs,
+      probeTimeoutMs,
+      hostTimeoutMs,
+      mode,
+      fixtures,
+      report,
+      junit,
+      summary,
+      caFile,
+      force,
+      prometheusUrl,
+      prometheusMatch,
     },
   }
 }
-
 
 /** The contents of `<cwd>/.env`, unless there is none or VERIFY_NO_DOTENV=1. */
 export function readDotenv(cwd: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
@@ -190,5 +232,8 @@ export function readDotenv(cwd: string, env: Readonly<Record<string, string | un
 /** The lines printed for a refused configuration (exit 2). */
 export function formatProblems(problems: readonly ConfigProblem[]): string {
   const n = problems.length
-  return [`armproof: ${n} configuration problem${n === 1 ? '' : 's'}; nothing was contacted.`, ...problems.map((p) => `  - ${p.message}`)].join('\n')
+  return [
+    `armproof: ${n} configuration problem${n === 1 ? '' : 's'}; nothing was contacted.`,
+    ...problems.map((p) => `  - ${p.message}`),
+  ].join('\n')
 }

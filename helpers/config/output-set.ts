@@ -65,7 +65,10 @@ export function outputSetProblems(claims: readonly PathClaim[], cwd: string): Co
         })
         continue
       }
-      for (const [folder, inner] of [[first, second], [second, first]] as const) {
+      for (const [folder, inner] of [
+        [first, second],
+        [second, first],
+      ] as const) {
         if ((folder.role === 'records' || folder.role === 'replays') && inner.role !== 'reads' && within(folder.real, inner.real)) {
           problems.push({
             option: inner.option,

@@ -106,9 +106,22 @@ export function outputsOf(target: Target, env: Readonly<Record<string, string | 
 
 /** The paths a run claims, as one set (./output-set.ts): what it writes, and the fixtures folder it records or replays. */
 /** `entry`: the targets file's entry the target is, in a fleet run. */
-export function claimsOf(target: Target, env: Readonly<Record<string, string | undefined>>, fixturesOption = '--fixtures', entry?: number): PathClaim[] {
-  const claims: PathClaim[] = outputsOf(target, env).filter((o) => o.kind === 'file').map((o) => ({ option: o.option, path: o.path, role: 'writes' }))
-  if (target.mode !== 'live') claims.push({ option: fixturesOption, path: target.fixtures, role: target.mode === 'record' ? 'records' : 'replays', ...(entry !== undefined ? { entry } : {}) })
+export function claimsOf(
+  target: Target,
+  env: Readonly<Record<string, string | undefined>>,
+  fixturesOption = '--fixtures',
+  entry?: number,
+): PathClaim[] {
+  const claims: PathClaim[] = outputsOf(target, env)
+    .filter((o) => o.kind === 'file')
+    .map((o) => ({ option: o.option, path: o.path, role: 'writes' }))
+  if (target.mode !== 'live')
+    claims.push({
+      option: fixturesOption,
+      path: target.fixtures,
+      role: target.mode === 'record' ? 'records' : 'replays',
+      ...(entry !== undefined ? { entry } : {}),
+    })
   return claims
 }
 
@@ -135,6 +148,13 @@ export function outputProblems(target: Target, env: Readonly<Record<string, stri
     return message ? [{ option: spec.option, message }] : []
   })
   const held = target.mode === 'record' && !target.force ? heldRecording(resolve(cwd, target.fixtures)) : undefined
-  const recorded = held ? [{ option: '--fixtures', message: `--fixtures: ${target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it` }] : []
+  const recorded = held
+    ? [
+        {
+          option: '--fixtures',
+          message: `--fixtures: ${target.fixtures} already holds a recording (${held}); record elsewhere with --fixtures DIR, or pass --force to overwrite it`,
+        },
+      ]
+    : []
   return [...each, ...outputSetProblems(claimsOf(target, env), cwd), ...recorded]
 }

@@ -18,7 +18,8 @@ export function readPrometheus(read: OptionReader): { prometheusUrl: string | nu
   if (matchRaw && matchRaw.value !== '') {
     const parsed = parseMatch(matchRaw.value)
     if ('error' in parsed) read.problem(matchRaw, `${showValue(matchRaw.value, 80)}: ${parsed.error}`)
-    else if (!prometheusUrl && !read.refused('prometheus-url')) read.problem(matchRaw, 'only applies with --prometheus-url (the meter is otherwise read from /metrics)')
+    else if (!prometheusUrl && !read.refused('prometheus-url'))
+      read.problem(matchRaw, 'only applies with --prometheus-url (the meter is otherwise read from /metrics)')
     else prometheusMatch = matchRaw.value
   }
 

@@ -6,7 +6,17 @@
 import type { OptionReader as FullReader } from './sources.ts'
 import type { OptionFlag } from './options.ts'
 import { ShellWordsError, showValue, splitWords } from './shell.ts'
-import { RUNTIMES, defaultHelpCmd, defaultLedgerCmd, parseKubeOpts, parsePodHost, templatePlaceholders, unitByDefault, type PodHost, type Runtime } from './runtime.ts'
+import {
+  RUNTIMES,
+  defaultHelpCmd,
+  defaultLedgerCmd,
+  parseKubeOpts,
+  parsePodHost,
+  templatePlaceholders,
+  unitByDefault,
+  type PodHost,
+  type Runtime,
+} from './runtime.ts'
 
 export type HostSpec = { kind: 'local' } | { kind: 'ssh'; user?: string; host: string; port?: number } | PodHost
 
@@ -36,7 +46,8 @@ function parseHost(text: string): HostSpec | string {
   const [, user, rawHost, port] = m
   if (user !== undefined && !USER_RE.test(user)) return `user ${showValue(user)} must match [a-z_][a-z0-9_-]*`
   const host = rawHost!.startsWith('[') ? rawHost!.slice(1, -1) : rawHost!
-  if (!rawHost!.startsWith('[') && !HOSTNAME_RE.test(host)) return `host ${showValue(host)} is not a hostname or IPv4 address${host.includes('/') ? ' (a pod, [namespace/]pod, is --host under --runtime kubernetes)' : ''}`
+  if (!rawHost!.startsWith('[') && !HOSTNAME_RE.test(host))
+    return `host ${showValue(host)} is not a hostname or IPv4 address${host.includes('/') ? ' (a pod, [namespace/]pod, is --host under --runtime kubernetes)' : ''}`
   if (host.startsWith('-')) return 'host must not start with "-"'
   const portNum = port === undefined ? undefined : Number(port)
   if (portNum !== undefined && (portNum < 1 || portNum > 65535)) return `port ${port} must be 1–65535`
@@ -73,8 +84,16 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
     // `local` is a valid pod name, but here it is a --host meant for another runtime: never taken for a pod.
     const parsed = hostRaw?.value === 'local' ? 'is not a pod' : parsePodHost(hostRaw?.value ?? svc)
     if (typeof parsed !== 'string') host = parsed
-    else if (hostRaw) problem(hostRaw, `${showValue(hostRaw.value)} ${parsed}${hostRaw.value === 'local' || hostRaw.value.includes('@') ? '; under --runtime kubernetes --host names the pod, [namespace/]pod' : ''}`)
-    else if (svc !== '') problem('--host', `--runtime kubernetes: --svc ${showValue(svc)} is no pod name (${parsed}); give the pod with --host [namespace/]pod`)
+    else if (hostRaw)
+      problem(
+        hostRaw,
+        `${showValue(hostRaw.value)} ${parsed}${hostRaw.value === 'local' || hostRaw.value.includes('@') ? '; under --runtime kubernetes --host names the pod, [namespace/]pod' : ''}`,
+      )
+    else if (svc !== '')
+      problem(
+        '--host',
+        `--runtime kubernetes: --svc ${showValue(svc)} is no pod name (${parsed}); give the pod with --host [namespace/]pod`,
+      )
   } else if (hostRaw) {
     const parsed = parseHost(hostRaw.value)
     if (typeof parsed === 'string') problem(hostRaw, `${showValue(hostRaw.value)} ${parsed}`)
@@ -83,7 +102,8 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
 
   let sshOpts: string[] = []
   const sshRaw = given('ssh-opts')
-  if (sshRaw && kube) problem(sshRaw, 'does not apply under --runtime kubernetes: kubectl reaches the pod (give its options in --kube-opts)')
+  if (sshRaw && kube)
+    problem(sshRaw, 'does not apply under --runtime kubernetes: kubectl reaches the pod (give its options in --kube-opts)')
   else if (sshRaw) {
     try {
       sshOpts = splitWords(sshRaw.value)
@@ -104,7 +124,8 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
 
   const unitRaw = given('unit')
   let unit: string | null = unitByDefault(runtime) ? svc : null
-  if (unitRaw && kube) problem(unitRaw, 'does not apply under --runtime kubernetes: a pod has no systemd unit (the drop-in gate is skipped, with why)')
+  if (unitRaw && kube)
+    problem(unitRaw, 'does not apply under --runtime kubernetes: a pod has no systemd unit (the drop-in gate is skipped, with why)')
   else if (unitRaw) {
     const resolved = unitRaw.value.replaceAll('{svc}', svc)
     if (UNIT_RE.test(resolved) && !resolved.startsWith('-')) unit = resolved
@@ -115,14 +136,22 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
   const template = (flag: 'ledger-cmd' | 'help-cmd' | 'pid-cmd', fallback: string | null, more: readonly string[] = []): string | null => {
     const r = given(flag)
     if (!r) return fallback
-    const why = templateProblem(r.value, more.length ? templatePlaceholders(runtime, more) : known) ?? (unit === null && r.value.includes('{unit}') ? `uses {unit}, but no unit stands for the engine under --runtime ${runtime}: give --unit` : undefined)
+    const why =
+      templateProblem(r.value, more.length ? templatePlaceholders(runtime, more) : known) ??
+      (unit === null && r.value.includes('{unit}')
+        ? `uses {unit}, but no unit stands for the engine under --runtime ${runtime}: give --unit`
+        : undefined)
     if (why) problem(r, `${showValue(r.value)} ${why}`)
     return why ? fallback : r.value
   }
   // A bare process's boot log: its unit's journal, or wherever the operator says.
   const ledgerFallback = runtime === 'process' && unit === null ? null : defaultLedgerCmd(runtime)
   const ledgerCmd = template('ledger-cmd', ledgerFallback)
-  if (ledgerCmd === null && !given('ledger-cmd')) problem('--ledger-cmd', '--runtime process: give --ledger-cmd (the command printing the engine\'s boot log) or --unit (its journal is read with journalctl -u <unit>)')
+  if (ledgerCmd === null && !given('ledger-cmd'))
+    problem(
+      '--ledger-cmd',
+      "--runtime process: give --ledger-cmd (the command printing the engine's boot log) or --unit (its journal is read with journalctl -u <unit>)",
+    )
   const helpCmd = template('help-cmd', defaultHelpCmd(runtime, engineHelp)) as string
   // --pid-cmd may also name the base URL's port.
   const pidCmd = template('pid-cmd', null, ['port'])

@@ -32,10 +32,11 @@ export function readFiles(read: OptionReader, svc: string, knobName: string | un
     const caFrom = read.raw('ca-file')!
     try {
       const pem = readFileSync(resolve(cwd, caFile), 'utf8')
-      if (!/-----BEGIN CERTIFICATE-----/.test(pem)) read.problem(caFrom, `${showValue(caFile)} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
+      if (!/-----BEGIN CERTIFICATE-----/.test(pem))
+        read.problem(caFrom, `${showValue(caFile)} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      read.problem(caFrom, `${showValue(caFile)} cannot be read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`)
+      read.problem(caFrom, `${showValue(caFile)} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`)
     }
   }
   let force = read.switchOn('force')

@@ -52,9 +52,20 @@ export function unitByDefault(runtime: Runtime): boolean {
 
 /** Why the drop-in gate does not apply to this run (no unit), for the step's `observed`; the next step to take by hand. */
 export function noUnitReason(runtime: Runtime): { why: string; next: string } {
-  if (runtime === 'kubernetes') return { why: 'a Kubernetes pod has no systemd unit: what overrides its env is in its spec', next: 'read what the pod runs with instead: kubectl get pod <pod> -o yaml (env, args, the owner\'s spec)' }
-  if (runtime === 'docker') return { why: 'a docker container is not a systemd unit (no --unit was given)', next: 'give --unit <unit> when a systemd unit starts the container, to check its drop-ins' }
-  return { why: 'a bare process without a unit (no --unit was given)', next: 'give --unit <unit> when a systemd unit starts the process, to check its drop-ins' }
+  if (runtime === 'kubernetes')
+    return {
+      why: 'a Kubernetes pod has no systemd unit: what overrides its env is in its spec',
+      next: "read what the pod runs with instead: kubectl get pod <pod> -o yaml (env, args, the owner's spec)",
+    }
+  if (runtime === 'docker')
+    return {
+      why: 'a docker container is not a systemd unit (no --unit was given)',
+      next: 'give --unit <unit> when a systemd unit starts the container, to check its drop-ins',
+    }
+  return {
+    why: 'a bare process without a unit (no --unit was given)',
+    next: 'give --unit <unit> when a systemd unit starts the process, to check its drop-ins',
+  }
 }
 
 // Kubernetes' names (k8s.io/apimachinery validation): a pod's name is a DNS-1123 subdomain, a
@@ -67,8 +78,10 @@ export function parsePodHost(text: string): PodHost | string {
   const parts = text.split('/')
   if (parts.length > 2) return 'must be [namespace/]pod (one "/" at most)'
   const [namespace, pod] = parts.length === 2 ? [parts[0]!, parts[1]!] : [undefined, parts[0]!]
-  if (namespace !== undefined && !DNS1123_LABEL.test(namespace)) return `namespace ${showValue(namespace)} is not a DNS-1123 label (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)`
-  if (!DNS1123_SUBDOMAIN.test(pod)) return `pod ${showValue(pod)} is not a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", each part starting and ending with a letter or digit, at most 253 characters)`
+  if (namespace !== undefined && !DNS1123_LABEL.test(namespace))
+    return `namespace ${showValue(namespace)} is not a DNS-1123 label (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)`
+  if (!DNS1123_SUBDOMAIN.test(pod))
+    return `pod ${showValue(pod)} is not a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", each part starting and ending with a letter or digit, at most 253 characters)`
   return { kind: 'pod', pod, ...(namespace !== undefined ? { namespace } : {}) }
 }
 
@@ -78,10 +91,27 @@ export function podText(host: PodHost): string {
 }
 
 /** kubectl's global options armproof passes on, each `--name=value`; those that take a value. */
-const KUBECTL_VALUED = new Set(['as', 'as-group', 'as-uid', 'cache-dir', 'certificate-authority', 'client-certificate', 'client-key', 'cluster', 'context', 'kubeconfig', 'request-timeout', 'server', 'tls-server-name', 'user', 'v'])
+const KUBECTL_VALUED = new Set([
+  'as',
+  'as-group',
+  'as-uid',
+  'cache-dir',
+  'certificate-authority',
+  'client-certificate',
+  'client-key',
+  'cluster',
+  'context',
+  'kubeconfig',
+  'request-timeout',
+  'server',
+  'tls-server-name',
+  'user',
+  'v',
+])
 const KUBECTL_SWITCHES = new Set(['insecure-skip-tls-verify', 'match-server-version', 'disable-compression', 'warnings-as-errors'])
 const KUBECTL_SHORT: Readonly<Record<string, string>> = { s: 'server', v: 'v', n: 'namespace' }
-const SECRET_RULE = "a secret on kubectl's command line is seen by ps on this machine and kept in the run's identity: put it in a kubeconfig and pass --kubeconfig PATH (or --context NAME)"
+const SECRET_RULE =
+  "a secret on kubectl's command line is seen by ps on this machine and kept in the run's identity: put it in a kubeconfig and pass --kubeconfig PATH (or --context NAME)"
 const KUBECTL_REFUSED: Readonly<Record<string, string>> = {
   token: SECRET_RULE,
   password: SECRET_RULE,
@@ -111,7 +141,9 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
     const word = words[i]!
     const m = /^(?:--([a-z][a-z-]*)|-([a-z]))(?:=(.*))?$/s.exec(word)
     if (!m) {
-      problems.push('a word that is not a kubectl option (not shown: it may be a secret); kubectl\'s options are --name or --name=value, and the pod goes in --host')
+      problems.push(
+        "a word that is not a kubectl option (not shown: it may be a secret); kubectl's options are --name or --name=value, and the pod goes in --host",
+      )
       continue
     }
     const name = m[1] ?? KUBECTL_SHORT[m[2]!] ?? `-${m[2]}`
@@ -133,7 +165,9 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
         value = true
         i++
       }
-      problems.push(`${showValue(word.replace(/=.*$/s, ''))}${value ? ' (its value is not shown)' : ''} is not one of the kubectl options armproof passes on (--${[...KUBECTL_VALUED, ...KUBECTL_SWITCHES].sort().join(', --')})`)
+      problems.push(
+        `${showValue(word.replace(/=.*$/s, ''))}${value ? ' (its value is not shown)' : ''} is not one of the kubectl options armproof passes on (--${[...KUBECTL_VALUED, ...KUBECTL_SWITCHES].sort().join(', --')})`,
+      )
       continue
     }
     const value = m[3] ?? (words[i + 1] !== undefined && !words[i + 1]!.startsWith('-') ? words[++i]! : undefined)
@@ -145,7 +179,10 @@ export function parseKubeOpts(text: string): { opts: string[] } | { problems: st
 
 /** kubectl's options for one target: `--kube-opts`, then its namespace (`--host namespace/pod`). What `{kube}` stands for. */
 export function kubectlOptions(target: { kubeOpts: readonly string[]; host: { kind: string; namespace?: string } }): string[] {
-  return [...target.kubeOpts, ...(target.host.kind === 'pod' && target.host.namespace !== undefined ? [`--namespace=${target.host.namespace}`] : [])]
+  return [
+    ...target.kubeOpts,
+    ...(target.host.kind === 'pod' && target.host.namespace !== undefined ? [`--namespace=${target.host.namespace}`] : []),
+  ]
 }
 
 /** `{kube}` filled in: the options, quoted for a shell. */
@@ -154,6 +191,15 @@ export function kubeWords(target: Parameters<typeof kubectlOptions>[0]): string 
 }
 
 /** What an operator's command template's placeholders stand for in one target (helpers/seams/host.ts `fillTemplate` quotes them). */
-export function templateValues(target: { svc: string; unit: string | null; kubeOpts: readonly string[]; host: { kind: string; pod?: string; namespace?: string } }): Record<string, string | string[] | null> {
-  return { svc: target.svc, unit: target.unit, ...(target.host.kind === 'pod' ? { pod: target.host.pod!, kube: kubectlOptions(target) } : {}) }
+export function templateValues(target: {
+  svc: string
+  unit: string | null
+  kubeOpts: readonly string[]
+  host: { kind: string; pod?: string; namespace?: string }
+}): Record<string, string | string[] | null> {
+  return {
+    svc: target.svc,
+    unit: target.unit,
+    ...(target.host.kind === 'pod' ? { pod: target.host.pod!, kube: kubectlOptions(target) } : {}),
+  }
 }

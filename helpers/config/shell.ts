@@ -78,7 +78,10 @@ export function splitWords(text: string): string[] {
  * unit name of [A-Za-z0-9_.-] not starting with "-", and never `.` or `..`: it is a path step of
  * the default fixtures folder (`fixtures/<svc>/<knob>`), and `..` would record beside `fixtures/`.
  */
-export const SVC_NAME = { re: /^(?!\.{1,2}$)(?!-)[A-Za-z0-9_.-]+$/, says: 'a service name of [A-Za-z0-9_.-], not starting with "-", not . or ..' } as const
+export const SVC_NAME = {
+  re: /^(?!\.{1,2}$)(?!-)[A-Za-z0-9_.-]+$/,
+  says: 'a service name of [A-Za-z0-9_.-], not starting with "-", not . or ..',
+} as const
 
 /** Shows an untrusted value in one line of a message: control characters escaped, long values cut. */
 export function showValue(value: string, max = 80): string {

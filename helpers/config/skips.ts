@@ -7,8 +7,14 @@ import type { StepId } from './step-ids.ts'
 
 /** The probes `--skip` takes, in the steps' order, each with why a model may not take it and what to check by hand. */
 export const SKIPPABLE = {
-  'probe.tools': { why: 'the endpoint serves no tool calls (no tool parser configured)', next: 'when this endpoint should call tools, start the engine with its tool parser and run again without --skip probe.tools' },
-  'probe.vision': { why: 'the served model takes no images (a text-only model)', next: 'when this endpoint should take images, serve a vision model and run again without --skip probe.vision' },
+  'probe.tools': {
+    why: 'the endpoint serves no tool calls (no tool parser configured)',
+    next: 'when this endpoint should call tools, start the engine with its tool parser and run again without --skip probe.tools',
+  },
+  'probe.vision': {
+    why: 'the served model takes no images (a text-only model)',
+    next: 'when this endpoint should take images, serve a vision model and run again without --skip probe.vision',
+  },
 } as const satisfies Partial<Record<StepId, { why: string; next: string }>>
 
 export type SkippableProbe = keyof typeof SKIPPABLE
@@ -28,7 +34,10 @@ export function parseSkip(text: string): { skip: SkippableProbe[] } | { problems
   for (const w of words) {
     if (w === '') continue
     if ((SKIPPABLE_IDS as readonly string[]).includes(w)) seen.add(w as SkippableProbe)
-    else problems.push(`${showValue(w)} cannot be skipped: ${NOT_SKIPPABLE[w] ?? `only the probes a served model may not take can be (${SKIPPABLE_IDS.join(', ')})`}`)
+    else
+      problems.push(
+        `${showValue(w)} cannot be skipped: ${NOT_SKIPPABLE[w] ?? `only the probes a served model may not take can be (${SKIPPABLE_IDS.join(', ')})`}`,
+      )
   }
   return problems.length ? { problems } : { skip: SKIPPABLE_IDS.filter((id) => seen.has(id)) }
 }

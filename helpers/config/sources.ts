@@ -76,13 +76,24 @@ export function commandLineLayer(argv: readonly string[]): CommandLine {
   const parsed = parseCommandLine(argv, OPTIONS, ['api-key'])
   const problems: ConfigProblem[] = []
   for (const p of parsed.problems) {
-    if (p.kind === 'positional') problems.push({ option: 'argument', message: `unexpected argument ${showValue(p.value)}; options start with --` })
+    if (p.kind === 'positional')
+      problems.push({ option: 'argument', message: `unexpected argument ${showValue(p.value)}; options start with --` })
     else if (p.kind === 'refused') problems.push({ option: '--api-key', message: API_KEY_FLAG_REFUSED })
-    else if (p.kind === 'unknown') problems.push({ option: p.rawName, message: `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : '; see --help'}` })
+    else if (p.kind === 'unknown')
+      problems.push({
+        option: p.rawName,
+        message: `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : '; see --help'}`,
+      })
     else if (p.kind === 'needs-value') problems.push({ option: `--${p.flag}`, message: `--${p.flag} needs a value` })
     else problems.push({ option: `--${p.flag}`, message: `--${p.flag} takes no value` })
   }
-  return { layer: { name: 'command line', values: parsed.values, spelled: (flag) => `--${flag}` }, help: parsed.help, version: parsed.version, color: parsed.color, problems }
+  return {
+    layer: { name: 'command line', values: parsed.values, spelled: (flag) => `--${flag}` },
+    help: parsed.help,
+    version: parsed.version,
+    color: parsed.color,
+    problems,
+  }
 }
 
 const SPECS = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.flag, o]))
@@ -112,7 +123,11 @@ export interface OptionReader {
 }
 
 /** The reader over `layers` (highest first), then env, then .env. */
-export function optionReader(layers: readonly OptionLayer[], envInput: Readonly<Record<string, string | undefined>> = {}, dotenv?: string): OptionReader {
+export function optionReader(
+  layers: readonly OptionLayer[],
+  envInput: Readonly<Record<string, string | undefined>> = {},
+  dotenv?: string,
+): OptionReader {
   const problems: ConfigProblem[] = []
   const fileEnv = dotenv ? parseDotenv(dotenv) : {}
   const env = { ...fileEnv, ...envInput }
@@ -123,7 +138,13 @@ export function optionReader(layers: readonly OptionLayer[], envInput: Readonly<
       problems.push({ option: source, message: `${source}: ${message}` })
       return
     }
-    problems.push({ option: source.from, message: `${source.from}: ${message}`, key: source.flag, layer: source.layer, ...(source.spot ? { spot: source.spot } : {}) })
+    problems.push({
+      option: source.from,
+      message: `${source.from}: ${message}`,
+      key: source.flag,
+      layer: source.layer,
+      ...(source.spot ? { spot: source.spot } : {}),
+    })
   }
   const raw = (flag: OptionFlag): RawValue | undefined => {
     if (refusedFlags.has(flag)) return undefined
@@ -140,7 +161,12 @@ export function optionReader(layers: readonly OptionLayer[], envInput: Readonly<
     if (found && (/[\0\r\n]/.test(found.value) || found.value.length > MAX_VALUE)) {
       refusedFlags.add(flag)
       const shown = spec.secret ? '(value not shown)' : showValue(found.value, 40)
-      problem(found, found.value.length > MAX_VALUE ? `${shown} is ${found.value.length} characters long; at most ${MAX_VALUE}` : `${shown} must be one line (no newline or NUL)`)
+      problem(
+        found,
+        found.value.length > MAX_VALUE
+          ? `${shown} is ${found.value.length} characters long; at most ${MAX_VALUE}`
+          : `${shown} must be one line (no newline or NUL)`,
+      )
       return undefined
     }
     return found
@@ -159,7 +185,13 @@ export function optionReader(layers: readonly OptionLayer[], envInput: Readonly<
       if (refusedFlags.has(flag)) return undefined
       if (!r || r.value === '') {
         // An empty value given somewhere is said of that layer (a command line's, once for a fleet).
-        problems.push({ option: `--${flag}`, message: `--${flag} (or ${SPECS.get(flag)!.env}) is required`, key: flag, missing: true, ...(r ? { layer: r.layer, ...(r.spot ? { spot: r.spot } : {}) } : {}) })
+        problems.push({
+          option: `--${flag}`,
+          message: `--${flag} (or ${SPECS.get(flag)!.env}) is required`,
+          key: flag,
+          missing: true,
+          ...(r ? { layer: r.layer, ...(r.spot ? { spot: r.spot } : {}) } : {}),
+        })
         return undefined
       }
       return r

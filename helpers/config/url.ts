@@ -21,7 +21,8 @@ export function showUrl(text: string, max?: number): string {
 export function endpointUrl(text: string, credentials: string): { url: string } | { problem: string } {
   const shown = showUrl(text)
   // `gpu-7:8000` parses as a URL of scheme "gpu-7:": a base URL without http:// is said as such.
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return { problem: `${shown} has no scheme; write http://${maskCredentials(text.replace(/^\/+/, ''))} (or https://…)` }
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text))
+    return { problem: `${shown} has no scheme; write http://${maskCredentials(text.replace(/^\/+/, ''))} (or https://…)` }
   let url: URL
   try {
     url = new URL(text)
@@ -29,10 +30,14 @@ export function endpointUrl(text: string, credentials: string): { url: string } 
     return { problem: `${shown} is not a URL like http://gpu-7:8000` }
   }
   const path = url.pathname.replace(/\/+$/, '')
-  if (url.username || url.password) return { problem: `must not carry credentials (user:password@): they would reach argv, logs and reports; ${credentials}` }
+  if (url.username || url.password)
+    return { problem: `must not carry credentials (user:password@): they would reach argv, logs and reports; ${credentials}` }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `must be http:// or https://, got ${url.protocol}` }
   // Refused, not stripped: a base URL ending in /v1 (as OpenAI clients take it) would probe /v1/v1/… and /v1/health.
-  if (/\/v1$/i.test(path)) return { problem: `${shown} ends in /v1; armproof adds /v1 itself and reads /health and /metrics at the root: pass ${url.origin}${path.slice(0, -3)}` }
+  if (/\/v1$/i.test(path))
+    return {
+      problem: `${shown} ends in /v1; armproof adds /v1 itself and reads /health and /metrics at the root: pass ${url.origin}${path.slice(0, -3)}`,
+    }
   if (url.search || url.hash) return { problem: 'must be the endpoint root, without ?query or #fragment' }
   return { url: url.href.replace(/\/+$/, '') }
 }
@@ -45,7 +50,8 @@ export function prometheusUrlProblem(text: string): string | undefined {
   } catch {
     return `${showUrl(text)} is not a URL like http://prometheus:9090`
   }
-  if (u.username || u.password) return 'must not carry credentials (user:password@): they would reach argv, logs and reports; put an authenticating proxy in front of Prometheus'
+  if (u.username || u.password)
+    return 'must not carry credentials (user:password@): they would reach argv, logs and reports; put an authenticating proxy in front of Prometheus'
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `must be http:// or https://, got ${u.protocol}`
   if (u.search || u.hash) return "must be the Prometheus server's root, without ?query or #fragment"
   return undefined

@@ -36,17 +36,36 @@ export function prometheusOf(report: CheckedReport['report']): string | null {
 export async function resolveArm(ask: EffectAsk, shownReport: string | null, now: Date): Promise<{ arm: Arm } | { problems: string[] }> {
   if (ask.report === null) {
     const spec = knob(ask.knob!)
-    return { arm: { svc: ask.svc!, knob: ask.knob!, value: ask.value ?? spec.default, previous: ask.previous ?? spec.default, atMs: ask.armedAtMs!, from: 'armed-at', report: null, endpoint: ask.baseUrl, prometheusUrl: ask.prometheusUrl } }
+    return {
+      arm: {
+        svc: ask.svc!,
+        knob: ask.knob!,
+        value: ask.value ?? spec.default,
+        previous: ask.previous ?? spec.default,
+        atMs: ask.armedAtMs!,
+        from: 'armed-at',
+        report: null,
+        endpoint: ask.baseUrl,
+        prometheusUrl: ask.prometheusUrl,
+      },
+    }
   }
   const shown = shownReport ?? ask.report
   const read = await readReport(ask.report, shown)
-  const line = (r: { checked: string; found: string; next: string }) => `--report ${shown}: not the green report of an arm (${r.checked}): ${r.found}; next: ${r.next}`
+  const line = (r: { checked: string; found: string; next: string }) =>
+    `--report ${shown}: not the green report of an arm (${r.checked}): ${r.found}; next: ${r.next}`
   if (!read.report) return { problems: read.refusals.map(line) }
   const checked = read.report
   // The gate of writeback, except its freshness: the effect is judged hours or days after the proof.
-  const refusals = judgeReport(checked, { svc: ask.svc, maxAgeMs: Number.POSITIVE_INFINITY, maxAgeText: 'none', allowReplay: true }, now, shown)
+  const refusals = judgeReport(
+    checked,
+    { svc: ask.svc, maxAgeMs: Number.POSITIVE_INFINITY, maxAgeText: 'none', allowReplay: true },
+    now,
+    shown,
+  )
   const problems = refusals.map(line)
-  if (ask.knob !== null && ask.knob !== checked.knob) problems.push(`--knob ${ask.knob}: the report is for ${checked.knob}; pass that arm's own report`)
+  if (ask.knob !== null && ask.knob !== checked.knob)
+    problems.push(`--knob ${ask.knob}: the report is for ${checked.knob}; pass that arm's own report`)
   if (problems.length) return { problems }
   const r = checked.report
   const started = r.mode === 'replay' && r.recordedAt !== undefined ? r.recordedAt : r.startedAt

@@ -59,7 +59,9 @@ export function effectHelp(): string {
 }
 
 const refuse = (io: EffectIo, problems: readonly string[]): number => {
-  io.err.write(`armproof effect: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}; nothing was contacted.\n${problems.map((p) => `  - ${p}`).join('\n')}\n`)
+  io.err.write(
+    `armproof effect: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}; nothing was contacted.\n${problems.map((p) => `  - ${p}`).join('\n')}\n`,
+  )
   return EFFECT_EXIT.config
 }
 
@@ -75,8 +77,32 @@ interface Prepared {
   replay?: { leftovers: () => string[]; recordedVerdict: string | null }
 }
 
-function judgedAsk(ask: EffectAsk, arm: Arm, prometheusUrl: string, matchers: readonly LabelMatcher[], metrics: string[], reportShown: string | null): JudgedAsk {
-  return { svc: arm.svc, knob: arm.knob, value: arm.value, previous: arm.previous, atMs: arm.atMs, from: arm.from, report: reportShown, endpoint: arm.endpoint, prometheusUrl, selector: renderMatchers(matchers), beforeMs: ask.beforeMs, afterMs: ask.afterMs, baseline: ask.baseline, metrics, thresholds: ask.thresholds, minCount: ask.minCount }
+function judgedAsk(
+  ask: EffectAsk,
+  arm: Arm,
+  prometheusUrl: string,
+  matchers: readonly LabelMatcher[],
+  metrics: string[],
+  reportShown: string | null,
+): JudgedAsk {
+  return {
+    svc: arm.svc,
+    knob: arm.knob,
+    value: arm.value,
+    previous: arm.previous,
+    atMs: arm.atMs,
+    from: arm.from,
+    report: reportShown,
+    endpoint: arm.endpoint,
+    prometheusUrl,
+    selector: renderMatchers(matchers),
+    beforeMs: ask.beforeMs,
+    afterMs: ask.afterMs,
+    baseline: ask.baseline,
+    metrics,
+    thresholds: ask.thresholds,
+    minCount: ask.minCount,
+  }
 }
 
 export async function effect(io: EffectIo): Promise<number> {
@@ -84,7 +110,9 @@ export async function effect(io: EffectIo): Promise<number> {
     return await runEffect(io)
   } catch (error) {
     // Never exit 1 (a metric worse) or 0 on a failure of armproof's own: like verify's `error`, exit 2.
-    io.err.write(`armproof effect: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was judged; report this with the command line you ran\n`)
+    io.err.write(
+      `armproof effect: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was judged; report this with the command line you ran\n`,
+    )
     return EFFECT_EXIT.config
   }
 }
@@ -95,7 +123,9 @@ async function runEffect(io: EffectIo): Promise<number> {
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    return refuse(io, [`.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`])
+    return refuse(io, [
+      `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`,
+    ])
   }
   const parsed = parseEffectArgs(io.rawArgs, io.env, dotenv, here)
   if (!parsed.ok) {
@@ -120,13 +150,34 @@ async function runEffect(io: EffectIo): Promise<number> {
   const live = io.err.isTTY === true && !underCi(io.env)
   // Under --json stdout holds the JSON result alone; every line for a person goes to stderr.
   const lines = ask.json ? io.err : io.out
-  const families = new Set(selected.specs.flatMap((m) => (m.kind === 'histogram' ? [m.family.name] : [...m.numerator, ...(m.denominator === 'seconds' ? [] : m.denominator)].map((t) => t.family.name))))
-  const shown = progress(io.err, live, `judging ${selected.specs.length} metrics of ${arm.svc} from ${families.size} series families in ${ask.mode === 'replay' ? 'the recording' : asked.prometheusUrl} (2 range queries per family and window)`)
+  const families = new Set(
+    selected.specs.flatMap((m) =>
+      m.kind === 'histogram'
+        ? [m.family.name]
+        : [...m.numerator, ...(m.denominator === 'seconds' ? [] : m.denominator)].map((t) => t.family.name),
+    ),
+  )
+  const shown = progress(
+    io.err,
+    live,
+    `judging ${selected.specs.length} metrics of ${arm.svc} from ${families.size} series families in ${ask.mode === 'replay' ? 'the recording' : asked.prometheusUrl} (2 range queries per family and window)`,
+  )
   let outcome
   try {
     outcome = await judgeEffect({
-      arm: { ...arm, atMs: asked.atMs }, http: prepared.http, clock: prepared.clock, prometheusUrl: asked.prometheusUrl, matchers: (parseMatch(asked.selector) as { matchers: LabelMatcher[] }).matchers,
-      specs: selected.specs, beforeMs: asked.beforeMs, afterMs: asked.afterMs, baseline: asked.baseline as EffectAsk['baseline'], minCount: asked.minCount, mode: ask.mode, reportShown: asked.report, onProgress: (p) => shown.update(p),
+      arm: { ...arm, atMs: asked.atMs },
+      http: prepared.http,
+      clock: prepared.clock,
+      prometheusUrl: asked.prometheusUrl,
+      matchers: (parseMatch(asked.selector) as { matchers: LabelMatcher[] }).matchers,
+      specs: selected.specs,
+      beforeMs: asked.beforeMs,
+      afterMs: asked.afterMs,
+      baseline: asked.baseline as EffectAsk['baseline'],
+      minCount: asked.minCount,
+      mode: ask.mode,
+      reportShown: asked.report,
+      onProgress: (p) => shown.update(p),
     })
   } catch (error) {
     if (!(error instanceof ReplayMiss)) throw error
@@ -153,10 +204,16 @@ async function runEffect(io: EffectIo): Promise<number> {
   if (ask.json) io.out.write(resultJson(result))
   for (const line of said) lines.write(`armproof effect: ${line}\n`)
   const left = prepared.replay?.leftovers() ?? []
-  if (left.length) io.err.write(`armproof effect: the replay left ${left.length} recorded exchange(s) unused (${left.slice(0, 3).join('; ')}): it did not judge the recorded run again; re-record it\n`)
+  if (left.length)
+    io.err.write(
+      `armproof effect: the replay left ${left.length} recorded exchange(s) unused (${left.slice(0, 3).join('; ')}): it did not judge the recorded run again; re-record it\n`,
+    )
   const recorded = prepared.replay?.recordedVerdict
   const mismatch = recorded !== undefined && recorded !== null && recorded !== result.verdict
-  if (mismatch) io.err.write(`armproof effect: the replay's verdict (${result.verdict}) differs from the recorded run's (${recorded}): the judgement changed since the recording\n`)
+  if (mismatch)
+    io.err.write(
+      `armproof effect: the replay's verdict (${result.verdict}) differs from the recorded run's (${recorded}): the judgement changed since the recording\n`,
+    )
   for (const line of unwritten) io.err.write(`armproof effect: ${line}\n`)
   lines.write(`\n${finalLine(result)}\n`)
   if (unwritten.length) return EFFECT_EXIT.unwritten
@@ -170,11 +227,17 @@ async function prepareLive(ask: EffectAsk, here: string, shownReport: string | n
   if ('problems' in resolved) return resolved
   const arm = resolved.arm
   const problems: string[] = []
-  if (arm.prometheusUrl === null) problems.push("--prometheus-url (or EFFECT_PROMETHEUS_URL) is required: the report's meter was not read through Prometheus, so it names none")
+  if (arm.prometheusUrl === null)
+    problems.push(
+      "--prometheus-url (or EFFECT_PROMETHEUS_URL) is required: the report's meter was not read through Prometheus, so it names none",
+    )
   let matchers: LabelMatcher[] = []
   if (ask.match !== null) matchers = (parseMatch(ask.match) as { matchers: LabelMatcher[] }).matchers
   else if (arm.endpoint !== null) matchers = defaultMatch(arm.endpoint)
-  else problems.push('--prometheus-match or --base-url is needed: nothing else says which series are this engine\'s (e.g. --prometheus-match \'{instance="gpu-7:8000"}\')')
+  else
+    problems.push(
+      "--prometheus-match or --base-url is needed: nothing else says which series are this engine's (e.g. --prometheus-match '{instance=\"gpu-7:8000\"}')",
+    )
   const fixtures = ask.fixtures ?? resolve(here, 'fixtures', arm.svc, arm.knob, 'effect')
   if (ask.mode === 'record' && ask.fixtures === null) {
     const why = outputProblem({ option: '--fixtures', path: fixtures, kind: 'folder' }, here)
@@ -182,29 +245,73 @@ async function prepareLive(ask: EffectAsk, here: string, shownReport: string | n
   }
   if (problems.length) return { problems }
   const selected = selectMetrics(arm.knob, ask.metrics, ask.thresholds)
-  const metrics = 'specs' in selected ? selected.specs.map((m) => m.id) : ask.metrics ?? []
+  const metrics = 'specs' in selected ? selected.specs.map((m) => m.id) : (ask.metrics ?? [])
   const judged = judgedAsk(ask, arm, arm.prometheusUrl!, matchers, metrics, shownReport)
   const wire = liveHttp(ask.caFile ? { caPem: readFileSync(ask.caFile, 'utf8') } : {})
   if (ask.mode !== 'record') return { arm, ask: judged, http: wire, clock: realClock, close: () => wire.close() }
   const rec = recordingHttp(wire, realClock)
   return {
-    arm, ask: judged, http: rec.http, clock: rec.clock, close: () => wire.close(),
-    finish: { folder: fixtures, write: (verdict) => writeEffectFixtures(fixtures, { ask: judged, recordedAt: new Date(rec.recording.startedAtMs).toISOString(), tool: { name: pkg.name, version: pkg.version }, startedAtMs: rec.recording.startedAtMs, clock: rec.recording.clock, verdict }, rec.recording.http) },
+    arm,
+    ask: judged,
+    http: rec.http,
+    clock: rec.clock,
+    close: () => wire.close(),
+    finish: {
+      folder: fixtures,
+      write: (verdict) =>
+        writeEffectFixtures(
+          fixtures,
+          {
+            ask: judged,
+            recordedAt: new Date(rec.recording.startedAtMs).toISOString(),
+            tool: { name: pkg.name, version: pkg.version },
+            startedAtMs: rec.recording.startedAtMs,
+            clock: rec.recording.clock,
+            verdict,
+          },
+          rec.recording.http,
+        ),
+    },
   }
 }
 
 function prepareReplay(ask: EffectAsk, here: string): Prepared | { problems: string[] } {
   const folder = ask.fixtures ?? (ask.svc !== null && ask.knob !== null ? resolve(here, 'fixtures', ask.svc, ask.knob, 'effect') : null)
-  if (folder === null) return { problems: ['--mode replay needs --fixtures, or --svc and --knob for the default fixtures/<svc>/<knob>/effect'] }
-  if (ask.vault !== null) return { problems: ['--vault with --mode replay: a replay judges a recording again; write the vault from the live run'] }
+  if (folder === null)
+    return { problems: ['--mode replay needs --fixtures, or --svc and --knob for the default fixtures/<svc>/<knob>/effect'] }
+  if (ask.vault !== null)
+    return { problems: ['--vault with --mode replay: a replay judges a recording again; write the vault from the live run'] }
   const read = readEffectFixtures(folder)
   if ('problem' in read) return { problems: [read.problem] }
   const r = read.meta.ask
-  const given: Partial<JudgedAsk> = { svc: ask.svc ?? undefined, knob: ask.knob ?? undefined, atMs: ask.armedAtMs ?? undefined, ...(ask.metrics ? { metrics: ask.metrics } : {}), ...(Object.keys(ask.thresholds).length ? { thresholds: { ...r.thresholds, ...ask.thresholds } } : {}), ...(ask.prometheusUrl ? { prometheusUrl: ask.prometheusUrl } : {}) }
+  const given: Partial<JudgedAsk> = {
+    svc: ask.svc ?? undefined,
+    knob: ask.knob ?? undefined,
+    atMs: ask.armedAtMs ?? undefined,
+    ...(ask.metrics ? { metrics: ask.metrics } : {}),
+    ...(Object.keys(ask.thresholds).length ? { thresholds: { ...r.thresholds, ...ask.thresholds } } : {}),
+    ...(ask.prometheusUrl ? { prometheusUrl: ask.prometheusUrl } : {}),
+  }
   const differs = askDifferences(r, given)
   if (differs.length) return { problems: differs }
   const seams = replayHttp(read, folder)
-  const arm: Arm = { svc: r.svc, knob: r.knob as Arm['knob'], value: r.value, previous: r.previous, atMs: r.atMs, from: r.from === 'armed-at' ? 'armed-at' : 'report', report: null, endpoint: r.endpoint, prometheusUrl: r.prometheusUrl }
-  return { arm, ask: r, http: seams.http, clock: seams.clock, close: async () => {}, replay: { leftovers: seams.leftovers, recordedVerdict: read.meta.verdict } }
+  const arm: Arm = {
+    svc: r.svc,
+    knob: r.knob as Arm['knob'],
+    value: r.value,
+    previous: r.previous,
+    atMs: r.atMs,
+    from: r.from === 'armed-at' ? 'armed-at' : 'report',
+    report: null,
+    endpoint: r.endpoint,
+    prometheusUrl: r.prometheusUrl,
+  }
+  return {
+    arm,
+    ask: r,
+    http: seams.http,
+    clock: seams.clock,
+    close: async () => {},
+    replay: { leftovers: seams.leftovers, recordedVerdict: read.meta.verdict },
+  }
 }
-

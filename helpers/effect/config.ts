@@ -60,7 +60,10 @@ export function knobNamed(text: string): KnobName | undefined {
 
 export function parseThresholds(text: string): { thresholds: Record<string, number> } | { error: string } {
   const thresholds: Record<string, number> = {}
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z0-9-]+)\s*=\s*(\d+(?:\.\d+)?)(%?)$/.exec(part)
     if (!m) return { error: `${showValue(part)} is not id=N% (e.g. ttft=15%)` }
     if (!METRIC_IDS.includes(m[1]!)) return { error: `${showValue(m[1]!)} is not a metric id (${METRIC_IDS.join(', ')})` }
@@ -71,7 +74,12 @@ export function parseThresholds(text: string): { thresholds: Record<string, numb
   return { thresholds }
 }
 
-export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<string, string | undefined>>, dotenv: string | undefined, cwd: string): AskResult {
+export function parseEffectArgs(
+  argv: readonly string[],
+  envIn: Readonly<Record<string, string | undefined>>,
+  dotenv: string | undefined,
+  cwd: string,
+): AskResult {
   const env = { ...(dotenv ? parseDotenv(dotenv) : {}), ...envIn }
   const parsed = parseCommandLine(argv, EFFECT_OPTIONS)
   if (parsed.help) return { ok: false, help: true, problems: [] }
@@ -79,14 +87,22 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   const problems: string[] = []
   for (const p of parsed.problems) {
     if (p.kind === 'positional') problems.push(`unexpected argument ${showValue(p.value)}; options start with --`)
-    else if (p.kind === 'unknown') problems.push(`unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`)
+    else if (p.kind === 'unknown')
+      problems.push(
+        `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`,
+      )
     else if (p.kind === 'needs-value') problems.push(`--${p.flag} needs a value`)
     else problems.push(`--${p.flag} takes no value`)
   }
   const raw = (flag: EffectFlag): { value: string; from: string } | undefined => {
     const o = EFFECT_OPTIONS.find((x) => x.flag === flag)!
     const f = parsed.values.get(flag)
-    const found = typeof f === 'string' ? { value: f, from: `--${flag}` } : env[o.env] !== undefined && env[o.env] !== '' ? { value: env[o.env]!, from: o.env } : undefined
+    const found =
+      typeof f === 'string'
+        ? { value: f, from: `--${flag}` }
+        : env[o.env] !== undefined && env[o.env] !== ''
+          ? { value: env[o.env]!, from: o.env }
+          : undefined
     if (found && /[\0\r\n]/.test(found.value)) {
       problems.push(`${found.from}: must be one line (no newline or NUL)`)
       return undefined
@@ -98,15 +114,19 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   const duration = (flag: EffectFlag, fallback: string): number => {
     const r = raw(flag)
     const ms = parseDuration(r?.value ?? fallback)
-    if (ms === undefined || ms < 10 * 60_000) problems.push(`${r?.from ?? `--${flag}`}: ${showValue(r?.value ?? fallback)} is not a duration of at least 10m (write it like 6h, 90m, 1h30m)`)
+    if (ms === undefined || ms < 10 * 60_000)
+      problems.push(
+        `${r?.from ?? `--${flag}`}: ${showValue(r?.value ?? fallback)} is not a duration of at least 10m (write it like 6h, 90m, 1h30m)`,
+      )
     return ms ?? 0
   }
   const report = path('report')
   const svc = text('svc')
   if (svc !== null && !SVC.test(svc)) problems.push(`${raw('svc')!.from}: ${showValue(svc)} must be a service name of [A-Za-z0-9_.-]`)
   const knobText = text('knob')
-  const knobName = knobText === null ? null : knobNamed(knobText) ?? null
-  if (knobText !== null && knobName === null) problems.push(`${raw('knob')!.from}: ${showValue(knobText)} is not a knob of the catalog (${KNOB_NAMES.join(', ')})`)
+  const knobName = knobText === null ? null : (knobNamed(knobText) ?? null)
+  if (knobText !== null && knobName === null)
+    problems.push(`${raw('knob')!.from}: ${showValue(knobText)} is not a knob of the catalog (${KNOB_NAMES.join(', ')})`)
   for (const flag of ['value', 'previous'] as const) {
     const v = text(flag)
     const why = v !== null && knobName ? valueProblem(knob(knobName), v) : undefined
@@ -114,14 +134,21 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   }
   const armedText = text('armed-at')
   const armedAtMs = armedText === null ? null : RFC3339.test(armedText) ? Date.parse(armedText.replace(' ', 'T')) : NaN
-  if (armedAtMs !== null && !Number.isFinite(armedAtMs)) problems.push(`${raw('armed-at')!.from}: ${showValue(armedText!)} is not an RFC 3339 time like 2026-03-03T09:00:00Z`)
+  if (armedAtMs !== null && !Number.isFinite(armedAtMs))
+    problems.push(`${raw('armed-at')!.from}: ${showValue(armedText!)} is not an RFC 3339 time like 2026-03-03T09:00:00Z`)
   const mode = (text('mode') ?? 'live') as EffectMode
   // A replay takes the arm from its recording.
   if (report === null && mode !== 'replay') {
-    for (const [flag, v] of [['svc', svc], ['knob', knobText], ['armed-at', armedText]] as const) if (v === null) problems.push(`--${flag} (or EFFECT_${flag.toUpperCase().replace('-', '_')}) is required without --report`)
+    for (const [flag, v] of [
+      ['svc', svc],
+      ['knob', knobText],
+      ['armed-at', armedText],
+    ] as const)
+      if (v === null) problems.push(`--${flag} (or EFFECT_${flag.toUpperCase().replace('-', '_')}) is required without --report`)
   }
   const baseText = text('base-url')
-  const checkedBase = baseText === null ? null : endpointUrl(baseText, 'give the endpoint root alone; effect reads Prometheus, never the endpoint')
+  const checkedBase =
+    baseText === null ? null : endpointUrl(baseText, 'give the endpoint root alone; effect reads Prometheus, never the endpoint')
   if (checkedBase && 'problem' in checkedBase) problems.push(`${raw('base-url')!.from}: ${checkedBase.problem}`)
   const baseUrl = checkedBase && 'url' in checkedBase ? checkedBase.url : null
   const prometheusUrl = text('prometheus-url')
@@ -133,25 +160,40 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   const beforeMs = duration('before', '24h')
   const afterMs = duration('after', '6h')
   const baseline = (text('baseline') ?? 'like-hours') as BaselineOption
-  if (!BASELINE_OPTIONS.includes(baseline)) problems.push(`${raw('baseline')!.from}: ${showValue(baseline)} is not one of ${BASELINE_OPTIONS.join(', ')}`)
+  if (!BASELINE_OPTIONS.includes(baseline))
+    problems.push(`${raw('baseline')!.from}: ${showValue(baseline)} is not one of ${BASELINE_OPTIONS.join(', ')}`)
   const metricsText = text('metrics')
-  const metrics = metricsText === null ? null : metricsText.split(',').map((m) => m.trim()).filter(Boolean)
+  const metrics =
+    metricsText === null
+      ? null
+      : metricsText
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean)
   const unknown = (metrics ?? []).filter((m) => !METRIC_IDS.includes(m))
-  if (unknown.length || metrics?.length === 0) problems.push(`${raw('metrics')!.from}: ${unknown.length ? `${unknown.map((m) => showValue(m)).join(', ')} not a metric id` : 'names no metric'}; the ids: ${METRIC_IDS.join(', ')}`)
+  if (unknown.length || metrics?.length === 0)
+    problems.push(
+      `${raw('metrics')!.from}: ${unknown.length ? `${unknown.map((m) => showValue(m)).join(', ')} not a metric id` : 'names no metric'}; the ids: ${METRIC_IDS.join(', ')}`,
+    )
   const th = parseThresholds(text('threshold') ?? '')
   if ('error' in th) problems.push(`${raw('threshold')!.from}: ${th.error}`)
   const minText = text('min-count') ?? '100'
-  if (!/^\d{1,9}$/.test(minText) || Number(minText) < 1) problems.push(`${raw('min-count')?.from ?? '--min-count'}: ${showValue(minText)} is not a whole number ≥ 1`)
+  if (!/^\d{1,9}$/.test(minText) || Number(minText) < 1)
+    problems.push(`${raw('min-count')?.from ?? '--min-count'}: ${showValue(minText)} is not a whole number ≥ 1`)
   if (!['live', 'record', 'replay'].includes(mode)) problems.push(`${raw('mode')!.from}: ${showValue(mode)} is not live, record or replay`)
   const vault = path('vault')
-  if (vault !== null && report === null) problems.push('--vault needs --report: the effect is written under the entry of that green report, nothing else identifies the arm on the page')
+  if (vault !== null && report === null)
+    problems.push(
+      '--vault needs --report: the effect is written under the entry of that green report, nothing else identifies the arm on the page',
+    )
   const outputs: OutputSpec[] = []
   const out = path('out')
   const summary = path('summary')
   const fixtures = path('fixtures')
   if (out) outputs.push({ option: raw('out')!.from, path: out, kind: 'file' })
   if (summary) outputs.push({ option: raw('summary')!.from, path: summary, kind: 'file' })
-  if (envIn.GITHUB_STEP_SUMMARY) outputs.push({ option: 'GITHUB_STEP_SUMMARY', path: envIn.GITHUB_STEP_SUMMARY, kind: 'file', append: true })
+  if (envIn.GITHUB_STEP_SUMMARY)
+    outputs.push({ option: 'GITHUB_STEP_SUMMARY', path: envIn.GITHUB_STEP_SUMMARY, kind: 'file', append: true })
   if (mode === 'record' && fixtures) outputs.push({ option: raw('fixtures')!.from, path: fixtures, kind: 'folder' })
   for (const o of outputs) {
     const why = outputProblem(o, cwd)
@@ -174,9 +216,30 @@ export function parseEffectArgs(argv: readonly string[], envIn: Readonly<Record<
   return {
     ok: true,
     ask: {
-      report, svc, knob: knobName, value: text('value'), previous: text('previous'), armedAtMs, baseUrl, prometheusUrl: prometheusUrl?.replace(/\/+$/, '') ?? null, match,
-      beforeMs, afterMs, baseline, metrics, thresholds: 'error' in th ? {} : th.thresholds, minCount: Number(minText), out, json, color: parsed.color, summary, vault, page: text('page'),
-      caFile, mode, fixtures,
+      report,
+      svc,
+      knob: knobName,
+      value: text('value'),
+      previous: text('previous'),
+      armedAtMs,
+      baseUrl,
+      prometheusUrl: prometheusUrl?.replace(/\/+$/, '') ?? null,
+      match,
+      beforeMs,
+      afterMs,
+      baseline,
+      metrics,
+      thresholds: 'error' in th ? {} : th.thresholds,
+      minCount: Number(minText),
+      out,
+      json,
+      color: parsed.color,
+      summary,
+      vault,
+      page: text('page'),
+      caFile,
+      mode,
+      fixtures,
     },
   }
 }

@@ -47,7 +47,17 @@ function median(xs: number[]): number | null {
  * same value, is the same sample.
  */
 export function distinctSamples(matrix: Matrix, slotMs: number): Matrix {
-  return matrix.map((s) => ({ metric: s.metric, values: s.values.filter((p, k) => k === 0 || !(p.t - s.values[k - 1]!.t <= slotMs && (p.value === s.values[k - 1]!.value || (Number.isNaN(p.value) && Number.isNaN(s.values[k - 1]!.value))))) }))
+  return matrix.map((s) => ({
+    metric: s.metric,
+    values: s.values.filter(
+      (p, k) =>
+        k === 0 ||
+        !(
+          p.t - s.values[k - 1]!.t <= slotMs &&
+          (p.value === s.values[k - 1]!.value || (Number.isNaN(p.value) && Number.isNaN(s.values[k - 1]!.value)))
+        ),
+    ),
+  }))
 }
 
 /** The coverage of one window; `armMs` tolerates the arm's restart at the after window's start and the before window's end. */
@@ -86,8 +96,15 @@ export function coverage(answer: Matrix, window: Window, armMs: number | null): 
     const first = vs[0]!.t - window.slotMs
     const last = vs.at(-1)!.t
     // An engine that comes up after the arm, or went down for the deploy just before it.
-    if (first - window.startMs > gapLimitMs) gaps.push({ fromMs: window.startMs, toMs: first, reset: false, arm: window.role === 'after' && near(first) && armMs === window.startMs })
-    if (window.endMs - last > gapLimitMs) gaps.push({ fromMs: last, toMs: window.endMs, reset: false, arm: window.role === 'before' && near(last) && armMs === window.endMs })
+    if (first - window.startMs > gapLimitMs)
+      gaps.push({
+        fromMs: window.startMs,
+        toMs: first,
+        reset: false,
+        arm: window.role === 'after' && near(first) && armMs === window.startMs,
+      })
+    if (window.endMs - last > gapLimitMs)
+      gaps.push({ fromMs: last, toMs: window.endMs, reset: false, arm: window.role === 'before' && near(last) && armMs === window.endMs })
   }
   return { intervalMs, gapLimitMs, samples, resets, restarts, gaps, odd }
 }
@@ -103,7 +120,13 @@ export function lastRestart(answer: Matrix, window: Window): number | null {
   let at: number | null = null
   for (const s of matrix) {
     const first = s.values[0]
-    if (first && cov.gapLimitMs !== null && first.t - window.slotMs - window.startMs > cov.gapLimitMs && (at === null || first.t - window.slotMs > at)) at = first.t - window.slotMs
+    if (
+      first &&
+      cov.gapLimitMs !== null &&
+      first.t - window.slotMs - window.startMs > cov.gapLimitMs &&
+      (at === null || first.t - window.slotMs > at)
+    )
+      at = first.t - window.slotMs
     for (let k = 1; k < s.values.length; k++) {
       const a = s.values[k - 1]!
       const b = s.values[k]!

@@ -51,23 +51,47 @@ function check(spec: MetricSpec, role: WindowRole, ctx: EvaluateContext): Checke
     const d = ctx.data(f, role)
     const name = ctx.selectorOf(f)
     if (d.increase.length === 0 && d.slots.length === 0) {
-      out.problems.push({ reason: `${name} is absent in the ${role} window (${span(w)}): Prometheus holds no sample of it. Absent is not zero`, next: 'check the name and --prometheus-match in Prometheus (latency lives under vllm:, cadence under radiance:); a window before the engine exported it cannot be judged' })
+      out.problems.push({
+        reason: `${name} is absent in the ${role} window (${span(w)}): Prometheus holds no sample of it. Absent is not zero`,
+        next: 'check the name and --prometheus-match in Prometheus (latency lives under vllm:, cadence under radiance:); a window before the engine exported it cannot be judged',
+      })
       continue
     }
     const cov = coverage(d.slots, w, tolerant ? ctx.armMs : null)
     out.covs.push(cov)
     for (const g of cov.gaps) {
       const text = `no sample of ${name} from ${clock(g.fromMs)} to ${clock(g.toMs)} (${formatDuration(g.toMs - g.fromMs)})`
-      if (g.arm) out.notes.push(`the arm's restart: ${text}${g.reset ? ', the counters came back from zero' : ''}; increase() counts from the first sample after it`)
-      else out.problems.push({ reason: `a gap in the ${role} window: ${text}, more than ${GAP_INTERVALS} scrape intervals (${formatDuration(cov.intervalMs ?? 0)}); the window's counts are not whole`, next: 'judge windows that Prometheus scraped throughout (move --armed-at, shorten --before/--after), or choose another --baseline' })
+      if (g.arm)
+        out.notes.push(
+          `the arm's restart: ${text}${g.reset ? ', the counters came back from zero' : ''}; increase() counts from the first sample after it`,
+        )
+      else
+        out.problems.push({
+          reason: `a gap in the ${role} window: ${text}, more than ${GAP_INTERVALS} scrape intervals (${formatDuration(cov.intervalMs ?? 0)}); the window's counts are not whole`,
+          next: 'judge windows that Prometheus scraped throughout (move --armed-at, shorten --before/--after), or choose another --baseline',
+        })
     }
-    if (cov.odd > 0) out.problems.push({ reason: `${cov.odd} sample(s) of ${name} in the ${role} window are not finite (NaN or ±Inf)`, next: "a counter is finite: the exporter is broken; report it with the engine's /metrics page" })
+    if (cov.odd > 0)
+      out.problems.push({
+        reason: `${cov.odd} sample(s) of ${name} in the ${role} window are not finite (NaN or ±Inf)`,
+        next: "a counter is finite: the exporter is broken; report it with the engine's /metrics page",
+      })
     if (cov.intervalMs !== null && w.chunkMs < SCRAPES_PER_CHUNK * cov.intervalMs) {
-      out.problems.push({ reason: `the ${role} window's chunks of ${formatDuration(w.chunkMs)} hold fewer than ${SCRAPES_PER_CHUNK} scrapes of ${name} (one every ${formatDuration(cov.intervalMs)}): increase() over them is noise`, next: 'pass a longer --before/--after (each window is cut in at least 6 chunks)' })
+      out.problems.push({
+        reason: `the ${role} window's chunks of ${formatDuration(w.chunkMs)} hold fewer than ${SCRAPES_PER_CHUNK} scrapes of ${name} (one every ${formatDuration(cov.intervalMs)}): increase() over them is noise`,
+        next: 'pass a longer --before/--after (each window is cut in at least 6 chunks)',
+      })
     }
     const resets = cov.restarts
-    if (resets > MAX_RESETS) out.problems.push({ reason: `${name} reset ${resets} times in the ${role} window: the engine restarted again and again, and what it counted between its last scrape and each crash is lost`, next: 'find why it restarts (journalctl, podman ps -a, the OOM killer); an engine that does not stay up is a finding of its own' })
-    else if (resets > 0) out.notes.push(`${resets} restart(s) of the engine in the ${role} window (${name} went down), counted from zero as increase() counts them`)
+    if (resets > MAX_RESETS)
+      out.problems.push({
+        reason: `${name} reset ${resets} times in the ${role} window: the engine restarted again and again, and what it counted between its last scrape and each crash is lost`,
+        next: 'find why it restarts (journalctl, podman ps -a, the OOM killer); an engine that does not stay up is a finding of its own',
+      })
+    else if (resets > 0)
+      out.notes.push(
+        `${resets} restart(s) of the engine in the ${role} window (${name} went down), counted from zero as increase() counts them`,
+      )
   }
   return out
 }
@@ -76,7 +100,11 @@ function histogram(spec: Extract<MetricSpec, { kind: 'histogram' }>, role: Windo
   return histogramBlocks(ctx.data(spec.family, role).increase, ctx.windows[role])
 }
 
-function ratioBlocks(spec: Extract<MetricSpec, { kind: 'ratio' }>, role: WindowRole, ctx: EvaluateContext): { num: number[]; den: number[]; problems: string[] } {
+function ratioBlocks(
+  spec: Extract<MetricSpec, { kind: 'ratio' }>,
+  role: WindowRole,
+  ctx: EvaluateContext,
+): { num: number[]; den: number[]; problems: string[] } {
   const w = ctx.windows[role]
   const problems: string[] = []
   const sum = (terms: readonly Term[]) => {
@@ -94,18 +122,49 @@ function ratioBlocks(spec: Extract<MetricSpec, { kind: 'ratio' }>, role: WindowR
 }
 
 const resetsOf = (c: Checked) => c.covs.reduce((n, x) => n + x.resets, 0)
-const intervalOf = (c: Checked) => (c.covs[0]?.intervalMs ?? null) === null ? null : c.covs[0]!.intervalMs! / 1000
+const intervalOf = (c: Checked) => ((c.covs[0]?.intervalMs ?? null) === null ? null : c.covs[0]!.intervalMs! / 1000)
 
 function histogramStats(w: Window, hb: HistogramBlocks, c: Checked): WindowStats {
   const counts = hb.blocks.reduce((acc, b) => acc.map((v, k) => v + (b[k] ?? 0)), new Array<number>(hb.edges.length + 1).fill(0))
   const p50 = quantile({ edges: hb.edges, counts }, 0.5)
   const p95 = quantile({ edges: hb.edges, counts }, 0.95)
-  const beyond = ([['p50', p50], ['p95', p95]] as const).filter(([, q]) => q?.beyond).map(([n]) => n)
-  return { from: iso(w.startMs), to: iso(w.endMs), count: Math.round(total(counts)), p50: p50?.value ?? null, p95: p95?.value ?? null, beyond, value: null, resets: resetsOf(c), intervalS: intervalOf(c) }
+  const beyond = (
+    [
+      ['p50', p50],
+      ['p95', p95],
+    ] as const
+  )
+    .filter(([, q]) => q?.beyond)
+    .map(([n]) => n)
+  return {
+    from: iso(w.startMs),
+    to: iso(w.endMs),
+    count: Math.round(total(counts)),
+    p50: p50?.value ?? null,
+    p95: p95?.value ?? null,
+    beyond,
+    value: null,
+    resets: resetsOf(c),
+    intervalS: intervalOf(c),
+  }
 }
 
 function shiftOut(j: Judgement): Record<string, ShiftOut> {
-  return Object.fromEntries(Object.entries(j.shifts).map(([k, s]) => [k, { relative: Number.isFinite(s.relative) ? s.relative : null, fromZero: !Number.isFinite(s.relative), absolute: s.absolute, low: Number.isFinite(s.interval.low) ? s.interval.low : null, high: Number.isFinite(s.interval.high) ? s.interval.high : null, p: s.p, significant: s.significant, practical: s.practical }]))
+  return Object.fromEntries(
+    Object.entries(j.shifts).map(([k, s]) => [
+      k,
+      {
+        relative: Number.isFinite(s.relative) ? s.relative : null,
+        fromZero: !Number.isFinite(s.relative),
+        absolute: s.absolute,
+        low: Number.isFinite(s.interval.low) ? s.interval.low : null,
+        high: Number.isFinite(s.interval.high) ? s.interval.high : null,
+        p: s.p,
+        significant: s.significant,
+        practical: s.practical,
+      },
+    ]),
+  )
 }
 
 export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricResult {
@@ -115,43 +174,123 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
   const problems = judged.flatMap((r) => checked[r].problems)
   const notes = [...new Set(judged.flatMap((r) => checked[r].notes))]
   const series = familiesOf([spec]).map((f) => ctx.selectorOf(f))
-  const present = (r: WindowRole) => familiesOf([spec]).every((f) => { const d = ctx.data(f, r); return d.increase.length > 0 || d.slots.length > 0 })
+  const present = (r: WindowRole) =>
+    familiesOf([spec]).every((f) => {
+      const d = ctx.data(f, r)
+      return d.increase.length > 0 || d.slots.length > 0
+    })
   const base: Omit<MetricResult, 'verdict' | 'reason' | 'next' | 'baseline' | 'before' | 'after' | 'shifts' | 'test' | 'distribution'> = {
-    id: spec.id, title: spec.title, kind: spec.kind, unit: spec.unit, direction: spec.direction, threshold: spec.threshold, floor: spec.floor, series, notes, picture: null,
+    id: spec.id,
+    title: spec.title,
+    kind: spec.kind,
+    unit: spec.unit,
+    direction: spec.direction,
+    threshold: spec.threshold,
+    floor: spec.floor,
+    series,
+    notes,
+    picture: null,
   }
   let judgement: Judgement | null = null
   let stats: Record<WindowRole, WindowStats | null>
   let distribution: MetricResult['distribution'] = null
   if (spec.kind === 'histogram') {
     const hb = Object.fromEntries(roles.map((r) => [r, histogram(spec, r, ctx)])) as Record<WindowRole, HistogramBlocks>
-    stats = Object.fromEntries(roles.map((r) => [r, present(r) && hb[r].les.length ? histogramStats(ctx.windows[r], hb[r], checked[r]) : null])) as Record<WindowRole, WindowStats | null>
-    for (const r of judged) for (const p of hb[r].problems) problems.push({ reason: `${series[0]} in the ${r} window: ${p}`, next: 'judge windows in which the engine ran one build with one bucket layout' })
+    stats = Object.fromEntries(
+      roles.map((r) => [r, present(r) && hb[r].les.length ? histogramStats(ctx.windows[r], hb[r], checked[r]) : null]),
+    ) as Record<WindowRole, WindowStats | null>
+    for (const r of judged)
+      for (const p of hb[r].problems)
+        problems.push({
+          reason: `${series[0]} in the ${r} window: ${p}`,
+          next: 'judge windows in which the engine ran one build with one bucket layout',
+        })
     const [b, a] = [hb.baseline, hb.after]
     if (problems.length === 0 && b.les.length && a.les.length && b.edges.join(',') !== a.edges.join(',')) {
-      problems.push({ reason: `the bucket edges of ${series[0]} differ between the baseline (le ${b.les.join(', ')}) and the after window (le ${a.les.join(', ')}): quantiles from different buckets are not comparable`, next: 'judge an after window against a baseline with the same edges (the engine changed its buckets: a new build or --custom-histogram-buckets); compare again once a baseline with the new edges exists' })
+      problems.push({
+        reason: `the bucket edges of ${series[0]} differ between the baseline (le ${b.les.join(', ')}) and the after window (le ${a.les.join(', ')}): quantiles from different buckets are not comparable`,
+        next: 'judge an after window against a baseline with the same edges (the engine changed its buckets: a new build or --custom-histogram-buckets); compare again once a baseline with the new edges exists',
+      })
     }
-    const sum = (h: HistogramBlocks) => h.blocks.reduce((acc, x) => acc.map((v, k) => v + (x[k] ?? 0)), new Array<number>(h.edges.length + 1).fill(0))
-    distribution = { edges: a.edges.length ? a.edges : b.edges, baseline: stats.baseline ? sum(b) : null, before: stats.before ? sum(hb.before) : null, after: stats.after ? sum(a) : null }
+    const sum = (h: HistogramBlocks) =>
+      h.blocks.reduce((acc, x) => acc.map((v, k) => v + (x[k] ?? 0)), new Array<number>(h.edges.length + 1).fill(0))
+    distribution = {
+      edges: a.edges.length ? a.edges : b.edges,
+      baseline: stats.baseline ? sum(b) : null,
+      before: stats.before ? sum(hb.before) : null,
+      after: stats.after ? sum(a) : null,
+    }
     if (problems.length === 0) judgement = judgeHistogram(spec, b.edges, b.blocks, a.blocks, ctx.options)
   } else {
     const rb = Object.fromEntries(roles.map((r) => [r, ratioBlocks(spec, r, ctx)])) as Record<WindowRole, ReturnType<typeof ratioBlocks>>
     const counted = (r: WindowRole) => total(spec.denominator === 'seconds' ? rb[r].num : rb[r].den)
-    stats = Object.fromEntries(roles.map((r) => {
-      const w = ctx.windows[r]
-      const den = total(rb[r].den)
-      return [r, present(r) ? { from: iso(w.startMs), to: iso(w.endMs), count: Math.round(counted(r)), p50: null, p95: null, beyond: [], value: den > 0 ? total(rb[r].num) / den : null, resets: resetsOf(checked[r]), intervalS: intervalOf(checked[r]) } : null]
-    })) as Record<WindowRole, WindowStats | null>
-    for (const r of judged) for (const p of new Set(rb[r].problems)) problems.push({ reason: `${series.join(', ')} in the ${r} window: ${p}`, next: "report it with the engine's /metrics page" })
+    stats = Object.fromEntries(
+      roles.map((r) => {
+        const w = ctx.windows[r]
+        const den = total(rb[r].den)
+        return [
+          r,
+          present(r)
+            ? {
+                from: iso(w.startMs),
+                to: iso(w.endMs),
+                count: Math.round(counted(r)),
+                p50: null,
+                p95: null,
+                beyond: [],
+                value: den > 0 ? total(rb[r].num) / den : null,
+                resets: resetsOf(checked[r]),
+                intervalS: intervalOf(checked[r]),
+              }
+            : null,
+        ]
+      }),
+    ) as Record<WindowRole, WindowStats | null>
+    for (const r of judged)
+      for (const p of new Set(rb[r].problems))
+        problems.push({ reason: `${series.join(', ')} in the ${r} window: ${p}`, next: "report it with the engine's /metrics page" })
     const short = (terms: readonly Term[]) => terms.map((t) => t.family.name.replace(/^[a-z]+:|_total$/g, '')).join(' − ')
     const what = short(spec.denominator === 'seconds' ? spec.numerator : spec.denominator)
-    if (problems.length === 0) judgement = judgeRatio(spec, rb.baseline, rb.after, { baseline: counted('baseline'), after: counted('after'), what }, ctx.options)
+    if (problems.length === 0)
+      judgement = judgeRatio(spec, rb.baseline, rb.after, { baseline: counted('baseline'), after: counted('after'), what }, ctx.options)
   }
   if (!judgement) {
-    return { ...base, verdict: 'inconclusive', reason: problems[0]!.reason, next: problems[0]!.next, notes: [...notes, ...problems.slice(1).map((p) => p.reason)], baseline: stats.baseline, before: stats.before, after: stats.after, shifts: {}, test: null, distribution }
+    return {
+      ...base,
+      verdict: 'inconclusive',
+      reason: problems[0]!.reason,
+      next: problems[0]!.next,
+      notes: [...notes, ...problems.slice(1).map((p) => p.reason)],
+      baseline: stats.baseline,
+      before: stats.before,
+      after: stats.after,
+      shifts: {},
+      test: null,
+      distribution,
+    }
   }
-  const next = judgement.next ?? (judgement.verdict === 'inconclusive' ? 'judge longer windows, or windows in busier hours, so each holds enough traffic' : judgement.verdict === 'worse' ? `the arm made ${spec.title} worse: roll it back (the rollback line of the arm's vault entry) or explain why it is worth it` : null)
-  const test = judgement.test ? { on: judgement.test.on, u: judgement.test.u, z: judgement.test.z, p: judgement.test.p, superiority: judgement.test.superiority } : null
-  return { ...base, verdict: judgement.verdict, reason: judgement.reason, next, baseline: stats.baseline, before: stats.before, after: stats.after, shifts: shiftOut(judgement), test, distribution }
+  const next =
+    judgement.next ??
+    (judgement.verdict === 'inconclusive'
+      ? 'judge longer windows, or windows in busier hours, so each holds enough traffic'
+      : judgement.verdict === 'worse'
+        ? `the arm made ${spec.title} worse: roll it back (the rollback line of the arm's vault entry) or explain why it is worth it`
+        : null)
+  const test = judgement.test
+    ? { on: judgement.test.on, u: judgement.test.u, z: judgement.test.z, p: judgement.test.p, superiority: judgement.test.superiority }
+    : null
+  return {
+    ...base,
+    verdict: judgement.verdict,
+    reason: judgement.reason,
+    next,
+    baseline: stats.baseline,
+    before: stats.before,
+    after: stats.after,
+    shifts: shiftOut(judgement),
+    test,
+    distribution,
+  }
 }
 
 export { familyKey }

@@ -63,12 +63,19 @@ export function recordingHttp(live: HttpClient, clock: Clock): { http: HttpClien
 
 const digestOf = (meta: Omit<EffectRecording, 'digests'>) => sha256(stableJson(meta))
 
-export function writeEffectFixtures(folder: string, meta: Omit<EffectRecording, 'digests' | 'format' | 'kind'>, http: readonly HttpExchange[]): void {
+export function writeEffectFixtures(
+  folder: string,
+  meta: Omit<EffectRecording, 'digests' | 'format' | 'kind'>,
+  http: readonly HttpExchange[],
+): void {
   const httpText = stableJson(http)
   const body = { format: EFFECT_FIXTURE_FORMAT, kind: 'effect' as const, ...meta }
   mkdirSync(folder, { recursive: true })
   writeAtomicSync(join(folder, 'http.json'), httpText)
-  writeAtomicSync(join(folder, 'effect.json'), stableJson({ ...body, digests: { 'effect.json': digestOf(body), 'http.json': sha256(httpText) } }))
+  writeAtomicSync(
+    join(folder, 'effect.json'),
+    stableJson({ ...body, digests: { 'effect.json': digestOf(body), 'http.json': sha256(httpText) } }),
+  )
 }
 
 /** A whole, unedited recording of an effect run, or the problem (one line, exit 2). */
@@ -89,16 +96,24 @@ export function readEffectFixtures(folder: string): { meta: EffectRecording; htt
   } catch {
     return { problem: `--fixtures: ${folder} holds a file that is not JSON; re-record instead of editing` }
   }
-  if (meta?.format !== EFFECT_FIXTURE_FORMAT || meta.kind !== 'effect' || !meta.digests || !Array.isArray(http)) return { problem: `--fixtures: ${join(folder, 'effect.json')} is not an effect recording of format ${EFFECT_FIXTURE_FORMAT}; re-record it` }
+  if (meta?.format !== EFFECT_FIXTURE_FORMAT || meta.kind !== 'effect' || !meta.digests || !Array.isArray(http))
+    return {
+      problem: `--fixtures: ${join(folder, 'effect.json')} is not an effect recording of format ${EFFECT_FIXTURE_FORMAT}; re-record it`,
+    }
   const { digests, ...body } = meta
   if (digests['effect.json'] !== digestOf(body) || digests['http.json'] !== sha256(httpText)) {
-    return { problem: `--fixtures: fixtures edited since recording: ${folder} no longer matches the digests in effect.json; re-record instead of editing` }
+    return {
+      problem: `--fixtures: fixtures edited since recording: ${folder} no longer matches the digests in effect.json; re-record instead of editing`,
+    }
   }
   return { meta, http }
 }
 
 /** The seams of a replay: each recorded exchange served once for its request, the clock as recorded; nothing opens a socket. */
-export function replayHttp(recorded: { meta: EffectRecording; http: readonly HttpExchange[] }, folder: string): { http: HttpClient; clock: Clock; leftovers(): string[] } {
+export function replayHttp(
+  recorded: { meta: EffectRecording; http: readonly HttpExchange[] },
+  folder: string,
+): { http: HttpClient; clock: Clock; leftovers(): string[] } {
   const queues = new Map<string, HttpExchange[]>()
   for (const e of recorded.http) queues.set(`${e.method} ${e.path}`, [...(queues.get(`${e.method} ${e.path}`) ?? []), e])
   const again = 'the replay asked what the recording did not: it is not the recorded run; re-record it with --mode record'
@@ -109,14 +124,22 @@ export function replayHttp(recorded: { meta: EffectRecording; http: readonly Htt
       const e = queues.get(`${req.method} ${path}`)?.shift()
       if (!e) throw new ReplayMiss(`No recorded response for ${req.method} ${path.slice(0, 200)} in ${folder}/http.json: ${again}`)
       if (e.error) throw new HttpError(e.error.failure, req.url, e.error.message.replace(/^.*?: /, ''))
-      return { status: e.response!.status, headers: e.response!.headers, body: e.response!.body, url: req.url, redirects: [], durationMs: e.durationMs }
+      return {
+        status: e.response!.status,
+        headers: e.response!.headers,
+        body: e.response!.body,
+        url: req.url,
+        redirects: [],
+        durationMs: e.durationMs,
+      }
     },
   }
   let reading = 0
   const clock: Clock = {
     now() {
       const t = recorded.meta.clock[reading++]
-      if (t === undefined) throw new ReplayMiss(`the replay read the clock more often than the recording in ${folder}/effect.json: ${again}`)
+      if (t === undefined)
+        throw new ReplayMiss(`the replay read the clock more often than the recording in ${folder}/effect.json: ${again}`)
       return recorded.meta.startedAtMs + t
     },
     sleep: async () => {},
@@ -129,7 +152,10 @@ export function askDifferences(recorded: JudgedAsk, given: Partial<JudgedAsk>): 
   const out: string[] = []
   for (const [k, v] of Object.entries(given)) {
     const was = recorded[k as keyof JudgedAsk]
-    if (v !== undefined && v !== null && stableJson(v) !== stableJson(was)) out.push(`--fixtures: the recording judged ${k} ${JSON.stringify(was)}, not ${JSON.stringify(v)}; replay it as recorded, or record again`)
+    if (v !== undefined && v !== null && stableJson(v) !== stableJson(was))
+      out.push(
+        `--fixtures: the recording judged ${k} ${JSON.stringify(was)}, not ${JSON.stringify(v)}; replay it as recorded, or record again`,
+      )
   }
   return out
 }

@@ -14,7 +14,18 @@
 import { pct, pValue } from './format.ts'
 import { prng, seedOf } from './prng.ts'
 import type { Direction } from './metrics.ts'
-import { bootstrap, mannWhitney, mannWhitneyValues, permutation, quantile, relativeShift, sumBlocks, total, type Interval, type MannWhitney } from './stats.ts'
+import {
+  bootstrap,
+  mannWhitney,
+  mannWhitneyValues,
+  permutation,
+  quantile,
+  relativeShift,
+  sumBlocks,
+  total,
+  type Interval,
+  type MannWhitney,
+} from './stats.ts'
 
 export interface JudgeOptions {
   /** Fewer observations (or requests, steps) than this in a window is too little traffic. */
@@ -60,11 +71,28 @@ export interface Spec {
   floor: number
 }
 
-function shiftOf(after: number, baseline: number, interval: Interval, p: number, test: MannWhitney, spec: Spec, options: JudgeOptions, beyond?: Shift['beyond']): Shift {
+function shiftOf(
+  after: number,
+  baseline: number,
+  interval: Interval,
+  p: number,
+  test: MannWhitney,
+  spec: Spec,
+  options: JudgeOptions,
+  beyond?: Shift['beyond'],
+): Shift {
   const relative = relativeShift(after, baseline)
   const absolute = after - baseline
   const side = relative > 0 ? interval.low > 0 : relative < 0 ? interval.high < 0 : false
-  return { relative, absolute, interval, p, significant: test.p < options.alpha && p < options.alpha && side, practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor, ...(beyond ? { beyond } : {}) }
+  return {
+    relative,
+    absolute,
+    interval,
+    p,
+    significant: test.p < options.alpha && p < options.alpha && side,
+    practical: Math.abs(relative) >= spec.threshold && Math.abs(absolute) >= spec.floor,
+    ...(beyond ? { beyond } : {}),
+  }
 }
 
 /** The verdict from the shifts: a direction-less metric (cadence) says `changed`. */
@@ -72,7 +100,14 @@ function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test
   const moved = Object.entries(shifts).filter(([, s]) => s.significant && s.practical)
   const up = moved.filter(([, s]) => s.relative > 0)
   const down = moved.filter(([, s]) => s.relative < 0)
-  const text = (list: typeof moved) => list.map(([name, s]) => (Number.isFinite(s.relative) ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pValue(s.p)})` : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pValue(s.p)})`)).join(', ')
+  const text = (list: typeof moved) =>
+    list
+      .map(([name, s]) =>
+        Number.isFinite(s.relative)
+          ? `${name} ${pct(s.relative)} (threshold ${pct(spec.threshold)}, interval ${pct(s.interval.low)}…${pct(s.interval.high)}, hours p=${pValue(s.p)})`
+          : `${name} from 0 to ${Number(s.absolute.toPrecision(3))} (hours p=${pValue(s.p)})`,
+      )
+      .join(', ')
   const p = test ? `Mann-Whitney on the ${test.on} p=${pValue(test.p)}` : ''
   // A quantile past the largest bucket is only known to be above it: a shift seen despite that
   // stands (the true one is larger still), but an unmoved one measures nothing. No `no change` or
@@ -80,33 +115,73 @@ function decide(spec: Spec, shifts: Record<string, Shift>, test: Judgement['test
   const bounded = Object.entries(shifts).filter(([, s]) => s.beyond !== undefined && !(s.significant && s.practical))
   const worseMoved = spec.direction === 'higher-worse' ? up : spec.direction === 'none' ? [] : down
   if (bounded.length && worseMoved.length === 0) {
-    const where = bounded.map(([name, s]) => `${name} is past the largest bucket (le ${s.beyond!.le}) in ${s.beyond!.in === 'both' ? 'both windows' : `the ${s.beyond!.in} window`}`).join(', ')
+    const where = bounded
+      .map(
+        ([name, s]) =>
+          `${name} is past the largest bucket (le ${s.beyond!.le}) in ${s.beyond!.in === 'both' ? 'both windows' : `the ${s.beyond!.in} window`}`,
+      )
+      .join(', ')
     const le = bounded[0]![1].beyond!.le
-    return { verdict: 'inconclusive', reason: `${where}: a quantile there is a bound, not a value, so its shift is not measured; ${p}`, shifts, test, next: `the engine's buckets end at le ${le} and this traffic lies past it: compare the share of observations above ${le} in the picture, or judge with a build whose buckets reach further` }
+    return {
+      verdict: 'inconclusive',
+      reason: `${where}: a quantile there is a bound, not a value, so its shift is not measured; ${p}`,
+      shifts,
+      test,
+      next: `the engine's buckets end at le ${le} and this traffic lies past it: compare the share of observations above ${le} in the picture, or judge with a build whose buckets reach further`,
+    }
   }
   if (moved.length === 0) {
-    const why = Object.entries(shifts).map(([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`).join(', ')
+    const why = Object.entries(shifts)
+      .map(
+        ([name, s]) => `${name} ${pct(s.relative)}${!s.practical ? ' (under the threshold)' : !s.significant ? ' (not significant)' : ''}`,
+      )
+      .join(', ')
     return { verdict: 'no change', reason: `${why}; ${p}`, shifts, test }
   }
-  if (spec.direction === 'none') return { verdict: 'changed', reason: `${text(moved)}; ${p}; a change here is not a regression by itself (cadence: the knob acting; throughput: the traffic)`, shifts, test }
+  if (spec.direction === 'none')
+    return {
+      verdict: 'changed',
+      reason: `${text(moved)}; ${p}; a change here is not a regression by itself (cadence: the knob acting; throughput: the traffic)`,
+      shifts,
+      test,
+    }
   const worse = spec.direction === 'higher-worse' ? up : down
   const better = spec.direction === 'higher-worse' ? down : up
   if (worse.length) return { verdict: 'worse', reason: `${text(worse)}; ${p}`, shifts, test }
   return { verdict: 'better', reason: `${text(better)}; ${p}`, shifts, test }
 }
 
-export const QUANTILES = [['p50', 0.5], ['p95', 0.95]] as const
+export const QUANTILES = [
+  ['p50', 0.5],
+  ['p95', 0.95],
+] as const
 
 /** A histogram: the p50 and p95 shifts of the summed bucket counts. */
-export function judgeHistogram(spec: Spec, edges: readonly number[], baseline: readonly (readonly number[])[], after: readonly (readonly number[])[], options: JudgeOptions = JUDGE_DEFAULTS): Judgement {
+export function judgeHistogram(
+  spec: Spec,
+  edges: readonly number[],
+  baseline: readonly (readonly number[])[],
+  after: readonly (readonly number[])[],
+  options: JudgeOptions = JUDGE_DEFAULTS,
+): Judgement {
   const width = edges.length + 1
-  const all = (blocks: readonly (readonly number[])[]) => sumBlocks(blocks, blocks.map((_, i) => i), width)
+  const all = (blocks: readonly (readonly number[])[]) =>
+    sumBlocks(
+      blocks,
+      blocks.map((_, i) => i),
+      width,
+    )
   const b = all(baseline)
   const a = all(after)
   const nB = total(b)
   const nA = total(a)
   if (nB < options.minCount || nA < options.minCount) {
-    return { verdict: 'inconclusive', reason: `too little traffic: ${Math.round(nB)} observations in the baseline and ${Math.round(nA)} after the arm; the judgement needs ${options.minCount} in each`, shifts: {}, test: null }
+    return {
+      verdict: 'inconclusive',
+      reason: `too little traffic: ${Math.round(nB)} observations in the baseline and ${Math.round(nA)} after the arm; the judgement needs ${options.minCount} in each`,
+      shifts: {},
+      test: null,
+    }
   }
   const test = { ...mannWhitney(a.map(Math.round), b.map(Math.round)), on: 'observations' as const }
   const q = (counts: readonly number[], at: number) => quantile({ edges, counts }, at)?.value ?? NaN
@@ -115,29 +190,56 @@ export function judgeHistogram(spec: Spec, edges: readonly number[], baseline: r
     return inA || inB ? { in: inA && inB ? 'both' : inA ? 'after' : 'baseline', le: edges.at(-1)! } : undefined
   }
   const random = prng(seedOf(`${spec.id}:histogram`))
-  const shiftsOf = (fromA: readonly (readonly number[])[], ia: readonly number[], fromB: readonly (readonly number[])[], ib: readonly number[]) => {
+  const shiftsOf = (
+    fromA: readonly (readonly number[])[],
+    ia: readonly number[],
+    fromB: readonly (readonly number[])[],
+    ib: readonly number[],
+  ) => {
     const sa = sumBlocks(fromA, ia, width)
     const sb = sumBlocks(fromB, ib, width)
     return QUANTILES.map(([, at]) => relativeShift(q(sa, at), q(sb, at)))
   }
-  const intervals = bootstrap(after.length, baseline.length, (ia, ib) => shiftsOf(after, ia, baseline, ib), { rounds: options.rounds, level: options.level, random })
+  const intervals = bootstrap(after.length, baseline.length, (ia, ib) => shiftsOf(after, ia, baseline, ib), {
+    rounds: options.rounds,
+    level: options.level,
+    random,
+  })
   const both = [...after, ...baseline]
   const ps = permutation(after.length, baseline.length, (ia, ib) => shiftsOf(both, ia, both, ib), { rounds: options.rounds, random })
   const shifts: Record<string, Shift> = {}
-  QUANTILES.forEach(([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options, beyondOf(at))))
+  QUANTILES.forEach(
+    ([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options, beyondOf(at))),
+  )
   return decide(spec, shifts, test)
 }
 
 /** A ratio of counter increases, chunk by chunk (`den` null: per second of `chunkSeconds`). */
-export function judgeRatio(spec: Spec, baseline: { num: readonly number[]; den: readonly number[] }, after: { num: readonly number[]; den: readonly number[] }, counted: { baseline: number; after: number; what: string }, options: JudgeOptions = JUDGE_DEFAULTS): Judgement {
+export function judgeRatio(
+  spec: Spec,
+  baseline: { num: readonly number[]; den: readonly number[] },
+  after: { num: readonly number[]; den: readonly number[] },
+  counted: { baseline: number; after: number; what: string },
+  options: JudgeOptions = JUDGE_DEFAULTS,
+): Judgement {
   if (counted.baseline < options.minCount || counted.after < options.minCount) {
-    return { verdict: 'inconclusive', reason: `too little traffic: ${Math.round(counted.baseline)} ${counted.what} in the baseline and ${Math.round(counted.after)} after the arm; the judgement needs ${options.minCount} in each`, shifts: {}, test: null }
+    return {
+      verdict: 'inconclusive',
+      reason: `too little traffic: ${Math.round(counted.baseline)} ${counted.what} in the baseline and ${Math.round(counted.after)} after the arm; the judgement needs ${options.minCount} in each`,
+      shifts: {},
+      test: null,
+    }
   }
   const rates = (w: { num: readonly number[]; den: readonly number[] }) => w.num.flatMap((n, i) => (w.den[i]! > 0 ? [n / w.den[i]!] : []))
   const rb = rates(baseline)
   const ra = rates(after)
   if (rb.length < 3 || ra.length < 3) {
-    return { verdict: 'inconclusive', reason: `too few chunks with ${counted.what}: ${rb.length} in the baseline and ${ra.length} after the arm; the judgement needs 3 in each`, shifts: {}, test: null }
+    return {
+      verdict: 'inconclusive',
+      reason: `too few chunks with ${counted.what}: ${rb.length} in the baseline and ${ra.length} after the arm; the judgement needs 3 in each`,
+      shifts: {},
+      test: null,
+    }
   }
   const pooled = (w: { num: readonly number[]; den: readonly number[] }, pick: readonly number[]) => {
     let n = 0
@@ -151,8 +253,20 @@ export function judgeRatio(spec: Spec, baseline: { num: readonly number[]; den: 
   const every = (w: { num: readonly number[] }) => w.num.map((_, i) => i)
   const test = { ...mannWhitneyValues(ra, rb), on: 'chunks' as const }
   const random = prng(seedOf(`${spec.id}:ratio`))
-  const [interval] = bootstrap(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(after, ia), pooled(baseline, ib))], { rounds: options.rounds, level: options.level, random })
+  const [interval] = bootstrap(
+    after.num.length,
+    baseline.num.length,
+    (ia, ib) => [relativeShift(pooled(after, ia), pooled(baseline, ib))],
+    { rounds: options.rounds, level: options.level, random },
+  )
   const both = { num: [...after.num, ...baseline.num], den: [...after.den, ...baseline.den] }
-  const [p] = permutation(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(both, ia), pooled(both, ib))], { rounds: options.rounds, random })
-  return decide(spec, { rate: shiftOf(pooled(after, every(after)), pooled(baseline, every(baseline)), interval!, p!, test, spec, options) }, test)
+  const [p] = permutation(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(both, ia), pooled(both, ib))], {
+    rounds: options.rounds,
+    random,
+  })
+  return decide(
+    spec,
+    { rate: shiftOf(pooled(after, every(after)), pooled(baseline, every(baseline)), interval!, p!, test, spec, options) },
+    test,
+  )
 }

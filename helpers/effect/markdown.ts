@@ -12,9 +12,13 @@ export function markdownEffect(result: EffectResult, pictureHref: (file: string)
   const a = result.arm
   const w = result.windows
   const lines: string[] = []
-  lines.push(`### ${ICON[result.verdict]} armproof effect: ${mdText(a.svc)} ${mdText(a.knob)} ${mdText(a.previous ?? 'default')} → ${mdText(a.value ?? 'default')}: ${result.verdict} (exit ${result.exitCode})`)
+  lines.push(
+    `### ${ICON[result.verdict]} armproof effect: ${mdText(a.svc)} ${mdText(a.knob)} ${mdText(a.previous ?? 'default')} → ${mdText(a.value ?? 'default')}: ${result.verdict} (exit ${result.exitCode})`,
+  )
   lines.push('')
-  lines.push(`Armed ${mdText(a.at)} (${a.from === 'armed-at' ? '--armed-at' : a.from === 'restart' ? "the engine's restart before the verify run" : "the verify report's start"}). After ${mdText(w.after.from)} – ${mdText(w.after.to)} judged against ${w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before`} (${mdText(w.baseline.from)} – ${mdText(w.baseline.to)}): ${mdText(w.baseline.why)}. Series ${mdCode(result.prometheus.selector)}.`)
+  lines.push(
+    `Armed ${mdText(a.at)} (${a.from === 'armed-at' ? '--armed-at' : a.from === 'restart' ? "the engine's restart before the verify run" : "the verify report's start"}). After ${mdText(w.after.from)} – ${mdText(w.after.to)} judged against ${w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before`} (${mdText(w.baseline.from)} – ${mdText(w.baseline.to)}): ${mdText(w.baseline.why)}. Series ${mdCode(result.prometheus.selector)}.`,
+  )
   lines.push('')
   lines.push(`| ${METRIC_HEADER.join(' | ')} |`)
   lines.push(`|${METRIC_HEADER.map(() => '---').join('|')}|`)

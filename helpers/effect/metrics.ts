@@ -64,14 +64,91 @@ const SECONDS_DECODE = counter('radiance:engine_step_seconds_decode_total')
 
 /** radiance's metrics, in the order the table shows them; the knob's own meter per step is added by `metricsFor`. */
 export const RADIANCE_METRICS: readonly MetricSpec[] = [
-  { id: 'ttft', title: 'time to first token', kind: 'histogram', family: { name: 'vllm:time_to_first_token_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.005, unit: 's' },
-  { id: 'itl', title: 'inter-token latency', kind: 'histogram', family: { name: 'vllm:inter_token_latency_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.001, unit: 's' },
-  { id: 'e2e', title: 'end-to-end latency', kind: 'histogram', family: { name: 'vllm:e2e_request_latency_seconds', kind: 'histogram' }, direction: 'higher-worse', threshold: 0.1, floor: 0.01, unit: 's' },
-  { id: 'requests', title: 'requests per second', kind: 'ratio', numerator: [plus(REQUESTS)], denominator: 'seconds', direction: 'none', threshold: 0.2, floor: 0, unit: '/s' },
-  { id: 'tokens', title: 'generated tokens per second', kind: 'ratio', numerator: [plus(counter('vllm:generation_tokens_total'))], denominator: 'seconds', direction: 'none', threshold: 0.2, floor: 0, unit: '/s' },
-  { id: 'preemptions', title: 'preemptions per request', kind: 'ratio', numerator: [plus(counter('vllm:num_preemptions_total'))], denominator: [plus(REQUESTS)], direction: 'higher-worse', threshold: 0.25, floor: 0.001, unit: '/request' },
-  { id: 'decode-step', title: 'decode-only step time', kind: 'ratio', numerator: [plus(SECONDS_DECODE)], denominator: [plus(STEPS_DECODE)], direction: 'none', threshold: 0.1, floor: 0.0005, unit: 's/step' },
-  { id: 'mixed-step', title: 'mixed step time', kind: 'ratio', numerator: [plus(SECONDS), minus(SECONDS_DECODE)], denominator: [plus(STEPS), minus(STEPS_DECODE)], direction: 'none', threshold: 0.1, floor: 0.0005, unit: 's/step' },
+  {
+    id: 'ttft',
+    title: 'time to first token',
+    kind: 'histogram',
+    family: { name: 'vllm:time_to_first_token_seconds', kind: 'histogram' },
+    direction: 'higher-worse',
+    threshold: 0.1,
+    floor: 0.005,
+    unit: 's',
+  },
+  {
+    id: 'itl',
+    title: 'inter-token latency',
+    kind: 'histogram',
+    family: { name: 'vllm:inter_token_latency_seconds', kind: 'histogram' },
+    direction: 'higher-worse',
+    threshold: 0.1,
+    floor: 0.001,
+    unit: 's',
+  },
+  {
+    id: 'e2e',
+    title: 'end-to-end latency',
+    kind: 'histogram',
+    family: { name: 'vllm:e2e_request_latency_seconds', kind: 'histogram' },
+    direction: 'higher-worse',
+    threshold: 0.1,
+    floor: 0.01,
+    unit: 's',
+  },
+  {
+    id: 'requests',
+    title: 'requests per second',
+    kind: 'ratio',
+    numerator: [plus(REQUESTS)],
+    denominator: 'seconds',
+    direction: 'none',
+    threshold: 0.2,
+    floor: 0,
+    unit: '/s',
+  },
+  {
+    id: 'tokens',
+    title: 'generated tokens per second',
+    kind: 'ratio',
+    numerator: [plus(counter('vllm:generation_tokens_total'))],
+    denominator: 'seconds',
+    direction: 'none',
+    threshold: 0.2,
+    floor: 0,
+    unit: '/s',
+  },
+  {
+    id: 'preemptions',
+    title: 'preemptions per request',
+    kind: 'ratio',
+    numerator: [plus(counter('vllm:num_preemptions_total'))],
+    denominator: [plus(REQUESTS)],
+    direction: 'higher-worse',
+    threshold: 0.25,
+    floor: 0.001,
+    unit: '/request',
+  },
+  {
+    id: 'decode-step',
+    title: 'decode-only step time',
+    kind: 'ratio',
+    numerator: [plus(SECONDS_DECODE)],
+    denominator: [plus(STEPS_DECODE)],
+    direction: 'none',
+    threshold: 0.1,
+    floor: 0.0005,
+    unit: 's/step',
+  },
+  {
+    id: 'mixed-step',
+    title: 'mixed step time',
+    kind: 'ratio',
+    numerator: [plus(SECONDS), minus(SECONDS_DECODE)],
+    denominator: [plus(STEPS), minus(STEPS_DECODE)],
+    direction: 'none',
+    threshold: 0.1,
+    floor: 0.0005,
+    unit: 's/step',
+  },
 ]
 
 /** The id of the knob's own meter per engine step (e.g. held steps per step for PREFILL_INTERLEAVE). */
@@ -82,7 +159,9 @@ export function metricsFor(knobName: KnobName): MetricSpec[] {
   // radiance's knobs have a meter per engine step; another engine's knob (a report of --engine vllm…) is judged by the latency table alone.
   const meter = isKnobName(knobName) ? knob(knobName).proof.meter : undefined
   if (!meter) return [...RADIANCE_METRICS]
-  const labels = Object.entries(meter.labels ?? {}).map(([k, v]) => `${k}=${promString(v)}`).join(',')
+  const labels = Object.entries(meter.labels ?? {})
+    .map(([k, v]) => `${k}=${promString(v)}`)
+    .join(',')
   const perStep: RatioMetric = {
     id: METER_METRIC,
     title: `${meter.name.replace(/^radiance:|_total$/g, '')} per step`,
@@ -111,11 +190,22 @@ export function familiesOf(metrics: readonly MetricSpec[]): Family[] {
 export const familyKey = (f: Family): string => `${f.name}{${f.match ?? ''}}`
 
 /** The metrics asked for (`ids` null: all of this knob's), in the table's order, with the thresholds given; or why not. */
-export function selectMetrics(knobName: KnobName, ids: readonly string[] | null, thresholds: Readonly<Record<string, number>>): { specs: MetricSpec[] } | { problem: string } {
+export function selectMetrics(
+  knobName: KnobName,
+  ids: readonly string[] | null,
+  thresholds: Readonly<Record<string, number>>,
+): { specs: MetricSpec[] } | { problem: string } {
   const all = metricsFor(knobName)
   const missing = (ids ?? []).filter((id) => !all.some((m) => m.id === id))
-  if (missing.length) return { problem: `--metrics: ${missing.join(', ')}: ${knobName} has no meter of its own to judge per step (the ids here: ${all.map((m) => m.id).join(', ')})` }
+  if (missing.length)
+    return {
+      problem: `--metrics: ${missing.join(', ')}: ${knobName} has no meter of its own to judge per step (the ids here: ${all.map((m) => m.id).join(', ')})`,
+    }
   const unused = Object.keys(thresholds).filter((id) => !all.some((m) => m.id === id))
   if (unused.length) return { problem: `--threshold: ${unused.join(', ')} is not judged for ${knobName}` }
-  return { specs: all.filter((m) => ids === null || ids.includes(m.id)).map((m) => (thresholds[m.id] === undefined ? m : { ...m, threshold: thresholds[m.id]! })) }
+  return {
+    specs: all
+      .filter((m) => ids === null || ids.includes(m.id))
+      .map((m) => (thresholds[m.id] === undefined ? m : { ...m, threshold: thresholds[m.id]! })),
+  }
 }

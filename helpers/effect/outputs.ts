@@ -48,13 +48,19 @@ export async function writeOutputs(result: EffectResult, plan: OutputPlan): Prom
     await attempt('the JSON result', plan.out, () => writeAtomic(plan.out!, resultJson(result)))
   }
   const href = (from: string) => (file: string) => (plan.out ? relative(dirname(from), join(dirname(plan.out), file)) || file : null)
-  if (plan.summary) await attempt('the Markdown summary', plan.summary, () => writeAtomic(plan.summary!, markdownEffect(result, href(plan.summary!))))
+  if (plan.summary)
+    await attempt('the Markdown summary', plan.summary, () => writeAtomic(plan.summary!, markdownEffect(result, href(plan.summary!))))
   if (plan.stepSummary) await attempt('the step summary', plan.stepSummary, () => appendFile(plan.stepSummary!, markdownEffect(result)))
   for (const x of plan.extra ?? []) await attempt(x.what, x.path, x.write)
   if (plan.vault) {
     const v = await writeEffect(plan.vault.page, plan.vault.report, result, plan.vault.lockWaitMs)
     if (!v.written) unwritten.push(`could not write the effect into the vault: ${v.why}`)
-    else said.push(v.already ? `already there: ${plan.vault.page} has this effect under the arm's entry; nothing to do` : `wrote the effect under the arm's entry in ${plan.vault.page}`)
+    else
+      said.push(
+        v.already
+          ? `already there: ${plan.vault.page} has this effect under the arm's entry; nothing to do`
+          : `wrote the effect under the arm's entry in ${plan.vault.page}`,
+      )
   }
   return { unwritten, said }
 }

@@ -20,7 +20,13 @@ export function progress(err: OutStream, live: boolean, what: string): Progress 
   let timer: NodeJS.Timeout | undefined
   if (!live) {
     err.write(`armproof effect: ${what}\n`)
-    timer = setInterval(() => err.write(`armproof effect: ${last.done} of ${last.total} range queries answered after ${seconds()}${last.what ? ` (last: ${last.what})` : ''}\n`), LOG_EVERY_MS)
+    timer = setInterval(
+      () =>
+        err.write(
+          `armproof effect: ${last.done} of ${last.total} range queries answered after ${seconds()}${last.what ? ` (last: ${last.what})` : ''}\n`,
+        ),
+      LOG_EVERY_MS,
+    )
     timer.unref()
   }
   return {

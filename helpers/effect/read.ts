@@ -31,7 +31,12 @@ export function increaseQuery(matchers: readonly LabelMatcher[], f: Family, w: W
 }
 
 export function slotsQuery(matchers: readonly LabelMatcher[], f: Family, w: Window): RangeQuery {
-  return { expr: `last_over_time(${selectorOf(matchers, f, sampled(f))}[${rangeText(w.slotMs)}])`, startMs: w.startMs + w.slotMs, endMs: w.endMs, stepMs: w.slotMs }
+  return {
+    expr: `last_over_time(${selectorOf(matchers, f, sampled(f))}[${rangeText(w.slotMs)}])`,
+    startMs: w.startMs + w.slotMs,
+    endMs: w.endMs,
+    stepMs: w.slotMs,
+  }
 }
 
 export interface ReadProgress {
@@ -49,7 +54,9 @@ export interface Reader {
   concurrency?: number
 }
 
-export type ReadResult = { ok: true; data: (f: Family, role: WindowRole) => FamilyData; queries: number; matrices: Matrix[] } | { ok: false; failure: Extract<RangeAnswer, { ok: false }>['failure']; operator: boolean; queries: number }
+export type ReadResult =
+  | { ok: true; data: (f: Family, role: WindowRole) => FamilyData; queries: number; matrices: Matrix[] }
+  | { ok: false; failure: Extract<RangeAnswer, { ok: false }>['failure']; operator: boolean; queries: number }
 
 /** Runs `jobs` a few at a time, in order of start; the first failure stops the ones not started. */
 async function runAll<T>(jobs: ReadonlyArray<() => Promise<T>>, concurrency: number, stop: (r: T) => boolean): Promise<T[]> {
@@ -68,18 +75,28 @@ async function runAll<T>(jobs: ReadonlyArray<() => Promise<T>>, concurrency: num
 }
 
 /** Every family in every window: 2 × families × windows queries. */
-export async function readFamilies(reader: Reader, families: readonly Family[], windows: Readonly<Record<WindowRole, Window>>): Promise<ReadResult> {
+export async function readFamilies(
+  reader: Reader,
+  families: readonly Family[],
+  windows: Readonly<Record<WindowRole, Window>>,
+): Promise<ReadResult> {
   const roles = (Object.keys(windows) as WindowRole[]).filter((r, i, all) => all.findIndex((x) => windows[x] === windows[r]) === i)
-  const plan = families.flatMap((f) => roles.flatMap((r) => [
-    { f, r, kind: 'increase' as const, q: increaseQuery(reader.matchers, f, windows[r]) },
-    { f, r, kind: 'slots' as const, q: slotsQuery(reader.matchers, f, windows[r]) },
-  ]))
+  const plan = families.flatMap((f) =>
+    roles.flatMap((r) => [
+      { f, r, kind: 'increase' as const, q: increaseQuery(reader.matchers, f, windows[r]) },
+      { f, r, kind: 'slots' as const, q: slotsQuery(reader.matchers, f, windows[r]) },
+    ]),
+  )
   let done = 0
-  const answers = await runAll(plan.map((p) => async () => {
-    const a = await queryRange(reader.http, reader.base, p.q)
-    reader.onProgress?.({ done: ++done, total: plan.length, what: `${p.f.name} ${p.r}` })
-    return a
-  }), reader.concurrency ?? 4, (a) => !a.ok)
+  const answers = await runAll(
+    plan.map((p) => async () => {
+      const a = await queryRange(reader.http, reader.base, p.q)
+      reader.onProgress?.({ done: ++done, total: plan.length, what: `${p.f.name} ${p.r}` })
+      return a
+    }),
+    reader.concurrency ?? 4,
+    (a) => !a.ok,
+  )
   const failed = answers.find((a): a is Extract<RangeAnswer, { ok: false }> => a !== undefined && !a.ok)
   if (failed) return { ok: false, failure: failed.failure, operator: failed.operator, queries: done }
   const byKey = new Map<string, FamilyData>()

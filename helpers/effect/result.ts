@@ -97,7 +97,8 @@ export const EFFECT_EXIT = { ok: 0, worse: 1, config: 2, inconclusive: 3, unwrit
 
 export function overall(metrics: readonly MetricResult[]): { verdict: EffectVerdict; exitCode: number } {
   if (metrics.some((m) => m.verdict === 'worse')) return { verdict: 'worse', exitCode: EFFECT_EXIT.worse }
-  if (metrics.length === 0 || metrics.some((m) => m.verdict === 'inconclusive')) return { verdict: 'inconclusive', exitCode: EFFECT_EXIT.inconclusive }
+  if (metrics.length === 0 || metrics.some((m) => m.verdict === 'inconclusive'))
+    return { verdict: 'inconclusive', exitCode: EFFECT_EXIT.inconclusive }
   if (metrics.some((m) => m.verdict === 'better')) return { verdict: 'better', exitCode: EFFECT_EXIT.ok }
   return { verdict: 'no change', exitCode: EFFECT_EXIT.ok }
 }

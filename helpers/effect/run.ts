@@ -40,21 +40,32 @@ export type RunOutcome = { ok: true; result: EffectResult } | { ok: false; exitC
 export const RESTART_LOOKBACK_MS = 60 * 60_000
 
 function failed(failure: { what: string; where: string; next: string }, operator: boolean, queries: number): RunOutcome {
-  return { ok: false, exitCode: operator ? EFFECT_EXIT.config : EFFECT_EXIT.inconclusive, queries, lines: [`${failure.what} (${failure.where.slice(0, 300)}); next: ${failure.next}`] }
+  return {
+    ok: false,
+    exitCode: operator ? EFFECT_EXIT.config : EFFECT_EXIT.inconclusive,
+    queries,
+    lines: [`${failure.what} (${failure.where.slice(0, 300)}); next: ${failure.next}`],
+  }
 }
 
 /** Whether Prometheus holds the family over the window: every chunk with at least a few samples. */
 async function holds(input: RunInput, f: Family, w: Window): Promise<boolean> {
   const series = selectorOf(input.matchers, f, f.kind === 'histogram' ? '_count' : '')
-  const q: RangeQuery = { expr: `count_over_time(${series}[${rangeText(w.chunkMs)}])`, startMs: w.startMs + w.chunkMs, endMs: w.endMs, stepMs: w.chunkMs }
+  const q: RangeQuery = {
+    expr: `count_over_time(${series}[${rangeText(w.chunkMs)}])`,
+    startMs: w.startMs + w.chunkMs,
+    endMs: w.endMs,
+    stepMs: w.chunkMs,
+  }
   const a = await queryRange(input.http, input.prometheusUrl, q)
   // Not answered is not held: the day before is then tried, and read like every other window.
   if (!a.ok) return false
   const per = new Array<number>(w.chunks).fill(0)
-  for (const s of a.data) for (const p of s.values) {
-    const i = Math.round((p.t - w.startMs) / w.chunkMs) - 1
-    if (i >= 0 && i < w.chunks) per[i] = Math.max(per[i]!, p.value)
-  }
+  for (const s of a.data)
+    for (const p of s.values) {
+      const i = Math.round((p.t - w.startMs) / w.chunkMs) - 1
+      if (i >= 0 && i < w.chunks) per[i] = Math.max(per[i]!, p.value)
+    }
   return per.every((n) => n >= SCRAPES_PER_CHUNK)
 }
 
@@ -87,24 +98,55 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
     queries++
     const held = await holds(input, first, lastWeek)
     kind = held || !plan.candidates.includes('yesterday') ? 'last-week' : 'yesterday'
-    why = held ? 'like hours: Prometheus holds the same hours a week before' : `like hours: Prometheus does not hold ${first.name} through the same hours a week before (${iso(lastWeek.startMs)} – ${iso(lastWeek.endMs)})${kind === 'yesterday' ? ', so a day before' : ''}`
+    why = held
+      ? 'like hours: Prometheus holds the same hours a week before'
+      : `like hours: Prometheus does not hold ${first.name} through the same hours a week before (${iso(lastWeek.startMs)} – ${iso(lastWeek.endMs)})${kind === 'yesterday' ? ', so a day before' : ''}`
   }
-  const windows: Record<WindowRole, Window> = { before: plan.before, after: plan.after, baseline: kind === 'before' ? plan.before : likeHours(plan.after, kind) }
-  const read = await readFamilies({ http: input.http, base: input.prometheusUrl, matchers: input.matchers, ...(input.onProgress ? { onProgress: input.onProgress } : {}) }, families, windows)
+  const windows: Record<WindowRole, Window> = {
+    before: plan.before,
+    after: plan.after,
+    baseline: kind === 'before' ? plan.before : likeHours(plan.after, kind),
+  }
+  const read = await readFamilies(
+    {
+      http: input.http,
+      base: input.prometheusUrl,
+      matchers: input.matchers,
+      ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+    },
+    families,
+    windows,
+  )
   queries += read.queries
   if (!read.ok) return failed(read.failure, read.operator, queries)
   // Series are summed across the engine's own (DP ranks, models): another target's, or the same
   // engine scraped by two jobs, would be counted in, or twice.
-  for (const [label, what] of [['instance', 'targets'], ['job', 'scrape jobs']] as const) {
+  for (const [label, what] of [
+    ['instance', 'targets'],
+    ['job', 'scrape jobs'],
+  ] as const) {
     const values = labelValues(read.matrices, label)
     if (values.length > 1) {
-      return { ok: false, exitCode: EFFECT_EXIT.config, queries, lines: [`--prometheus-match ${renderMatchers(input.matchers)} takes the series of ${values.length} ${what} (${label} ${values.slice(0, 5).join(', ')}${values.length > 5 ? ', …' : ''}): another engine's traffic, or this one's counted twice, says nothing about this arm; narrow it to this endpoint, e.g. {${label}="${values[0]}",instance="<host:port>"} as Prometheus labels it`] }
+      return {
+        ok: false,
+        exitCode: EFFECT_EXIT.config,
+        queries,
+        lines: [
+          `--prometheus-match ${renderMatchers(input.matchers)} takes the series of ${values.length} ${what} (${label} ${values.slice(0, 5).join(', ')}${values.length > 5 ? ', …' : ''}): another engine's traffic, or this one's counted twice, says nothing about this arm; narrow it to this endpoint, e.g. {${label}="${values[0]}",instance="<host:port>"} as Prometheus labels it`,
+        ],
+      }
     }
   }
-  const metrics = input.specs.map((spec) => evaluateMetric(spec, {
-    windows, baselineKind: kind, armMs: atMs, data: read.data, selectorOf: (f) => selectorOf(input.matchers, f, f.kind === 'histogram' ? '_bucket' : ''),
-    options: { ...JUDGE_DEFAULTS, minCount: input.minCount },
-  }))
+  const metrics = input.specs.map((spec) =>
+    evaluateMetric(spec, {
+      windows,
+      baselineKind: kind,
+      armMs: atMs,
+      data: read.data,
+      selectorOf: (f) => selectorOf(input.matchers, f, f.kind === 'histogram' ? '_bucket' : ''),
+      options: { ...JUDGE_DEFAULTS, minCount: input.minCount },
+    }),
+  )
   const { verdict, exitCode } = overall(metrics)
   const out = (w: Window) => ({ from: iso(w.startMs), to: iso(w.endMs), chunkS: w.chunkMs / 1000 })
   const a = input.arm
@@ -113,7 +155,16 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
     result: {
       tool: { name: 'armproof', version: pkg.version },
       mode: input.mode,
-      arm: { svc: a.svc, knob: a.knob, value: a.value, previous: a.previous, at: iso(atMs), from, report: input.reportShown, endpoint: a.endpoint },
+      arm: {
+        svc: a.svc,
+        knob: a.knob,
+        value: a.value,
+        previous: a.previous,
+        at: iso(atMs),
+        from,
+        report: input.reportShown,
+        endpoint: a.endpoint,
+      },
       prometheus: { url: input.prometheusUrl, selector: renderMatchers(input.matchers) },
       windows: { before: out(windows.before), after: out(windows.after), baseline: { ...out(windows.baseline), kind, why } },
       metrics,

@@ -18,7 +18,11 @@ export function chunkIndex(window: Window, t: number): number {
 }
 
 const groupKey = (metric: Record<string, string>, without: readonly string[]): string =>
-  JSON.stringify(Object.entries(metric).filter(([k]) => !without.includes(k)).sort(([a], [b]) => (a < b ? -1 : 1)))
+  JSON.stringify(
+    Object.entries(metric)
+      .filter(([k]) => !without.includes(k))
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  )
 
 export interface CounterBlocks {
   /** Per chunk, the increase summed over the series; 0 where no series had a value. */
@@ -34,7 +38,10 @@ export function counterBlocks(matrix: Matrix, window: Window): CounterBlocks {
     for (const p of s.values) {
       const i = chunkIndex(window, p.t)
       if (i < 0) continue
-      if (!Number.isFinite(p.value) || p.value < 0) problems.push(`Prometheus computed an increase of ${p.raw} for one chunk: a counter is finite and never below zero, so the exporter is broken`)
+      if (!Number.isFinite(p.value) || p.value < 0)
+        problems.push(
+          `Prometheus computed an increase of ${p.raw} for one chunk: a counter is finite and never below zero, so the exporter is broken`,
+        )
       else blocks[i]! += p.value
     }
   }
@@ -90,18 +97,22 @@ export function histogramBlocks(matrix: Matrix, window: Window): HistogramBlocks
   const les = sortLes([...new Set([...groups.values()].flatMap((m) => [...m.keys()]))])
   const numeric = les.map(parseLe)
   if (numeric.some(Number.isNaN)) problems.push(`an le label is not a number (${les.filter((l) => Number.isNaN(parseLe(l))).join(', ')})`)
-  if (les.length && numeric.at(-1) !== Infinity) problems.push('no le="+Inf" bucket: Prometheus cannot count the observations above the last edge')
+  if (les.length && numeric.at(-1) !== Infinity)
+    problems.push('no le="+Inf" bucket: Prometheus cannot count the observations above the last edge')
   const blocks: number[][] = []
   for (let i = 0; i < window.chunks; i++) {
     const cumulative = new Array<number>(les.length).fill(0)
     for (const byLe of groups.values()) les.forEach((le, k) => (cumulative[k]! += byLe.get(le)?.[i] ?? 0))
-    if (cumulative.some((v) => !Number.isFinite(v) || v < 0)) problems.push('Prometheus computed a bucket increase that is not a finite, non-negative number: the exporter is broken')
+    if (cumulative.some((v) => !Number.isFinite(v) || v < 0))
+      problems.push('Prometheus computed a bucket increase that is not a finite, non-negative number: the exporter is broken')
     const counts = cumulative.map((v, k) => v - (k === 0 ? 0 : cumulative[k - 1]!))
     const all = cumulative.at(-1) ?? 0
     const worst = Math.min(0, ...counts)
     if (-worst > Math.max(2, 0.1 * all)) {
       const k = counts.indexOf(worst)
-      problems.push(`the buckets' increases are not cumulative in one chunk (le="${les[k - 1]}" rose by ${round(cumulative[k - 1]!)}, le="${les[k]}" by ${round(cumulative[k]!)}): the buckets did not reset together, a restart that cannot be accounted for`)
+      problems.push(
+        `the buckets' increases are not cumulative in one chunk (le="${les[k - 1]}" rose by ${round(cumulative[k - 1]!)}, le="${les[k]}" by ${round(cumulative[k]!)}): the buckets did not reset together, a restart that cannot be accounted for`,
+      )
     }
     blocks.push(counts.map((c) => Math.max(0, c)))
   }

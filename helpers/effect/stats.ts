@@ -44,7 +44,19 @@ export function quantile(b: Buckets, q: number): { value: number; beyond: boolea
 export function normalTail(z: number): number {
   const x = Math.abs(z) / Math.SQRT2
   const t = 1 / (1 + 0.5 * x)
-  const erfc = t * Math.exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+  const erfc =
+    t *
+    Math.exp(
+      -x * x -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    )
   const upper = erfc / 2
   return z >= 0 ? upper : 1 - upper
 }
@@ -117,7 +129,12 @@ export interface Interval {
  * the first sample's and nB from the second's; `stats` of each draw (several at once); the
  * central `level` interval of each statistic.
  */
-export function bootstrap(nA: number, nB: number, stats: (ia: readonly number[], ib: readonly number[]) => readonly number[], options: { rounds: number; level: number; random: () => number }): Interval[] {
+export function bootstrap(
+  nA: number,
+  nB: number,
+  stats: (ia: readonly number[], ib: readonly number[]) => readonly number[],
+  options: { rounds: number; level: number; random: () => number },
+): Interval[] {
   const draws: number[][] = []
   const ia = new Array<number>(nA)
   const ib = new Array<number>(nB)
@@ -141,7 +158,12 @@ export function bootstrap(nA: number, nB: number, stats: (ia: readonly number[],
  * rounds). Exact in level whatever the blocks hold, as long as the blocks of the two windows are
  * exchangeable when nothing changed: it tests what the bootstrap interval only describes.
  */
-export function permutation(nA: number, nB: number, stats: (ia: readonly number[], ib: readonly number[]) => readonly number[], options: { rounds: number; random: () => number }): number[] {
+export function permutation(
+  nA: number,
+  nB: number,
+  stats: (ia: readonly number[], ib: readonly number[]) => readonly number[],
+  options: { rounds: number; random: () => number },
+): number[] {
   const all = Array.from({ length: nA + nB }, (_, i) => i)
   const observed = stats(all.slice(0, nA), all.slice(nA))
   const extreme = observed.map(() => 0)

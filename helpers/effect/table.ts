@@ -16,14 +16,22 @@ export function windowCell(m: MetricResult, w: WindowStats | null): string {
 
 export function shiftCell(m: MetricResult): string {
   const s = m.shifts
-  if (m.kind === 'histogram') return s.p50 && s.p95 ? `${pct(s.p50.relative, s.p50.fromZero)} / ${pct(s.p95.relative, s.p95.fromZero)}` : '–'
+  if (m.kind === 'histogram')
+    return s.p50 && s.p95 ? `${pct(s.p50.relative, s.p50.fromZero)} / ${pct(s.p95.relative, s.p95.fromZero)}` : '–'
   return s.rate ? pct(s.rate.relative, s.rate.fromZero) : '–'
 }
 
 export const METRIC_HEADER = ['metric', 'baseline', 'before', 'after', 'shift', 'verdict'] as const
 
 export function rows(result: EffectResult): string[][] {
-  return result.metrics.map((m) => [m.kind === 'histogram' ? `${m.id} p50 / p95` : m.id, windowCell(m, m.baseline), windowCell(m, m.before), windowCell(m, m.after), shiftCell(m), m.verdict])
+  return result.metrics.map((m) => [
+    m.kind === 'histogram' ? `${m.id} p50 / p95` : m.id,
+    windowCell(m, m.baseline),
+    windowCell(m, m.before),
+    windowCell(m, m.after),
+    shiftCell(m),
+    m.verdict,
+  ])
 }
 
 const COLORS: Readonly<Record<string, string>> = { worse: '31', better: '32', inconclusive: '33', changed: '36' }
@@ -32,10 +40,14 @@ export function formatTable(result: EffectResult, color: boolean): string {
   const body = rows(result)
   const all = [[...METRIC_HEADER], ...body]
   const widths = METRIC_HEADER.map((_, c) => Math.max(...all.map((r) => r[c]!.length)))
-  const line = (r: readonly string[]) => r.map((cell, c) => {
-    const padded = c === r.length - 1 ? cell : cell.padEnd(widths[c]!)
-    return color && c === r.length - 1 && COLORS[cell] ? `\x1b[${COLORS[cell]}m${padded}\x1b[0m` : padded
-  }).join('  ').trimEnd()
+  const line = (r: readonly string[]) =>
+    r
+      .map((cell, c) => {
+        const padded = c === r.length - 1 ? cell : cell.padEnd(widths[c]!)
+        return color && c === r.length - 1 && COLORS[cell] ? `\x1b[${COLORS[cell]}m${padded}\x1b[0m` : padded
+      })
+      .join('  ')
+      .trimEnd()
   return [line(all[0]!), ...body.map(line)].map((l) => `  ${l}`).join('\n')
 }
 
@@ -50,7 +62,12 @@ export function reasonLines(result: EffectResult): string[] {
 export function headerLines(result: EffectResult): string[] {
   const a = result.arm
   const w = result.windows
-  const from = a.from === 'restart' ? "the engine's restart before the report's proof" : a.from === 'report' ? "the report's proof start" : '--armed-at'
+  const from =
+    a.from === 'restart'
+      ? "the engine's restart before the report's proof"
+      : a.from === 'report'
+        ? "the report's proof start"
+        : '--armed-at'
   return [
     `armproof effect: ${a.svc} ${a.knob} ${a.previous ?? 'default'} → ${a.value ?? 'default'}, armed ${a.at} (${from}); ${result.mode === 'replay' ? 'replayed from a recording' : `Prometheus ${result.prometheus.url}`}`,
     `  after ${w.after.from} – ${w.after.to} against ${w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before (${w.baseline.from} – ${w.baseline.to})`}: ${w.baseline.why}`,
@@ -60,6 +77,12 @@ export function headerLines(result: EffectResult): string[] {
 
 export function finalLine(result: EffectResult): string {
   const worst = result.metrics.filter((m) => m.verdict === result.verdict || (result.verdict === 'no change' && m.verdict === 'changed'))
-  const named = worst.slice(0, 4).map((m) => `${m.id} ${m.verdict}${m.verdict === 'worse' || m.verdict === 'better' || m.verdict === 'changed' ? ` (${shiftCell(m)})` : ''}`).join(', ')
+  const named = worst
+    .slice(0, 4)
+    .map(
+      (m) =>
+        `${m.id} ${m.verdict}${m.verdict === 'worse' || m.verdict === 'better' || m.verdict === 'changed' ? ` (${shiftCell(m)})` : ''}`,
+    )
+    .join(', ')
   return `armproof effect: ${result.verdict.toUpperCase()}${named ? `: ${named}` : ''} · exit ${result.exitCode}`
 }

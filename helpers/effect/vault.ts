@@ -16,12 +16,20 @@ import { pct } from './format.ts'
 import { command } from '../config/invocation.ts'
 
 /** The page holding the arm's entry, or why not (exit 2, before anything is contacted). */
-export async function vaultPage(vault: string, page: string | null, report: CheckedReport, shownVault: string): Promise<{ page: string } | { problem: string }> {
+export async function vaultPage(
+  vault: string,
+  page: string | null,
+  report: CheckedReport,
+  shownVault: string,
+): Promise<{ page: string } | { problem: string }> {
   const found = page === null ? await findPage(vault, report.svc, shownVault) : await checkPage(vault, page, report.svc, shownVault)
-  if (found.page === undefined) return { problem: found.refusals.map((r) => `--vault: ${r.checked} (${r.where}): ${r.found}; next: ${r.next}`).join('\n  - ') }
+  if (found.page === undefined)
+    return { problem: found.refusals.map((r) => `--vault: ${r.checked} (${r.where}): ${r.found}; next: ${r.next}`).join('\n  - ') }
   const text = await readFile(found.page, 'utf8')
   if (!text.includes(entryMarker(report))) {
-    return { problem: `--vault: ${found.page} holds no green entry for this arm (${report.svc} ${report.knob}, report finished ${report.finishedAt}): the effect goes under the arm's entry; write it first with ${command('writeback')} --report <the same report> --vault ${shownVault}` }
+    return {
+      problem: `--vault: ${found.page} holds no green entry for this arm (${report.svc} ${report.knob}, report finished ${report.finishedAt}): the effect goes under the arm's entry; write it first with ${command('writeback')} --report <the same report> --vault ${shownVault}`,
+    }
   }
   return { page: found.page }
 }
@@ -39,7 +47,10 @@ const TOOL = command('effect', 'armproof')
 /** One line, indented under the entry: each metric's verdict and its shift. */
 export function effectLine(report: CheckedReport, result: EffectResult): string {
   const w = result.windows
-  const against = w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before`
+  const against =
+    w.baseline.kind === 'before'
+      ? 'the whole before window'
+      : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before`
   const shown = result.metrics.map((m) => {
     const s = m.kind === 'histogram' ? m.shifts.p95 : m.shifts.rate
     const moved = m.verdict === 'worse' || m.verdict === 'better' || m.verdict === 'changed'
@@ -70,18 +81,26 @@ export type VaultOutcome = { written: true; already: boolean } | { written: fals
 export async function writeEffect(page: string, report: CheckedReport, result: EffectResult, lockWaitMs?: number): Promise<VaultOutcome> {
   const marker = effectMarker(report, result)
   try {
-    return await withPageLock(page, async () => {
-      await removeLeftovers(page)
-      const bytes = await readFile(page)
-      const text = bytes.toString('utf8')
-      if (text.includes(marker)) return { written: true, already: true } as const
-      const entry = entryMarker(report)
-      if (!text.includes(entry)) return { written: false, why: `${page} no longer holds the arm's entry; nothing was written` } as const
-      await replaceAtomic(page, Buffer.from(insertEffect(text, entry, effectLine(report, result)), 'utf8'), bytes)
-      return { written: true, already: false } as const
-    }, lockWaitMs === undefined ? {} : { waitMs: lockWaitMs })
+    return await withPageLock(
+      page,
+      async () => {
+        await removeLeftovers(page)
+        const bytes = await readFile(page)
+        const text = bytes.toString('utf8')
+        if (text.includes(marker)) return { written: true, already: true } as const
+        const entry = entryMarker(report)
+        if (!text.includes(entry)) return { written: false, why: `${page} no longer holds the arm's entry; nothing was written` } as const
+        await replaceAtomic(page, Buffer.from(insertEffect(text, entry, effectLine(report, result)), 'utf8'), bytes)
+        return { written: true, already: false } as const
+      },
+      lockWaitMs === undefined ? {} : { waitMs: lockWaitMs },
+    )
   } catch (error) {
-    if (error instanceof LockBusyError) return { written: false, why: `${error.message} (${error.lockPath}); let the other writer finish, then run again` }
-    return { written: false, why: `${page} could not be written (${error instanceof Error ? error.message : String(error)}); the page was left as it was` }
+    if (error instanceof LockBusyError)
+      return { written: false, why: `${error.message} (${error.lockPath}); let the other writer finish, then run again` }
+    return {
+      written: false,
+      why: `${page} could not be written (${error instanceof Error ? error.message : String(error)}); the page was left as it was`,
+    }
   }
 }

@@ -57,22 +57,35 @@ export interface WindowPlan {
 }
 
 /** The windows of an arm, or the one-line problem (exit 2): an after window not over yet, a baseline that would overlap the arm. */
-export function planWindows(input: { armMs: number; beforeMs: number; afterMs: number; baseline: BaselineOption; nowMs: number }): { plan: WindowPlan } | { problem: string } {
+export function planWindows(input: {
+  armMs: number
+  beforeMs: number
+  afterMs: number
+  baseline: BaselineOption
+  nowMs: number
+}): { plan: WindowPlan } | { problem: string } {
   const { armMs, beforeMs, afterMs, baseline, nowMs } = input
   const before = windowOf('before', armMs - beforeMs, beforeMs)
   // The before window ends exactly at the arm: its chunks are laid back from there.
   const shiftedBefore = { ...before, startMs: armMs - (before.endMs - before.startMs), endMs: armMs }
   const after = windowOf('after', armMs, afterMs)
   if (after.endMs > nowMs) {
-    return { problem: `--after: the after window ends at ${iso(after.endMs)}, ${formatDuration(after.endMs - nowMs)} from now; judge it after that, or pass a shorter --after (e.g. --after ${shortest(nowMs - armMs)})` }
+    return {
+      problem: `--after: the after window ends at ${iso(after.endMs)}, ${formatDuration(after.endMs - nowMs)} from now; judge it after that, or pass a shorter --after (e.g. --after ${shortest(nowMs - armMs)})`,
+    }
   }
   const fits = (kind: Exclude<BaselineKind, 'before'>) => afterMs <= SHIFT_MS[kind]
   let candidates: BaselineKind[]
   if (baseline === 'like-hours') {
     candidates = (['last-week', 'yesterday'] as const).filter(fits)
-    if (candidates.length === 0) return { problem: `--after: ${formatDuration(afterMs)} is longer than a week, so no like hours of another day precede the arm; pass --baseline before` }
+    if (candidates.length === 0)
+      return {
+        problem: `--after: ${formatDuration(afterMs)} is longer than a week, so no like hours of another day precede the arm; pass --baseline before`,
+      }
   } else if (baseline !== 'before' && !fits(baseline)) {
-    return { problem: `--baseline ${baseline}: the after window (${formatDuration(afterMs)}) is longer than ${baseline === 'yesterday' ? 'a day' : 'a week'}, so its baseline would reach past the arm; pass a shorter --after or another --baseline` }
+    return {
+      problem: `--baseline ${baseline}: the after window (${formatDuration(afterMs)}) is longer than ${baseline === 'yesterday' ? 'a day' : 'a week'}, so its baseline would reach past the arm; pass a shorter --after or another --baseline`,
+    }
   } else candidates = [baseline]
   return { plan: { armMs, before: shiftedBefore, after, candidates } }
 }

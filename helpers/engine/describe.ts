@@ -85,12 +85,20 @@ export function holdersOf(survey: Survey, listeners: readonly Listener[]): PortH
 
 /** "pid 12 (nginx) on 0.0.0.0", for messages. */
 export function describeHolders(holders: readonly PortHolder[]): string {
-  return holders.map((h) => (h.pid === null ? `a process this user cannot see (on ${h.address})` : `pid ${h.pid}${h.name ? ` (${h.name})` : ''} on ${h.address}`)).join(', ')
+  return holders
+    .map((h) =>
+      h.pid === null ? `a process this user cannot see (on ${h.address})` : `pid ${h.pid}${h.name ? ` (${h.name})` : ''} on ${h.address}`,
+    )
+    .join(', ')
 }
 
 /** "pid 12 on port 8001, pid 13 on port 8002 (from its argv; not listening yet)", for messages. */
 export function describeOthers(others: readonly OtherEngine[]): string {
   return others
-    .map((o) => (o.portsFrom === 'none' ? `pid ${o.pid} (no port known)` : `pid ${o.pid} on port ${o.ports.join(', ')}${o.portsFrom === 'argv' ? ' (its --port; not listening yet)' : ''}`))
+    .map((o) =>
+      o.portsFrom === 'none'
+        ? `pid ${o.pid} (no port known)`
+        : `pid ${o.pid} on port ${o.ports.join(', ')}${o.portsFrom === 'argv' ? ' (its --port; not listening yet)' : ''}`,
+    )
     .join(', ')
 }

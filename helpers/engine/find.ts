@@ -15,9 +15,30 @@ import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
 import { containerScript, detailsScript, parseContainer, parseDetails, ranScript, surveyOf, surveyScript, type ProcRead } from './survey.ts'
-import { containerTool, declaredPorts, inPod, inPodTrouble, parsePod, podTrouble, procRead, procRun, readPod, type RuntimeReach } from './runtime.ts'
-import { argvPort, bearsName, describeHolders, describeOthers, holdersOf, othersOf, portListeners, socketPorts, type OtherEngine, type PortHolder } from './describe.ts'
-
+import {
+  containerTool,
+  declaredPorts,
+  inPod,
+  inPodTrouble,
+  parsePod,
+  podTrouble,
+  procRead,
+  procRun,
+  readPod,
+  type RuntimeReach,
+} from './runtime.ts'
+import {
+  argvPort,
+  bearsName,
+  describeHolders,
+  describeOthers,
+  holdersOf,
+  othersOf,
+  portListeners,
+  socketPorts,
+  type OtherEngine,
+  type PortHolder,
+} from './describe.ts'
 
 export type FoundBy = 'listener' | 'container' | 'pid-cmd' | 'pidof'
 
@@ -100,7 +121,9 @@ export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'
  * ./survey-many.ts), else its own. A pod's processes are seen from inside it alone: never shared.
  */
 export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): Promise<HostResult> {
-  return host.gather && sharedReadsOn() && !q.pod ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs) : host.run(surveyRead(q))
+  return host.gather && sharedReadsOn() && !q.pod
+    ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs)
+    : host.run(surveyRead(q))
 }
 
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
@@ -123,7 +146,12 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   const survey = surveyOf(surveyed)
   const listeners = portListeners(survey, q)
   const portHolders = holdersOf(survey, listeners)
-  const base = (chosen: string | null): Seen => ({ named: survey.named, others: othersOf(survey, q.process, chosen), portHolders, commands })
+  const base = (chosen: string | null): Seen => ({
+    named: survey.named,
+    others: othersOf(survey, q.process, chosen),
+    portHolders,
+    commands,
+  })
   const resolution = survey.clkTck !== null ? 1 / survey.clkTck : 0.01
   const found = async (pid: string, foundBy: FoundBy, how: string): Promise<EngineFound | EngineTrouble> => {
     let proc: ProcRead | undefined = survey.procs.get(pid)
@@ -134,9 +162,20 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       proc = parseDetails(details.stdout).get(pid)
     }
     const stat = proc?.stat
-    const start = stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
+    const start =
+      stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
     const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
-    return { kind: 'found', pid, foundBy, how, argv: proc?.argv ?? [], startTimeSeconds: start, startTimeResolution: resolution, listenerTied, ...base(pid) }
+    return {
+      kind: 'found',
+      pid,
+      foundBy,
+      how,
+      argv: proc?.argv ?? [],
+      startTimeSeconds: start,
+      startTimeResolution: resolution,
+      listenerTied,
+      ...base(pid),
+    }
   }
 
   // 1. The engine that holds the listening socket of the URL's port.
@@ -147,7 +186,13 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     if (roots.length === 1) {
       const root = roots[0]!
       const bound = listeners.filter((l) => survey.owners.get(l.inode)?.includes(root)).map((l) => l.address)
-      const shared = engines.length > 1 ? `, shared after a fork with ${engines.filter((p) => p !== root).map((p) => `pid ${p}`).join(', ')}` : ''
+      const shared =
+        engines.length > 1
+          ? `, shared after a fork with ${engines
+              .filter((p) => p !== root)
+              .map((p) => `pid ${p}`)
+              .join(', ')}`
+          : ''
       return found(root, 'listener', `holds the listening socket of port ${q.port} (${[...new Set(bound)].join(', ')})${shared}`)
     }
     return {
@@ -158,7 +203,12 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       ...base(null),
     }
   }
-  const servedBy = portHolders.length > 0 ? `port ${q.port} is served by ${describeHolders(portHolders)}, not by a process named ${q.process}` : q.port !== null ? `no process here listens on port ${q.port}` : 'no base URL to find a listener from'
+  const servedBy =
+    portHolders.length > 0
+      ? `port ${q.port} is served by ${describeHolders(portHolders)}, not by a process named ${q.process}`
+      : q.port !== null
+        ? `no process here listens on port ${q.port}`
+        : 'no base URL to find a listener from'
 
   // 2. The runtime's own step: the engine in the service's container, or listening on a port its pod declares.
   const tool = containerTool(q.runtime)
@@ -168,17 +218,36 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     if (inspected.failure) return { kind: 'trouble', result: inspected }
     const container = parseContainer(inspected.stdout)
     if (container.pid === '0') {
-      const start = q.unit !== null ? `systemctl start ${q.unit}, ${tool} ps -a` : `${tool} start ${q.svc}; ${tool} ps -a, ${tool} logs ${q.svc} say why it stopped`
-      return { kind: 'missing', pids: [], observed: `container ${q.svc} exists but is not running (${tool} inspect: State.Pid 0); ${servedBy}`, next: `start it (${start}), wait for the engine to load, and run again`, ...base(null) }
+      const start =
+        q.unit !== null
+          ? `systemctl start ${q.unit}, ${tool} ps -a`
+          : `${tool} start ${q.svc}; ${tool} ps -a, ${tool} logs ${q.svc} say why it stopped`
+      return {
+        kind: 'missing',
+        pids: [],
+        observed: `container ${q.svc} exists but is not running (${tool} inspect: State.Pid 0); ${servedBy}`,
+        next: `start it (${start}), wait for the engine to load, and run again`,
+        ...base(null),
+      }
     }
     if (container.pid !== null) {
       const tree = processTree(container.pid, container.stats)
       const engine = tree.find((p) => container.stats.get(p)?.comm === q.process.slice(0, 15) || bearsName(survey, p, q.process))
       if (engine === undefined) {
         const names = [...new Set(tree.map((p) => container.stats.get(p)?.comm).filter(Boolean))].slice(0, 8).join(', ')
-        return { kind: 'missing', pids: tree, observed: `container ${q.svc} runs (pid ${container.pid}), but no process in it is named ${q.process} (it runs: ${names || 'nothing readable'}); ${servedBy}`, next: `set --process to the engine's process name in ${q.svc}`, ...base(null) }
+        return {
+          kind: 'missing',
+          pids: tree,
+          observed: `container ${q.svc} runs (pid ${container.pid}), but no process in it is named ${q.process} (it runs: ${names || 'nothing readable'}); ${servedBy}`,
+          next: `set --process to the engine's process name in ${q.svc}`,
+          ...base(null),
+        }
       }
-      return found(engine, 'container', `is the engine of container ${q.svc} (${engine === container.pid ? 'its main process' : `under its main process ${container.pid}`}, ${tool} inspect); ${servedBy}`)
+      return found(
+        engine,
+        'container',
+        `is the engine of container ${q.svc} (${engine === container.pid ? 'its main process' : `under its main process ${container.pid}`}, ${tool} inspect); ${servedBy}`,
+      )
     }
   }
   const declared = podRead ? declaredPorts(podRead).filter((p) => p !== q.port) : []
@@ -187,13 +256,22 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const roots = onDeclared.filter((p) => !onDeclared.includes(survey.procs.get(p)?.stat?.ppid ?? ''))
     if (roots.length === 1) {
       const ports = socketPorts(survey, roots[0]!).filter((port) => declared.includes(port))
-      return found(roots[0]!, 'container', `listens on port ${ports.join(', ')}, which pod ${q.pod!.name} declares for its container (kubectl get pod); ${servedBy}`)
+      return found(
+        roots[0]!,
+        'container',
+        `listens on port ${ports.join(', ')}, which pod ${q.pod!.name} declares for its container (kubectl get pod); ${servedBy}`,
+      )
     }
   }
 
   // 3. --pid-cmd.
   if (q.pidCmd !== null) {
-    const filled = fillTemplate(q.pidCmd, { svc: q.svc, unit: q.unit, port: String(q.port ?? ''), ...(q.pod ? { pod: q.pod.pod, kube: q.pod.kube } : {}) })
+    const filled = fillTemplate(q.pidCmd, {
+      svc: q.svc,
+      unit: q.unit,
+      port: String(q.port ?? ''),
+      ...(q.pod ? { pod: q.pod.pod, kube: q.pod.kube } : {}),
+    })
     const r = await run(host, q, filled, true)
     commands.push(r.command)
     if (r.failure) return { kind: 'trouble', result: r }
@@ -203,7 +281,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
         kind: 'missing',
         pids: [],
         observed: `--pid-cmd printed ${JSON.stringify(r.stdout.trim().slice(0, 200))}${r.exitCode !== 0 ? ` (exit ${r.exitCode}${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').at(-1)}` : ''})` : ''}, not one pid; ${servedBy}`,
-        next: 'make --pid-cmd print exactly the engine\'s pid (run it on the host by hand)',
+        next: "make --pid-cmd print exactly the engine's pid (run it on the host by hand)",
         ...base(null),
       }
     }
@@ -211,9 +289,18 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   }
 
   // 4. pidof, where exactly one runs; of several, the one whose command line names the port (still loading: not listening yet).
-  if (survey.named.length === 1) return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds${inPod(q)}; ${servedBy}`)
-  const loading = portListeners(survey, q).length === 0 && q.port !== null ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0) : []
-  if (loading.length === 1) return found(loading[0]!, 'pidof', `is the only process named ${q.process} whose command line names port ${q.port} (it does not listen yet: loading?); ${servedBy}`)
+  if (survey.named.length === 1)
+    return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds${inPod(q)}; ${servedBy}`)
+  const loading =
+    portListeners(survey, q).length === 0 && q.port !== null
+      ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0)
+      : []
+  if (loading.length === 1)
+    return found(
+      loading[0]!,
+      'pidof',
+      `is the only process named ${q.process} whose command line names port ${q.port} (it does not listen yet: loading?); ${servedBy}`,
+    )
   if (survey.named.length === 0) {
     return {
       kind: 'missing',

@@ -93,7 +93,10 @@ export function parseStat(line: string): ProcStat | undefined {
   const close = line.lastIndexOf(')')
   if (open < 0 || close < open) return undefined
   const pid = line.slice(0, open).trim()
-  const rest = line.slice(close + 1).trim().split(/\s+/)
+  const rest = line
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/)
   // rest[0] is field 3 (state): field n is rest[n - 3].
   const ppid = rest[1]
   const start = rest[19]

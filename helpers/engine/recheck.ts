@@ -37,10 +37,16 @@ export async function recheckEngine(host: HostClient, q: EngineQuery, seen: Engi
   const now = await findEngine(host, q)
   if (now.kind === 'trouble') {
     const said = (now.result.stderr || now.result.stdout).trim().split('\n').at(-1) ?? ''
-    return { ...base, state: 'unknown', pids: [], detail: `the engine process could not be looked up again (${now.result.failure}${said ? `: ${said}` : ''})` }
+    return {
+      ...base,
+      state: 'unknown',
+      pids: [],
+      detail: `the engine process could not be looked up again (${now.result.failure}${said ? `: ${said}` : ''})`,
+    }
   }
   // The runtime could not be read this time (kubectl refused): nothing seen, nothing changed.
-  if (now.kind === 'unobserved') return { ...base, state: 'unknown', pids: [], detail: `the engine process could not be looked up again: ${now.observed}` }
+  if (now.kind === 'unobserved')
+    return { ...base, state: 'unknown', pids: [], detail: `the engine process could not be looked up again: ${now.observed}` }
   const pidof = seen.foundBy === 'pidof'
   const was = `step argv read pid ${seen.pid}`
   if (now.kind !== 'found') {
@@ -48,10 +54,20 @@ export async function recheckEngine(host: HostClient, q: EngineQuery, seen: Engi
     return { ...base, state: 'changed', pids: now.kind === 'ambiguous' ? now.pids : [], detail: `${was}; ${what}` }
   }
   if (now.pid !== seen.pid) {
-    return { ...base, state: 'changed', pids: [now.pid], detail: `${was}; ${pidof && now.foundBy === 'pidof' ? `pidof ${q.process} now finds ${now.pid}` : `now pid ${now.pid} ${now.how}`}` }
+    return {
+      ...base,
+      state: 'changed',
+      pids: [now.pid],
+      detail: `${was}; ${pidof && now.foundBy === 'pidof' ? `pidof ${q.process} now finds ${now.pid}` : `now pid ${now.pid} ${now.how}`}`,
+    }
   }
   if (seen.startTimeSeconds !== null && now.startTimeSeconds !== null && now.startTimeSeconds !== seen.startTimeSeconds) {
-    return { ...base, state: 'changed', pids: [now.pid], detail: `${was}, started at ${seen.startTimeSeconds}; pid ${now.pid} is now another process, started at ${now.startTimeSeconds}` }
+    return {
+      ...base,
+      state: 'changed',
+      pids: [now.pid],
+      detail: `${was}, started at ${seen.startTimeSeconds}; pid ${now.pid} is now another process, started at ${now.startTimeSeconds}`,
+    }
   }
   const still = now.foundBy === 'pidof' ? 'still runs, alone' : `still ${now.how.replace(/;.*$/, '')}`
   return { ...base, state: 'same', pids: [now.pid], detail: `pid ${seen.pid} (read by step argv) ${still}` }

@@ -89,8 +89,18 @@ export function kubectlFailure(text: string, exitCode: number | null): KubectlFa
   if (exitCode === 127 || /kubectl: (?:command )?not found/.test(text)) return 'no-kubectl'
   if (/\(NotFound\)|pods? "[^"]*" not found/.test(text)) return 'no-pod'
   if (/\(Forbidden\)|\bis forbidden\b|\(Unauthorized\)|You must be logged in/i.test(text)) return 'forbidden'
-  if (/The connection to the server .* was refused|Unable to connect to the server|dial tcp|i\/o timeout|no such host|TLS handshake timeout|context deadline exceeded/i.test(text)) return 'unreachable'
-  if (/unable to upgrade connection: container not found|is waiting to start|container [^ ]+ is not running|container not found \(/i.test(text)) return 'container-down'
+  if (
+    /The connection to the server .* was refused|Unable to connect to the server|dial tcp|i\/o timeout|no such host|TLS handshake timeout|context deadline exceeded/i.test(
+      text,
+    )
+  )
+    return 'unreachable'
+  if (
+    /unable to upgrade connection: container not found|is waiting to start|container [^ ]+ is not running|container not found \(/i.test(
+      text,
+    )
+  )
+    return 'container-down'
   return undefined
 }
 
@@ -116,7 +126,10 @@ export function parsePod(r: HostResult): PodRead {
   if (r.exitCode !== 0) {
     const said = lastLine(r.stderr || r.stdout) || `exit ${r.exitCode}`
     const kind = kubectlFailure(`${r.stderr}\n${r.stdout}`, r.exitCode)
-    return { kind: kind === undefined || kind === 'container-down' ? 'unreadable' : kind, said: kind === undefined ? `kubectl get pod failed: ${said}` : said }
+    return {
+      kind: kind === undefined || kind === 'container-down' ? 'unreadable' : kind,
+      said: kind === undefined ? `kubectl get pod failed: ${said}` : said,
+    }
   }
   let doc: unknown
   try {
@@ -124,7 +137,8 @@ export function parsePod(r: HostResult): PodRead {
   } catch {
     return { kind: 'unreadable', said: `kubectl get pod printed no JSON: ${lastLine(r.stdout) || '(nothing)'}` }
   }
-  const o = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
+  const o = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
   const pod = o(doc)
   if (pod.kind !== 'Pod') return { kind: 'unreadable', said: `kubectl get pod answered ${JSON.stringify(pod.kind ?? null)}, not a Pod` }
@@ -136,7 +150,9 @@ export function parsePod(r: HostResult): PodRead {
     const state = statuses.get(name) ?? {}
     const [kind] = Object.keys(state).filter((k) => k === 'running' || k === 'waiting' || k === 'terminated') as PodContainer['state'][]
     const reason = kind && kind !== 'running' ? o(state[kind]).reason : undefined
-    const ports = list(o(c).ports).map((p) => o(p).containerPort).filter((p): p is number => Number.isInteger(p))
+    const ports = list(o(c).ports)
+      .map((p) => o(p).containerPort)
+      .filter((p): p is number => Number.isInteger(p))
     return { name, ports, state: kind ?? 'unknown', reason: typeof reason === 'string' ? reason : null }
   })
   return { kind: 'pod', phase: typeof status.phase === 'string' ? status.phase : 'Unknown', hostPID: spec.hostPID === true, containers }
@@ -149,7 +165,11 @@ export function podTrouble(read: PodRead, pod: PodReach): { kind: 'missing' | 'u
       const running = read.containers.filter((c) => c.state === 'running')
       if (read.phase === 'Running' && running.length > 0) return undefined
       const states = read.containers.map((c) => `${c.name} ${c.state}${c.reason ? ` (${c.reason})` : ''}`).join(', ')
-      return { kind: 'missing', observed: `pod ${pod.name} is ${read.phase}${states ? `, its containers: ${states}` : ''}: no container runs the engine`, next: kubectlNext('container-down', pod) }
+      return {
+        kind: 'missing',
+        observed: `pod ${pod.name} is ${read.phase}${states ? `, its containers: ${states}` : ''}: no container runs the engine`,
+        next: kubectlNext('container-down', pod),
+      }
     }
     case 'no-pod':
       return { kind: 'missing', observed: `no pod ${pod.name}: ${read.said}`, next: kubectlNext('no-pod', pod) }
@@ -160,7 +180,11 @@ export function podTrouble(read: PodRead, pod: PodReach): { kind: 'missing' | 'u
     case 'unreachable':
       return { kind: 'unobserved', observed: `kubectl could not reach the cluster: ${read.said}`, next: kubectlNext('unreachable', pod) }
     case 'unreadable':
-      return { kind: 'unobserved', observed: read.said, next: `run kubectl get pod ${pod.name.split('/').at(-1)} -o json by hand: armproof reads the pod's status and declared ports from it` }
+      return {
+        kind: 'unobserved',
+        observed: read.said,
+        next: `run kubectl get pod ${pod.name.split('/').at(-1)} -o json by hand: armproof reads the pod's status and declared ports from it`,
+      }
   }
 }
 
@@ -168,14 +192,20 @@ export function podTrouble(read: PodRead, pod: PodReach): { kind: 'missing' | 'u
  * The lookup's read did not run in the pod at all (it printed none of its marks): kubectl exec
  * failed, or the container has no POSIX sh (a distroless image). Nothing in the pod was observed.
  */
-export function inPodTrouble(r: HostResult, pod: PodReach, ran: boolean): { kind: 'unobserved'; observed: string; next: string } | undefined {
+export function inPodTrouble(
+  r: HostResult,
+  pod: PodReach,
+  ran: boolean,
+): { kind: 'unobserved'; observed: string; next: string } | undefined {
   if (ran || r.exitCode === 0) return undefined
   const said = lastLine(r.stderr || r.stdout) || `exit ${r.exitCode}`
   const kind = kubectlFailure(`${r.stderr}\n${r.stdout}`, r.exitCode)
   return {
     kind: 'unobserved',
     observed: `the engine's processes could not be read in pod ${pod.name} (kubectl exec … -- sh -c exited ${r.exitCode}): ${said}`,
-    next: kind ? kubectlNext(kind, pod) : "the reads run in the engine's container with kubectl exec -- sh -c: it needs sh, awk, ls and pidof (a distroless image has none); give the container a shell, or run armproof on the node with --runtime process",
+    next: kind
+      ? kubectlNext(kind, pod)
+      : "the reads run in the engine's container with kubectl exec -- sh -c: it needs sh, awk, ls and pidof (a distroless image has none); give the container a shell, or run armproof on the node with --runtime process",
   }
 }
 

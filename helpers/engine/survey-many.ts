@@ -21,7 +21,11 @@ export function manySurveyScript(keys: readonly SurveyKey[]): string {
   const names = [...new Set(keys.map((k) => k.process))]
   const hexes = [...new Set(keys.flatMap((k) => (k.port === null ? [] : [portHex(k.port)])))]
   return [
-    ...socketReads(names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`).join('\n'), names.map((_, i) => `$F${i}`).join(' '), hexes),
+    ...socketReads(
+      names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`).join('\n'),
+      names.map((_, i) => `$F${i}`).join(' '),
+      hexes,
+    ),
     ...names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`),
     // As the one-target survey: a cmdline that cannot be read fails the script (so --sudo auto
     // retries it under sudo -n); its error is also kept with its pid, for that target's view.
@@ -94,7 +98,18 @@ function readMany(stdout: string): ManyRead {
   for (const o of owners) ownersByInode.set(o.inode, [...(ownersByInode.get(o.inode) ?? []), o])
   // The same numbers parseSurvey reads from a survey's own text.
   const own = parseSurvey(`${MARK}btime\n${one('btime')}${MARK}clk_tck\n${one('clk_tck')}`)
-  return { one, has: (name, arg) => byKey.has(`${name} ${arg}`), btime: own.btime, clkTck: own.clkTck, listen, byPort, owners, ownersByInode, procs: readProcs(parts), held: new Map() }
+  return {
+    one,
+    has: (name, arg) => byKey.has(`${name} ${arg}`),
+    btime: own.btime,
+    clkTck: own.clkTck,
+    listen,
+    byPort,
+    owners,
+    ownersByInode,
+    procs: readProcs(parts),
+    held: new Map(),
+  }
 }
 
 const ownerMap = (owners: readonly OwnerLine[]): Map<string, string[]> => parseOwners(owners.map((o) => o.line).join('\n'))
@@ -121,7 +136,11 @@ function viewOf(read: ManyRead, keys: readonly SurveyKey[], key: SurveyKey): { s
   const names = [...new Set(keys.map((k) => k.process))]
   const hex = portHex(key.port)
   const onPort = new Set(hex === '' ? [] : (read.byPort.get(hex) ?? []))
-  const named = read.one('pidof', String(names.indexOf(key.process))).trim().split(/\s+/).filter((p) => /^\d+$/.test(p))
+  const named = read
+    .one('pidof', String(names.indexOf(key.process)))
+    .trim()
+    .split(/\s+/)
+    .filter((p) => /^\d+$/.test(p))
   const held = heldBy(read, named)
   const onPortOwners = [...onPort].flatMap((i) => read.ownersByInode.get(i) ?? [])
   // Shared with every target of that name when its port's sockets are all the named processes' own (a fleet of one process); else its own cut.
@@ -153,7 +172,11 @@ function viewOf(read: ManyRead, keys: readonly SurveyKey[], key: SurveyKey): { s
 }
 
 /** What `key`'s own survey would have printed, cut from the output of `manySurveyScript(keys)`, and that read. */
-export function surveyView(stdout: string, keys: readonly SurveyKey[], key: SurveyKey): { stdout: string; survey: Survey; unreadable: string[] } {
+export function surveyView(
+  stdout: string,
+  keys: readonly SurveyKey[],
+  key: SurveyKey,
+): { stdout: string; survey: Survey; unreadable: string[] } {
   const v = viewOf(readMany(stdout), keys, key)
   return { stdout: v.text(), survey: v.survey, unreadable: v.unreadable }
 }

@@ -44,7 +44,10 @@ export function sections(stdout: string): Array<{ name: string; arg: string; tex
   let at = stdout.indexOf(MARK)
   while (at >= 0) {
     const eol = stdout.indexOf('\n', at)
-    const head = stdout.slice(at + MARK.length, eol < 0 ? undefined : eol).trim().split(/\s+/)
+    const head = stdout
+      .slice(at + MARK.length, eol < 0 ? undefined : eol)
+      .trim()
+      .split(/\s+/)
     const next = eol < 0 ? -1 : stdout.indexOf(`\n${MARK}`, eol - 1)
     const body = eol < 0 ? '' : stdout.slice(eol + 1, next < 0 ? undefined : next + 1)
     out.push({ name: head[0] ?? '', arg: head[1] ?? '', text: body })
@@ -128,7 +131,11 @@ export function socketReads(pidof: string, named: string, hexes: readonly string
 
 export function surveyScript(processName: string, port: number | null): string {
   const hex = portHex(port)
-  return [...socketReads(`F=$(pidof ${quote(processName)} 2>/dev/null)`, '$F', hex === '' ? [] : [hex]), `echo '${MARK}pidof'; echo $F`, PROC_LOOP].join('\n')
+  return [
+    ...socketReads(`F=$(pidof ${quote(processName)} 2>/dev/null)`, '$F', hex === '' ? [] : [hex]),
+    `echo '${MARK}pidof'; echo $F`,
+    PROC_LOOP,
+  ].join('\n')
 }
 
 /** The stat line and command line of `pids` (validated digits only). */
@@ -168,7 +175,10 @@ export function parseSurvey(stdout: string): Survey {
     clkTck: clk !== null && clk > 0 ? clk : null,
     listeners: parseListeners(one('listen')),
     owners: parseOwners(one('owners')),
-    named: one('pidof').trim().split(/\s+/).filter((p) => /^\d+$/.test(p)),
+    named: one('pidof')
+      .trim()
+      .split(/\s+/)
+      .filter((p) => /^\d+$/.test(p)),
     procs: readProcs(parts),
   }
 }
@@ -188,7 +198,8 @@ export interface ContainerRead {
 
 export function containerScript(svc: string, tool: 'podman' | 'docker' = 'podman'): string {
   // Only the container's own process tree is printed (its main pid, then its descendants, breadth first).
-  const tree = 'awk -v root="$c" \'{ line[$1] = $0; s = $0; sub(/.*\\) /, "", s); split(s, f, " "); kids[f[2]] = kids[f[2]] " " $1 } END { n = 1; q[1] = root; i = 1; while (i <= n) { p = q[i++]; if (p in seen) continue; seen[p] = 1; if (p in line) print line[p]; m = split(kids[p], k, " "); for (j = 1; j <= m; j++) q[++n] = k[j] } }\''
+  const tree =
+    'awk -v root="$c" \'{ line[$1] = $0; s = $0; sub(/.*\\) /, "", s); split(s, f, " "); kids[f[2]] = kids[f[2]] " " $1 } END { n = 1; q[1] = root; i = 1; while (i <= n) { p = q[i++]; if (p in seen) continue; seen[p] = 1; if (p in line) print line[p]; m = split(kids[p], k, " "); for (j = 1; j <= m; j++) q[++n] = k[j] } }\''
   return [
     // docker names images and containers alike: only a container is asked for (podman's words stay as recorded).
     `echo '${MARK}container'; c=$(${tool === 'docker' ? 'docker inspect --type=container' : 'podman inspect'} --format '{{.State.Pid}}' ${quote(svc)} 2>&1); r=$?; printf '%s\\n' "$c"; echo "${MARK}exit $r"`,
@@ -203,5 +214,9 @@ export function parseContainer(stdout: string): ContainerRead {
   const said = (parts.find((s) => s.name === 'container')?.text ?? '').trim()
   const exit = parts.find((s) => s.name === 'exit')?.arg
   const pid = exit === '0' && /^\d+$/.test(said) ? said : null
-  return { pid, said: pid === null ? said.split('\n').slice(-2).join(' | ') : '', stats: parseStats(parts.find((s) => s.name === 'stats')?.text ?? '') }
+  return {
+    pid,
+    said: pid === null ? said.split('\n').slice(-2).join(' | ') : '',
+    stats: parseStats(parts.find((s) => s.name === 'stats')?.text ?? ''),
+  }
 }

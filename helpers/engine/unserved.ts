@@ -42,7 +42,10 @@ export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: st
     ? `the engines named ${q.process} there listen on ${others.map((o) => `port ${o.ports.join(', ')} (pid ${o.pid}${o.portsFrom === 'argv' ? ', its --port' : ''})`).join(', ')}`
     : `no engine named ${q.process} runs there either`
   const nearest = [...ports].sort((a, b) => Math.abs(a - q.port!) - Math.abs(b - q.port!))[0]
-  const fix = nearest === undefined ? "; check --base-url's port, --host and --svc" : `; did you mean --base-url ${at(nearest)}${ports.length > 1 ? ' (the nearest)' : ''}?`
+  const fix =
+    nearest === undefined
+      ? "; check --base-url's port, --host and --svc"
+      : `; did you mean --base-url ${at(nearest)}${ports.length > 1 ? ' (the nearest)' : ''}?`
   return {
     where: `${host.where}: /proc/net/tcp{,6}; pidof ${q.process}${tool ? `; ${tool} inspect ${q.svc}` : ''}`,
     message: `--base-url: nothing on ${host.where === 'local' ? 'this host' : host.where.replace(/^ssh /, '')} listens on port ${q.port}${tool ? ` and no container answers for ${q.svc}` : ''}: ${engines}${fix}`,

@@ -39,7 +39,9 @@ export interface Resources {
 
 function softFdLimit(): number {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'))
     const soft = line?.split(/\s{2,}/)[1]
     return soft === undefined || soft === 'unlimited' ? 1 << 20 : Number(soft)
   } catch {

@@ -81,7 +81,8 @@ function parseArgs(rawArgs: readonly string[]): Args {
     else if (a.startsWith('-')) args.problems.push(`unknown option ${JSON.stringify(a.slice(0, 40))}`)
     else args.inputs.push(a)
   }
-  if (!args.out && !args.json && !args.problems.some((p) => p.startsWith('--out'))) args.problems.push('--out <merged.json> (or --json) is required')
+  if (!args.out && !args.json && !args.problems.some((p) => p.startsWith('--out')))
+    args.problems.push('--out <merged.json> (or --json) is required')
   if (args.inputs.length === 0) args.problems.push('give the shard reports to merge')
   return args
 }
@@ -93,8 +94,13 @@ function outputsProblems(args: Args, io: MergeIo): string[] {
     ...(args.junit ? [{ option: '--junit', path: args.junit }] : []),
     ...(io.env.GITHUB_STEP_SUMMARY ? [{ option: 'GITHUB_STEP_SUMMARY', path: io.env.GITHUB_STEP_SUMMARY, append: true }] : []),
   ]
-  const each = writes.flatMap((w) => outputProblem({ option: w.option, path: w.path, kind: 'file', ...(w.append ? { append: true } : {}) }, io.cwd) ?? [])
-  const claims: PathClaim[] = [...writes.map((w) => ({ option: w.option, path: w.path, role: 'writes' as const })), ...args.inputs.map((p) => ({ option: 'a shard report', path: p, role: 'reads' as const }))]
+  const each = writes.flatMap(
+    (w) => outputProblem({ option: w.option, path: w.path, kind: 'file', ...(w.append ? { append: true } : {}) }, io.cwd) ?? [],
+  )
+  const claims: PathClaim[] = [
+    ...writes.map((w) => ({ option: w.option, path: w.path, role: 'writes' as const })),
+    ...args.inputs.map((p) => ({ option: 'a shard report', path: p, role: 'reads' as const })),
+  ]
   return [...each, ...outputSetProblems(claims, io.cwd).map((p) => p.message)]
 }
 
@@ -103,7 +109,9 @@ export async function mergeReports(io: MergeIo): Promise<number> {
     return await merge(io)
   } catch (error) {
     // Never a stack trace: whatever went wrong is one line, and exit 2 (nothing was merged).
-    io.err.write(`armproof merge-reports: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was written\n`)
+    io.err.write(
+      `armproof merge-reports: failed unexpectedly: ${error instanceof Error ? error.message : String(error)}; nothing was written\n`,
+    )
     return 2
   }
 }
@@ -111,7 +119,9 @@ export async function mergeReports(io: MergeIo): Promise<number> {
 async function merge(io: MergeIo): Promise<number> {
   const args = parseArgs(io.rawArgs)
   if (args.help) {
-    io.out.write(`${mergeUsage()}\n\nMerges the --report files of a sharded fleet run (${command('verify')} --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. --json writes the merged report to stdout (the other lines then go to stderr). Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`)
+    io.out.write(
+      `${mergeUsage()}\n\nMerges the --report files of a sharded fleet run (${command('verify')} --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. --json writes the merged report to stdout (the other lines then go to stderr). Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`,
+    )
     return 0
   }
   if (args.version) {
@@ -133,7 +143,14 @@ async function merge(io: MergeIo): Promise<number> {
       const text = `${JSON.stringify(merged, null, 2)}\n`
       const files = [
         ...(args.out ? [{ path: resolve(io.cwd, args.out), text }] : []),
-        ...(args.junit ? [{ path: resolve(io.cwd, args.junit), text: junitFleetXml(merged.targets, Date.parse(merged.finishedAt) - Date.parse(merged.startedAt)) }] : []),
+        ...(args.junit
+          ? [
+              {
+                path: resolve(io.cwd, args.junit),
+                text: junitFleetXml(merged.targets, Date.parse(merged.finishedAt) - Date.parse(merged.startedAt)),
+              },
+            ]
+          : []),
       ]
       // Under --json stdout holds the merged report alone; every line for a person goes to stderr.
       const lines = args.json ? io.err : io.out
@@ -143,26 +160,36 @@ async function merge(io: MergeIo): Promise<number> {
       try {
         if (files.length > 0) await writeAtomicAll(files)
       } catch (error) {
-        unwritten.push(`could not write ${named.join(' and ')}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; ${named.length > 1 ? 'neither was' : 'it was not'} written`)
+        unwritten.push(
+          `could not write ${named.join(' and ')}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; ${named.length > 1 ? 'neither was' : 'it was not'} written`,
+        )
       }
       if (args.json) io.out.write(text)
       if (io.env.GITHUB_STEP_SUMMARY && unwritten.length === 0) {
         try {
           await appendFile(io.env.GITHUB_STEP_SUMMARY, `${fleetMarkdown(merged, { reportPath: args.out ?? null })}\n`)
         } catch (error) {
-          unwritten.push(`could not append the step summary to ${io.env.GITHUB_STEP_SUMMARY}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+          unwritten.push(
+            `could not append the step summary to ${io.env.GITHUB_STEP_SUMMARY}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          )
         }
       }
       const counts = `${read.length} shard report(s)`
       if (unwritten.length > 0) {
         for (const line of unwritten) io.err.write(`armproof merge-reports: ${line}\n`)
-        lines.write(`merged ${counts}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s); exit ${EXIT_OUTPUT_UNWRITTEN}: the merged verdict stands, but not every output was written\n`)
+        lines.write(
+          `merged ${counts}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s); exit ${EXIT_OUTPUT_UNWRITTEN}: the merged verdict stands, but not every output was written\n`,
+        )
         return EXIT_OUTPUT_UNWRITTEN
       }
-      lines.write(`merged ${counts} into ${args.out ?? 'stdout'}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s), exit ${merged.exitCode}\n`)
+      lines.write(
+        `merged ${counts} into ${args.out ?? 'stdout'}: fleet ${merged.verdict.toUpperCase()}, ${merged.targets.length} target(s), exit ${merged.exitCode}\n`,
+      )
       return merged.exitCode
     }
   }
-  io.err.write(`armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p.replace(/[\r\n]+/g, ' ')}`).join('\n')}\n${mergeUsage()}\n`)
+  io.err.write(
+    `armproof merge-reports: ${problems.length} problem(s); nothing was written.\n${problems.map((p) => `  - ${p.replace(/[\r\n]+/g, ' ')}`).join('\n')}\n${mergeUsage()}\n`,
+  )
   return 2
 }

@@ -62,11 +62,19 @@ export function isFleetRun(cli: OptionLayer, env: Readonly<Record<string, string
 /** `--concurrency` or `--shard` given without a targets file: a problem (they mean nothing for one target). */
 export function strayFleetFlags(cli: OptionLayer): ConfigProblem[] {
   const flags = runFlagsOf(cli)
-  return ['concurrency', 'shard', 'run-id'].filter((f) => flags.has(f)).map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
+  return ['concurrency', 'shard', 'run-id']
+    .filter((f) => flags.has(f))
+    .map((f) => ({ option: `--${f}`, message: `--${f}: only applies to a fleet run (--targets FILE)` }))
 }
 
 /** A targets file's entry or its `defaults:` as an option layer: each key its option, at its line. */
-function fileLayer(name: 'entry' | 'defaults', entry: Entry, lines: EntryLines, file: string, spelled: (key: string) => string): OptionLayer {
+function fileLayer(
+  name: 'entry' | 'defaults',
+  entry: Entry,
+  lines: EntryLines,
+  file: string,
+  spelled: (key: string) => string,
+): OptionLayer {
   const values = new Map<OptionFlag, string | boolean>()
   for (const [key, value] of entry) values.set(key as OptionFlag, SWITCHES.has(key) ? value === 'true' : value)
   return {
@@ -105,7 +113,9 @@ export interface PlanInput {
 }
 
 /** The plan, with the targets file as read (for serve, which runs each entry as its own verify); or every problem. */
-export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnings: string[]; targetsFile: TargetsFile } | { ok: false; problems: ConfigProblem[] } {
+export function planFleet(
+  input: PlanInput,
+): { ok: true; plan: FleetPlan; warnings: string[]; targetsFile: TargetsFile } | { ok: false; problems: ConfigProblem[] } {
   const warnings: string[] = []
   // The command line, read once: the fleet's own flags, and a layer of every target's options.
   const cli = input.commandLine ?? commandLineLayer(input.argv)
@@ -120,7 +130,8 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   const c = fromEnv('concurrency', 'VERIFY_CONCURRENCY')
   if (c && c.value !== 'auto') {
     const n = /^\d{1,4}$/.test(c.value) ? Number(c.value) : NaN
-    if (!(n >= 1 && n <= MAX_CONCURRENCY)) problems.push({ option: c.from, message: `${c.from}: ${showValue(c.value, 40)} must be auto or a whole number 1–${MAX_CONCURRENCY}` })
+    if (!(n >= 1 && n <= MAX_CONCURRENCY))
+      problems.push({ option: c.from, message: `${c.from}: ${showValue(c.value, 40)} must be auto or a whole number 1–${MAX_CONCURRENCY}` })
     else concurrency = n
   }
   let shard: Shard | null = null
@@ -131,11 +142,17 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     else shard = parsed
   }
   // The run's own name, so that merge-reports tells this run's shards from an earlier run's: a CI's run id when none is given.
-  const idRaw = fromEnv('run-id', 'VERIFY_RUN_ID') ?? (['GITHUB_RUN_ID', 'CI_PIPELINE_ID'] as const).flatMap((k) => (input.env[k] ? [{ value: input.env[k]!, from: k }] : []))[0]
+  const idRaw =
+    fromEnv('run-id', 'VERIFY_RUN_ID') ??
+    (['GITHUB_RUN_ID', 'CI_PIPELINE_ID'] as const).flatMap((k) => (input.env[k] ? [{ value: input.env[k]!, from: k }] : []))[0]
   let instance: string | null = null
   if (idRaw) {
     if (/^[A-Za-z0-9._:@-]{1,128}$/.test(idRaw.value)) instance = idRaw.value
-    else problems.push({ option: idRaw.from, message: `${idRaw.from}: ${showValue(idRaw.value, 40)} must be one word of [A-Za-z0-9._:@-], at most 128 characters` })
+    else
+      problems.push({
+        option: idRaw.from,
+        message: `${idRaw.from}: ${showValue(idRaw.value, 40)} must be one word of [A-Za-z0-9._:@-], at most 128 characters`,
+      })
   }
   // Output paths are the operator's: relative to where they ran the command (as one target's).
   const mine = (flag: string, env: string): string | null => {
@@ -145,7 +162,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   const report = mine('report', 'VERIFY_REPORT')
   const junit = mine('junit', 'VERIFY_JUNIT')
   const summary = mine('summary', 'VERIFY_SUMMARY')
-  for (const [option, p] of [['--report', report], ['--junit', junit], ['--summary', summary]] as const) {
+  for (const [option, p] of [
+    ['--report', report],
+    ['--junit', junit],
+    ['--summary', summary],
+  ] as const) {
     if (!p) continue
     const why = outputProblem({ option, path: p, kind: 'file' }, input.cwd)
     if (why) problems.push({ option, message: why })
@@ -162,8 +183,11 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
   }
   // Every problem is said at its place in the file: `fleet.yaml:12: targets[2] ("llm-9"): base-url: …`,
   // and carries that place as data (`at`: the file, the line, the key as the file spells it).
-  const inFile = (option: string, line: number | undefined, key: string | undefined, message: string): ConfigProblem =>
-    ({ option, message: `${fileRaw.value}${line !== undefined ? `:${line}` : ''}: ${message}`, at: { file: fileRaw.value, ...(line !== undefined ? { line } : {}), ...(key !== undefined ? { key } : {}) } })
+  const inFile = (option: string, line: number | undefined, key: string | undefined, message: string): ConfigProblem => ({
+    option,
+    message: `${fileRaw.value}${line !== undefined ? `:${line}` : ''}: ${message}`,
+    at: { file: fileRaw.value, ...(line !== undefined ? { line } : {}), ...(key !== undefined ? { key } : {}) },
+  })
   /** The problems in the file's order (a compiler's), the run's own (no line) first; the sort is stable. */
   const inFileOrder = (ps: ConfigProblem[]): ConfigProblem[] => [...ps].sort((a, b) => (a.at?.line ?? 0) - (b.at?.line ?? 0))
   const parsed = parseTargetsFile(read.text)
@@ -190,9 +214,17 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     // A key this entry misspelt was said above (with its "did you mean"): its "is required" would say it twice.
     const misspelt = new Set(parsed.problems.filter((p) => p.where === `targets[${index}]` && p.meant).map((p) => p.meant!))
     /** A problem of this target, at the line of the value it is about (its entry's key, or defaults:'), else the entry's. */
-    const ofTarget = (line: number | undefined, key: string | undefined, message: string) => inFile(where, line ?? entryLines.at, key, `${where}: ${message}`)
+    const ofTarget = (line: number | undefined, key: string | undefined, message: string) =>
+      inFile(where, line ?? entryLines.at, key, `${where}: ${message}`)
     /** The line of an option of this target: its key in the entry, else in defaults:. */
-    const lineOf = (key: string | undefined) => (key === undefined ? undefined : entry.has(key) ? entryLines.keys.get(key) : defaults.has(key) ? lines.defaults.keys.get(key) : undefined)
+    const lineOf = (key: string | undefined) =>
+      key === undefined
+        ? undefined
+        : entry.has(key)
+          ? entryLines.keys.get(key)
+          : defaults.has(key)
+            ? lines.defaults.keys.get(key)
+            : undefined
     // The entry over the command line over defaults:, then env and .env (helpers/config/sources.ts).
     const layers = [fileLayer('entry', entry, entryLines, fileRaw.value, (key) => key), cli.layer, defaultsLayer]
     const config = loadConfig({ layers, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
@@ -205,7 +237,14 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
           continue
         }
         // The key as the file spells it: where the value sits in the file, or the one the entry lacks (env's values are not the file's).
-        const key = p.key === undefined ? undefined : p.layer === 'defaults' ? `defaults.${p.key}` : p.layer === 'entry' || p.missing ? p.key : undefined
+        const key =
+          p.key === undefined
+            ? undefined
+            : p.layer === 'defaults'
+              ? `defaults.${p.key}`
+              : p.layer === 'entry' || p.missing
+                ? p.key
+                : undefined
         problems.push(ofTarget(p.spot?.line, key, p.message))
       }
       continue
@@ -217,20 +256,30 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
       continue
     }
     const target: Target = { ...run.target, report: null, junit: null, summary: null }
-    for (const p of outputProblems(target, {}, input.cwd)) problems.push(ofTarget(lineOf(optionKey(p.option)), optionKey(p.option), p.message))
+    for (const p of outputProblems(target, {}, input.cwd))
+      problems.push(ofTarget(lineOf(optionKey(p.option)), optionKey(p.option), p.message))
     validated.push({ index, target })
   }
   // The run's outputs are one set with every target's fixtures folder (no two on one path, none
   // inside a folder being recorded or replayed, none over the targets file): config/output-set.ts.
   const claims: PathClaim[] = [
     { option: fileRaw.from, path, role: 'reads' },
-    ...[['--report', report], ['--junit', junit], ['--summary', summary], ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null]].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
+    ...[
+      ['--report', report],
+      ['--junit', junit],
+      ['--summary', summary],
+      ['GITHUB_STEP_SUMMARY', input.env.GITHUB_STEP_SUMMARY ?? null],
+    ].flatMap(([option, p]) => (p ? [{ option: option!, path: p, role: 'writes' as const }] : [])),
     ...validated.flatMap(({ index, target }) => claimsOf(target, {}, `targets[${index}] fixtures`, index)),
   ]
   // A clash that names a target's fixtures folder is said at that entry's `fixtures:` line (its last target's).
   for (const p of outputSetProblems(claims, input.cwd)) {
     const index = p.entries?.at(-1)
-    problems.push(index === undefined ? p : inFile(p.option, lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at, 'fixtures', p.message))
+    problems.push(
+      index === undefined
+        ? p
+        : inFile(p.option, lines.targets[index]!.keys.get('fixtures') ?? lines.targets[index]!.at, 'fixtures', p.message),
+    )
   }
   // Two entries for one target are the file's mistake.
   const seen = new Map<string, number>()
@@ -239,12 +288,28 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     const identity = `${target.svc} ${target.knob} ${target.baseUrl ?? `fixtures ${target.fixtures}`}`
     identities.push(identity)
     const dup = seen.get(identity)
-    if (dup !== undefined) problems.push(inFile(`targets[${index}]`, lines.targets[index]!.at, undefined, `${label(index)}: the same target as targets[${dup}] (${identity}); list each once`))
+    if (dup !== undefined)
+      problems.push(
+        inFile(
+          `targets[${index}]`,
+          lines.targets[index]!.at,
+          undefined,
+          `${label(index)}: the same target as targets[${dup}] (${identity}); list each once`,
+        ),
+      )
     else seen.set(identity, index)
   }
   if (problems.length > 0) return { ok: false, problems: inFileOrder(problems) }
   if (shard && shard.count > validated.length) {
-    return { ok: false, problems: [{ option: '--shard', message: `--shard ${shard.index}/${shard.count}: the file lists ${validated.length} target(s), fewer than ${shard.count} shards; use at most ${validated.length} shards` }] }
+    return {
+      ok: false,
+      problems: [
+        {
+          option: '--shard',
+          message: `--shard ${shard.index}/${shard.count}: the file lists ${validated.length} target(s), fewer than ${shard.count} shards; use at most ${validated.length} shards`,
+        },
+      ],
+    }
   }
   const picked = shard ? new Set(shardOf(identities, shard)) : undefined
   const svcCount = new Map<string, number>()
@@ -257,6 +322,15 @@ export function planFleet(input: PlanInput): { ok: true; plan: FleetPlan; warnin
     labels.add(label)
     if (!picked || picked.has(k)) fleet.push({ label, identity: identities[k]!, index, target })
   }
-  const run = fleetRunIdentity(read.text, validated.map((v) => v.target), instance)
-  return { ok: true, warnings, targetsFile: parsed.file, plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run } }
+  const run = fleetRunIdentity(
+    read.text,
+    validated.map((v) => v.target),
+    instance,
+  )
+  return {
+    ok: true,
+    warnings,
+    targetsFile: parsed.file,
+    plan: { file: fileRaw.value, targets: fleet, total: validated.length, concurrency, shard, report, junit, summary, run },
+  }
 }

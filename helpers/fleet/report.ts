@@ -29,7 +29,14 @@ export interface FleetReport {
    * (null when the suite ran in a worker of its own). `concurrency`: the cap given, else the most
    * the run could have let in (its targets, its file descriptors).
    */
-  fleet: { file: string; total: number; shards: Shard[] | null; concurrency: number | null; admission?: { given: number | 'auto'; peak: number | null }; run?: FleetRunIdentity }
+  fleet: {
+    file: string
+    total: number
+    shards: Shard[] | null
+    concurrency: number | null
+    admission?: { given: number | 'auto'; peak: number | null }
+    run?: FleetRunIdentity
+  }
   /** One entry per target, in the file's order: its unique label, its place in the file (added), and its own report. */
   targets: Array<{ name: string; index?: number; report: Report }>
   tool: { name: 'armproof'; version: string }
@@ -91,7 +98,10 @@ export function fleetTable(report: FleetReport): string {
  * how long the run took, one row per target (its endpoint, its steps, its verdict, its meter line),
  * the next step of each non-green one. `endpoints`: target name → its --base-url.
  */
-export function fleetMarkdown(report: FleetReport, options: { reportPath?: string | null; endpoints?: Readonly<Record<string, string | null>> } = {}): string {
+export function fleetMarkdown(
+  report: FleetReport,
+  options: { reportPath?: string | null; endpoints?: Readonly<Record<string, string | null>> } = {},
+): string {
   const icon = { green: '✅', red: '❌', inconclusive: '❓', error: '⛔', interrupted: '⏹' }[report.verdict]
   const tally: Record<string, number> = {}
   for (const t of report.targets) tally[t.report.verdict] = (tally[t.report.verdict] ?? 0) + 1
@@ -100,7 +110,9 @@ export function fleetMarkdown(report: FleetReport, options: { reportPath?: strin
     .join(', ')
   const ms = Date.parse(report.finishedAt) - Date.parse(report.startedAt)
   const modes = [...new Set(report.targets.map((t) => t.report.mode))].join(', ')
-  const shard = report.fleet.shards ? ` (shard ${report.fleet.shards.map((s) => `${s.index}/${s.count}`).join(', ')} of ${report.fleet.total})` : ''
+  const shard = report.fleet.shards
+    ? ` (shard ${report.fleet.shards.map((s) => `${s.index}/${s.count}`).join(', ')} of ${report.fleet.total})`
+    : ''
   const lines = [
     `### ${icon} armproof fleet ${report.verdict.toUpperCase()}: ${report.targets.length} target(s)${shard}: ${counts}`,
     '',
@@ -117,10 +129,13 @@ export function fleetMarkdown(report: FleetReport, options: { reportPath?: strin
   ]
   const notGreen = report.targets.filter((t) => t.report.verdict !== 'green')
   if (notGreen.length > 0) {
-    lines.push('', ...notGreen.map(({ name, report: r }) => {
-      const v = summarize(r, options.reportPath)
-      return `- **${mdText(name)}** ${v.word}: ${mdCell(v.why)}; next: ${mdCell(v.next)}`
-    }))
+    lines.push(
+      '',
+      ...notGreen.map(({ name, report: r }) => {
+        const v = summarize(r, options.reportPath)
+        return `- **${mdText(name)}** ${v.word}: ${mdCell(v.why)}; next: ${mdCell(v.next)}`
+      }),
+    )
   }
   return lines.join('\n')
 }

@@ -89,7 +89,9 @@ export class FleetReporter implements Reporter {
     if (i === undefined || !step) return
     const clean = this.#clean(step)
     this.#judged.set(i, [...(this.#judged.get(i) ?? []), clean])
-    this.#o.out.write(`${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1, color: this.#o.color })}\n`)
+    this.#o.out.write(
+      `${this.#key(i)} ${stepLine(clean, STEP_IDS.indexOf(clean.id), { width: (this.#o.width ?? 160) - this.#width - 1, color: this.#o.color })}\n`,
+    )
   }
 
   onTestSuiteReady(suite: SuiteLike): void {
@@ -102,7 +104,10 @@ export class FleetReporter implements Reporter {
     if (i === undefined || suite.parent.type !== 'module' || this.#done.has(i)) return
     this.#done.set(i, new Date())
     const { steps, unhandled } = this.#collect(suite)
-    this.#doneNotes.set(i, unhandled.map((n) => this.#clean(n)))
+    this.#doneNotes.set(
+      i,
+      unhandled.map((n) => this.#clean(n)),
+    )
     const verdict = stepsVerdict(this.#o.targets[i]!.target, steps)
     const held = steps.filter((s) => s.verdict === 'passed').length
     this.#o.out.write(`${this.#key(i)} done: ${verdict.toUpperCase()} (${held} of ${steps.length} steps held)\n`)
@@ -111,7 +116,10 @@ export class FleetReporter implements Reporter {
   /** Test output is not part of the runbook. */
   onUserConsoleLog(): void {}
 
-  #collect(suite: SuiteLike | undefined, extra: readonly ErrorLike[] = []): { steps: StepResult[]; unhandled: string[]; unwritten: string[] } {
+  #collect(
+    suite: SuiteLike | undefined,
+    extra: readonly ErrorLike[] = [],
+  ): { steps: StepResult[]; unhandled: string[]; unwritten: string[] } {
     const cases = suite ? [...suite.children.allTests()] : []
     const errors = suite ? [...suite.errors(), ...[...suite.children.allSuites()].flatMap((s) => s.errors())] : []
     return stepsFromTestCases(cases, [], [...extra, ...errors])
@@ -119,14 +127,21 @@ export class FleetReporter implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<ModuleLike>, unhandledErrors: ReadonlyArray<ErrorLike>, reason?: string): void {
     const suites = new Map<number, SuiteLike>()
-    for (const m of testModules) for (const s of m.children.suites()) if (s.meta().armproofTarget !== undefined) suites.set(s.meta().armproofTarget!, s)
+    for (const m of testModules)
+      for (const s of m.children.suites()) if (s.meta().armproofTarget !== undefined) suites.set(s.meta().armproofTarget!, s)
     const moduleErrors = runErrorsOf(testModules.map((m) => ({ errors: () => m.errors(), children: { allTests: () => [] } })))
     // An error outside every target's tests may be any target's: it keeps every target from green.
     const shared = unhandledErrors.map((e) => `unhandled error: ${e.message}`)
     if (reason === 'interrupted') shared.push('the run was interrupted before it finished')
     this.#outcomes = this.#o.targets.map((_, i) => {
       const { steps, unhandled, unwritten } = this.#collect(suites.get(i), suites.has(i) ? [] : moduleErrors)
-      return { steps: steps.map((s) => this.#clean(s)), notes: [...unhandled, ...shared].map((n) => this.#clean(n)), unwritten: unwritten.map((n) => this.#clean(n)), startedAt: this.#started.get(i) ?? null, finishedAt: this.#done.get(i) ?? null }
+      return {
+        steps: steps.map((s) => this.#clean(s)),
+        notes: [...unhandled, ...shared].map((n) => this.#clean(n)),
+        unwritten: unwritten.map((n) => this.#clean(n)),
+        startedAt: this.#started.get(i) ?? null,
+        finishedAt: this.#done.get(i) ?? null,
+      }
     })
   }
 

@@ -48,7 +48,10 @@ export interface FileProblem {
 
 /** The targets file's text, bounded (../schema/yaml-file.ts); a problem when it cannot be read whole. */
 export function readBounded(path: string): { text: string } | { problem: string } {
-  return readBoundedFile(path, MAX_TARGETS_FILE_BYTES, { directory: 'give the targets file', tooLarge: 'a targets file lists option values, shard a larger fleet over several files' })
+  return readBoundedFile(path, MAX_TARGETS_FILE_BYTES, {
+    directory: 'give the targets file',
+    tooLarge: 'a targets file lists option values, shard a larger fleet over several files',
+  })
 }
 
 const KNOWN = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.flag, o]))
@@ -82,14 +85,21 @@ function distance(a: string, b: string): number {
 function entryOf(value: unknown, where: string, lines: EntryLines, problems: FileProblem[]): Map<string, string> {
   const out = new Map<string, string>()
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    problems.push({ where, line: lines.at, message: `${where} must be a mapping of option names to values, e.g. { svc: radiance-7, base-url: "http://gpu-7:8000" }` })
+    problems.push({
+      where,
+      line: lines.at,
+      message: `${where} must be a mapping of option names to values, e.g. { svc: radiance-7, base-url: "http://gpu-7:8000" }`,
+    })
     return out
   }
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    const say = (message: string, meant?: string) => problems.push({ where, line: lines.keys.get(key) ?? lines.at, key, message: `${where}: ${message}`, ...(meant ? { meant } : {}) })
+    const say = (message: string, meant?: string) =>
+      problems.push({ where, line: lines.keys.get(key) ?? lines.at, key, message: `${where}: ${message}`, ...(meant ? { meant } : {}) })
     if (key === 'api-key' || /^(api[-_]?key|token|bearer|password|secret)$/i.test(key)) {
       // The value is never shown: it is most likely the key itself.
-      say(`${showValue(key)}: an API key never sits in the targets file (it is read by CI logs, diffs and backups); give api-key-file: PATH, or VERIFY_API_KEY in env or .env`)
+      say(
+        `${showValue(key)}: an API key never sits in the targets file (it is read by CI logs, diffs and backups); give api-key-file: PATH, or VERIFY_API_KEY in env or .env`,
+      )
       continue
     }
     if (key.startsWith('-')) {
@@ -99,7 +109,10 @@ function entryOf(value: unknown, where: string, lines: EntryLines, problems: Fil
     const spec = KNOWN.get(key)
     if (!spec) {
       const hint = nearest(key)
-      say(`unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of ${command('verify')} --help, without dashes)`, hint)
+      say(
+        `unknown key ${showValue(key)}${hint ? `; did you mean ${hint}?` : ''} (keys are the long option names of ${command('verify')} --help, without dashes)`,
+        hint,
+      )
       continue
     }
     if (RUN_LEVEL.has(key)) {
@@ -139,7 +152,10 @@ function linesOf(node: unknown, lineAt: (offset: number) => number): EntryLines 
 export function parseTargetsFile(text: string): { file: TargetsFile; problems: FileProblem[] } | { problems: FileProblem[] } {
   const problems: FileProblem[] = []
   const read = parseYamlFile(text)
-  if ('problems' in read) return { problems: read.problems.map((p) => ({ where: 'file', message: p.message, ...(p.line !== undefined ? { line: p.line } : {}) })) }
+  if ('problems' in read)
+    return {
+      problems: read.problems.map((p) => ({ where: 'file', message: p.message, ...(p.line !== undefined ? { line: p.line } : {}) })),
+    }
   const { data, doc, lineAt } = read
   const root = doc.contents
   const nodeOf = (key: string): unknown => (yaml.isMap(root) ? root.get(key, true) : undefined)
@@ -149,18 +165,37 @@ export function parseTargetsFile(text: string): { file: TargetsFile; problems: F
   const top = data as Record<string, unknown>
   const topLines = linesOf(root, lineAt)
   for (const key of Object.keys(top)) {
-    if (key !== 'defaults' && key !== 'targets') problems.push({ where: 'file', line: topLines.keys.get(key) ?? 1, key, message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:` })
+    if (key !== 'defaults' && key !== 'targets')
+      problems.push({
+        where: 'file',
+        line: topLines.keys.get(key) ?? 1,
+        key,
+        message: `unknown top-level key ${showValue(key)}; a targets file has defaults: and targets:`,
+      })
   }
   const defaultsLines = top.defaults === undefined ? NO_LINES : linesOf(nodeOf('defaults'), lineAt)
-  const defaults = top.defaults === undefined || top.defaults === '' ? new Map<string, string>() : entryOf(top.defaults, 'defaults', defaultsLines, problems)
+  const defaults =
+    top.defaults === undefined || top.defaults === ''
+      ? new Map<string, string>()
+      : entryOf(top.defaults, 'defaults', defaultsLines, problems)
   const targets: Entry[] = []
   const targetLines: EntryLines[] = []
   if (!Array.isArray(top.targets) || top.targets.length === 0) {
-    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, key: 'targets', message: 'targets: must be a non-empty list, one mapping per target' })
+    problems.push({
+      where: 'file',
+      line: topLines.keys.get('targets') ?? 1,
+      key: 'targets',
+      message: 'targets: must be a non-empty list, one mapping per target',
+    })
     return { problems }
   }
   if (top.targets.length > MAX_TARGETS) {
-    problems.push({ where: 'file', line: topLines.keys.get('targets') ?? 1, key: 'targets', message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file` })
+    problems.push({
+      where: 'file',
+      line: topLines.keys.get('targets') ?? 1,
+      key: 'targets',
+      message: `targets: lists ${top.targets.length} targets; at most ${MAX_TARGETS} per file`,
+    })
     return { problems }
   }
   const seq = nodeOf('targets')
@@ -179,7 +214,8 @@ export function parseTargetsFile(text: string): { file: TargetsFile; problems: F
  * from the layers before.
  */
 export function targetArgv(defaults: Entry, cli: readonly string[], entry: Entry): string[] {
-  const layer = (e: Entry): string[] => [...e].flatMap(([k, v]) => (KNOWN.get(k)?.kind === 'boolean' ? (v === 'true' ? [`--${k}`] : []) : [`--${k}=${v}`]))
+  const layer = (e: Entry): string[] =>
+    [...e].flatMap(([k, v]) => (KNOWN.get(k)?.kind === 'boolean' ? (v === 'true' ? [`--${k}`] : []) : [`--${k}=${v}`]))
   const offByEntry = new Set([...entry].filter(([k, v]) => KNOWN.get(k)?.kind === 'boolean' && v === 'false').map(([k]) => `--${k}`))
   return [...layer(defaults).filter((a) => !offByEntry.has(a)), ...cli.filter((a) => !offByEntry.has(a)), ...layer(entry)]
 }

@@ -61,14 +61,20 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
     if (s.shape === 'python-call') need('call', 'the class whose repr it is, e.g. ServerArgs')
     if (s.shape === 'info-metric') need('metric', 'the info gauge on /metrics')
     if (s.shape === 'json') need('paths', 'the endpoint to ask, e.g. [/props]')
-    if (s.shape === 'flag-line' && s.marker !== undefined) problems.push({ path: `${at}.marker`, problem: 'a flag-line source has no marker: its lines start with the flag' })
+    if (s.shape === 'flag-line' && s.marker !== undefined)
+      problems.push({ path: `${at}.marker`, problem: 'a flag-line source has no marker: its lines start with the flag' })
   }
   const m = doc.metrics
   return {
     name: doc.name,
     summary: doc.summary,
     process: doc.process,
-    help: { command: doc.help.command, ...(doc.help.flag !== undefined ? { flag: doc.help.flag } : {}), layout: doc.help.layout, noneIsUnset: yes(doc.help['none-is-unset']) },
+    help: {
+      command: doc.help.command,
+      ...(doc.help.flag !== undefined ? { flag: doc.help.flag } : {}),
+      layout: doc.help.layout,
+      noneIsUnset: yes(doc.help['none-is-unset']),
+    },
     parser: {
       underscoreIsDash: yes(doc.parser['underscore-is-dash']),
       abbreviations: yes(doc.parser.abbreviations),
@@ -85,9 +91,27 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
       ...(m.requests !== undefined ? { requests: m.requests } : {}),
       ...(m['prompt-tokens'] !== undefined ? { promptTokens: m['prompt-tokens'] } : {}),
       ...(m['generation-tokens'] !== undefined ? { generationTokens: m['generation-tokens'] } : {}),
-      ...(m['step-time'] ? { stepTime: { steps: m['step-time'].steps, stepsDecode: m['step-time']['steps-decode'], seconds: m['step-time'].seconds, secondsDecode: m['step-time']['seconds-decode'] } } : {}),
+      ...(m['step-time']
+        ? {
+            stepTime: {
+              steps: m['step-time'].steps,
+              stepsDecode: m['step-time']['steps-decode'],
+              seconds: m['step-time'].seconds,
+              secondsDecode: m['step-time']['seconds-decode'],
+            },
+          }
+        : {}),
       prefixes: m.prefixes ?? [],
-      renamed: Object.fromEntries(Object.entries(m.renamed ?? {}).map(([name, was]) => [name, was.map((w) => ({ name: w.name, ...(w.before !== undefined ? { before: w.before } : {}), ...(w.unit !== undefined ? { unit: w.unit } : {}) }))])),
+      renamed: Object.fromEntries(
+        Object.entries(m.renamed ?? {}).map(([name, was]) => [
+          name,
+          was.map((w) => ({
+            name: w.name,
+            ...(w.before !== undefined ? { before: w.before } : {}),
+            ...(w.unit !== undefined ? { unit: w.unit } : {}),
+          })),
+        ]),
+      ),
     },
   }
 }
@@ -115,18 +139,22 @@ export function knobOf(doc: KnobDoc, engine: Engine, path: string, problems: Pro
     const why = valueProblem(typed, value)
     if (why) say(key, `${JSON.stringify(value)} ${why}`)
   }
-  if (doc.default === undefined && doc.type !== 'enum') say('default', `is required for a ${doc.type} knob (an enum's default may come from the build's --help)`)
+  if (doc.default === undefined && doc.type !== 'enum')
+    say('default', `is required for a ${doc.type} knob (an enum's default may come from the build's --help)`)
   if (doc.default !== undefined) fits('default', doc.default)
   for (const [i, v] of (doc.off ?? []).entries()) fits(`off[${i}]`, v)
-  for (const [k, v] of Object.entries(readAs ?? {})) if (valueProblem({ type }, v)) say(`read-as.${k}`, `${JSON.stringify(v)} ${valueProblem({ type }, v)}`)
+  for (const [k, v] of Object.entries(readAs ?? {}))
+    if (valueProblem({ type }, v)) say(`read-as.${k}`, `${JSON.stringify(v)} ${valueProblem({ type }, v)}`)
   for (const [asked, seen] of Object.entries(doc.allow ?? {})) {
     fits(`allow.${asked}`, asked)
     for (const [i, v] of seen.entries()) if (v !== ANY_NUMBER) fits(`allow.${asked}[${i}]`, v)
   }
-  if (doc.traffic !== undefined && doc.meter === undefined) say('traffic', 'is the traffic its meter needs: a knob without a meter brings none')
+  if (doc.traffic !== undefined && doc.meter === undefined)
+    say('traffic', 'is the traffic its meter needs: a knob without a meter brings none')
   const ids = new Set(engine.resolved.map((s) => s.id))
   for (const id of Object.keys(doc.sources ?? {})) {
-    if (!ids.has(id)) say(`sources.${id}`, `the ${engine.name} profile has no source ${id}; its sources are ${[...ids].join(', ') || 'none'}`)
+    if (!ids.has(id))
+      say(`sources.${id}`, `the ${engine.name} profile has no source ${id}; its sources are ${[...ids].join(', ') || 'none'}`)
   }
   if (doc.stats !== undefined && doc.meter !== undefined) say('stats', 'a knob is proven by its meter or by a /stats field, not both')
   // Without sources of its own, a knob is read from the engine's flag-line sources (radiance's ledger) by its flag.

@@ -38,7 +38,12 @@ export const KNOB_DOC = object(
     off: optional(array(VALUE, { max: 16 })),
     'read-as': optional(record(VALUE, { re: /^[A-Za-z0-9_.+-]{1,64}$/, says: 'a value' })),
     allow: optional(record(array(VALUE, { max: 16 }), { re: /^[A-Za-z0-9_.+-]{1,64}$/, says: 'a value' })),
-    meter: optional(object({ name: METRIC, labels: optional(record(string(), { re: /^[a-zA-Z_][a-zA-Z0-9_]*$/, says: 'a label name' })) }, { closed: true })),
+    meter: optional(
+      object(
+        { name: METRIC, labels: optional(record(string(), { re: /^[a-zA-Z_][a-zA-Z0-9_]*$/, says: 'a label name' })) },
+        { closed: true },
+      ),
+    ),
     evidence: optional(array(METRIC, { max: 16 })),
     stats: optional(KEY),
     sources: optional(record(KEY, { re: SOURCE_ID_RE, says: 'a source id of the profile (its resolved: list)' })),
@@ -76,14 +81,30 @@ export const ENGINE_SHAPE = {
   name: NAME,
   summary: ONE_LINE,
   process: text('a process name of [A-Za-z0-9_.-] not starting with "-"', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/),
-  help: object({ command: COMMAND, flag: optional(COMMAND), layout: literal('argparse', 'llama'), 'none-is-unset': optional(SWITCH) }, { closed: true }),
+  help: object(
+    { command: COMMAND, flag: optional(COMMAND), layout: literal('argparse', 'llama'), 'none-is-unset': optional(SWITCH) },
+    { closed: true },
+  ),
   parser: object(
-    { 'underscore-is-dash': SWITCH, abbreviations: SWITCH, 'last-wins': SWITCH, 'config-flag': optional(FLAG), negation: optional(text('a flag prefix, e.g. --no-', /^--[A-Za-z0-9-]*-$/)), 'env-twins': optional(SWITCH) },
+    {
+      'underscore-is-dash': SWITCH,
+      abbreviations: SWITCH,
+      'last-wins': SWITCH,
+      'config-flag': optional(FLAG),
+      negation: optional(text('a flag prefix, e.g. --no-', /^--[A-Za-z0-9-]*-$/)),
+      'env-twins': optional(SWITCH),
+    },
     { closed: true },
   ),
   log: optional(object({ prefix: optional(REGEX), boot: optional(REGEX) }, { closed: true })),
   resolved: array(SOURCE_DOC, { max: 16 }),
-  health: object({ numeric: optional(array(LABEL, { max: 8 })), equal: optional(record(VALUE, { re: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'a field name' })) }, { closed: true }),
+  health: object(
+    {
+      numeric: optional(array(LABEL, { max: 8 })),
+      equal: optional(record(VALUE, { re: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'a field name' })),
+    },
+    { closed: true },
+  ),
   metrics: object(
     {
       'model-label': optional(LABEL),

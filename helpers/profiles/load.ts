@@ -71,13 +71,17 @@ function located(file: string, yaml: YamlFile, problems: readonly Problem[]): Fi
 }
 
 function readText(path: string, shown: string): { text: string } | { problems: FileProblem[] } {
-  const read = readBounded(path, MAX_PROFILE_BYTES, { directory: 'give the YAML file', tooLarge: 'a profile or catalog is a few KiB of YAML' })
+  const read = readBounded(path, MAX_PROFILE_BYTES, {
+    directory: 'give the YAML file',
+    tooLarge: 'a profile or catalog is a few KiB of YAML',
+  })
   return 'problem' in read ? { problems: [{ file: shown, message: read.problem }] } : read
 }
 
 function parsed(text: string, file: string): YamlFile | { problems: FileProblem[] } {
   const y = parseYamlFile(text)
-  if ('problems' in y) return { problems: y.problems.map((p) => ({ file, ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })) }
+  if ('problems' in y)
+    return { problems: y.problems.map((p) => ({ file, ...(p.line !== undefined ? { line: p.line } : {}), message: p.message })) }
   return y
 }
 
@@ -90,7 +94,8 @@ function brokenKnobs(shape: readonly Problem[]): Set<string> {
 function knobsOf(entries: unknown, engine: Engine, broken: ReadonlySet<string>, file: string, found: Problem[]): Map<string, LoadedKnob> {
   const knobs = new Map<string, LoadedKnob>()
   if (!entries || typeof entries !== 'object') return knobs
-  for (const [name, k] of Object.entries(entries as Record<string, KnobDoc>)) if (!broken.has(name)) knobs.set(name, { doc: k, spec: knobOf(k, engine, `knobs.${name}`, found), from: file })
+  for (const [name, k] of Object.entries(entries as Record<string, KnobDoc>))
+    if (!broken.has(name)) knobs.set(name, { doc: k, spec: knobOf(k, engine, `knobs.${name}`, found), from: file })
   return knobs
 }
 

@@ -26,11 +26,26 @@ export function knobTable(profile: LoadedProfile): string {
   const { engine } = profile
   const label = new Map(engine.resolved.map((s) => [s.id, s.label]))
   const rows = [...profile.knobs].map(([name, { spec }]) => {
-    const sources = Object.entries(spec.proof.sources ?? {}).map(([id, key]) => `${cell(label.get(id) ?? id)} ${code(key)}`).join('; ')
-    const meter = spec.proof.meter ? `${code(spec.proof.meter.name + (spec.proof.meter.labels ? `{${Object.entries(spec.proof.meter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''))}${spec.proof.traffic ? ` (sends its ${spec.proof.traffic} traffic)` : ''}` : spec.proof.stats ? `/stats ${code(spec.proof.stats)}` : '—'
+    const sources = Object.entries(spec.proof.sources ?? {})
+      .map(([id, key]) => `${cell(label.get(id) ?? id)} ${code(key)}`)
+      .join('; ')
+    const meter = spec.proof.meter
+      ? `${code(
+          spec.proof.meter.name +
+            (spec.proof.meter.labels
+              ? `{${Object.entries(spec.proof.meter.labels)
+                  .map(([k, v]) => `${k}="${v}"`)
+                  .join(',')}}`
+              : ''),
+        )}${spec.proof.traffic ? ` (sends its ${spec.proof.traffic} traffic)` : ''}`
+      : spec.proof.stats
+        ? `/stats ${code(spec.proof.stats)}`
+        : '—'
     const off = spec.off ? spec.off.map(code).join(', ') : spec.proof.meter ? `the default` : '—'
     const def = spec.default === null ? 'from `--help`' : code(spec.default)
-    const allow = Object.entries(spec.allow ?? {}).map(([a, to]) => `${a} → ${to.join(', ')}`).join('; ')
+    const allow = Object.entries(spec.allow ?? {})
+      .map(([a, to]) => `${a} → ${to.join(', ')}`)
+      .join('; ')
     return `| \`${name}\` | ${flagText(spec, engine.parser.negation)} | ${typeText(spec)} | ${def}${spec.passedOnlyWhenNonDefault ? ' (flag passed only when not)' : ''} | ${off} | ${meter} | ${sources || '—'} | ${allow ? cell(allow) : '—'} | ${cell(spec.summary)} |`
   })
   return [
@@ -44,16 +59,34 @@ export function knobTable(profile: LoadedProfile): string {
 export function sourcesTable(profile: LoadedProfile): string {
   const { engine } = profile
   const where = (s: (typeof engine.resolved)[number]): string =>
-    s.shape === 'flag-line' ? 'the boot log: a line per flag' : s.shape === 'info-metric' ? `/metrics: the labels of ${code(s.metric ?? '')}` : s.shape === 'json' ? `GET ${(s.paths ?? []).map(code).join(', else ')}${s.optional ? ' (when served)' : ''}` : `the boot log, after ${code(s.marker ?? '')}`
-  const SHAPE: Record<string, string> = { 'flag-line': '`--flag VALUE [auto] … bound by X`', 'python-dict': 'a Python dict repr', 'python-call': 'a Python dataclass repr', 'key-values': '`key=value, …` (Python reprs)', assignments: '`name = value`', 'info-metric': 'gauge labels (Python `str()`)', json: 'JSON' }
+    s.shape === 'flag-line'
+      ? 'the boot log: a line per flag'
+      : s.shape === 'info-metric'
+        ? `/metrics: the labels of ${code(s.metric ?? '')}`
+        : s.shape === 'json'
+          ? `GET ${(s.paths ?? []).map(code).join(', else ')}${s.optional ? ' (when served)' : ''}`
+          : `the boot log, after ${code(s.marker ?? '')}`
+  const SHAPE: Record<string, string> = {
+    'flag-line': '`--flag VALUE [auto] … bound by X`',
+    'python-dict': 'a Python dict repr',
+    'python-call': 'a Python dataclass repr',
+    'key-values': '`key=value, …` (Python reprs)',
+    assignments: '`name = value`',
+    'info-metric': 'gauge labels (Python `str()`)',
+    json: 'JSON',
+  }
   return [
     '| source | shows | where | read as |',
     '|---|---|---|---|',
-    ...engine.resolved.map((s) => `| ${cell(s.label)} | ${s.says === 'parser' ? 'what the parser resolved' : 'what the engine runs'}${s.omitsDefaults ? ' (non-defaults only)' : ''}${s.auto ? ' (its own choice)' : ''} | ${where(s)} | ${SHAPE[s.shape]} |`),
+    ...engine.resolved.map(
+      (s) =>
+        `| ${cell(s.label)} | ${s.says === 'parser' ? 'what the parser resolved' : 'what the engine runs'}${s.omitsDefaults ? ' (non-defaults only)' : ''}${s.auto ? ' (its own choice)' : ''} | ${where(s)} | ${SHAPE[s.shape]} |`,
+    ),
   ].join('\n')
 }
 
-const BEGIN = (name: string) => `<!-- generated from helpers/profiles/${name}.yaml by \`pnpm faults-doc\`; test/profiles/doc.test.ts keeps it equal -->\n`
+const BEGIN = (name: string) =>
+  `<!-- generated from helpers/profiles/${name}.yaml by \`pnpm faults-doc\`; test/profiles/doc.test.ts keeps it equal -->\n`
 const END = '\n<!-- end of the generated profile tables -->'
 
 /** The README with each engine's tables regenerated between its markers. */

@@ -47,7 +47,8 @@ function sample(x: unknown, where: string): PromSample | string {
 function metric(x: unknown, where: string): Record<string, string> | string {
   if (!x || typeof x !== 'object' || Array.isArray(x)) return `${where}: metric is not an object`
   for (const [k, v] of Object.entries(x)) {
-    if (!(k === '__name__' || LABEL_NAME.test(k)) || typeof v !== 'string') return `${where}: label ${JSON.stringify(k)} is not name → string`
+    if (!(k === '__name__' || LABEL_NAME.test(k)) || typeof v !== 'string')
+      return `${where}: label ${JSON.stringify(k)} is not name → string`
   }
   const name = (x as Record<string, string>).__name__
   if (name === undefined || !METRIC_NAME.test(name)) return `${where}: a series without a valid __name__`
@@ -59,33 +60,81 @@ export const labelKey = (m: Record<string, string>): string => JSON.stringify(Ob
 const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((w) => typeof w === 'string')
 
 /** The JSON envelope of any API answer: HTTP status, JSON, `status: success`, and `warnings` when given. */
-function envelope(res: { status: number; body: string }, where: string): { ok: true; data: unknown; warnings: string[] } | { ok: false; failure: PromFailure } {
+function envelope(
+  res: { status: number; body: string },
+  where: string,
+): { ok: true; data: unknown; warnings: string[] } | { ok: false; failure: PromFailure } {
   let json: unknown
   try {
     json = JSON.parse(res.body)
   } catch {
     const head = res.body.slice(0, 120).replace(/\s+/g, ' ')
-    if (res.status !== 200) return { ok: false, failure: fail('http-status', `Prometheus answered HTTP ${res.status}: ${head}`, where, 'check --prometheus-url points at the Prometheus server itself (not a proxy or login page), then run again') }
-    return { ok: false, failure: fail('not-json', `Prometheus answered HTTP 200 with a body that is not JSON: ${head}`, where, 'check --prometheus-url points at the Prometheus server itself (the API lives at /api/v1/query)') }
+    if (res.status !== 200)
+      return {
+        ok: false,
+        failure: fail(
+          'http-status',
+          `Prometheus answered HTTP ${res.status}: ${head}`,
+          where,
+          'check --prometheus-url points at the Prometheus server itself (not a proxy or login page), then run again',
+        ),
+      }
+    return {
+      ok: false,
+      failure: fail(
+        'not-json',
+        `Prometheus answered HTTP 200 with a body that is not JSON: ${head}`,
+        where,
+        'check --prometheus-url points at the Prometheus server itself (the API lives at /api/v1/query)',
+      ),
+    }
   }
   const o = json as { status?: unknown; errorType?: unknown; error?: unknown; data?: unknown; warnings?: unknown }
   if (o?.status === 'error') {
-    return { ok: false, failure: fail('error-response', `Prometheus refused the query (HTTP ${res.status}, ${String(o.errorType ?? 'no errorType')}): ${String(o.error ?? 'no error text').slice(0, 300)}`, where, 'check --prometheus-match is a valid selector; a timeout means a Prometheus under load: run again') }
+    return {
+      ok: false,
+      failure: fail(
+        'error-response',
+        `Prometheus refused the query (HTTP ${res.status}, ${String(o.errorType ?? 'no errorType')}): ${String(o.error ?? 'no error text').slice(0, 300)}`,
+        where,
+        'check --prometheus-match is a valid selector; a timeout means a Prometheus under load: run again',
+      ),
+    }
   }
-  if (res.status !== 200) return { ok: false, failure: fail('http-status', `Prometheus answered HTTP ${res.status} without an error body`, where, 'check --prometheus-url and that Prometheus is up, then run again') }
+  if (res.status !== 200)
+    return {
+      ok: false,
+      failure: fail(
+        'http-status',
+        `Prometheus answered HTTP ${res.status} without an error body`,
+        where,
+        'check --prometheus-url and that Prometheus is up, then run again',
+      ),
+    }
   if (o?.status !== 'success') return badShape(`status is ${JSON.stringify(o?.status)}, not "success"`, where)
   if (o.warnings !== undefined && !isStrings(o.warnings)) return badShape('warnings is not a list of strings', where)
   return { ok: true, data: o.data, warnings: o.warnings ?? [] }
 }
 
-const badShape = (why: string, where: string) => ({ ok: false as const, failure: fail('bad-shape', `Prometheus' answer is not the API's shape: ${why}`, where, 'check --prometheus-url reaches a Prometheus-compatible API (2.x /api/v1)') })
+const badShape = (why: string, where: string) => ({
+  ok: false as const,
+  failure: fail(
+    'bad-shape',
+    `Prometheus' answer is not the API's shape: ${why}`,
+    where,
+    'check --prometheus-url reaches a Prometheus-compatible API (2.x /api/v1)',
+  ),
+})
 
 /**
  * Validates a range query's answer: the envelope, resultType matrix, every series once, every
  * sample a [time, "float"] with rising times. `warnings` (e.g. a partial response) are kept: such
  * an answer may lack series, so it proves no absence.
  */
-export function parseApiAnswer(res: { status: number; body: string }, where: string): { ok: true; data: Matrix; warnings: string[] } | { ok: false; failure: PromFailure } {
+export function parseApiAnswer(
+  res: { status: number; body: string },
+  where: string,
+): { ok: true; data: Matrix; warnings: string[] } | { ok: false; failure: PromFailure } {
   const env = envelope(res, where)
   if (!env.ok) return env
   const data = env.data as { resultType?: unknown; result?: unknown } | null | undefined
@@ -128,7 +177,10 @@ export interface TargetMetadata {
  * name → string), a metric name and a type. An API that has no such endpoint answers 404:
  * `unsupported` (a Prometheus-compatible store that does not scrape), which is no failure.
  */
-export function parseTargetsMetadata(res: { status: number; body: string }, where: string): { ok: true; entries: TargetMetadata[] | 'unsupported' } | { ok: false; failure: PromFailure } {
+export function parseTargetsMetadata(
+  res: { status: number; body: string },
+  where: string,
+): { ok: true; entries: TargetMetadata[] | 'unsupported' } | { ok: false; failure: PromFailure } {
   if (res.status === 404) return { ok: true, entries: 'unsupported' }
   const env = envelope(res, where)
   if (!env.ok) return env
@@ -137,8 +189,15 @@ export function parseTargetsMetadata(res: { status: number; body: string }, wher
   for (const [n, e] of (env.data as unknown[]).entries()) {
     const x = e as { target?: unknown; metric?: unknown; type?: unknown } | null
     const target = x?.target
-    if (!target || typeof target !== 'object' || Array.isArray(target) || !Object.entries(target).every(([k, v]) => LABEL_NAME.test(k) && typeof v === 'string')) return badShape(`data[${n}]: target is not label name → string`, where)
-    if (typeof x.metric !== 'string' || !METRIC_NAME.test(x.metric) || typeof x.type !== 'string') return badShape(`data[${n}]: no metric name and type`, where)
+    if (
+      !target ||
+      typeof target !== 'object' ||
+      Array.isArray(target) ||
+      !Object.entries(target).every(([k, v]) => LABEL_NAME.test(k) && typeof v === 'string')
+    )
+      return badShape(`data[${n}]: target is not label name → string`, where)
+    if (typeof x.metric !== 'string' || !METRIC_NAME.test(x.metric) || typeof x.type !== 'string')
+      return badShape(`data[${n}]: no metric name and type`, where)
     entries.push({ target: target as Record<string, string>, metric: x.metric, type: x.type })
   }
   return { ok: true, entries }

@@ -10,7 +10,10 @@ export const SUFFIXES: Readonly<Record<MetricType, readonly string[]>> = {
   gaugehistogram: ['_bucket', '_gsum', '_gcount', '_sum', '_count'],
   summary: ['_sum', '_count', '_created'],
   info: ['_info'],
-  gauge: [], untyped: [], unknown: [], stateset: [],
+  gauge: [],
+  untyped: [],
+  unknown: [],
+  stateset: [],
 }
 export const ALL_SUFFIXES = ['_total', '_created', '_bucket', '_sum', '_count', '_gsum', '_gcount', '_info']
 

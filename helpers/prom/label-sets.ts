@@ -130,5 +130,4 @@ export class LabelSets {
     for (let j = from; j < from + count; j++) setLabel(out, this.names[this.pairName[pairs[j]!]!]!, this.values[pairs[j]!]!)
     return Object.freeze(out)
   }
-
 }

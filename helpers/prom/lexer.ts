@@ -1,7 +1,24 @@
 // Character-level scanner for one line of a Prometheus text (0.0.4) or OpenMetrics page.
 // It works on index ranges of the whole page, so no per-line strings are built; it throws
 // LineError on the first problem and the caller turns that into a PromParseError.
-import { BACKSLASH, COMMA, EQUALS, HASH, LABEL_CHAR, LABEL_START, LBRACE, NAME_CHAR, NAME_START, NO_LABELS, QUOTE, RBRACE, SPACE, TAB, is, setLabel } from './chars.ts'
+import {
+  BACKSLASH,
+  COMMA,
+  EQUALS,
+  HASH,
+  LABEL_CHAR,
+  LABEL_START,
+  LBRACE,
+  NAME_CHAR,
+  NAME_START,
+  NO_LABELS,
+  QUOTE,
+  RBRACE,
+  SPACE,
+  TAB,
+  is,
+  setLabel,
+} from './chars.ts'
 import { LabelSets, WIDE, type Expected } from './label-sets.ts'
 import { POW10, parseIntegerMs, parseNumber, parseSecondsAsMs } from './numbers.ts'
 import { LABELS_NONE, LABELS_OBJECT, LABELS_WIDE } from './sample-log.ts'
@@ -34,7 +51,10 @@ function unescapeLabel(raw: string): string {
   let out = ''
   for (let i = 0; i < raw.length; i++) {
     const ch = raw[i]!
-    if (ch !== '\\' || i + 1 >= raw.length) { out += ch; continue }
+    if (ch !== '\\' || i + 1 >= raw.length) {
+      out += ch
+      continue
+    }
     const next = raw[++i]!
     out += next === 'n' ? '\n' : next === '\\' || next === '"' ? next : `\\${next}`
   }
@@ -48,9 +68,13 @@ export function unescapeHelp(raw: string, om: boolean): string {
   for (let i = 0; i < raw.length; i++) {
     const ch = raw[i]!
     const next = raw[i + 1]
-    if (ch === '\\' && next === 'n') { out += '\n'; i++ }
-    else if (ch === '\\' && (next === '\\' || (om && next === '"'))) { out += next; i++ }
-    else out += ch
+    if (ch === '\\' && next === 'n') {
+      out += '\n'
+      i++
+    } else if (ch === '\\' && (next === '\\' || (om && next === '"'))) {
+      out += next
+      i++
+    } else out += ch
   }
   return out
 }
@@ -132,7 +156,10 @@ export class Cursor {
   /** Field separator: exactly one space in OpenMetrics, spaces/tabs in text. False at the end of the line. */
   sep(): boolean {
     if (this.p >= this.end) return false
-    if (this.om) { this.expect(SPACE, 'a single space'); return true }
+    if (this.om) {
+      this.expect(SPACE, 'a single space')
+      return true
+    }
     this.skipBlanks()
     return this.p < this.end
   }
@@ -213,7 +240,10 @@ export class Cursor {
     while (p < this.end) {
       const c = s.charCodeAt(p)
       if (c === QUOTE) break
-      if (c === BACKSLASH) { escaped = true; p += 2 } else p++
+      if (c === BACKSLASH) {
+        escaped = true
+        p += 2
+      } else p++
     }
     if (p >= this.end) this.fail('unterminated label value', a - 1)
     this.p = p + 1
@@ -255,7 +285,10 @@ export class Cursor {
   labels(fresh: boolean, store = true): Record<string, string> {
     this.p++
     this.skipWs()
-    if (this.peek() === RBRACE) { this.p++; return fresh ? {} : (NO_LABELS as Record<string, string>) }
+    if (this.peek() === RBRACE) {
+      this.p++
+      return fresh ? {} : (NO_LABELS as Record<string, string>)
+    }
     if (!this.om && this.peek() === COMMA) {
       this.p++
       this.skipWs()
@@ -276,11 +309,17 @@ export class Cursor {
       setLabel(out, name, value)
       this.skipWs()
       const c = this.peek()
-      if (c === RBRACE) { this.p++; return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>) }
+      if (c === RBRACE) {
+        this.p++
+        return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>)
+      }
       if (c !== COMMA) this.fail(`expected ',' or '}' after the value of label "${name}"`)
       this.p++
       this.skipWs()
-      if (!this.om && this.peek() === RBRACE) { this.p++; return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>) }
+      if (!this.om && this.peek() === RBRACE) {
+        this.p++
+        return fresh ? out : store ? Object.freeze(out) : (NO_LABELS as Record<string, string>)
+      }
     }
   }
 
@@ -316,7 +355,9 @@ export class Cursor {
     const name = this.metricName()
     if (name === '') {
       const c = this.peek()
-      this.fail(c === LBRACE ? "missing metric name before '{'" : c === QUOTE ? 'quoted metric names are not supported' : 'invalid metric name')
+      this.fail(
+        c === LBRACE ? "missing metric name before '{'" : c === QUOTE ? 'quoted metric names are not supported' : 'invalid metric name',
+      )
     }
     return name
   }
@@ -438,7 +479,9 @@ export class Cursor {
     // timestamp, and refuses the whole page at the '#' (model/textparse/promparse.go).
     if (!this.om) {
       const after = Number.isNaN(this.stamp) ? 'value' : 'timestamp'
-      this.fail(`an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page ("${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}")`)
+      this.fail(
+        `an exemplar ("#" after the ${after}) is OpenMetrics only: Prometheus' text parser refuses the whole page ("${after === 'value' ? 'expected timestamp or new record' : 'expected next entry after timestamp'}")`,
+      )
     }
     const exemplar = this.exemplar()
     if (this.p < this.end) this.fail('unexpected text after the exemplar')

@@ -122,26 +122,50 @@ class PageBuilder {
     cur.skipBlanks()
     const name = cur.metricName()
     const next = cur.peek()
-    const bad = name === '' ? `# ${kw} line without a valid metric name` : next !== -1 && next !== 32 && next !== 9 ? `invalid character in the metric name of a # ${kw} line` : undefined
+    const bad =
+      name === ''
+        ? `# ${kw} line without a valid metric name`
+        : next !== -1 && next !== 32 && next !== 9
+          ? `invalid character in the metric name of a # ${kw} line`
+          : undefined
     if (bad !== undefined) {
       if (kw === 'UNIT') return // not part of the classic format: a malformed one is just a comment
       cur.fail(bad)
     }
     cur.skipBlanks()
     const rest = cur.s.slice(cur.p, cur.end)
-    if (kw === 'HELP') { this.meta('HELP', name, unescapeHelp(rest, false)); return }
+    if (kw === 'HELP') {
+      this.meta('HELP', name, unescapeHelp(rest, false))
+      return
+    }
     const word = rest.trimEnd()
-    if (kw === 'UNIT') { this.meta('UNIT', name, word); return }
-    if (!TEXT_TYPES.has(word)) cur.fail(word === '' ? `# TYPE line for ${name} has no type` : `unknown metric type "${word}" (expected counter, gauge, histogram, summary or untyped)`)
+    if (kw === 'UNIT') {
+      this.meta('UNIT', name, word)
+      return
+    }
+    if (!TEXT_TYPES.has(word))
+      cur.fail(
+        word === ''
+          ? `# TYPE line for ${name} has no type`
+          : `unknown metric type "${word}" (expected counter, gauge, histogram, summary or untyped)`,
+      )
     this.meta('TYPE', name, word)
   }
 
   omComment(line: number): void {
     const cur: Cursor = this.cur
     const { s, start, end } = cur
-    if (end - start === 5 && s.startsWith('# EOF', start)) { this.eofLine = line; return }
+    if (end - start === 5 && s.startsWith('# EOF', start)) {
+      this.eofLine = line
+      return
+    }
     const kw = s.slice(start + 2, start + 6)
-    if (!s.startsWith('# ', start) || (kw !== 'HELP' && kw !== 'TYPE' && kw !== 'UNIT') || s.charCodeAt(start + 6) !== 32 || start + 6 >= end) {
+    if (
+      !s.startsWith('# ', start) ||
+      (kw !== 'HELP' && kw !== 'TYPE' && kw !== 'UNIT') ||
+      s.charCodeAt(start + 6) !== 32 ||
+      start + 6 >= end
+    ) {
       cur.fail('OpenMetrics allows only "# HELP name text", "# TYPE name type", "# UNIT name unit" and "# EOF" as comment lines')
     }
     cur.p = start + 7
@@ -149,7 +173,10 @@ class PageBuilder {
     if (name === '') cur.fail(`# ${kw} line without a valid metric name`)
     cur.expect(32, 'a single space after the metric name')
     const rest = s.slice(cur.p, end)
-    if (kw === 'HELP') { this.meta('HELP', name, unescapeHelp(rest, true)); return }
+    if (kw === 'HELP') {
+      this.meta('HELP', name, unescapeHelp(rest, true))
+      return
+    }
     if (kw === 'TYPE' && !OM_TYPES.has(rest)) {
       cur.fail(`unknown metric type "${rest}"${rest === 'untyped' ? ' (OpenMetrics calls it "unknown")' : ''}`)
     }
@@ -166,13 +193,22 @@ class PageBuilder {
       if (kw === 'HELP' ? st.helped : kw === 'TYPE' ? st.typed : st.unitSet) this.cur.fail(`repeated # ${kw} for ${name}`)
       if (st.sampled) this.cur.fail(`# ${kw} for ${name} comes after its samples`)
       const type = kw === 'TYPE' ? arg : st.fam.type
-      if ((type === 'info' || type === 'stateset') && (kw === 'UNIT' || st.unitSet)) this.cur.fail(`${type === 'info' ? 'an' : 'a'} ${type} family cannot have a unit`)
+      if ((type === 'info' || type === 'stateset') && (kw === 'UNIT' || st.unitSet))
+        this.cur.fail(`${type === 'info' ? 'an' : 'a'} ${type} family cannot have a unit`)
     }
-    if (!this.om && kw === 'TYPE' && st?.typed && st.fam.type !== arg) this.cur.fail(`# TYPE ${arg} for ${name} conflicts with the earlier # TYPE ${st.fam.type}`)
+    if (!this.om && kw === 'TYPE' && st?.typed && st.fam.type !== arg)
+      this.cur.fail(`# TYPE ${arg} for ${name} conflicts with the earlier # TYPE ${st.fam.type}`)
     st ??= this.create(name)
-    if (kw === 'HELP') { st.fam.help = arg; st.helped = true }
-    else if (kw === 'TYPE') { st.fam.type = arg as MetricType; st.typed = true }
-    else { st.fam.unit = arg; st.unitSet = true }
+    if (kw === 'HELP') {
+      st.fam.help = arg
+      st.helped = true
+    } else if (kw === 'TYPE') {
+      st.fam.type = arg as MetricType
+      st.typed = true
+    } else {
+      st.fam.unit = arg
+      st.unitSet = true
+    }
     this.current = st
     // A new TYPE can change which family a name belongs to.
     this.names.clear()

@@ -33,7 +33,18 @@ export function renderMatchers(matchers: readonly LabelMatcher[]): string {
   return `{${matchers.map((m) => `${m.name}${m.op}${promString(m.value)}`).join(',')}}`
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"', "'": "'" }
+const ESCAPES: Readonly<Record<string, string>> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+}
 
 /**
  * Parses a `--prometheus-match` selector: `{name op "value", …}`, label matchers only (no metric
@@ -41,7 +52,8 @@ const ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', f: '\f',
  */
 export function parseMatch(text: string): { matchers: LabelMatcher[] } | { error: string } {
   const s = text.trim()
-  if (!s.startsWith('{') || !s.endsWith('}')) return { error: 'a selector is label matchers in braces, e.g. {job="radiance",instance="gpu-7:8000"}' }
+  if (!s.startsWith('{') || !s.endsWith('}'))
+    return { error: 'a selector is label matchers in braces, e.g. {job="radiance",instance="gpu-7:8000"}' }
   let i = 1
   const end = s.length - 1
   const matchers: LabelMatcher[] = []
@@ -53,7 +65,8 @@ export function parseMatch(text: string): { matchers: LabelMatcher[] } | { error
     if (i >= end) break
     const name = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(s.slice(i))?.[0]
     if (!name) return { error: `a label name expected at character ${i + 1}` }
-    if (name === '__name__') return { error: 'the selector may not name the metric (__name__): armproof asks for the meter and traffic names itself' }
+    if (name === '__name__')
+      return { error: 'the selector may not name the metric (__name__): armproof asks for the meter and traffic names itself' }
     i += name.length
     ws()
     const op = (['=~', '!~', '!=', '='] as const).find((o) => s.startsWith(o, i))
@@ -77,7 +90,8 @@ export function parseMatch(text: string): { matchers: LabelMatcher[] } | { error
           i += 4
           continue
         }
-        if (e === undefined || ESCAPES[e] === undefined) return { error: `the value of ${name} has an escape armproof does not accept (\\${e ?? ''})` }
+        if (e === undefined || ESCAPES[e] === undefined)
+          return { error: `the value of ${name} has an escape armproof does not accept (\\${e ?? ''})` }
         value += ESCAPES[e]
         i += 2
         continue
@@ -91,8 +105,9 @@ export function parseMatch(text: string): { matchers: LabelMatcher[] } | { error
     if (i < end && s[i] !== ',') return { error: `a comma expected after the value of ${name}` }
     if (i < end) i++
   }
-  if (matchers.length === 0) return { error: 'an empty selector would take every target\'s series: name at least one label, e.g. instance' }
-  if (!matchers.some((m) => m.op === '=' && m.value !== '')) return { error: 'at least one matcher must be label="value" with a value, or the selector may take another target\'s series' }
+  if (matchers.length === 0) return { error: "an empty selector would take every target's series: name at least one label, e.g. instance" }
+  if (!matchers.some((m) => m.op === '=' && m.value !== ''))
+    return { error: 'at least one matcher must be label="value" with a value, or the selector may take another target\'s series' }
   return { matchers }
 }
 
@@ -115,7 +130,12 @@ const baseName = (name: string): string => name.slice(name.lastIndexOf(':') + 1)
  * --query.lookback-delta, which says nothing about what the target's scrapes carried), and the
  * metadata of the targets the matchers select (`targets`: a match_target selector).
  */
-export function buildQueries(matchers: readonly LabelMatcher[], meterName: string, trafficNames: readonly string[], windowS: number): { selector: string; range: string; targets: string } {
+export function buildQueries(
+  matchers: readonly LabelMatcher[],
+  meterName: string,
+  trafficNames: readonly string[],
+  windowS: number,
+): { selector: string; range: string; targets: string } {
   // `up`: the target's scrapes; process_start_time_seconds: which process each scrape read.
   const names = [`(?:[a-zA-Z_][a-zA-Z0-9_]*:)?${regexQuote(baseName(meterName))}`, ...trafficNames.map(regexQuote), 'up', PROCESS_START]
   const selector = renderMatchers([{ name: '__name__', op: '=~', value: names.join('|') }, ...matchers])

@@ -109,7 +109,12 @@ export class SampleLog {
         const i = u * INTS
         const kind = int[i + 4]!
         const where = int[i + 5]!
-        const labels = kind > 0 ? this.sets.labelsOf(this.pairChunks[where >>> 16]!, where & 0xffff, kind) : kind === LABELS_OBJECT ? this.objects[where]! : NO_LABELS
+        const labels =
+          kind > 0
+            ? this.sets.labelsOf(this.pairChunks[where >>> 16]!, where & 0xffff, kind)
+            : kind === LABELS_OBJECT
+              ? this.objects[where]!
+              : NO_LABELS
         const sample: Sample = { name: names[int[i]!]!, labels, value: value[u]!, raw: s.slice(int[i + 2], int[i + 3]), line: int[i + 1]! }
         if (kind === LABELS_WIDE) lazyLabels(sample, s, where)
         const stamp = this.stamps.get(out.length)

@@ -25,7 +25,11 @@ export interface MetricFamily {
   samples: Sample[]
 }
 
-export interface PromParseError { line: number; message: string; text: string /* the offending line, cut to 200 chars */ }
+export interface PromParseError {
+  line: number
+  message: string
+  text: string /* the offending line, cut to 200 chars */
+}
 
 export interface PromPage {
   /** In order of first appearance (a HELP/TYPE/UNIT line or a sample). */

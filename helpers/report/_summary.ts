@@ -58,10 +58,18 @@ export function summarize(report: Report, reportPath?: string | null): Verdict {
   const word = report.verdict.toUpperCase()
   if (report.verdict === 'interrupted') {
     const held = report.steps.length
-    return { word, why: oneLine(report.error ?? `stopped after ${held} step${held === 1 ? '' : 's'}`), next: 'nothing was proven past the interrupt: rerun with the same flags to finish the proof' }
+    return {
+      word,
+      why: oneLine(report.error ?? `stopped after ${held} step${held === 1 ? '' : 's'}`),
+      next: 'nothing was proven past the interrupt: rerun with the same flags to finish the proof',
+    }
   }
   if (report.verdict === 'error') {
-    return { word, why: oneLine(report.error ?? 'the run could not be judged'), next: 'fix the problem above, then rerun with the same flags' }
+    return {
+      word,
+      why: oneLine(report.error ?? 'the run could not be judged'),
+      next: 'fix the problem above, then rerun with the same flags',
+    }
   }
   if (report.verdict === 'green') {
     return {

@@ -6,7 +6,16 @@ import { KNOB_NAME_RE } from '../profiles/doc.ts'
 import { profileOf } from '../profiles/target.ts'
 import { SVC_NAME } from '../config/shell.ts'
 import { array, literal, nullable, number, object, optional, record, string, unknownValue, type Infer } from '../schema/schema.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, allowedSkips, declaredSkips, judgeRun, type NotGreen, type RunVerdict } from '../steps/verdict.ts'
+import {
+  EXIT_CODES,
+  INTERRUPT_EXIT,
+  STEP_IDS,
+  allowedSkips,
+  declaredSkips,
+  judgeRun,
+  type NotGreen,
+  type RunVerdict,
+} from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
 import { REPORT_FORMAT, type ReportHead } from './head.ts'
@@ -49,15 +58,17 @@ export const REPORT_SCHEMA = object({
   startedAt: string(ISO),
   finishedAt: string(ISO),
   steps: array(STEP, { max: 64 }),
-  meter: nullable(object({
-    name: string(METRIC),
-    first: nullable(number()),
-    last: nullable(number()),
-    movedAt: nullable(string(ISO)),
-    movedAfterMs: nullable(number({ min: 0 })),
-    labels: record(string(), LABEL),
-    proof: optional(nullable(literal<MeterProof>('rose', 'before-run', 'stayed-at-zero'))),
-  })),
+  meter: nullable(
+    object({
+      name: string(METRIC),
+      first: nullable(number()),
+      last: nullable(number()),
+      movedAt: nullable(string(ISO)),
+      movedAfterMs: nullable(number({ min: 0 })),
+      labels: record(string(), LABEL),
+      proof: optional(nullable(literal<MeterProof>('rose', 'before-run', 'stayed-at-zero'))),
+    }),
+  ),
   rollback: string(),
   error: nullable(string()),
   notes: array(string()),
@@ -66,20 +77,43 @@ export const REPORT_SCHEMA = object({
   truth: optional(unknownValue()),
   recordedAt: optional(string(ISO)),
   recording: optional(object({ fixtures: string(), digest: string(DIGEST), recordedAt: string(ISO), recordedVerdict: nullable(string()) })),
-  run: optional(object({ id: string(DIGEST), mode: literal('live', 'record', 'replay'), skips: array(literal(...STEP_IDS), { max: STEP_IDS.length }), target: record(unknownValue()) })),
+  run: optional(
+    object({
+      id: string(DIGEST),
+      mode: literal('live', 'record', 'replay'),
+      skips: array(literal(...STEP_IDS), { max: STEP_IDS.length }),
+      target: record(unknownValue()),
+    }),
+  ),
 })
 
 export type CheckedReportData = Infer<typeof REPORT_SCHEMA>
 
 // The schema is the report's own type: this fails to compile when the two drift apart.
-type Loose = Omit<Report, 'truth' | 'tool' | 'run' | keyof ReportHead> & { tool: { name: string }; run?: Omit<NonNullable<Report['run']>, 'target'> & { target: Record<string, unknown> } }
+type Loose = Omit<Report, 'truth' | 'tool' | 'run' | keyof ReportHead> & {
+  tool: { name: string }
+  run?: Omit<NonNullable<Report['run']>, 'target'> & { target: Record<string, unknown> }
+}
 const _sameType: (r: CheckedReportData) => Loose = (r) => r
 void _sameType
 
 /** A report every field of which is valid, to check one field at a time. */
 const FULL: Readonly<Record<string, unknown>> = {
-  svc: 'x', knob: 'PREFILL_INTERLEAVE', expected: null, previous: null, mode: 'live', verdict: 'green', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
-  steps: [], meter: null, rollback: '', error: null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },
+  svc: 'x',
+  knob: 'PREFILL_INTERLEAVE',
+  expected: null,
+  previous: null,
+  mode: 'live',
+  verdict: 'green',
+  startedAt: '2026-01-01T00:00:00Z',
+  finishedAt: '2026-01-01T00:00:00Z',
+  steps: [],
+  meter: null,
+  rollback: '',
+  error: null,
+  notes: [],
+  exitCode: 0,
+  tool: { name: 'armproof', version: '0' },
 }
 
 /** The top-level fields that are missing or malformed, in the report's order. */
@@ -94,7 +128,9 @@ export function checkReportShape(data: unknown): { report: CheckedReportData } |
   const checked = REPORT_SCHEMA.check(data, '')
   if (checked.ok) return { report: checked.value }
   const names = badFields(data as Record<string, unknown>)
-  return { problem: `is not an armproof report: missing or malformed ${names.length ? names.join(', ') : checked.path} (${checked.path} ${checked.problem})` }
+  return {
+    problem: `is not an armproof report: missing or malformed ${names.length ? names.join(', ') : checked.path} (${checked.path} ${checked.problem})`,
+  }
 }
 
 /** The verdict the report's steps, notes and error give by the one green rule, and why it is not green. */
@@ -125,7 +161,7 @@ export function claimProblem(report: CheckedReportData): string | null {
  */
 export function identityProblem(report: CheckedReportData): string | null {
   const run = report.run
-  if (!run) return 'carries no run identity (written by an armproof older than merge-reports\' run check)'
+  if (!run) return "carries no run identity (written by an armproof older than merge-reports' run check)"
   if (runId(run) !== run.id) return `its run identity was edited: run.id ${run.id.slice(0, 12)}… is not the digest of its fields`
   const t = run.target
   const differs = [
@@ -138,7 +174,9 @@ export function identityProblem(report: CheckedReportData): string | null {
     // --skip): a list that does not is not what that run declared.
     !sameSkips(run.skips, t) && 'skips',
   ].filter((x): x is string => typeof x === 'string')
-  return differs.length ? `its ${differs.join(', ')} ${differs.length === 1 ? 'is' : 'are'} not the run identity's (run.target): the report was edited` : null
+  return differs.length
+    ? `its ${differs.join(', ')} ${differs.length === 1 ? 'is' : 'are'} not the run identity's (run.target): the report was edited`
+    : null
 }
 
 function sameSkips(skips: readonly string[], t: Record<string, unknown>): boolean {

@@ -6,7 +6,12 @@ import { formatDuration } from '../config/duration.ts'
 import { STEP_IDS, type StepVerdict } from '../steps/verdict.ts'
 import type { Report } from './json.ts'
 
-const ORDER: ReadonlyArray<[StepVerdict, 'green' | 'red' | 'yellow' | 'dim']> = [['passed', 'green'], ['failed', 'red'], ['inconclusive', 'yellow'], ['skipped', 'dim']]
+const ORDER: ReadonlyArray<[StepVerdict, 'green' | 'red' | 'yellow' | 'dim']> = [
+  ['passed', 'green'],
+  ['failed', 'red'],
+  ['inconclusive', 'yellow'],
+  ['skipped', 'dim'],
+]
 
 export interface StepCounts {
   passed: number
@@ -29,7 +34,8 @@ export function countSteps(reports: ReadonlyArray<Pick<Report, 'steps'>>): StepC
 
 /** `steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · 4.1s` (`, 3 not judged` when some were not). */
 export function closingLine(counts: StepCounts, durationMs: number, options: { color?: boolean; what?: string } = {}): string {
-  const paint = (n: number, text: string, style: 'green' | 'red' | 'yellow' | 'dim') => (options.color && n > 0 ? styleText(style, text, { validateStream: false }) : text)
+  const paint = (n: number, text: string, style: 'green' | 'red' | 'yellow' | 'dim') =>
+    options.color && n > 0 ? styleText(style, text, { validateStream: false }) : text
   const parts = ORDER.map(([v, style]) => paint(counts[v], `${counts[v]} ${v}`, style))
   if (counts.notJudged > 0) parts.push(`${counts.notJudged} not judged`)
   return `${options.what ?? 'steps'}: ${parts.join(', ')} · ${formatDuration(Math.max(0, durationMs))}`

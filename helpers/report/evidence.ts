@@ -20,11 +20,15 @@ export function evidenceLines(report: Report): string[] {
     const engine = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })?.engine
     const expected = engine?.metrics.prefixes ?? ['radiance', 'vllm']
     const missing = expected.filter((p) => !prefixes.includes(p))
-    const why = engine === undefined || engine.name === 'radiance' ? 'latency lives under vllm:, cadence under radiance:' : `the ${engine.name} profile expects ${expected.map((p) => `${p}:`).join(' and ')}`
+    const why =
+      engine === undefined || engine.name === 'radiance'
+        ? 'latency lives under vllm:, cadence under radiance:'
+        : `the ${engine.name} profile expects ${expected.map((p) => `${p}:`).join(' and ')}`
     lines.push(`prefixes seen on /metrics: ${prefixes.join(', ')}${missing.length ? ` (no ${missing.join(', ')}: ${why})` : ''}`)
   }
   const meters = ev.evidenceMeters ?? {}
-  for (const [name, v] of Object.entries(meters)) lines.push(`${name}: ${String(v.first ?? 'absent')} → ${String(v.last ?? 'absent')} (evidence only)`)
+  for (const [name, v] of Object.entries(meters))
+    lines.push(`${name}: ${String(v.first ?? 'absent')} → ${String(v.last ?? 'absent')} (evidence only)`)
   const st = ev.stepTimes ?? {}
   const decode = ms(st.decodeMeanMs)
   const mixed = ms(st.mixedMeanMs)

@@ -20,21 +20,39 @@ const cut = (text: string, max: number): string => (text.length > max ? `${text.
 /** The annotation lines for one target's report; `label` names the target in a fleet. */
 export function annotations(report: Report, label: string = report.svc): string[] {
   const lines: string[] = []
-  const command = (kind: 'error' | 'warning', title: string, message: string) => lines.push(`::${kind} title=${escapeProperty(cut(title, 200))}::${escapeData(cut(message, 4000))}`)
+  const command = (kind: 'error' | 'warning', title: string, message: string) =>
+    lines.push(`::${kind} title=${escapeProperty(cut(title, 200))}::${escapeData(cut(message, 4000))}`)
   for (const s of report.steps) {
     if (s.verdict !== 'failed' && s.verdict !== 'inconclusive') continue
-    const message = [`expected: ${s.expected}`, `observed: ${s.observed}`, `where: ${s.where}`, ...(s.next ? [`next: ${s.next}`] : [])].join('\n')
+    const message = [
+      `expected: ${s.expected}`,
+      `observed: ${s.observed}`,
+      `where: ${s.where}`,
+      ...(s.next ? [`next: ${s.next}`] : []),
+    ].join('\n')
     command(s.verdict === 'failed' ? 'error' : 'warning', `armproof ${label}: ${s.id} ${s.verdict}`, message)
   }
   if (report.verdict === 'red' || report.verdict === 'error') {
     const expected = report.expected ?? '(the default)'
-    command('error', `armproof ${label}: ${report.verdict}`, report.verdict === 'error' && report.error ? `${report.knob}=${expected} not verified: ${report.error}` : `${report.knob}=${expected} is not proven on ${report.svc}: ${report.steps.filter((s) => s.verdict === 'failed').map((s) => s.id).join(', ')} failed`)
+    command(
+      'error',
+      `armproof ${label}: ${report.verdict}`,
+      report.verdict === 'error' && report.error
+        ? `${report.knob}=${expected} not verified: ${report.error}`
+        : `${report.knob}=${expected} is not proven on ${report.svc}: ${report.steps
+            .filter((s) => s.verdict === 'failed')
+            .map((s) => s.id)
+            .join(', ')} failed`,
+    )
   }
   return lines
 }
 
 /** The lines to print under GitHub Actions (GITHUB_ACTIONS=true), none elsewhere. */
-export function githubAnnotations(env: Readonly<Record<string, string | undefined>>, reports: ReadonlyArray<{ report: Report; label?: string }>): string[] {
+export function githubAnnotations(
+  env: Readonly<Record<string, string | undefined>>,
+  reports: ReadonlyArray<{ report: Report; label?: string }>,
+): string[] {
   if (env.GITHUB_ACTIONS !== 'true') return []
   return reports.flatMap((r) => annotations(r.report, r.label))
 }

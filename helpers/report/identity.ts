@@ -37,7 +37,13 @@ export function runId(fields: { mode: string; skips: readonly string[]; target: 
 }
 
 export function fleetRunId(fields: { fileSha256: string; targets: readonly string[]; instance?: string | undefined }): string {
-  return sha256(stableJson({ fileSha256: fields.fileSha256, targets: fields.targets, ...(fields.instance !== undefined ? { instance: fields.instance } : {}) }))
+  return sha256(
+    stableJson({
+      fileSha256: fields.fileSha256,
+      targets: fields.targets,
+      ...(fields.instance !== undefined ? { instance: fields.instance } : {}),
+    }),
+  )
 }
 
 /** The run identity of one target, as its report carries it. */
@@ -47,7 +53,15 @@ export function runIdentity(target: Target): RunIdentity {
 }
 
 /** A fleet run's identity from the targets file's text and its targets (all of them, every shard's). */
-export function fleetRunIdentity(fileText: string | Uint8Array, targets: readonly Target[], instance: string | null = null): FleetRunIdentity {
-  const fields = { fileSha256: sha256(fileText), targets: targets.map((t) => runIdentity(t).id), ...(instance !== null ? { instance } : {}) }
+export function fleetRunIdentity(
+  fileText: string | Uint8Array,
+  targets: readonly Target[],
+  instance: string | null = null,
+): FleetRunIdentity {
+  const fields = {
+    fileSha256: sha256(fileText),
+    targets: targets.map((t) => runIdentity(t).id),
+    ...(instance !== null ? { instance } : {}),
+  }
   return { id: fleetRunId(fields), ...fields }
 }

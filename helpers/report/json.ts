@@ -7,7 +7,18 @@ import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import type { KnobName } from '../config/knobs.ts'
 import { targetProfile } from '../profiles/target.ts'
-import { EXIT_CODES, INTERRUPT_EXIT, STEP_IDS, judgeRun, targetAllowedSkips, stepOf, stepResult, type RunVerdict, type StepId, type StepResult } from '../steps/verdict.ts'
+import {
+  EXIT_CODES,
+  INTERRUPT_EXIT,
+  STEP_IDS,
+  judgeRun,
+  targetAllowedSkips,
+  stepOf,
+  stepResult,
+  type RunVerdict,
+  type StepId,
+  type StepResult,
+} from '../steps/verdict.ts'
 import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
 import { reportHead, type ReportHead } from './head.ts'
@@ -147,11 +158,19 @@ export function buildReport(input: ReportInput): Report {
   const fallback = spec.default ?? input.defaultFromHelp ?? null
   const previous = target.previous ?? fallback
   const notes = [...(input.unhandled ?? [])]
-  if (input.interrupted) notes.push(`interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps; the steps not listed were not judged`)
+  if (input.interrupted)
+    notes.push(
+      `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps; the steps not listed were not judged`,
+    )
   const run = runIdentity(target)
   // The one green rule (helpers/steps/verdict.ts), with the skips this run declares: what
   // merge-reports and writeback derive again from the report.
-  const judged = judgeRun({ steps, allowed: targetAllowedSkips(target), notes, ...(input.error !== undefined ? { error: input.error } : {}) })
+  const judged = judgeRun({
+    steps,
+    allowed: targetAllowedSkips(target),
+    notes,
+    ...(input.error !== undefined ? { error: input.error } : {}),
+  })
   const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
   const report: Report = {
     ...reportHead(target),
@@ -166,7 +185,9 @@ export function buildReport(input: ReportInput): Report {
     steps: steps.map(reportStep),
     meter: meterOf(target, steps),
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
-    error: input.interrupted ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps` : input.error ?? null,
+    error: input.interrupted
+      ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps`
+      : (input.error ?? null),
     notes,
     exitCode: input.interrupted ? INTERRUPT_EXIT[input.interrupted] : EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },

@@ -84,7 +84,13 @@ function suiteCounts(report: Report): string {
 }
 
 export function junitXml(report: Report): string {
-  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="armproof" ${suiteCounts(report)}>`, testsuiteXml(report), '</testsuites>', ''].join('\n')
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="armproof" ${suiteCounts(report)}>`,
+    testsuiteXml(report),
+    '</testsuites>',
+    '',
+  ].join('\n')
 }
 
 /** A fleet run: one `<testsuite>` per target, named by its label; the totals over all of them. */

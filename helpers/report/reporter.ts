@@ -4,7 +4,15 @@ import type { Reporter } from 'vitest/node'
 import type { Target } from '../config/load.ts'
 import { redactText, scrub } from '../seams/redact.ts'
 import { STEP_IDS, type StepId, type StepResult } from '../steps/verdict.ts'
-import { runErrorsOf, stepFromTestCase, stepsFromTestCases, testCasesOf, type CaseLike, type ErrorLike, type ModuleLike } from './collect.ts'
+import {
+  runErrorsOf,
+  stepFromTestCase,
+  stepsFromTestCases,
+  testCasesOf,
+  type CaseLike,
+  type ErrorLike,
+  type ModuleLike,
+} from './collect.ts'
 import { header, stepDetail, stepLine } from './terminal.ts'
 import { LiveLine } from './live-line.ts'
 

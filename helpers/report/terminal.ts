@@ -21,7 +21,13 @@ export interface FormatOptions {
 type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
 const VERDICT_STYLE: Readonly<Record<StepVerdict, Style>> = { passed: 'green', failed: 'red', inconclusive: 'yellow', skipped: 'dim' }
-const RUN_STYLE: Readonly<Record<Report['verdict'], Style>> = { green: 'green', red: 'red', inconclusive: 'yellow', error: 'red', interrupted: 'yellow' }
+const RUN_STYLE: Readonly<Record<Report['verdict'], Style>> = {
+  green: 'green',
+  red: 'red',
+  inconclusive: 'yellow',
+  error: 'red',
+  interrupted: 'yellow',
+}
 const ID_WIDTH = 12
 const DETAIL_INDENT = '     '
 

@@ -43,36 +43,74 @@ export function truthTable(target: Target, steps: readonly StepResult[]): TruthT
   const strongest = ledger?.evidence.strongest
 
   const rows: TruthRow[] = [
-    { source: 'expected', value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`, verdict: 'info' },
+    {
+      source: 'expected',
+      value: expected === null ? 'the default (unknown)' : `${expected}${atDefault ? ' (the default)' : ''}`,
+      verdict: 'info',
+    },
     { source: 'default (catalog)', value: spec.default ?? 'from the build (--help)', verdict: 'info' },
     {
       source: 'default (--help)',
-      value: help === undefined || help.verdict === 'skipped' ? 'not read' : helpDefault ?? 'not printed',
+      value: help === undefined || help.verdict === 'skipped' ? 'not read' : (helpDefault ?? 'not printed'),
       verdict: helpDefault === null || spec.default === null ? 'info' : helpDefault === spec.default ? 'holds' : 'differs',
     },
     {
       source: 'argv',
-      value: written === null ? (argv ? argv.observed : 'not read') : occurrences.length ? occurrences.map((o) => `${o.written}${o.source === 'config' ? ` (in ${argv?.evidence.configFile ?? 'the config file'})` : ''}${occurrences.length > 1 && o.won ? ' ← wins' : ''}`).join(', ') : written.length ? written.join(' ') : `no ${spec.flag}`,
+      value:
+        written === null
+          ? argv
+            ? argv.observed
+            : 'not read'
+          : occurrences.length
+            ? occurrences
+                .map(
+                  (o) =>
+                    `${o.written}${o.source === 'config' ? ` (in ${argv?.evidence.configFile ?? 'the config file'})` : ''}${occurrences.length > 1 && o.won ? ' ← wins' : ''}`,
+                )
+                .join(', ')
+            : written.length
+              ? written.join(' ')
+              : `no ${spec.flag}`,
       verdict: stepVerdict(argv),
     },
     {
       source: 'ledger',
-      value: resolved === null ? (ledger ? ledger.observed : 'not read') : strongest !== undefined ? `${resolved}, from ${strongest}${(ledger?.evidence.sources?.length ?? 0) > 1 ? ` (${ledger!.evidence.sources!.filter((s) => s.standing === 'agrees' || s.standing === 'allowed').length} of the ${ledger!.evidence.sources!.length} sources the profile names agree)` : ''}` : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
+      value:
+        resolved === null
+          ? ledger
+            ? ledger.observed
+            : 'not read'
+          : strongest !== undefined
+            ? `${resolved}, from ${strongest}${(ledger?.evidence.sources?.length ?? 0) > 1 ? ` (${ledger!.evidence.sources!.filter((s) => s.standing === 'agrees' || s.standing === 'allowed').length} of the ${ledger!.evidence.sources!.length} sources the profile names agree)` : ''}`
+            : `${resolved}${auto ? ' [auto]' : ''}, bound by ${boundBy ?? 'None'}`,
       verdict: stepVerdict(ledger),
     },
   ]
   const notes: string[] = []
   if (helpDefault !== null && spec.default !== null && helpDefault !== spec.default) {
-    notes.push(`the catalog's default for ${spec.env} is ${spec.default}, but this build's --help says ${helpDefault}: "unset means default" means ${helpDefault} here`)
+    notes.push(
+      `the catalog's default for ${spec.env} is ${spec.default}, but this build's --help says ${helpDefault}: "unset means default" means ${helpDefault} here`,
+    )
   }
   if (spec.passedOnlyWhenNonDefault && written !== null) {
-    if (!atDefault && written.length > 0) notes.push(`conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`)
-    if (atDefault && written.length === 0) notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
+    if (!atDefault && written.length > 0)
+      notes.push(
+        `conditional flag: the serve script passes ${spec.flag} only when ${spec.env} differs from ${fallback}, so this arm added "${written.join(' ')}" to argv`,
+      )
+    if (atDefault && written.length === 0)
+      notes.push(`${spec.env} is at its default ${expected}: argv rightly lacks ${spec.flag} (unset means default)`)
   }
-  const spelled = occurrences.filter((o) => o.spelling !== 'exact').map((o) => `${o.source === 'config' ? `${o.written.split(':')[0]} in the config file` : o.written.split(/[ =]/)[0]} is ${spec.flag} (${o.spelling === 'prefix' ? 'a unique prefix' : '_ read as -'})`)
+  const spelled = occurrences
+    .filter((o) => o.spelling !== 'exact')
+    .map(
+      (o) =>
+        `${o.source === 'config' ? `${o.written.split(':')[0]} in the config file` : o.written.split(/[ =]/)[0]} is ${spec.flag} (${o.spelling === 'prefix' ? 'a unique prefix' : '_ read as -'})`,
+    )
   if (occurrences.length > 1 || spelled.length > 0) {
     const order = occurrences.some((o) => o.source === 'config') ? "the config file's flags come before the command line's, and " : ''
-    notes.push(`argv read as the engine's parser reads it: ${[...spelled, ...(occurrences.length > 1 ? [`${order}the last occurrence wins (${occurrences.find((o) => o.won)?.written})`] : [])].join('; ')}`)
+    notes.push(
+      `argv read as the engine's parser reads it: ${[...spelled, ...(occurrences.length > 1 ? [`${order}the last occurrence wins (${occurrences.find((o) => o.won)?.written})`] : [])].join('; ')}`,
+    )
   }
   if (auto) notes.push(`the engine chose the value itself ([auto])`)
   if (boundBy !== null) notes.push(`the resolved value is bound by ${boundBy}`)

@@ -43,8 +43,20 @@ const fail = (path: string, problem: string): { ok: false; path: string; problem
 /** A value shown in a problem: short, one line, control characters escaped. */
 export function shown(value: unknown): string {
   if (value === undefined) return 'missing'
-  const text = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value)
-  return text.replace(/[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const text =
+    typeof value === 'string'
+      ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+      : Array.isArray(value)
+        ? 'a list'
+        : value === null
+          ? 'null'
+          : typeof value === 'object'
+            ? 'an object'
+            : String(value)
+  return text.replace(
+    /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 const wrong = (path: string, want: string, value: unknown) => fail(path, `must be ${want}, found ${shown(value)}`)
@@ -62,7 +74,9 @@ export function number(rule: { integer?: boolean; min?: number } = {}): Schema<n
   return {
     describe,
     check: (v, path) =>
-      typeof v === 'number' && Number.isFinite(v) && (!rule.integer || Number.isInteger(v)) && (rule.min === undefined || v >= rule.min) ? ok(v) : wrong(path, describe, v),
+      typeof v === 'number' && Number.isFinite(v) && (!rule.integer || Number.isInteger(v)) && (rule.min === undefined || v >= rule.min)
+        ? ok(v)
+        : wrong(path, describe, v),
   }
 }
 

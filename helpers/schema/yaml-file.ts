@@ -84,7 +84,8 @@ export function parseYamlFile(text: string): YamlFile | { problems: YamlProblem[
   const lineAt = (offset: number): number => lineCounter.linePos(offset).line
   try {
     const doc = yaml.parseDocument(text, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false, strict: true, lineCounter })
-    for (const e of doc.errors.slice(0, 5)) problems.push({ line: lineAt(e.pos[0]), message: `not valid YAML: ${e.message.split('\n')[0]}` })
+    for (const e of doc.errors.slice(0, 5))
+      problems.push({ line: lineAt(e.pos[0]), message: `not valid YAML: ${e.message.split('\n')[0]}` })
     // A tag (`!!python/object`, `!custom`) asks the reader to build something: refused, never resolved.
     for (const w of doc.warnings.slice(0, 5)) problems.push({ line: lineAt(w.pos[0]), message: `refused: ${w.message.split('\n')[0]}` })
     if (problems.length > 0) return { problems }

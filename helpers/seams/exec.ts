@@ -140,13 +140,16 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
     const partMs: Array<number | null> = batch ? batch.timeoutsMs.map(() => null) : []
     const arm = (ms: number): void => {
       if (partTimer) clearTimeout(partTimer)
-      partTimer = setTimeout(() => {
-        if (settled || stopped !== null) return
-        timedOut = true
-        exitCode = null
-        stopped = current
-        stop()
-      }, Math.max(1, ms))
+      partTimer = setTimeout(
+        () => {
+          if (settled || stopped !== null) return
+          timedOut = true
+          exitCode = null
+          stopped = current
+          stop()
+        },
+        Math.max(1, ms),
+      )
       timers.push(partTimer)
     }
     if (batch) {
@@ -222,11 +225,14 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
     if (batch) arm(batch.timeoutsMs[0] ?? plan.timeoutMs)
     else {
       timers.push(
-        setTimeout(() => {
-          timedOut = true
-          exitCode = null
-          stop()
-        }, Math.max(1, plan.timeoutMs)),
+        setTimeout(
+          () => {
+            timedOut = true
+            exitCode = null
+            stop()
+          },
+          Math.max(1, plan.timeoutMs),
+        ),
       )
     }
   })

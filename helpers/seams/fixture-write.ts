@@ -52,8 +52,16 @@ function swap(fs: FixtureFs, temp: string, path: string): void {
 }
 
 /** Writes `files` (name → text) into `folder` as one recording: all or, where the disk says no, nothing new. */
-export function writeRecordingFiles(folder: string, files: Readonly<Record<(typeof FIXTURE_FILES)[number], string>>, fs: FixtureFs = nodeFixtureFs): void {
-  const temps = FIXTURE_FILES.map((name) => ({ name, temp: join(folder, `.${name}.armproof-${process.pid}.tmp`), path: join(folder, name) }))
+export function writeRecordingFiles(
+  folder: string,
+  files: Readonly<Record<(typeof FIXTURE_FILES)[number], string>>,
+  fs: FixtureFs = nodeFixtureFs,
+): void {
+  const temps = FIXTURE_FILES.map((name) => ({
+    name,
+    temp: join(folder, `.${name}.armproof-${process.pid}.tmp`),
+    path: join(folder, name),
+  }))
   try {
     fs.mkdir(folder)
     for (const t of temps) fs.writeFile(t.temp, files[t.name])
@@ -72,7 +80,9 @@ export function writeRecordingFiles(folder: string, files: Readonly<Record<(type
     }
   } catch (error) {
     for (const t of order.slice(swapped)) tryRm(fs, t.temp)
-    throw new FixturesUnwritten(`could not put the fixtures in place in ${folder} (${errno(error)}); the folder now holds no recording (no run.json)`)
+    throw new FixturesUnwritten(
+      `could not put the fixtures in place in ${folder} (${errno(error)}); the folder now holds no recording (no run.json)`,
+    )
   }
 }
 
@@ -92,7 +102,8 @@ export function fixtureTexts(folder: string, set: FixtureSet, secrets: readonly 
   const files = { 'run.json': stableJson(meta), 'http.json': http, 'host.json': host }
   for (const [name, text] of Object.entries(files)) {
     for (const secret of secrets) {
-      if (secret.length >= 4 && text.includes(secret)) throw new FixturesUnwritten(`refusing to record: the API key would land in ${join(folder, name)}; nothing was written`)
+      if (secret.length >= 4 && text.includes(secret))
+        throw new FixturesUnwritten(`refusing to record: the API key would land in ${join(folder, name)}; nothing was written`)
     }
     if (/authorization"?\s*:\s*"bearer\s+(?!\[redacted\])/i.test(text)) {
       throw new FixturesUnwritten(`refusing to record: a bearer token would land in ${join(folder, name)}; nothing was written`)
@@ -112,7 +123,12 @@ export function writeFixtures(folder: string, set: FixtureSet, secrets: readonly
  * recording is removed (a recording without its verdict replays to nothing) and FixturesUnwritten
  * says so.
  */
-export function markRecordedVerdict(folder: string, verdict: string, steps: Readonly<Record<string, string>> = {}, fs: FixtureFs = nodeFixtureFs): void {
+export function markRecordedVerdict(
+  folder: string,
+  verdict: string,
+  steps: Readonly<Record<string, string>> = {},
+  fs: FixtureFs = nodeFixtureFs,
+): void {
   const path = join(folder, 'run.json')
   let meta: RunMeta
   try {
@@ -129,6 +145,8 @@ export function markRecordedVerdict(folder: string, verdict: string, steps: Read
   } catch (error) {
     tryRm(fs, temp)
     for (const name of FIXTURE_FILES) tryRm(fs, join(folder, name))
-    throw new FixturesUnwritten(`could not note the recorded verdict in ${path} (${errno(error)}); the recording was removed: one without its verdict does not replay`)
+    throw new FixturesUnwritten(
+      `could not note the recorded verdict in ${path} (${errno(error)}); the recording was removed: one without its verdict does not replay`,
+    )
   }
 }

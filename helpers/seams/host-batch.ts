@@ -34,7 +34,11 @@ export interface PartOutput {
 }
 
 /** One stream cut into the parts' sections; what lies outside every section (ssh's own words) in `outside`. */
-function splitStream(text: string, tag: string, n: number): { parts: Array<{ text: string; began: boolean; status: number | null }>; outside: string } {
+function splitStream(
+  text: string,
+  tag: string,
+  n: number,
+): { parts: Array<{ text: string; began: boolean; status: number | null }>; outside: string } {
   const parts = Array.from({ length: n }, () => ({ text: '', began: false, status: null as number | null }))
   let outside = ''
   let at = 0
@@ -103,12 +107,33 @@ export async function runParts(scripts: readonly string[], timeoutsMs: readonly 
     const base = (k: number) => ({ command: scripts[from + k]!, target: launcher.target })
     for (const [k, p] of split.parts.entries()) {
       if (r.spawnError !== undefined) {
-        results.push({ ...base(k), stdout: '', stderr: `${launcher.file}: ${r.spawnError}`, exitCode: null, failure: 'spawn', durationMs: elapsed })
+        results.push({
+          ...base(k),
+          stdout: '',
+          stderr: `${launcher.file}: ${r.spawnError}`,
+          exitCode: null,
+          failure: 'spawn',
+          durationMs: elapsed,
+        })
       } else if (p.exitCode !== null) {
         const failure = classifyFailure(p.stderr, p.exitCode, false)
-        results.push({ ...base(k), stdout: p.stdout, stderr: p.stderr, exitCode: p.exitCode, durationMs: r.part?.ms[k] ?? elapsed, ...(failure ? { failure } : {}) })
+        results.push({
+          ...base(k),
+          stdout: p.stdout,
+          stderr: p.stderr,
+          exitCode: p.exitCode,
+          durationMs: r.part?.ms[k] ?? elapsed,
+          ...(failure ? { failure } : {}),
+        })
       } else if (k === stopped) {
-        results.push({ ...base(k), stdout: p.stdout, stderr: p.stderr, exitCode: null, failure: r.cut ? 'output-cut' : 'timeout', durationMs: elapsed })
+        results.push({
+          ...base(k),
+          stdout: p.stdout,
+          stderr: p.stderr,
+          exitCode: null,
+          failure: r.cut ? 'output-cut' : 'timeout',
+          durationMs: elapsed,
+        })
         break
       } else {
         // The call ended before this part did, and not by our hand: ssh lost or never made its

@@ -40,7 +40,13 @@ const gatherings = new Map<string, Gathering>()
  * `host`'s part of the next shared read of kind `g` among the clients whose `shareKey` is the
  * same (they reach the same host as the same user, in the same way); `run` makes the read.
  */
-export function gatherRead<K>(shareKey: string, run: (req: HostRun) => Promise<HostResult>, g: Gather<K>, key: K, timeoutMs: number): Promise<HostResult> {
+export function gatherRead<K>(
+  shareKey: string,
+  run: (req: HostRun) => Promise<HostResult>,
+  g: Gather<K>,
+  key: K,
+  timeoutMs: number,
+): Promise<HostResult> {
   const id = `${g.kind}\n${shareKey}`
   let gathering = gatherings.get(id)
   if (!gathering) {
@@ -56,7 +62,13 @@ export function gatherRead<K>(shareKey: string, run: (req: HostRun) => Promise<H
     const keys = [...new Map(askers.map((a) => [g.keyOf(a.key as K), a.key as K])).values()]
     try {
       // Everyone who asked waits on it: it goes before the host's other waiting reads.
-      const result = await run({ script: g.script(keys), ...(g.privileged ? { privileged: true } : {}), ...(g.asDeployUser ? { asDeployUser: true } : {}), timeoutMs: Math.max(...askers.map((a) => a.timeoutMs)), urgent: true })
+      const result = await run({
+        script: g.script(keys),
+        ...(g.privileged ? { privileged: true } : {}),
+        ...(g.asDeployUser ? { asDeployUser: true } : {}),
+        timeoutMs: Math.max(...askers.map((a) => a.timeoutMs)),
+        urgent: true,
+      })
       for (const a of askers) a.resolve(g.view(result, keys, a.key as K))
     } catch (error) {
       for (const a of askers) a.reject(error)

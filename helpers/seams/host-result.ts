@@ -72,8 +72,10 @@ export interface Gather<K> {
 
 const SUDO_PASSWORD_RE =
   /sudo: (?:a password is required|a terminal is required|no tty present|.*incorrect password)|is not in the sudoers file|is not allowed to (?:execute|run sudo)|may not run sudo/i
-const HOST_KEY_RE = /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No \S+ host key is known|host key for .* has changed|Host key .* not found/i
-const AUTH_RE = /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi)|Too many authentication failures|no mutual signature|Authentication failed/i
+const HOST_KEY_RE =
+  /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No \S+ host key is known|host key for .* has changed|Host key .* not found/i
+const AUTH_RE =
+  /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi)|Too many authentication failures|no mutual signature|Authentication failed/i
 
 /** What went wrong outside the command itself, from its stderr and exit code. */
 export function classifyFailure(stderr: string, exitCode: number | null, viaSsh: boolean): HostFailure | undefined {
@@ -85,4 +87,3 @@ export function classifyFailure(stderr: string, exitCode: number | null, viaSsh:
   if (SUDO_PASSWORD_RE.test(stderr)) return 'sudo-password'
   return undefined
 }
-

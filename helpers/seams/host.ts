@@ -60,7 +60,10 @@ function hostUser(options: HostOptions): string | undefined {
 }
 
 /** What the host runs for a request on its first attempt: the script, as the deploy user or under sudo where asked. */
-export function hostScript(req: Pick<HostRun, 'script' | 'asDeployUser' | 'privileged'>, ctx: { deployUser: string | null; user: string | undefined; sudo: SudoMode }): string {
+export function hostScript(
+  req: Pick<HostRun, 'script' | 'asDeployUser' | 'privileged'>,
+  ctx: { deployUser: string | null; user: string | undefined; sudo: SudoMode },
+): string {
   if (req.asDeployUser && ctx.deployUser && ctx.deployUser !== ctx.user) return asUser(req.script, ctx.deployUser)
   if (req.privileged && ctx.sudo === 'always' && ctx.user !== 'root') return asRoot(req.script)
   return req.script
@@ -77,11 +80,25 @@ export function createHost(options: HostOptions): HostClient {
   const maxOutput = options.maxOutputBytes ?? MAX_HOST_OUTPUT
   const sessions = hostSessions(target)
   // Clients with the same key reach the same host as the same user in the same way: their gathered reads are one.
-  const shareKey = JSON.stringify([host, sshOpts, deployUser, sudo, options.env ?? null, options.localUser ?? null, options.sshCommand ?? null, maxOutput])
+  const shareKey = JSON.stringify([
+    host,
+    sshOpts,
+    deployUser,
+    sudo,
+    options.env ?? null,
+    options.localUser ?? null,
+    options.sshCommand ?? null,
+    maxOutput,
+  ])
   const control = host.kind === 'ssh' ? sshControl(sshOpts) : undefined
 
   /** One program on the host: `sh -c`, or one ssh session; at most the host's sessions at once. */
-  const launch = async (script: string, timeoutMs: number, batch?: { nonce: string; timeoutsMs: readonly number[] }, urgent = false): Promise<Exec> => {
+  const launch = async (
+    script: string,
+    timeoutMs: number,
+    batch?: { nonce: string; timeoutsMs: readonly number[] },
+    urgent = false,
+  ): Promise<Exec> => {
     const args = host.kind === 'ssh' ? sshArgs(host, sshOpts, script, timeoutMs, control) : ['-c', script]
     const release = await sessions.acquire(urgent)
     try {
@@ -128,8 +145,17 @@ export function createHost(options: HostOptions): HostClient {
       if (reqs.length === 1) return [await this.run(reqs[0]!)]
       const started = performance.now()
       const scripts = reqs.map((req) => hostScript(req, { deployUser, user, sudo }))
-      const launcher = { file, viaSsh: host.kind === 'ssh', target, launch: (script: string, nonce: string, timeoutsMs: readonly number[]) => launch(script, timeoutsMs[0]!, { nonce, timeoutsMs }) }
-      const results = await runParts(scripts, reqs.map((r) => r.timeoutMs), launcher)
+      const launcher = {
+        file,
+        viaSsh: host.kind === 'ssh',
+        target,
+        launch: (script: string, nonce: string, timeoutsMs: readonly number[]) => launch(script, timeoutsMs[0]!, { nonce, timeoutsMs }),
+      }
+      const results = await runParts(
+        scripts,
+        reqs.map((r) => r.timeoutMs),
+        launcher,
+      )
       return Promise.all(results.map((r, i) => retryRefused(reqs[i]!, scripts[i]!, r, started)))
     },
     gather(g, key, timeoutMs) {

@@ -62,7 +62,6 @@ export interface HttpResponse {
  */
 export type HttpFailure = 'refused' | 'timeout' | 'reset' | 'truncated' | 'dns' | 'too-large' | 'tls' | 'not-tls' | 'redirect' | 'other'
 
-
 const FAILURE_WORDS: Partial<Record<HttpFailure, string>> = {
   refused: 'connection refused',
   tls: 'TLS verification failed',
@@ -87,16 +86,30 @@ export class HttpError extends Error {
 
 /** Certificate checks that failed: the endpoint's certificate is not trusted by this process. */
 export const TLS_VERIFY_CODES: ReadonlySet<string> = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'INVALID_CA',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REVOKED',
+  'INVALID_CA',
 ])
 
 /**
  * A TLS client handshake answered by something that is not TLS: OpenSSL reads the first bytes of
  * a plain-HTTP answer ("HTTP/1.1 400") as a record header of a wrong version or an absurd length.
  */
-export const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'EPROTO'])
+export const NOT_TLS_CODES: ReadonlySet<string> = new Set([
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_HTTP_REQUEST',
+  'EPROTO',
+])
 
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>
@@ -123,7 +136,9 @@ export function classify(error: unknown, url: string): HttpError {
   if (code === 'ECONNREFUSED') return new HttpError('refused', url, detail, code)
   if (TLS_VERIFY_CODES.has(code)) return new HttpError('tls', url, detail, code)
   if (NOT_TLS_CODES.has(code) && url.startsWith('https:')) return new HttpError('not-tls', url, detail, code)
-  if (['TimeoutError', 'AbortError', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'].includes(code)) {
+  if (
+    ['TimeoutError', 'AbortError', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'].includes(code)
+  ) {
     return new HttpError('timeout', url, detail)
   }
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return new HttpError('truncated', url, detail)
@@ -159,7 +174,11 @@ async function once(agent: LazyAgent, req: HttpRequest, url: string): Promise<Om
       size += chunk.length
       if (size > max) {
         res.body.destroy()
-        throw new HttpError('too-large', url, `the body is larger than armproof's own cap of ${max} bytes${gzip ? ' (decoded)' : ''}; the cap is armproof's, not the engine's`)
+        throw new HttpError(
+          'too-large',
+          url,
+          `the body is larger than armproof's own cap of ${max} bytes${gzip ? ' (decoded)' : ''}; the cap is armproof's, not the engine's`,
+        )
       }
       chunks.push(chunk)
     }
@@ -177,7 +196,11 @@ async function once(agent: LazyAgent, req: HttpRequest, url: string): Promise<Om
 }
 
 /** The headers of one hop: `Authorization` only where the key belongs (the base URL's origin). */
-export function headersFor(url: string, headers: Record<string, string> | undefined, keyOrigin: string): Record<string, string> | undefined {
+export function headersFor(
+  url: string,
+  headers: Record<string, string> | undefined,
+  keyOrigin: string,
+): Record<string, string> | undefined {
   if (!headers || new URL(url).origin === new URL(keyOrigin).origin) return headers
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(proxy-)?authorization$/i.test(k)))
 }
@@ -188,9 +211,14 @@ export function redirectTarget(location: string, from: string, status: number): 
   try {
     next = new URL(location, from)
   } catch (error) {
-    throw new HttpError('redirect', from, `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not a URL (${(error as Error).message})`)
+    throw new HttpError(
+      'redirect',
+      from,
+      `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not a URL (${(error as Error).message})`,
+    )
   }
-  if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new HttpError('redirect', from, `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not http(s)`)
+  if (next.protocol !== 'http:' && next.protocol !== 'https:')
+    throw new HttpError('redirect', from, `HTTP ${status} redirects to ${JSON.stringify(location.slice(0, 200))}, which is not http(s)`)
   return next.href
 }
 

@@ -40,8 +40,20 @@ export function liveOptions(target: Target): LiveHttpOptions {
 
 /** The live host client of a target (its key redacted from all it prints), and what names its host and access. */
 function liveHost(target: Target, hostEnv?: Record<string, string>): { host: HostClient; where: string } {
-  const host = redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo, ...(hostEnv ? { env: hostEnv } : {}) }), target.apiKey)
-  return { host, where: JSON.stringify([target.host, target.sshOpts, target.deployUser, target.sudo, hostEnv ?? null, target.apiKey !== null]) }
+  const host = redactingHost(
+    createHost({
+      host: target.host,
+      sshOpts: target.sshOpts,
+      deployUser: target.deployUser,
+      sudo: target.sudo,
+      ...(hostEnv ? { env: hostEnv } : {}),
+    }),
+    target.apiKey,
+  )
+  return {
+    host,
+    where: JSON.stringify([target.host, target.sshOpts, target.deployUser, target.sudo, hostEnv ?? null, target.apiKey !== null]),
+  }
 }
 
 /** Starts the host reads a live target's steps will ask for (`ahead`) now, for its run's seams to take (./read-ahead.ts). */
@@ -65,7 +77,10 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
       // Every recorded exchange must have been asked for: one left over means the replay took another path.
       close: async () => {
         const left = replay.leftovers()
-        if (left.length) throw new ReplayLeftovers(`the replay left ${left.length} recorded exchange${left.length === 1 ? '' : 's'} of ${target.fixtures} unused (${left.slice(0, 5).join('; ')}${left.length > 5 ? '; …' : ''}): it did not re-judge the recorded run; re-record it`)
+        if (left.length)
+          throw new ReplayLeftovers(
+            `the replay left ${left.length} recorded exchange${left.length === 1 ? '' : 's'} of ${target.fixtures} unused (${left.slice(0, 5).join('; ')}${left.length > 5 ? '; …' : ''}): it did not re-judge the recorded run; re-record it`,
+          )
       },
     }
   }

@@ -28,7 +28,8 @@ interface Started {
 
 const keyOf = (req: HostRun): string => JSON.stringify([req.script, req.asDeployUser === true, req.privileged === true, req.timeoutMs])
 const gatherKey = (g: Gather<unknown>, key: unknown, timeoutMs: number): string => JSON.stringify([g.kind, g.keyOf(key), timeoutMs])
-const aheadKey = (where: string, ahead: Ahead): string => JSON.stringify([where, ahead.reads.map(keyOf), ahead.gathers.map((x) => gatherKey(x.g, x.key, x.timeoutMs))])
+const aheadKey = (where: string, ahead: Ahead): string =>
+  JSON.stringify([where, ahead.reads.map(keyOf), ahead.gathers.map((x) => gatherKey(x.g, x.key, x.timeoutMs))])
 
 const early = new Map<string, Started>()
 
@@ -54,7 +55,8 @@ export function readAhead(host: HostClient, ahead: Ahead, where: string): HostCl
   const reads = new Map<string, number[]>()
   for (const [i, req] of ahead.reads.entries()) reads.set(keyOf(req), [...(reads.get(keyOf(req)) ?? []), i])
   const gathers = new Map<string, number[]>()
-  for (const [i, x] of ahead.gathers.entries()) gathers.set(gatherKey(x.g, x.key, x.timeoutMs), [...(gathers.get(gatherKey(x.g, x.key, x.timeoutMs)) ?? []), i])
+  for (const [i, x] of ahead.gathers.entries())
+    gathers.set(gatherKey(x.g, x.key, x.timeoutMs), [...(gathers.get(gatherKey(x.g, x.key, x.timeoutMs)) ?? []), i])
   const now = (): Started => (started ??= start(host, ahead))
   return {
     where: host.where,

@@ -36,18 +36,26 @@ const realOr = (p: string) => {
  */
 export function scrubLocalPaths(text: string, places: ReadonlyArray<readonly [string, string]> = localPlaces()): string {
   let out = text
-  for (const [path, name] of places) out = out.replace(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`, 'g'), name)
+  for (const [path, name] of places)
+    out = out.replace(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`, 'g'), name)
   return out
 }
 
 function localPlaces(): Array<readonly [string, string]> {
-  const raw: Array<[string, string]> = [[process.cwd(), '<cwd>'], [tmpdir(), '<tmp>'], [homedir(), '<home>']]
+  const raw: Array<[string, string]> = [
+    [process.cwd(), '<cwd>'],
+    [tmpdir(), '<tmp>'],
+    [homedir(), '<home>'],
+  ]
   const all = raw.flatMap(([p, n]) => [[p, n] as const, [realOr(p), n] as const])
   return all.filter(([p]) => p.length > 1 && p.startsWith('/')).sort((a, b) => b[0].length - a[0].length)
 }
 
 /** Records the live seams; `secret` (the API key) is replaced by "[redacted]" in everything kept. */
-export function recordingSeams(live: { http: HttpClient; host: HostClient; clock: Clock }, secret: string | null): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
+export function recordingSeams(
+  live: { http: HttpClient; host: HostClient; clock: Clock },
+  secret: string | null,
+): { http: HttpClient; host: HostClient; clock: Clock; recording: Recording } {
   const recording: Recording = { http: [], host: [], clock: [], startedAtMs: live.clock.now() }
   const places = localPlaces()
   const clean = (text: string) => scrubLocalPaths(scrub(text, secret) as string, places)
@@ -57,20 +65,39 @@ export function recordingSeams(live: { http: HttpClient; host: HostClient; clock
     async request(req) {
       const request = {
         headers: redactRequestHeaders(req.headers),
-        ...(req.body !== undefined ? { sha256: sha256(req.body), bytes: Buffer.byteLength(req.body), body: JSON.parse(clean(JSON.stringify(storedBody(req.body)))) as unknown } : {}),
+        ...(req.body !== undefined
+          ? {
+              sha256: sha256(req.body),
+              bytes: Buffer.byteLength(req.body),
+              body: JSON.parse(clean(JSON.stringify(storedBody(req.body)))) as unknown,
+            }
+          : {}),
       }
       const base = { method: req.method, path: pathOf(req.url), request }
       try {
         const res = await live.http.request(req)
         recording.http.push({
-          seq: ++seq, at: at(), ...base,
-          response: { status: res.status, headers: keepResponseHeaders(res.headers), body: clean(res.body), ...(res.redirects.length ? { redirects: res.redirects.map(pathOf), url: pathOf(res.url) } : {}) },
+          seq: ++seq,
+          at: at(),
+          ...base,
+          response: {
+            status: res.status,
+            headers: keepResponseHeaders(res.headers),
+            body: clean(res.body),
+            ...(res.redirects.length ? { redirects: res.redirects.map(pathOf), url: pathOf(res.url) } : {}),
+          },
           durationMs: res.durationMs,
         })
         return res
       } catch (error) {
         if (error instanceof HttpError) {
-          recording.http.push({ seq: ++seq, at: at(), ...base, error: { failure: error.failure, message: clean(error.message) }, durationMs: 0 })
+          recording.http.push({
+            seq: ++seq,
+            at: at(),
+            ...base,
+            error: { failure: error.failure, message: clean(error.message) },
+            durationMs: 0,
+          })
         }
         throw error
       }
@@ -80,7 +107,17 @@ export function recordingSeams(live: { http: HttpClient; host: HostClient; clock
     where: live.host.where,
     async run(req) {
       const r = await live.host.run(req)
-      recording.host.push({ seq: ++seq, at: at(), command: req.script, asDeployUser: req.asDeployUser === true, stdout: clean(r.stdout), stderr: clean(r.stderr), exitCode: r.exitCode, ...(r.failure ? { failure: r.failure } : {}), durationMs: r.durationMs })
+      recording.host.push({
+        seq: ++seq,
+        at: at(),
+        command: req.script,
+        asDeployUser: req.asDeployUser === true,
+        stdout: clean(r.stdout),
+        stderr: clean(r.stderr),
+        exitCode: r.exitCode,
+        ...(r.failure ? { failure: r.failure } : {}),
+        durationMs: r.durationMs,
+      })
       return r
     },
   }

@@ -46,7 +46,18 @@ export type RecordedTarget = Omit<Target, 'apiKey' | 'mode' | 'fixtures' | 'repo
 
 /** The target without its secret, its outputs, and ssh options (identity files are nobody's business in a fixture). */
 export function recordedTarget(target: Target): RecordedTarget {
-  const { apiKey: _apiKey, mode: _mode, fixtures: _fixtures, report: _report, junit: _junit, sshOpts: _sshOpts, caFile: _caFile, summary: _summary, force: _force, ...rest } = target
+  const {
+    apiKey: _apiKey,
+    mode: _mode,
+    fixtures: _fixtures,
+    report: _report,
+    junit: _junit,
+    sshOpts: _sshOpts,
+    caFile: _caFile,
+    summary: _summary,
+    force: _force,
+    ...rest
+  } = target
   return rest
 }
 

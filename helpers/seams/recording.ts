@@ -7,7 +7,15 @@ import { join } from 'node:path'
 import type { ConfigProblem, Target } from '../config/load.ts'
 import { endsEarly } from '../schema/schema.ts'
 import { fileDigests, recordingDigest } from './digest.ts'
-import { FIXTURE_FILES, FIXTURE_FORMAT, FixtureError, type FixtureSet, type HostExchange, type HttpExchange, type RunMeta } from './recording-files.ts'
+import {
+  FIXTURE_FILES,
+  FIXTURE_FORMAT,
+  FixtureError,
+  type FixtureSet,
+  type HostExchange,
+  type HttpExchange,
+  type RunMeta,
+} from './recording-files.ts'
 import { RECORDING_SCHEMAS } from './recording-schema.ts'
 
 /**
@@ -40,7 +48,10 @@ function readTexts(folder: string): Record<(typeof FIXTURE_FILES)[number], strin
       out[name] = readFileSync(path, 'utf8').replace(/^\uFEFF/, '')
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      throw new FixtureError('ARMPROOF_FIXTURES_MISSING', code === 'ENOENT' || name !== 'run.json' ? `no recording at ${path}` : `${path} cannot be read (${code ?? 'error'})`)
+      throw new FixtureError(
+        'ARMPROOF_FIXTURES_MISSING',
+        code === 'ENOENT' || name !== 'run.json' ? `no recording at ${path}` : `${path} cannot be read (${code ?? 'error'})`,
+      )
     }
   }
   return out as Record<(typeof FIXTURE_FILES)[number], string>
@@ -57,7 +68,10 @@ function parseChecked(folder: string, name: (typeof FIXTURE_FILES)[number], text
     throw new FixtureError('ARMPROOF_FIXTURES_INVALID', `${path} is not valid JSON${early ? ' (it ends early: truncated?)' : ''}`)
   }
   if (name === 'run.json' && data && typeof data === 'object' && (data as RunMeta).format !== FIXTURE_FORMAT) {
-    throw new FixtureError('ARMPROOF_FIXTURES_INVALID', `${path} has format ${JSON.stringify((data as RunMeta).format)}; this armproof reads format ${FIXTURE_FORMAT}`)
+    throw new FixtureError(
+      'ARMPROOF_FIXTURES_INVALID',
+      `${path} has format ${JSON.stringify((data as RunMeta).format)}; this armproof reads format ${FIXTURE_FORMAT}`,
+    )
   }
   const r = RECORDING_SCHEMAS[name].check(data, '')
   if (!r.ok) throw new FixtureError('ARMPROOF_FIXTURES_INVALID', `${path}: field ${r.path || '(the whole file)'} ${r.problem}`)
@@ -75,7 +89,11 @@ function editedFiles(meta: RunMeta, texts: Record<(typeof FIXTURE_FILES)[number]
 export function readFixtures(folder: string): FixtureSet {
   const texts = readTexts(folder)
   const meta = parseChecked(folder, 'run.json', texts['run.json']) as RunMeta
-  return { meta, http: parseChecked(folder, 'http.json', texts['http.json']) as HttpExchange[], host: parseChecked(folder, 'host.json', texts['host.json']) as HostExchange[] }
+  return {
+    meta,
+    http: parseChecked(folder, 'http.json', texts['http.json']) as HttpExchange[],
+    host: parseChecked(folder, 'host.json', texts['host.json']) as HostExchange[],
+  }
 }
 
 /**
@@ -92,11 +110,18 @@ export function checkRecording(folder: string, digest?: string): { set: FixtureS
     if (!(error instanceof FixtureError)) throw error
     return { problem: error.message }
   }
-  if (!set.meta.digests) return { problem: `${join(folder, 'run.json')}: field digests is missing: recorded by an older armproof, its files cannot be checked; re-record it` }
+  if (!set.meta.digests)
+    return {
+      problem: `${join(folder, 'run.json')}: field digests is missing: recorded by an older armproof, its files cannot be checked; re-record it`,
+    }
   const edited = editedFiles(set.meta, texts)
-  if (edited.length) return { problem: `fixtures edited since recording: ${edited.map((f) => join(folder, f)).join(', ')} no longer match the digests in run.json; re-record instead of editing` }
+  if (edited.length)
+    return {
+      problem: `fixtures edited since recording: ${edited.map((f) => join(folder, f)).join(', ')} no longer match the digests in run.json; re-record instead of editing`,
+    }
   const whole = recordingDigest(set.meta.digests)
-  if (digest !== undefined && digest !== whole) return { problem: `fixtures edited since recording: ${folder} is not the recording this report replayed (digest differs)` }
+  if (digest !== undefined && digest !== whole)
+    return { problem: `fixtures edited since recording: ${folder} is not the recording this report replayed (digest differs)` }
   return { set, digest: whole }
 }
 
@@ -111,7 +136,10 @@ export function verifyRecording(folder: string, digest: string): string | null {
  * themselves (top-level svc/knob/value/previous equal `target.*`), and were recorded for the svc,
  * knob and value of the command line (and its --previous, when given). Returns the problems (exit 2).
  */
-export function replayCheck(folder: string, want: { svc: string; knob: string; value: string | null; previous?: string | null }): { problems: string[]; meta?: RunMeta; digest?: string } {
+export function replayCheck(
+  folder: string,
+  want: { svc: string; knob: string; value: string | null; previous?: string | null },
+): { problems: string[]; meta?: RunMeta; digest?: string } {
   const checked = checkRecording(folder)
   if ('problem' in checked) {
     const missing = checked.problem.startsWith('no recording at')
@@ -122,13 +150,18 @@ export function replayCheck(folder: string, want: { svc: string; knob: string; v
   const show = (v: string | null) => (v === null ? 'the default' : v)
   const run = join(folder, 'run.json')
   for (const f of ['svc', 'knob', 'value', 'previous'] as const) {
-    if (meta[f] !== meta.target[f]) problems.push(`--fixtures: ${run} disagrees with itself: ${f} is ${JSON.stringify(meta[f])} but target.${f} is ${JSON.stringify(meta.target[f])}; re-record instead of editing`)
+    if (meta[f] !== meta.target[f])
+      problems.push(
+        `--fixtures: ${run} disagrees with itself: ${f} is ${JSON.stringify(meta[f])} but target.${f} is ${JSON.stringify(meta.target[f])}; re-record instead of editing`,
+      )
   }
   if (problems.length) return { problems }
   if (meta.svc !== want.svc) problems.push(`--fixtures: ${folder} was recorded for --svc ${meta.svc}, not ${want.svc}`)
   if (meta.knob !== want.knob) problems.push(`--fixtures: ${folder} was recorded for --knob ${meta.knob}, not ${want.knob}`)
-  if (meta.value !== want.value) problems.push(`--fixtures: ${folder} was recorded for --value ${show(meta.value)}, not ${show(want.value)}`)
-  if (want.previous !== undefined && want.previous !== null && meta.previous !== want.previous) problems.push(`--fixtures: ${folder} was recorded for --previous ${show(meta.previous)}, not ${want.previous}`)
+  if (meta.value !== want.value)
+    problems.push(`--fixtures: ${folder} was recorded for --value ${show(meta.value)}, not ${show(want.value)}`)
+  if (want.previous !== undefined && want.previous !== null && meta.previous !== want.previous)
+    problems.push(`--fixtures: ${folder} was recorded for --previous ${show(meta.previous)}, not ${want.previous}`)
   return { problems, meta, digest: checked.digest }
 }
 

@@ -90,6 +90,8 @@ export function redactingHost(host: HostClient, secret: string | null): HostClie
       return cleaned(await host.run(req))
     },
     ...(host.runAll ? { runAll: async (reqs: readonly HostRun[]) => (await host.runAll!(reqs)).map(cleaned) } : {}),
-    ...(host.gather ? { gather: async <K>(g: Gather<K>, key: K, timeoutMs: number) => cleaned(await host.gather!(g, key, timeoutMs)) } : {}),
+    ...(host.gather
+      ? { gather: async <K>(g: Gather<K>, key: K, timeoutMs: number) => cleaned(await host.gather!(g, key, timeoutMs)) }
+      : {}),
   }
 }

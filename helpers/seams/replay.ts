@@ -55,11 +55,27 @@ function queueBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 /** The command that records this run again, for a replay miss. */
 export function reRecordCommand(target: Target): string {
-  const args = ['--svc', target.svc, '--knob', target.knob, ...(target.value !== null ? ['--value', target.value] : []), '--base-url', target.baseUrl ?? '<url>', '--mode', 'record', '--fixtures', target.fixtures]
+  const args = [
+    '--svc',
+    target.svc,
+    '--knob',
+    target.knob,
+    ...(target.value !== null ? ['--value', target.value] : []),
+    '--base-url',
+    target.baseUrl ?? '<url>',
+    '--mode',
+    'record',
+    '--fixtures',
+    target.fixtures,
+  ]
   return `${command('verify')} ${quoteAll(args)}`
 }
 
-export function replaySeams(set: FixtureSet, target: Target, folder: string): { http: HttpClient; host: HostClient; clock: Clock; choices: Choices; leftovers(): string[] } {
+export function replaySeams(
+  set: FixtureSet,
+  target: Target,
+  folder: string,
+): { http: HttpClient; host: HostClient; clock: Clock; choices: Choices; leftovers(): string[] } {
   const httpKey = (method: string, path: string, bodySha?: string) => `${method} ${path}${bodySha ? ` ${bodySha}` : ''}`
   const httpQueues = queueBy(set.http, (e: HttpExchange) => httpKey(e.method, e.path, e.request.sha256))
   const hostQueues = queueBy(set.host, (e: HostExchange) => `${e.asDeployUser ? 'deploy:' : ''}${e.command}`)
@@ -91,14 +107,25 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
     async run(req): Promise<HostResult> {
       const exchange = hostQueues.get(`${req.asDeployUser ? 'deploy:' : ''}${req.script}`)?.shift()
       if (!exchange) throw miss(`host command \`${req.script}\``, 'host.json')
-      return { command: exchange.command, stdout: exchange.stdout, stderr: exchange.stderr, exitCode: exchange.exitCode, ...(exchange.failure ? { failure: exchange.failure } : {}), durationMs: exchange.durationMs }
+      return {
+        command: exchange.command,
+        stdout: exchange.stdout,
+        stderr: exchange.stderr,
+        exitCode: exchange.exitCode,
+        ...(exchange.failure ? { failure: exchange.failure } : {}),
+        durationMs: exchange.durationMs,
+      }
     },
   }
   let reading = 0
   const clock: Clock = {
     now() {
       const t = set.meta.clock[reading++]
-      if (t === undefined) throw new ReplayMiss(`the replay read the clock more often than the recording (${set.meta.clock.length} readings in ${folder}/run.json): the run took another path`, reRecordCommand(target))
+      if (t === undefined)
+        throw new ReplayMiss(
+          `the replay read the clock more often than the recording (${set.meta.clock.length} readings in ${folder}/run.json): the run took another path`,
+          reRecordCommand(target),
+        )
       return set.meta.startedAtMs + t
     },
     sleep: async () => {},
@@ -106,14 +133,17 @@ export function replaySeams(set: FixtureSet, target: Target, folder: string): { 
   const choices: Choices = {
     pick(name, options) {
       const value = set.meta.choices[name]
-      if (!options.includes(value as (typeof options)[number])) throw new ReplayMiss(`the recording has no usable choice "${name}" in ${folder}/run.json`, reRecordCommand(target))
+      if (!options.includes(value as (typeof options)[number]))
+        throw new ReplayMiss(`the recording has no usable choice "${name}" in ${folder}/run.json`, reRecordCommand(target))
       return value as (typeof options)[number]
     },
   }
   /** Recorded exchanges never served, named by file, sequence number and request. */
   const leftovers = () => [
     ...[...httpQueues.values()].flat().map((e) => `http.json #${e.seq} ${e.method} ${e.path}`),
-    ...[...hostQueues.values()].flat().map((e) => `host.json #${e.seq} ${e.command.length > 60 ? `${e.command.slice(0, 60)}…` : e.command}`),
+    ...[...hostQueues.values()]
+      .flat()
+      .map((e) => `host.json #${e.seq} ${e.command.length > 60 ? `${e.command.slice(0, 60)}…` : e.command}`),
   ]
   return { http, host, clock, choices, leftovers }
 }

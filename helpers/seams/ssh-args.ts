@@ -57,22 +57,34 @@ const CONTROL_PERSIST_S = 60
  * `control` (a ControlPath, ./host-sessions.ts) the calls to one destination share one master
  * connection: a target's first contact, its reads and its re-check after the meter are one login.
  */
-export function sshArgs(host: Extract<HostSpec, { kind: 'ssh' }>, sshOpts: readonly string[], script: string, timeoutMs: number, control?: string): string[] {
+export function sshArgs(
+  host: Extract<HostSpec, { kind: 'ssh' }>,
+  sshOpts: readonly string[],
+  script: string,
+  timeoutMs: number,
+  control?: string,
+): string[] {
   const seconds = Math.max(1, Math.floor(timeoutMs / 1000))
   const connect = Math.max(1, Math.min(30, Math.ceil(seconds / 2)))
   const alive = Math.max(1, Math.min(15, Math.ceil(seconds / 3)))
   return [
-    '-o', 'BatchMode=yes',
-    '-o', `ConnectTimeout=${connect}`,
-    '-o', `ServerAliveInterval=${alive}`,
-    '-o', 'ServerAliveCountMax=2',
-    '-o', 'ConnectionAttempts=1',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `ConnectTimeout=${connect}`,
+    '-o',
+    `ServerAliveInterval=${alive}`,
+    '-o',
+    'ServerAliveCountMax=2',
+    '-o',
+    'ConnectionAttempts=1',
     ...(control ? ['-o', 'ControlMaster=auto', '-o', `ControlPath=${control}`, '-o', `ControlPersist=${CONTROL_PERSIST_S}`] : []),
     '-T',
     ...(host.port ? ['-p', String(host.port)] : []),
     ...(host.user ? ['-l', host.user] : []),
     ...sshOpts,
-    '--', host.host,
+    '--',
+    host.host,
     `sh -c ${quote(script)}`,
   ]
 }

@@ -13,25 +13,35 @@ export const MIN_TOKEN_CHARS = 16
 const MAX_TOKEN_FILE_BYTES = 64 * 1024
 
 /** The token from its one source, or the problem that keeps serve from starting. */
-export function loadToken(tokenFile: string | null, env: Readonly<Record<string, string | undefined>>): { token: string } | { problem: string } {
+export function loadToken(
+  tokenFile: string | null,
+  env: Readonly<Record<string, string | undefined>>,
+): { token: string } | { problem: string } {
   let token: string
   if (tokenFile) {
     try {
       const st = statSync(tokenFile)
       if (!st.isFile()) return { problem: `--token-file: ${tokenFile} is not a file` }
-      if (st.size > MAX_TOKEN_FILE_BYTES) return { problem: `--token-file: ${tokenFile} is larger than 64 KiB; it should hold the token alone` }
+      if (st.size > MAX_TOKEN_FILE_BYTES)
+        return { problem: `--token-file: ${tokenFile} is larger than 64 KiB; it should hold the token alone` }
       token = keyFromFileText(readFileSync(tokenFile, 'utf8'))
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      return { problem: `--token-file: ${tokenFile} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})` }
+      return {
+        problem: `--token-file: ${tokenFile} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`,
+      }
     }
   } else {
     token = env[TOKEN_ENV] ?? ''
   }
   const from = tokenFile ? `--token-file ${tokenFile}` : TOKEN_ENV
   // The token itself is never shown, only what is wrong with it.
-  if (!/^[\x21-\x7e]+$/.test(token)) return { problem: `${from}: the token must be one word of printable ASCII (no spaces, no newline inside), as an HTTP header carries it` }
-  if (token.length < MIN_TOKEN_CHARS) return { problem: `${from}: the token has ${token.length} characters; give at least ${MIN_TOKEN_CHARS} (e.g. openssl rand -hex 32)` }
+  if (!/^[\x21-\x7e]+$/.test(token))
+    return {
+      problem: `${from}: the token must be one word of printable ASCII (no spaces, no newline inside), as an HTTP header carries it`,
+    }
+  if (token.length < MIN_TOKEN_CHARS)
+    return { problem: `${from}: the token has ${token.length} characters; give at least ${MIN_TOKEN_CHARS} (e.g. openssl rand -hex 32)` }
   return { token }
 }
 

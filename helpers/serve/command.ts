@@ -31,7 +31,9 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const
 /** Runs until stopped; the exit code (0 never: serving ends only by a signal, or 2 at start). */
 export async function serve(io: ServeIo): Promise<number> {
   const problems = (lines: readonly string[]): number => {
-    io.err.write(`armproof serve: ${lines.length} problem${lines.length === 1 ? '' : 's'}; not serving.\n${lines.map((l) => `  - ${l}\n`).join('')}`)
+    io.err.write(
+      `armproof serve: ${lines.length} problem${lines.length === 1 ? '' : 's'}; not serving.\n${lines.map((l) => `  - ${l}\n`).join('')}`,
+    )
     return 2
   }
   const here = userCwd(io)
@@ -50,7 +52,9 @@ export async function serve(io: ServeIo): Promise<number> {
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    return problems([`.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`])
+    return problems([
+      `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`,
+    ])
   }
   const load = () => loadServedTargets(o.targets, io.env, here, dotenv)
   const first = load()
@@ -65,7 +69,8 @@ export async function serve(io: ServeIo): Promise<number> {
     metrics: new ServeMetrics(),
     log,
     loadTargets: load,
-    run: (svc, argv, signal) => runTarget({ svc, argv, env: io.env, cwd: here, timeoutMs: o.runTimeoutMs, signal, line: (l) => log(`[${svc}] ${l}`) }),
+    run: (svc, argv, signal) =>
+      runTarget({ svc, argv, env: io.env, cwd: here, timeoutMs: o.runTimeoutMs, signal, line: (l) => log(`[${svc}] ${l}`) }),
   })
   const listened = await new Promise<string | Error>((resolve) => {
     server.once('error', (error) => resolve(error))
@@ -74,8 +79,13 @@ export async function serve(io: ServeIo): Promise<number> {
       resolve(typeof a === 'object' && a ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a))
     })
   })
-  if (listened instanceof Error) return problems([`--listen ${o.host}:${o.port}: ${(listened as NodeJS.ErrnoException).code ?? listened.message}${(listened as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another process listens there; pick another port)' : ''}`])
-  log(`armproof serve: ${VERSION_TEXT}, listening on ${listened} · ${first.targets.argv.size} target(s) from ${o.targets} · ${token ? 'token required' : 'no token (loopback only)'} · at most ${o.maxRuns} run(s) at once, ${o.queue} waiting · run timeout ${formatDuration(o.runTimeoutMs)}`)
+  if (listened instanceof Error)
+    return problems([
+      `--listen ${o.host}:${o.port}: ${(listened as NodeJS.ErrnoException).code ?? listened.message}${(listened as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another process listens there; pick another port)' : ''}`,
+    ])
+  log(
+    `armproof serve: ${VERSION_TEXT}, listening on ${listened} · ${first.targets.argv.size} target(s) from ${o.targets} · ${token ? 'token required' : 'no token (loopback only)'} · at most ${o.maxRuns} run(s) at once, ${o.queue} waiting · run timeout ${formatDuration(o.runTimeoutMs)}`,
+  )
   io.onListening?.(listened)
 
   const signal = await new Promise<keyof typeof SIGNAL_EXIT>((resolve) => {

@@ -32,9 +32,24 @@ export class ServeMetrics {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
       for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number.isInteger(value) ? value : value.toFixed(3)}`)
     }
-    family('armproof_serve_runs_total', 'counter', 'Runs finished, by the verdict of their report (failed: no report).', RUN_OUTCOMES.map((o) => [`{verdict="${o}"}`, this.runs.get(o)!]))
-    family('armproof_serve_run_seconds_total', 'counter', 'Time spent in finished runs, by verdict.', RUN_OUTCOMES.map((o) => [`{verdict="${o}"}`, this.seconds.get(o)!]))
-    family('armproof_serve_refused_total', 'counter', 'Run requests answered without a run, by reason.', REFUSALS.map((r) => [`{reason="${r}"}`, this.refused.get(r)!]))
+    family(
+      'armproof_serve_runs_total',
+      'counter',
+      'Runs finished, by the verdict of their report (failed: no report).',
+      RUN_OUTCOMES.map((o) => [`{verdict="${o}"}`, this.runs.get(o)!]),
+    )
+    family(
+      'armproof_serve_run_seconds_total',
+      'counter',
+      'Time spent in finished runs, by verdict.',
+      RUN_OUTCOMES.map((o) => [`{verdict="${o}"}`, this.seconds.get(o)!]),
+    )
+    family(
+      'armproof_serve_refused_total',
+      'counter',
+      'Run requests answered without a run, by reason.',
+      REFUSALS.map((r) => [`{reason="${r}"}`, this.refused.get(r)!]),
+    )
     family('armproof_serve_runs_running', 'gauge', 'Runs under way now.', [['', now.running]])
     family('armproof_serve_runs_queued', 'gauge', 'Runs waiting for a slot now.', [['', now.queued]])
     family('armproof_serve_targets', 'gauge', 'Targets in the targets file at its last good read.', [['', now.targets]])

@@ -27,6 +27,7 @@ export function route(rawTarget: string): Route {
   const m = RUN.exec(path)
   if (!m) return { kind: 'none' }
   if (/^\.+$/.test(m[2]!)) return { kind: 'bad', message: `${JSON.stringify(m[2])} is a path segment, not a service name` }
-  if (q >= 0) return { kind: 'bad', message: `POST /${m[1]}/<svc> takes no query: the request names a target, its options are the targets file's` }
+  if (q >= 0)
+    return { kind: 'bad', message: `POST /${m[1]}/<svc> takes no query: the request names a target, its options are the targets file's` }
   return { kind: 'run', answer: m[1] === 'verify' ? 'status' : 'body', svc: m[2]! }
 }

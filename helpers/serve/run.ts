@@ -49,7 +49,8 @@ export interface RunRequest {
 export function runEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || k.startsWith('ARMPROOF_SERVE_') || k === 'GITHUB_STEP_SUMMARY' || k === 'INIT_CWD' || k.startsWith('npm_')) continue
+    if (v === undefined || k.startsWith('ARMPROOF_SERVE_') || k === 'GITHUB_STEP_SUMMARY' || k === 'INIT_CWD' || k.startsWith('npm_'))
+      continue
     out[k] = v
   }
   for (const k of RUN_LEVEL_ENV) out[k] = ''

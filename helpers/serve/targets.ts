@@ -24,10 +24,20 @@ export interface ServedTargets {
 export const RUN_LEVEL_ENV: readonly string[] = OPTIONS.filter((o) => RUN_LEVEL.has(o.flag)).map((o) => o.env)
 
 /** The file's targets by svc, or every problem with it (as `pnpm verify --targets` says them). */
-export function loadServedTargets(file: string, env: Readonly<Record<string, string | undefined>>, cwd: string, dotenv: string | undefined): { targets: ServedTargets } | { problems: string[] } {
+export function loadServedTargets(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  dotenv: string | undefined,
+): { targets: ServedTargets } | { problems: string[] } {
   // Validated as verify validates a fleet run, with the env a run gets (no run-level twins): the
   // file's shape and every target's values in one answer, each problem at its file:line.
-  const planned = planFleet({ argv: ['--targets', file], env: { ...env, ...Object.fromEntries(RUN_LEVEL_ENV.map((k) => [k, ''])) }, cwd, ...(dotenv ? { dotenv } : {}) })
+  const planned = planFleet({
+    argv: ['--targets', file],
+    env: { ...env, ...Object.fromEntries(RUN_LEVEL_ENV.map((k) => [k, ''])) },
+    cwd,
+    ...(dotenv ? { dotenv } : {}),
+  })
   if (!planned.ok) return { problems: planned.problems.map((p) => p.message) }
   const { defaults, targets: entries, lines } = planned.targetsFile
   const argv = new Map<string, readonly string[]>()
@@ -35,7 +45,9 @@ export function loadServedTargets(file: string, env: Readonly<Record<string, str
   for (const t of planned.plan.targets) {
     const svc = t.target.svc
     if (argv.has(svc)) {
-      problems.push(`${file}:${lines.targets[t.index]!.at}: targets[${t.index}]: svc ${showValue(svc)} is listed twice; POST /verify/<svc> names one target, so serve needs each svc once (serve each knob or endpoint from its own file)`)
+      problems.push(
+        `${file}:${lines.targets[t.index]!.at}: targets[${t.index}]: svc ${showValue(svc)} is listed twice; POST /verify/<svc> names one target, so serve needs each svc once (serve each knob or endpoint from its own file)`,
+      )
       continue
     }
     argv.set(svc, targetArgv(defaults, [], entries[t.index]!))

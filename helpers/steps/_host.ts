@@ -15,9 +15,12 @@ export function whereHost(ctx: RunContext, command: string): string {
 }
 
 const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext, r: HostResult) => string> = {
-  timeout: (ctx) => `the command did not finish within ${Math.round(ctx.target.hostTimeoutMs / 1000)}s; run it by hand on the host, or raise --host-timeout`,
-  unreachable: (ctx, r) => `ssh could not reach ${r.target ?? ctx.host.target ?? 'the host'}; check --host and --ssh-opts (port, key), then retry`,
-  'host-key': () => 'the host key is unknown or changed and BatchMode refuses to ask; add it with ssh-keyscan to known_hosts after checking it',
+  timeout: (ctx) =>
+    `the command did not finish within ${Math.round(ctx.target.hostTimeoutMs / 1000)}s; run it by hand on the host, or raise --host-timeout`,
+  unreachable: (ctx, r) =>
+    `ssh could not reach ${r.target ?? ctx.host.target ?? 'the host'}; check --host and --ssh-opts (port, key), then retry`,
+  'host-key': () =>
+    'the host key is unknown or changed and BatchMode refuses to ask; add it with ssh-keyscan to known_hosts after checking it',
   auth: () => 'ssh refused the key; check --ssh-opts "-i <key>" and the user in --host user@host',
   'sudo-password': (ctx) =>
     `sudo wants a password and armproof never types one; allow it in sudoers without a password (NOPASSWD) for ${ctx.target.deployUser ? `"sudo -u ${ctx.target.deployUser}"` : 'this command'}, or ssh in as that user`,

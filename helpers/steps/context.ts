@@ -129,7 +129,9 @@ export function v1Headers(ctx: RunContext): Record<string, string> {
 }
 
 /** The outputs of earlier steps that step `Id` declares in the registry, and nothing else. */
-export type InputsOf<Id extends StepId> = Readonly<Partial<Pick<StepOutputs, Extract<(typeof STEPS)[number], { id: Id }>['inputs'][number]>>>
+export type InputsOf<Id extends StepId> = Readonly<
+  Partial<Pick<StepOutputs, Extract<(typeof STEPS)[number], { id: Id }>['inputs'][number]>>
+>
 
 /** What a judge returns: its judgement, and the outputs it hands to later steps. */
 export type Outcome<Id extends StepId = StepId> = Judgement<Id> & { gives?: Partial<StepOutputs> }

@@ -27,5 +27,8 @@ export function plannedReads(target: Target): Ahead {
     ...(shared ? [] : [surveyRead(q)]),
     templateRead(target, target.ledgerCmd),
   ]
-  return { reads: own, gathers: shared ? [{ g: SURVEYS as Gather<unknown>, key: { process: q.process, port: q.port }, timeoutMs: q.timeoutMs }] : [] }
+  return {
+    reads: own,
+    gathers: shared ? [{ g: SURVEYS as Gather<unknown>, key: { process: q.process, port: q.port }, timeoutMs: q.timeoutMs }] : [],
+  }
 }

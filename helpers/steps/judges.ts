@@ -40,12 +40,19 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
  * run), and the served model they share (asked by the first probe). Keyed by the section's id
  * (./registry.ts `SECTIONS`), never its title: a reworded title keeps the baseline.
  */
-export const BEFORE_GROUP: { readonly [Id in SectionId]?: (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>> } = {
+export const BEFORE_GROUP: {
+  readonly [Id in SectionId]?: (ctx: RunContext, given?: Readonly<Partial<StepOutputs>>) => Promise<Partial<StepOutputs>>
+} = {
   // --prometheus-url: no /metrics baseline; the watch window starts here (./meter/from-prometheus.ts).
   // No baseline where /health never answered 200: no traffic will flow, and the meter is not watched.
   // A baseline page another engine served proves the run is about two engines: it ends here (./meter/two-engines.ts).
   behaviour: async (ctx, given = {}) => {
-    const baseline = given.healthy === false ? {} : ctx.target.prometheusUrl && ctx.spec.proof.meter ? await markPromBaseline(ctx) : await takeBaseline(ctx)
+    const baseline =
+      given.healthy === false
+        ? {}
+        : ctx.target.prometheusUrl && ctx.spec.proof.meter
+          ? await markPromBaseline(ctx)
+          : await takeBaseline(ctx)
     const wrongEngine = await wrongEngineAtBaseline(ctx, baseline.baseline, given.engineProcess)
     return { ...baseline, ...(wrongEngine ? { wrongEngine } : {}), model: servedModel(ctx) }
   },
@@ -63,7 +70,11 @@ export function proofRun(ctx: RunContext): ProofRun {
 
 /** The declared inputs of one step, taken from what the earlier steps handed on. */
 export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>): InputsOf<Id> {
-  return Object.fromEntries(stepSpec(id).inputs.filter((k) => given[k] !== undefined).map((k) => [k, given[k]])) as InputsOf<Id>
+  return Object.fromEntries(
+    stepSpec(id)
+      .inputs.filter((k) => given[k] !== undefined)
+      .map((k) => [k, given[k]]),
+  ) as InputsOf<Id>
 }
 
 /** Runs a section's `BEFORE_GROUP` work, keeping what it hands on; none once the run is proven to be about another engine. */
@@ -79,7 +90,8 @@ export async function beforeGroup(run: ProofRun, section: SectionId): Promise<vo
  * another engine, failed where the engine itself is wrong), every other later step is not judged.
  */
 function afterWrongEngine(id: StepId, proof: WrongEngine): JudgementFields {
-  if (proof.step === id) return { verdict: proof.verdict, expected: proof.expected, observed: proof.observed, where: proof.where, next: proof.next }
+  if (proof.step === id)
+    return { verdict: proof.verdict, expected: proof.expected, observed: proof.observed, where: proof.where, next: proof.next }
   return {
     verdict: 'skipped',
     expected: `${id} judged against the engine step argv read`,
@@ -101,7 +113,11 @@ export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title:
 }
 
 /** How one step ends: after a proof of another engine, skipped on purpose, or by its judge (with what the report keeps of what it hands on). */
-async function judgement<Id extends StepId>(run: ProofRun, id: Id, ctx: RunContext): Promise<Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'> & { handed?: { buildDefault: string | null } }> {
+async function judgement<Id extends StepId>(
+  run: ProofRun,
+  id: Id,
+  ctx: RunContext,
+): Promise<Omit<StepResult, 'id' | 'title' | 'durationMs' | 'buildDefault'> & { handed?: { buildDefault: string | null } }> {
   const proof = run.given.wrongEngine
   if (proof) return { ...afterWrongEngine(id, proof), evidence: {} }
   // --skip: the judge is not called (the served model's reply ids were settled for it, ./probes/served.ts).

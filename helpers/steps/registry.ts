@@ -55,15 +55,82 @@ export interface StepSpec {
 }
 
 export const STEPS = [
-  { id: 'dropins', group: 'preflight', title: 'no drop-in is left on the unit', inputs: [], proves: '`systemctl show <unit> -p DropInPaths` is empty (`--no-dropin-check` shows it skipped, never passed; so does a runtime with no unit for the engine: a pod, a docker container or a bare process without `--unit`)' },
-  { id: 'help', group: 'flag', title: "the pinned build's --help lists the flag", inputs: [], proves: 'the flag exists in the pinned build\'s `--help`; an enum value is one of the choices printed there' },
-  { id: 'argv', group: 'flag', title: "the engine's command line carries the flag, or rightly lacks it at the default", inputs: ['buildDefault', 'buildFlags'], proves: 'the engine is the process that serves the base URL: of the processes holding its port\'s listening socket, the one named `--process` (else the runtime\'s own step: the engine in `{svc}`\'s container under podman or docker, the one listening on a port its pod declares under kubernetes, whose `/proc` is read through `kubectl exec`; else `--pid-cmd`, else the one `pidof --process` finds; other engines of that name are named with their ports); its `/proc/<pid>/cmdline`, read as its parser reads it (`_` for `-`, a unique prefix, the last occurrence wins, a `--config FILE` beneath the command line), resolves the flag to the value, or lacks a conditional flag at its default' },
-  { id: 'ledger', group: 'flag', title: 'the boot ledger resolved the expected value', inputs: ['buildDefault'], proves: 'the boot ledger\'s latest resolved line equals the expected value; `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one' },
-  { id: 'health', group: 'serves', title: '/health answers 200 with in_flight and queue_cap', titlePlain: '/health answers 200 as the engine does when ready', inputs: [], proves: '`GET /health` is 200 within `--health-budget` with what the engine profile\'s health semantics ask: radiance\'s numeric `in_flight` and `queue_cap`, llama.cpp\'s `"status": "ok"`, vLLM\'s and SGLang\'s empty 200; refused and 503 count as loading' },
-  { id: 'probe.exact', group: 'behaviour', sideBySide: true, title: 'it answers the exact word at temperature 0', inputs: ['healthy', 'model'], proves: 'temperature 0 answers the literal word in `content` (reasoning in `reasoning_content` or `reasoning` is fine): after reasoning, whitespace, surrounding quotes/backticks/emphasis and one final punctuation mark, the reply is the word; a sentence containing it is red. As for every probe, the reply must be the engine\'s: its `model` the one asked (another served name of it that `/v1/models` ties by `root`, or OpenAI\'s dated snapshot, is accepted; any other id is red), its `id` no other probe\'s (one reply for distinct requests is red), its `created` no more than 5 min before the request (older: a cache answered, inconclusive)' },
-  { id: 'probe.tools', group: 'behaviour', sideBySide: true, title: 'it returns a real tool call', inputs: ['healthy', 'model'], proves: '`tools` with `tool_choice: auto` gives a real `tool_calls` entry with parseable arguments (the reply the engine\'s, as for `probe.exact`); `--skip probe.tools` (no tool parser on purpose) shows it skipped, never passed' },
-  { id: 'probe.vision', group: 'behaviour', sideBySide: true, title: 'it names the colour of a solid PNG sent as image_url', inputs: ['healthy', 'model'], proves: 'a solid-colour PNG made in-process, sent as an `image_url` data URL with `max_tokens ≥ 512`, is named by its colour as the reply\'s answer, read as a reader reads it ("It is not blue; it is orange." answers orange): the colour denied, the decoy given as the answer, or several candidate colours are red; the prompt names only a decoy colour (the reply the engine\'s, as for `probe.exact`); `--skip probe.vision` (a text-only model) shows it skipped, never passed' },
-  { id: 'meter', group: 'counter', title: "the knob's meter left zero", titleAtDefault: "the knob's meter stays at zero while traffic flows", inputs: ['buildDefault', 'buildChoices', 'healthy', 'engineProcess', 'baseline', 'model'], proves: 'the served engine\'s own series of the knob\'s counter (`model_name` = the probed model; another model\'s series never counts) rose during this run\'s traffic within `--meter-window`, or was already above zero at the first scrape of the very process `argv` read (said apart: "moved before this run"); at the default it stays at zero while traffic flows. Absent is not zero (a counter family declared with no sample yet is zero so far); no traffic is inconclusive; a drop (a restart), a non-finite value, a series twice in one page, a family not declared a counter, or a page Prometheus would refuse whole is never green. Each page is bound to the pid `argv` read by its `process_start_time_seconds` (or that pid\'s listening socket): another process\'s page, or one tied to nothing, is never green. Not watched when `/health` never answered 200. Read from `/metrics`, or through Prometheus with `--prometheus-url` (targets counted from `up`, `up == 0` not observed, a partial answer proves no absence)' },
+  {
+    id: 'dropins',
+    group: 'preflight',
+    title: 'no drop-in is left on the unit',
+    inputs: [],
+    proves:
+      '`systemctl show <unit> -p DropInPaths` is empty (`--no-dropin-check` shows it skipped, never passed; so does a runtime with no unit for the engine: a pod, a docker container or a bare process without `--unit`)',
+  },
+  {
+    id: 'help',
+    group: 'flag',
+    title: "the pinned build's --help lists the flag",
+    inputs: [],
+    proves: "the flag exists in the pinned build's `--help`; an enum value is one of the choices printed there",
+  },
+  {
+    id: 'argv',
+    group: 'flag',
+    title: "the engine's command line carries the flag, or rightly lacks it at the default",
+    inputs: ['buildDefault', 'buildFlags'],
+    proves:
+      "the engine is the process that serves the base URL: of the processes holding its port's listening socket, the one named `--process` (else the runtime's own step: the engine in `{svc}`'s container under podman or docker, the one listening on a port its pod declares under kubernetes, whose `/proc` is read through `kubectl exec`; else `--pid-cmd`, else the one `pidof --process` finds; other engines of that name are named with their ports); its `/proc/<pid>/cmdline`, read as its parser reads it (`_` for `-`, a unique prefix, the last occurrence wins, a `--config FILE` beneath the command line), resolves the flag to the value, or lacks a conditional flag at its default",
+  },
+  {
+    id: 'ledger',
+    group: 'flag',
+    title: 'the boot ledger resolved the expected value',
+    inputs: ['buildDefault'],
+    proves:
+      "the boot ledger's latest resolved line equals the expected value; `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
+  },
+  {
+    id: 'health',
+    group: 'serves',
+    title: '/health answers 200 with in_flight and queue_cap',
+    titlePlain: '/health answers 200 as the engine does when ready',
+    inputs: [],
+    proves:
+      "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200; refused and 503 count as loading",
+  },
+  {
+    id: 'probe.exact',
+    group: 'behaviour',
+    sideBySide: true,
+    title: 'it answers the exact word at temperature 0',
+    inputs: ['healthy', 'model'],
+    proves:
+      "temperature 0 answers the literal word in `content` (reasoning in `reasoning_content` or `reasoning` is fine): after reasoning, whitespace, surrounding quotes/backticks/emphasis and one final punctuation mark, the reply is the word; a sentence containing it is red. As for every probe, the reply must be the engine's: its `model` the one asked (another served name of it that `/v1/models` ties by `root`, or OpenAI's dated snapshot, is accepted; any other id is red), its `id` no other probe's (one reply for distinct requests is red), its `created` no more than 5 min before the request (older: a cache answered, inconclusive)",
+  },
+  {
+    id: 'probe.tools',
+    group: 'behaviour',
+    sideBySide: true,
+    title: 'it returns a real tool call',
+    inputs: ['healthy', 'model'],
+    proves:
+      "`tools` with `tool_choice: auto` gives a real `tool_calls` entry with parseable arguments (the reply the engine's, as for `probe.exact`); `--skip probe.tools` (no tool parser on purpose) shows it skipped, never passed",
+  },
+  {
+    id: 'probe.vision',
+    group: 'behaviour',
+    sideBySide: true,
+    title: 'it names the colour of a solid PNG sent as image_url',
+    inputs: ['healthy', 'model'],
+    proves:
+      'a solid-colour PNG made in-process, sent as an `image_url` data URL with `max_tokens ≥ 512`, is named by its colour as the reply\'s answer, read as a reader reads it ("It is not blue; it is orange." answers orange): the colour denied, the decoy given as the answer, or several candidate colours are red; the prompt names only a decoy colour (the reply the engine\'s, as for `probe.exact`); `--skip probe.vision` (a text-only model) shows it skipped, never passed',
+  },
+  {
+    id: 'meter',
+    group: 'counter',
+    title: "the knob's meter left zero",
+    titleAtDefault: "the knob's meter stays at zero while traffic flows",
+    inputs: ['buildDefault', 'buildChoices', 'healthy', 'engineProcess', 'baseline', 'model'],
+    proves:
+      "the served engine's own series of the knob's counter (`model_name` = the probed model; another model's series never counts) rose during this run's traffic within `--meter-window`, or was already above zero at the first scrape of the very process `argv` read (said apart: \"moved before this run\"); at the default it stays at zero while traffic flows. Absent is not zero (a counter family declared with no sample yet is zero so far); no traffic is inconclusive; a drop (a restart), a non-finite value, a series twice in one page, a family not declared a counter, or a page Prometheus would refuse whole is never green. Each page is bound to the pid `argv` read by its `process_start_time_seconds` (or that pid's listening socket): another process's page, or one tied to nothing, is never green. Not watched when `/health` never answered 200. Read from `/metrics`, or through Prometheus with `--prometheus-url` (targets counted from `up`, `up == 0` not observed, a partial answer proves no absence)",
+  },
 ] as const satisfies readonly StepSpec[]
 
 export { STEP_IDS, type StepId } from '../config/step-ids.ts'

@@ -9,5 +9,12 @@ import type { JudgementFields } from './verdict.ts'
 export function skippedOnPurpose(ctx: RunContext, id: StepId): JudgementFields | undefined {
   if (!(ctx.target.skip as readonly string[]).includes(id)) return undefined
   const { why, next } = SKIPPABLE[id as SkippableProbe]
-  return { verdict: 'skipped', intendedSkip: true, expected: stepSpec(id).title, observed: `not run: --skip ${id} was given: ${why}`, where: endpointUrl(ctx, '/v1/chat/completions'), next }
+  return {
+    verdict: 'skipped',
+    intendedSkip: true,
+    expected: stepSpec(id).title,
+    observed: `not run: --skip ${id} was given: ${why}`,
+    where: endpointUrl(ctx, '/v1/chat/completions'),
+    next,
+  }
 }

@@ -41,7 +41,12 @@ type JudgementById = { [Id in StepId]: JudgementFields & { evidence: StepEvidenc
 export type Judgement<Id extends StepId = StepId> = JudgementById[Id]
 
 /** A step's result from its judgement, typed by its id (keys in the report's order). */
-export function stepResult<Id extends StepId>(id: Id, title: string, judgement: JudgementFields & { evidence: StepEvidence<Id> }, durationMs: number): StepResult<Id> {
+export function stepResult<Id extends StepId>(
+  id: Id,
+  title: string,
+  judgement: JudgementFields & { evidence: StepEvidence<Id> },
+  durationMs: number,
+): StepResult<Id> {
   // TypeScript does not resolve the by-id map for a generic id; the parameters tie evidence to id.
   return { id, title, ...judgement, durationMs } as StepResult<Id>
 }
@@ -134,7 +139,13 @@ export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[
   if (notHeld.length) why.push({ kind: 'not-held', steps: notHeld })
   const notes = facts.notes ?? []
   if (notes.length) why.push({ kind: 'notes', count: notes.length, first: notes[0]! })
-  const verdict: RunVerdict = why.some((w) => w.kind === 'error') ? 'error' : facts.steps.some((s) => s.verdict === 'failed') ? 'red' : why.length ? 'inconclusive' : 'green'
+  const verdict: RunVerdict = why.some((w) => w.kind === 'error')
+    ? 'error'
+    : facts.steps.some((s) => s.verdict === 'failed')
+      ? 'red'
+      : why.length
+        ? 'inconclusive'
+        : 'green'
   return { verdict, why }
 }
 
@@ -150,12 +161,7 @@ export function stepsVerdict(target: Target, steps: readonly StepLike[]): RunVer
 
 /** The failure text of one step, as vitest and the runbook print it. */
 export function describeStep(r: Pick<StepResult, 'id' | 'verdict' | 'expected' | 'observed' | 'where' | 'next'>): string {
-  const lines = [
-    `${r.id} ${r.verdict}`,
-    `  expected: ${r.expected}`,
-    `  observed: ${r.observed}`,
-    `  where:    ${r.where}`,
-  ]
+  const lines = [`${r.id} ${r.verdict}`, `  expected: ${r.expected}`, `  observed: ${r.observed}`, `  where:    ${r.where}`]
   if (r.next) lines.push(`  next:     ${r.next}`)
   return lines.join('\n')
 }

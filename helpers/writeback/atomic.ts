@@ -48,7 +48,9 @@ export async function replaceAtomic(path: string, data: Uint8Array, expected: Ui
       try {
         await fs.chown(temp, page.uid, page.gid)
       } catch (error) {
-        throw new OwnerError(`the page is owned by uid ${page.uid} gid ${page.gid}, and this user (uid ${made.uid}) cannot keep that owner (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+        throw new OwnerError(
+          `the page is owned by uid ${page.uid} gid ${page.gid}, and this user (uid ${made.uid}) cannot keep that owner (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        )
       }
     }
     await fs.chmod(temp, mode) // open's mode is masked by the umask; chown may clear set-id bits

@@ -56,17 +56,25 @@ export async function writeback(io: WritebackIo): Promise<number> {
     }
     const read = await readReportFile(o.report, show(o.report))
     // A fleet run's combined report: validated whole, then each target through this same gate (./fleet.ts).
-    if ('data' in read && isFleetReport(read.data)) return await writebackFleet(read.data, o, { ...io, show, say: (text) => io.out.write(`${text}\n`) })
+    if ('data' in read && isFleetReport(read.data))
+      return await writebackFleet(read.data, o, { ...io, show, say: (text) => io.out.write(`${text}\n`) })
     return await run(io, o, show, read)
   } catch (error) {
     // Never exit 1: an unexpected failure is still "not written", and the page was not replaced.
     const message = error instanceof Error ? error.message : String(error)
-    io.err.write(`${formatRefusals([{ checked: 'writeback', where: 'this run', found: `failed unexpectedly: ${message}`, next: 'report this with the command line you ran' }])}\n`)
+    io.err.write(
+      `${formatRefusals([{ checked: 'writeback', where: 'this run', found: `failed unexpectedly: ${message}`, next: 'report this with the command line you ran' }])}\n`,
+    )
     return WRITEBACK_EXIT.refused
   }
 }
 
-async function run(io: WritebackIo, o: WritebackOptions, show: (p: string) => string, file: Awaited<ReturnType<typeof readReportFile>>): Promise<number> {
+async function run(
+  io: WritebackIo,
+  o: WritebackOptions,
+  show: (p: string) => string,
+  file: Awaited<ReturnType<typeof readReportFile>>,
+): Promise<number> {
   const refuse = (refusals: readonly Refusal[]) => {
     io.err.write(`${formatRefusals(refusals)}\n`)
     return WRITEBACK_EXIT.refused
@@ -74,7 +82,13 @@ async function run(io: WritebackIo, o: WritebackOptions, show: (p: string) => st
 
   const refusals: Refusal[] = []
   const vaultOk = await isFolder(o.vault)
-  if (!vaultOk) refusals.push({ checked: '--vault', where: show(o.vault), found: 'is not an existing folder', next: 'check out the vault repo and pass its folder' })
+  if (!vaultOk)
+    refusals.push({
+      checked: '--vault',
+      where: show(o.vault),
+      found: 'is not an existing folder',
+      next: 'check out the vault repo and pass its folder',
+    })
   const read = 'refusals' in file ? { report: undefined, refusals: file.refusals } : checkReport(file.data, show(o.report))
   refusals.push(...read.refusals)
   const report = read.report
@@ -86,10 +100,17 @@ async function run(io: WritebackIo, o: WritebackOptions, show: (p: string) => st
   const shownPage = show(page)
   const say = (text: string) => io.out.write(`${text}\n`)
   const finishedText = escapeControls(report.finishedAt)
-  const outcome = await writeEntries(page, o.vault, [{ marker: entryMarker(report), lines: entryLines(report) }], o.dryRun, { fs: io.fs, lockWaitMs: io.lockWaitMs, say, show })
+  const outcome = await writeEntries(page, o.vault, [{ marker: entryMarker(report), lines: entryLines(report) }], o.dryRun, {
+    fs: io.fs,
+    lockWaitMs: io.lockWaitMs,
+    say,
+    show,
+  })
   if ('refusal' in outcome) return refuse([outcome.refusal])
   if (outcome.done === 'already') {
-    say(`armproof writeback: already there: ${shownPage} has the entry for ${report.svc} ${escapeControls(report.knob)} finished ${finishedText}; nothing to do.`)
+    say(
+      `armproof writeback: already there: ${shownPage} has the entry for ${report.svc} ${escapeControls(report.knob)} finished ${finishedText}; nothing to do.`,
+    )
     return WRITEBACK_EXIT.written
   }
   if (outcome.done === 'dry') {

@@ -30,9 +30,11 @@ const num = (v: number | null) => (v === null ? 'absent' : String(v))
 function meterText(meter: ReportFacts['meter']): string {
   if (meter === null) return 'no meter; proven by the ledger line'
   const labels = Object.entries(meter.labels ?? {})
-  const selector = (text: (s: string) => string) => text(meter.name) + (labels.length ? `{${labels.map(([k, v]) => `${text(k)}="${text(v)}"`).join(',')}}` : '')
+  const selector = (text: (s: string) => string) =>
+    text(meter.name) + (labels.length ? `{${labels.map(([k, v]) => `${text(k)}="${text(v)}"`).join(',')}}` : '')
   // A selector of plain names and values is shown as is; any other text puts the whole selector in a code span.
-  const plain = METRIC_RE.test(meter.name) && labels.every(([k, v]) => LABEL_RE.test(k) && (v === '' || (PLAIN_RE.test(v) && !/www\./i.test(v))))
+  const plain =
+    METRIC_RE.test(meter.name) && labels.every(([k, v]) => LABEL_RE.test(k) && (v === '' || (PLAIN_RE.test(v) && !/www\./i.test(v))))
   const name = plain ? selector((x) => x) : `\`${selector(codeText)}\``
   const span = `${num(meter.first)} → ${num(meter.last)}`
   let moved: string

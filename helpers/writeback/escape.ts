@@ -33,10 +33,7 @@ const PLAIN = /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}$/
 
 /** Text for the inside of an inline code span: no backtick to close it, no `<`, `>` to fake a marker. */
 export function codeText(value: string): string {
-  return cut(value, MAX_TEXT)
-    .replace(/\\/g, '\\\\')
-    .replace(UNSAFE, hex)
-    .replace(/[`<>]/g, hex)
+  return cut(value, MAX_TEXT).replace(/\\/g, '\\\\').replace(UNSAFE, hex).replace(/[`<>]/g, hex)
 }
 
 /** An untrusted value for a page entry: a plain token as is, anything else as an inline code span. */

@@ -17,16 +17,28 @@ export interface GateIo {
 }
 
 /** Every reason `report` must not be written, and its page when there is none. */
-export async function gateReport(report: CheckedReport, o: WritebackOptions, shownReport: string, io: GateIo): Promise<{ page?: string; refusals: Refusal[] }> {
+export async function gateReport(
+  report: CheckedReport,
+  o: WritebackOptions,
+  shownReport: string,
+  io: GateIo,
+): Promise<{ page?: string; refusals: Refusal[] }> {
   const refusals = judgeReport(report, o, io.now, shownReport)
   if (report.mode === 'replay' && o.allowReplay && report.report.recording) {
     // A replay is only as good as its recording: verify the fixtures again, now.
     const rec = report.report.recording
     const problem = verifyRecording(rec.fixtures, rec.digest)
-    if (problem) refusals.push({ checked: 'recording', where: io.show(rec.fixtures), found: problem, next: `replay an unedited recording, or run ${command('verify')} live` })
+    if (problem)
+      refusals.push({
+        checked: 'recording',
+        where: io.show(rec.fixtures),
+        found: problem,
+        next: `replay an unedited recording, or run ${command('verify')} live`,
+      })
   }
   if (!io.vaultOk) return { refusals }
-  const found = o.page === null ? await findPage(o.vault, report.svc, io.show(o.vault)) : await checkPage(o.vault, o.page, report.svc, io.show(o.vault))
+  const found =
+    o.page === null ? await findPage(o.vault, report.svc, io.show(o.vault)) : await checkPage(o.vault, o.page, report.svc, io.show(o.vault))
   refusals.push(...found.refusals)
   return refusals.length ? { refusals } : { page: found.page!, refusals }
 }

@@ -69,7 +69,10 @@ export const lockPathOf = (page: string) => join(dirname(page), `.${basename(pag
 const TEMP_RE = /^\..+\.armproof-(?:lock-)?(\d+)-[0-9a-f]+\.tmp$/
 
 export function tempPathOf(page: string, kind: 'write' | 'lock'): string {
-  return join(dirname(page), `.${basename(page)}.armproof-${kind === 'lock' ? 'lock-' : ''}${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+  return join(
+    dirname(page),
+    `.${basename(page)}.armproof-${kind === 'lock' ? 'lock-' : ''}${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  )
 }
 
 /** Whether a process with this pid runs on this host (EPERM: it runs, as another user). */

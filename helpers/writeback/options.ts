@@ -23,7 +23,9 @@ export function refusalLine(r: Refusal): string {
 
 export function formatRefusals(refusals: readonly Refusal[]): string {
   const n = refusals.length
-  return [`armproof writeback: refused (${n} problem${n === 1 ? '' : 's'}); the vault was not changed.`, ...refusals.map(refusalLine)].join('\n')
+  return [`armproof writeback: refused (${n} problem${n === 1 ? '' : 's'}); the vault was not changed.`, ...refusals.map(refusalLine)].join(
+    '\n',
+  )
 }
 
 export { WRITEBACK_OPTIONS } from '../config/options.ts'
@@ -64,15 +66,31 @@ export function writebackHelp(): string {
 }
 
 /** Flags and env → options; every problem at once, never throws. Paths resolve against `cwd`. */
-export function parseWritebackOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): OptionsResult {
+export function parseWritebackOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): OptionsResult {
   const refusals: Refusal[] = []
-  const usage = (checked: string, where: string, found: string, next = `see ${command('writeback')} --help`) => refusals.push({ checked, where, found, next })
+  const usage = (checked: string, where: string, found: string, next = `see ${command('writeback')} --help`) =>
+    refusals.push({ checked, where, found, next })
   const parsed = parseCommandLine(argv, WRITEBACK_OPTIONS)
   if (parsed.help) return { ok: false, help: true, refusals: [] }
   if (parsed.version) return { ok: false, help: false, version: true, refusals: [] }
   for (const p of parsed.problems) {
-    if (p.kind === 'positional') usage('arguments', 'command line', `unexpected argument ${showValue(p.value)}`, `options start with --; see ${command('writeback')} --help`)
-    else if (p.kind === 'unknown') usage(p.rawName, 'command line', `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`)
+    if (p.kind === 'positional')
+      usage(
+        'arguments',
+        'command line',
+        `unexpected argument ${showValue(p.value)}`,
+        `options start with --; see ${command('writeback')} --help`,
+      )
+    else if (p.kind === 'unknown')
+      usage(
+        p.rawName,
+        'command line',
+        `unknown option ${showValue(p.rawName)}${p.swallowed ? ' (its value is not shown)' : ''}${p.meant !== undefined ? `; did you mean --${p.meant}?` : ''}`,
+      )
     else if (p.kind === 'needs-value') usage(`--${p.flag}`, 'command line', 'needs a value')
     else usage(`--${p.flag}`, 'command line', 'takes no value')
   }
@@ -88,7 +106,12 @@ export function parseWritebackOptions(argv: readonly string[], env: Readonly<Rec
     const r = raw(flag)
     if (r && r.value !== '') return r.value
     const o = WRITEBACK_OPTIONS.find((x) => x.flag === flag)!
-    usage(`--${flag}`, `command line and ${o.env}`, 'is required', flag === 'report' ? `pass the file ${command('verify')} wrote with --report` : 'pass the vault checkout folder')
+    usage(
+      `--${flag}`,
+      `command line and ${o.env}`,
+      'is required',
+      flag === 'report' ? `pass the file ${command('verify')} wrote with --report` : 'pass the vault checkout folder',
+    )
     return undefined
   }
   const bool = (flag: Flag): boolean => {
@@ -107,11 +130,17 @@ export function parseWritebackOptions(argv: readonly string[], env: Readonly<Rec
   const maxAgeText = ageRaw && ageRaw.value !== '' ? ageRaw.value.trim() : DEFAULT_MAX_AGE
   const maxAgeMs = parseDuration(maxAgeText)
   if (maxAgeMs === undefined || maxAgeMs <= 0) {
-    usage(ageRaw?.from ?? '--max-age', ageRaw?.from.startsWith('--') ? 'command line' : 'env', `${showValue(maxAgeText)} is not a positive duration`, 'write it like 24h, 90m or 1h30m')
+    usage(
+      ageRaw?.from ?? '--max-age',
+      ageRaw?.from.startsWith('--') ? 'command line' : 'env',
+      `${showValue(maxAgeText)} is not a positive duration`,
+      'write it like 24h, 90m or 1h30m',
+    )
   }
   const dryRun = bool('dry-run')
   const allowReplay = bool('allow-replay')
-  if (refusals.length > 0 || report === undefined || vault === undefined || maxAgeMs === undefined) return { ok: false, help: false, refusals }
+  if (refusals.length > 0 || report === undefined || vault === undefined || maxAgeMs === undefined)
+    return { ok: false, help: false, refusals }
   return {
     ok: true,
     options: { report: resolve(cwd, report), vault: resolve(cwd, vault), page, svc, maxAgeMs, maxAgeText, dryRun, allowReplay },

@@ -112,7 +112,10 @@ function classify(lines: readonly Line[]): { level: number; item: boolean; title
     const s = SETEXT.exec(text)
     if (s && wasPara !== null) {
       out[wasPara]!.level = s[1]![0] === '=' ? 1 : 2
-      out[wasPara]!.title = lines.slice(wasPara, i).map((l) => l.text.trim()).join(' ')
+      out[wasPara]!.title = lines
+        .slice(wasPara, i)
+        .map((l) => l.text.trim())
+        .join(' ')
       continue
     }
     const h = HEADING.exec(text)
@@ -160,10 +163,18 @@ export function insertEntry(page: string, entry: readonly string[]): string {
   if (kinds.open !== undefined) {
     // A fence or an HTML block that never closes runs to the end of the page: whatever is written after it is code, or hidden.
     let sectionEnd = lines.length
-    if (h !== -1) for (let i = h + 1; i < lines.length; i++) if (kinds[i]!.level > 0) { sectionEnd = i; break }
+    if (h !== -1)
+      for (let i = h + 1; i < lines.length; i++)
+        if (kinds[i]!.level > 0) {
+          sectionEnd = i
+          break
+        }
     const { line, what } = kinds.open
     if (h === -1 || line < sectionEnd) {
-      throw new PageShapeError(line + 1, `has ${what} opened at line ${line + 1} that never closes; an entry written after it would show as ${what === 'a code fence' ? 'code' : 'part of it, or not at all'}, not as a Knob log entry`)
+      throw new PageShapeError(
+        line + 1,
+        `has ${what} opened at line ${line + 1} that never closes; an entry written after it would show as ${what === 'a code fence' ? 'code' : 'part of it, or not at all'}, not as a Knob log entry`,
+      )
     }
   }
   if (h === -1) {
@@ -194,7 +205,8 @@ export function insertEntry(page: string, entry: readonly string[]): string {
       const text = lines[j]!.text
       if (isBlank(text)) continue
       if (indentOf(text) >= indent) anchor = j
-      else if (j === anchor + 1 && !kinds[j]!.item && kinds[j]!.level === 0) anchor = j // a lazy continuation line
+      else if (j === anchor + 1 && !kinds[j]!.item && kinds[j]!.level === 0)
+        anchor = j // a lazy continuation line
       else break
     }
     blankBefore = false

@@ -6,7 +6,14 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { valueProblem } from '../config/knobs.ts'
 import { profileOf } from '../profiles/target.ts'
-import { MAX_REPORT_BYTES, checkReportShape, derivedVerdict, endpointOf, identityProblem, type CheckedReportData } from '../report/checked.ts'
+import {
+  MAX_REPORT_BYTES,
+  checkReportShape,
+  derivedVerdict,
+  endpointOf,
+  identityProblem,
+  type CheckedReportData,
+} from '../report/checked.ts'
 import type { Report } from '../report/json.ts'
 import { endsEarly } from '../schema/schema.ts'
 import { showText } from './escape.ts'
@@ -54,7 +61,11 @@ async function readRegular(path: string): Promise<{ bytes: Buffer } | { code: st
   }
 }
 
-const refusalOf = (shown: string) => (found: string, next = `pass the JSON file ${command('verify')} wrote with --report`): Read => ({ refusals: [{ checked: 'report', where: shown, found, next }] })
+const refusalOf =
+  (shown: string) =>
+  (found: string, next = `pass the JSON file ${command('verify')} wrote with --report`): Read => ({
+    refusals: [{ checked: 'report', where: shown, found, next }],
+  })
 
 /** The report file as parsed JSON (a one-target report or a fleet's), or why it cannot be read. */
 export async function readReportFile(path: string, shown: string): Promise<{ data: unknown } | { refusals: Refusal[] }> {
@@ -62,8 +73,13 @@ export async function readReportFile(path: string, shown: string): Promise<{ dat
   const read = await readRegular(path)
   if ('code' in read) {
     const c = read.code
-    if (c === 'ENOENT') return refuse('no such file', `pass the file ${command('verify')} wrote with --report (in CI: download the verify job artifact first)`)
-    if (c === 'FIFO' || c === 'DIR' || c === 'SPECIAL') return refuse(`is not a regular file (${c === 'FIFO' ? 'a FIFO' : c === 'DIR' ? 'a folder' : 'a device or socket'}); it was not read`)
+    if (c === 'ENOENT')
+      return refuse(
+        'no such file',
+        `pass the file ${command('verify')} wrote with --report (in CI: download the verify job artifact first)`,
+      )
+    if (c === 'FIFO' || c === 'DIR' || c === 'SPECIAL')
+      return refuse(`is not a regular file (${c === 'FIFO' ? 'a FIFO' : c === 'DIR' ? 'a folder' : 'a device or socket'}); it was not read`)
     if (c === 'TOO_BIG') return refuse(`is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB; no report is that large`)
     return refuse(`cannot be read (${c})`, 'check the file exists and is readable, then run again')
   }
@@ -77,7 +93,10 @@ export async function readReportFile(path: string, shown: string): Promise<{ dat
     return { data: JSON.parse(text) as unknown }
   } catch (error) {
     const early = endsEarly(text, error)
-    return refuse(`is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`, `pass the JSON file ${command('verify')} wrote with --report (not the JUnit file)`)
+    return refuse(
+      `is not JSON${early ? ' (it ends early: a truncated file?)' : ''}`,
+      `pass the JSON file ${command('verify')} wrote with --report (not the JUnit file)`,
+    )
   }
 }
 
@@ -89,7 +108,10 @@ export function checkReport(data: unknown, shown: string): Read {
   const r = shape.report
   // The knob as the run carried it (its profile's catalog entry), else radiance's (a report written before profiles).
   const spec = profileOf({ ...(r.run?.target ?? {}), knob: r.knob })?.spec
-  if (!spec) return refuse(`is not an armproof report this armproof can read: its knob ${showText(r.knob)} is not radiance's and the report carries no profile that defines it (run.target.engine)`)
+  if (!spec)
+    return refuse(
+      `is not an armproof report this armproof can read: its knob ${showText(r.knob)} is not radiance's and the report carries no profile that defines it (run.target.engine)`,
+    )
   for (const field of ['expected', 'previous'] as const) {
     const v = r[field]
     const why = v === null ? undefined : valueProblem(spec, v)
@@ -97,9 +119,19 @@ export function checkReport(data: unknown, shown: string): Read {
   }
   return {
     report: {
-      svc: r.svc, knob: r.knob, env: spec.env, expected: r.expected, previous: r.previous, mode: r.mode, verdict: r.verdict,
-      exitCode: r.exitCode, finishedAt: r.finishedAt, finishedMs: Date.parse(r.finishedAt), meter: r.meter,
-      recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null, endpoint: endpointOf(r),
+      svc: r.svc,
+      knob: r.knob,
+      env: spec.env,
+      expected: r.expected,
+      previous: r.previous,
+      mode: r.mode,
+      verdict: r.verdict,
+      exitCode: r.exitCode,
+      finishedAt: r.finishedAt,
+      finishedMs: Date.parse(r.finishedAt),
+      meter: r.meter,
+      recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null,
+      endpoint: endpointOf(r),
       report: r,
     },
     refusals: [],
@@ -127,18 +159,29 @@ export function formatAge(ms: number): string {
 export function rederive(report: CheckedReport['report']): string[] {
   return derivedVerdict(report).why.map((w) => {
     switch (w.kind) {
-      case 'error': return `error: ${showText(w.text, 100)}`
-      case 'no-steps': return 'steps: none recorded'
-      case 'missing': return `steps missing: ${w.ids.join(', ')}`
-      case 'twice': return `steps given twice: ${w.ids.join(', ')}`
-      case 'notes': return `notes: ${w.count} error note${w.count === 1 ? '' : 's'}, first ${showText(w.first, 100)}`
-      case 'not-held': return `steps not held: ${w.steps.map((s) => `${s.id} ${s.verdict}${s.skip === 'not-marked' ? ' (not a skip the operator asked for)' : s.skip === 'not-allowed' ? ' (not a skip this run declared or its knob implies)' : ''}`).join(', ')}`
+      case 'error':
+        return `error: ${showText(w.text, 100)}`
+      case 'no-steps':
+        return 'steps: none recorded'
+      case 'missing':
+        return `steps missing: ${w.ids.join(', ')}`
+      case 'twice':
+        return `steps given twice: ${w.ids.join(', ')}`
+      case 'notes':
+        return `notes: ${w.count} error note${w.count === 1 ? '' : 's'}, first ${showText(w.first, 100)}`
+      case 'not-held':
+        return `steps not held: ${w.steps.map((s) => `${s.id} ${s.verdict}${s.skip === 'not-marked' ? ' (not a skip the operator asked for)' : s.skip === 'not-allowed' ? ' (not a skip this run declared or its knob implies)' : ''}`).join(', ')}`
     }
   })
 }
 
 /** Every reason this report must not be written, one refusal each. */
-export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptions, 'svc' | 'maxAgeMs' | 'maxAgeText' | 'allowReplay'>, now: Date, shown: string): Refusal[] {
+export function judgeReport(
+  checked: CheckedReport,
+  options: Pick<WritebackOptions, 'svc' | 'maxAgeMs' | 'maxAgeText' | 'allowReplay'>,
+  now: Date,
+  shown: string,
+): Refusal[] {
   const out: Refusal[] = []
   const refuse = (what: string, found: string, next: string) => out.push({ checked: what, where: shown, found, next })
   const { report } = checked
@@ -151,16 +194,28 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
   }
   const why = rederive(report)
   if (why.length) {
-    refuse('the verdict derived from the steps', `${why.join('; ')}: not green, whatever the verdict field says`, `only a report whose nine steps all held (or were skipped as the run declared) is written; run ${command('verify')} again`)
+    refuse(
+      'the verdict derived from the steps',
+      `${why.join('; ')}: not green, whatever the verdict field says`,
+      `only a report whose nine steps all held (or were skipped as the run declared) is written; run ${command('verify')} again`,
+    )
   }
   // A report from before the run identity has none; one that has it must be its own.
   const edited = report.run ? identityProblem(report) : null
   if (edited) refuse('run', edited, `pass the report ${command('verify')} wrote, unedited`)
   if (checked.mode === 'replay') {
     if (!options.allowReplay) {
-      refuse('mode', 'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof', `run ${command('verify')} live after the deploy, or pass --allow-replay to write it anyway`)
+      refuse(
+        'mode',
+        'mode "replay": a replay re-judges an old recorded run, it is not a fresh proof',
+        `run ${command('verify')} live after the deploy, or pass --allow-replay to write it anyway`,
+      )
     } else if (checked.recordedMs === null || report.recording === undefined) {
-      refuse('recordedAt', 'a replay report without recordedAt and its recording: its age cannot be known', `replay the recording again with this armproof, or run ${command('verify')} live`)
+      refuse(
+        'recordedAt',
+        'a replay report without recordedAt and its recording: its age cannot be known',
+        `replay the recording again with this armproof, or run ${command('verify')} live`,
+      )
     }
   }
   if (options.svc !== null && checked.svc !== options.svc) {
@@ -173,9 +228,17 @@ export function judgeReport(checked: CheckedReport, options: Pick<WritebackOptio
   const atText = replay ? report.recordedAt! : checked.finishedAt
   const age = now.getTime() - at
   if (age > options.maxAgeMs) {
-    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`, `run ${command('verify')} again after the deploy, or raise --max-age`)
+    refuse(
+      field,
+      `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} ago, older than --max-age ${options.maxAgeText}`,
+      `run ${command('verify')} again after the deploy, or raise --max-age`,
+    )
   } else if (age < -SKEW_MS) {
-    refuse(field, `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} in the future`, 'check the clocks of the verify runner and this one')
+    refuse(
+      field,
+      `${replay ? 'recorded' : 'finished'} ${atText}, ${formatAge(age)} in the future`,
+      'check the clocks of the verify runner and this one',
+    )
   }
   return out
 }

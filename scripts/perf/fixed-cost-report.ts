@@ -7,7 +7,12 @@ import { fixed, median, ratioText, spread } from './stats.ts'
 /** Issue 25 goal 4: each ratio, its baseline, its target. */
 const RATIOS = [
   { key: 'replay', over: 'trivial', measure: '3. Replay verdict (the demo fixtures) ÷ bare vitest run of one trivial test', target: 1.2 },
-  { key: 'live', over: 'trivial', measure: '3. Live verdict on an instant engine (0 ms per completion) ÷ bare vitest run of one trivial test', target: 1.3 },
+  {
+    key: 'live',
+    over: 'trivial',
+    measure: '3. Live verdict on an instant engine (0 ms per completion) ÷ bare vitest run of one trivial test',
+    target: 1.3,
+  },
   { key: 'help', over: 'node', measure: '3. `armproof --help` (the installed package) ÷ `node -e 0`', target: 2 },
 ] as const
 
@@ -39,9 +44,12 @@ function profileTable(profiles: FixedResult['profiles']): string {
   const msIn = (b: Breakdown, k: string): number => b.parts.find(([x]) => x === k)?.[1] ?? 0
   const lines = buckets
     .sort((a, b) => msIn(profiles.replay, b) - msIn(profiles.replay, a))
-    .map((k) => `| ${k} | ${names.map((n) => fixed(msIn(profiles[n], k), 0)).join(' | ')} | ${fixed(msIn(profiles.replay, k) - msIn(profiles.trivial, k), 0)} |`)
+    .map(
+      (k) =>
+        `| ${k} | ${names.map((n) => fixed(msIn(profiles[n], k), 0)).join(' | ')} | ${fixed(msIn(profiles.replay, k) - msIn(profiles.trivial, k), 0)} |`,
+    )
   return [
-    '| where the main thread\'s time goes (ms) | bare vitest, one trivial test | replay verdict | live verdict, instant engine | replay − bare vitest |',
+    "| where the main thread's time goes (ms) | bare vitest, one trivial test | replay verdict | live verdict, instant engine | replay − bare vitest |",
     '| --- | --- | --- | --- | --- |',
     ...lines,
     `| **total (the profile's span)** | ${names.map((n) => fixed(profiles[n].totalMs, 0)).join(' | ')} | ${fixed(profiles.replay.totalMs - profiles.trivial.totalMs, 0)} |`,
@@ -49,7 +57,8 @@ function profileTable(profiles: FixedResult['profiles']): string {
 }
 
 export function fixedCostMiss(measure: string): string {
-  if (measure.includes('Replay') || measure.includes('Live')) return ' See section 3: where the ms go, by the profiles and by the report\'s own times.'
+  if (measure.includes('Replay') || measure.includes('Live'))
+    return " See section 3: where the ms go, by the profiles and by the report's own times."
   return ''
 }
 

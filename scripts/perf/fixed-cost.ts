@@ -16,7 +16,20 @@ import { breakdownOf, type VerifyBreakdown } from './live.ts'
 import { breakdown, type Breakdown } from './profile.ts'
 
 export const REPLAY_ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'] as const
-const LIVE_FLAGS = ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--meter-window', '2s', '--health-budget', '8s', '--probe-timeout', '30s', '--host-timeout', '10s'] as const
+const LIVE_FLAGS = [
+  '--knob',
+  'PREFILL_INTERLEAVE',
+  '--value',
+  '1',
+  '--meter-window',
+  '2s',
+  '--health-budget',
+  '8s',
+  '--probe-timeout',
+  '30s',
+  '--host-timeout',
+  '10s',
+] as const
 
 export interface FixedRep {
   trivialMs: number
@@ -47,11 +60,16 @@ const COUNTER = join(ROOT, 'scripts/perf/count-modules.mjs')
 function run(args: readonly string[], env: Record<string, string | undefined>): Promise<{ ms: number; code: number; output: string }> {
   return new Promise((resolve) => {
     const started = performance.now()
-    execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const ms = performance.now() - started
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0
-      resolve({ ms, code, output: `${stdout}${stderr}` })
-    })
+    execFile(
+      process.execPath,
+      args,
+      { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        const ms = performance.now() - started
+        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0
+        resolve({ ms, code, output: `${stdout}${stderr}` })
+      },
+    )
   })
 }
 
@@ -78,7 +96,11 @@ export async function measureFixedCost(options: { reps: number; log: (line: stri
     writeFileSync(join(dir, 'vitest.config.ts'), "export default { test: { globals: true, include: ['trivial.test.ts'] } }\n")
     writeFileSync(join(dir, 'trivial.test.ts'), "test('trivial', () => { if (1 + 1 !== 2) throw new Error('arithmetic') })\n")
     const armproof = await buildPackage(join(dir, 'pkg'))
-    engine = await startEngine({ svc: 'perf-instant', processName: 'rperf-instant', args: ['--prefill-interleave', '1', '--completion-latency-ms', '0'] })
+    engine = await startEngine({
+      svc: 'perf-instant',
+      processName: 'rperf-instant',
+      args: ['--prefill-interleave', '1', '--completion-latency-ms', '0'],
+    })
     await engine.waitReady()
     const report = join(dir, 'report.json')
     const argv: Record<Command, string[]> = {
@@ -95,7 +117,8 @@ export async function measureFixedCost(options: { reps: number; log: (line: stri
       const r = await run([...prefix, ...argv[c]], { ...env, ...extra })
       const ok = c === 'trivial' ? r.code === 0 && /1 passed/.test(r.output) : r.code === 0
       if (!ok) throw new Error(`${c} failed (exit ${r.code}):\n${r.output.slice(-1500)}`)
-      if ((c === 'replay' || c === 'live') && (JSON.parse(readFileSync(report, 'utf8')) as Report).verdict !== 'green') throw new Error(`${c}: the verdict is not green`)
+      if ((c === 'replay' || c === 'live') && (JSON.parse(readFileSync(report, 'utf8')) as Report).verdict !== 'green')
+        throw new Error(`${c}: the verdict is not green`)
       return r.ms
     }
     const order: Command[] = ['trivial', 'replay', 'live', 'node', 'help', 'verifyHelp']
@@ -110,8 +133,18 @@ export async function measureFixedCost(options: { reps: number; log: (line: stri
         ms[c] = await once(c)
         if (c === 'live') liveBreakdown = breakdownOf(JSON.parse(readFileSync(report, 'utf8')) as Report, spawnedAt, ms[c])
       }
-      reps.push({ trivialMs: ms.trivial, replayMs: ms.replay, liveMs: ms.live, nodeMs: ms.node, helpMs: ms.help, verifyHelpMs: ms.verifyHelp, liveBreakdown: liveBreakdown! })
-      options.log(`  fixed cost ${i + 1}/${options.reps}: trivial vitest ${ms.trivial.toFixed(0)} ms, replay ${ms.replay.toFixed(0)} (${(ms.replay / ms.trivial).toFixed(2)}×), live instant ${ms.live.toFixed(0)} (${(ms.live / ms.trivial).toFixed(2)}×); node -e 0 ${ms.node.toFixed(0)} ms, armproof --help ${ms.help.toFixed(0)} (${(ms.help / ms.node).toFixed(2)}×), verify --help ${ms.verifyHelp.toFixed(0)}`)
+      reps.push({
+        trivialMs: ms.trivial,
+        replayMs: ms.replay,
+        liveMs: ms.live,
+        nodeMs: ms.node,
+        helpMs: ms.help,
+        verifyHelpMs: ms.verifyHelp,
+        liveBreakdown: liveBreakdown!,
+      })
+      options.log(
+        `  fixed cost ${i + 1}/${options.reps}: trivial vitest ${ms.trivial.toFixed(0)} ms, replay ${ms.replay.toFixed(0)} (${(ms.replay / ms.trivial).toFixed(2)}×), live instant ${ms.live.toFixed(0)} (${(ms.live / ms.trivial).toFixed(2)}×); node -e 0 ${ms.node.toFixed(0)} ms, armproof --help ${ms.help.toFixed(0)} (${(ms.help / ms.node).toFixed(2)}×), verify --help ${ms.verifyHelp.toFixed(0)}`,
+      )
     }
     const profiles = {} as FixedResult['profiles']
     for (const c of ['trivial', 'replay', 'live'] as const) {
@@ -124,7 +157,10 @@ export async function measureFixedCost(options: { reps: number; log: (line: stri
       const out = join(dir, `modules-${c}.jsonl`)
       await once(c, ['--import', COUNTER], { PERF_MODULES_OUT: out })
       // The first line is the armproof process's own (its children, the engine's shims, come after it or not at all).
-      const counts = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { modules: number; undici: number })
+      const counts = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { modules: number; undici: number })
       modules[c] = counts.sort((a, b) => b.modules - a.modules)[0]!
     }
     // No path of this machine in the doc: the temp folder is <tmp>, the checkout the current folder.

@@ -38,7 +38,9 @@ export type FleetPromResult = { one: PromRun; fleet: PromRun; scrapeS: number } 
 
 async function answered(prom: PrometheusHandle): Promise<number> {
   const page = (await prom.get('/metrics')).body
-  return [...page.matchAll(/^prometheus_http_requests_total\{code="\d+",handler="\/api\/v1\/(?:query|targets\/metadata)"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0)
+  return [
+    ...page.matchAll(/^prometheus_http_requests_total\{code="\d+",handler="\/api\/v1\/(?:query|targets\/metadata)"\} (\d+)$/gm),
+  ].reduce((n, m) => n + Number(m[1]), 0)
 }
 
 const meterOf = (r: Report): MeterProm => r.steps.find((s) => s.id === 'meter')!.evidence.prometheus as MeterProm
@@ -52,7 +54,10 @@ export async function measureFleetProm(options: { latencyMs: number; dir: string
     const [fleet, one] = await Promise.all([fleetEngine(PROM_TARGETS, options.latencyMs), fleetEngine(1, options.latencyMs)])
     engines.push(fleet, one)
     await Promise.all(engines.map((e) => e.waitReady(60_000)))
-    prom = await startPrometheus({ targets: [...fleet.members!, ...one.members!].map((m) => new URL(m.baseUrl).host), scrapeInterval: `${SCRAPE_S}s` })
+    prom = await startPrometheus({
+      targets: [...fleet.members!, ...one.members!].map((m) => new URL(m.baseUrl).host),
+      scrapeInterval: `${SCRAPE_S}s`,
+    })
     await prom.waitScraped(60_000)
     const run = async (engine: EngineHandle, single: boolean): Promise<PromRun> => {
       const report = join(options.dir, `prom-${engine.members!.length}.json`)
@@ -60,7 +65,24 @@ export async function measureFleetProm(options: { latencyMs: number; dir: string
       let r
       if (single) {
         const e = memberEntry(engine, engine.members![0]!)
-        r = await timedVerify(['--svc', e.svc!, '--base-url', e['base-url']!, '--process', e.process!, '--ledger-cmd', e['ledger-cmd']!, '--help-cmd', e['help-cmd']!, ...FLAGS, ...WINDOW, '--prometheus-url', prom!.url, '--report', report])
+        r = await timedVerify([
+          '--svc',
+          e.svc!,
+          '--base-url',
+          e['base-url']!,
+          '--process',
+          e.process!,
+          '--ledger-cmd',
+          e['ledger-cmd']!,
+          '--help-cmd',
+          e['help-cmd']!,
+          ...FLAGS,
+          ...WINDOW,
+          '--prometheus-url',
+          prom!.url,
+          '--report',
+          report,
+        ])
       } else {
         const file = join(options.dir, 'prom-targets.yaml')
         writeFileSync(file, JSON.stringify({ targets: engine.members!.map((m) => memberEntry(engine, m)) }))
@@ -72,7 +94,9 @@ export async function measureFleetProm(options: { latencyMs: number; dir: string
       const verdicts: Record<string, number> = {}
       for (const x of reports) verdicts[x.verdict] = (verdicts[x.verdict] ?? 0) + 1
       const out = { targets: reports.length, ms: r.ms, answered: sent, verdicts, meters: reports.map(meterOf) }
-      options.log(`  prometheus, ${out.targets} target(s): ${(out.ms / 1000).toFixed(2)} s, ${sent} queries answered, ${JSON.stringify(verdicts)}, longest wait for a scrape ${Math.max(...out.meters.map((m) => m.waited?.ms ?? 0))} ms`)
+      options.log(
+        `  prometheus, ${out.targets} target(s): ${(out.ms / 1000).toFixed(2)} s, ${sent} queries answered, ${JSON.stringify(verdicts)}, longest wait for a scrape ${Math.max(...out.meters.map((m) => m.waited?.ms ?? 0))} ms`,
+      )
       return out
     }
     return { one: await run(one, true), fleet: await run(fleet, false), scrapeS: SCRAPE_S }

@@ -19,7 +19,10 @@ function callsText(r: SizeRun): string {
 }
 
 /** A fleet of N: its surveys shared, each target one call of its own (drop-ins, --help, ledger; one alone also its survey). */
-const onePerTarget = (r: SizeRun) => r.calls !== null && (r.calls.other ?? 0) === 0 && (r.targets === 1 ? (r.calls.batch ?? 0) === 1 : (r.calls.batch ?? 0) === r.targets && (r.calls.survey ?? 0) === 0)
+const onePerTarget = (r: SizeRun) =>
+  r.calls !== null &&
+  (r.calls.other ?? 0) === 0 &&
+  (r.targets === 1 ? (r.calls.batch ?? 0) === 1 : (r.calls.batch ?? 0) === r.targets && (r.calls.survey ?? 0) === 0)
 
 export function fleetRows(f: FleetResult): Row[] {
   const ratio = spread(f.ratio.map(ratioOf))
@@ -35,7 +38,9 @@ export function fleetRows(f: FleetResult): Row[] {
     },
     {
       measure: '6. Fleet: chat completions per target',
-      value: runs.every(okCompletions) ? `3 on every target of every run (${runs.length} runs)` : runs.map((r) => `${r.completions.min}–${r.completions.max}`).join(', '),
+      value: runs.every(okCompletions)
+        ? `3 on every target of every run (${runs.length} runs)`
+        : runs.map((r) => `${r.completions.min}–${r.completions.max}`).join(', '),
       target: 'exactly 3',
       met: runs.every(okCompletions),
     },
@@ -60,7 +65,12 @@ export function fleetRows(f: FleetResult): Row[] {
   ]
   const p = f.prometheus
   if ('skipped' in p) {
-    rows.push({ measure: `7. Prometheus, a fleet of ${PROM_TARGETS}: queries per target`, value: `not measured: ${p.skipped}`, target: '≤ 1', met: null })
+    rows.push({
+      measure: `7. Prometheus, a fleet of ${PROM_TARGETS}: queries per target`,
+      value: `not measured: ${p.skipped}`,
+      target: '≤ 1',
+      met: null,
+    })
     return rows
   }
   const perT = p.fleet.answered / p.fleet.targets
@@ -112,21 +122,44 @@ export function fleetSvg(f: FleetResult): string {
       `<text x="${x0 + 50}" y="${top - 16}" font-size="14" font-weight="bold">${esc(title)}</text>`,
       `<line x1="${x0 + 50}" y1="${top + h}" x2="${x0 + w - 10}" y2="${top + h}" stroke="#333"/>`,
       `<line x1="${x0 + 50}" y1="${top}" x2="${x0 + 50}" y2="${top + h}" stroke="#333"/>`,
-      ...ticks.map((v) => `<text x="${x0 + 44}" y="${(ly(v) + 4).toFixed(1)}" font-size="11" text-anchor="end">${fixed(v, v >= 10 ? 0 : 1)}</text><line x1="${x0 + 47}" y1="${ly(v).toFixed(1)}" x2="${x0 + 50}" y2="${ly(v).toFixed(1)}" stroke="#333"/>`),
+      ...ticks.map(
+        (v) =>
+          `<text x="${x0 + 44}" y="${(ly(v) + 4).toFixed(1)}" font-size="11" text-anchor="end">${fixed(v, v >= 10 ? 0 : 1)}</text><line x1="${x0 + 47}" y1="${ly(v).toFixed(1)}" x2="${x0 + 50}" y2="${ly(v).toFixed(1)}" stroke="#333"/>`,
+      ),
       ...sizes.map((n) => `<text x="${lx(n).toFixed(1)}" y="${top + h + 16}" font-size="11" text-anchor="middle">${n}</text>`),
       `<text x="${x0 + 50 + (w - 60) / 2}" y="${top + h + 34}" font-size="12" text-anchor="middle">targets in one run (log scale)</text>`,
       `<text x="${x0 + 12}" y="${top + h / 2}" font-size="12" text-anchor="middle" transform="rotate(-90 ${x0 + 12} ${top + h / 2})">${esc(unit)}</text>`,
-      ...(limit ? [`<line x1="${x0 + 50}" y1="${ly(limit.at).toFixed(1)}" x2="${x0 + w - 10}" y2="${ly(limit.at).toFixed(1)}" stroke="#d6404e" stroke-dasharray="6 4"/>`, `<text x="${x0 + w - 12}" y="${(ly(limit.at) - 5).toFixed(1)}" font-size="11" text-anchor="end" fill="#d6404e">${esc(limit.label)}</text>`] : []),
+      ...(limit
+        ? [
+            `<line x1="${x0 + 50}" y1="${ly(limit.at).toFixed(1)}" x2="${x0 + w - 10}" y2="${ly(limit.at).toFixed(1)}" stroke="#d6404e" stroke-dasharray="6 4"/>`,
+            `<text x="${x0 + w - 12}" y="${(ly(limit.at) - 5).toFixed(1)}" font-size="11" text-anchor="end" fill="#d6404e">${esc(limit.label)}</text>`,
+          ]
+        : []),
       `<polyline fill="none" stroke="#4c78a8" stroke-width="2.5" points="${pts.join(' ')}"/>`,
-      ...pts.map((p, i) => `<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="3.5" fill="#4c78a8"><title>${sizes[i]} targets: ${fixed(ys[i]!, 1)} ${esc(unit)}</title></circle>`),
+      ...pts.map(
+        (p, i) =>
+          `<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="3.5" fill="#4c78a8"><title>${sizes[i]} targets: ${fixed(ys[i]!, 1)} ${esc(unit)}</title></circle>`,
+      ),
     ].join('\n')
   }
   const one = f.ladder[0]!.ms / 1000
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">
 <rect width="${W}" height="${H}" fill="white"/>
 <text x="20" y="22" font-size="15">armproof: one fleet run of N reference engines (${f.latencyMs} ms per completion), default --concurrency</text>
-${panel(0, 'wall time', 's', f.ladder.map((r) => r.ms / 1000), { at: one * 1.5, label: '1.5 × one target' })}
-${panel(380, "armproof's peak RSS", 'MiB', f.ladder.map((r) => r.peak.ownMiB), { at: GIB, label: '1 GiB' })}
+${panel(
+  0,
+  'wall time',
+  's',
+  f.ladder.map((r) => r.ms / 1000),
+  { at: one * 1.5, label: '1.5 × one target' },
+)}
+${panel(
+  380,
+  "armproof's peak RSS",
+  'MiB',
+  f.ladder.map((r) => r.peak.ownMiB),
+  { at: GIB, label: '1 GiB' },
+)}
 </svg>
 `
 }
@@ -134,25 +167,40 @@ ${panel(380, "armproof's peak RSS", 'MiB', f.ladder.map((r) => r.peak.ownMiB), {
 /** Why a run's targets were not green, as their first step that did not pass said it; empty when every run was all green. */
 function notGreenText(runs: ReadonlyArray<readonly [string, SizeRun]>): string {
   const lines = runs.flatMap(([what, r]) => (r.notGreen ?? []).map((n) => `- ${what}: ${n.targets} × ${n.said.replaceAll('|', '\\|')}`))
-  return lines.length ? `\nNot green, as the first step that did not pass said it (the most said first, five at most per run):\n\n${lines.join('\n')}\n` : ''
+  return lines.length
+    ? `\nNot green, as the first step that did not pass said it (the most said first, five at most per run):\n\n${lines.join('\n')}\n`
+    : ''
 }
 
 export function fleetSection(f: FleetResult): string {
   const p = f.prometheus
   const ladderRows = f.ladder.map((r) => {
     const base = f.ladder[0]!
-    return `| ${r.targets} | ${fixed(r.ms / 1000, 2)} s | ${fixed(r.ms / base.ms, 2)}× | ${fixed(r.peak.ownMiB, 0)} MiB | ${r.targets > 1 ? fixed(((r.peak.ownMiB - base.peak.ownMiB) * 1024) / (r.targets - 1), 0) : '—'} KiB | ${fixed(r.peak.spawnerMiB, 0)} / ${fixed(r.peak.allMiB, 0)} MiB | ${callsText(r)} | ${r.admitted ?? '—'} | ${Object.entries(r.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')} | ${r.completions.min === r.completions.max ? r.completions.min : `${r.completions.min}–${r.completions.max}`} | ${fixed(r.load, 2)} |`
+    return `| ${r.targets} | ${fixed(r.ms / 1000, 2)} s | ${fixed(r.ms / base.ms, 2)}× | ${fixed(r.peak.ownMiB, 0)} MiB | ${r.targets > 1 ? fixed(((r.peak.ownMiB - base.peak.ownMiB) * 1024) / (r.targets - 1), 0) : '—'} KiB | ${fixed(r.peak.spawnerMiB, 0)} / ${fixed(r.peak.allMiB, 0)} MiB | ${callsText(r)} | ${r.admitted ?? '—'} | ${Object.entries(
+      r.verdicts,
+    )
+      .map(([v, n]) => `${n} ${v}`)
+      .join(
+        ', ',
+      )} | ${r.completions.min === r.completions.max ? r.completions.min : `${r.completions.min}–${r.completions.max}`} | ${fixed(r.load, 2)} |`
   })
-  const promPart = 'skipped' in p
-    ? `Measure 7 was not run: ${p.skipped}.`
-    : `| run | wall | queries Prometheus answered | per target | polls of the meter (each target) | longest wait for a scrape | fleet's wait, first begin → last end | verdicts |
+  const promPart =
+    'skipped' in p
+      ? `Measure 7 was not run: ${p.skipped}.`
+      : `| run | wall | queries Prometheus answered | per target | polls of the meter (each target) | longest wait for a scrape | fleet's wait, first begin → last end | verdicts |
 | --- | --- | --- | --- | --- | --- | --- | --- |
-${[p.one, p.fleet].map((r) => {
+${[p.one, p.fleet]
+  .map((r) => {
     const w = r.meters.map((m) => m.waited).filter((x): x is NonNullable<typeof x> => x !== undefined)
     const ends = w.map((x) => x.endedAfterStartMs ?? 0)
     const span = w.length ? Math.max(...ends) - Math.min(...w.map((x, i) => ends[i]! - x.ms)) : NaN
-    return `| ${r.targets === 1 ? 'one target' : `${r.targets} targets, one run`} | ${fixed(r.ms / 1000, 2)} s | ${r.answered} | ${fixed(r.answered / r.targets, 2)} | ${[...new Set(r.meters.map((m) => m.polls))].sort((a, b) => a - b).join(', ')} | ${fixed(Math.max(...w.map((x) => x.ms)), 0)} ms | ${fixed(span, 0)} ms | ${Object.entries(r.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')} |`
-  }).join('\n')}`
+    return `| ${r.targets === 1 ? 'one target' : `${r.targets} targets, one run`} | ${fixed(r.ms / 1000, 2)} s | ${r.answered} | ${fixed(r.answered / r.targets, 2)} | ${[...new Set(r.meters.map((m) => m.polls))].sort((a, b) => a - b).join(', ')} | ${fixed(Math.max(...w.map((x) => x.ms)), 0)} ms | ${fixed(span, 0)} ms | ${Object.entries(
+      r.verdicts,
+    )
+      .map(([v, n]) => `${n} ${v}`)
+      .join(', ')} |`
+  })
+  .join('\n')}`
   return `<a id="fleet"></a>
 ## 6: a fleet in one run
 
@@ -179,7 +227,16 @@ shared by the targets of the host, anything else. Completions: each member's /st
 
 | repetition | one target | 200 targets | ratio | at once | peak RSS (one / 200) | verdicts |
 | --- | --- | --- | --- | --- | --- | --- |
-${f.ratio.map((x, i) => `| ${i + 1} | ${fixed(x.one.ms / 1000, 2)} s | ${fixed(x.fleet.ms / 1000, 2)} s | ${fixed(ratioOf(x), 2)}× | ${x.fleet.admitted ?? '—'} | ${fixed(x.one.peak.ownMiB, 0)} / ${fixed(x.fleet.peak.ownMiB, 0)} MiB | ${Object.entries(x.fleet.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')} |`).join('\n')}
+${f.ratio
+  .map(
+    (x, i) =>
+      `| ${i + 1} | ${fixed(x.one.ms / 1000, 2)} s | ${fixed(x.fleet.ms / 1000, 2)} s | ${fixed(ratioOf(x), 2)}× | ${x.fleet.admitted ?? '—'} | ${fixed(x.one.peak.ownMiB, 0)} / ${fixed(x.fleet.peak.ownMiB, 0)} MiB | ${Object.entries(
+        x.fleet.verdicts,
+      )
+        .map(([v, n]) => `${n} ${v}`)
+        .join(', ')} |`,
+  )
+  .join('\n')}
 
 <a id="fleet-sizes"></a>
 **Fleet sizes**, one run each:

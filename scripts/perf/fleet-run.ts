@@ -100,7 +100,13 @@ export interface VerifyRun {
 /** `node bin/verify.ts args…` as a child; its wall time and the peak RSS of its process tree. */
 export async function timedVerify(args: readonly string[], env: Record<string, string> = {}): Promise<VerifyRun> {
   const started = performance.now()
-  const child = execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, stdin: 'ignore', timeout: 600_000 })
+  const child = execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], {
+    cwd: ROOT,
+    reject: false,
+    env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+    stdin: 'ignore',
+    timeout: 600_000,
+  })
   const peak: TreePeak = { ownMiB: 0, spawnerMiB: 0, allMiB: 0 }
   const timer = setInterval(() => {
     if (!child.pid) return
@@ -115,15 +121,42 @@ export async function timedVerify(args: readonly string[], env: Record<string, s
 }
 
 /** The options of every measured run (the host timeouts and budgets generous: a loaded shared machine must not turn a slow run red). */
-export const FLAGS = ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local', '--no-dropin-check', '--meter-window', '2s', '--health-budget', '30s', '--probe-timeout', '60s', '--host-timeout', '30s']
+export const FLAGS = [
+  '--knob',
+  'PREFILL_INTERLEAVE',
+  '--value',
+  '1',
+  '--host',
+  'local',
+  '--no-dropin-check',
+  '--meter-window',
+  '2s',
+  '--health-budget',
+  '30s',
+  '--probe-timeout',
+  '60s',
+  '--host-timeout',
+  '30s',
+]
 
 /** A fleet of `size` engines in one process, named after its size (no two fleets up at once share a name: each run's survey finds only its own). */
 export function fleetEngine(size: number, latencyMs: number): Promise<EngineHandle> {
-  return startEngine({ svc: `perf-fleet${size}`, processName: `rpf-${size}`, args: ['--prefill-interleave', '1', '--completion-latency-ms', String(latencyMs), '--load-closed-ms', '0', '--load-503-ms', '0'], fleet: size })
+  return startEngine({
+    svc: `perf-fleet${size}`,
+    processName: `rpf-${size}`,
+    args: ['--prefill-interleave', '1', '--completion-latency-ms', String(latencyMs), '--load-closed-ms', '0', '--load-503-ms', '0'],
+    fleet: size,
+  })
 }
 
 /** A member as a targets-file entry (its host commands through the fleet's shims). */
 export function memberEntry(engine: EngineHandle, m: FleetMember, extra: Record<string, string> = {}): Record<string, string> {
-  return { svc: m.svc, 'base-url': m.baseUrl, process: engine.processName, 'ledger-cmd': `${engine.binDir}/podman logs --tail 100000 {svc}`, 'help-cmd': `${engine.binDir}/podman exec {svc} radiance --help`, ...extra }
+  return {
+    svc: m.svc,
+    'base-url': m.baseUrl,
+    process: engine.processName,
+    'ledger-cmd': `${engine.binDir}/podman logs --tail 100000 {svc}`,
+    'help-cmd': `${engine.binDir}/podman exec {svc} radiance --help`,
+    ...extra,
+  }
 }
-

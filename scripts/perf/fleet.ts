@@ -54,10 +54,15 @@ function notGreenOf(reports: readonly Report[]): SizeRun['notGreen'] {
   const said = new Map<string, number>()
   for (const r of reports.filter((x) => x.verdict !== 'green')) {
     const s = r.steps.find((x) => x.verdict !== 'passed' && x.verdict !== 'skipped')
-    const text = (s ? `${s.id} ${s.verdict}: ${s.observed}` : `${r.verdict}: ${r.error ?? r.notes[0] ?? '(no step says why)'}`).replace(/\s+/g, ' ').slice(0, 160)
+    const text = (s ? `${s.id} ${s.verdict}: ${s.observed}` : `${r.verdict}: ${r.error ?? r.notes[0] ?? '(no step says why)'}`)
+      .replace(/\s+/g, ' ')
+      .slice(0, 160)
     said.set(text, (said.get(text) ?? 0) + 1)
   }
-  return [...said].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([text, targets]) => ({ said: text, targets }))
+  return [...said]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([text, targets]) => ({ said: text, targets }))
 }
 
 function verdictsOf(reports: readonly Report[]): Record<string, number> {
@@ -67,7 +72,11 @@ function verdictsOf(reports: readonly Report[]): Record<string, number> {
 }
 
 /** All `engine`'s members as one fleet run; `single`: its one member as a one-target run instead. */
-export async function runOnce(engine: EngineHandle, dir: string, options: { single?: boolean; count?: ReturnType<typeof countingShell>; extra?: readonly string[] } = {}): Promise<SizeRun> {
+export async function runOnce(
+  engine: EngineHandle,
+  dir: string,
+  options: { single?: boolean; count?: ReturnType<typeof countingShell>; extra?: readonly string[] } = {},
+): Promise<SizeRun> {
   const members = engine.members!
   const report = join(dir, `report-${members.length}-${Date.now()}.json`)
   const load = loadavg()[0]!
@@ -77,7 +86,25 @@ export async function runOnce(engine: EngineHandle, dir: string, options: { sing
   let run
   if (options.single) {
     const e = memberEntry(engine, members[0]!)
-    run = await timedVerify(['--svc', e.svc!, '--base-url', e['base-url']!, '--process', e.process!, '--ledger-cmd', e['ledger-cmd']!, '--help-cmd', e['help-cmd']!, ...FLAGS, ...(options.extra ?? []), '--report', report], env)
+    run = await timedVerify(
+      [
+        '--svc',
+        e.svc!,
+        '--base-url',
+        e['base-url']!,
+        '--process',
+        e.process!,
+        '--ledger-cmd',
+        e['ledger-cmd']!,
+        '--help-cmd',
+        e['help-cmd']!,
+        ...FLAGS,
+        ...(options.extra ?? []),
+        '--report',
+        report,
+      ],
+      env,
+    )
   } else {
     const file = join(dir, `targets-${members.length}.yaml`)
     writeFileSync(file, JSON.stringify({ targets: members.map((m) => memberEntry(engine, m)) }))
@@ -114,7 +141,9 @@ export async function measureFleet(options: { latencyMs: number; reps: number; l
     return e
   }
   const line = (r: SizeRun, what: string) => {
-    log(`  ${what}: ${(r.ms / 1000).toFixed(2)} s, exit ${r.exitCode}, ${JSON.stringify(r.verdicts)}, peak RSS ${r.peak.ownMiB.toFixed(0)} MiB (spawner ${r.peak.spawnerMiB.toFixed(0)}, all ${r.peak.allMiB.toFixed(0)}), load ${r.load.toFixed(2)}${r.calls ? `, host calls ${JSON.stringify(r.calls)}` : ''}`)
+    log(
+      `  ${what}: ${(r.ms / 1000).toFixed(2)} s, exit ${r.exitCode}, ${JSON.stringify(r.verdicts)}, peak RSS ${r.peak.ownMiB.toFixed(0)} MiB (spawner ${r.peak.spawnerMiB.toFixed(0)}, all ${r.peak.allMiB.toFixed(0)}), load ${r.load.toFixed(2)}${r.calls ? `, host calls ${JSON.stringify(r.calls)}` : ''}`,
+    )
     for (const n of r.notGreen) log(`    not green (${n.targets}): ${n.said}`)
   }
   try {

@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
-import { PROBE_MAX_TOKENS, exactRequest, toolsRequest, visionRequest, type ChatRequest, type ProbeColour } from '../../helpers/steps/probes/requests.ts'
+import {
+  PROBE_MAX_TOKENS,
+  exactRequest,
+  toolsRequest,
+  visionRequest,
+  type ChatRequest,
+  type ProbeColour,
+} from '../../helpers/steps/probes/requests.ts'
 import { meterPollInterval } from '../../helpers/steps/meter/judge.ts'
 import { KNOB_TRAFFIC } from '../../helpers/steps/meter/traffic.ts'
 import type { Report, ReportStep } from '../../helpers/report/json.ts'
@@ -113,7 +120,7 @@ function step<Id extends StepId>(report: Report, id: Id): ReportStep<Id> {
 function run(cmd: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1) : 0
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0
       resolve({ code, stdout, stderr })
     })
   })
@@ -142,11 +149,24 @@ req.on('error', (e) => { process.stderr.write(e.message); process.exit(1) }); re
 /** One request in its own process, timed from spawn to exit; throws unless the engine answered 200. */
 async function sequentialOne(baseline: 'curl' | 'node-http', url: string, file: string): Promise<number> {
   const started = performance.now()
-  const r = baseline === 'curl'
-    ? await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'content-type: application/json', '--data-binary', `@${file}`, url])
-    : await run(process.execPath, ['-e', NODE_POST, url, file])
+  const r =
+    baseline === 'curl'
+      ? await run('curl', [
+          '-sS',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          '-H',
+          'content-type: application/json',
+          '--data-binary',
+          `@${file}`,
+          url,
+        ])
+      : await run(process.execPath, ['-e', NODE_POST, url, file])
   const ms = performance.now() - started
-  if (r.code !== 0 || r.stdout.trim() !== '200') throw new Error(`${baseline} POST ${url} failed: exit ${r.code}, status ${r.stdout.trim()} ${r.stderr.trim()}`)
+  if (r.code !== 0 || r.stdout.trim() !== '200')
+    throw new Error(`${baseline} POST ${url} failed: exit ${r.code}, status ${r.stdout.trim()} ${r.stderr.trim()}`)
   return ms
 }
 
@@ -203,11 +223,29 @@ export function breakdownOf(report: Report, spawnedAt: number, wallMs: number): 
   }
 }
 
-async function verifyOnce(engine: EngineHandle, value: string, window: string): Promise<{ run: VerifyRun; report: Report; spawnedAt: number; before: EngineStats; after: EngineStats }> {
+async function verifyOnce(
+  engine: EngineHandle,
+  value: string,
+  window: string,
+): Promise<{ run: VerifyRun; report: Report; spawnedAt: number; before: EngineStats; after: EngineStats }> {
   const before = await stats(engine)
   const spawnedAt = Date.now()
   const run = await runVerify(
-    [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', value, '--meter-window', window, '--health-budget', '8s', '--probe-timeout', '30s', '--host-timeout', '10s'],
+    [
+      ...engineArgs(engine),
+      '--knob',
+      'PREFILL_INTERLEAVE',
+      '--value',
+      value,
+      '--meter-window',
+      window,
+      '--health-budget',
+      '8s',
+      '--probe-timeout',
+      '30s',
+      '--host-timeout',
+      '10s',
+    ],
     { engine, timeoutMs: 120_000 },
   )
   const after = await stats(engine)
@@ -235,12 +273,38 @@ async function measureKnobTraffic(log: (line: string) => void): Promise<KnobTraf
     await engine.waitReady()
     const before = (await engine.stats()) as { served: { chat_completions: number } }
     log('  a knob that brings its traffic (vllm ENABLE_PREFIX_CACHING) …')
-    const run = await runVerify([...engineArgs(engine), '--engine', 'vllm', '--knob', 'ENABLE_PREFIX_CACHING', '--value', 'true', '--previous', 'false', '--meter-window', LIVE_WINDOW, '--health-budget', '8s', '--host-timeout', '10s'], { engine, timeoutMs: 120_000 })
+    const run = await runVerify(
+      [
+        ...engineArgs(engine),
+        '--engine',
+        'vllm',
+        '--knob',
+        'ENABLE_PREFIX_CACHING',
+        '--value',
+        'true',
+        '--previous',
+        'false',
+        '--meter-window',
+        LIVE_WINDOW,
+        '--health-budget',
+        '8s',
+        '--host-timeout',
+        '10s',
+      ],
+      { engine, timeoutMs: 120_000 },
+    )
     const after = (await engine.stats()) as { served: { chat_completions: number } }
-    if (run.exitCode !== 0 || !run.report) throw new Error(`the vllm prefix-caching verify exited ${run.exitCode}:\n${run.stdout.slice(-2000)}`)
+    if (run.exitCode !== 0 || !run.report)
+      throw new Error(`the vllm prefix-caching verify exited ${run.exitCode}:\n${run.stdout.slice(-2000)}`)
     const sent = (step(run.report, 'meter').evidence as { traffic?: { sent?: number } }).traffic?.sent
     cleanup(run)
-    return { knob: 'ENABLE_PREFIX_CACHING', engine: 'vllm', completions: after.served.chat_completions - before.served.chat_completions, bound: 3 + KNOB_TRAFFIC['shared-prefix'].completions, reportedSent: typeof sent === 'number' ? sent : null }
+    return {
+      knob: 'ENABLE_PREFIX_CACHING',
+      engine: 'vllm',
+      completions: after.served.chat_completions - before.served.chat_completions,
+      bound: 3 + KNOB_TRAFFIC['shared-prefix'].completions,
+      reportedSent: typeof sent === 'number' ? sent : null,
+    }
   } finally {
     await engine.stop()
   }
@@ -260,11 +324,19 @@ export async function measureLive(options: { latencyMs: number; reps: number; lo
     await full.waitReady()
     log(`  full-window run (--value 0, --meter-window ${FULL_WINDOW}) …`)
     const f = await verifyOnce(full, '0', FULL_WINDOW)
-    const fullWindow: FullWindow = { verifyMs: f.run.ms, cost: costOf(f.before, f.after, f.report, durationMs(FULL_WINDOW)), verdict: f.report.verdict }
+    const fullWindow: FullWindow = {
+      verifyMs: f.run.ms,
+      cost: costOf(f.before, f.after, f.report, durationMs(FULL_WINDOW)),
+      verdict: f.report.verdict,
+    }
     cleanup(f.run)
     await full.stop()
 
-    const engine = await startEngine({ svc: 'perf-live', processName: 'rperf-live', args: ['--prefill-interleave', '1', '--completion-latency-ms', String(latencyMs)] })
+    const engine = await startEngine({
+      svc: 'perf-live',
+      processName: 'rperf-live',
+      args: ['--prefill-interleave', '1', '--completion-latency-ms', String(latencyMs)],
+    })
     engines.push(engine)
     await engine.waitReady()
     const url = `${engine.baseUrl}/v1/chat/completions`
@@ -299,14 +371,26 @@ export async function measureLive(options: { latencyMs: number; reps: number; lo
       }
       cleanup(v.run)
       out.push(rep)
-      log(`  live ${i + 1}/${reps}: verify ${(rep.verifyMs / 1000).toFixed(2)} s, curl ${(curlSumMs / 1000).toFixed(2)} s (${rep.ratio.toFixed(2)}×), overhead ${rep.overhead.toFixed(2)}`)
+      log(
+        `  live ${i + 1}/${reps}: verify ${(rep.verifyMs / 1000).toFixed(2)} s, curl ${(curlSumMs / 1000).toFixed(2)} s (${rep.ratio.toFixed(2)}×), overhead ${rep.overhead.toFixed(2)}`,
+      )
     }
     const knobTraffic = await measureKnobTraffic(log)
     const cmd = liveCommand(latencyMs)
-    return { knobTraffic, latencyMs, meterWindow: LIVE_WINDOW, baseline, curlVersion: version ?? 'none (node:http child process)', reps: out, fullWindow, expectedTokens: 3 * PROBE_MAX_TOKENS, commandLive: cmd.live, commandFull: cmd.full }
+    return {
+      knobTraffic,
+      latencyMs,
+      meterWindow: LIVE_WINDOW,
+      baseline,
+      curlVersion: version ?? 'none (node:http child process)',
+      reps: out,
+      fullWindow,
+      expectedTokens: 3 * PROBE_MAX_TOKENS,
+      commandLive: cmd.live,
+      commandFull: cmd.full,
+    }
   } finally {
     for (const e of engines) await e.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }
-

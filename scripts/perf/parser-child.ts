@@ -48,17 +48,25 @@ if ((which !== 'ours' && which !== 'ours-read' && which !== 'npm' && which !== '
 const samples = Number(samplesArg ?? 5)
 // What the meter step keeps (helpers/steps/meter/metrics.ts): the knob's meter and the traffic and step-time series.
 const radiance = builtinProfile('radiance').engine
-const wanted = new Set<string>(['radiance:engine_steps_held_total', ...allTrafficNames(trafficNames(radiance)), ...Object.values(radiance.metrics.stepTime ?? {})])
+const wanted = new Set<string>([
+  'radiance:engine_steps_held_total',
+  ...allTrafficNames(trafficNames(radiance)),
+  ...Object.values(radiance.metrics.stepTime ?? {}),
+])
 /** Makes what a caller of the npm parser gets: every family's samples, every sample's label object (built on first read). */
 function readAll(page: ReturnType<typeof parsePrometheusText>): typeof page {
-  for (const family of page.families) for (const sample of family.samples) if (sample.labels === undefined) throw new Error(`${sample.name} has no labels`)
+  for (const family of page.families)
+    for (const sample of family.samples) if (sample.labels === undefined) throw new Error(`${sample.name} has no labels`)
   return page
 }
 const parse =
-  which === 'ours' ? (t: string): unknown => parsePrometheusText(t)
-  : which === 'ours-read' ? (t: string): unknown => readAll(parsePrometheusText(t))
-  : which === 'ours-keep' ? (t: string): unknown => parsePrometheusText(t, { keep: (name) => wanted.has(name) })
-  : (t: string): unknown => parseNpm(t)
+  which === 'ours'
+    ? (t: string): unknown => parsePrometheusText(t)
+    : which === 'ours-read'
+      ? (t: string): unknown => readAll(parsePrometheusText(t))
+      : which === 'ours-keep'
+        ? (t: string): unknown => parsePrometheusText(t, { keep: (name) => wanted.has(name) })
+        : (t: string): unknown => parseNpm(t)
 
 const text = readFileSync(file, 'latin1')
 collect()
@@ -72,12 +80,13 @@ const coldMs = performance.now() - t0
 const peakRss = process.resourceUsage().maxRSS * 1024
 collect()
 const retained = held() - heapBefore
-const found = which !== 'npm'
-  ? (() => {
-      const p = result as ReturnType<typeof parsePrometheusText>
-      return { samples: p.sampleCount, families: p.families.length, errors: p.errors.length }
-    })()
-  : { families: (result as unknown[]).length }
+const found =
+  which !== 'npm'
+    ? (() => {
+        const p = result as ReturnType<typeof parsePrometheusText>
+        return { samples: p.sampleCount, families: p.families.length, errors: p.errors.length }
+      })()
+    : { families: (result as unknown[]).length }
 result = undefined
 collect()
 parse(text) // one untimed warm-up parse: the samples below are steady state

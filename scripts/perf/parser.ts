@@ -47,14 +47,19 @@ export interface ParserResult {
 
 function child(parser: ParserName, file: string, samples: number): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', CHILD, parser, file, String(samples)], { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`parser child ${parser} ${file}: ${error.message}\n${stderr.slice(-2000)}`))
-      try {
-        resolve(JSON.parse(stdout.trim()) as ChildResult)
-      } catch {
-        reject(new Error(`parser child ${parser}: unreadable output ${stdout.slice(0, 500)}`))
-      }
-    })
+    execFile(
+      process.execPath,
+      ['--expose-gc', CHILD, parser, file, String(samples)],
+      { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`parser child ${parser} ${file}: ${error.message}\n${stderr.slice(-2000)}`))
+        try {
+          resolve(JSON.parse(stdout.trim()) as ChildResult)
+        } catch {
+          reject(new Error(`parser child ${parser}: unreadable output ${stdout.slice(0, 500)}`))
+        }
+      },
+    )
   })
 }
 
@@ -62,7 +67,11 @@ function side(): ParserSide {
   return { warmMs: [], warmCpuMs: [], coldMs: [], peakDeltaMiB: [], peakRssMiB: [], retainedMiB: [], found: { families: 0 } }
 }
 
-export async function measureParser(options: { rounds: number; samplesPerRound: number; log: (line: string) => void }): Promise<ParserResult> {
+export async function measureParser(options: {
+  rounds: number
+  samplesPerRound: number
+  log: (line: string) => void
+}): Promise<ParserResult> {
   const { rounds, samplesPerRound, log } = options
   const dir = mkdtempSync(join(tmpdir(), 'armproof-perf-prom-'))
   try {
@@ -75,12 +84,22 @@ export async function measureParser(options: { rounds: number; samplesPerRound: 
     for (const [label, kind, page] of pages) {
       const file = join(dir, `page-${sizes.length}.prom`)
       writeFileSync(file, page.text, 'latin1')
-      const size: ParserSize = { label, kind, bytes: page.text.length, series: page.series, ours: side(), oursRead: side(), npm: side(), oursKeep: side() }
+      const size: ParserSize = {
+        label,
+        kind,
+        bytes: page.text.length,
+        series: page.series,
+        ours: side(),
+        oursRead: side(),
+        npm: side(),
+        oursKeep: side(),
+      }
       for (let r = 0; r < rounds; r++) {
         const order: ParserName[] = r % 2 === 0 ? ['ours', 'npm', 'ours-read', 'ours-keep'] : ['npm', 'ours', 'ours-read', 'ours-keep']
         for (const parser of order) {
           const res = await child(parser, file, options.samplesPerRound)
-          if (parser !== 'npm' && res.found.errors !== 0) throw new Error(`helpers/prom/parse.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
+          if (parser !== 'npm' && res.found.errors !== 0)
+            throw new Error(`helpers/prom/parse.ts reported ${res.found.errors} malformed lines on the generated ${label} page`)
           const s = parser === 'ours-keep' ? size.oursKeep : parser === 'ours-read' ? size.oursRead : size[parser]
           s.warmMs.push(...res.warmMs)
           s.warmCpuMs.push(...res.warmCpuMs)
@@ -91,7 +110,9 @@ export async function measureParser(options: { rounds: number; samplesPerRound: 
           s.found = res.found
         }
       }
-      log(`  parser ${label}: ours ${median(size.ours.warmMs).toFixed(1)} ms (${(size.bytes / 1000 / median(size.ours.warmMs)).toFixed(0)} MB/s), every sample read ${median(size.oursRead.warmMs).toFixed(1)} ms, npm ${median(size.npm.warmMs).toFixed(1)} ms per parse; ours with keep ${median(size.oursKeep.warmMs).toFixed(1)} ms`)
+      log(
+        `  parser ${label}: ours ${median(size.ours.warmMs).toFixed(1)} ms (${(size.bytes / 1000 / median(size.ours.warmMs)).toFixed(0)} MB/s), every sample read ${median(size.oursRead.warmMs).toFixed(1)} ms, npm ${median(size.npm.warmMs).toFixed(1)} ms per parse; ours with keep ${median(size.oursKeep.warmMs).toFixed(1)} ms`,
+      )
       sizes.push(size)
     }
     return { sizes, rounds, samplesPerRound }

@@ -43,7 +43,14 @@ function verifyOnce(pool: Pool, args: readonly string[], env: Record<string, str
   const child = spawn('sh', ['-c', script, 'sh', process.execPath, 'bin/verify.ts', ...args, '--report', report], {
     cwd: ROOT,
     stdio: 'ignore',
-    env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env, ...files, NODE_OPTIONS: `--import=${join(ROOT, 'test/support', PRELOAD[pool])}` },
+    env: {
+      ...process.env,
+      CI: 'true',
+      VERIFY_NO_DOTENV: '1',
+      ...env,
+      ...files,
+      NODE_OPTIONS: `--import=${join(ROOT, 'test/support', PRELOAD[pool])}`,
+    },
   })
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => {
@@ -52,7 +59,8 @@ function verifyOnce(pool: Pool, args: readonly string[], env: Record<string, str
         const out = readFileSync(files.OUT, 'utf8')
         const verdict = (JSON.parse(readFileSync(report, 'utf8')) as { verdict: string }).verdict
         if (code !== 0 || verdict !== 'green') throw new Error(`verify (${pool}) exited ${code} (${verdict}):\n${out.slice(-1500)}`)
-        if (FELL_BACK.test(out) !== (pool === 'forks')) throw new Error(`verify ran in the wrong pool (wanted ${pool}):\n${out.slice(-1500)}`)
+        if (FELL_BACK.test(out) !== (pool === 'forks'))
+          throw new Error(`verify ran in the wrong pool (wanted ${pool}):\n${out.slice(-1500)}`)
         resolve({ wallMs, cpuMs: childrenCpuMs(readFileSync(files.TIMES, 'utf8')) })
       } catch (error) {
         reject(error)
@@ -66,23 +74,55 @@ function verifyOnce(pool: Pool, args: readonly string[], env: Record<string, str
 export type PoolResult = Record<'replay' | 'live', Record<Pool, { wall: Spread; cpu: Spread }>>
 
 export async function measurePools(options: { reps: number; log: (line: string) => void }): Promise<PoolResult> {
-  const engine = await startEngine({ svc: 'perf-pool', processName: 'rperf-pool', args: ['--prefill-interleave', '1', '--completion-latency-ms', '0'] })
+  const engine = await startEngine({
+    svc: 'perf-pool',
+    processName: 'rperf-pool',
+    args: ['--prefill-interleave', '1', '--completion-latency-ms', '0'],
+  })
   try {
     await engine.waitReady()
     const kinds = {
       replay: { args: REPLAY_ARGS, env: {} },
-      live: { args: [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--health-budget', '8s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s'], env: engine.env },
+      live: {
+        args: [
+          ...engineArgs(engine),
+          '--knob',
+          'PREFILL_INTERLEAVE',
+          '--value',
+          '1',
+          '--health-budget',
+          '8s',
+          '--meter-window',
+          '2s',
+          '--probe-timeout',
+          '3s',
+          '--host-timeout',
+          '10s',
+        ],
+        env: engine.env,
+      },
     } as const
     const runs: Record<string, PoolRun[]> = {}
     // One untimed run of each first: neither pool pays for a cold disk or compile cache alone.
     for (const kind of ['replay', 'live'] as const) for (const pool of POOLS) await verifyOnce(pool, kinds[kind].args, kinds[kind].env)
     for (let i = 0; i < options.reps; i++) {
       const order = i % 2 === 0 ? POOLS : [...POOLS].reverse()
-      for (const kind of ['replay', 'live'] as const) for (const pool of order) (runs[`${kind} ${pool}`] ??= []).push(await verifyOnce(pool, kinds[kind].args, kinds[kind].env))
-      options.log(`  pool ${i + 1}/${options.reps}: ${Object.entries(runs).map(([k, v]) => `${k} ${fixed(v.at(-1)!.wallMs / 1000)} s`).join(', ')}`)
+      for (const kind of ['replay', 'live'] as const)
+        for (const pool of order) (runs[`${kind} ${pool}`] ??= []).push(await verifyOnce(pool, kinds[kind].args, kinds[kind].env))
+      options.log(
+        `  pool ${i + 1}/${options.reps}: ${Object.entries(runs)
+          .map(([k, v]) => `${k} ${fixed(v.at(-1)!.wallMs / 1000)} s`)
+          .join(', ')}`,
+      )
     }
-    const of = (kind: 'replay' | 'live', pool: Pool) => ({ wall: spread(runs[`${kind} ${pool}`]!.map((r) => r.wallMs)), cpu: spread(runs[`${kind} ${pool}`]!.map((r) => r.cpuMs)) })
-    return { replay: { 'in-process': of('replay', 'in-process'), forks: of('replay', 'forks') }, live: { 'in-process': of('live', 'in-process'), forks: of('live', 'forks') } }
+    const of = (kind: 'replay' | 'live', pool: Pool) => ({
+      wall: spread(runs[`${kind} ${pool}`]!.map((r) => r.wallMs)),
+      cpu: spread(runs[`${kind} ${pool}`]!.map((r) => r.cpuMs)),
+    })
+    return {
+      replay: { 'in-process': of('replay', 'in-process'), forks: of('replay', 'forks') },
+      live: { 'in-process': of('live', 'in-process'), forks: of('live', 'forks') },
+    }
   } finally {
     await engine.stop()
   }
@@ -96,6 +136,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const s = (x: Spread) => `${fixed(x.median / 1000)} s (min ${fixed(x.min / 1000)})`
   for (const kind of ['replay', 'live'] as const) {
     const [a, b] = [result[kind]['in-process'], result[kind].forks]
-    process.stdout.write(`${kind.padEnd(6)} in-process wall ${s(a.wall)}, cpu ${s(a.cpu)} · forks wall ${s(b.wall)}, cpu ${s(b.cpu)} · in-process saves ${fixed(100 * (1 - a.cpu.median / b.cpu.median), 0)}% CPU, ${fixed(100 * (1 - a.wall.median / b.wall.median), 0)}% wall (medians, n=${reps})\n`)
+    process.stdout.write(
+      `${kind.padEnd(6)} in-process wall ${s(a.wall)}, cpu ${s(a.cpu)} · forks wall ${s(b.wall)}, cpu ${s(b.cpu)} · in-process saves ${fixed(100 * (1 - a.cpu.median / b.cpu.median), 0)}% CPU, ${fixed(100 * (1 - a.wall.median / b.wall.median), 0)}% wall (medians, n=${reps})\n`,
+    )
   }
 }

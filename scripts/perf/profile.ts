@@ -27,8 +27,15 @@ export interface Breakdown {
   parts: Array<[string, number]>
 }
 
-const COMPILE = new Set(['compileSourceTextModule', 'wrapSafe', 'compileForInternalLoader', 'compileFunction', 'compileFunctionForCJSLoader'])
-const VITEST = /^(?:vitest|vite|rolldown|@vitest|@rolldown|chai|tinypool|tinyspy|tinybench|tinyglobby|tinyrainbow|tinyexec|picomatch|fdir|magic-string|estree-walker|es-module-lexer|expect-type|pathe|std-env|obug|@jridgewell|pathval|loupe|deep-eql|assertion-error|check-error)/
+const COMPILE = new Set([
+  'compileSourceTextModule',
+  'wrapSafe',
+  'compileForInternalLoader',
+  'compileFunction',
+  'compileFunctionForCJSLoader',
+])
+const VITEST =
+  /^(?:vitest|vite|rolldown|@vitest|@rolldown|chai|tinypool|tinyspy|tinybench|tinyglobby|tinyrainbow|tinyexec|picomatch|fdir|magic-string|estree-walker|es-module-lexer|expect-type|pathe|std-env|obug|@jridgewell|pathval|loupe|deep-eql|assertion-error|check-error)/
 
 const NODE = "Node's own code (module resolution and loading, fs, start)"
 
@@ -56,8 +63,11 @@ export function breakdown(dir: string, root: string): Breakdown {
     let bucket: string | undefined
     if (leaf.functionName === '(idle)') bucket = 'idle (waiting for a child process, a socket, a timer)'
     else if (leaf.functionName === '(garbage collector)') bucket = 'garbage collection'
-    else if (COMPILE.has(leaf.functionName) || leaf.url.includes('amaro') || leaf.url.startsWith('wasm://')) bucket = 'compiling (modules, type stripping)'
-    else for (let x: number | undefined = id; x !== undefined && !bucket; x = parent.get(x)) bucket = bucketOf(byId.get(x)!.callFrame.url, root)
+    else if (COMPILE.has(leaf.functionName) || leaf.url.includes('amaro') || leaf.url.startsWith('wasm://'))
+      bucket = 'compiling (modules, type stripping)'
+    else
+      for (let x: number | undefined = id; x !== undefined && !bucket; x = parent.get(x))
+        bucket = bucketOf(byId.get(x)!.callFrame.url, root)
     bucket ??= NODE
     counts.set(bucket, (counts.get(bucket) ?? 0) + 1)
   }

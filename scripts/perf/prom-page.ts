@@ -11,8 +11,12 @@ import { goFloat } from '../../engine/metrics.ts'
 
 type Labels = Readonly<Record<string, string>>
 
-const LATENCY = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0]
-const TTFT = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0]
+const LATENCY = [
+  0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0,
+]
+const TTFT = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0,
+]
 const ITL = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0]
 const TOKENS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 32768]
 const ITERATION = [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -48,7 +52,10 @@ function rng(seed: number): () => number {
 
 function line(name: string, labels: Labels, value: number): string {
   // prometheus_client sorts label names; values here need no escaping.
-  const body = Object.keys(labels).sort().map((k) => `${k}="${labels[k]}"`).join(',')
+  const body = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${labels[k]}"`)
+    .join(',')
   return `${name}{${body}} ${goFloat(value)}\n`
 }
 
@@ -59,7 +66,8 @@ function head(name: string, help: string, type: string): string {
 /** `series` label sets: a data-parallel deployment of `engine` ranks serving several model names. */
 function labelSets(series: number): Labels[] {
   const out: Labels[] = []
-  for (let i = 0; i < series; i++) out.push({ engine: String(i % 8), model_name: `org/radiance-ref-8b-ft${String(Math.floor(i / 8)).padStart(4, '0')}` })
+  for (let i = 0; i < series; i++)
+    out.push({ engine: String(i % 8), model_name: `org/radiance-ref-8b-ft${String(Math.floor(i / 8)).padStart(4, '0')}` })
   return out
 }
 
@@ -85,7 +93,12 @@ function render(series: number): string {
   counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', [{}], () => Math.floor(next() * 100))
   counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', [{}], () => Math.floor(next() * 1e9))
   counter('vllm:generation_tokens', 'Number of generation tokens processed.', [{}], () => Math.floor(next() * 1e9))
-  counter('vllm:request_success', 'Count of successfully processed requests.', ['stop', 'length', 'abort'].map((r) => ({ finished_reason: r })), () => Math.floor(next() * 1e6))
+  counter(
+    'vllm:request_success',
+    'Count of successfully processed requests.',
+    ['stop', 'length', 'abort'].map((r) => ({ finished_reason: r })),
+    () => Math.floor(next() * 1e6),
+  )
   for (const [name, help, bounds] of HISTOGRAMS) {
     parts.push(head(name, help, 'histogram'))
     for (const l of sets) {

@@ -36,7 +36,6 @@ export interface Results {
   fleet?: FleetResult
 }
 
-
 export function rows(r: Results): Row[] {
   const out: Row[] = []
   const { live, replay, parser } = r
@@ -116,12 +115,24 @@ export function textTable(rs: readonly Row[]): string {
   const head = ['measure', 'value (median)', 'target', 'met?']
   const cells = rs.map((r) => [r.measure, r.value, r.target, metText(r.met)])
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const fmt = (c: readonly string[]): string => c.map((x, i) => x.padEnd(widths[i]!)).join(' │ ').trimEnd()
+  const fmt = (c: readonly string[]): string =>
+    c
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join(' │ ')
+      .trimEnd()
   return [fmt(head), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...cells.map(fmt)].join('\n')
 }
 
 /** Each measure's section, by its number: where its figure is explained and every repetition shown. */
-const ANCHORS: Readonly<Record<string, string>> = { '1': 'live', '2': 'live', '3': 'fixed-cost', '4': 'parser', '5': 'cost', '6': 'fleet', '7': 'prometheus' }
+const ANCHORS: Readonly<Record<string, string>> = {
+  '1': 'live',
+  '2': 'live',
+  '3': 'fixed-cost',
+  '4': 'parser',
+  '5': 'cost',
+  '6': 'fleet',
+  '7': 'prometheus',
+}
 
 function mdTable(rs: readonly Row[]): string {
   const esc = (s: string): string => s.replaceAll('|', '\\|')
@@ -209,12 +220,16 @@ must stay at zero for the whole window while traffic flows), which is the longes
 | --- | --- | --- | --- | --- | --- | --- |
 ${live.reps.map((x, i) => row(`live ${i + 1}`, x.cost)).join('\n')}
 ${row(`full ${live.fullWindow.cost.meterWindowMs / 1000} s window`, live.fullWindow.cost)}
-${live.knobTraffic ? `
+${
+  live.knobTraffic
+    ? `
 A knob whose meter moves only under a traffic shape brings it, bounded (\`helpers/steps/meter/traffic.ts\`): vLLM's
 prefix caching counts hits in tokens of whole 16-token KV blocks, so its meter step sends two chat completions
 sharing a 64-word prompt prefix (\`max_tokens\` 8 each). One verdict of \`--engine vllm --knob ${live.knobTraffic.knob}\` cost
 the endpoint ${live.knobTraffic.completions} chat completions (the three probes and ${live.knobTraffic.reportedSent ?? '?'} of its own; bound ${live.knobTraffic.bound}).
-` : ''}`
+`
+    : ''
+}`
 }
 
 function misses(rs: readonly Row[], r: Results, machine: Machine): string {
@@ -250,7 +265,9 @@ whether or not a target is met.
 - Date: ${machine.date}
 - Machine: ${machine.cores} cores (${machine.cpu}), ${fixed(machine.memGiB, 0)} GiB, ${machine.os}, node ${machine.node};
   shared with other work: load average (1, 5, 15 min) ${machine.loadBefore} before, ${machine.loadAfter} after;
-  1-minute load through each section: ${Object.entries(machine.sectionLoad).map(([k, v]) => `${k} ${v}`).join(', ')}. Loopback only.
+  1-minute load through each section: ${Object.entries(machine.sectionLoad)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}. Loopback only.
 
 ${mdTable(rs)}
 

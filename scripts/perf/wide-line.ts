@@ -23,9 +23,17 @@ function time(page: string, format: 'text' | 'openmetrics'): { ms: number; label
 
 const page = wideLine(labels)
 const dup = wideLine(labels, true)
-process.stdout.write(`one line of ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB with ${labels} labels, ${reps} rep(s), node ${process.version}\n`)
-for (const [name, text, format] of [['text', page, 'text'], ['openmetrics', page, 'openmetrics'], ['text, last label duplicated', dup, 'text']] as const) {
+process.stdout.write(
+  `one line of ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB with ${labels} labels, ${reps} rep(s), node ${process.version}\n`,
+)
+for (const [name, text, format] of [
+  ['text', page, 'text'],
+  ['openmetrics', page, 'openmetrics'],
+  ['text, last label duplicated', dup, 'text'],
+] as const) {
   const runs = Array.from({ length: reps }, () => time(text, format))
   const ms = runs.map((r) => r.ms).sort((a, b) => a - b)
-  process.stdout.write(`${name.padEnd(28)} median ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms (min ${ms[0]!.toFixed(1)}, max ${ms.at(-1)!.toFixed(1)}) · labels read ${runs[0]!.labels} · errors ${runs[0]!.errors}\n`)
+  process.stdout.write(
+    `${name.padEnd(28)} median ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms (min ${ms[0]!.toFixed(1)}, max ${ms.at(-1)!.toFixed(1)}) · labels read ${runs[0]!.labels} · errors ${runs[0]!.errors}\n`,
+  )
 }

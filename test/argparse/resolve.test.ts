@@ -14,8 +14,11 @@ import { pick, prng } from '../support/prng.ts'
 import { PY_DASHED } from '../support/python-dashed.ts'
 
 const FLAG = '--prefill-interleave'
-const KNOWN: KnownFlag[] = ['--host', '--port', FLAG, '--prefill-chunk', '--stager-depth', '--config'].map((name) => ({ name, takesValue: true })).concat([{ name: '--enable-x', takesValue: false }])
-const read = (argv: readonly string[], config?: ConfigArgs) => resolveFlag(['/opt/radiance/bin/radiance', 'serve', ...argv], FLAG, RADIANCE_PARSER, KNOWN, config)
+const KNOWN: KnownFlag[] = ['--host', '--port', FLAG, '--prefill-chunk', '--stager-depth', '--config']
+  .map((name) => ({ name, takesValue: true }))
+  .concat([{ name: '--enable-x', takesValue: false }])
+const read = (argv: readonly string[], config?: ConfigArgs) =>
+  resolveFlag(['/opt/radiance/bin/radiance', 'serve', ...argv], FLAG, RADIANCE_PARSER, KNOWN, config)
 
 describe('the rules, case by case', () => {
   test('_ is -, in the name only and before its first "."', () => {
@@ -23,19 +26,27 @@ describe('the rules, case by case', () => {
     expect(dashed('--max_num_seqs=a_b')).toBe('--max-num-seqs=a_b')
     expect(dashed('--spec_config.num_tokens')).toBe('--spec-config.num_tokens')
     expect(dashed('value_1')).toBe('value_1')
-    expect(read(['--prefill_interleave', '1'])).toMatchObject({ value: '1', occurrences: [{ spelling: 'underscore', written: '--prefill_interleave 1' }] })
+    expect(read(['--prefill_interleave', '1'])).toMatchObject({
+      value: '1',
+      occurrences: [{ spelling: 'underscore', written: '--prefill_interleave 1' }],
+    })
   })
 
   test('a unique prefix is the flag; an ambiguous one is refused; an exact name beats a longer one', () => {
     expect(read(['--prefill-inter', '1'])).toMatchObject({ value: '1', occurrences: [{ spelling: 'prefix' }] })
     expect(read(['--prefill=1']).problems).toEqual(['ambiguous option: --prefill=1 could match --prefill-interleave, --prefill-chunk'])
-    expect(resolveFlag(['x', '--port', '1'], '--port', RADIANCE_PARSER, [...KNOWN, { name: '--port-range', takesValue: true }]).value).toBe('1')
+    expect(resolveFlag(['x', '--port', '1'], '--port', RADIANCE_PARSER, [...KNOWN, { name: '--port-range', takesValue: true }]).value).toBe(
+      '1',
+    )
   })
 
   test('the last occurrence wins, each one is kept, and the parser keeps the one it keeps', () => {
     const r = read(['--prefill-interleave', '1', '--prefill-inter', '0'])
     expect(r.value).toBe('0')
-    expect(r.occurrences.map((o) => [o.written, o.won])).toEqual([['--prefill-interleave 1', false], ['--prefill-inter 0', true]])
+    expect(r.occurrences.map((o) => [o.written, o.won])).toEqual([
+      ['--prefill-interleave 1', false],
+      ['--prefill-inter 0', true],
+    ])
     expect(resolveFlag(['x', FLAG, '1', FLAG, '0'], FLAG, { ...RADIANCE_PARSER, lastWins: false }, KNOWN).value).toBe('1')
   })
 
@@ -47,7 +58,7 @@ describe('the rules, case by case', () => {
     expect(read(['--unknown', '5', FLAG, '3'])).toMatchObject({ value: '3', refused: ['unrecognized arguments: --unknown'] })
   })
 
-  test('without the build\'s flag list, only the flag\'s own spellings are decided; a possible prefix is unsure', () => {
+  test("without the build's flag list, only the flag's own spellings are decided; a possible prefix is unsure", () => {
     const r = resolveFlag(['x', '--prefill_interleave', '1', '--prefill-inter', '0'], FLAG, RADIANCE_PARSER, null)
     expect(r).toMatchObject({ value: '1', unsure: ['--prefill-inter'] })
     expect(resolveFlag(['x', '--fault', 'a', FLAG, '2'], FLAG, RADIANCE_PARSER, null)).toMatchObject({ value: '2', unsure: [] })
@@ -57,23 +68,51 @@ describe('the rules, case by case', () => {
     const config = configArgs('serve.yaml', 'prefill_interleave: 4\nport: 8000\n') as ConfigArgs
     expect(findConfig(['x', '--config', 'serve.yaml'], RADIANCE_PARSER)).toEqual({ path: 'serve.yaml', index: 1, inline: false })
     expect(findConfig(['x', '--config=/etc/r.yaml'], RADIANCE_PARSER)).toEqual({ path: '/etc/r.yaml', index: 1, inline: true })
-    expect(read(['--config', 'serve.yaml'], config)).toMatchObject({ value: '4', occurrences: [{ source: 'config', written: 'prefill_interleave: 4', spelling: 'underscore' }] })
-    expect(read(['--config', 'serve.yaml', FLAG, '1'], config).occurrences.map((o) => [o.source, o.value, o.won])).toEqual([['config', '4', false], ['argv', '1', true]])
+    expect(read(['--config', 'serve.yaml'], config)).toMatchObject({
+      value: '4',
+      occurrences: [{ source: 'config', written: 'prefill_interleave: 4', spelling: 'underscore' }],
+    })
+    expect(read(['--config', 'serve.yaml', FLAG, '1'], config).occurrences.map((o) => [o.source, o.value, o.won])).toEqual([
+      ['config', '4', false],
+      ['argv', '1', true],
+    ])
     expect(read(['--config', 'serve.yaml']).unsure).toEqual(['the flags of serve.yaml (not read)'])
-    expect(findConfig(['x', '--config', 'a', '--config', 'b'], RADIANCE_PARSER)).toEqual({ problem: '--config is given 2 times; the parser reads one config file only and refuses more' })
+    expect(findConfig(['x', '--config', 'a', '--config', 'b'], RADIANCE_PARSER)).toEqual({
+      problem: '--config is given 2 times; the parser reads one config file only and refuses more',
+    })
     expect(findConfig(['x', '--config'], RADIANCE_PARSER)).toEqual({ problem: '--config is not followed by a file name' })
   })
 
-  test('a config file is read as PyYAML reads it, its values as Python\'s str() prints them', () => {
+  test("a config file is read as PyYAML reads it, its values as Python's str() prints them", () => {
     const r = configArgs('c.yaml', 'a: 1\nb: 1.0\nc: on\nd: off\ne: 1e3\nf: "x y"\ng: [1, 2]\nh: 0x1F\ny: 7\ni: null\n')
-    expect('entries' in r && r.entries.map((e) => e.words)).toEqual([['--a', '1'], ['--b', '1.0'], ['--c'], ['--e', '1e3'], ['--f', 'x y'], ['--g', '1', '2'], ['--h', '31'], ['--y', '7'], ['--i', 'None']])
+    expect('entries' in r && r.entries.map((e) => e.words)).toEqual([
+      ['--a', '1'],
+      ['--b', '1.0'],
+      ['--c'],
+      ['--e', '1e3'],
+      ['--f', 'x y'],
+      ['--g', '1', '2'],
+      ['--h', '31'],
+      ['--y', '7'],
+      ['--i', 'None'],
+    ])
     expect(configArgs('c.yaml', '- a\n- b\n')).toEqual({ problem: 'c.yaml is not a YAML mapping of flag names to values' })
     expect(configArgs('c.yaml', 'a: {b: 1}\n')).toEqual({ problem: 'c.yaml: a holds a mapping; only plain values and lists become flags' })
-    expect([1, 0.1, 1e16, 1e15, 0.0001, 0.00001, 2.5e20, -3.25].map(pythonFloat)).toEqual(['1.0', '0.1', '1e+16', '1000000000000000.0', '0.0001', '1e-05', '2.5e+20', '-3.25'])
+    expect([1, 0.1, 1e16, 1e15, 0.0001, 0.00001, 2.5e20, -3.25].map(pythonFloat)).toEqual([
+      '1.0',
+      '0.1',
+      '1e+16',
+      '1000000000000000.0',
+      '0.0001',
+      '1e-05',
+      '2.5e+20',
+      '-3.25',
+    ])
   })
 
   test("the build's flags come from its --help: entry lines with their metavars, and the usage line", () => {
-    const help = 'usage: radiance [-h] [--host HOST] [--quiet]\n\noptions:\n  -h, --help            show this help\n  --host HOST           Bind address.\n  --policy {a,b}        A choice.\n  --enable-x, --no-enable-x\n                        A switch.\n'
+    const help =
+      'usage: radiance [-h] [--host HOST] [--quiet]\n\noptions:\n  -h, --help            show this help\n  --host HOST           Bind address.\n  --policy {a,b}        A choice.\n  --enable-x, --no-enable-x\n                        A switch.\n'
     expect(listFlags(help)).toEqual([
       { name: '-h', takesValue: false },
       { name: '--help', takesValue: false },
@@ -112,13 +151,24 @@ function value(random: () => number): string {
 }
 
 function randomCase(random: () => number): Case {
-  const flags: KnownFlag[] = [{ name: FLAG, takesValue: true }, { name: '--config', takesValue: true }]
+  const flags: KnownFlag[] = [
+    { name: FLAG, takesValue: true },
+    { name: '--config', takesValue: true },
+  ]
   for (const n of NAMES) if (random() < 0.5) flags.push({ name: n, takesValue: true })
   for (const n of SWITCHES) if (random() < 0.4) flags.push({ name: n, takesValue: false })
   const argv: string[] = []
   const n = 1 + Math.floor(random() * 6)
   for (let i = 0; i < n; i++) {
-    const f = random() < 0.5 ? { name: FLAG, takesValue: true } : random() < 0.05 ? { name: '--unknown-flag', takesValue: true } : pick(random, flags.filter((x) => x.name !== '--config'))
+    const f =
+      random() < 0.5
+        ? { name: FLAG, takesValue: true }
+        : random() < 0.05
+          ? { name: '--unknown-flag', takesValue: true }
+          : pick(
+              random,
+              flags.filter((x) => x.name !== '--config'),
+            )
     const word = spell(random, f.name)
     if (!f.takesValue) argv.push(random() < 0.05 ? `${word}=1` : word)
     else if (random() < 0.25) argv.push(`${word}=${value(random)}`)
@@ -130,7 +180,13 @@ function randomCase(random: () => number): Case {
     config = []
     const keys = 1 + Math.floor(random() * 3)
     for (let i = 0; i < keys; i++) {
-      const f = random() < 0.6 ? FLAG : pick(random, flags.filter((x) => x.takesValue && x.name !== '--config').map((x) => x.name))
+      const f =
+        random() < 0.6
+          ? FLAG
+          : pick(
+              random,
+              flags.filter((x) => x.takesValue && x.name !== '--config').map((x) => x.name),
+            )
       config.push([spell(random, f).slice(2), random() < 0.7 ? Math.floor(random() * 50) : pick(random, WORDS)])
     }
     const at = Math.floor(random() * (argv.length + 1))
@@ -196,7 +252,10 @@ describe("property: armproof reads argv as Python's argparse does", () => {
   const CASES = 600
   test(`${CASES} random command lines and config files (seeded), each checked against python3`, () => {
     const cases = Array.from({ length: CASES }, (_, i) => randomCase(prng(i + 1)))
-    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{ error: boolean; value: string | null }>
+    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
+      error: boolean
+      value: string | null
+    }>
     const tally = { errors: 0, values: 0, prefixes: 0, configs: 0, lastWon: 0 }
     for (const [i, c] of cases.entries()) {
       const mine = ours(c)
@@ -204,7 +263,13 @@ describe("property: armproof reads argv as Python's argparse does", () => {
       expect(mine, `seed ${i + 1}: ${JSON.stringify(c)}`).toEqual(want.error ? { error: true, value: mine.value } : want)
       if (want.error) tally.errors++
       else if (want.value !== null) tally.values++
-      const r = resolveFlag(['radiance', ...c.argv], FLAG, RADIANCE_PARSER, c.flags, c.config ? (configArgs('serve.yaml', yamlOf(c.config)) as ConfigArgs) : undefined)
+      const r = resolveFlag(
+        ['radiance', ...c.argv],
+        FLAG,
+        RADIANCE_PARSER,
+        c.flags,
+        c.config ? (configArgs('serve.yaml', yamlOf(c.config)) as ConfigArgs) : undefined,
+      )
       if (!want.error && r.occurrences.some((o) => o.spelling === 'prefix')) tally.prefixes++
       if (!want.error && r.occurrences.some((o) => o.source === 'config')) tally.configs++
       if (!want.error && r.occurrences.length > 1) tally.lastWon++
@@ -218,7 +283,7 @@ describe("property: armproof reads argv as Python's argparse does", () => {
   })
 })
 
-describe("property: the reference engine parses as armproof reads (engine/flags.ts against its own --help)", () => {
+describe('property: the reference engine parses as armproof reads (engine/flags.ts against its own --help)', () => {
   const CASES = 300
   const known = listFlags(helpText(new Set()))
   const INTS = ['--prefill-interleave', '--busy-prefill-chunk', '--stager-depth', '--load-closed-ms', '--port']
@@ -236,7 +301,13 @@ describe("property: the reference engine parses as armproof reads (engine/flags.
         else argv.push(word, v)
       }
       // A key may come twice (PyYAML keeps its first place and its last value).
-      const yaml = random() < 0.3 ? Array.from({ length: 1 + Math.floor(random() * 2) }, () => `${spell(random, FLAG).slice(2)}: ${Math.floor(random() * 9)}\n`).join('') : undefined
+      const yaml =
+        random() < 0.3
+          ? Array.from(
+              { length: 1 + Math.floor(random() * 2) },
+              () => `${spell(random, FLAG).slice(2)}: ${Math.floor(random() * 9)}\n`,
+            ).join('')
+          : undefined
       if (yaml) argv.splice(Math.floor(random() * (argv.length + 1)), 0, '--config', 'serve.yaml')
       const engine = parseFlags(argv, () => yaml!)
       const config = yaml ? (configArgs('serve.yaml', yaml) as ConfigArgs) : undefined

@@ -20,7 +20,9 @@ const EPC = vllm.knobs.get('ENABLE_PREFIX_CACHING')!.spec
 const NAMES = flagNames(EPC, RULES)
 // Two BooleanOptionalActions (each with its --no-), and two flags that take a value.
 const KNOWN: KnownFlag[] = [
-  ...['--enable-prefix-caching', '--enable-chunked-prefill'].flatMap((f) => [f, `--no-${f.slice(2)}`]).map((name) => ({ name, takesValue: false })),
+  ...['--enable-prefix-caching', '--enable-chunked-prefill']
+    .flatMap((f) => [f, `--no-${f.slice(2)}`])
+    .map((name) => ({ name, takesValue: false })),
   ...['--max-num-seqs', '--port'].map((name) => ({ name, takesValue: true })),
 ]
 const read = (argv: readonly string[]) => resolveFlag(['vllm', 'serve', 'Qwen/Qwen3-0.6B', ...argv], NAMES, RULES, KNOWN)
@@ -32,14 +34,19 @@ describe('a switch and its negation', () => {
     expect(read(['--no-enable-prefix-caching']).value).toBe('false')
     const r = read(['--enable-prefix-caching', '--max-num-seqs', '8', '--no-enable-prefix-caching'])
     expect(r.value).toBe('false')
-    expect(r.occurrences.map((o) => [o.written, o.value, o.won])).toEqual([['--enable-prefix-caching', 'true', false], ['--no-enable-prefix-caching', 'false', true]])
+    expect(r.occurrences.map((o) => [o.written, o.value, o.won])).toEqual([
+      ['--enable-prefix-caching', 'true', false],
+      ['--no-enable-prefix-caching', 'false', true],
+    ])
     expect(read([]).value).toBeUndefined()
   })
 
   test('a unique prefix names either; `_` is `-`; a value given to a switch is refused', () => {
     expect(read(['--no-enable-pre']).occurrences).toMatchObject([{ value: 'false', spelling: 'prefix' }])
     expect(read(['--enable_prefix_caching']).occurrences).toMatchObject([{ value: 'true', spelling: 'underscore' }])
-    expect(read(['--enable']).problems).toEqual(['ambiguous option: --enable could match --enable-prefix-caching, --enable-chunked-prefill'])
+    expect(read(['--enable']).problems).toEqual([
+      'ambiguous option: --enable could match --enable-prefix-caching, --enable-chunked-prefill',
+    ])
     expect(read(['--enable-prefix-caching=1']).problems).toEqual(["argument --enable-prefix-caching: ignored explicit argument '1'"])
   })
 
@@ -52,18 +59,27 @@ describe('a switch and its negation', () => {
   test("a store_true switch (SGLang's --disable-*) has no negation: present is true, absent is the default", () => {
     const names = flagNames({ flag: '--disable-radix-cache', type: { kind: 'bool' } }, builtinProfile('sglang').engine.parser)
     expect(names).toEqual({ names: ['--disable-radix-cache'], switch: { negated: null } })
-    expect(resolveFlag(['sglang', '--model-path', 'm', '--disable-radix-cache'], names, builtinProfile('sglang').engine.parser, null).value).toBe('true')
+    expect(
+      resolveFlag(['sglang', '--model-path', 'm', '--disable-radix-cache'], names, builtinProfile('sglang').engine.parser, null).value,
+    ).toBe('true')
   })
 
   test("a flag's other spellings are the flag: -np is llama.cpp's --parallel, the last of either wins", () => {
     const llama = builtinProfile('llama.cpp')
     const spec = llama.knobs.get('PARALLEL')!.spec
     const names = flagNames(spec, llama.engine.parser)
-    const known = [{ name: '-np', takesValue: true }, { name: '--parallel', takesValue: true }, { name: '-m', takesValue: true }]
+    const known = [
+      { name: '-np', takesValue: true },
+      { name: '--parallel', takesValue: true },
+      { name: '-m', takesValue: true },
+    ]
     const r = resolveFlag(['llama-server', '-m', 'x.gguf', '-np', '2', '--parallel', '3'], names, llama.engine.parser, known)
     expect([r.value, r.occurrences.map((o) => o.written)]).toEqual(['3', ['-np 2', '--parallel 3']])
     // No prefixes in llama.cpp: --paral is no flag at all.
-    expect(resolveFlag(['llama-server', '--paral', '2'], names, llama.engine.parser, known)).toMatchObject({ value: undefined, refused: ['unrecognized arguments: --paral'] })
+    expect(resolveFlag(['llama-server', '--paral', '2'], names, llama.engine.parser, known)).toMatchObject({
+      value: undefined,
+      refused: ['unrecognized arguments: --paral'],
+    })
   })
 })
 
@@ -105,7 +121,10 @@ describe("property: a switch read as Python's argparse.BooleanOptionalAction rea
   const CASES = 500
   test(`${CASES} random command lines (seeded), each checked against python3`, () => {
     const cases = Array.from({ length: CASES }, (_, i) => randomArgv(prng(70_000 + i)))
-    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{ error: boolean; value: string | null }>
+    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
+      error: boolean
+      value: string | null
+    }>
     const tally = { errors: 0, on: 0, off: 0, prefixes: 0 }
     for (const [i, argv] of cases.entries()) {
       const r = read(argv)
@@ -128,7 +147,10 @@ describe("property: a switch read as Python's argparse.BooleanOptionalAction rea
     let decided = 0
     for (let seed = 1; seed <= 200; seed++) {
       // The launcher owns --port: not the engine's to read twice.
-      const argv = randomArgv(prng(80_000 + seed), KNOWN.filter((f) => f.name !== '--port'))
+      const argv = randomArgv(
+        prng(80_000 + seed),
+        KNOWN.filter((f) => f.name !== '--port'),
+      )
       const engine = parseVllmServe(['serve', 'Qwen/Qwen3-0.6B', ...argv])
       const r = resolveFlag(['vllm', 'serve', 'Qwen/Qwen3-0.6B', ...argv], NAMES, RULES, known)
       const context = `seed ${80_000 + seed}: ${JSON.stringify(argv)}`

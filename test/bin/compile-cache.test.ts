@@ -24,24 +24,34 @@ function temp(): string {
 function node(args: readonly string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
   const { NODE_COMPILE_CACHE: _a, NODE_DISABLE_COMPILE_CACHE: _b, ...rest } = process.env
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, env: { ...rest, CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, encoding: 'utf8', timeout: 30_000 }, (error, stdout) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout })
-    })
+    execFile(
+      process.execPath,
+      args,
+      { cwd: ROOT, env: { ...rest, CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, encoding: 'utf8', timeout: 30_000 },
+      (error, stdout) => {
+        resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout })
+      },
+    )
   })
 }
 
 /** Where startCompileCache() puts this process's cache, as Node reports it ('' when off). */
-const WHERE = "const m = await import('./bin/compile-cache.ts'); m.startCompileCache(); process.stdout.write((await import('node:module')).getCompileCacheDir() ?? '')"
+const WHERE =
+  "const m = await import('./bin/compile-cache.ts'); m.startCompileCache(); process.stdout.write((await import('node:module')).getCompileCacheDir() ?? '')"
 
 describe("armproof's compile cache", () => {
   test('goes to armproof-compile-cache in the temp folder by default', async () => {
     const tmp = temp()
-    expect((await node(['--input-type=module', '-e', WHERE], { TMPDIR: tmp })).stdout).toMatch(new RegExp(`^${join(tmp, 'armproof-compile-cache')}`))
+    expect((await node(['--input-type=module', '-e', WHERE], { TMPDIR: tmp })).stdout).toMatch(
+      new RegExp(`^${join(tmp, 'armproof-compile-cache')}`),
+    )
   })
 
   test("is NODE_COMPILE_CACHE's folder when that is set, and off with NODE_DISABLE_COMPILE_CACHE=1", async () => {
     const tmp = temp()
-    expect((await node(['--input-type=module', '-e', WHERE], { TMPDIR: tmp, NODE_COMPILE_CACHE: join(tmp, 'mine') })).stdout).toMatch(new RegExp(`^${join(tmp, 'mine')}`))
+    expect((await node(['--input-type=module', '-e', WHERE], { TMPDIR: tmp, NODE_COMPILE_CACHE: join(tmp, 'mine') })).stdout).toMatch(
+      new RegExp(`^${join(tmp, 'mine')}`),
+    )
     expect((await node(['--input-type=module', '-e', WHERE], { TMPDIR: tmp, NODE_DISABLE_COMPILE_CACHE: '1' })).stdout).toBe('')
     expect(existsSync(join(tmp, 'armproof-compile-cache'))).toBe(false)
   })

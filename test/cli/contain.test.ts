@@ -49,17 +49,30 @@ describe('in-process: each phase of verify() contained', () => {
         return t[k as string]
       },
     })
-    const code = await verify({ rawArgs: [...base, '--base-url', 'http://127.0.0.1:9'], env, cwd: ROOT, out: { write: () => true }, err: { write: (t: string) => err.push(t) } })
+    const code = await verify({
+      rawArgs: [...base, '--base-url', 'http://127.0.0.1:9'],
+      env,
+      cwd: ROOT,
+      out: { write: () => true },
+      err: { write: (t: string) => err.push(t) },
+    })
     expect(code).toBe(2)
     const text = err.join('')
-    expect(text).toBe("armproof: internal error in the configuration (flags, env and .env): TypeError: armproof-test: an env that throws; the run is error, not judged further; this is a bug in armproof or an answer it did not expect: rerun with the same flags and report this line (no report: the configuration did not load)\n")
+    expect(text).toBe(
+      'armproof: internal error in the configuration (flags, env and .env): TypeError: armproof-test: an env that throws; the run is error, not judged further; this is a bug in armproof or an answer it did not expect: rerun with the same flags and report this line (no report: the configuration did not load)\n',
+    )
   })
 
   test('first contact: verdict error, no step, the report and JUnit written, exit 2, the key never shown', async () => {
-    const run = await verifyInProcess([...base, '--base-url', await nothingListens()], { env: { VERIFY_API_KEY: KEY }, enterPhase: throwAt('first contact') })
+    const run = await verifyInProcess([...base, '--base-url', await nothingListens()], {
+      env: { VERIFY_API_KEY: KEY },
+      enterPhase: throwAt('first contact'),
+    })
     expect(run.exitCode, run.stderr).toBe(2)
     expect(run.stderr.trim().split('\n')).toHaveLength(1)
-    expect(run.stderr).toMatch(/^armproof: internal error in first contact \(http:\/\/127\.0\.0\.1:\d+: \/health, \/v1\/models, \/metrics\): TypeError: armproof-test: thrown in first contact \(Bearer \[redacted\]\); the run is error/)
+    expect(run.stderr).toMatch(
+      /^armproof: internal error in first contact \(http:\/\/127\.0\.0\.1:\d+: \/health, \/v1\/models, \/metrics\): TypeError: armproof-test: thrown in first contact \(Bearer \[redacted\]\); the run is error/,
+    )
     expect(run.report).toMatchObject({ verdict: 'error', steps: [], exitCode: 2 })
     expect(run.report?.error).toContain('internal error in first contact')
     expect(readFileSync(run.junitPath, 'utf8')).toContain('internal error in first contact')
@@ -94,7 +107,9 @@ describe('in-process: each phase of verify() contained', () => {
       enterPhase: throwAt('the report'),
     })
     expect(code).toBe(3)
-    expect(err.join('')).toMatch(/^armproof: internal error in the report \(.*report\.json\): TypeError: armproof-test: thrown in the report .*; the run is inconclusive, not judged further/)
+    expect(err.join('')).toMatch(
+      /^armproof: internal error in the report \(.*report\.json\): TypeError: armproof-test: thrown in the report .*; the run is inconclusive, not judged further/,
+    )
     const report = readCheckedReport(reportPath)
     expect(report.verdict).toBe('inconclusive')
     expect(report.steps.map((s: { verdict: string }) => s.verdict)).toEqual(STEP_IDS.map(() => 'passed'))
@@ -105,34 +120,55 @@ describe('in-process: each phase of verify() contained', () => {
   test('a fleet: first contact contained, every target error in the combined report, exit 2', async () => {
     const targets = join(dir, 'targets.yaml')
     const url = await nothingListens()
-    writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\ntargets:\n  - { svc: a, base-url: "${url}" }\n  - { svc: b, base-url: "${url}" }\n`)
+    writeFileSync(
+      targets,
+      `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\ntargets:\n  - { svc: a, base-url: "${url}" }\n  - { svc: b, base-url: "${url}" }\n`,
+    )
     const run = await verifyInProcess(['--targets', targets], { enterPhase: throwAt('first contact') })
     expect(run.exitCode, run.stderr).toBe(2)
-    expect(run.stderr).toMatch(/^armproof: internal error in first contact \(2 target\(s\)\): TypeError: armproof-test: thrown in first contact/)
+    expect(run.stderr).toMatch(
+      /^armproof: internal error in first contact \(2 target\(s\)\): TypeError: armproof-test: thrown in first contact/,
+    )
     const fleet = run.report as unknown as FleetReport
-    expect(fleet.targets.map((t) => [t.name, t.report.verdict, t.report.steps.length])).toEqual([['a', 'error', 0], ['b', 'error', 0]])
+    expect(fleet.targets.map((t) => [t.name, t.report.verdict, t.report.steps.length])).toEqual([
+      ['a', 'error', 0],
+      ['b', 'error', 0],
+    ])
     expect(run.stderr + run.stdout).not.toMatch(FRAME)
     cleanup(run)
   })
 })
 
-describe('a whole pnpm verify: the suites\' setup, a proof step, and a redirect whose Location is no URL', () => {
+describe("a whole pnpm verify: the suites' setup, a proof step, and a redirect whose Location is no URL", () => {
   const launch = async (name: string, faults: Parameters<typeof startEngine>[0] = {}) => {
-    const e = await startEngine({ args: ['--prefill-interleave', '1'], svc: `ct-${name}`, processName: `rct${name}-${process.pid % 10_000}`, ...faults })
+    const e = await startEngine({
+      args: ['--prefill-interleave', '1'],
+      svc: `ct-${name}`,
+      processName: `rct${name}-${process.pid % 10_000}`,
+      ...faults,
+    })
     engines.push(e)
     return e
   }
-  const preload = (where: 'setup' | 'step') => ({ NODE_OPTIONS: `--import=${join(ROOT, 'test/support/throw-in.ts')}`, ARMPROOF_TEST_THROW_IN: where })
+  const preload = (where: 'setup' | 'step') => ({
+    NODE_OPTIONS: `--import=${join(ROOT, 'test/support/throw-in.ts')}`,
+    ARMPROOF_TEST_THROW_IN: where,
+  })
 
   test("the suites' setup (the run's seams cannot open): no step judged, verdict error, exit 2, one line", async ({ expect }) => {
     const e = await launch('s')
     const ca = join(dir, 'ca.pem')
     // Never parsed: the endpoint is plain http. What matters is that reading it throws inside the suites.
     writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
-    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: e, env: { ...preload('setup'), VERIFY_CA_FILE: ca } })
+    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+      engine: e,
+      env: { ...preload('setup'), VERIFY_CA_FILE: ca },
+    })
     const out = run.stdout + run.stderr
     expect(run.exitCode, out).toBe(2)
-    expect(run.stderr).toContain("armproof: internal error in the suites' setup (suites/arm.test.ts): TypeError: armproof-test: the CA file cannot be read inside the suites; the run is error")
+    expect(run.stderr).toContain(
+      "armproof: internal error in the suites' setup (suites/arm.test.ts): TypeError: armproof-test: the CA file cannot be read inside the suites; the run is error",
+    )
     expect(run.report).toMatchObject({ verdict: 'error', steps: [] })
     expect(out).not.toMatch(FRAME)
     cleanup(run)
@@ -143,7 +179,10 @@ describe('a whole pnpm verify: the suites\' setup, a proof step, and a redirect 
     const ca = join(dir, 'fleet-ca.pem')
     writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
     const targets = join(dir, 'fleet-setup.yaml')
-    writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\n  process: ${e.processName}\n  health-budget: 8s\ntargets:\n  - { svc: ${e.svc}, base-url: "${e.baseUrl}" }\n`)
+    writeFileSync(
+      targets,
+      `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\n  process: ${e.processName}\n  health-budget: 8s\ntargets:\n  - { svc: ${e.svc}, base-url: "${e.baseUrl}" }\n`,
+    )
     const run = await runVerify(['--targets', targets], { engine: e, env: { ...preload('setup'), VERIFY_CA_FILE: ca } })
     const out = run.stdout + run.stderr
     expect(run.exitCode, out).toBe(2)
@@ -157,7 +196,10 @@ describe('a whole pnpm verify: the suites\' setup, a proof step, and a redirect 
 
   test('a proof step (its judge throws): that step inconclusive, the others judged, exit 3, no frame', async ({ expect }) => {
     const e = await launch('j')
-    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: e, env: preload('step') })
+    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+      engine: e,
+      env: preload('step'),
+    })
     const out = run.stdout + run.stderr
     expect(run.exitCode, out).toBe(3)
     expect(run.report?.verdict).toBe('inconclusive')
@@ -169,13 +211,17 @@ describe('a whole pnpm verify: the suites\' setup, a proof step, and a redirect 
     cleanup(run)
   })
 
-  test("/health redirecting to http://HOST:PORT:PORT/health/: exit 2 on first contact, the proxy named, no TypeError (it used to be a stack trace, exit 1)", async ({ expect }) => {
+  test('/health redirecting to http://HOST:PORT:PORT/health/: exit 2 on first contact, the proxy named, no TypeError (it used to be a stack trace, exit 1)', async ({
+    expect,
+  }) => {
     const e = await launch('l', { faults: ['health_bad_location'] })
     await e.waitReady()
     const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1'], { engine: e })
     const out = run.stdout + run.stderr
     expect(run.exitCode, out).toBe(2)
-    expect(run.stderr).toContain(`/health: HTTP 307 redirects to "http://127.0.0.1:${e.port}:${e.port}/health/", which is not a URL (Invalid URL); a proxy before the engine builds its redirect wrongly`)
+    expect(run.stderr).toContain(
+      `/health: HTTP 307 redirects to "http://127.0.0.1:${e.port}:${e.port}/health/", which is not a URL (Invalid URL); a proxy before the engine builds its redirect wrongly`,
+    )
     expect(run.report).toMatchObject({ verdict: 'error', steps: [] })
     expect(out).not.toContain('TypeError')
     expect(out).not.toMatch(FRAME)

@@ -30,7 +30,8 @@ function standIn(onInit: (options: InitOptions) => void = () => {}) {
   return { runtime, seen }
 }
 
-const worker = (runtime: WorkerRuntime) => inProcessPool(runtime).createPoolWorker({} as Parameters<ReturnType<typeof inProcessPool>['createPoolWorker']>[0])
+const worker = (runtime: WorkerRuntime) =>
+  inProcessPool(runtime).createPoolWorker({} as Parameters<ReturnType<typeof inProcessPool>['createPoolWorker']>[0])
 const turn = () => new Promise((r) => setImmediate(r))
 
 const exit = process.exit
@@ -53,12 +54,15 @@ describe('the in-process worker, against a stand-in for vitest/worker', () => {
     const [options] = seen.inits
     await options!.runTests({ a: 1 } as never, { t: 1 } as never)
     await options!.collectTests({ b: 2 } as never, { t: 2 } as never)
-    expect(seen.runs).toEqual([['run', { a: 1 }, { t: 1 }], ['collect', { b: 2 }, { t: 2 }]])
+    expect(seen.runs).toEqual([
+      ['run', { a: 1 }, { t: 1 }],
+      ['collect', { b: 2 }, { t: 2 }],
+    ])
     expect(options!.setup).toBe(runtime.setupEnvironment)
     await w.stop()
   })
 
-  test('messages are copies, both ways, delivered on a later turn (never the sender\'s object)', async () => {
+  test("messages are copies, both ways, delivered on a later turn (never the sender's object)", async () => {
     const { runtime, seen } = standIn()
     const w = worker(runtime)
     await w.start()
@@ -123,9 +127,11 @@ describe('the in-process worker, against a stand-in for vitest/worker', () => {
   })
 
   test('a runtime that throws when started rejects start(), as a worker that fails to start does; stop puts things back', async () => {
-    const w = worker(standIn(() => {
-      throw new Error('init: unknown message shape')
-    }).runtime)
+    const w = worker(
+      standIn(() => {
+        throw new Error('init: unknown message shape')
+      }).runtime,
+    )
     await expect(w.start()).rejects.toThrow('init: unknown message shape')
     await w.stop()
     expect(listeners()).toEqual(before)
@@ -142,14 +148,17 @@ describe('a vitest whose worker runtime cannot be loaded at all', () => {
 
   test('the suite runs in a forked worker to a green verdict, and the warning says why in one line', async () => {
     const preload = ['suite-process.ts', 'no-worker-module.ts'].map((f) => `--import=${join(ROOT, 'test/support', f)}`).join(' ')
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { NODE_OPTIONS: preload } })
+    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+      engine,
+      env: { NODE_OPTIONS: preload },
+    })
     try {
       const out = `${run.stdout}\n${run.stderr}`
       expect(run.exitCode, out).toBe(0)
       expect(run.report?.verdict, out).toBe('green')
       expect(run.stderr.match(SUITE_PROCESS_LINE)?.[1], out).toBe('false')
       expect(run.stderr.match(/^armproof: warning: .*$/gm)).toEqual([
-        "armproof: warning: the suite runs in a worker forked by vitest, not in this process: vitest/worker could not be loaded (Package subpath './worker' is not defined by \"exports\" in node_modules/vitest/package.json)",
+        'armproof: warning: the suite runs in a worker forked by vitest, not in this process: vitest/worker could not be loaded (Package subpath \'./worker\' is not defined by "exports" in node_modules/vitest/package.json)',
       ])
     } finally {
       cleanup(run)

@@ -19,14 +19,24 @@ describe("vitest's worker runtime, checked before the in-process pool uses it", 
   test('vitest 5.1.2 (the pinned one) has what the pool calls', () => {
     const runtime = workerRuntime(vitestWorker)
     expect(runtime).not.toHaveProperty('why')
-    expect(runtime).toMatchObject({ init: vitestWorker.init, runBaseTests: vitestWorker.runBaseTests, setupEnvironment: vitestWorker.setupEnvironment })
+    expect(runtime).toMatchObject({
+      init: vitestWorker.init,
+      runBaseTests: vitestWorker.runBaseTests,
+      setupEnvironment: vitestWorker.setupEnvironment,
+    })
   })
 
   test('a function missing, not a function, or taking other parameters: the pool is not used, and why is one line', () => {
     expect(workerRuntime({ runBaseTests: fn3, setupEnvironment: fn1 })).toEqual({ why: 'vitest/worker exports no init' })
-    expect(workerRuntime({ init: fn1, runBaseTests: {}, setupEnvironment: fn1 })).toEqual({ why: "vitest/worker's runBaseTests is of type object, not a function" })
-    expect(workerRuntime({ init: fn1, runBaseTests: fn3, setupEnvironment: fn0 })).toEqual({ why: "vitest/worker's setupEnvironment takes 0 parameter(s), this pool passes 1" })
-    expect(workerRuntime({ init: fn3, runBaseTests: fn3, setupEnvironment: fn1 })).toEqual({ why: "vitest/worker's init takes 3 parameter(s), this pool passes 1" })
+    expect(workerRuntime({ init: fn1, runBaseTests: {}, setupEnvironment: fn1 })).toEqual({
+      why: "vitest/worker's runBaseTests is of type object, not a function",
+    })
+    expect(workerRuntime({ init: fn1, runBaseTests: fn3, setupEnvironment: fn0 })).toEqual({
+      why: "vitest/worker's setupEnvironment takes 0 parameter(s), this pool passes 1",
+    })
+    expect(workerRuntime({ init: fn3, runBaseTests: fn3, setupEnvironment: fn1 })).toEqual({
+      why: "vitest/worker's init takes 3 parameter(s), this pool passes 1",
+    })
   })
 })
 
@@ -40,10 +50,18 @@ function verdictsAndShape(report: Report | undefined): unknown {
     shape.add(`${path}: ${value === null ? 'null' : typeof value}`)
   }
   walk(report, '')
-  return { verdict: report.verdict, exitCode: report.exitCode, error: report.error, notes: report.notes, steps: verdicts(report), truth: report.truth?.rows.map((r) => `${r.source}: ${r.verdict}`), shape: [...shape].sort() }
+  return {
+    verdict: report.verdict,
+    exitCode: report.exitCode,
+    error: report.error,
+    notes: report.notes,
+    steps: verdicts(report),
+    truth: report.truth?.rows.map((r) => `${r.source}: ${r.verdict}`),
+    shape: [...shape].sort(),
+  }
 }
 
-describe("the stock pool, against the reference engine", () => {
+describe('the stock pool, against the reference engine', () => {
   let engine: EngineHandle
   beforeAll(async () => {
     engine = await startEngine({ svc: 'pool', processName: 'rpool', args: ['--prefill-interleave', '1'] })
@@ -63,11 +81,17 @@ describe("the stock pool, against the reference engine", () => {
       expect(inProcess.stderr.match(SUITE_PROCESS_LINE)?.[1], out(inProcess)).toBe('true')
       expect(forked.stderr.match(SUITE_PROCESS_LINE)?.[1], out(forked)).toBe('false')
       expect(inProcess.stderr).not.toMatch(/forked/)
-      expect(forked.stderr.match(/^armproof: warning: .*$/gm)).toEqual(['armproof: warning: the suite runs in a worker forked by vitest, not in this process: vitest/worker exports no init'])
+      expect(forked.stderr.match(/^armproof: warning: .*$/gm)).toEqual([
+        'armproof: warning: the suite runs in a worker forked by vitest, not in this process: vitest/worker exports no init',
+      ])
       expect(verdictsAndShape(forked.report)).toEqual(verdictsAndShape(inProcess.report))
       expect(forked.report?.verdict).toBe('green')
       // The same runbook printed: each step's line up to its observed value (` 1 ✓ dropins  no drop-in … — …`).
-      const stepLines = (run: typeof forked) => run.stdout.split('\n').filter((l) => /^\s*\d+ \S+ [a-z.]+ /.test(l)).map((l) => l.split('  — ')[0]!.replace(/\s+/g, ' ').trim())
+      const stepLines = (run: typeof forked) =>
+        run.stdout
+          .split('\n')
+          .filter((l) => /^\s*\d+ \S+ [a-z.]+ /.test(l))
+          .map((l) => l.split('  — ')[0]!.replace(/\s+/g, ' ').trim())
       expect(stepLines(forked)).toHaveLength(9)
       expect(stepLines(forked)).toEqual(stepLines(inProcess))
     } finally {

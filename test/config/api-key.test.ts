@@ -52,7 +52,9 @@ describe('a key on the command line is refused', () => {
 
   test('the key given to --api-key-file by mistake is not echoed back as a missing path', () => {
     const text = messages(load(['--api-key-file', KEY.replaceAll('-', '_')]))
-    expect(text).toBe('--api-key-file: the value given (not shown: it does not look like a path; is it the key itself?) cannot be read (no such file)')
+    expect(text).toBe(
+      '--api-key-file: the value given (not shown: it does not look like a path; is it the key itself?) cannot be read (no such file)',
+    )
   })
 
   test('--help shows only the safe ways', () => {
@@ -83,11 +85,18 @@ describe('the key from env or a file', () => {
 
   test('a pipe works too (process substitution: --api-key-file <(pass show endpoint))', async () => {
     const { execa } = await import('execa')
-    const r = await execa('bash', ['-c', `node -e "
+    const r = await execa(
+      'bash',
+      [
+        '-c',
+        `node -e "
       import('${new URL('../../helpers/config/load.ts', import.meta.url).pathname}').then((m) => {
         const r = m.loadConfig({ argv: process.argv.slice(1), env: {} })
         process.stdout.write(r.ok ? (r.target.apiKey === '${KEY}' ? 'key read' : 'other key') : JSON.stringify(r.problems))
-      })" -- --svc demo --knob PREFILL_INTERLEAVE --base-url http://127.0.0.1:1 --api-key-file <(printf '%s\\n' '${KEY}')`], { reject: false })
+      })" -- --svc demo --knob PREFILL_INTERLEAVE --base-url http://127.0.0.1:1 --api-key-file <(printf '%s\\n' '${KEY}')`,
+      ],
+      { reject: false },
+    )
     expect(String(r.stdout), String(r.stderr)).toBe('key read')
   })
 
@@ -128,13 +137,16 @@ describe('the key from env or a file', () => {
     expect(closed.ok && closed.warnings).toEqual([])
   })
 
-  test.each([['newline', `${KEY}\nx`], ['carriage return', `${KEY}\rx`], ['space', `${KEY} x`], ['NUL', `${KEY}\0x`], ['very long', 'k'.repeat(5000)]])(
-    'VERIFY_API_KEY with a %s is refused without showing it',
-    (_kind, value) => {
-      const text = messages(load([], { VERIFY_API_KEY: value }))
-      expect(text).toMatch(/^VERIFY_API_KEY: /)
-      expect(text).not.toContain(KEY)
-      expect(text).not.toContain('kkkkkkkk')
-    },
-  )
+  test.each([
+    ['newline', `${KEY}\nx`],
+    ['carriage return', `${KEY}\rx`],
+    ['space', `${KEY} x`],
+    ['NUL', `${KEY}\0x`],
+    ['very long', 'k'.repeat(5000)],
+  ])('VERIFY_API_KEY with a %s is refused without showing it', (_kind, value) => {
+    const text = messages(load([], { VERIFY_API_KEY: value }))
+    expect(text).toMatch(/^VERIFY_API_KEY: /)
+    expect(text).not.toContain(KEY)
+    expect(text).not.toContain('kkkkkkkk')
+  })
 })

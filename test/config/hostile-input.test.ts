@@ -29,7 +29,24 @@ const SHELL_BOUND = {
   glob: 'a*',
 }
 
-const SHELL_BOUND_FLAGS = ['svc', 'knob', 'value', 'previous', 'host', 'process', 'deploy-user', 'unit', 'model', 'mode', 'health-budget', 'meter-window', 'probe-timeout', 'host-timeout', 'base-url', 'api-key']
+const SHELL_BOUND_FLAGS = [
+  'svc',
+  'knob',
+  'value',
+  'previous',
+  'host',
+  'process',
+  'deploy-user',
+  'unit',
+  'model',
+  'mode',
+  'health-budget',
+  'meter-window',
+  'probe-timeout',
+  'host-timeout',
+  'base-url',
+  'api-key',
+]
 const stringFlags = OPTIONS.filter((o) => o.kind === 'string').map((o) => o.flag)
 
 function args(flag: string, value: string): string[] {
@@ -57,7 +74,12 @@ describe('every option refuses values no option may hold', () => {
   const dotenvCases = cases.filter(({ value }) => !value.includes('\0'))
   test.each(dotenvCases)('$flag in .env with a $kind is refused in one line', ({ flag, value }) => {
     const env = OPTIONS.find((o) => o.flag === flag)!.env
-    const dotenv = Object.entries({ VERIFY_SVC: 'demo', VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_BASE_URL: 'http://127.0.0.1:8000', [env]: value })
+    const dotenv = Object.entries({
+      VERIFY_SVC: 'demo',
+      VERIFY_KNOB: 'PREFILL_INTERLEAVE',
+      VERIFY_BASE_URL: 'http://127.0.0.1:8000',
+      [env]: value,
+    })
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
       .join('\n')
     expectOneLineRefusal(loadConfig({ dotenv, env: {} }), flag, `${env} in .env`)
@@ -86,7 +108,7 @@ describe('the API key is never echoed back', () => {
   })
 })
 
-describe('under --runtime kubernetes, the pod and kubectl\'s options refuse metacharacters and strangers', () => {
+describe("under --runtime kubernetes, the pod and kubectl's options refuse metacharacters and strangers", () => {
   const kube = (flag: string, value: string) => loadConfig({ argv: [...args(flag, value), '--runtime', 'kubernetes'], env: {} })
   test.each(Object.entries(SHELL_BOUND))('--host with a %s is refused as no pod name', (_kind, value) => {
     expectOneLineRefusal(kube('host', value), 'host')
@@ -101,6 +123,7 @@ describe('under --runtime kubernetes, the pod and kubectl\'s options refuse meta
     }
   })
   test.each(['--runtime', '--skip'])('%s with a hostile value is refused in one line', (flag) => {
-    for (const value of Object.values(SHELL_BOUND)) expectOneLineRefusal(loadConfig({ argv: args(flag.slice(2), value), env: {} }), flag.slice(2))
+    for (const value of Object.values(SHELL_BOUND))
+      expectOneLineRefusal(loadConfig({ argv: args(flag.slice(2), value), env: {} }), flag.slice(2))
   })
 })

@@ -29,7 +29,10 @@ type Option = { name: string; set(path: string): { args: string[]; env: Record<s
 const flag = (name: string): Option => ({ name, set: (path) => ({ args: [name, path], env: {} }) })
 const envTwin = (name: string): Option => ({ name, set: (path) => ({ args: [], env: { [name]: path } }) })
 const pairs = <T>(xs: readonly T[]) => xs.flatMap((a, i) => xs.slice(i + 1).map((b) => [a, b] as const))
-const cases = (options: readonly Option[]) => pairs(options).flatMap(([a, b]) => [false, true].map((viaLink) => ({ a, b, viaLink, label: `${a.name} and ${b.name}${viaLink ? ' (through a symlinked folder)' : ''}` })))
+const cases = (options: readonly Option[]) =>
+  pairs(options).flatMap(([a, b]) =>
+    [false, true].map((viaLink) => ({ a, b, viaLink, label: `${a.name} and ${b.name}${viaLink ? ' (through a symlinked folder)' : ''}` })),
+  )
 
 const LIVE = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://127.0.0.1:9', '--mode', 'record']
 
@@ -48,8 +51,10 @@ describe.concurrent('pnpm verify, one target: every pair of outputs on one path 
   })
 })
 
-describe.concurrent('pnpm verify --targets: every pair of the run\'s outputs, the targets file and a target\'s fixtures on one path is refused', () => {
-  const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ svc: 'llm-7', 'base-url': 'http://127.0.0.1:9', fixtures: join(dir, 'real', 'fleet-fixtures') }])
+describe.concurrent("pnpm verify --targets: every pair of the run's outputs, the targets file and a target's fixtures on one path is refused", () => {
+  const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+    { svc: 'llm-7', 'base-url': 'http://127.0.0.1:9', fixtures: join(dir, 'real', 'fleet-fixtures') },
+  ])
   const fixtures = join(dir, 'real', 'fleet-fixtures')
   const options = [flag('--report'), flag('--junit'), flag('--summary'), envTwin('GITHUB_STEP_SUMMARY')]
   test.each(cases(options))('$label', async ({ a, b, viaLink }) => {
@@ -61,7 +66,10 @@ describe.concurrent('pnpm verify --targets: every pair of the run\'s outputs, th
     expect(r.output).toMatch(new RegExp(`${a.name} and ${b.name}: (both name|.* are one path once symlinks are resolved)`))
   })
   test.each(options)('$name on the targets file, or on the folder a target records into, is refused', async (o) => {
-    for (const [path, says] of [[file, /which this run reads/], [fixtures, /both name|one path once/]] as const) {
+    for (const [path, says] of [
+      [file, /which this run reads/],
+      [fixtures, /both name|one path once/],
+    ] as const) {
       const x = o.set(path)
       const r = await verifyExactly(['--targets', file, '--mode', 'record', ...x.args], x.env)
       expect(r.exitCode, r.output).toBe(2)
@@ -79,7 +87,13 @@ describe.concurrent('merge-reports: every pair of its outputs and its inputs on 
   const options: Option[] = [flag('--out'), flag('--junit'), envTwin('GITHUB_STEP_SUMMARY')]
   const merge = async (args: string[], env: Record<string, string>) => {
     let output = ''
-    const code = await mergeReports({ rawArgs: [...args, ...shards], env, cwd: dir, out: { write: (t: string) => (output += t) }, err: { write: (t: string) => (output += t) } })
+    const code = await mergeReports({
+      rawArgs: [...args, ...shards],
+      env,
+      cwd: dir,
+      out: { write: (t: string) => (output += t) },
+      err: { write: (t: string) => (output += t) },
+    })
     return { code, output }
   }
   test.each(cases(options))('$label', async ({ a, b, viaLink }) => {

@@ -23,7 +23,8 @@ mkdirSync(join(dir, 'b-dir'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('outputProblem', () => {
-  const check = (path: string, kind: 'file' | 'folder' = 'file', append = false) => outputProblem({ option: '--report', path, kind, append }, dir)
+  const check = (path: string, kind: 'file' | 'folder' = 'file', append = false) =>
+    outputProblem({ option: '--report', path, kind, append }, dir)
   test.each([
     ['a new file in an existing folder', 'new.json'],
     ['a new file under folders still to be made', 'reports/deep/new.json'],
@@ -34,7 +35,11 @@ describe('outputProblem', () => {
   test.each([
     ['a directory', 'a-dir', /^--report: "a-dir" is a directory; give a file path/],
     ['a path under a file', 'a-file/report.json', /cannot be created: ".*a-file" is not a folder/],
-    ['a path under a place that takes no new entry', '/proc/self/armproof/report.json', /^--report: "\/proc\/self\/armproof\/report.json" cannot be created under "\/proc\/self"/],
+    [
+      'a path under a place that takes no new entry',
+      '/proc/self/armproof/report.json',
+      /^--report: "\/proc\/self\/armproof\/report.json" cannot be created under "\/proc\/self"/,
+    ],
     ['a device for a whole-file write', '/dev/null', /is not a regular file/],
   ])('%s is refused in one line', (_name, path, message) => {
     const why = check(path)
@@ -68,14 +73,38 @@ describe.concurrent('through pnpm verify', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
   const verifyBin = (args: string[], env: Record<string, string> = {}) =>
-    execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, extendEnv: true, stdin: 'ignore' })
+    execa(process.execPath, [join(ROOT, 'bin/verify.ts'), ...args], {
+      cwd: ROOT,
+      reject: false,
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+      extendEnv: true,
+      stdin: 'ignore',
+    })
 
-  test('unwritable --report, --junit, --fixtures and step summary: exit 2, one line each, nothing contacted, no stack trace', async ({ expect }) => {
+  test('unwritable --report, --junit, --fixtures and step summary: exit 2, one line each, nothing contacted, no stack trace', async ({
+    expect,
+  }) => {
     // As test/support/verify-in-process.ts, with the output paths under test in place of its own.
     const r = { exitCode: -1, stdout: '', stderr: '' }
     r.exitCode = await verify({
-      rawArgs: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--mode', 'record',
-        '--report', join(dir, 'a-dir'), '--junit', '/proc/self/armproof/junit.xml', '--fixtures', aFile],
+      rawArgs: [
+        '--svc',
+        'demo',
+        '--knob',
+        'PREFILL_INTERLEAVE',
+        '--value',
+        '1',
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--mode',
+        'record',
+        '--report',
+        join(dir, 'a-dir'),
+        '--junit',
+        '/proc/self/armproof/junit.xml',
+        '--fixtures',
+        aFile,
+      ],
       env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', GITHUB_STEP_SUMMARY: join(dir, 'b-dir') },
       cwd: ROOT,
       out: { write: (t: string) => (r.stdout += t) },
@@ -85,7 +114,12 @@ describe.concurrent('through pnpm verify', () => {
     expect(r.exitCode).toBe(2)
     const lines = String(r.stderr).trim().split('\n')
     expect(lines[0]).toBe('armproof: 4 configuration problems; nothing was contacted.')
-    expect(lines.slice(1).map((l) => l.replace(/:.*/, ''))).toEqual(['  - --report', '  - --junit', '  - GITHUB_STEP_SUMMARY', '  - --fixtures'])
+    expect(lines.slice(1).map((l) => l.replace(/:.*/, ''))).toEqual([
+      '  - --report',
+      '  - --junit',
+      '  - GITHUB_STEP_SUMMARY',
+      '  - --fixtures',
+    ])
     expect(String(r.stderr) + String(r.stdout)).not.toMatch(/\n\s+at /)
     expect(connections).toBe(0)
   })
@@ -93,14 +127,40 @@ describe.concurrent('through pnpm verify', () => {
   test('a .env that cannot be read is one line and exit 2, not a stack trace', async ({ expect }) => {
     const cwd = join(dir, 'with-env-dir')
     mkdirSync(join(cwd, '.env'), { recursive: true })
-    const r = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE'], { cwd, reject: false, env: { CI: 'true' }, extendEnv: true, stdin: 'ignore' })
+    const r = await execa(process.execPath, [join(ROOT, 'bin/verify.ts'), '--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE'], {
+      cwd,
+      reject: false,
+      env: { CI: 'true' },
+      extendEnv: true,
+      stdin: 'ignore',
+    })
     expect(r.exitCode).toBe(2)
-    expect(String(r.stderr).trim()).toBe('armproof: 1 configuration problem; nothing was contacted.\n  - .env: cannot be read (EISDIR); fix it, or set VERIFY_NO_DOTENV=1')
+    expect(String(r.stderr).trim()).toBe(
+      'armproof: 1 configuration problem; nothing was contacted.\n  - .env: cannot be read (EISDIR); fix it, or set VERIFY_NO_DOTENV=1',
+    )
   })
 
-  test('a write that still fails after the run: the verdict line is printed, exit 4, one line saying what was not written', async ({ expect }) => {
+  test('a write that still fails after the run: the verdict line is printed, exit 4, one line saying what was not written', async ({
+    expect,
+  }) => {
     const report = join(dir, 'replayed.json')
-    const r = await verifyBin(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--report', report], { GITHUB_STEP_SUMMARY: '/dev/full' })
+    const r = await verifyBin(
+      [
+        '--svc',
+        'demo',
+        '--knob',
+        'PREFILL_INTERLEAVE',
+        '--value',
+        '1',
+        '--mode',
+        'replay',
+        '--fixtures',
+        'fixtures/demo/PREFILL_INTERLEAVE',
+        '--report',
+        report,
+      ],
+      { GITHUB_STEP_SUMMARY: '/dev/full' },
+    )
     expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(EXIT_OUTPUT_UNWRITTEN)
     expect(String(r.stdout)).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
     expect(String(r.stderr)).toContain('armproof: could not write the step summary to /dev/full: ENOSPC')

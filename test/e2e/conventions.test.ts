@@ -23,7 +23,12 @@ import { ROOT } from '../support/run-verify.ts'
 
 /** `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env). */
 const bin = (file: string, args: readonly string[], env: Record<string, string> = {}) =>
-  execa(process.execPath, [join(ROOT, file), ...args], { cwd: ROOT, reject: false, stdin: 'ignore', env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env } })
+  execa(process.execPath, [join(ROOT, file), ...args], {
+    cwd: ROOT,
+    reject: false,
+    stdin: 'ignore',
+    env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+  })
 
 const REPLAY = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay']
 const ESC = '\x1b['
@@ -70,7 +75,11 @@ describe('commands are named as the process was started', () => {
     expect(launcherOf('/src/armproof/bin/demo.ts', { ARMPROOF_LAUNCHER: 'bootstrap:demo' })).toBe('bootstrap')
     expect(launcherOf('/src/armproof/bin/verify.ts', { ARMPROOF_LAUNCHER: 'bootstrap:test', npm_lifecycle_event: 'test' })).toBe('node')
     expect(command('writeback', 'bootstrap')).toBe('sh bootstrap.sh writeback')
-    expect([command('writeback', 'armproof'), command('writeback', 'pnpm'), command('writeback', 'node')]).toEqual(['armproof writeback', 'pnpm writeback', 'node bin/writeback.ts'])
+    expect([command('writeback', 'armproof'), command('writeback', 'pnpm'), command('writeback', 'node')]).toEqual([
+      'armproof writeback',
+      'pnpm writeback',
+      'node bin/writeback.ts',
+    ])
   })
 
   test('a bin called straight names itself in its usage and its next step, never pnpm', async () => {
@@ -91,15 +100,21 @@ describe('commands are named as the process was started', () => {
 
   test('no product message writes a launcher itself: every `pnpm <command>` goes through command()', () => {
     const files = ['bin', 'helpers', 'suites'].flatMap((d) =>
-      readdirSync(join(ROOT, d), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name)),
+      readdirSync(join(ROOT, d), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+        .map((e) => join(e.parentPath, e.name)),
     )
     expect(files.length).toBeGreaterThan(60)
     const found: string[] = []
     for (const file of files) {
       // Comments may name the checkout's commands; the code's strings may not.
-      const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/\s\/\/ .*$/gm, '')
+      const code = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '')
+        .replace(/\s\/\/ .*$/gm, '')
       // `armproof writeback: refused …` is the program naming itself, not a command to type.
-      for (const m of code.matchAll(/\b(?:pnpm|armproof) (?:verify|writeback|merge-reports|demo|effect|serve)\b(?!:)/g)) found.push(`${relative(ROOT, file)}: ${m[0]}`)
+      for (const m of code.matchAll(/\b(?:pnpm|armproof) (?:verify|writeback|merge-reports|demo|effect|serve)\b(?!:)/g))
+        found.push(`${relative(ROOT, file)}: ${m[0]}`)
     }
     expect(found).toEqual([])
   })
@@ -112,7 +127,9 @@ describe("the README's commands end without pnpm's ELIFECYCLE line", () => {
     const lines = blocks.flatMap((b) => b.split('\n')).filter((l) => /^(?:sh|node|pnpm|armproof|npm|podman) /.test(l))
     expect(lines.length).toBeGreaterThan(5)
     const scripts = Object.keys(pkg.scripts)
-    const throughPnpm = lines.filter((l) => scripts.some((s) => l.startsWith(`pnpm ${s} `) || l === `pnpm ${s}` || l.startsWith(`pnpm run ${s}`)))
+    const throughPnpm = lines.filter((l) =>
+      scripts.some((s) => l.startsWith(`pnpm ${s} `) || l === `pnpm ${s}` || l.startsWith(`pnpm run ${s}`)),
+    )
     // `pnpm pack` is pnpm's own command, not a script of ours.
     expect(throughPnpm).toEqual([])
     expect(lines.slice(0, 2)).toEqual([expect.stringMatching(/^sh bootstrap\.sh demo /), expect.stringMatching(/^sh bootstrap\.sh test /)])
@@ -123,7 +140,8 @@ describe('colour', () => {
   const tty = { isTTY: true }
   const pipe = { isTTY: false }
   test('flags, then FORCE_COLOR, then a non-empty NO_COLOR, then TERM=dumb, then whether it is a terminal (never under CI)', () => {
-    const on = (flag: boolean | undefined, env: Record<string, string>, stream: { isTTY: boolean }) => paints(colorChoice(flag, env), stream, env)
+    const on = (flag: boolean | undefined, env: Record<string, string>, stream: { isTTY: boolean }) =>
+      paints(colorChoice(flag, env), stream, env)
     expect(on(undefined, {}, tty)).toBe(true)
     expect(on(undefined, {}, pipe)).toBe(false)
     expect(on(undefined, { CI: 'true' }, tty)).toBe(false)
@@ -180,7 +198,17 @@ describe('--json: the report alone on stdout', () => {
   })
 
   test('a red run still writes its report to stdout, and the exit code says red', async () => {
-    const r = await bin('bin/verify.ts', ['--svc', 'demo-ignored', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--json'])
+    const r = await bin('bin/verify.ts', [
+      '--svc',
+      'demo-ignored',
+      '--knob',
+      'PREFILL_INTERLEAVE',
+      '--value',
+      '1',
+      '--mode',
+      'replay',
+      '--json',
+    ])
     expect(r.exitCode).toBe(1)
     const report = checkedReport(JSON.parse(String(r.stdout)) as Report)
     expect(report.verdict).toBe('red')
@@ -191,10 +219,22 @@ describe('--json: the report alone on stdout', () => {
 describe('the closing line: step counts and the duration', () => {
   const step = (verdict: 'passed' | 'failed' | 'inconclusive' | 'skipped') => ({ verdict }) as never
   test('counts every verdict, and the steps never judged', () => {
-    expect(countSteps([{ steps: [step('passed'), step('failed'), step('skipped')] }])).toEqual({ passed: 1, failed: 1, inconclusive: 0, skipped: 1, notJudged: STEP_IDS.length - 3 })
-    expect(closingLine({ passed: 8, failed: 1, inconclusive: 0, skipped: 0, notJudged: 0 }, 4100)).toBe('steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · 4.1s')
-    expect(closingLine({ passed: 3, failed: 0, inconclusive: 0, skipped: 0, notJudged: 6 }, 61_000)).toBe('steps: 3 passed, 0 failed, 0 inconclusive, 0 skipped, 6 not judged · 1m 01s')
-    expect(reportClosingLine({ steps: [], startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:00.250Z' })).toBe(`steps: 0 passed, 0 failed, 0 inconclusive, 0 skipped, ${STEP_IDS.length} not judged · 250ms`)
+    expect(countSteps([{ steps: [step('passed'), step('failed'), step('skipped')] }])).toEqual({
+      passed: 1,
+      failed: 1,
+      inconclusive: 0,
+      skipped: 1,
+      notJudged: STEP_IDS.length - 3,
+    })
+    expect(closingLine({ passed: 8, failed: 1, inconclusive: 0, skipped: 0, notJudged: 0 }, 4100)).toBe(
+      'steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · 4.1s',
+    )
+    expect(closingLine({ passed: 3, failed: 0, inconclusive: 0, skipped: 0, notJudged: 6 }, 61_000)).toBe(
+      'steps: 3 passed, 0 failed, 0 inconclusive, 0 skipped, 6 not judged · 1m 01s',
+    )
+    expect(reportClosingLine({ steps: [], startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:00.250Z' })).toBe(
+      `steps: 0 passed, 0 failed, 0 inconclusive, 0 skipped, ${STEP_IDS.length} not judged · 250ms`,
+    )
     const painted = closingLine({ passed: 1, failed: 1, inconclusive: 0, skipped: 0, notJudged: 0 }, 1, { color: true })
     expect(painted).toContain(`${ESC}32m1 passed`)
     expect(painted).toContain(`${ESC}31m1 failed`)
@@ -221,7 +261,12 @@ describe('the progress line ticks by time on a terminal', () => {
     const line = new LiveLine({ write: (t) => writes.push(t), width: 200, now: () => now })
     line.show('waiting for http://gpu-7:8000/health: connection refused (loading) · 1ms of 20s')
     expect(writes.at(-1)).toMatch(/ 1ms of 20s$/)
-    for (const [at, shown] of [[1000, '1.0s'], [2000, '2.0s'], [11_000, '11s'], [25_000, '20s']] as const) {
+    for (const [at, shown] of [
+      [1000, '1.0s'],
+      [2000, '2.0s'],
+      [11_000, '11s'],
+      [25_000, '20s'],
+    ] as const) {
       now = at
       vi.advanceTimersByTime(TICK_MS)
       expect(writes.at(-1), `at ${at} ms`).toMatch(new RegExp(` ${shown.replace('.', '\\.')} of 20s$`))
@@ -237,8 +282,12 @@ describe('the progress line ticks by time on a terminal', () => {
 
   test('a new report restarts from its own elapsed; the heartbeat\'s "of up to" is advanced too; a message without one is left as it is', () => {
     expect(advanced('meter: waiting · 5.0s of up to 2m 00s', 3000)).toBe('meter: waiting · 8.0s of up to 2m 00s')
-    expect(advanced('watching m = 0 · 59s of 5m 00s · 3 requests since the start', 2000)).toBe('watching m = 0 · 1m 01s of 5m 00s · 3 requests since the start')
-    expect(advanced('GET http://h/v1/chat: HTTP 503, retrying after 2.0s (Retry-After 2)', 5000)).toBe('GET http://h/v1/chat: HTTP 503, retrying after 2.0s (Retry-After 2)')
+    expect(advanced('watching m = 0 · 59s of 5m 00s · 3 requests since the start', 2000)).toBe(
+      'watching m = 0 · 1m 01s of 5m 00s · 3 requests since the start',
+    )
+    expect(advanced('GET http://h/v1/chat: HTTP 503, retrying after 2.0s (Retry-After 2)', 5000)).toBe(
+      'GET http://h/v1/chat: HTTP 503, retrying after 2.0s (Retry-After 2)',
+    )
   })
 
   test('formatDuration is read back to what it showed, over random durations (seeded); a moved elapsed never passes its budget', () => {
@@ -262,21 +311,33 @@ describe('the progress line ticks by time on a terminal', () => {
 })
 
 describe('fleet runs follow the same conventions', () => {
-  test('--json puts the fleet report alone on stdout; the closing line counts every target\'s steps', async () => {
+  test("--json puts the fleet report alone on stdout; the closing line counts every target's steps", async () => {
     const targets = join(mkdtempSync(join(tmpdir(), 'armproof-conv-')), 'targets.yaml')
-    writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\ntargets:\n  - svc: demo\n    fixtures: ${join(ROOT, 'fixtures/demo/PREFILL_INTERLEAVE')}\n  - svc: demo-ignored\n    fixtures: ${join(ROOT, 'fixtures/demo-ignored/PREFILL_INTERLEAVE')}\n`)
+    writeFileSync(
+      targets,
+      `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\ntargets:\n  - svc: demo\n    fixtures: ${join(ROOT, 'fixtures/demo/PREFILL_INTERLEAVE')}\n  - svc: demo-ignored\n    fixtures: ${join(ROOT, 'fixtures/demo-ignored/PREFILL_INTERLEAVE')}\n`,
+    )
     const r = await bin('bin/verify.ts', ['--targets', targets, '--mode', 'replay', '--json'])
     expect(r.exitCode, String(r.stderr)).toBe(1)
     const fleet = checkedFleetReport(JSON.parse(String(r.stdout)) as FleetReport)
-    expect([fleet.format, fleet.verdict, fleet.targets.map((t) => `${t.name} ${t.report.verdict} ${t.report.format}`)]).toEqual(['armproof-fleet/1', 'red', ['demo green armproof-report/1', 'demo-ignored red armproof-report/1']])
-    expect(String(r.stderr).trimEnd().split('\n').at(-1)).toMatch(/^2 target\(s\), steps: 17 passed, 1 failed, 0 inconclusive, 0 skipped · \d/)
+    expect([fleet.format, fleet.verdict, fleet.targets.map((t) => `${t.name} ${t.report.verdict} ${t.report.format}`)]).toEqual([
+      'armproof-fleet/1',
+      'red',
+      ['demo green armproof-report/1', 'demo-ignored red armproof-report/1'],
+    ])
+    expect(String(r.stderr).trimEnd().split('\n').at(-1)).toMatch(
+      /^2 target\(s\), steps: 17 passed, 1 failed, 0 inconclusive, 0 skipped · \d/,
+    )
     expect(String(r.stderr)).toMatch(/^next for the green targets: node bin\/writeback\.ts --report <report\.json> --vault <dir>$/m)
     // merge-reports --json: the merged report alone on stdout (a run without shards is its one shard), its lines on stderr.
     const shard = join(targets, '..', 'fleet.json')
     writeFileSync(shard, String(r.stdout))
     const merged = await bin('bin/merge-reports.ts', ['--json', shard])
     expect(merged.exitCode, String(merged.stderr)).toBe(1)
-    expect(checkedFleetReport(JSON.parse(String(merged.stdout)) as FleetReport).targets.map((t) => t.report.verdict)).toEqual(['green', 'red'])
+    expect(checkedFleetReport(JSON.parse(String(merged.stdout)) as FleetReport).targets.map((t) => t.report.verdict)).toEqual([
+      'green',
+      'red',
+    ])
     expect(String(merged.stderr)).toMatch(/^merged 1 shard report\(s\) into stdout: fleet RED, 2 target\(s\), exit 1$/m)
     const refused = await bin('bin/merge-reports.ts', [shard])
     expect([refused.exitCode, String(refused.stdout)]).toEqual([2, ''])

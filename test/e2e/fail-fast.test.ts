@@ -33,7 +33,13 @@ function meterNotWatched(run: VerifyRun): void {
   const context = `${run.stdout}\n${run.stderr}`
   expect(run.exitCode, context).toBe(3)
   expect(run.report?.verdict, context).toBe('inconclusive')
-  expect(verdicts(run.report), context).toMatchObject({ health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' })
+  expect(verdicts(run.report), context).toMatchObject({
+    health: 'inconclusive',
+    'probe.exact': 'skipped',
+    'probe.tools': 'skipped',
+    'probe.vision': 'skipped',
+    meter: 'inconclusive',
+  })
   const meter = run.report!.steps.find((s) => s.id === 'meter')!
   expect(meter.observed, context).toMatch(/^not watched: \/health never answered 200 \(see step health\)/)
   expect(meter.expected, context).toContain('within 5m')
@@ -44,11 +50,16 @@ describe('a base URL no engine on the local host serves', () => {
     const engine = await startEngine({ args: ['--prefill-interleave', '1'], svc: 'ff-elsewhere', processName: `rff-${RUN}` })
     engines.push(engine)
     await engine.waitReady()
-    const run = await verifyInProcess(['--svc', 'demo', ...ARM, '--base-url', 'http://127.0.0.1:9', '--process', engine.processName, '--host', 'local'], { env: engine.env })
+    const run = await verifyInProcess(
+      ['--svc', 'demo', ...ARM, '--base-url', 'http://127.0.0.1:9', '--process', engine.processName, '--host', 'local'],
+      { env: engine.env },
+    )
     await engine.stop()
     expect(run.exitCode, run.stderr).toBe(2)
     expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1)
-    expect(run.stderr).toContain(`nothing on this host listens on port 9 and no container answers for demo: the engines named ${engine.processName} there listen on port ${engine.port} (pid ${engine.pids[0]})`)
+    expect(run.stderr).toContain(
+      `nothing on this host listens on port 9 and no container answers for demo: the engines named ${engine.processName} there listen on port ${engine.port} (pid ${engine.pids[0]})`,
+    )
     expect(run.stderr).toContain(`did you mean --base-url http://127.0.0.1:${engine.port}?`)
     expect(run.stderr).toContain('[first contact: local: /proc/net/tcp{,6}')
     expect(run.report).toMatchObject({ verdict: 'error', steps: [] })
@@ -57,24 +68,65 @@ describe('a base URL no engine on the local host serves', () => {
 })
 
 describe('where the unserved-port check does not apply, an inconclusive health step leaves the meter unwatched', () => {
-  test('--host reached over ssh (the host unreadable): the health budget, then the meter inconclusive at once', { timeout: 150_000 }, async () => {
+  test('--host reached over ssh (the host unreadable): the health budget, then the meter inconclusive at once', {
+    timeout: 150_000,
+  }, async () => {
     const port = await closedPort()
-    const run = await runVerify(['--svc', 'demo', ...ARM, '--base-url', 'http://127.0.0.1:9', '--host', 'armproof@127.0.0.1', '--ssh-opts', `-p ${port}`, '--host-timeout', '10s'], { timeoutMs: 120_000 })
+    const run = await runVerify(
+      [
+        '--svc',
+        'demo',
+        ...ARM,
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--host',
+        'armproof@127.0.0.1',
+        '--ssh-opts',
+        `-p ${port}`,
+        '--host-timeout',
+        '10s',
+      ],
+      { timeoutMs: 120_000 },
+    )
     meterNotWatched(run)
     // The host steps could not reach the host either: inconclusive, never red.
     expect(verdicts(run.report)).toMatchObject({ help: 'inconclusive', argv: 'inconclusive', ledger: 'inconclusive' })
     cleanup(run)
   })
 
-  test('an engine that may still be loading onto the port (its argv names it, it does not listen yet): the health budget, then the meter inconclusive at once', { timeout: 150_000 }, async () => {
-    const engine = await startEngine({ args: ['--prefill-interleave', '1'], faults: ['never_listen'], svc: 'ff-loading', processName: `rfl-${RUN}` })
+  test('an engine that may still be loading onto the port (its argv names it, it does not listen yet): the health budget, then the meter inconclusive at once', {
+    timeout: 150_000,
+  }, async () => {
+    const engine = await startEngine({
+      args: ['--prefill-interleave', '1'],
+      faults: ['never_listen'],
+      svc: 'ff-loading',
+      processName: `rfl-${RUN}`,
+    })
     engines.push(engine)
-    const run = await runVerify(['--svc', engine.svc, ...ARM, '--base-url', engine.baseUrl, '--process', engine.processName, '--host', 'local', '--host-timeout', '10s'], { engine, timeoutMs: 120_000 })
+    const run = await runVerify(
+      [
+        '--svc',
+        engine.svc,
+        ...ARM,
+        '--base-url',
+        engine.baseUrl,
+        '--process',
+        engine.processName,
+        '--host',
+        'local',
+        '--host-timeout',
+        '10s',
+      ],
+      { engine, timeoutMs: 120_000 },
+    )
     await engine.stop()
     meterNotWatched(run)
     // The engine itself was found (nothing listens on its port yet: the one process of its name) and its argv holds.
     expect(verdicts(run.report)).toMatchObject({ argv: 'passed' })
-    expect(run.report!.steps.find((s) => s.id === 'argv')!.observed).toContain(`(pid ${engine.pids[0]} is the only process pidof ${engine.processName} finds)`)
+    expect(run.report!.steps.find((s) => s.id === 'argv')!.observed).toContain(
+      `(pid ${engine.pids[0]} is the only process pidof ${engine.processName} finds)`,
+    )
     cleanup(run)
   })
 })

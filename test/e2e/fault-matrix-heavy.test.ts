@@ -13,7 +13,10 @@ afterAll(async () => {
   await Promise.all(engines.map((e) => e.stop()))
 })
 
-const CASES = rows(FAULT_MATRIX.filter((c) => HEAVY.includes(c.fault)), (c) => FAULT_MATRIX.indexOf(c))
+const CASES = rows(
+  FAULT_MATRIX.filter((c) => HEAVY.includes(c.fault)),
+  (c) => FAULT_MATRIX.indexOf(c),
+)
 
 describe('the fault matrix, heavy rows', () => {
   test('every HEAVY row is a row of the matrix', ({ expect }) => {

@@ -18,7 +18,10 @@ afterAll(async () => {
 
 // The rows that wait out the whole health budget start first, so the side-by-side run does not end on them.
 const waitsHealthBudget = (c: FaultCase): boolean => c.steps.health === 'inconclusive'
-const CASES = rows(FAULT_MATRIX.filter((c) => !HEAVY.includes(c.fault)), (c) => FAULT_MATRIX.indexOf(c)).sort((a, b) => Number(waitsHealthBudget(b)) - Number(waitsHealthBudget(a)))
+const CASES = rows(
+  FAULT_MATRIX.filter((c) => !HEAVY.includes(c.fault)),
+  (c) => FAULT_MATRIX.indexOf(c),
+).sort((a, b) => Number(waitsHealthBudget(b)) - Number(waitsHealthBudget(a)))
 
 describe.concurrent('the fault matrix', () => {
   test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => checkRow(c, engines, expect))

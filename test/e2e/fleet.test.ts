@@ -38,7 +38,17 @@ const unique = (prefix: string): string => `${prefix}${Math.random().toString(36
  */
 const HEALTH_BUDGET_MS = 4000
 const METER_WINDOW = '3s'
-const FLEET_FAST = ['--health-budget', `${HEALTH_BUDGET_MS}ms`, '--meter-window', METER_WINDOW, '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check']
+const FLEET_FAST = [
+  '--health-budget',
+  `${HEALTH_BUDGET_MS}ms`,
+  '--meter-window',
+  METER_WINDOW,
+  '--probe-timeout',
+  '3s',
+  '--host-timeout',
+  '10s',
+  '--no-dropin-check',
+]
 /** A server that answers 404 to everything and lists what it was asked; closed in afterAll. */
 const servers: Server[] = []
 async function listening(): Promise<{ url: string; port: number; seen: string[] }> {
@@ -71,7 +81,11 @@ afterAll(async () => {
 
 describe.concurrent('a fleet in one run', () => {
   test('healthy, knob-ignored and never-ready targets: GREEN, RED, INCONCLUSIVE; exit 1; every output shows every target', async () => {
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.ignored), engineEntry(engines.loading)])
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+      healthyEntry(),
+      engineEntry(engines.ignored),
+      engineEntry(engines.loading),
+    ])
     const summary = join(file, '..', 'summary.md')
     writeFileSync(summary, '')
     const run = await runVerify(['--targets', file, '--concurrency', '2', ...FLEET_FAST], { env: { GITHUB_STEP_SUMMARY: summary } })
@@ -81,7 +95,11 @@ describe.concurrent('a fleet in one run', () => {
       expect(report.format).toBe('armproof-fleet/1')
       expect(report.verdict).toBe('red')
       expect(report.exitCode).toBe(1)
-      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      expect(targetVerdicts(report), run.stdout).toEqual({
+        [engines.healthy.svc]: 'green',
+        [engines.ignored.svc]: 'red',
+        [engines.loading.svc]: 'inconclusive',
+      })
       const [healthy, ignored, loading] = report.targets.map((t) => t.report)
       expect(verdicts(ignored)).toMatchObject({ meter: 'failed', argv: 'passed', ledger: 'passed' })
       expect(verdicts(loading)).toMatchObject({ health: 'inconclusive', argv: 'passed', 'probe.exact': 'skipped' })
@@ -132,12 +150,20 @@ describe.concurrent('a fleet in one run', () => {
   })
 
   test('--shard 1/2 and 2/2 split the fleet, every target in exactly one, and merge-reports joins them (exit = worst)', async () => {
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.ignored), engineEntry(engines.loading)])
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+      healthyEntry(),
+      engineEntry(engines.ignored),
+      engineEntry(engines.loading),
+    ])
     const runs = await Promise.all([1, 2].map((i) => runVerify(['--targets', file, '--shard', `${i}/2`, ...FLEET_FAST])))
     try {
       const shards = runs.map((r) => r.report as unknown as FleetReport)
       const names = shards.flatMap((r) => r.targets.map((t) => t.name)).sort()
-      expect(names).toEqual(Object.values(engines).map((e) => e.svc).sort())
+      expect(names).toEqual(
+        Object.values(engines)
+          .map((e) => e.svc)
+          .sort(),
+      )
       for (const [k, r] of shards.entries()) expect(r.fleet.shards).toEqual([{ index: k + 1, count: 2 }])
       let out = ''
       let err = ''
@@ -145,12 +171,22 @@ describe.concurrent('a fleet in one run', () => {
       // One shard alone is refused: it does not hold the fleet.
       expect(await mergeReports({ ...io, rawArgs: ['--out', 'merged.json', runs[0]!.reportPath] })).toBe(2)
       expect(err).toMatch(/shard 2\/2 missing/)
-      const code = await mergeReports({ ...io, rawArgs: ['--out', 'merged.json', '--junit', 'merged.xml', ...runs.map((r) => r.reportPath)] })
+      const code = await mergeReports({
+        ...io,
+        rawArgs: ['--out', 'merged.json', '--junit', 'merged.xml', ...runs.map((r) => r.reportPath)],
+      })
       expect(code, err).toBe(1)
       const merged = readCheckedReport<FleetReport>(join(runs[0]!.dir, 'merged.json'))
       expect(merged.targets).toHaveLength(3)
-      expect(merged.fleet.shards).toEqual([{ index: 1, count: 2 }, { index: 2, count: 2 }])
-      expect(targetVerdicts(merged), runs.map((r) => r.stdout).join('\n')).toEqual({ [engines.healthy.svc]: 'green', [engines.ignored.svc]: 'red', [engines.loading.svc]: 'inconclusive' })
+      expect(merged.fleet.shards).toEqual([
+        { index: 1, count: 2 },
+        { index: 2, count: 2 },
+      ])
+      expect(targetVerdicts(merged), runs.map((r) => r.stdout).join('\n')).toEqual({
+        [engines.healthy.svc]: 'green',
+        [engines.ignored.svc]: 'red',
+        [engines.loading.svc]: 'inconclusive',
+      })
       expect(readFileSync(join(runs[0]!.dir, 'merged.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
       expect(out).toMatch(/merged 2 shard report\(s\) into merged.json: fleet RED, 3 target\(s\), exit 1/)
     } finally {
@@ -160,11 +196,16 @@ describe.concurrent('a fleet in one run', () => {
 
   test('a fleet recorded (--mode record, a fixtures folder per target) replays offline to the same verdicts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armproof-fleet-rec-'))
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [{ ...healthyEntry(), fixtures: join(dir, 'healthy') }, engineEntry(engines.ignored, { fixtures: join(dir, 'ignored') })])
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+      { ...healthyEntry(), fixtures: join(dir, 'healthy') },
+      engineEntry(engines.ignored, { fixtures: join(dir, 'ignored') }),
+    ])
     const recorded = await runVerify(['--targets', file, '--mode', 'record', ...FLEET_FAST])
     try {
       expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(1)
-      const replayed = await runVerify(['--targets', file, '--mode', 'replay', ...FLEET_FAST], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+      const replayed = await runVerify(['--targets', file, '--mode', 'replay', ...FLEET_FAST], {
+        env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` },
+      })
       try {
         expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(1)
         const before = recorded.report as unknown as FleetReport
@@ -208,8 +249,12 @@ describe.concurrent('a fleet in one run', () => {
       expect(k!.error).toMatch(/^first contact: \/v1\/models answers HTTP 401 \(the key\)/)
       expect(m!.error).toMatch(/^first contact: \/health answers HTTP 404 \(the path\)/)
       // One line each, naming the target, with the cause and the fix.
-      expect(run.stderr).toMatch(new RegExp(`^armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): .*VERIFY_API_KEY.*\\[first contact: GET `, 'm'))
-      expect(run.stderr).toMatch(new RegExp(`^armproof: ${missing.svc}: /health answers HTTP 404 \\(the path\\): --base-url must be the engine's root`, 'm'))
+      expect(run.stderr).toMatch(
+        new RegExp(`^armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): .*VERIFY_API_KEY.*\\[first contact: GET `, 'm'),
+      )
+      expect(run.stderr).toMatch(
+        new RegExp(`^armproof: ${missing.svc}: /health answers HTTP 404 \\(the path\\): --base-url must be the engine's root`, 'm'),
+      )
       // No step of a refused target ran: its name never appears on a step line.
       expect(run.stdout).not.toMatch(new RegExp(`^${keyless.svc} +\\d+ . `, 'm'))
       for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
@@ -225,11 +270,21 @@ describe.concurrent('a fleet in one run', () => {
     const result = await execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
       cwd: ROOT,
       reject: false,
-      env: { CI: 'true', VERIFY_NO_DOTENV: '1', VERIFY_TARGETS: file, VERIFY_HEALTH_BUDGET: `${HEALTH_BUDGET_MS}ms`, VERIFY_METER_WINDOW: METER_WINDOW, VERIFY_PROBE_TIMEOUT: '3s', VERIFY_DROPIN_CHECK: '0' },
+      env: {
+        CI: 'true',
+        VERIFY_NO_DOTENV: '1',
+        VERIFY_TARGETS: file,
+        VERIFY_HEALTH_BUDGET: `${HEALTH_BUDGET_MS}ms`,
+        VERIFY_METER_WINDOW: METER_WINDOW,
+        VERIFY_PROBE_TIMEOUT: '3s',
+        VERIFY_DROPIN_CHECK: '0',
+      },
     })
     const all = stripVTControlCharacters(String(result.stdout) + String(result.stderr))
     expect(result.exitCode, all).toBe(1)
-    expect(all).toMatch(new RegExp(`armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): the endpoint wants a key and none was given`))
+    expect(all).toMatch(
+      new RegExp(`armproof: ${keyless.svc}: /v1/models answers HTTP 401 \\(the key\\): the endpoint wants a key and none was given`),
+    )
     expect(all).toMatch(/Tests +1 failed \| 8 passed/)
     expect(all).not.toContain(KEY)
   })
@@ -257,40 +312,72 @@ describe.concurrent('a fleet in one run', () => {
 })
 
 describe.concurrent('SIGINT / SIGTERM during a fleet run', () => {
-  test.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial combined report, JUnit and summary say interrupted; the target done keeps green, the one under way and the one not started are interrupted; exit %i; no process left', async (signal, exitCode) => {
-    // One at a time: the healthy target ends green, the never-ready one is under way (a 60 s health
-    // budget), the knob-ignored one waits for its slot.
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), engineEntry(engines.loading), engineEntry(engines.ignored)])
-    const out = join(file, '..')
-    const run = spawnVerify(['--targets', file, '--concurrency', '1', '--health-budget', '60s', '--meter-window', '2s', '--probe-timeout', '3s', '--host-timeout', '10s', '--no-dropin-check',
-      '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')])
-    await run.printed('stdout', (text) => new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(text))
-    await new Promise((r) => setTimeout(r, 500))
-    process.kill(run.pid, signal)
-    const code = await run.exited
-    const { stdout, stderr } = run.output()
-    expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
-    await new Promise((r) => setTimeout(r, 500))
-    expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
-    const report = readCheckedReport<FleetReport>(join(out, 'r.json'))
-    expect(report.verdict).toBe('interrupted')
-    expect(report.exitCode).toBe(exitCode)
-    expect(targetVerdicts(report)).toEqual({ [engines.healthy.svc]: 'green', [engines.loading.svc]: 'interrupted', [engines.ignored.svc]: 'interrupted' })
-    const [healthy, loading, ignored] = report.targets.map((t) => t.report)
-    expect(healthy!.steps).toHaveLength(9)
-    expect(healthy!.truth).toBeTruthy()
-    expect(healthy!.notes).toEqual([])
-    expect(loading!.error).toMatch(new RegExp(`^interrupted by ${signal} after \\d of 9 steps$`))
-    expect(loading!.steps.every((s) => s.id !== 'health')).toBe(true)
-    expect(ignored!.steps).toEqual([])
-    expect(ignored!.error).toBe(`interrupted by ${signal} after 0 of 9 steps`)
-    for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
-    expect(readFileSync(join(out, 'r.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
-    expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^### ⏹ armproof fleet INTERRUPTED: 3 target\(s\): 1 green, 2 interrupted$/m)
-    expect(stdout).toMatch(new RegExp(`\\nfleet INTERRUPTED by ${signal} · 1 green, 2 interrupted · exit ${exitCode} · partial report `))
-    expect(stdout + stderr).not.toContain(KEY)
-    // The engines are the test's, and still there.
-    expect(await engines.loading.stats()).toBeTruthy()
-  })
+  test.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: the partial combined report, JUnit and summary say interrupted; the target done keeps green, the one under way and the one not started are interrupted; exit %i; no process left',
+    async (signal, exitCode) => {
+      // One at a time: the healthy target ends green, the never-ready one is under way (a 60 s health
+      // budget), the knob-ignored one waits for its slot.
+      const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+        healthyEntry(),
+        engineEntry(engines.loading),
+        engineEntry(engines.ignored),
+      ])
+      const out = join(file, '..')
+      const run = spawnVerify([
+        '--targets',
+        file,
+        '--concurrency',
+        '1',
+        '--health-budget',
+        '60s',
+        '--meter-window',
+        '2s',
+        '--probe-timeout',
+        '3s',
+        '--host-timeout',
+        '10s',
+        '--no-dropin-check',
+        '--report',
+        join(out, 'r.json'),
+        '--junit',
+        join(out, 'r.xml'),
+        '--summary',
+        join(out, 'r.md'),
+      ])
+      await run.printed('stdout', (text) => new RegExp(`^${engines.healthy.svc} +done: `, 'm').test(text))
+      await new Promise((r) => setTimeout(r, 500))
+      process.kill(run.pid, signal)
+      const code = await run.exited
+      const { stdout, stderr } = run.output()
+      expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
+      await new Promise((r) => setTimeout(r, 500))
+      expect(await groupLive(run.pid), "processes left in the run's group").toEqual([])
+      const report = readCheckedReport<FleetReport>(join(out, 'r.json'))
+      expect(report.verdict).toBe('interrupted')
+      expect(report.exitCode).toBe(exitCode)
+      expect(targetVerdicts(report)).toEqual({
+        [engines.healthy.svc]: 'green',
+        [engines.loading.svc]: 'interrupted',
+        [engines.ignored.svc]: 'interrupted',
+      })
+      const [healthy, loading, ignored] = report.targets.map((t) => t.report)
+      expect(healthy!.steps).toHaveLength(9)
+      expect(healthy!.truth).toBeTruthy()
+      expect(healthy!.notes).toEqual([])
+      expect(loading!.error).toMatch(new RegExp(`^interrupted by ${signal} after \\d of 9 steps$`))
+      expect(loading!.steps.every((s) => s.id !== 'health')).toBe(true)
+      expect(ignored!.steps).toEqual([])
+      expect(ignored!.error).toBe(`interrupted by ${signal} after 0 of 9 steps`)
+      for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
+      expect(readFileSync(join(out, 'r.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(3)
+      expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^### ⏹ armproof fleet INTERRUPTED: 3 target\(s\): 1 green, 2 interrupted$/m)
+      expect(stdout).toMatch(new RegExp(`\\nfleet INTERRUPTED by ${signal} · 1 green, 2 interrupted · exit ${exitCode} · partial report `))
+      expect(stdout + stderr).not.toContain(KEY)
+      // The engines are the test's, and still there.
+      expect(await engines.loading.stats()).toBeTruthy()
+    },
+  )
 })
-

@@ -35,14 +35,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await verify({ rawArgs: args, env: { VERIFY_NO_DOTENV: '1', CI: 'true', ...env }, cwd: ROOT, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, runSuites: () => Promise.reject(new ReachedProofSteps()) })
+  const code = await verify({
+    rawArgs: args,
+    env: { VERIFY_NO_DOTENV: '1', CI: 'true', ...env },
+    cwd: ROOT,
+    out: { write: (t: string) => (out += t) },
+    err: { write: (t: string) => (err += t) },
+    runSuites: () => Promise.reject(new ReachedProofSteps()),
+  })
   return { code, out, err }
 }
 
 const ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
 
 describe.concurrent('the CLI people expect', () => {
-  test('did-you-mean for a knob (a typo, or another case) and for a flag, whose value is not taken for a stray argument', async ({ expect }) => {
+  test('did-you-mean for a knob (a typo, or another case) and for a flag, whose value is not taken for a stray argument', async ({
+    expect,
+  }) => {
     const r = await run(['--svc', 'demo', '--knob', 'PREFIL_INTERLEAVE', '--meter-windw', '5m', '--base-url', 'http://127.0.0.1:9'])
     expect(r.code).toBe(2)
     expect(r.err).toContain('unknown knob "PREFIL_INTERLEAVE"; did you mean PREFILL_INTERLEAVE?')
@@ -54,11 +63,26 @@ describe.concurrent('the CLI people expect', () => {
     expect((await run(['--svc', 'demo', '--knob', 'TEMPERATURE'])).err).not.toContain('did you mean')
   })
 
-  test('--version prints the version; --help shows typed metavars, durations as seconds, examples and the exit codes', async ({ expect }) => {
+  test('--version prints the version; --help shows typed metavars, durations as seconds, examples and the exit codes', async ({
+    expect,
+  }) => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
     expect(await run(['--version'])).toEqual({ code: 0, out: `armproof ${pkg.version}\n`, err: '' })
     const help = (await run(['--help'])).out
-    for (const t of ['--health-budget <duration>', '--mode <live|record|replay>', '--base-url <url>', '--report <path>', '--summary <path>', '--ca-file <path>', '--sudo <auto|always|never>', 'a bare number is seconds', 'Examples:', '--version', '130/143 interrupted', 'on first contact']) {
+    for (const t of [
+      '--health-budget <duration>',
+      '--mode <live|record|replay>',
+      '--base-url <url>',
+      '--report <path>',
+      '--summary <path>',
+      '--ca-file <path>',
+      '--sudo <auto|always|never>',
+      'a bare number is seconds',
+      'Examples:',
+      '--version',
+      '130/143 interrupted',
+      'on first contact',
+    ]) {
       expect(help).toContain(t)
     }
     // No untyped metavar is left but the knob's own value (--value, --previous).
@@ -73,7 +97,10 @@ describe.concurrent('the CLI people expect', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-      const r = await run([...ARGS, '--base-url', url, '--report', 'out.json', '--summary', 'out.md'], { INIT_CWD: sub, npm_lifecycle_event: 'verify' })
+      const r = await run([...ARGS, '--base-url', url, '--report', 'out.json', '--summary', 'out.md'], {
+        INIT_CWD: sub,
+        npm_lifecycle_event: 'verify',
+      })
       expect(r.code, r.err).toBe(2)
       expect(readCheckedReport(join(sub, 'out.json')).verdict).toBe('error')
       expect(readFileSync(join(sub, 'out.md'), 'utf8')).toContain('/health answers HTTP 404')
@@ -81,7 +108,10 @@ describe.concurrent('the CLI people expect', () => {
       // An INIT_CWD that leaked from an outer pnpm (another script) is not where this command was run.
       const leaked = join(dir, 'leaked')
       mkdirSync(leaked, { recursive: true })
-      const other = await run([...ARGS, '--base-url', url, '--report', join(dir, 'own.json')], { INIT_CWD: leaked, npm_lifecycle_event: 'test' })
+      const other = await run([...ARGS, '--base-url', url, '--report', join(dir, 'own.json')], {
+        INIT_CWD: leaked,
+        npm_lifecycle_event: 'test',
+      })
       expect(other.code).toBe(2)
       expect(existsSync(join(dir, 'own.json'))).toBe(true)
       const { userCwd } = await import('../../helpers/cli/verify.ts')
@@ -96,7 +126,10 @@ describe.concurrent('the CLI people expect', () => {
   test('record mode refuses a fixture folder that holds another run unless --force', async ({ expect }) => {
     const fixtures = join(dir, 'held')
     mkdirSync(fixtures, { recursive: true })
-    writeFileSync(join(fixtures, 'run.json'), JSON.stringify({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', recordedAt: '2026-11-30T00:00:00.000Z' }))
+    writeFileSync(
+      join(fixtures, 'run.json'),
+      JSON.stringify({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', recordedAt: '2026-11-30T00:00:00.000Z' }),
+    )
     const base = [...ARGS, '--base-url', 'http://127.0.0.1:9/api', '--mode', 'record', '--fixtures', fixtures]
     const refused = await run(base)
     expect(refused.code).toBe(2)
@@ -106,7 +139,16 @@ describe.concurrent('the CLI people expect', () => {
     const server = createServer((_req, res) => res.writeHead(404).end())
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     try {
-      const forced = await run([...ARGS, '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--mode', 'record', '--fixtures', fixtures, '--force'])
+      const forced = await run([
+        ...ARGS,
+        '--base-url',
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        '--mode',
+        'record',
+        '--fixtures',
+        fixtures,
+        '--force',
+      ])
       expect(forced.code).toBe(2)
       expect(forced.err).not.toContain('already holds a recording')
       expect(forced.err).toContain('/health answers HTTP 404 (the path)')
@@ -119,7 +161,23 @@ describe.concurrent('the CLI people expect', () => {
 describe.concurrent('--summary', () => {
   test('a replay: mode, the recording, the duration, the steps and the meter sparkline, in Markdown; never the key', async ({ expect }) => {
     const summary = join(dir, 'summary.md')
-    const r = await runVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay', '--fixtures', 'fixtures/demo/PREFILL_INTERLEAVE', '--summary', summary], { env: { VERIFY_API_KEY: 'sk-summary-Xy7Qp2Lm' } })
+    const r = await runVerify(
+      [
+        '--svc',
+        'demo',
+        '--knob',
+        'PREFILL_INTERLEAVE',
+        '--value',
+        '1',
+        '--mode',
+        'replay',
+        '--fixtures',
+        'fixtures/demo/PREFILL_INTERLEAVE',
+        '--summary',
+        summary,
+      ],
+      { env: { VERIFY_API_KEY: 'sk-summary-Xy7Qp2Lm' } },
+    )
     expect(r.exitCode, r.stdout + r.stderr).toBe(0)
     cleanup(r)
     const md = readFileSync(summary, 'utf8')
@@ -133,10 +191,19 @@ describe.concurrent('--summary', () => {
 })
 
 describe.concurrent('interrupted', () => {
-  const interrupted = (steps: Report['steps']): Report => ({ ...(greenReport('2026-11-30T02:31:05.120Z') as unknown as Report), steps, verdict: 'interrupted', exitCode: 130, error: 'interrupted by SIGINT after 8 of 9 steps' })
+  const interrupted = (steps: Report['steps']): Report => ({
+    ...(greenReport('2026-11-30T02:31:05.120Z') as unknown as Report),
+    steps,
+    verdict: 'interrupted',
+    exitCode: 130,
+    error: 'interrupted by SIGINT after 8 of 9 steps',
+  })
   test('writeback refuses an interrupted report (the schema accepts the word, the gate refuses it)', async ({ expect }) => {
     const green = greenReport(new Date().toISOString())
-    const box = await sandbox({ 'llm-7.md': PAGE }, { ...green, verdict: 'interrupted', exitCode: 130, steps: (green.steps as unknown[]).slice(0, 8) })
+    const box = await sandbox(
+      { 'llm-7.md': PAGE },
+      { ...green, verdict: 'interrupted', exitCode: 130, steps: (green.steps as unknown[]).slice(0, 8) },
+    )
     try {
       const r = await box.run()
       expect(r.code).toBe(2)
@@ -155,36 +222,73 @@ describe.concurrent('interrupted', () => {
 
 /** The live processes of a process group, from ps (an exited one waiting to be reaped, state Z, is not running). */
 describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
-  test.for([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: the partial report, JUnit and summary say interrupted, the steps done keep their verdicts, exit %i, no process left; progress lines in the log meanwhile', async ([signal, exitCode], { expect }) => {
-    const engine = await startEngine({ svc: `int${exitCode}`, processName: `rint-${exitCode}`, args: ['--prefill-interleave', '1'], faults: ['knob_ignored'] })
-    const out = join(dir, signal)
-    try {
-      // The default budgets: the meter watch would take 5 minutes.
-      const run = spawnVerify(['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--host', 'local', '--process', engine.processName,
-        '--report', join(out, 'r.json'), '--junit', join(out, 'r.xml'), '--summary', join(out, 'r.md')], engine.env)
-      // Plain progress lines of the watch, a few seconds apart in a log (at least every 15 s).
-      await run.printed('stderr', (text) => (text.match(/^ {2}… (watching radiance:engine_steps_held_total|meter: waiting · )/gm) ?? []).length >= (signal === 'SIGINT' ? 2 : 1))
-      process.kill(run.pid, signal)
-      const code = await run.exited
-      const { stdout, stderr } = run.output()
-      expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
-      if (signal === 'SIGINT') expect(stderr).toMatch(/ {2}… meter: waiting · 1\d(\.\d)?s of up to 5m 00s\n/)
-      await new Promise((r) => setTimeout(r, 500))
-      expect(await groupLive(run.pid), 'processes left in the run\'s group').toEqual([])
-      const report = readCheckedReport(join(out, 'r.json'))
-      expect(report.verdict).toBe('interrupted')
-      expect(report.exitCode).toBe(exitCode)
-      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.filter((id) => id !== 'meter').map((id) => `${id} passed`))
-      expect(report.error).toBe(`interrupted by ${signal} after 8 of 9 steps`)
-      expect(readFileSync(join(out, 'r.xml'), 'utf8')).toContain('name="verdict" value="interrupted"')
-      expect(readFileSync(join(out, 'r.md'), 'utf8')).toContain('INTERRUPTED')
-      expect(stdout).toMatch(/\nINTERRUPTED · interrupted by SIG(INT|TERM) after 8 of 9 steps · next: /)
-      // The engine itself is the test's, and is still there to stop.
-      expect(await engine.stats()).toBeTruthy()
-    } finally {
-      await engine.stop()
-    }
-  })
+  test.for([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: the partial report, JUnit and summary say interrupted, the steps done keep their verdicts, exit %i, no process left; progress lines in the log meanwhile',
+    async ([signal, exitCode], { expect }) => {
+      const engine = await startEngine({
+        svc: `int${exitCode}`,
+        processName: `rint-${exitCode}`,
+        args: ['--prefill-interleave', '1'],
+        faults: ['knob_ignored'],
+      })
+      const out = join(dir, signal)
+      try {
+        // The default budgets: the meter watch would take 5 minutes.
+        const run = spawnVerify(
+          [
+            '--svc',
+            engine.svc,
+            '--knob',
+            'PREFILL_INTERLEAVE',
+            '--value',
+            '1',
+            '--base-url',
+            engine.baseUrl,
+            '--host',
+            'local',
+            '--process',
+            engine.processName,
+            '--report',
+            join(out, 'r.json'),
+            '--junit',
+            join(out, 'r.xml'),
+            '--summary',
+            join(out, 'r.md'),
+          ],
+          engine.env,
+        )
+        // Plain progress lines of the watch, a few seconds apart in a log (at least every 15 s).
+        await run.printed(
+          'stderr',
+          (text) =>
+            (text.match(/^ {2}… (watching radiance:engine_steps_held_total|meter: waiting · )/gm) ?? []).length >=
+            (signal === 'SIGINT' ? 2 : 1),
+        )
+        process.kill(run.pid, signal)
+        const code = await run.exited
+        const { stdout, stderr } = run.output()
+        expect(code, `${stdout}\n${stderr}`).toBe(exitCode)
+        if (signal === 'SIGINT') expect(stderr).toMatch(/ {2}… meter: waiting · 1\d(\.\d)?s of up to 5m 00s\n/)
+        await new Promise((r) => setTimeout(r, 500))
+        expect(await groupLive(run.pid), "processes left in the run's group").toEqual([])
+        const report = readCheckedReport(join(out, 'r.json'))
+        expect(report.verdict).toBe('interrupted')
+        expect(report.exitCode).toBe(exitCode)
+        expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.filter((id) => id !== 'meter').map((id) => `${id} passed`))
+        expect(report.error).toBe(`interrupted by ${signal} after 8 of 9 steps`)
+        expect(readFileSync(join(out, 'r.xml'), 'utf8')).toContain('name="verdict" value="interrupted"')
+        expect(readFileSync(join(out, 'r.md'), 'utf8')).toContain('INTERRUPTED')
+        expect(stdout).toMatch(/\nINTERRUPTED · interrupted by SIG(INT|TERM) after 8 of 9 steps · next: /)
+        // The engine itself is the test's, and is still there to stop.
+        expect(await engine.stats()).toBeTruthy()
+      } finally {
+        await engine.stop()
+      }
+    },
+  )
 })
 
 describe.concurrent('SIGINT during first contact', () => {
@@ -193,7 +297,13 @@ describe.concurrent('SIGINT during first contact', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const out = join(dir, 'first-contact-int')
     try {
-      const run = spawnVerify([...ARGS, '--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--report', join(out, 'r.json')])
+      const run = spawnVerify([
+        ...ARGS,
+        '--base-url',
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        '--report',
+        join(out, 'r.json'),
+      ])
       // The request is open when the server sees the connection.
       await new Promise<void>((resolve) => server.once('request', () => resolve()))
       process.kill(run.pid, 'SIGINT')
@@ -214,14 +324,23 @@ describe.concurrent('SIGINT during first contact', () => {
 
 describe.concurrent('logs', () => {
   test('a step line is never cut without a terminal (width Infinity), and is cut in one', ({ expect }) => {
-    const step = { id: 'meter' as const, title: 'the meter moved', verdict: 'failed' as const, expected: 'x', observed: `stayed at 0 ${'for a long time '.repeat(20)}END`, where: 'u', evidence: {}, durationMs: 1 }
+    const step = {
+      id: 'meter' as const,
+      title: 'the meter moved',
+      verdict: 'failed' as const,
+      expected: 'x',
+      observed: `stayed at 0 ${'for a long time '.repeat(20)}END`,
+      where: 'u',
+      evidence: {},
+      durationMs: 1,
+    }
     expect(stepLine(step, 8, { width: Infinity })).toMatch(/END$/)
     expect(stepLine(step, 8, { width: 80 })).toMatch(/…$/)
   })
 })
 
 describe.concurrent('the HTTP seam', () => {
-  test('asks /metrics for gzip as Prometheus does, and decodes it; a body over the cap names armproof\'s own cap', async ({ expect }) => {
+  test("asks /metrics for gzip as Prometheus does, and decodes it; a body over the cap names armproof's own cap", async ({ expect }) => {
     expect(METRICS_HEADERS['accept-encoding']).toBe('gzip')
     let asked = ''
     const page = `# TYPE x counter\nx_total 1\n${'#'.repeat(5000)}\n`
@@ -239,10 +358,14 @@ describe.concurrent('the HTTP seam', () => {
       expect(res.body).toBe(page)
       expect(res.headers['content-encoding']).toBeUndefined()
       // The cap counts decoded bytes: a small gzip that inflates past it is refused, and says whose cap it is.
-      const error = await http.request({ method: 'GET', url, headers: { ...METRICS_HEADERS }, timeoutMs: 5000, maxBodyBytes: 1000 }).catch((e: unknown) => e)
+      const error = await http
+        .request({ method: 'GET', url, headers: { ...METRICS_HEADERS }, timeoutMs: 5000, maxBodyBytes: 1000 })
+        .catch((e: unknown) => e)
       expect(error).toBeInstanceOf(HttpError)
       expect((error as HttpError).failure).toBe('too-large')
-      expect((error as HttpError).message).toContain("larger than armproof's own cap of 1000 bytes (decoded); the cap is armproof's, not the engine's")
+      expect((error as HttpError).message).toContain(
+        "larger than armproof's own cap of 1000 bytes (decoded); the cap is armproof's, not the engine's",
+      )
     } finally {
       await http.close()
       server.close()
@@ -260,10 +383,14 @@ describe.concurrent('the HTTP seam', () => {
     const http = liveHttp()
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-      const cut = await http.request({ method: 'GET', url: `${base}/metrics`, headers: { ...METRICS_HEADERS }, timeoutMs: 5000 }).catch((e: unknown) => e)
+      const cut = await http
+        .request({ method: 'GET', url: `${base}/metrics`, headers: { ...METRICS_HEADERS }, timeoutMs: 5000 })
+        .catch((e: unknown) => e)
       expect(cut).toBeInstanceOf(HttpError)
       expect(['truncated', 'reset']).toContain((cut as HttpError).failure)
-      const garbage = await http.request({ method: 'GET', url: `${base}/garbage`, headers: { ...METRICS_HEADERS }, timeoutMs: 5000 }).catch((e: unknown) => e)
+      const garbage = await http
+        .request({ method: 'GET', url: `${base}/garbage`, headers: { ...METRICS_HEADERS }, timeoutMs: 5000 })
+        .catch((e: unknown) => e)
       expect((garbage as HttpError).message).toContain('the body says gzip but does not decode')
     } finally {
       await http.close()
@@ -286,7 +413,9 @@ describe.concurrent('steps that wait only for what can change', () => {
     return r.target
   })()
   /** A seam that answers from a script, one entry per request; a string is a failure's system code. */
-  function scripted(script: Array<number | string | { status: number; headers: Record<string, string> }>): HttpClient & { asked: HttpRequest[] } {
+  function scripted(
+    script: Array<number | string | { status: number; headers: Record<string, string> }>,
+  ): HttpClient & { asked: HttpRequest[] } {
     const asked: HttpRequest[] = []
     return {
       asked,
@@ -300,9 +429,23 @@ describe.concurrent('steps that wait only for what can change', () => {
       },
     }
   }
-  const ctxWith = (http: HttpClient, slept: number[] = []) => createContext({ target, http, host: { where: 'local', run: async () => { throw new Error('no host') } } as never, clock: { now: () => 0, sleep: async (ms: number) => void slept.push(ms) }, choices: { pick: (_n, o) => o[0]! } })
+  const ctxWith = (http: HttpClient, slept: number[] = []) =>
+    createContext({
+      target,
+      http,
+      host: {
+        where: 'local',
+        run: async () => {
+          throw new Error('no host')
+        },
+      } as never,
+      clock: { now: () => 0, sleep: async (ms: number) => void slept.push(ms) },
+      choices: { pick: (_n, o) => o[0]! },
+    })
 
-  test('health: a 404 after the engine came up ends the step at once, naming the path, not the engine; redirects are followed', async ({ expect }) => {
+  test('health: a 404 after the engine came up ends the step at once, naming the path, not the engine; redirects are followed', async ({
+    expect,
+  }) => {
     const http = scripted(['ECONNREFUSED', 503, 404])
     const j = await checkHealth(ctxWith(http))
     expect(j.verdict).toBe('failed')
@@ -311,12 +454,21 @@ describe.concurrent('steps that wait only for what can change', () => {
     expect(http.asked.every((r) => r.followRedirects === true)).toBe(true)
   })
 
-  test('probes: 429 with Retry-After is waited out within the timeout and kept in evidence; a wait past the timeout is not taken', async ({ expect }) => {
+  test('probes: 429 with Retry-After is waited out within the timeout and kept in evidence; a wait past the timeout is not taken', async ({
+    expect,
+  }) => {
     const slept: number[] = []
     const http = scripted([{ status: 429, headers: { 'retry-after': '1' } }, { status: 503, headers: {} }, 200])
-    const { res, retries } = await withRetries(ctxWith(http, slept), { method: 'POST', url: 'http://gpu-7:8000/v1/chat/completions', timeoutMs: 10_000 })
+    const { res, retries } = await withRetries(ctxWith(http, slept), {
+      method: 'POST',
+      url: 'http://gpu-7:8000/v1/chat/completions',
+      timeoutMs: 10_000,
+    })
     expect(res.status).toBe(200)
-    expect(retries).toEqual([{ status: 429, retryAfter: '1', waitedMs: 1000 }, { status: 503, retryAfter: null, waitedMs: 1000 }])
+    expect(retries).toEqual([
+      { status: 429, retryAfter: '1', waitedMs: 1000 },
+      { status: 503, retryAfter: null, waitedMs: 1000 },
+    ])
     expect(slept).toEqual([1000, 1000])
     // Each retry gets only what is left of the probe's timeout.
     expect(http.asked.map((r) => r.timeoutMs)).toEqual([10_000, 8900, 7800])

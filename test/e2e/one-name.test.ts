@@ -20,14 +20,24 @@ afterAll(async () => {
 
 describe('two engines under one process name on one host', () => {
   test('each verifies green through its own port, its argv read from the process holding that port, the other named with its port', async () => {
-    for (const [mine, other] of [[gpu0, gpu1], [gpu1, gpu0]] as const) {
+    for (const [mine, other] of [
+      [gpu0, gpu1],
+      [gpu1, gpu0],
+    ] as const) {
       const run = await proveInProcess([...engineArgs(mine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: mine })
       expect(run.report.verdict, run.stdout).toBe('green')
       const argv = stepOf(run.report.steps, 'argv')!
-      expect(argv.evidence).toMatchObject({ pid: mine.pids[0], foundBy: 'listener', listenerTied: true, others: [{ pid: String(other.pids[0]), ports: [other.port], portsFrom: 'sockets' }] })
+      expect(argv.evidence).toMatchObject({
+        pid: mine.pids[0],
+        foundBy: 'listener',
+        listenerTied: true,
+        others: [{ pid: String(other.pids[0]), ports: [other.port], portsFrom: 'sockets' }],
+      })
       expect(argv.evidence.startTimeSeconds).toEqual(expect.any(Number))
       expect(argv.observed).toContain(`other engines named here: pid ${other.pids[0]} on port ${other.port}`)
-      expect(stepOf(run.report.steps, 'meter')!.observed).toContain(`pid ${mine.pids[0]} (read by step argv) still holds the listening socket of port ${mine.port}`)
+      expect(stepOf(run.report.steps, 'meter')!.observed).toContain(
+        `pid ${mine.pids[0]} (read by step argv) still holds the listening socket of port ${mine.port}`,
+      )
     }
   })
 })

@@ -17,7 +17,12 @@ let plain: EngineHandle
 let exemplar: EngineHandle
 
 const launch = (faults: Array<'metrics_exemplar_text'>): Promise<EngineHandle> =>
-  startEngine({ svc: 'exemplar', processName: `rpe-${Math.random().toString(36).slice(2, 8)}`, args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'], faults })
+  startEngine({
+    svc: 'exemplar',
+    processName: `rpe-${Math.random().toString(36).slice(2, 8)}`,
+    args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'],
+    faults,
+  })
 
 beforeAll(async () => {
   if (!ready) return
@@ -30,7 +35,12 @@ afterAll(async () => {
   await Promise.allSettled([prom?.stop(), plain?.stop(), exemplar?.stop()])
 })
 
-interface Target { scrapeUrl: string; health: string; lastError: string; lastScrape: string }
+interface Target {
+  scrapeUrl: string
+  health: string
+  lastError: string
+  lastScrape: string
+}
 
 /** Both targets once scraped at least once, by scrape URL. */
 async function scraped(): Promise<Map<string, Target>> {
@@ -38,8 +48,10 @@ async function scraped(): Promise<Map<string, Target>> {
   for (;;) {
     const { body } = await prom.get('/api/v1/targets')
     const targets = (JSON.parse(body) as { data: { activeTargets: Target[] } }).data.activeTargets
-    if (targets.length === 2 && targets.every((t) => !t.lastScrape.startsWith('0001-'))) return new Map(targets.map((t) => [t.scrapeUrl, t]))
-    if (Date.now() > deadline) throw new Error(`Prometheus did not scrape both targets within ${WAIT_MS} ms: ${body}\n${prom.log().slice(-2000)}`)
+    if (targets.length === 2 && targets.every((t) => !t.lastScrape.startsWith('0001-')))
+      return new Map(targets.map((t) => [t.scrapeUrl, t]))
+    if (Date.now() > deadline)
+      throw new Error(`Prometheus did not scrape both targets within ${WAIT_MS} ms: ${body}\n${prom.log().slice(-2000)}`)
     await new Promise((r) => setTimeout(r, 250))
   }
 }

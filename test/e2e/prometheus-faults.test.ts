@@ -29,16 +29,31 @@ const rowsThrough = (t: Through): EngineHandle[] => PROMETHEUS_FAULTS.filter((c)
 
 beforeAll(async () => {
   if (!ready) return
-  const launched = await Promise.all(PROMETHEUS_FAULTS.map((c, i) => startEngine({ ...c.engine, args: [...(c.engine.args ?? []), ...FAST_LOAD], svc: `pf${i}`, processName: `pf${i}-${RUN}` })))
+  const launched = await Promise.all(
+    PROMETHEUS_FAULTS.map((c, i) =>
+      startEngine({ ...c.engine, args: [...(c.engine.args ?? []), ...FAST_LOAD], svc: `pf${i}`, processName: `pf${i}-${RUN}` }),
+    ),
+  )
   PROMETHEUS_FAULTS.forEach((c, i) => engines.set(c, launched[i]!))
   // The other replica of `twins`: armed and above zero before the run, under another process name (pidof finds only the row's own).
-  const twin = await startEngine({ args: ['--prefill-interleave', '1', ...FAST_LOAD], faults: ['meter_preloaded'], svc: 'pftwin', processName: `pft-${RUN}` })
+  const twin = await startEngine({
+    args: ['--prefill-interleave', '1', ...FAST_LOAD],
+    faults: ['meter_preloaded'],
+    svc: 'pftwin',
+    processName: `pft-${RUN}`,
+  })
   started.push(...launched, twin)
   await Promise.all([...launched, twin].map((e) => e.waitReady()))
   lossy = await startLossyMetrics(rowsThrough('lossy')[0]!.baseUrl)
   closedPort = await freePort() // handed out and never listened on: the remote read is refused
   const [twins, short, partial] = await Promise.all([
-    startPrometheus({ targets: [], jobs: [{ job: 'twins', targets: [...rowsThrough('twins').map(host), host(twin)], instance: '127.0.0.1' }, { job: 'lossy', targets: [lossy.host] }] }),
+    startPrometheus({
+      targets: [],
+      jobs: [
+        { job: 'twins', targets: [...rowsThrough('twins').map(host), host(twin)], instance: '127.0.0.1' },
+        { job: 'lossy', targets: [lossy.host] },
+      ],
+    }),
     startPrometheus({ targets: rowsThrough('short lookback').map(host), scrapeInterval: '2s', lookbackDelta: '500ms' }),
     startPrometheus({ targets: rowsThrough('partial response').map(host), remoteRead: `http://127.0.0.1:${closedPort}/read` }),
   ])
@@ -57,7 +72,16 @@ describe.concurrent('the meter through a real Prometheus, as Prometheus means it
     const row = PROMETHEUS_FAULTS[c.i]!
     const engine = engines.get(row)!
     const prom = prometheus.get(row.through)!
-    const args = [...engineArgs(engine), '--knob', row.knob, ...(row.value !== undefined ? ['--value', row.value] : []), ...PROM_FAST, '--prometheus-url', prom.url, ...(row.match ? ['--prometheus-match', row.match] : [])]
+    const args = [
+      ...engineArgs(engine),
+      '--knob',
+      row.knob,
+      ...(row.value !== undefined ? ['--value', row.value] : []),
+      ...PROM_FAST,
+      '--prometheus-url',
+      prom.url,
+      ...(row.match ? ['--prometheus-match', row.match] : []),
+    ]
     const run = await proveInProcess(args, { engine })
     const meter = run.report.steps.find((s) => s.id === 'meter')!
     const context = `${run.stdout}\nprometheus log:\n${prom.log().slice(-1500)}`

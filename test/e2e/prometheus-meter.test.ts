@@ -43,7 +43,10 @@ beforeAll(async () => {
   ])
   Object.assign(engines, { armed, ignored, reset, wrongPrefix })
   // Prometheus starts while the engines load: their ports are known, a scrape of a loading one is up == 0.
-  const [started] = await Promise.all([startPrometheus({ targets: Object.values(engines).map(hostPort) }), ...Object.values(engines).map((e) => e.waitReady())])
+  const [started] = await Promise.all([
+    startPrometheus({ targets: Object.values(engines).map(hostPort) }),
+    ...Object.values(engines).map((e) => e.waitReady()),
+  ])
   prom = started
   // Prometheus 2.42 applies new targets on a 5 s tick: wait for a first scrape of each one.
   await prom.waitScraped(WAIT_MS)
@@ -69,7 +72,15 @@ function countedFetch(): { fetch: PromFetch; count: () => number } {
 
 function sourceFor(engine: EngineHandle, extra: Partial<PromSourceOptions> = {}) {
   const counted = countedFetch()
-  const source = createPromSource({ prometheusUrl: prom.url, baseUrl: engine.baseUrl, meterName: METER, trafficNames: TRAFFIC, model: MODEL, fetch: counted.fetch, ...extra })
+  const source = createPromSource({
+    prometheusUrl: prom.url,
+    baseUrl: engine.baseUrl,
+    meterName: METER,
+    trafficNames: TRAFFIC,
+    model: MODEL,
+    fetch: counted.fetch,
+    ...extra,
+  })
   return { source, fetched: counted.count }
 }
 
@@ -77,7 +88,11 @@ function sourceFor(engine: EngineHandle, extra: Partial<PromSourceOptions> = {})
  * Polls until `done` holds for a reading (every 250 ms, up to WAIT_MS); returns every reading
  * taken, in order. A refused answer fails the test with what Prometheus said.
  */
-async function pollUntil(source: ReturnType<typeof createPromSource>, sinceMs: number, done: (r: PromReading) => boolean): Promise<PromReading[]> {
+async function pollUntil(
+  source: ReturnType<typeof createPromSource>,
+  sinceMs: number,
+  done: (r: PromReading) => boolean,
+): Promise<PromReading[]> {
   const readings: PromReading[] = []
   const deadline = Date.now() + WAIT_MS
   while (true) {
@@ -85,7 +100,10 @@ async function pollUntil(source: ReturnType<typeof createPromSource>, sinceMs: n
     if (!r.ok) throw new Error(`${r.failure.code}: ${r.failure.what} (${r.failure.where})`)
     readings.push(r.reading)
     if (done(r.reading)) return readings
-    if (Date.now() > deadline) throw new Error(`Prometheus did not show it within ${WAIT_MS} ms; last reading: ${JSON.stringify(r.reading, null, 1).slice(0, 3000)}\nprometheus log:\n${prom.log().slice(-1500)}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `Prometheus did not show it within ${WAIT_MS} ms; last reading: ${JSON.stringify(r.reading, null, 1).slice(0, 3000)}\nprometheus log:\n${prom.log().slice(-1500)}`,
+      )
     await sleep(250)
   }
 }
@@ -95,7 +113,11 @@ async function complete(e: EngineHandle, n: number): Promise<void> {
     const res = await fetch(`${e.baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with exactly this one word and nothing else: kestrel' }] }),
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'Reply with exactly this one word and nothing else: kestrel' }],
+      }),
       signal: AbortSignal.timeout(5000),
     })
     await res.text()
@@ -104,7 +126,8 @@ async function complete(e: EngineHandle, n: number): Promise<void> {
 }
 
 const servedMeter = (r: PromReading): SeriesReading | undefined => r.series.find((s) => s.role === 'meter' && s.servedModel === true)
-const trafficRise = (r: PromReading): number => r.series.filter((s) => s.name === 'vllm:request_success_total' && s.servedModel === true).reduce((n, s) => n + walk(s).increase, 0)
+const trafficRise = (r: PromReading): number =>
+  r.series.filter((s) => s.name === 'vllm:request_success_total' && s.servedModel === true).reduce((n, s) => n + walk(s).increase, 0)
 
 describe.concurrent('the meter through a real Prometheus', () => {
   test('an armed engine: the knob counter moves from 0 through Prometheus, two queries per poll', async () => {
@@ -224,7 +247,10 @@ describe('promtool check metrics on the reference engine page', () => {
     // promtool: 0 = clean, 3 = lint problems only, 1 = the page does not parse.
     expect([0, 3], r.out).toContain(r.code)
     const problems = r.out.split('\n').filter((l) => l.trim() !== '')
-    expect(problems.filter((l) => !COLON_LINT.test(l)), r.out).toEqual([])
+    expect(
+      problems.filter((l) => !COLON_LINT.test(l)),
+      r.out,
+    ).toEqual([])
     expect(problems.length).toBeGreaterThan(0)
   })
 

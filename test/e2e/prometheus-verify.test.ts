@@ -32,7 +32,11 @@ beforeAll(async () => {
     startEngine({ svc: unique('pi-'), processName: unique('pi-'), args, faults: ['knob_ignored'] }),
   ])
   Object.assign(engines, { armed, ignored })
-  const [started] = await Promise.all([startPrometheus({ targets: [armed, ignored].map((e) => new URL(e.baseUrl).host) }), armed.waitReady(), ignored.waitReady()])
+  const [started] = await Promise.all([
+    startPrometheus({ targets: [armed, ignored].map((e) => new URL(e.baseUrl).host) }),
+    armed.waitReady(),
+    ignored.waitReady(),
+  ])
   prom = started
   await prom.waitScraped(20_000)
 }, 60_000)
@@ -43,7 +47,10 @@ afterAll(async () => {
 
 describe.concurrent('the meter read from a real Prometheus', () => {
   test('pnpm verify --prometheus-url: an armed engine is GREEN at meter, read through Prometheus (2 queries per poll)', async () => {
-    const run = await runVerify([...engineArgs(engines.armed), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...PROM_FAST, '--prometheus-url', prom.url], { engine: engines.armed })
+    const run = await runVerify(
+      [...engineArgs(engines.armed), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...PROM_FAST, '--prometheus-url', prom.url],
+      { engine: engines.armed },
+    )
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(0)
       const meter = run.report!.steps.find((s) => s.id === 'meter')!
@@ -60,7 +67,10 @@ describe.concurrent('the meter read from a real Prometheus', () => {
   })
 
   test('a fleet of two through Prometheus: the armed one GREEN, the knob-ignored one RED at meter, exit 1', async () => {
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local', 'prometheus-url': prom.url }, [engineEntry(engines.armed), engineEntry(engines.ignored)])
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local', 'prometheus-url': prom.url }, [
+      engineEntry(engines.armed),
+      engineEntry(engines.ignored),
+    ])
     const run = await runVerify(['--targets', file, ...PROM_FAST], { engine: engines.armed })
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(1)
@@ -78,17 +88,33 @@ describe.concurrent('the meter read from a real Prometheus', () => {
 
   test('a fleet of eight through its own Prometheus: all GREEN, its polls shared (Prometheus counts less than half the queries the targets would have sent alone)', async () => {
     const size = 8
-    const fleet = await startEngine({ svc: unique('pf-'), processName: unique('pf-'), args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'], fleet: size })
+    const fleet = await startEngine({
+      svc: unique('pf-'),
+      processName: unique('pf-'),
+      args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'],
+      fleet: size,
+    })
     const own = await startPrometheus({ targets: fleet.members!.map((m) => new URL(m.baseUrl).host) })
     try {
       await Promise.all([fleet.waitReady(), own.waitScraped(20_000)])
       /** Queries Prometheus answered on the two endpoints a poll asks, by its own counter (its /metrics is no query). */
       const answered = async (): Promise<number> => {
         const page = (await own.get('/metrics')).body
-        return [...page.matchAll(/^prometheus_http_requests_total\{code="\d+",handler="\/api\/v1\/(?:query|targets\/metadata)"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0)
+        return [
+          ...page.matchAll(/^prometheus_http_requests_total\{code="\d+",handler="\/api\/v1\/(?:query|targets\/metadata)"\} (\d+)$/gm),
+        ].reduce((n, m) => n + Number(m[1]), 0)
       }
       const before = await answered()
-      const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local', 'prometheus-url': own.url }, fleet.members!.map((m) => ({ svc: m.svc, 'base-url': m.baseUrl, process: fleet.processName, 'ledger-cmd': `${fleet.binDir}/podman logs --tail 100000 {svc}`, 'help-cmd': `${fleet.binDir}/podman exec {svc} radiance --help` })))
+      const file = writeTargets(
+        { knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local', 'prometheus-url': own.url },
+        fleet.members!.map((m) => ({
+          svc: m.svc,
+          'base-url': m.baseUrl,
+          process: fleet.processName,
+          'ledger-cmd': `${fleet.binDir}/podman logs --tail 100000 {svc}`,
+          'help-cmd': `${fleet.binDir}/podman exec {svc} radiance --help`,
+        })),
+      )
       const run = await runVerify(['--targets', file, ...PROM_FAST], { engine: fleet })
       try {
         expect(run.exitCode, run.stdout + run.stderr).toBe(0)
@@ -96,7 +122,10 @@ describe.concurrent('the meter read from a real Prometheus', () => {
         expect(Object.values(targetVerdicts(report))).toEqual(Array(size).fill('green'))
         const sent = (await answered()) - before
         // Alone, each target would have sent two queries for its baseline's poll and two for each of its meter's: shared, a poll serves them all.
-        const alone = report.targets.reduce((n, t) => n + 2 * (1 + (t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { polls: number }).polls), 0)
+        const alone = report.targets.reduce(
+          (n, t) => n + 2 * (1 + (t.report.steps.find((s) => s.id === 'meter')!.evidence.prometheus as { polls: number }).polls),
+          0,
+        )
         expect(sent).toBeGreaterThanOrEqual(2)
         expect(sent).toBeLessThan(alone / 2)
         // Every target was answered by the fleet's shared source; which polls a target shares depends on
@@ -120,13 +149,27 @@ describe.concurrent('the meter read from a real Prometheus', () => {
 
   test('record and replay see the Prometheus queries: a recorded run through Prometheus replays offline to the same verdict', async () => {
     const fixtures = mkdtempSync(join(tmpdir(), 'armproof-prom-fx-'))
-    const args = [...engineArgs(engines.armed), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...PROM_FAST, '--prometheus-url', prom.url, '--fixtures', fixtures]
+    const args = [
+      ...engineArgs(engines.armed),
+      '--knob',
+      'PREFILL_INTERLEAVE',
+      '--value',
+      '1',
+      ...PROM_FAST,
+      '--prometheus-url',
+      prom.url,
+      '--fixtures',
+      fixtures,
+    ]
     const recorded = await runVerify([...args, '--mode', 'record'], { engine: engines.armed })
     try {
       expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(0)
       const http = readFileSync(join(fixtures, 'http.json'), 'utf8')
       expect(http).toContain('/api/v1/query')
-      const replayed = await runVerify(['--svc', engines.armed.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', fixtures, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+      const replayed = await runVerify(
+        ['--svc', engines.armed.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', fixtures, '--mode', 'replay'],
+        { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } },
+      )
       try {
         expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(0)
         expect(verdicts(replayed.report)).toEqual(verdicts(recorded.report))

@@ -16,12 +16,18 @@ afterAll(() => {
 })
 
 function fixtureFiles(folder: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(folder).sort().map((f) => [f, readFileSync(join(folder, f), 'utf8')]))
+  return Object.fromEntries(
+    readdirSync(folder)
+      .sort()
+      .map((f) => [f, readFileSync(join(folder, f), 'utf8')]),
+  )
 }
 
 /** Replays with every socket connect refused and logged. */
 async function replay(args: string[], socketLog: string) {
-  return runVerify([...args, '--mode', 'replay'], { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY } })
+  return runVerify([...args, '--mode', 'replay'], {
+    env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: socketLog, VERIFY_API_KEY: KEY },
+  })
 }
 
 // Each test has its own engine, folder and svc: they run side by side. The engine's process name
@@ -34,16 +40,30 @@ describe.concurrent.each([
   test('replays offline to the same verdict, red step and exit code, opening no socket and writing nothing', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
     dirs.push(folder)
-    const engine = await startEngine({ svc: `rec-${verdict}`, processName: `rrec-${verdict}-${randomBytes(2).toString('hex')}`, args: ['--prefill-interleave', '1', '--api-key', KEY], faults: [...faults] })
+    const engine = await startEngine({
+      svc: `rec-${verdict}`,
+      processName: `rrec-${verdict}-${randomBytes(2).toString('hex')}`,
+      args: ['--prefill-interleave', '1', '--api-key', KEY],
+      faults: [...faults],
+    })
     const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
-    const recorded = await runVerify([...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'], { engine, env: { VERIFY_API_KEY: KEY } })
+    const recorded = await runVerify(
+      [...engineArgs(engine), ...args, '--mode', 'record', '--meter-window', window, '--health-budget', '8s'],
+      { engine, env: { VERIFY_API_KEY: KEY } },
+    )
     await engine.stop()
     expect(recorded.exitCode, recorded.stdout).toBe(exit)
     const files = fixtureFiles(folder)
     expect(Object.keys(files)).toEqual(['host.json', 'http.json', 'run.json'])
     for (const [name, text] of Object.entries(files)) expect(text, name).not.toContain(KEY)
     expect(files['http.json']).toContain('"authorization": "[redacted]"')
-    expect(JSON.parse(files['run.json']!)).toMatchObject({ svc: engine.svc, knob: 'PREFILL_INTERLEAVE', value: '1', verdict, tool: { name: 'armproof' } })
+    expect(JSON.parse(files['run.json']!)).toMatchObject({
+      svc: engine.svc,
+      knob: 'PREFILL_INTERLEAVE',
+      value: '1',
+      verdict,
+      tool: { name: 'armproof' },
+    })
 
     const socketLog = join(folder, '..', `${folder.split('/').pop()}-sockets.log`)
     dirs.push(socketLog)
@@ -69,10 +89,18 @@ describe.concurrent.each([
 test('a kubernetes run records every kubectl call and replays to the same verdict, opening no socket', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'armproof-fixtures-'))
   dirs.push(folder)
-  const engine = await startEngine({ svc: 'rec-pod', processName: `rrec-pod-${randomBytes(2).toString('hex')}`, namespace: 'llm', args: ['--prefill-interleave', '1'] })
+  const engine = await startEngine({
+    svc: 'rec-pod',
+    processName: `rrec-pod-${randomBytes(2).toString('hex')}`,
+    namespace: 'llm',
+    args: ['--prefill-interleave', '1'],
+  })
   const args = ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--fixtures', folder]
   const kube = ['--runtime', 'kubernetes', '--host', `llm/${engine.svc}`, '--kube-opts', '--context=armproof-ref']
-  const recorded = await runVerify([...engineArgs(engine), ...kube, ...args, '--mode', 'record', '--meter-window', '2s', '--health-budget', '8s'], { engine })
+  const recorded = await runVerify(
+    [...engineArgs(engine), ...kube, ...args, '--mode', 'record', '--meter-window', '2s', '--health-budget', '8s'],
+    { engine },
+  )
   await engine.stop()
   expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(0)
   const commands = (JSON.parse(readFileSync(join(folder, 'host.json'), 'utf8')) as Array<{ command: string }>).map((e) => e.command)

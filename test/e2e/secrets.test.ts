@@ -72,16 +72,39 @@ test.concurrent('the API key appears in no output of a red live run, its recordi
   for (const run of [live, recorded, replayed, refused]) cleanup(run)
 })
 
-test.concurrent('an endpoint that echoes the key back (401 at first contact), straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async ({ expect }) => {
+test.concurrent('an endpoint that echoes the key back (401 at first contact), straddling the 300/500/1000-character cuts, leaves not a piece of it in any output', async ({
+  expect,
+}) => {
   // The engine wants another key; its 401 bodies quote the Authorization header armproof sent.
   // Through bin/verify.ts though it ends at first contact: against a hostile endpoint the real
   // process's streams are the witness, with whatever node itself would print.
   const wrong = 'Zq7XvT3kLm9PwR2sNb8YcD4fHj6Gx'
-  const engine = await startEngine({ svc: 'echo', processName: 'recho', args: ['--prefill-interleave', '1', '--api-key', 'the-right-one'], faults: ['auth_echo'] })
+  const engine = await startEngine({
+    svc: 'echo',
+    processName: 'recho',
+    args: ['--prefill-interleave', '1', '--api-key', 'the-right-one'],
+    faults: ['auth_echo'],
+  })
   await engine.waitReady()
   const summary = join(dir, 'echo-summary.md')
   const fixtures = join(dir, 'echo-fixtures')
-  const live = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--model', 'radiance-ref-8b', '--mode', 'record', '--fixtures', fixtures, ...FAST], { engine, env: { VERIFY_API_KEY: wrong, GITHUB_STEP_SUMMARY: summary } })
+  const live = await runVerify(
+    [
+      ...engineArgs(engine),
+      '--knob',
+      'PREFILL_INTERLEAVE',
+      '--value',
+      '1',
+      '--model',
+      'radiance-ref-8b',
+      '--mode',
+      'record',
+      '--fixtures',
+      fixtures,
+      ...FAST,
+    ],
+    { engine, env: { VERIFY_API_KEY: wrong, GITHUB_STEP_SUMMARY: summary } },
+  )
   await engine.stop()
   // The refused key is named at first contact (exit 2, no step judged, nothing recorded), its body
   // with the echoed header never shown.
@@ -104,9 +127,18 @@ describe.concurrent('through pnpm, as the README shows it', () => {
 
   /** `pnpm verify …` from the repository root: pnpm echoes the command line before running it. */
   const pnpmVerify = (args: string[], env: Record<string, string>) =>
-    execa('pnpm', ['verify', ...args], { cwd: ROOT, reject: false, env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, extendEnv: true, stdin: 'ignore', timeout: 90_000 })
+    execa('pnpm', ['verify', ...args], {
+      cwd: ROOT,
+      reject: false,
+      env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+      extendEnv: true,
+      stdin: 'ignore',
+      timeout: 90_000,
+    })
 
-  test('pnpm verify --api-key KEY is refused with exit 2 before anything is contacted; only pnpm\'s own echo shows the key', async ({ expect }) => {
+  test("pnpm verify --api-key KEY is refused with exit 2 before anything is contacted; only pnpm's own echo shows the key", async ({
+    expect,
+  }) => {
     let connections = 0
     const server = createServer((s) => {
       connections++
@@ -116,7 +148,26 @@ describe.concurrent('through pnpm, as the README shows it', () => {
     const port = (server.address() as { port: number }).port
     try {
       const forms = [['--api-key', KEY2], [`--api-key=${KEY2}`]]
-      const runs = await Promise.all(forms.map((form) => pnpmVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', `http://127.0.0.1:${port}`, '--host', 'local', ...form], {})))
+      const runs = await Promise.all(
+        forms.map((form) =>
+          pnpmVerify(
+            [
+              '--svc',
+              'demo',
+              '--knob',
+              'PREFILL_INTERLEAVE',
+              '--value',
+              '1',
+              '--base-url',
+              `http://127.0.0.1:${port}`,
+              '--host',
+              'local',
+              ...form,
+            ],
+            {},
+          ),
+        ),
+      )
       for (const r of runs) {
         expect(r.exitCode).toBe(2)
         const all = `${String(r.stdout)}\n${String(r.stderr)}`
@@ -132,20 +183,34 @@ describe.concurrent('through pnpm, as the README shows it', () => {
     }
   })
 
-  test('the key in env, then in a key file: green, and the key in no output (pnpm\'s echo included)', async ({ expect }) => {
+  test("the key in env, then in a key file: green, and the key in no output (pnpm's echo included)", async ({ expect }) => {
     const keyFile = join(dir, 'key')
     writeFileSync(keyFile, `${KEY2}\n`)
     chmodSync(keyFile, 0o600)
     // Side by side, each on an engine of its own (each run's meter moved by its own requests), each with its own report.
-    await Promise.all(([['env', [], { VERIFY_API_KEY: KEY2 }], ['file', ['--api-key-file', keyFile], {}]] as const).map(async ([how, extra, env]) => {
-      const engine = await startEngine({ svc: `pnpm${how}`, processName: `rpnpm${how}`, args: ['--prefill-interleave', '1', '--api-key', KEY2] })
-      engines.push(engine)
-      const report = join(dir, `pnpm-${how}-report.json`)
-      const r = await pnpmVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST, '--report', report, ...extra], { ...engine.env, ...env })
-      expect(r.exitCode, `${how}: ${String(r.stdout)}${String(r.stderr)}`).toBe(0)
-      expect(String(r.stdout)).toMatch(/^GREEN · /m)
-      for (const text of [String(r.stdout), String(r.stderr), read(report)]) expect(text, how).not.toContain(KEY2)
-      expect(read(report)).toContain('--api-key [redacted]')
-    }))
+    await Promise.all(
+      (
+        [
+          ['env', [], { VERIFY_API_KEY: KEY2 }],
+          ['file', ['--api-key-file', keyFile], {}],
+        ] as const
+      ).map(async ([how, extra, env]) => {
+        const engine = await startEngine({
+          svc: `pnpm${how}`,
+          processName: `rpnpm${how}`,
+          args: ['--prefill-interleave', '1', '--api-key', KEY2],
+        })
+        engines.push(engine)
+        const report = join(dir, `pnpm-${how}-report.json`)
+        const r = await pnpmVerify(
+          [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST, '--report', report, ...extra],
+          { ...engine.env, ...env },
+        )
+        expect(r.exitCode, `${how}: ${String(r.stdout)}${String(r.stderr)}`).toBe(0)
+        expect(String(r.stdout)).toMatch(/^GREEN · /m)
+        for (const text of [String(r.stdout), String(r.stderr), read(report)]) expect(text, how).not.toContain(KEY2)
+        expect(read(report)).toContain('--api-key [redacted]')
+      }),
+    )
   })
 })

@@ -18,18 +18,39 @@ import { argoRequest, flaggerRequest, TOKEN } from '../support/serve.ts'
 
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
-const DEFAULTS = { knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', host: 'local', 'no-dropin-check': 'true', 'health-budget': '4s', 'meter-window': '3s', 'probe-timeout': '3s', 'host-timeout': '10s' }
+const DEFAULTS = {
+  knob: 'PREFILL_INTERLEAVE',
+  value: '1',
+  previous: '0',
+  host: 'local',
+  'no-dropin-check': 'true',
+  'health-budget': '4s',
+  'meter-window': '3s',
+  'probe-timeout': '3s',
+  'host-timeout': '10s',
+}
 let targetsFile = ''
 const stops: AbortController[] = []
 const exits: Array<Promise<number>> = []
 
 /** Starts `serve` in this process (its runs are child processes) on a free loopback port; its log lines collected. */
-async function served(args: string[], env: Record<string, string> = { ARMPROOF_SERVE_TOKEN: TOKEN }): Promise<{ url: string; log: string[] }> {
+async function served(
+  args: string[],
+  env: Record<string, string> = { ARMPROOF_SERVE_TOKEN: TOKEN },
+): Promise<{ url: string; log: string[] }> {
   const log: string[] = []
   const stop = new AbortController()
   stops.push(stop)
   const url = await new Promise<string>((resolve, reject) => {
-    const exit = serve({ rawArgs: ['--listen', '127.0.0.1:0', ...args], env: { ...process.env, ...engines.healthy.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env }, cwd: process.cwd(), out: { write: (t: string) => log.push(t) }, err: { write: (t: string) => log.push(t) }, onListening: resolve, stop: stop.signal })
+    const exit = serve({
+      rawArgs: ['--listen', '127.0.0.1:0', ...args],
+      env: { ...process.env, ...engines.healthy.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+      cwd: process.cwd(),
+      out: { write: (t: string) => log.push(t) },
+      err: { write: (t: string) => log.push(t) },
+      onListening: resolve,
+      stop: stop.signal,
+    })
     exits.push(exit)
     exit.then((code) => reject(new Error(`serve exited ${code}: ${log.join('')}`)), reject)
   })
@@ -62,7 +83,13 @@ afterAll(async () => {
 describe('starting', () => {
   const start = async (args: string[], env: Record<string, string> = {}) => {
     const out: string[] = []
-    const code = await serve({ rawArgs: args, env: { VERIFY_NO_DOTENV: '1', ...env }, cwd: process.cwd(), out: { write: (t: string) => out.push(t) }, err: { write: (t: string) => out.push(t) } })
+    const code = await serve({
+      rawArgs: args,
+      env: { VERIFY_NO_DOTENV: '1', ...env },
+      cwd: process.cwd(),
+      out: { write: (t: string) => out.push(t) },
+      err: { write: (t: string) => out.push(t) },
+    })
     return { code, text: out.join('') }
   }
 
@@ -70,43 +97,100 @@ describe('starting', () => {
     const none = await start(['--targets', targetsFile])
     expect(none.code).toBe(2)
     expect(none.text).toContain('no token: every request must carry one')
-    const flag = await start(['--targets', targetsFile, '--token', 'sekret-sekret-sekret', '--no-token', '--listen', '0.0.0.0:8080', '--run-timeout', 'soon'])
+    const flag = await start([
+      '--targets',
+      targetsFile,
+      '--token',
+      'sekret-sekret-sekret',
+      '--no-token',
+      '--listen',
+      '0.0.0.0:8080',
+      '--run-timeout',
+      'soon',
+    ])
     expect(flag.code).toBe(2)
     expect(flag.text).not.toContain('sekret')
-    for (const said of ['--token: a token on the command line is refused', '--no-token with --listen 0.0.0.0', '--run-timeout: "soon" is not a positive duration']) expect(flag.text).toContain(said)
+    for (const said of [
+      '--token: a token on the command line is refused',
+      '--no-token with --listen 0.0.0.0',
+      '--run-timeout: "soon" is not a positive duration',
+    ])
+      expect(flag.text).toContain(said)
     const short = await start(['--targets', targetsFile], { ARMPROOF_SERVE_TOKEN: 'short' })
     expect([short.code, short.text]).toEqual([2, expect.stringContaining('the token has 5 characters; give at least 16')])
-    expect((await start(['--targets', targetsFile, '--listen', 'gpu-7'], { ARMPROOF_SERVE_TOKEN: TOKEN })).text).toContain('is not HOST:PORT')
+    expect((await start(['--targets', targetsFile, '--listen', 'gpu-7'], { ARMPROOF_SERVE_TOKEN: TOKEN })).text).toContain(
+      'is not HOST:PORT',
+    )
   })
 
   test('a targets file with problems keeps serve from starting, said as pnpm verify --targets says them; an svc listed twice too', async () => {
-    const bad = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [{ svc: 'a', 'base-url': 'gpu-7:8000' }, { svc: 'b', 'base-url': 'http://gpu-8:8000', knob: 'PREFILL_INTERLEAV' }])
+    const bad = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [
+      { svc: 'a', 'base-url': 'gpu-7:8000' },
+      { svc: 'b', 'base-url': 'http://gpu-8:8000', knob: 'PREFILL_INTERLEAV' },
+    ])
     const r = await start(['--targets', bad], { ARMPROOF_SERVE_TOKEN: TOKEN })
     expect(r.code).toBe(2)
     expect(r.text).toMatch(/2 problems; not serving/)
     expect(r.text).toContain('targets[0] ("a"): base-url: "gpu-7:8000" has no scheme')
     expect(r.text).toContain('targets[1] ("b"): knob: unknown knob')
-    const key = await start(['--targets', writeTargets({}, [{ svc: 'b', 'base-url': 'http://gpu-8:8000', 'api-key': 'sk-x' }])], { ARMPROOF_SERVE_TOKEN: TOKEN })
+    const key = await start(['--targets', writeTargets({}, [{ svc: 'b', 'base-url': 'http://gpu-8:8000', 'api-key': 'sk-x' }])], {
+      ARMPROOF_SERVE_TOKEN: TOKEN,
+    })
     expect(key.text).toContain('an API key never sits in the targets file')
     expect(key.text).not.toContain('sk-x')
-    const twice = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [{ svc: 'a', 'base-url': 'http://gpu-7:8000' }, { svc: 'a', 'base-url': 'http://gpu-8:8000' }])
+    const twice = writeTargets({ knob: 'PREFILL_INTERLEAVE' }, [
+      { svc: 'a', 'base-url': 'http://gpu-7:8000' },
+      { svc: 'a', 'base-url': 'http://gpu-8:8000' },
+    ])
     expect((await start(['--targets', twice], { ARMPROOF_SERVE_TOKEN: TOKEN })).text).toContain('svc "a" is listed twice')
   })
 
   test('--help and --version answer; a run never sees the token', async () => {
     expect((await start(['--help'])).text).toContain('POST /verify/<svc>')
     expect((await start(['--version'])).text).toMatch(/^armproof \d+\.\d+\.\d+\n$/)
-    const env = runEnv({ ARMPROOF_SERVE_TOKEN: TOKEN, ARMPROOF_SERVE_TOKEN_FILE: '/x', VERIFY_API_KEY: 'k', VERIFY_JUNIT: 'j.xml', PATH: '/bin', npm_lifecycle_event: 'serve' })
-    expect(env).toEqual({ VERIFY_API_KEY: 'k', PATH: '/bin', VERIFY_TARGETS: '', VERIFY_SHARD: '', VERIFY_CONCURRENCY: '', VERIFY_REPORT: '', VERIFY_JUNIT: '', VERIFY_SUMMARY: '', VERIFY_MODE: '', VERIFY_RUN_ID: '', VERIFY_JSON: '' })
+    const env = runEnv({
+      ARMPROOF_SERVE_TOKEN: TOKEN,
+      ARMPROOF_SERVE_TOKEN_FILE: '/x',
+      VERIFY_API_KEY: 'k',
+      VERIFY_JUNIT: 'j.xml',
+      PATH: '/bin',
+      npm_lifecycle_event: 'serve',
+    })
+    expect(env).toEqual({
+      VERIFY_API_KEY: 'k',
+      PATH: '/bin',
+      VERIFY_TARGETS: '',
+      VERIFY_SHARD: '',
+      VERIFY_CONCURRENCY: '',
+      VERIFY_REPORT: '',
+      VERIFY_JUNIT: '',
+      VERIFY_SUMMARY: '',
+      VERIFY_MODE: '',
+      VERIFY_RUN_ID: '',
+      VERIFY_JSON: '',
+    })
   })
 })
 
 describe('runs, as the controllers ask', () => {
   // These two reach no engine (port 9 only): they wait out their budgets beside the Argo run. The
   // Argo and Flagger runs stay one after the other, each the only traffic on the engines it judges.
-  test.concurrent("serve's env or .env saying VERIFY_MODE=replay never answers 200 from a recording: every run is live (mode is the whole run's, like --report)", async ({ expect }) => {
+  test.concurrent("serve's env or .env saying VERIFY_MODE=replay never answers 200 from a recording: every run is live (mode is the whole run's, like --report)", async ({
+    expect,
+  }) => {
     // fixtures/demo/PREFILL_INTERLEAVE holds a green recording; nothing listens on port 9.
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', 'no-dropin-check': 'true', 'health-budget': '1s', 'meter-window': '1s', 'host-timeout': '5s' }, [{ svc: 'demo', 'base-url': 'http://127.0.0.1:9' }])
+    const file = writeTargets(
+      {
+        knob: 'PREFILL_INTERLEAVE',
+        value: '1',
+        previous: '0',
+        'no-dropin-check': 'true',
+        'health-budget': '1s',
+        'meter-window': '1s',
+        'host-timeout': '5s',
+      },
+      [{ svc: 'demo', 'base-url': 'http://127.0.0.1:9' }],
+    )
     const { url } = await served(['--targets', file], { ARMPROOF_SERVE_TOKEN: TOKEN, VERIFY_MODE: 'replay' })
     const r = await fetch(`${url}/verify/demo`, argoRequest(TOKEN))
     const report = (await r.json()) as Report
@@ -122,7 +206,9 @@ describe('runs, as the controllers ask', () => {
     expect(report.verdict).toBe('interrupted')
     expect(log.join('')).toContain('(stopped: --run-timeout)')
   })
-  test.concurrent('Argo Rollouts web provider (POST, bearer header, its body): /analysis answers 200 and $.verdict says it; the report is the one pnpm verify writes', async ({ expect }) => {
+  test.concurrent('Argo Rollouts web provider (POST, bearer header, its body): /analysis answers 200 and $.verdict says it; the report is the one pnpm verify writes', async ({
+    expect,
+  }) => {
     const { url } = await served(['--targets', targetsFile])
     const [green, red, inconclusive] = await Promise.all(
       [engines.healthy.svc, engines.ignored.svc, engines.loading.svc].map(async (svc) => {
@@ -131,11 +217,58 @@ describe('runs, as the controllers ask', () => {
       }),
     )
     // What the AnalysisTemplate's conditions read (examples/k8s): jsonPath {$.verdict}.
-    expect([green!.status, green!.report.verdict, red!.status, red!.report.verdict, inconclusive!.status, inconclusive!.report.verdict]).toEqual([200, 'green', 200, 'red', 200, 'inconclusive'])
+    expect([
+      green!.status,
+      green!.report.verdict,
+      red!.status,
+      red!.report.verdict,
+      inconclusive!.status,
+      inconclusive!.report.verdict,
+    ]).toEqual([200, 'green', 200, 'red', 200, 'inconclusive'])
     expect(verdicts(red!.report).meter).toBe('failed')
     // The same target verified by pnpm verify itself: the same report, but for its times.
-    const direct = await runVerify(['--svc', engines.healthy.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0', '--base-url', engines.healthy.baseUrl, '--host', 'local', '--process', engines.healthy.processName, '--no-dropin-check', '--health-budget', '4s', '--meter-window', '3s', '--probe-timeout', '3s', '--host-timeout', '10s', '--ledger-cmd', `${engines.healthy.binDir}/podman logs --tail 100000 {svc}`, '--help-cmd', `${engines.healthy.binDir}/podman exec {svc} radiance --help`], { engine: engines.healthy })
-    const shape = (r: Report) => ({ keys: Object.keys(r).sort(), svc: r.svc, knob: r.knob, expected: r.expected, mode: r.mode, verdict: r.verdict, steps: verdicts(r), rollback: r.rollback })
+    const direct = await runVerify(
+      [
+        '--svc',
+        engines.healthy.svc,
+        '--knob',
+        'PREFILL_INTERLEAVE',
+        '--value',
+        '1',
+        '--previous',
+        '0',
+        '--base-url',
+        engines.healthy.baseUrl,
+        '--host',
+        'local',
+        '--process',
+        engines.healthy.processName,
+        '--no-dropin-check',
+        '--health-budget',
+        '4s',
+        '--meter-window',
+        '3s',
+        '--probe-timeout',
+        '3s',
+        '--host-timeout',
+        '10s',
+        '--ledger-cmd',
+        `${engines.healthy.binDir}/podman logs --tail 100000 {svc}`,
+        '--help-cmd',
+        `${engines.healthy.binDir}/podman exec {svc} radiance --help`,
+      ],
+      { engine: engines.healthy },
+    )
+    const shape = (r: Report) => ({
+      keys: Object.keys(r).sort(),
+      svc: r.svc,
+      knob: r.knob,
+      expected: r.expected,
+      mode: r.mode,
+      verdict: r.verdict,
+      steps: verdicts(r),
+      rollback: r.rollback,
+    })
     expect(shape(green!.report)).toEqual(shape(direct.report!))
     cleanup(direct)
   })
@@ -150,7 +283,11 @@ describe('runs, as the controllers ask', () => {
     expect(busy.status).toBe(503)
     const [green, red, inconclusive] = await Promise.all([first, ask(engines.ignored.svc), ask(engines.loading.svc)])
     const body = async (r: Response) => [r.status, ((await r.json()) as Report).verdict]
-    expect([await body(green!), await body(red!), await body(inconclusive!)]).toEqual([[200, 'green'], [412, 'red'], [412, 'inconclusive']])
+    expect([await body(green!), await body(red!), await body(inconclusive!)]).toEqual([
+      [200, 'green'],
+      [412, 'red'],
+      [412, 'inconclusive'],
+    ])
     expect(log.join('')).not.toContain(TOKEN)
     expect(log.join('')).toContain('flagger canary test/podinfo Progressing')
     expect(log.join('')).toContain(`[${engines.ignored.svc}] ::error title=armproof ${engines.ignored.svc}%3A meter failed::expected: `)
@@ -163,7 +300,6 @@ describe('runs, as the controllers ask', () => {
     expect(parsed.samples('armproof_serve_refused_total').find((s) => s.labels.reason === 'busy')?.value).toBe(1)
     expect(parsed.family('armproof_serve_runs_total')?.type).toBe('counter')
   })
-
 })
 
 test('the token from --token-file (a mounted secret): its one trailing newline is not part of it', async () => {
@@ -172,7 +308,17 @@ test('the token from --token-file (a mounted secret): its one trailing newline i
   const out: string[] = []
   const stop = new AbortController()
   const url = await new Promise<string>((resolve) => {
-    exits.push(serve({ rawArgs: ['--targets', targetsFile, '--listen', '127.0.0.1:0', '--token-file', join(dir, 'token')], env: { VERIFY_NO_DOTENV: '1' }, cwd: process.cwd(), out: { write: (t: string) => out.push(t) }, err: { write: (t: string) => out.push(t) }, onListening: resolve, stop: stop.signal }))
+    exits.push(
+      serve({
+        rawArgs: ['--targets', targetsFile, '--listen', '127.0.0.1:0', '--token-file', join(dir, 'token')],
+        env: { VERIFY_NO_DOTENV: '1' },
+        cwd: process.cwd(),
+        out: { write: (t: string) => out.push(t) },
+        err: { write: (t: string) => out.push(t) },
+        onListening: resolve,
+        stop: stop.signal,
+      }),
+    )
   })
   stops.push(stop)
   // The file's one trailing newline is not part of the token.

@@ -46,7 +46,24 @@ afterAll(async () => {
 /** verify against the engine, over ssh; no local PATH shims: everything host-side goes through sshd. */
 function verifyOverSsh(host: string, sshOpts: string, extra: readonly string[] = []): Promise<VerifyRun> {
   return runVerify(
-    ['--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--process', engine.processName, ...FAST, '--host', host, '--ssh-opts', sshOpts, ...extra],
+    [
+      '--svc',
+      engine.svc,
+      '--knob',
+      'PREFILL_INTERLEAVE',
+      '--value',
+      '1',
+      '--base-url',
+      engine.baseUrl,
+      '--process',
+      engine.processName,
+      ...FAST,
+      '--host',
+      host,
+      '--ssh-opts',
+      sshOpts,
+      ...extra,
+    ],
     { timeoutMs: 45_000 },
   )
 }
@@ -74,7 +91,10 @@ describe('a hostile --svc never reaches ssh', () => {
       ['--deploy-user', ['--svc', 'ssh-ref', '--deploy-user', `root;touch ${sentinel}`], {}],
     ] as const)('a hostile %s', async (_name, args, env) => {
       const before = sshd.connections()
-      const run = await verifyInProcess([...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText], { env })
+      const run = await verifyInProcess(
+        [...args, '--knob', 'PREFILL_INTERLEAVE', '--base-url', engine.baseUrl, '--host', 'root@127.0.0.1', '--ssh-opts', sshd.sshOptsText],
+        { env },
+      )
       expect(run.exitCode, run.stdout + run.stderr).toBe(2)
       expect(run.stderr).toMatch(/nothing was contacted/)
       expect(existsSync(sentinel)).toBe(false)
@@ -110,7 +130,11 @@ describe('every wait is bounded', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as AddressInfo).port
     try {
-      const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: sshd.optsText({ port }).split(' '), deployUser: null })
+      const host = createHost({
+        host: { kind: 'ssh', user: 'root', host: '127.0.0.1' },
+        sshOpts: sshd.optsText({ port }).split(' '),
+        deployUser: null,
+      })
       const r = await host.run({ script: 'true', timeoutMs: 3000 })
       expect(r.failure, r.stderr).toBe('unreachable')
       expect(r.stderr).toMatch(/timed out/i)

@@ -39,19 +39,45 @@ describe.concurrent('pnpm verify refuses bad input before contacting anything', 
   test('--help lists every option with its env twin, the knobs and the exit codes', async () => {
     const run = await verifyInProcess(['--help'])
     expect(run.exitCode).toBe(0)
-    for (const text of ['--svc', 'VERIFY_SVC', '--meter-window', 'VERIFY_METER_WINDOW', 'PREFILL_INTERLEAVE', 'CHECKPOINT_SLOTS', '3 inconclusive']) expect(run.stdout).toContain(text)
+    for (const text of [
+      '--svc',
+      'VERIFY_SVC',
+      '--meter-window',
+      'VERIFY_METER_WINDOW',
+      'PREFILL_INTERLEAVE',
+      'CHECKPOINT_SLOTS',
+      '3 inconclusive',
+    ])
+      expect(run.stdout).toContain(text)
     cleanup(run)
   })
 
   // The hostile --svc goes through bin/verify.ts (exit code and stderr of the real process); the
   // others through the same verify() in this process.
   test.each([
-    ['a hostile --svc', ['--svc', 'demo;touch $SENTINEL', '--knob', 'PREFILL_INTERLEAVE'], /--svc: "demo;touch \$SENTINEL" must match/, runVerify],
-    ['a hostile --value', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1$(touch $SENTINEL)'], /does not fit PREFILL_INTERLEAVE/, verifyInProcess],
-    ['a hostile --host', ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--host', 'root@h;touch $SENTINEL'], /--host: .* is not a hostname/, verifyInProcess],
+    [
+      'a hostile --svc',
+      ['--svc', 'demo;touch $SENTINEL', '--knob', 'PREFILL_INTERLEAVE'],
+      /--svc: "demo;touch \$SENTINEL" must match/,
+      runVerify,
+    ],
+    [
+      'a hostile --value',
+      ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1$(touch $SENTINEL)'],
+      /does not fit PREFILL_INTERLEAVE/,
+      verifyInProcess,
+    ],
+    [
+      'a hostile --host',
+      ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--host', 'root@h;touch $SENTINEL'],
+      /--host: .* is not a hostname/,
+      verifyInProcess,
+    ],
     ['an unknown knob', ['--svc', 'demo', '--knob', 'FLOOR_MODE'], /known knobs: PREFILL_INTERLEAVE, BUSY_PREFILL_CHUNK/, verifyInProcess],
   ])('%s exits 2, runs nothing and contacts nothing', async (_name, args, message, through) => {
-    const run = await through([...args, '--base-url', url, '--ledger-cmd', `touch ${SENTINEL}`, '--help-cmd', `touch ${SENTINEL}`], { env: { SENTINEL } })
+    const run = await through([...args, '--base-url', url, '--ledger-cmd', `touch ${SENTINEL}`, '--help-cmd', `touch ${SENTINEL}`], {
+      env: { SENTINEL },
+    })
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(message)
     expect(run.stderr).toMatch(/nothing was contacted/)
@@ -82,7 +108,8 @@ describe.concurrent('a green arm, with the API key set', () => {
   beforeAll(async () => {
     // An engine per test that runs the proof steps: a run's probes move the meter another run on
     // the same engine would read as its baseline.
-    const start = (name: string) => startEngine({ svc: `cli-${name}`, processName: `rcli-${name}`, args: ['--prefill-interleave', '1', '--api-key', KEY] })
+    const start = (name: string) =>
+      startEngine({ svc: `cli-${name}`, processName: `rcli-${name}`, args: ['--prefill-interleave', '1', '--api-key', KEY] })
     ;[engine, fromEnv, wrongValue, rejecting] = await Promise.all([start('green'), start('env'), start('wrong'), start('reject')])
   })
   afterAll(() => Promise.all([engine?.stop(), fromEnv?.stop(), wrongValue?.stop(), rejecting?.stop()]))
@@ -92,16 +119,34 @@ describe.concurrent('a green arm, with the API key set', () => {
     execa('pnpm', ['exec', 'vitest', 'run', 'suites'], {
       cwd: ROOT,
       reject: false,
-      env: { ...e.env, CI: 'true', VERIFY_SVC: e.svc, VERIFY_KNOB: 'PREFILL_INTERLEAVE', VERIFY_BASE_URL: e.baseUrl, VERIFY_PROCESS: e.processName, ...env },
+      env: {
+        ...e.env,
+        CI: 'true',
+        VERIFY_SVC: e.svc,
+        VERIFY_KNOB: 'PREFILL_INTERLEAVE',
+        VERIFY_BASE_URL: e.baseUrl,
+        VERIFY_PROCESS: e.processName,
+        ...env,
+      },
     })
 
   test('is green, prints each step with its evidence, writes the reports, and never shows the key', async ({ expect }) => {
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine, env: { VERIFY_API_KEY: KEY } })
+    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+      engine,
+      env: { VERIFY_API_KEY: KEY },
+    })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     for (const id of STEP_IDS) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
     expect(run.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on cli-green/m)
     const report = run.report!
-    expect(report).toMatchObject({ svc: 'cli-green', knob: 'PREFILL_INTERLEAVE', expected: '1', mode: 'live', verdict: 'green', rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service cli-green' })
+    expect(report).toMatchObject({
+      svc: 'cli-green',
+      knob: 'PREFILL_INTERLEAVE',
+      expected: '1',
+      mode: 'live',
+      verdict: 'green',
+      rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service cli-green',
+    })
     expect(report.meter).toMatchObject({ name: 'radiance:engine_steps_held_total', first: 0 })
     expect(report.meter!.last).toBeGreaterThan(0)
     expect(report.meter!.movedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
@@ -114,7 +159,12 @@ describe.concurrent('a green arm, with the API key set', () => {
   })
 
   test('the suites run straight from env, without the CLI wrapper', async ({ expect }) => {
-    const result = await suitesFromEnv(fromEnv, { VERIFY_VALUE: '1', VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s', VERIFY_HEALTH_BUDGET: '8s' })
+    const result = await suitesFromEnv(fromEnv, {
+      VERIFY_VALUE: '1',
+      VERIFY_API_KEY: KEY,
+      VERIFY_METER_WINDOW: '2s',
+      VERIFY_HEALTH_BUDGET: '8s',
+    })
     expect(result.exitCode, String(result.stdout)).toBe(0)
     expect(String(result.stdout)).toMatch(/9 passed/)
     expect(String(result.stdout) + String(result.stderr)).not.toContain(KEY)
@@ -133,12 +183,19 @@ describe.concurrent('a green arm, with the API key set', () => {
   test('the suites straight from env go red on a wrong value', async ({ expect }) => {
     const result = await suitesFromEnv(wrongValue, { VERIFY_VALUE: '2', VERIFY_API_KEY: KEY, VERIFY_METER_WINDOW: '2s' })
     expect(result.exitCode).toBe(1)
-    expect(stripVTControlCharacters(String(result.stdout) + String(result.stderr))).toMatch(/argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/)
+    expect(stripVTControlCharacters(String(result.stdout) + String(result.stderr))).toMatch(
+      /argv failed\n\s+expected: --prefill-interleave 2\n\s+observed: argv carries --prefill-interleave 1/,
+    )
   })
 
-  test('an error nothing handled during the run (a rejected promise in a step) keeps it from green: inconclusive, exit 3, the error in the report', async ({ expect }) => {
+  test('an error nothing handled during the run (a rejected promise in a step) keeps it from green: inconclusive, exit 3, the error in the report', async ({
+    expect,
+  }) => {
     const preload = join(ROOT, 'test/support/reject-mid-run.ts')
-    const run = await runVerify([...engineArgs(rejecting), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: rejecting, env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` } })
+    const run = await runVerify([...engineArgs(rejecting), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+      engine: rejecting,
+      env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` },
+    })
     try {
       const out = run.stdout + run.stderr
       expect(run.exitCode, out).toBe(3)

@@ -46,11 +46,28 @@ interface Judged {
 
 let runs = 0
 /** One effect run of the scenario `name`, in-process; its --out read back. */
-async function judge(name: string, extra: readonly string[] = [], options: { arm?: readonly string[]; env?: Record<string, string> } = {}): Promise<Judged> {
+async function judge(
+  name: string,
+  extra: readonly string[] = [],
+  options: { arm?: readonly string[]; env?: Record<string, string> } = {},
+): Promise<Judged> {
   const out = join(dir, `run-${++runs}`, 'effect.json')
   let stdout = ''
   let stderr = ''
-  const arm = options.arm ?? ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--armed-at', new Date(ARM).toISOString(), '--prometheus-url', prom.url, '--prometheus-match', `{instance="${name}:8000"}`]
+  const arm = options.arm ?? [
+    '--svc',
+    'llm-7',
+    '--knob',
+    'PREFILL_INTERLEAVE',
+    '--value',
+    '1',
+    '--armed-at',
+    new Date(ARM).toISOString(),
+    '--prometheus-url',
+    prom.url,
+    '--prometheus-match',
+    `{instance="${name}:8000"}`,
+  ]
   const code = await effect({
     rawArgs: [...arm, '--out', out, ...extra],
     env: { VERIFY_NO_DOTENV: '1', ...options.env },
@@ -73,7 +90,17 @@ describe('effect against a real Prometheus, one scenario per target', () => {
   test('a regression: TTFT worse past its threshold (exit 1), every other latency and throughput no change, the knob acting on its meter', async () => {
     const j = await judge('regression')
     expect(j.code, j.out + j.err).toBe(1)
-    expect(verdicts(j)).toEqual({ ttft: 'worse', itl: 'no change', e2e: 'no change', requests: 'no change', tokens: 'no change', preemptions: 'no change', 'decode-step': 'no change', 'mixed-step': 'no change', meter: 'changed' })
+    expect(verdicts(j)).toEqual({
+      ttft: 'worse',
+      itl: 'no change',
+      e2e: 'no change',
+      requests: 'no change',
+      tokens: 'no change',
+      preemptions: 'no change',
+      'decode-step': 'no change',
+      'mixed-step': 'no change',
+      meter: 'changed',
+    })
     const ttft = j.metric('ttft')
     expect(ttft.shifts.p95!.relative!).toBeGreaterThan(0.5)
     expect(ttft.shifts.p95).toMatchObject({ significant: true, practical: true })
@@ -95,7 +122,10 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(svg).toContain('p95 ')
     const fresh = join(dir, 'regression-ttft.svg')
     await writeFile(fresh, svg)
-    expect(readFileSync(README_PICTURE, 'utf8'), `docs/effect/regression-ttft.svg is not what a run writes now; if the change is meant, copy ${fresh} over it`).toBe(svg)
+    expect(
+      readFileSync(README_PICTURE, 'utf8'),
+      `docs/effect/regression-ttft.svg is not what a run writes now; if the change is meant, copy ${fresh} over it`,
+    ).toBe(svg)
   })
 
   test('an improvement: TTFT better, exit 0', async () => {
@@ -105,14 +135,19 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.result!.verdict).toBe('better')
   })
 
-  test('no change: no change, exit 0, and the quantiles are histogram_quantile\'s over the same increases', async () => {
+  test("no change: no change, exit 0, and the quantiles are histogram_quantile's over the same increases", async () => {
     const j = await judge('unchanged', ['--metrics', 'ttft,requests'])
     expect(j.code, j.out + j.err).toBe(0)
     expect(verdicts(j)).toEqual({ ttft: 'no change', requests: 'no change' })
     const after = j.metric('ttft').after!
     const end = Date.parse(after.to) / 1000
-    for (const [q, ours] of [[0.5, after.p50!], [0.95, after.p95!]] as const) {
-      const { result } = await prom.query(`histogram_quantile(${q}, sum by (le) (increase(vllm:time_to_first_token_seconds_bucket{instance="unchanged:8000"}[6h] @ ${end})))`)
+    for (const [q, ours] of [
+      [0.5, after.p50!],
+      [0.95, after.p95!],
+    ] as const) {
+      const { result } = await prom.query(
+        `histogram_quantile(${q}, sum by (le) (increase(vllm:time_to_first_token_seconds_bucket{instance="unchanged:8000"}[6h] @ ${end})))`,
+      )
       const theirs = Number((result[0] as { value: [number, string] }).value[1])
       expect(Math.abs(ours / theirs - 1), `p${q * 100}: ours ${ours}, Prometheus ${theirs}`).toBeLessThan(0.02)
     }
@@ -122,7 +157,9 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     const j = await judge('sparse', ['--metrics', 'ttft,requests'])
     expect(j.code).toBe(3)
     expect(verdicts(j)).toEqual({ ttft: 'inconclusive', requests: 'inconclusive' })
-    expect(j.metric('ttft').reason).toMatch(/^too little traffic: \d+ observations in the baseline and \d+ after the arm; the judgement needs 100 in each/)
+    expect(j.metric('ttft').reason).toMatch(
+      /^too little traffic: \d+ observations in the baseline and \d+ after the arm; the judgement needs 100 in each/,
+    )
   })
 
   test('bucket edges that change at the arm: inconclusive, naming both layouts', async () => {
@@ -130,7 +167,9 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.code).toBe(3)
     const m = j.metric('ttft')
     expect(m.verdict).toBe('inconclusive')
-    expect(m.reason).toContain('the bucket edges of vllm:time_to_first_token_seconds_bucket{instance="edges:8000"} differ between the baseline (le 0.001, 0.005')
+    expect(m.reason).toContain(
+      'the bucket edges of vllm:time_to_first_token_seconds_bucket{instance="edges:8000"} differ between the baseline (le 0.001, 0.005',
+    )
     expect(m.reason).toContain('and the after window (le 0.005, 0.01, 0.025')
   })
 
@@ -147,14 +186,25 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     const j = await judge('gap', ['--metrics', 'ttft,requests'])
     expect(j.code).toBe(3)
     expect(verdicts(j)).toEqual({ ttft: 'inconclusive', requests: 'inconclusive' })
-    expect(j.metric('ttft').reason).toMatch(/^a gap in the after window: no sample of .* from 10:5\dZ to 1[12]:\d\dZ .*more than 5 scrape intervals \(5m 00s\)/)
+    expect(j.metric('ttft').reason).toMatch(
+      /^a gap in the after window: no sample of .* from 10:5\dZ to 1[12]:\d\dZ .*more than 5 scrape intervals \(5m 00s\)/,
+    )
   })
 
   test('a cadence change with latency unchanged: the meter and mixed step time changed, latency no change, exit 0', async () => {
     const j = await judge('cadence', ['--metrics', 'ttft,itl,decode-step,mixed-step,meter'])
     expect(j.code, j.out + j.err).toBe(0)
-    expect(verdicts(j)).toEqual({ ttft: 'no change', itl: 'no change', 'decode-step': 'no change', 'mixed-step': 'changed', meter: 'changed' })
-    expect(j.metric('meter')).toMatchObject({ title: 'engine_steps_held per step', series: ['radiance:engine_steps_held_total{instance="cadence:8000"}', 'radiance:engine_steps_total{instance="cadence:8000"}'] })
+    expect(verdicts(j)).toEqual({
+      ttft: 'no change',
+      itl: 'no change',
+      'decode-step': 'no change',
+      'mixed-step': 'changed',
+      meter: 'changed',
+    })
+    expect(j.metric('meter')).toMatchObject({
+      title: 'engine_steps_held per step',
+      series: ['radiance:engine_steps_held_total{instance="cadence:8000"}', 'radiance:engine_steps_total{instance="cadence:8000"}'],
+    })
     expect(j.metric('meter').shifts.rate).toMatchObject({ fromZero: true, relative: null })
   })
 
@@ -177,7 +227,7 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.metric('itl').next).toContain('latency lives under vllm:, cadence under radiance:')
   })
 
-  test('a selector that takes several targets is the operator\'s to fix: exit 2, nothing judged', async () => {
+  test("a selector that takes several targets is the operator's to fix: exit 2, nothing judged", async () => {
     const j = await judge('unchanged', ['--metrics', 'ttft', '--prometheus-match', '{model_name="qwen3"}'])
     expect(j.code).toBe(2)
     expect(j.result).toBeNull()
@@ -187,8 +237,18 @@ describe('effect against a real Prometheus, one scenario per target', () => {
 
 describe('the arm from a green verify report, and the vault', () => {
   const writeReport = async (name: string, over: Record<string, unknown> = {}) => {
-    const steps = passedSteps().map((s) => (s.id === 'health' ? { ...s, where: `GET http://${name}:8000/health` } : s.id === 'meter' ? { ...s, evidence: { prometheus: { url: prom.url } } } : s))
-    const report = greenReport(new Date(ARM + 45 * MINUTE).toISOString(), { startedAt: new Date(ARM + 40 * MINUTE).toISOString(), steps, ...over })
+    const steps = passedSteps().map((s) =>
+      s.id === 'health'
+        ? { ...s, where: `GET http://${name}:8000/health` }
+        : s.id === 'meter'
+          ? { ...s, evidence: { prometheus: { url: prom.url } } }
+          : s,
+    )
+    const report = greenReport(new Date(ARM + 45 * MINUTE).toISOString(), {
+      startedAt: new Date(ARM + 40 * MINUTE).toISOString(),
+      steps,
+      ...over,
+    })
     const path = join(dir, `${name}-report.json`)
     await writeFile(path, JSON.stringify(report))
     return path
@@ -198,7 +258,14 @@ describe('the arm from a green verify report, and the vault', () => {
     const report = await writeReport('reset')
     const j = await judge('reset', ['--metrics', 'ttft', '--after', '6h'], { arm: ['--report', report] })
     expect(j.code, j.out + j.err).toBe(1)
-    expect(j.result!.arm).toMatchObject({ svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', from: 'restart', endpoint: 'http://reset:8000' })
+    expect(j.result!.arm).toMatchObject({
+      svc: 'llm-7',
+      knob: 'PREFILL_INTERLEAVE',
+      value: '1',
+      previous: '0',
+      from: 'restart',
+      endpoint: 'http://reset:8000',
+    })
     expect(Date.parse(j.result!.arm.at)).toBeGreaterThanOrEqual(ARM + 30 * MINUTE)
     expect(Date.parse(j.result!.arm.at)).toBeLessThanOrEqual(ARM + 40 * MINUTE)
     expect(j.result!.prometheus.selector).toBe('{instance="reset:8000"}')
@@ -212,7 +279,7 @@ describe('the arm from a green verify report, and the vault', () => {
     expect(j.err).toMatch(/not the green report of an arm \(verdict and exitCode\)/)
   })
 
-  test('--vault writes one line under the arm\'s green entry, once; a page without that entry is refused and left as it was', async () => {
+  test("--vault writes one line under the arm's green entry, once; a page without that entry is refused and left as it was", async () => {
     const report = await writeReport('regression')
     const vault = join(dir, 'vault')
     await mkdir(join(vault, 'endpoints'), { recursive: true })
@@ -222,17 +289,27 @@ describe('the arm from a green verify report, and the vault', () => {
     // Without the arm's entry: refused, nothing contacted, the page untouched.
     const refused = await judge('regression', ['--metrics', 'ttft', '--vault', vault], { arm: ['--report', report] })
     expect(refused.code).toBe(2)
-    expect(refused.err).toContain("holds no green entry for this arm")
+    expect(refused.err).toContain('holds no green entry for this arm')
     expect(await readFile(page, 'utf8')).toBe(PAGE)
     // The arm's entry, as writeback writes it (the report is old: --max-age lets it through).
-    expect(await writeback({ rawArgs: ['--report', report, '--vault', vault, '--max-age', '900000h'], env: {}, cwd: dir, out: quiet, err: quiet })).toBe(0)
+    expect(
+      await writeback({
+        rawArgs: ['--report', report, '--vault', vault, '--max-age', '900000h'],
+        env: {},
+        cwd: dir,
+        out: quiet,
+        err: quiet,
+      }),
+    ).toBe(0)
     const before = await readFile(page, 'utf8')
     const j = await judge('regression', ['--metrics', 'ttft,requests', '--vault', vault], { arm: ['--report', report] })
     expect(j.code, j.out + j.err).toBe(1)
     const lines = (await readFile(page, 'utf8')).split('\n')
     const entry = lines.findIndex((l) => l.includes('<!-- armproof:llm-7:PREFILL_INTERLEAVE:'))
     expect(lines[entry + 1]).toMatch(/^ {2}rollback: /)
-    expect(lines[entry + 2]).toMatch(/^ {2}effect: worse · ttft worse \(p95 \+\d+%\) · requests no change \(armproof effect, after .* against the same hours a day before\) <!-- armproof-effect:llm-7:PREFILL_INTERLEAVE:/)
+    expect(lines[entry + 2]).toMatch(
+      /^ {2}effect: worse · ttft worse \(p95 \+\d+%\) · requests no change \(armproof effect, after .* against the same hours a day before\) <!-- armproof-effect:llm-7:PREFILL_INTERLEAVE:/,
+    )
     expect(lines.filter((_, i) => i !== entry + 2)).toEqual(before.split('\n'))
     const again = await judge('regression', ['--metrics', 'ttft,requests', '--vault', vault], { arm: ['--report', report] })
     expect(again.out).toContain('already there')
@@ -259,8 +336,17 @@ describe('record and replay', () => {
     // The command itself, with every socket refused: the same exit, no connection tried.
     const log = join(dir, 'sockets.log')
     const run = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/effect.ts'), '--mode', 'replay', '--fixtures', fixtures], {
-      cwd: dir, env: { ...process.env, VERIFY_NO_DOTENV: '1', NODE_OPTIONS: `--import ${join(ROOT, 'test/support/no-sockets.ts')}`, ARMPROOF_SOCKET_LOG: log },
-    }).then(() => ({ code: 0, stdout: '' }), (e: { code: number; stdout: string }) => e)
+      cwd: dir,
+      env: {
+        ...process.env,
+        VERIFY_NO_DOTENV: '1',
+        NODE_OPTIONS: `--import ${join(ROOT, 'test/support/no-sockets.ts')}`,
+        ARMPROOF_SOCKET_LOG: log,
+      },
+    }).then(
+      () => ({ code: 0, stdout: '' }),
+      (e: { code: number; stdout: string }) => e,
+    )
     expect(run.code, run.stdout).toBe(1)
     expect(run.stdout).toContain('armproof effect: WORSE: ttft worse')
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('')
@@ -272,4 +358,3 @@ describe('record and replay', () => {
     expect(edited.err).toContain('fixtures edited since recording')
   })
 })
-

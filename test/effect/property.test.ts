@@ -52,7 +52,11 @@ describe('the false-alarm and detection rates of the latency judgement', () => {
     let worse = 0
     for (let seed = 1; seed <= 100; seed++) {
       const random = prng(seed * 104729)
-      if (judgeHistogram(TTFT, TTFT_EDGES, hours(random, 0.12, 0.05, 10_000), hours(random, 0.12, 0.05, 10_000), JUDGE_DEFAULTS).verdict === 'worse') worse++
+      if (
+        judgeHistogram(TTFT, TTFT_EDGES, hours(random, 0.12, 0.05, 10_000), hours(random, 0.12, 0.05, 10_000), JUDGE_DEFAULTS).verdict ===
+        'worse'
+      )
+        worse++
     }
     expect(worse / 100).toBeLessThanOrEqual(0.02)
   })
@@ -70,7 +74,13 @@ describe('the false-alarm rate of a ratio (preemptions per request: sparse, zero
       }
       const b = window()
       const a = window()
-      const v = judgeRatio(PREEMPT, b, a, { baseline: b.den.reduce((x, y) => x + y, 0), after: a.den.reduce((x, y) => x + y, 0), what: 'requests' }, JUDGE_DEFAULTS).verdict
+      const v = judgeRatio(
+        PREEMPT,
+        b,
+        a,
+        { baseline: b.den.reduce((x, y) => x + y, 0), after: a.den.reduce((x, y) => x + y, 0), what: 'requests' },
+        JUDGE_DEFAULTS,
+      ).verdict
       if (v === 'worse') worse++
     }
     expect(worse / 300).toBeLessThanOrEqual(0.01)
@@ -80,7 +90,8 @@ describe('the false-alarm rate of a ratio (preemptions per request: sparse, zero
 describe('a quantile past the largest bucket is a bound, never a value', () => {
   // vLLM's TTFT buckets ended at 10 s before they reached 2560 s: an overloaded engine's p50 and p95 sit in +Inf.
   const OLD_EDGES = TTFT_EDGES.slice(0, TTFT_EDGES.indexOf(10) + 1)
-  const window = (random: () => number, median: number) => Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, median * Math.exp(0.05 * gaussian(random)), 0.6))
+  const window = (random: () => number, median: number) =>
+    Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, median * Math.exp(0.05 * gaussian(random)), 0.6))
 
   test('three times slower, every quantile past the largest bucket in both windows: inconclusive, never no change', () => {
     for (let seed = 1; seed <= 20; seed++) {
@@ -98,7 +109,9 @@ describe('a quantile past the largest bucket is a bound, never a value', () => {
       // Baseline: median 4 s, p95 about 10.7 s (past 10); after: median 3.8 s, a longer tail (p95 far past 10).
       const baseline = Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, 4 * Math.exp(0.05 * gaussian(random)), 0.6))
       const after = Array.from({ length: 6 }, () => bucketCounts(random, OLD_EDGES, 1000, 3.8 * Math.exp(0.05 * gaussian(random)), 1.2))
-      expect(['inconclusive', 'worse'], `seed ${5_000_000 + seed}`).toContain(judgeHistogram(TTFT, OLD_EDGES, baseline, after, JUDGE_DEFAULTS).verdict)
+      expect(['inconclusive', 'worse'], `seed ${5_000_000 + seed}`).toContain(
+        judgeHistogram(TTFT, OLD_EDGES, baseline, after, JUDGE_DEFAULTS).verdict,
+      )
       const slower = judgeHistogram(TTFT, OLD_EDGES, window(random, 2), window(random, 6), JUDGE_DEFAULTS)
       expect(slower.verdict, `seed ${5_000_000 + seed}: ${slower.reason}`).toBe('worse')
     }

@@ -43,7 +43,11 @@ const LAT: Record<Latency, { edges: readonly number[]; median: number; sigma: nu
   itl: { edges: ITL_EDGES, median: 0.03, sigma: 0.5, perRequest: 40 },
   e2e: { edges: E2E_EDGES, median: 3, sigma: 0.6, perRequest: 1 },
 }
-const NAME: Record<Latency, string> = { ttft: 'vllm:time_to_first_token_seconds', itl: 'vllm:inter_token_latency_seconds', e2e: 'vllm:e2e_request_latency_seconds' }
+const NAME: Record<Latency, string> = {
+  ttft: 'vllm:time_to_first_token_seconds',
+  itl: 'vllm:inter_token_latency_seconds',
+  e2e: 'vllm:e2e_request_latency_seconds',
+}
 
 /** Python's float text for an edge (prometheus_client writes 1.0, not 1). */
 const le = (e: number) => (Number.isInteger(e) ? `${e}.0` : String(e))
@@ -92,8 +96,10 @@ function generate(sc: Scenario, sample: Sink): void {
     if (sc.restartAt !== undefined && t - SCRAPE_MS < sc.restartAt && t >= sc.restartAt) for (const k of Object.keys(cum)) cum[k] = 0
     const isDown = (x: number) => (sc.down ?? []).some(([a, b]) => x >= a && x < b)
     const armed = t > ARM
-    const load = busy(((t / HOUR) % 24 + 24) % 24)
-    const requests = isDown(t - SCRAPE_MS / 2) ? 0 : poisson(random, sc.rate * (0.25 + 0.75 * load) * wobble('rate', t, 0.1) * (SCRAPE_MS / 1000))
+    const load = busy((((t / HOUR) % 24) + 24) % 24)
+    const requests = isDown(t - SCRAPE_MS / 2)
+      ? 0
+      : poisson(random, sc.rate * (0.25 + 0.75 * load) * wobble('rate', t, 0.1) * (SCRAPE_MS / 1000))
     for (const kind of ['ttft', 'itl', 'e2e'] as const) {
       if (!has(kind)) continue
       const lat = LAT[kind]
@@ -106,8 +112,14 @@ function generate(sc: Scenario, sample: Sink): void {
         below += counts[k]!
         add(`${kind}:${le(e)}`, below)
       })
-      const all = add(`${kind}:+Inf`, counts.reduce((a, b) => a + b, 0))
-      add(`${kind}:sum`, counts.reduce((a, c, k) => a + c * (k < edges.length ? edges[k]! * 0.7 : edges.at(-1)! * 1.5), 0))
+      const all = add(
+        `${kind}:+Inf`,
+        counts.reduce((a, b) => a + b, 0),
+      )
+      add(
+        `${kind}:sum`,
+        counts.reduce((a, c, k) => a + c * (k < edges.length ? edges[k]! * 0.7 : edges.at(-1)! * 1.5), 0),
+      )
       if (isDown(t)) continue
       for (const e of edges) sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="${le(e)}"}`, cum[`${kind}:${le(e)}`]!, t)
       sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="+Inf"}`, all, t)
@@ -120,7 +132,9 @@ function generate(sc: Scenario, sample: Sink): void {
       add('req:stop', stop)
       add('req:length', requests - stop)
       add('req:abort', aborted)
-      if (!isDown(t)) for (const r of ['stop', 'length', 'abort']) sample('vllm:request_success', 'counter', 'vllm:request_success_total', `{${base},finished_reason="${r}"}`, cum[`req:${r}`]!, t)
+      if (!isDown(t))
+        for (const r of ['stop', 'length', 'abort'])
+          sample('vllm:request_success', 'counter', 'vllm:request_success_total', `{${base},finished_reason="${r}"}`, cum[`req:${r}`]!, t)
     }
     if (has('tokens')) {
       add('tokens', poisson(random, requests * 120))
@@ -136,13 +150,23 @@ function generate(sc: Scenario, sample: Sink): void {
       add('steps', steps)
       add('steps_decode', decode)
       add('seconds_decode', decode * 0.025 * wobble('step', t, 0.03))
-      add('seconds', decode * 0.025 * wobble('step', t, 0.03) + (steps - decode) * 0.06 * wobble('mixed', t, 0.03) * (armed ? (sc.mixedAfter ?? 1) : 1))
+      add(
+        'seconds',
+        decode * 0.025 * wobble('step', t, 0.03) + (steps - decode) * 0.06 * wobble('mixed', t, 0.03) * (armed ? (sc.mixedAfter ?? 1) : 1),
+      )
       add('held', armed ? poisson(random, steps * (sc.heldAfter ?? 0)) : 0)
       if (!isDown(t)) {
         sample('radiance:engine_steps', 'counter', 'radiance:engine_steps_total', `{${base}}`, cum.steps!, t)
         sample('radiance:engine_steps_decode', 'counter', 'radiance:engine_steps_decode_total', `{${base}}`, cum.steps_decode!, t)
         sample('radiance:engine_step_seconds', 'counter', 'radiance:engine_step_seconds_total', `{${base}}`, cum.seconds!, t)
-        sample('radiance:engine_step_seconds_decode', 'counter', 'radiance:engine_step_seconds_decode_total', `{${base}}`, cum.seconds_decode!, t)
+        sample(
+          'radiance:engine_step_seconds_decode',
+          'counter',
+          'radiance:engine_step_seconds_decode_total',
+          `{${base}}`,
+          cum.seconds_decode!,
+          t,
+        )
         sample('radiance:engine_steps_held', 'counter', 'radiance:engine_steps_held_total', `{${base}}`, cum.held!, t)
       }
     }
@@ -160,7 +184,14 @@ export const SCENARIOS = {
   unchanged: { name: 'unchanged', families: TTFT_ONLY, rate: 2 },
   sparse: { name: 'sparse', families: TTFT_ONLY, rate: 0.002 },
   edges: { name: 'edges', families: TTFT_ONLY, rate: 2, ttftEdgesAfter: CUSTOM_TTFT_EDGES },
-  reset: { name: 'reset', families: TTFT_ONLY, rate: 2, after: { ttft: 1.6 }, down: [[ARM + 5 * MINUTE, ARM + 35 * MINUTE]], restartAt: ARM + 35 * MINUTE },
+  reset: {
+    name: 'reset',
+    families: TTFT_ONLY,
+    rate: 2,
+    after: { ttft: 1.6 },
+    down: [[ARM + 5 * MINUTE, ARM + 35 * MINUTE]],
+    restartAt: ARM + 35 * MINUTE,
+  },
   gap: { name: 'gap', families: TTFT_ONLY, rate: 2, down: [[ARM + 2 * HOUR, ARM + 3 * HOUR]] },
   cadence: { name: 'cadence', families: ['ttft', 'itl', 'steps'], rate: 2, heldAfter: 0.3, mixedAfter: 1.3 },
   busy: { name: 'busy', families: TTFT_ONLY, rate: 2 },

@@ -1,7 +1,16 @@
 // The effect's statistics, pure: quantiles as histogram_quantile computes them, Mann-Whitney with
 // ties against values worked by hand, the permutation test's level, the bootstrap's determinism.
 import { describe, expect, test } from 'vitest'
-import { bootstrap, mannWhitney, mannWhitneyValues, normalTail, permutation, quantile, relativeShift, sumBlocks } from '../../helpers/effect/stats.ts'
+import {
+  bootstrap,
+  mannWhitney,
+  mannWhitneyValues,
+  normalTail,
+  permutation,
+  quantile,
+  relativeShift,
+  sumBlocks,
+} from '../../helpers/effect/stats.ts'
 import { prng } from '../../helpers/effect/prng.ts'
 
 describe('quantile (histogram_quantile semantics)', () => {
@@ -61,7 +70,12 @@ describe('shifts, the bootstrap and the permutation test', () => {
   })
 
   test('the bootstrap gives the same interval for the same seed, and it covers the point of a constant statistic', () => {
-    const run = () => bootstrap(6, 6, (ia, ib) => [ia.reduce((a, b) => a + b, 0) - ib.reduce((a, b) => a + b, 0)], { rounds: 200, level: 0.95, random: prng(7) })
+    const run = () =>
+      bootstrap(6, 6, (ia, ib) => [ia.reduce((a, b) => a + b, 0) - ib.reduce((a, b) => a + b, 0)], {
+        rounds: 200,
+        level: 0.95,
+        random: prng(7),
+      })
     expect(run()).toEqual(run())
     expect(bootstrap(6, 6, () => [0.25], { rounds: 50, level: 0.95, random: prng(1) })).toEqual([{ low: 0.25, high: 0.25 }])
   })
@@ -85,6 +99,15 @@ describe('shifts, the bootstrap and the permutation test', () => {
   })
 
   test('sumBlocks adds the chosen blocks bucket by bucket, a block chosen twice counting twice', () => {
-    expect(sumBlocks([[1, 2], [10, 20]], [1, 1, 0], 2)).toEqual([21, 42])
+    expect(
+      sumBlocks(
+        [
+          [1, 2],
+          [10, 20],
+        ],
+        [1, 1, 0],
+        2,
+      ),
+    ).toEqual([21, 42])
   })
 })

@@ -41,10 +41,15 @@ interface Ran {
 
 function run(file: string, args: readonly string[], env?: Record<string, string>): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, ...env }, timeout: 10_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) })
-    })
+    execFile(
+      file,
+      args,
+      { env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, ...env }, timeout: 10_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) })
+      },
+    )
   })
 }
 
@@ -135,8 +140,12 @@ describe('radiance command line', () => {
       const entry = stdout.slice(start + 1).split(/\n {2}--/)[0]!
       expect(entry.replace(/\s+/g, ' '), flag.flag).toContain(`(default: ${flag.default ?? 'None'})`)
     }
-    expect(stdout).toContain('  --checkpoint-policy {always,on_evict,never}\n                        Prefix snapshot policy. (default: always)')
-    expect(stdout).toContain('  --prefill-interleave PREFILL_INTERLEAVE\n                        Hold up to N decode steps to interleave prefill. (default: 0)')
+    expect(stdout).toContain(
+      '  --checkpoint-policy {always,on_evict,never}\n                        Prefix snapshot policy. (default: always)',
+    )
+    expect(stdout).toContain(
+      '  --prefill-interleave PREFILL_INTERLEAVE\n                        Hold up to N decode steps to interleave prefill. (default: 0)',
+    )
     expect(stdout).toContain('--reasoning-field {reasoning_content,reasoning}')
   })
 
@@ -201,7 +210,12 @@ describe('a healthy engine', () => {
     expect(json.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/)
     expect(json.choices[0]).toEqual({
       index: 0,
-      message: { role: 'assistant', reasoning_content: 'The user wants the single word kestrel. I will answer with it.', content: '\n\nkestrel', tool_calls: [] },
+      message: {
+        role: 'assistant',
+        reasoning_content: 'The user wants the single word kestrel. I will answer with it.',
+        content: '\n\nkestrel',
+        tool_calls: [],
+      },
       logprobs: null,
       finish_reason: 'stop',
       stop_reason: null,
@@ -218,16 +232,22 @@ describe('a healthy engine', () => {
     const required = await post(e, toolsBody({ tool_choice: 'required' }))
     expect(required.json.choices[0].finish_reason).toBe('tool_calls')
     const named = await post(e, toolsBody({ tool_choice: { type: 'function', function: { name: 'record_probe_token' } } }))
-    expect(named.json.choices[0]).toMatchObject({ finish_reason: 'stop', message: { tool_calls: [{ function: { name: 'record_probe_token' } }] } })
+    expect(named.json.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { tool_calls: [{ function: { name: 'record_probe_token' } }] },
+    })
     const unknown = await post(e, toolsBody({ tool_choice: { type: 'function', function: { name: 'nope' } } }))
     expect(unknown.status).toBe(400)
   })
 
-  test.each(PALETTE.map(([name, rgb]) => ({ name, rgb })))('names a solid $name PNG sent as an image_url data URL', async ({ name, rgb }) => {
-    const { status, json } = await post(e, visionBody({ url: dataUrl(rgb) }, 512, name === 'blue' ? 'red' : 'blue'))
-    expect(status).toBe(200)
-    expect(json.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: `\n\nThe square is ${name}.` } })
-  })
+  test.each(PALETTE.map(([name, rgb]) => ({ name, rgb })))(
+    'names a solid $name PNG sent as an image_url data URL',
+    async ({ name, rgb }) => {
+      const { status, json } = await post(e, visionBody({ url: dataUrl(rgb) }, 512, name === 'blue' ? 'red' : 'blue'))
+      expect(status).toBe(200)
+      expect(json.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: `\n\nThe square is ${name}.` } })
+    },
+  )
 
   test('refuses a bare-string image_url, a non-base64 data URL and an undecodable image with a nested 400', async () => {
     for (const url of [RED, 'data:image/png,rawbytes', 'data:image/png;base64,aGVsbG8=']) {
@@ -241,9 +261,19 @@ describe('a healthy engine', () => {
 
   test('ignores a legacy top-level images field and answers from the text alone', async () => {
     const png = encodeSolidPng(16, 16, [255, 0, 0]).toString('base64')
-    const decoy = await post(e, { model: MODEL, max_tokens: 512, images: [png], messages: [{ role: 'user', content: 'Is this square blue? One word.' }] })
+    const decoy = await post(e, {
+      model: MODEL,
+      max_tokens: 512,
+      images: [png],
+      messages: [{ role: 'user', content: 'Is this square blue? One word.' }],
+    })
     expect(decoy.json.choices[0].message.content).toBe('\n\nThe square is blue.')
-    const none = await post(e, { model: MODEL, max_tokens: 512, images: [png], messages: [{ role: 'user', content: 'What colour is this square?' }] })
+    const none = await post(e, {
+      model: MODEL,
+      max_tokens: 512,
+      images: [png],
+      messages: [{ role: 'user', content: 'What colour is this square?' }],
+    })
     expect(none.json.choices[0].message.content).toBe('\n\nI cannot see an image.')
   })
 
@@ -262,12 +292,28 @@ describe('a healthy engine', () => {
     const models = await (await fetch(`${e.baseUrl}/v1/models`)).json()
     expect(models).toEqual({
       object: 'list',
-      data: [{ id: MODEL, object: 'model', created: expect.any(Number), owned_by: 'vllm', root: MODEL, parent: null, max_model_len: 32768, permission: [] }],
+      data: [
+        {
+          id: MODEL,
+          object: 'model',
+          created: expect.any(Number),
+          owned_by: 'vllm',
+          root: MODEL,
+          parent: null,
+          max_model_len: 32768,
+          permission: [],
+        },
+      ],
     })
     const before = (await e.stats()) as any
     expect(before).toMatchObject({
       uptime_s: expect.any(Number),
-      knobs: { prefill_interleave: 1, busy_prefill_chunk: 0, checkpoint_policy: 'always', checkpoint_slots: { resolved: 20, auto: true, bound_by: null } },
+      knobs: {
+        prefill_interleave: 1,
+        busy_prefill_chunk: 0,
+        checkpoint_policy: 'always',
+        checkpoint_slots: { resolved: 20, auto: true, bound_by: null },
+      },
       stager: { depth: 2 },
     })
     await post(e, exactBody('sextant', 300))
@@ -291,7 +337,16 @@ describe('a healthy engine', () => {
     expect(sample(page, 'vllm:request_success_total', 'finished_reason="abort"')).toBe('0.0')
     expect(Number(sample(page, 'vllm:request_success_total', 'finished_reason="stop"'))).toBeGreaterThan(0)
     expect(sample(page, 'radiance:prefix_hit_cut_tokens_total', 'reason="evicted"')).toBe('0.0')
-    for (const family of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:prompt_tokens_total', 'vllm:generation_tokens_total', 'radiance:engine_steps_total', 'radiance:engine_steps_decode_total', 'radiance:engine_step_seconds_total', 'radiance:engine_step_seconds_decode_total']) {
+    for (const family of [
+      'vllm:num_requests_running',
+      'vllm:num_requests_waiting',
+      'vllm:prompt_tokens_total',
+      'vllm:generation_tokens_total',
+      'radiance:engine_steps_total',
+      'radiance:engine_steps_decode_total',
+      'radiance:engine_step_seconds_total',
+      'radiance:engine_step_seconds_decode_total',
+    ]) {
       expect(sample(page, family), family).toMatch(/^\d+(\.\d+)?$/)
     }
   })
@@ -320,11 +375,20 @@ describe('a healthy engine', () => {
   test('the podman shim prints the ledger for the svc and refuses other names with exit 125', async () => {
     const logs = await run('podman', ['logs', 'radiance-ref'], e.env)
     expect(logs.code).toBe(0)
-    expect(logs.stdout).toMatch(/^INFO \d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[ledger\.py:41\] radiance 0\.4\.2-ref starting, model radiance-ref-8b$/m)
-    for (const line of ['--prefill-interleave 1 (default 0)', '--busy-prefill-chunk 0 (default 0)', '--checkpoint-policy always (default always)', '--stager-depth 2 (default 2)']) {
+    expect(logs.stdout).toMatch(
+      /^INFO \d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[ledger\.py:41\] radiance 0\.4\.2-ref starting, model radiance-ref-8b$/m,
+    )
+    for (const line of [
+      '--prefill-interleave 1 (default 0)',
+      '--busy-prefill-chunk 0 (default 0)',
+      '--checkpoint-policy always (default always)',
+      '--stager-depth 2 (default 2)',
+    ]) {
       expect(logs.stdout).toContain(`[ledger.py:58] ${line}\n`)
     }
-    expect(logs.stdout).toContain('[ledger.py:73] --checkpoint-slots 20 [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n')
+    expect(logs.stdout).toContain(
+      '[ledger.py:73] --checkpoint-slots 20 [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n',
+    )
     expect(logs.stdout).toContain(`[api_server.py:1040] Starting server on http://127.0.0.1:${e.port}\n`)
     const other = await run('podman', ['logs', 'other'], e.env)
     expect(other).toMatchObject({ code: 125, stdout: '', stderr: 'Error: no container with name or ID "other" found: no such container\n' })
@@ -346,10 +410,16 @@ describe('a healthy engine', () => {
   })
 
   test('the systemctl shim reports DropInPaths for the unit and an empty value for others', async () => {
-    const dropped = await launch({ svc: 'llm-a', dropins: ['/etc/systemd/system/llm-a.service.d/bench.conf', '/run/x.conf'], args: ['--load-closed-ms', '5000'] })
+    const dropped = await launch({
+      svc: 'llm-a',
+      dropins: ['/etc/systemd/system/llm-a.service.d/bench.conf', '/run/x.conf'],
+      args: ['--load-closed-ms', '5000'],
+    })
     const shown = await run('systemctl', ['show', 'llm-a', '-p', 'DropInPaths'], dropped.env)
     expect(shown).toMatchObject({ code: 0, stdout: 'DropInPaths=/etc/systemd/system/llm-a.service.d/bench.conf /run/x.conf\n' })
-    expect((await run('systemctl', ['show', 'llm-a.service', '--property=DropInPaths', '--value'], dropped.env)).stdout).toBe('/etc/systemd/system/llm-a.service.d/bench.conf /run/x.conf\n')
+    expect((await run('systemctl', ['show', 'llm-a.service', '--property=DropInPaths', '--value'], dropped.env)).stdout).toBe(
+      '/etc/systemd/system/llm-a.service.d/bench.conf /run/x.conf\n',
+    )
     expect((await run('systemctl', ['show', 'radiance-ref', '-p', 'DropInPaths'], e.env)).stdout).toBe('DropInPaths=\n')
     expect((await run('systemctl', ['show', 'unknown-unit', '-p', 'DropInPaths'], dropped.env)).stdout).toBe('DropInPaths=\n')
     expect((await run('systemctl', ['restart', 'llm-a'], dropped.env)).code).toBe(1)
@@ -362,7 +432,11 @@ describe('knob meters', () => {
     const e = await launch({ args: [...FAST, '--busy-prefill-chunk', '4', '--checkpoint-policy', 'on_evict'] })
     await e.waitReady()
     const quiet = await metrics(e)
-    for (const name of ['radiance:engine_steps_held_total', 'radiance:engine_prefill_chunks_capped_total', 'radiance:prefix_hit_cut_tokens_total']) {
+    for (const name of [
+      'radiance:engine_steps_held_total',
+      'radiance:engine_prefill_chunks_capped_total',
+      'radiance:prefix_hit_cut_tokens_total',
+    ]) {
       expect(sample(quiet, name), name).toBe('0.0')
     }
     await post(e, exactBody('halcyon'))
@@ -386,7 +460,11 @@ describe('knob meters', () => {
     expect((await health(e)).in_flight).toBe(1)
     expect(sample(await metrics(e), 'vllm:num_requests_running')).toBe('1.0')
     const done = await pending
-    expect(done.json.choices[0].message).toEqual({ role: 'assistant', reasoning: 'The user wants the single word quasar. I will answer with it.', content: '\n\nquasar' })
+    expect(done.json.choices[0].message).toEqual({
+      role: 'assistant',
+      reasoning: 'The user wants the single word quasar. I will answer with it.',
+      content: '\n\nquasar',
+    })
     expect((await health(e)).in_flight).toBe(0)
   })
 
@@ -425,7 +503,12 @@ const CHECKS: Record<FaultName, FaultCheck> = {
   knob_ignored: {
     async check(e, x) {
       const page = await trafficThenMetrics(e)
-      for (const name of ['radiance:engine_steps_held_total', 'radiance:engine_prefill_chunks_capped_total', 'radiance:prefix_hit_cut_tokens_total', 'vllm:num_preemptions_total']) {
+      for (const name of [
+        'radiance:engine_steps_held_total',
+        'radiance:engine_prefill_chunks_capped_total',
+        'radiance:prefix_hit_cut_tokens_total',
+        'vllm:num_preemptions_total',
+      ]) {
         x(sample(page, name), name).toBe('0.0')
       }
       x(sample(page, 'vllm:request_success_total', 'stop')).toBe('1.0')
@@ -564,7 +647,11 @@ const CHECKS: Record<FaultName, FaultCheck> = {
   },
   completions_truncated: {
     async check(e, x) {
-      const res = await fetch(`${e.baseUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(exactBody('juniper')), signal: AbortSignal.timeout(3000) })
+      const res = await fetch(`${e.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify(exactBody('juniper')),
+        signal: AbortSignal.timeout(3000),
+      })
       x(res.status).toBe(200)
       x(Number(res.headers.get('content-length'))).toBeGreaterThan(100)
       await x(res.text()).rejects.toThrow()
@@ -726,7 +813,10 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     async check(e, x) {
       const lines = (await trafficThenMetrics(e)).split('\n')
       const held = lines.filter((l) => l.startsWith('radiance:engine_steps_held_total{'))
-      x(held).toEqual(['radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0', 'radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0'])
+      x(held).toEqual([
+        'radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0',
+        'radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b"} 1.0',
+      ])
     },
   },
   meter_not_counter: {
@@ -739,7 +829,13 @@ const CHECKS: Record<FaultName, FaultCheck> = {
   },
   meter_process_restarted: {
     async check(e, x) {
-      const start = (page: string) => Number(page.split('\n').find((l) => l.startsWith('process_start_time_seconds '))!.split(' ')[1])
+      const start = (page: string) =>
+        Number(
+          page
+            .split('\n')
+            .find((l) => l.startsWith('process_start_time_seconds '))!
+            .split(' ')[1],
+        )
       const first = start(await metrics(e))
       // The first scrape reads the serving process's real start (served in this process: this
       // process's own, read from /proc as prometheus_client reads it; issue 20): in the past, and no
@@ -778,7 +874,11 @@ const CHECKS: Record<FaultName, FaultCheck> = {
   },
   completions_429: {
     async check(e, x) {
-      const first = await fetch(`${e.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(exactBody('obsidian')) })
+      const first = await fetch(`${e.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(exactBody('obsidian')),
+      })
       x(first.status).toBe(429)
       x(first.headers.get('retry-after')).toBe('1')
       await first.text()
@@ -849,7 +949,9 @@ const CHECKS: Record<FaultName, FaultCheck> = {
           const chunks: Buffer[] = []
           res.on('data', (c: Buffer) => chunks.push(c))
           res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }))
-        }).on('error', reject).end()
+        })
+          .on('error', reject)
+          .end()
       })
       x(raw.encoding).toBe('gzip')
       x(gunzipSync(raw.body).toString('utf8')).toContain('radiance:engine_steps_held_total')
@@ -881,7 +983,10 @@ const CHECKS: Record<FaultName, FaultCheck> = {
     ready: 'models',
     async check(e, x) {
       const list = (await (await fetch(`${e.baseUrl}/v1/models`)).json()) as { data: Array<{ id: string; root: string }> }
-      x(list.data.map((m) => [m.id, m.root])).toEqual([[MODEL, MODEL], [`${MODEL}-alias`, MODEL]])
+      x(list.data.map((m) => [m.id, m.root])).toEqual([
+        [MODEL, MODEL],
+        [`${MODEL}-alias`, MODEL],
+      ])
       const { status, json } = await post(e, { ...exactBody('obsidian'), model: `${MODEL}-alias` })
       x(status).toBe(200)
       x(json.model).toBe(MODEL)
@@ -909,9 +1014,14 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(res.status).toBe(307)
       const other = res.headers.get('location')!
       x(new URL(other).origin).not.toBe(new URL(e.baseUrl).origin)
-      x(((await (await fetch(other, { headers: { authorization: 'Bearer sk-x' } })).json()) as { data: Array<{ id: string }> }).data[0]!.id).toBe(MODEL)
+      x(
+        ((await (await fetch(other, { headers: { authorization: 'Bearer sk-x' } })).json()) as { data: Array<{ id: string }> }).data[0]!.id,
+      ).toBe(MODEL)
       await fetch(other)
-      x(((await (await fetch(`${e.baseUrl}/stats`)).json()) as { other_origin: unknown }).other_origin).toEqual({ requests: 2, with_authorization: 1 })
+      x(((await (await fetch(`${e.baseUrl}/stats`)).json()) as { other_origin: unknown }).other_origin).toEqual({
+        requests: 2,
+        with_authorization: 1,
+      })
     },
   },
   vision_text_only: {
@@ -937,7 +1047,12 @@ const CHECKS: Record<FaultName, FaultCheck> = {
 async function until(what: string, ok: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(ok).catch(() => false)) return
+    if (
+      await Promise.resolve()
+        .then(ok)
+        .catch(() => false)
+    )
+      return
     await new Promise((r) => setTimeout(r, 30))
   }
   throw new Error(`timed out waiting for ${what}`)
@@ -947,9 +1062,12 @@ describe('faults', () => {
   test.concurrent.for(FAULTS)('$name: $description', async ({ name }, { expect: x }) => {
     const fault = CHECKS[name]
     const ready = fault.ready ?? 'health'
-    const e = fault.launched ? await launch({ svc: `svc-${name}`, args: ARMED, faults: [name] }) : await serveInProcess([...ARMED, '--fault', name])
+    const e = fault.launched
+      ? await launch({ svc: `svc-${name}`, args: ARMED, faults: [name] })
+      : await serveInProcess([...ARMED, '--fault', name])
     try {
-      if (ready === 'health') await until('/health 200', async () => (await fetch(`${e.baseUrl}/health`, { signal: AbortSignal.timeout(1000) })).status === 200)
+      if (ready === 'health')
+        await until('/health 200', async () => (await fetch(`${e.baseUrl}/health`, { signal: AbortSignal.timeout(1000) })).status === 200)
       if (ready === 'models') await until('/v1/models 200', async () => (await fetch(`${e.baseUrl}/v1/models`)).status === 200)
       if (fault.launched) {
         const launched = e as EngineHandle

@@ -24,7 +24,9 @@ async function launch(options: EngineOptions): Promise<EngineHandle> {
 
 const sh = (script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile('sh', ['-c', script], { env: { ...process.env, ...env } }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }))
+    execFile('sh', ['-c', script], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    )
   })
 
 const interleave = (argv: string[], files: Record<string, string> = {}): unknown => {
@@ -40,21 +42,37 @@ describe("radiance's command line, as vLLM's parser reads it", () => {
     expect(interleave(['--prefill_interleave', '1'])).toBe(1)
     expect(interleave(['--prefill-inter', '3'])).toBe(3)
     expect(interleave(['--prefill-interleave', '1', '--prefill-inter=0'])).toBe(0)
-    expect(interleave(['--p', '1'])).toMatchObject({ kind: 'error', errors: expect.arrayContaining([expect.stringMatching(/^ambiguous option: --p could match --port, --prefill-interleave/)]) })
+    expect(interleave(['--p', '1'])).toMatchObject({
+      kind: 'error',
+      errors: expect.arrayContaining([expect.stringMatching(/^ambiguous option: --p could match --port, --prefill-interleave/)]),
+    })
   })
   test('--config FILE: YAML beneath the command line; twice, unreadable or not YAML is refused at boot', () => {
-    const files = { 'serve.yaml': 'prefill_interleave: 2\nstager-depth: 5\n', 'bad.yaml': 'a: [1\n', 'float.yaml': 'prefill-interleave: 1.0\n' }
+    const files = {
+      'serve.yaml': 'prefill_interleave: 2\nstager-depth: 5\n',
+      'bad.yaml': 'a: [1\n',
+      'float.yaml': 'prefill-interleave: 1.0\n',
+    }
     expect(interleave([CONFIG_FLAG, 'serve.yaml'], files)).toBe(2)
     expect(interleave([CONFIG_FLAG, 'serve.yaml', '--prefill-interleave', '4'], files)).toBe(4)
     expect(interleave([`${CONFIG_FLAG}=serve.yaml`], files)).toBe(2)
-    expect(interleave([CONFIG_FLAG, 'a', CONFIG_FLAG, 'b'], files)).toMatchObject({ kind: 'error', errors: ['--config given 2 times: one config file only'] })
-    expect(interleave([CONFIG_FLAG, 'gone.yaml'], files)).toMatchObject({ kind: 'error', errors: ['config file gone.yaml: cannot be read (ENOENT)'] })
+    expect(interleave([CONFIG_FLAG, 'a', CONFIG_FLAG, 'b'], files)).toMatchObject({
+      kind: 'error',
+      errors: ['--config given 2 times: one config file only'],
+    })
+    expect(interleave([CONFIG_FLAG, 'gone.yaml'], files)).toMatchObject({
+      kind: 'error',
+      errors: ['config file gone.yaml: cannot be read (ENOENT)'],
+    })
     expect(interleave([CONFIG_FLAG, 'bad.yaml'], files)).toMatchObject({ kind: 'error' })
     // Python's str(1.0) is "1.0", which an int flag refuses, as vLLM's would.
-    expect(interleave([CONFIG_FLAG, 'float.yaml'], files)).toMatchObject({ kind: 'error', errors: ["invalid int value '1.0' for --prefill-interleave"] })
+    expect(interleave([CONFIG_FLAG, 'float.yaml'], files)).toMatchObject({
+      kind: 'error',
+      errors: ["invalid int value '1.0' for --prefill-interleave"],
+    })
   })
 
-  test('a launched engine reads --config from its working folder, and its ledger resolves the file\'s value', async () => {
+  test("a launched engine reads --config from its working folder, and its ledger resolves the file's value", async () => {
     const e = await launch({ args: [...FAST, '--config', 'serve.yaml'], files: { 'serve.yaml': 'prefill-interleave: 3\n' } })
     expect(readFileSync(e.ledgerPath, 'utf8')).toContain('--prefill-interleave 3 (default 0)')
     expect(readFileSync(`/proc/${e.pids[0]}/cmdline`, 'utf8').split('\0')).toContain('serve.yaml')

@@ -104,7 +104,8 @@ describe('--concurrency', () => {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-admission-'))
   const file = join(dir, 't.yaml')
   writeFileSync(file, 'targets:\n  - svc: a\n    base-url: http://127.0.0.1:1\n')
-  const plan = (argv: string[], env: Record<string, string> = {}) => planFleet({ argv: ['--targets', file, '--knob', 'PREFILL_INTERLEAVE', ...argv], env: { VERIFY_NO_DOTENV: '1', ...env }, cwd: dir })
+  const plan = (argv: string[], env: Record<string, string> = {}) =>
+    planFleet({ argv: ['--targets', file, '--knob', 'PREFILL_INTERLEAVE', ...argv], env: { VERIFY_NO_DOTENV: '1', ...env }, cwd: dir })
 
   test('auto by default, and when asked; a number is the cap; anything else is refused, saying auto', () => {
     const p = (argv: string[], env?: Record<string, string>) => {

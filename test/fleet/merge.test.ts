@@ -35,7 +35,18 @@ function scenario(seed: number): { inputs: Array<{ path: string; data: unknown }
   let runs: Array<'this' | 'v0' | 'file'> = shards.map(() => 'this')
   const mutations: string[] = []
   for (let m = Math.floor(random() * 3); m > 0 && shards.length > 0; m--) {
-    const kind = pick(random, ['foreign', 'foreign-file', 'verdict-word', 'forged-green', 'forged-green', 'no-verdict', 'forged-steps', 'forged-identity', 'missing', 'repeated'] as const)
+    const kind = pick(random, [
+      'foreign',
+      'foreign-file',
+      'verdict-word',
+      'forged-green',
+      'forged-green',
+      'no-verdict',
+      'forged-steps',
+      'forged-identity',
+      'missing',
+      'repeated',
+    ] as const)
     const s = Math.floor(random() * shards.length)
     const shard = shards[s]!
     const t = shard.targets.length ? shard.targets[Math.floor(random() * shard.targets.length)]! : undefined
@@ -43,7 +54,8 @@ function scenario(seed: number): { inputs: Array<{ path: string; data: unknown }
     // A shard of another run (another --value, or an edited targets file) whose targets all went green.
     const green = steps.map(() => randomSteps(random, 0))
     if (kind === 'foreign') [shards[s], runs[s]] = [clone(shardReports(fleetTargets(n, '0'), green, count)[s % count]!), 'v0']
-    else if (kind === 'foreign-file') [shards[s], runs[s]] = [clone(shardReports(targets, green, count, `${TARGETS_FILE}# edited\n`)[s % count]!), 'file']
+    else if (kind === 'foreign-file')
+      [shards[s], runs[s]] = [clone(shardReports(targets, green, count, `${TARGETS_FILE}# edited\n`)[s % count]!), 'file']
     else if (kind === 'verdict-word' && t) {
       // Most often the dangerous word: green.
       const word = random() < 0.5 ? 'green' : pick(random, WORDS)
@@ -53,16 +65,22 @@ function scenario(seed: number): { inputs: Array<{ path: string; data: unknown }
         t.report.exitCode = EXIT_CODES[word as RunVerdict]
         shard.verdict = worstVerdict(shard.targets.map((x) => x.report.verdict as RunVerdict))
       }
-    }
-    else if (kind === 'forged-green') {
+    } else if (kind === 'forged-green') {
       // A careful forger: every non-green target of the shard says green with exit 0, and the shard's own verdict follows.
       for (const x of shard.targets) if (x.report.verdict !== 'green') Object.assign(x.report, { verdict: 'green', exitCode: 0 })
       Object.assign(shard, { verdict: 'green', exitCode: 0 })
     } else if (kind === 'no-verdict' && t) delete t.report.verdict
-    else if (kind === 'forged-steps' && t) (t.report.steps as Array<{ verdict: string }>).forEach((x) => { if (x.verdict === 'failed') x.verdict = 'passed' })
+    else if (kind === 'forged-steps' && t)
+      (t.report.steps as Array<{ verdict: string }>).forEach((x) => {
+        if (x.verdict === 'failed') x.verdict = 'passed'
+      })
     else if (kind === 'forged-identity' && t) t.report.run.target.value = '2'
     else if (kind === 'missing') [shards, runs] = [shards.filter((_, k) => k !== s), runs.filter((_, k) => k !== s)]
-    else if (kind === 'repeated') [shards, runs] = [[...shards, structuredClone(shard)], [...runs, runs[s]!]]
+    else if (kind === 'repeated')
+      [shards, runs] = [
+        [...shards, structuredClone(shard)],
+        [...runs, runs[s]!],
+      ]
   }
   // The honest verdict of the set: of this run; of another whole run (all green); none for a mix, which must be refused.
   const of = new Set(runs)
@@ -89,7 +107,10 @@ describe('merge-reports of random shard sets', () => {
       expect(honest, `shards of two runs were merged: ${label}`).not.toBeNull()
       // Never greener: the worse of the two is the merged one.
       expect(worstVerdict([r.merged.verdict, honest!]), label).toBe(r.merged.verdict)
-      expect(r.merged.targets.map((t) => t.index), label).toEqual([...r.merged.targets.keys()])
+      expect(
+        r.merged.targets.map((t) => t.index),
+        label,
+      ).toEqual([...r.merged.targets.keys()])
       if (mutations.length === 0) expect(r.merged.verdict, label).toBe(honest)
     }
     // The generator makes both kinds often: a property over only refusals (or only merges) proves little.
@@ -108,7 +129,13 @@ describe('merge-reports of random shard sets', () => {
       })
       let err = ''
       let out = ''
-      const code = await mergeReports({ rawArgs: ['--out', `${case_}.json`, '--junit', `${case_}.xml`, ...paths], env: {}, cwd: dir, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) } })
+      const code = await mergeReports({
+        rawArgs: ['--out', `${case_}.json`, '--junit', `${case_}.xml`, ...paths],
+        env: {},
+        cwd: dir,
+        out: { write: (t: string) => (out += t) },
+        err: { write: (t: string) => (err += t) },
+      })
       expect([0, 1, 2, 3], `seed ${seed}: ${err}`).toContain(code)
       expect(err + out, `seed ${seed}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m)
       expect(existsSync(`${case_}.json`), `seed ${seed}: exit ${code}`).toBe(code !== 2)

@@ -46,7 +46,9 @@ describe('the targets file', () => {
   })
 
   test('JSON is accepted as YAML', () => {
-    const r = plan(JSON.stringify({ defaults: { knob: 'PREFILL_INTERLEAVE', value: 1 }, targets: [{ svc: 'gpu-7', 'base-url': 'http://gpu-7:8000' }] }))
+    const r = plan(
+      JSON.stringify({ defaults: { knob: 'PREFILL_INTERLEAVE', value: 1 }, targets: [{ svc: 'gpu-7', 'base-url': 'http://gpu-7:8000' }] }),
+    )
     expect(r.ok && r.plan.targets.map((t) => [t.label, t.target.value, t.target.baseUrl])).toEqual([['gpu-7', '1', 'http://gpu-7:8000']])
   })
 
@@ -75,7 +77,16 @@ targets:
     // its svc, the file's shape and each target's values in one answer, in the file's order.
     const file = /^(.*targets\.yaml):\d+: /.exec(messages[0] ?? '')?.[1]
     expect(file, text).toBeDefined()
-    expect(messages.map((m) => m.slice(file!.length + 1).replace(/(unknown knob "NOT_A_KNOB"|did you mean base-url\?|a switch: true or false|API key never sits in the targets file|for the whole run|must match|got ftp:).*$/, '$1'))).toEqual([
+    expect(
+      messages.map((m) =>
+        m
+          .slice(file!.length + 1)
+          .replace(
+            /(unknown knob "NOT_A_KNOB"|did you mean base-url\?|a switch: true or false|API key never sits in the targets file|for the whole run|must match|got ftp:).*$/,
+            '$1',
+          ),
+      ),
+    ).toEqual([
       '6: targets[0] ("gpu-7"): "api-key": an API key never sits in the targets file',
       '7: targets[1] ("bad svc"): svc: "bad svc" must match',
       '8: targets[1] ("bad svc"): unknown key "base-urll"; did you mean base-url?',
@@ -86,7 +97,9 @@ targets:
     ])
     // A key the entry misspelt is said once, with its "did you mean", not again as "--base-url is required".
     expect(text).not.toMatch(/targets\[1\].*--base-url .*is required/)
-    const second = plan(`defaults:\n  knob: PREFILL_INTERLEAVE\ntargets:\n  - svc: "bad svc"\n    base-url: http://gpu-8:8000\n  - svc: gpu-9\n    knob: NOT_A_KNOB\n    base-url: http://gpu-9:8000\n  - svc: gpu-10\n    base-url: ftp://gpu-10\n  - svc: gpu-11\n`)
+    const second = plan(
+      `defaults:\n  knob: PREFILL_INTERLEAVE\ntargets:\n  - svc: "bad svc"\n    base-url: http://gpu-8:8000\n  - svc: gpu-9\n    knob: NOT_A_KNOB\n    base-url: http://gpu-9:8000\n  - svc: gpu-10\n    base-url: ftp://gpu-10\n  - svc: gpu-11\n`,
+    )
     const all = !second.ok ? second.problems.map((p) => p.message.replace(/^.*targets\.yaml:/, '')) : []
     expect(all.some((m) => m.startsWith('4: targets[0] ("bad svc"): ') && m.includes('must match'))).toBe(true)
     expect(all.some((m) => m.startsWith('7: targets[1] ("gpu-9"): ') && m.includes('unknown knob'))).toBe(true)
@@ -96,14 +109,20 @@ targets:
     // Said in the file's words where the value came from it; a command-line value's problem once.
     expect(all).toContain('10: targets[2] ("gpu-10"): base-url: must be http:// or https://, got ftp:')
     // A value from defaults: is said at its line there.
-    const fromDefaults = plan('defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: http://a:1\n')
-    expect(!fromDefaults.ok && fromDefaults.problems.map((p) => p.message.replace(/^.*targets\.yaml:/, ''))).toEqual(['3: targets[0] ("a"): defaults.meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
+    const fromDefaults = plan(
+      'defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: http://a:1\n',
+    )
+    expect(!fromDefaults.ok && fromDefaults.problems.map((p) => p.message.replace(/^.*targets\.yaml:/, ''))).toEqual([
+      '3: targets[0] ("a"): defaults.meter-window: "soon" is not a duration like 90s, 5m, 1h30m',
+    ])
     const cli = plan(TWO, ['--meter-window', 'soon'])
     expect(!cli.ok && cli.problems.map((p) => p.message)).toEqual(['--meter-window: "soon" is not a duration like 90s, 5m, 1h30m'])
   })
 
   test('each problem of the file carries its file, line and key as data, wherever in the file the value was written', () => {
-    const { dir, path } = fileWith('defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: ftp://a\n  - svc: b\n    base-url: http://b:1\n    bogus: 1\n  - svc: c\n')
+    const { dir, path } = fileWith(
+      'defaults:\n  knob: PREFILL_INTERLEAVE\n  meter-window: soon\ntargets:\n  - svc: a\n    base-url: ftp://a\n  - svc: b\n    base-url: http://b:1\n    bogus: 1\n  - svc: c\n',
+    )
     const r = planFleet({ argv: ['--targets', path], env: { VERIFY_NO_DOTENV: '1' }, cwd: dir })
     expect(r.ok).toBe(false)
     const problems = r.ok ? [] : r.problems
@@ -124,17 +143,36 @@ targets:
   })
 
   test('the same target twice, and an empty or shapeless file, are refused', () => {
-    const dup = plan('targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1"}\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1/"}\n')
-    expect(!dup.ok && dup.problems.map((p) => p.message).join()).toMatch(/targets\.yaml:3: targets\[1\] \("a"\): the same target as targets\[0\]/)
+    const dup = plan(
+      'targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1"}\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1/"}\n',
+    )
+    expect(!dup.ok && dup.problems.map((p) => p.message).join()).toMatch(
+      /targets\.yaml:3: targets\[1\] \("a"\): the same target as targets\[0\]/,
+    )
     // Two targets recording into one fixtures folder: the clash of the run's path set, said at the later entry's fixtures: line.
-    const folder = plan('targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1", fixtures: rec}\n  - svc: b\n    knob: PREFILL_INTERLEAVE\n    base-url: "http://h:2"\n    fixtures: rec\n', ['--mode', 'record'])
-    expect(!folder.ok && folder.problems.map((p) => p.message)).toEqual([expect.stringMatching(/targets\.yaml:6: targets\[0\] fixtures and targets\[1\] fixtures: both name "rec"/)])
+    const folder = plan(
+      'targets:\n  - {svc: a, knob: PREFILL_INTERLEAVE, base-url: "http://h:1", fixtures: rec}\n  - svc: b\n    knob: PREFILL_INTERLEAVE\n    base-url: "http://h:2"\n    fixtures: rec\n',
+      ['--mode', 'record'],
+    )
+    expect(!folder.ok && folder.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/targets\.yaml:6: targets\[0\] fixtures and targets\[1\] fixtures: both name "rec"/),
+    ])
     for (const text of ['', 'targets: []\n', '- a\n- b\n', 'targets:\n  - svc: a\nextra: 1\n']) expect(plan(text).ok, text).toBe(false)
   })
 
   test('hostile YAML is refused quickly: an alias bomb, tags, deep nesting, duplicate keys, a huge file', () => {
-    const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]', ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`), 'targets: [*h]'].join('\n')
-    const cases = [bomb, 'targets:\n  - !!python/object:os.system {svc: a}\n', 'targets:\n  - svc: !custom a\n', `targets: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, 'targets:\n  - svc: a\n    svc: b\n']
+    const bomb = [
+      'a: &a [x,x,x,x,x,x,x,x,x]',
+      ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`),
+      'targets: [*h]',
+    ].join('\n')
+    const cases = [
+      bomb,
+      'targets:\n  - !!python/object:os.system {svc: a}\n',
+      'targets:\n  - svc: !custom a\n',
+      `targets: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
+      'targets:\n  - svc: a\n    svc: b\n',
+    ]
     for (const text of cases) {
       const started = performance.now()
       const r = parseTargetsFile(text)
@@ -155,7 +193,11 @@ targets:
 
 describe('precedence per target: the entry, then the command line, then defaults:, then env', () => {
   test('each layer beats the ones below it', () => {
-    const r = plan(TWO, ['--value', '2', '--meter-window', '90s'], { VERIFY_VALUE: '3', VERIFY_PROCESS: 'from-env', VERIFY_METER_WINDOW: '7m' })
+    const r = plan(TWO, ['--value', '2', '--meter-window', '90s'], {
+      VERIFY_VALUE: '3',
+      VERIFY_PROCESS: 'from-env',
+      VERIFY_METER_WINDOW: '7m',
+    })
     expect(r.ok).toBe(true)
     if (!r.ok) return
     const [a, b] = r.plan.targets
@@ -165,20 +207,28 @@ describe('precedence per target: the entry, then the command line, then defaults
     expect(a!.target.meterWindowMs).toBe(90_000)
   })
 
-  test('a switch set false in an entry drops the command line\'s and defaults\' switch', () => {
+  test("a switch set false in an entry drops the command line's and defaults' switch", () => {
     const argv = targetArgv(new Map([['no-dropin-check', 'true']]), ['--no-dropin-check'], new Map([['no-dropin-check', 'false']]))
     expect(argv).not.toContain('--no-dropin-check')
     // The same rule where the plan reads the layers themselves: the entry's false wins over both.
-    const r = plan('defaults:\n  knob: PREFILL_INTERLEAVE\n  no-dropin-check: true\ntargets:\n  - svc: a\n    base-url: http://a:1\n    no-dropin-check: false\n  - svc: b\n    base-url: http://b:1\n', ['--no-dropin-check'])
+    const r = plan(
+      'defaults:\n  knob: PREFILL_INTERLEAVE\n  no-dropin-check: true\ntargets:\n  - svc: a\n    base-url: http://a:1\n    no-dropin-check: false\n  - svc: b\n    base-url: http://b:1\n',
+      ['--no-dropin-check'],
+    )
     expect(r.ok && r.plan.targets.map((t) => t.target.dropinCheck)).toEqual([true, false])
   })
 
-  test('fleet outputs and knobs are the run\'s: the per-target report, junit and summary are never set; the paths are the operator\'s folder\'s', () => {
+  test("fleet outputs and knobs are the run's: the per-target report, junit and summary are never set; the paths are the operator's folder's", () => {
     const r = plan(TWO, ['--report', 'r.json', '--junit', 'j.xml', '--summary', 's.md', '--concurrency', '3'])
     expect(r.ok).toBe(true)
     if (!r.ok) return
     const dir = dirname(r.plan.file)
-    expect([r.plan.report, r.plan.junit, r.plan.summary, r.plan.concurrency]).toEqual([join(dir, 'r.json'), join(dir, 'j.xml'), join(dir, 's.md'), 3])
+    expect([r.plan.report, r.plan.junit, r.plan.summary, r.plan.concurrency]).toEqual([
+      join(dir, 'r.json'),
+      join(dir, 'j.xml'),
+      join(dir, 's.md'),
+      3,
+    ])
     expect(r.plan.targets.every((t) => t.target.report === null && t.target.junit === null && t.target.summary === null)).toBe(true)
     expect(plan(TWO, [], { VERIFY_SUMMARY: 'e.md' }).ok && true).toBe(true)
     // --summary is checked before anything is contacted, as one target's; and it is never a file's key.
@@ -205,7 +255,9 @@ describe('shards', () => {
     expect(idOf([], { GITHUB_RUN_ID: '1' }).id).not.toBe(idOf([], { GITHUB_RUN_ID: '2' }).id)
     expect(idOf([], { GITHUB_RUN_ID: '1' }).targets).toEqual(idOf([], { GITHUB_RUN_ID: '2' }).targets)
     const bad = plan(TWO, ['--run-id', 'a b;c'])
-    expect(!bad.ok && bad.problems.map((p) => p.message)).toEqual(['--run-id: "a b;c" must be one word of [A-Za-z0-9._:@-], at most 128 characters'])
+    expect(!bad.ok && bad.problems.map((p) => p.message)).toEqual([
+      '--run-id: "a b;c" must be one word of [A-Za-z0-9._:@-], at most 128 characters',
+    ])
     const perTarget = plan(TWO.replace('    base-url: http://gpu-7:8000', '    base-url: http://gpu-7:8000\n    run-id: x'))
     expect(!perTarget.ok && perTarget.problems.map((p) => p.message).join('\n')).toContain('run-id is for the whole run, not one target')
   })
@@ -228,7 +280,8 @@ describe('shards', () => {
 
   test('stable: reordering the file moves nothing, adding a target moves few', () => {
     const list = ids(40)
-    const shardOfId = (l: string[], count: number) => new Map(Array.from({ length: count }, (_, k) => shardOf(l, { index: k + 1, count }).map((i) => [l[i]!, k] as const)).flat())
+    const shardOfId = (l: string[], count: number) =>
+      new Map(Array.from({ length: count }, (_, k) => shardOf(l, { index: k + 1, count }).map((i) => [l[i]!, k] as const)).flat())
     const before = shardOfId(list, 4)
     const reversed = shardOfId([...list].reverse(), 4)
     for (const id of list) expect(reversed.get(id)).toBe(before.get(id))
@@ -250,10 +303,34 @@ describe('shards', () => {
 describe('combined outputs', () => {
   const report = (svc: string, verdict: RunVerdict): Report =>
     ({
-      format: 'armproof-report/1', endpoint: `http://${svc}:8000`, host: 'local',
-      svc, knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z',
-      steps: STEP_IDS.map((id) => ({ id, title: id, verdict: verdict === 'red' && id === 'meter' ? 'failed' : verdict === 'inconclusive' && id === 'health' ? 'inconclusive' : 'passed', expected: 'e', observed: `o ${svc}`, where: 'w', ...(verdict !== 'green' ? { next: 'n' } : {}), evidence: {}, durationMs: 1 })),
-      meter: null, rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service x', error: verdict === 'error' ? 'bad' : null, notes: [], exitCode: 0, tool: { name: 'armproof', version: '0' },
+      format: 'armproof-report/1',
+      endpoint: `http://${svc}:8000`,
+      host: 'local',
+      svc,
+      knob: 'PREFILL_INTERLEAVE',
+      expected: '1',
+      previous: '0',
+      mode: 'live',
+      verdict,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      finishedAt: '2026-01-01T00:00:05.000Z',
+      steps: STEP_IDS.map((id) => ({
+        id,
+        title: id,
+        verdict: verdict === 'red' && id === 'meter' ? 'failed' : verdict === 'inconclusive' && id === 'health' ? 'inconclusive' : 'passed',
+        expected: 'e',
+        observed: `o ${svc}`,
+        where: 'w',
+        ...(verdict !== 'green' ? { next: 'n' } : {}),
+        evidence: {},
+        durationMs: 1,
+      })),
+      meter: null,
+      rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service x',
+      error: verdict === 'error' ? 'bad' : null,
+      notes: [],
+      exitCode: 0,
+      tool: { name: 'armproof', version: '0' },
     }) as Report
 
   test('the exit code is the worst verdict: 2, then 1, then 3, then 0', () => {
@@ -261,12 +338,29 @@ describe('combined outputs', () => {
     expect(worstVerdict(['green', 'inconclusive'])).toBe('inconclusive')
     expect(worstVerdict(['red', 'error', 'inconclusive'])).toBe('error')
     expect(worstVerdict(['green', 'green'])).toBe('green')
-    const f = (vs: RunVerdict[]) => fleetReport({ startedAt: '', finishedAt: '', fleet: { file: 't', total: vs.length, shards: null, concurrency: 8 }, targets: vs.map((v, i) => ({ name: `t${i}`, report: report(`t${i}`, v) })) }).exitCode
-    expect([f(['green', 'red', 'inconclusive']), f(['green', 'inconclusive']), f(['red', 'error']), f(['green']), f([])]).toEqual([1, 3, 2, 0, 2])
+    const f = (vs: RunVerdict[]) =>
+      fleetReport({
+        startedAt: '',
+        finishedAt: '',
+        fleet: { file: 't', total: vs.length, shards: null, concurrency: 8 },
+        targets: vs.map((v, i) => ({ name: `t${i}`, report: report(`t${i}`, v) })),
+      }).exitCode
+    expect([f(['green', 'red', 'inconclusive']), f(['green', 'inconclusive']), f(['red', 'error']), f(['green']), f([])]).toEqual([
+      1, 3, 2, 0, 2,
+    ])
   })
 
   test('JUnit holds a testsuite per target, the table and the summary a row per target', () => {
-    const r = fleetReport({ startedAt: '', finishedAt: '', fleet: { file: 't', total: 3, shards: null, concurrency: 8 }, targets: [['a', 'green'], ['b', 'red'], ['c', 'inconclusive']].map(([n, v]) => ({ name: n!, report: report(n!, v as RunVerdict) })) })
+    const r = fleetReport({
+      startedAt: '',
+      finishedAt: '',
+      fleet: { file: 't', total: 3, shards: null, concurrency: 8 },
+      targets: [
+        ['a', 'green'],
+        ['b', 'red'],
+        ['c', 'inconclusive'],
+      ].map(([n, v]) => ({ name: n!, report: report(n!, v as RunVerdict) })),
+    })
     const xml = junitFleetXml(r.targets, 5000)
     expect(xml.match(/<testsuite /g)).toHaveLength(3)
     expect(xml).toContain('tests="27" failures="1" errors="1"')
@@ -281,17 +375,20 @@ describe('combined outputs', () => {
 })
 
 describe('the CI examples of a sharded fleet', () => {
-  test.each(['github-actions-fleet.yml', 'gitlab-ci-fleet.yml'])('examples/ci/%s shards the fleet, merges the shards and writes back from the merged report', async (name) => {
-    const { readFile } = await import('node:fs/promises')
-    const text = await readFile(new URL(`../../examples/ci/${name}`, import.meta.url), 'utf8')
-    // The installed command (the packed tool or the image), no longer pnpm in a checkout of armproof.
-    expect(text).toMatch(/armproof verify --targets fleet\/targets\.yaml --shard "\$[A-Z_]+\/(4|\$CI_NODE_TOTAL)"/)
-    expect(text).toMatch(/armproof merge-reports --out reports\/fleet\.json [^\n]*reports\/shard-\*\.json/)
-    expect(text).toMatch(/armproof writeback --report reports\/fleet\.json --vault vault/)
-    // The key reaches verify as env only, never as a flag or a file entry.
-    expect(text).not.toMatch(/--api-key[ =]/)
-    expect(text).not.toMatch(/^\s+api-key:/m)
-  })
+  test.each(['github-actions-fleet.yml', 'gitlab-ci-fleet.yml'])(
+    'examples/ci/%s shards the fleet, merges the shards and writes back from the merged report',
+    async (name) => {
+      const { readFile } = await import('node:fs/promises')
+      const text = await readFile(new URL(`../../examples/ci/${name}`, import.meta.url), 'utf8')
+      // The installed command (the packed tool or the image), no longer pnpm in a checkout of armproof.
+      expect(text).toMatch(/armproof verify --targets fleet\/targets\.yaml --shard "\$[A-Z_]+\/(4|\$CI_NODE_TOTAL)"/)
+      expect(text).toMatch(/armproof merge-reports --out reports\/fleet\.json [^\n]*reports\/shard-\*\.json/)
+      expect(text).toMatch(/armproof writeback --report reports\/fleet\.json --vault vault/)
+      // The key reaches verify as env only, never as a flag or a file entry.
+      expect(text).not.toMatch(/--api-key[ =]/)
+      expect(text).not.toMatch(/^\s+api-key:/m)
+    },
+  )
 })
 
 describe('the --concurrency gate', () => {
@@ -323,7 +420,13 @@ describe('the --concurrency gate', () => {
     const gate = slots(1)
     const order: string[] = []
     const holder = await gate.acquire()
-    const asks = [['a', false], ['b', false], ['shared-1', true], ['c', false], ['shared-2', true]] as const
+    const asks = [
+      ['a', false],
+      ['b', false],
+      ['shared-1', true],
+      ['c', false],
+      ['shared-2', true],
+    ] as const
     const done = asks.map(([name, first]) => gate.acquire(first).then((release) => (order.push(name), release())))
     expect(gate.waiting()).toBe(5)
     holder()

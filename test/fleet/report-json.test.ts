@@ -18,7 +18,9 @@ function randomValue(random: () => number, depth: number): unknown {
   if (r < 0.45) return null
   if (r < 0.5) return undefined
   if (r < 0.75) return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1))
-  return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`${pick(random, WORDS)}${i}`, randomValue(random, depth + 1)]))
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`${pick(random, WORDS)}${i}`, randomValue(random, depth + 1)]),
+  )
 }
 
 function randomFleet(random: () => number, targets: number): FleetReport {
@@ -29,7 +31,11 @@ function randomFleet(random: () => number, targets: number): FleetReport {
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:00:01.000Z',
     fleet: { file: pick(random, WORDS), total: targets, shards: null, concurrency: null, admission: { given: 'auto', peak: null } },
-    targets: Array.from({ length: targets }, (_, i) => ({ name: `t${i}${pick(random, WORDS)}`, index: random() < 0.5 ? i : undefined, report: randomValue(random, 0) as never })),
+    targets: Array.from({ length: targets }, (_, i) => ({
+      name: `t${i}${pick(random, WORDS)}`,
+      index: random() < 0.5 ? i : undefined,
+      report: randomValue(random, 0) as never,
+    })),
     tool: { name: 'armproof', version: '0.0.0' },
   } as unknown as FleetReport
 }

@@ -12,7 +12,17 @@ import { unservedPort } from '../../helpers/engine/unserved.ts'
 import { fakeProcHost, hexAddress, surveyText, type FakeHostState } from '../support/fake-proc.ts'
 
 const LOCAL: HostSpec = { kind: 'local' }
-const query = (more: Partial<EngineQuery> = {}): EngineQuery => ({ process: 'radiance', svc: 'llm-7', unit: 'llm-7', port: 8000, urlHost: '127.0.0.1', pidCmd: null, host: LOCAL, timeoutMs: 1000, ...more })
+const query = (more: Partial<EngineQuery> = {}): EngineQuery => ({
+  process: 'radiance',
+  svc: 'llm-7',
+  unit: 'llm-7',
+  port: 8000,
+  urlHost: '127.0.0.1',
+  pidCmd: null,
+  host: LOCAL,
+  timeoutMs: 1000,
+  ...more,
+})
 const engine = (pid: string, port: number | undefined, more: Partial<FakeHostState['procs'][number]> = {}) => ({
   pid,
   name: 'radiance',
@@ -29,7 +39,8 @@ describe('/proc text', () => {
     expect(decodeAddress('00000000000000000000000001000000')).toBe('::1')
     expect(decodeAddress('0000000000000000FFFF00000100007F')).toBe('::ffff:127.0.0.1')
     expect(decodeAddress('B80D0120000000000000000001000000')).toBe('2001:db8::1')
-    for (const a of ['10.1.2.3', '::', '::1', '::ffff:10.0.0.7', 'fe80::1:2', '2001:db8:0:1::5']) expect(decodeAddress(hexAddress(a))).toBe(a)
+    for (const a of ['10.1.2.3', '::', '::1', '::ffff:10.0.0.7', 'fe80::1:2', '2001:db8:0:1::5'])
+      expect(decodeAddress(hexAddress(a))).toBe(a)
     expect(decodeAddress('xyz')).toBeUndefined()
   })
 
@@ -57,7 +68,12 @@ describe('/proc text', () => {
   })
 
   test('a process tree is its root, then its children breadth first', () => {
-    const stats = new Map([['10', { pid: '10', comm: 'conmon', ppid: '1', startTicks: 1 }], ['11', { pid: '11', comm: 'sh', ppid: '10', startTicks: 2 }], ['12', { pid: '12', comm: 'radiance', ppid: '11', startTicks: 3 }], ['20', { pid: '20', comm: 'x', ppid: '1', startTicks: 4 }]])
+    const stats = new Map([
+      ['10', { pid: '10', comm: 'conmon', ppid: '1', startTicks: 1 }],
+      ['11', { pid: '11', comm: 'sh', ppid: '10', startTicks: 2 }],
+      ['12', { pid: '12', comm: 'radiance', ppid: '11', startTicks: 3 }],
+      ['20', { pid: '20', comm: 'x', ppid: '1', startTicks: 4 }],
+    ])
     expect(processTree('10', stats)).toEqual(['10', '11', '12'])
   })
 })
@@ -79,7 +95,7 @@ describe('which listening socket a base URL reaches', () => {
   ] as const)('bound %s, URL host %s: %s', (bound, host, yes) => {
     expect(reaches(at(bound), host)).toBe(yes)
   })
-  test('the URL names the host inspected: loopback for local; the ssh host\'s own name or address', () => {
+  test("the URL names the host inspected: loopback for local; the ssh host's own name or address", () => {
     expect(urlIsThisHost('127.0.0.1', LOCAL)).toBe(true)
     expect(urlIsThisHost('[::1]', LOCAL)).toBe(true)
     expect(urlIsThisHost('gpu-7', LOCAL)).toBe(false)
@@ -92,30 +108,66 @@ describe('which listening socket a base URL reaches', () => {
 })
 
 describe('the engine, found from the endpoint', () => {
-  test('the listener of the URL\'s port is the engine, tied to it; another engine of the name is named with its port; one host call', async () => {
-    const host = fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 123456 }), engine('5151', 8001)], btime: 1764500000, clkTck: 100 })
+  test("the listener of the URL's port is the engine, tied to it; another engine of the name is named with its port; one host call", async () => {
+    const host = fakeProcHost({
+      procs: [engine('4242', 8000, { startTicks: 123456 }), engine('5151', 8001)],
+      btime: 1764500000,
+      clkTck: 100,
+    })
     const found = await findEngine(host, query())
-    expect(found).toMatchObject({ kind: 'found', pid: '4242', foundBy: 'listener', listenerTied: true, startTimeSeconds: 1764501234.56, startTimeResolution: 0.01, others: [{ pid: '5151', ports: [8001], portsFrom: 'sockets' }] })
+    expect(found).toMatchObject({
+      kind: 'found',
+      pid: '4242',
+      foundBy: 'listener',
+      listenerTied: true,
+      startTimeSeconds: 1764501234.56,
+      startTimeResolution: 0.01,
+      others: [{ pid: '5151', ports: [8001], portsFrom: 'sockets' }],
+    })
     expect(found.kind === 'found' && found.how).toBe('holds the listening socket of port 8000 (0.0.0.0)')
     expect(host.calls).toHaveLength(1)
     // The other one, through its own port.
-    expect(await findEngine(host, query({ port: 8001 }))).toMatchObject({ kind: 'found', pid: '5151', others: [{ pid: '4242', ports: [8000] }] })
+    expect(await findEngine(host, query({ port: 8001 }))).toMatchObject({
+      kind: 'found',
+      pid: '5151',
+      others: [{ pid: '4242', ports: [8000] }],
+    })
   })
 
   test('tcp6 and v4-mapped listeners count; a socket in another state, or bound to an address the URL cannot reach, does not', async () => {
-    expect(await findEngine(fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, address: '::' }] })] }), query())).toMatchObject({ kind: 'found', pid: '7', foundBy: 'listener' })
-    expect(await findEngine(fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, address: '::ffff:127.0.0.1' }] })] }), query())).toMatchObject({ kind: 'found', pid: '7', foundBy: 'listener' })
+    expect(
+      await findEngine(fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, address: '::' }] })] }), query()),
+    ).toMatchObject({ kind: 'found', pid: '7', foundBy: 'listener' })
+    expect(
+      await findEngine(
+        fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, address: '::ffff:127.0.0.1' }] })] }),
+        query(),
+      ),
+    ).toMatchObject({ kind: 'found', pid: '7', foundBy: 'listener' })
     // Established (01), not listening: pidof decides, untied.
-    expect(await findEngine(fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, state: '01' }] })] }), query())).toMatchObject({ kind: 'found', pid: '7', foundBy: 'pidof', listenerTied: false })
+    expect(
+      await findEngine(fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, state: '01' }] })] }), query()),
+    ).toMatchObject({ kind: 'found', pid: '7', foundBy: 'pidof', listenerTied: false })
     // Two engines on one port, each on its own address: the URL's address decides.
-    const split = fakeProcHost({ procs: [engine('7', undefined, { sockets: [{ port: 8000, address: '127.0.0.1' }] }), engine('8', undefined, { sockets: [{ port: 8000, address: '10.0.0.7' }] })] })
+    const split = fakeProcHost({
+      procs: [
+        engine('7', undefined, { sockets: [{ port: 8000, address: '127.0.0.1' }] }),
+        engine('8', undefined, { sockets: [{ port: 8000, address: '10.0.0.7' }] }),
+      ],
+    })
     expect(await findEngine(split, query())).toMatchObject({ kind: 'found', pid: '7' })
     expect(await findEngine(split, query({ urlHost: '10.0.0.7' }))).toMatchObject({ kind: 'found', pid: '8', listenerTied: false })
   })
 
   test('several pids sharing the listening socket after a fork: the family\'s root is the engine, its children are not "other engines"', async () => {
     const shared = { port: 8000, inode: '777' }
-    const host = fakeProcHost({ procs: [engine('100', undefined, { sockets: [shared] }), engine('101', undefined, { ppid: '100', sockets: [shared] }), engine('102', undefined, { ppid: '100', sockets: [shared] })] })
+    const host = fakeProcHost({
+      procs: [
+        engine('100', undefined, { sockets: [shared] }),
+        engine('101', undefined, { ppid: '100', sockets: [shared] }),
+        engine('102', undefined, { ppid: '100', sockets: [shared] }),
+      ],
+    })
     const found = await findEngine(host, query())
     expect(found).toMatchObject({ kind: 'found', pid: '100', foundBy: 'listener', others: [] })
     expect(found.kind === 'found' && found.how).toContain('shared after a fork with pid 101, pid 102')
@@ -127,37 +179,77 @@ describe('the engine, found from the endpoint', () => {
     expect(found.kind === 'ambiguous' && found.observed).toContain('2 engines named radiance listen on port 8000')
   })
 
-  test('a proxy holds the port: the engine is then the container\'s, untied, and the proxy is said', async () => {
-    const procs = [{ pid: '50', name: 'rootlessport', sockets: [{ port: 8000 }] }, { pid: '60', name: 'conmon' }, engine('61', undefined, { ppid: '60' })]
+  test("a proxy holds the port: the engine is then the container's, untied, and the proxy is said", async () => {
+    const procs = [
+      { pid: '50', name: 'rootlessport', sockets: [{ port: 8000 }] },
+      { pid: '60', name: 'conmon' },
+      engine('61', undefined, { ppid: '60' }),
+    ]
     const found = await findEngine(fakeProcHost({ procs, container: '61' }), query())
-    expect(found).toMatchObject({ kind: 'found', pid: '61', foundBy: 'container', listenerTied: false, portHolders: [{ pid: '50', name: 'rootlessport', address: '0.0.0.0' }] })
-    expect(found.kind === 'found' && found.how).toContain('port 8000 is served by pid 50 (rootlessport) on 0.0.0.0, not by a process named radiance')
+    expect(found).toMatchObject({
+      kind: 'found',
+      pid: '61',
+      foundBy: 'container',
+      listenerTied: false,
+      portHolders: [{ pid: '50', name: 'rootlessport', address: '0.0.0.0' }],
+    })
+    expect(found.kind === 'found' && found.how).toContain(
+      'port 8000 is served by pid 50 (rootlessport) on 0.0.0.0, not by a process named radiance',
+    )
     // The engine deep in the container's tree (a shell wrapper as its main process).
-    const wrapped = await findEngine(fakeProcHost({ procs: [{ pid: '60', name: 'sh' }, engine('61', undefined, { ppid: '60' })], container: '60' }), query())
+    const wrapped = await findEngine(
+      fakeProcHost({ procs: [{ pid: '60', name: 'sh' }, engine('61', undefined, { ppid: '60' })], container: '60' }),
+      query(),
+    )
     expect(wrapped).toMatchObject({ kind: 'found', pid: '61', foundBy: 'container' })
     // Stopped, or running without the engine's name in it.
     expect(await findEngine(fakeProcHost({ procs: [], container: '0' }), query())).toMatchObject({ kind: 'missing' })
     const unnamed = await findEngine(fakeProcHost({ procs: [{ pid: '60', name: 'python3' }], container: '60' }), query())
-    expect(unnamed.kind === 'missing' && unnamed.next).toBe('set --process to the engine\'s process name in llm-7')
+    expect(unnamed.kind === 'missing' && unnamed.next).toBe("set --process to the engine's process name in llm-7")
   })
 
   test('no listener, no container: --pid-cmd, else the one pidof finds; two are ambiguous, none is "engine not running"', async () => {
     const pidCmd = fakeProcHost({ procs: [engine('9', undefined), engine('10', undefined)], pidCmdOut: '10\n' })
-    expect(await findEngine(pidCmd, query({ pidCmd: 'cat /run/{svc}.pid' }))).toMatchObject({ kind: 'found', pid: '10', foundBy: 'pid-cmd' })
+    expect(await findEngine(pidCmd, query({ pidCmd: 'cat /run/{svc}.pid' }))).toMatchObject({
+      kind: 'found',
+      pid: '10',
+      foundBy: 'pid-cmd',
+    })
     expect(pidCmd.calls.at(-1)).toBe('cat /run/llm-7.pid')
     const badCmd = await findEngine(fakeProcHost({ procs: [], pidCmdOut: 'no such unit\n' }), query({ pidCmd: 'x {port}' }))
     expect(badCmd.kind === 'missing' && badCmd.observed).toContain('--pid-cmd printed "no such unit"')
-    expect(await findEngine(fakeProcHost({ procs: [engine('9', undefined)] }), query())).toMatchObject({ kind: 'found', pid: '9', foundBy: 'pidof', listenerTied: false })
-    const two = await findEngine(fakeProcHost({ procs: [engine('9', 9001), engine('10', undefined, { argv: ['radiance', '--port', '9002'] })] }), query())
+    expect(await findEngine(fakeProcHost({ procs: [engine('9', undefined)] }), query())).toMatchObject({
+      kind: 'found',
+      pid: '9',
+      foundBy: 'pidof',
+      listenerTied: false,
+    })
+    const two = await findEngine(
+      fakeProcHost({ procs: [engine('9', 9001), engine('10', undefined, { argv: ['radiance', '--port', '9002'] })] }),
+      query(),
+    )
     expect(two).toMatchObject({ kind: 'ambiguous', pids: ['9', '10'] })
     expect(two.kind === 'ambiguous' && two.observed).toContain('pid 9 on port 9001, pid 10 on port 9002 (its --port; not listening yet)')
     expect(two.kind === 'ambiguous' && two.next).toContain('(9001 or 9002)')
     // Still loading: none listens yet; the one whose command line names the port is the engine, two such are ambiguous.
-    const loading = await findEngine(fakeProcHost({ procs: [engine('9', undefined, { argv: ['radiance', '--port', '8000'] }), engine('10', 8001)] }), query())
+    const loading = await findEngine(
+      fakeProcHost({ procs: [engine('9', undefined, { argv: ['radiance', '--port', '8000'] }), engine('10', 8001)] }),
+      query(),
+    )
     expect(loading).toMatchObject({ kind: 'found', pid: '9', foundBy: 'pidof', listenerTied: false })
     expect(loading.kind === 'found' && loading.how).toContain('whose command line names port 8000 (it does not listen yet: loading?)')
-    const twins = await findEngine(fakeProcHost({ procs: [engine('9', undefined, { argv: ['radiance', '--port', '8000'] }), engine('10', undefined, { argv: ['radiance', '--port=8000'] })] }), query())
-    expect(twins.kind === 'ambiguous' && twins.observed).toBe('2 processes named radiance (pids 9, 10) name port 8000 on their command line and none listens on it yet: which one will serve it cannot be told')
+    const twins = await findEngine(
+      fakeProcHost({
+        procs: [
+          engine('9', undefined, { argv: ['radiance', '--port', '8000'] }),
+          engine('10', undefined, { argv: ['radiance', '--port=8000'] }),
+        ],
+      }),
+      query(),
+    )
+    expect(twins.kind === 'ambiguous' && twins.observed).toBe(
+      '2 processes named radiance (pids 9, 10) name port 8000 on their command line and none listens on it yet: which one will serve it cannot be told',
+    )
     const none = await findEngine(fakeProcHost({ procs: [{ pid: '3', name: 'nginx', sockets: [{ port: 8000 }] }] }), query())
     expect(none.kind === 'missing' && none.observed).toMatch(/^engine not running: pidof radiance found no process/)
     expect(none.kind === 'missing' && none.next).toContain('(port 8000 is served by nginx)')
@@ -170,7 +262,10 @@ describe('the engine, found from the endpoint', () => {
   })
 
   test('a host that cannot be reached is trouble, never a verdict of its own', async () => {
-    expect(await findEngine(fakeProcHost({ procs: [], failure: 'unreachable' }), query())).toMatchObject({ kind: 'trouble', result: { failure: 'unreachable' } })
+    expect(await findEngine(fakeProcHost({ procs: [], failure: 'unreachable' }), query())).toMatchObject({
+      kind: 'trouble',
+      result: { failure: 'unreachable' },
+    })
   })
 
   test('the survey text the fake prints parses as the real one (the same marks)', () => {
@@ -182,29 +277,56 @@ describe('the re-check after the watch', () => {
   const seen = { pid: '4242', argvHeld: true, startTimeSeconds: 1764500010, foundBy: 'listener' as const }
   test('the same pid, started at the same time, still serving the port: same', async () => {
     const check = await recheckEngine(fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 1000 })] }), query(), seen)
-    expect(check).toMatchObject({ state: 'same', pids: ['4242'], detail: 'pid 4242 (read by step argv) still holds the listening socket of port 8000 (0.0.0.0)' })
+    expect(check).toMatchObject({
+      state: 'same',
+      pids: ['4242'],
+      detail: 'pid 4242 (read by step argv) still holds the listening socket of port 8000 (0.0.0.0)',
+    })
   })
   test('the pid now another process (its start time moved), another pid, or none: changed; an unreachable host: unknown', async () => {
-    expect(await recheckEngine(fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 9000 })] }), query(), seen)).toMatchObject({ state: 'changed', detail: 'step argv read pid 4242, started at 1764500010; pid 4242 is now another process, started at 1764500090' })
-    expect(await recheckEngine(fakeProcHost({ procs: [engine('5151', 8000)] }), query(), seen)).toMatchObject({ state: 'changed', pids: ['5151'] })
+    expect(await recheckEngine(fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 9000 })] }), query(), seen)).toMatchObject({
+      state: 'changed',
+      detail: 'step argv read pid 4242, started at 1764500010; pid 4242 is now another process, started at 1764500090',
+    })
+    expect(await recheckEngine(fakeProcHost({ procs: [engine('5151', 8000)] }), query(), seen)).toMatchObject({
+      state: 'changed',
+      pids: ['5151'],
+    })
     expect((await recheckEngine(fakeProcHost({ procs: [] }), query(), seen)).state).toBe('changed')
-    expect(await recheckEngine(fakeProcHost({ procs: [], failure: 'timeout' }), query(), seen)).toMatchObject({ state: 'unknown', detail: 'the engine process could not be looked up again (timeout: ssh: connect to host gpu-7 port 22: Connection refused)' })
+    expect(await recheckEngine(fakeProcHost({ procs: [], failure: 'timeout' }), query(), seen)).toMatchObject({
+      state: 'unknown',
+      detail: 'the engine process could not be looked up again (timeout: ssh: connect to host gpu-7 port 22: Connection refused)',
+    })
     expect((await recheckEngine(fakeProcHost({ procs: [] }), query(), undefined)).state).toBe('unproven')
   })
   test('several engines of the name are no restart: the one serving the port is the same', async () => {
-    expect((await recheckEngine(fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 1000 }), engine('5151', 8001)] }), query(), seen)).state).toBe('same')
+    expect(
+      (await recheckEngine(fakeProcHost({ procs: [engine('4242', 8000, { startTicks: 1000 }), engine('5151', 8001)] }), query(), seen))
+        .state,
+    ).toBe('same')
   })
 })
 
 describe('first contact: a port nothing on --host serves', () => {
-  test('is the operator\'s mistake, naming the ports the engines there listen on and the nearest', async () => {
-    const r = await unservedPort(fakeProcHost({ procs: [engine('7', 8000), engine('8', 8002)] }), query({ port: 8001 }), 'http://127.0.0.1:8001')
-    expect(r?.message).toBe('--base-url: nothing on this host listens on port 8001 and no container answers for llm-7: the engines named radiance there listen on port 8000 (pid 7), port 8002 (pid 8); did you mean --base-url http://127.0.0.1:8000 (the nearest)?')
-    const lonely = await unservedPort(fakeProcHost({ procs: [{ pid: '3', name: 'sshd', sockets: [{ port: 22 }] }] }), query({ port: 8001 }), 'http://127.0.0.1:8001')
+  test("is the operator's mistake, naming the ports the engines there listen on and the nearest", async () => {
+    const r = await unservedPort(
+      fakeProcHost({ procs: [engine('7', 8000), engine('8', 8002)] }),
+      query({ port: 8001 }),
+      'http://127.0.0.1:8001',
+    )
+    expect(r?.message).toBe(
+      '--base-url: nothing on this host listens on port 8001 and no container answers for llm-7: the engines named radiance there listen on port 8000 (pid 7), port 8002 (pid 8); did you mean --base-url http://127.0.0.1:8000 (the nearest)?',
+    )
+    const lonely = await unservedPort(
+      fakeProcHost({ procs: [{ pid: '3', name: 'sshd', sockets: [{ port: 22 }] }] }),
+      query({ port: 8001 }),
+      'http://127.0.0.1:8001',
+    )
     expect(lonely?.message).toMatch(/: no engine named radiance runs there either; check --base-url's port, --host and --svc$/)
   })
   test('is not a mistake where something serves it, a container answers, an engine may be loading onto it, the URL names another host, or the host cannot be read', async () => {
-    const ask = (state: FakeHostState, more: Partial<EngineQuery> = {}) => unservedPort(fakeProcHost(state), query({ port: 8001, ...more }), 'http://127.0.0.1:8001')
+    const ask = (state: FakeHostState, more: Partial<EngineQuery> = {}) =>
+      unservedPort(fakeProcHost(state), query({ port: 8001, ...more }), 'http://127.0.0.1:8001')
     expect(await ask({ procs: [{ pid: '3', name: 'nginx', sockets: [{ port: 8001 }] }] })).toBeUndefined()
     expect(await ask({ procs: [], container: '0' })).toBeUndefined()
     expect(await ask({ procs: [engine('7', undefined, { argv: ['radiance', '--port', '8001'] })] })).toBeUndefined()

@@ -22,7 +22,11 @@ const dir = mkdtempSync(join(tmpdir(), 'armproof-lookup-'))
 const forked: number[] = []
 
 beforeAll(async () => {
-  a = await startEngine({ svc: 'look-a', processName: NAME, args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'] })
+  a = await startEngine({
+    svc: 'look-a',
+    processName: NAME,
+    args: ['--prefill-interleave', '1', '--load-closed-ms', '0', '--load-503-ms', '0'],
+  })
   b = await startEngine({ svc: 'look-b', processName: NAME, args: ['--load-closed-ms', '0', '--load-503-ms', '0'] })
   engines.push(a, b)
   await Promise.all([a.waitReady(), b.waitReady()])
@@ -41,7 +45,16 @@ afterAll(async () => {
 })
 
 const host = () => createHost({ host: { kind: 'local' }, sshOpts: [], deployUser: null, sudo: 'never', env: a.env })
-const query = (port: number, name = NAME): EngineQuery => ({ process: name, svc: 'look-a', unit: 'look-a', port, urlHost: '127.0.0.1', pidCmd: null, host: { kind: 'local' }, timeoutMs: 10_000 })
+const query = (port: number, name = NAME): EngineQuery => ({
+  process: name,
+  svc: 'look-a',
+  unit: 'look-a',
+  port,
+  urlHost: '127.0.0.1',
+  pidCmd: null,
+  host: { kind: 'local' },
+  timeoutMs: 10_000,
+})
 
 /** prometheus_client's process collector, as python3 runs it for `pid`. */
 function pythonStartTime(pid: number): number {
@@ -57,9 +70,18 @@ function pythonStartTime(pid: number): number {
 
 describe('the engine lookup on this host', () => {
   test('each of two engines under one name is found by its own port, names the other, and carries the start time prometheus_client computes', async () => {
-    for (const [mine, other] of [[a, b], [b, a]] as const) {
+    for (const [mine, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const found = await findEngine(host(), query(mine.port))
-      expect(found).toMatchObject({ kind: 'found', pid: String(mine.pids[0]), foundBy: 'listener', listenerTied: true, startTimeResolution: 0.01 })
+      expect(found).toMatchObject({
+        kind: 'found',
+        pid: String(mine.pids[0]),
+        foundBy: 'listener',
+        listenerTied: true,
+        startTimeResolution: 0.01,
+      })
       if (found.kind !== 'found') return
       expect(found.others).toEqual([{ pid: String(other.pids[0]), ports: [other.port], portsFrom: 'sockets' }])
       expect(found.argv).toContain(String(mine.port))
@@ -75,7 +97,8 @@ describe('the engine lookup on this host', () => {
     const bin = join(dir, `rfork-${RUN}`)
     // The interpreter itself (python3 on PATH may be a wrapper script), under a name of its own.
     symlinkSync(execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim(), bin)
-    const code = "import os, socket, sys, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nprint(s.getsockname()[1], flush=True)\nif os.fork() == 0: print(os.getpid(), flush=True)\ntime.sleep(60)"
+    const code =
+      "import os, socket, sys, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nprint(s.getsockname()[1], flush=True)\nif os.fork() == 0: print(os.getpid(), flush=True)\ntime.sleep(60)"
     const child = spawn(bin, ['-c', code], { stdio: ['ignore', 'pipe', 'inherit'] })
     forked.push(child.pid!)
     // Whole lines only (a chunk may end mid-number): the port, then the child's pid.
@@ -100,21 +123,32 @@ describe('the engine lookup on this host', () => {
     expect(found.kind === 'found' && found.how).toContain(`shared after a fork with pid ${kid}`)
   })
 
-  test('behind a proxy, the engine is the container\'s (podman inspect and its process tree, read on this host), untied to the URL', async () => {
-    const boxed = await startEngine({ svc: 'look-box', processName: NAME, container: true, args: ['--load-closed-ms', '0', '--load-503-ms', '0'] })
+  test("behind a proxy, the engine is the container's (podman inspect and its process tree, read on this host), untied to the URL", async () => {
+    const boxed = await startEngine({
+      svc: 'look-box',
+      processName: NAME,
+      container: true,
+      args: ['--load-closed-ms', '0', '--load-503-ms', '0'],
+    })
     engines.push(boxed)
     const proxy = await startProxy(boxed.port)
     try {
       const seam = createHost({ host: { kind: 'local' }, sshOpts: [], deployUser: null, sudo: 'never', env: boxed.env })
       const found = await findEngine(seam, { ...query(proxy.port), svc: 'look-box' })
-      expect(found).toMatchObject({ kind: 'found', pid: String(boxed.pids[0]), foundBy: 'container', listenerTied: false, portHolders: [{ pid: String(process.pid) }] })
+      expect(found).toMatchObject({
+        kind: 'found',
+        pid: String(boxed.pids[0]),
+        foundBy: 'container',
+        listenerTied: false,
+        portHolders: [{ pid: String(process.pid) }],
+      })
       expect(found.kind === 'found' && found.startTimeSeconds).toBe(pythonStartTime(boxed.pids[0]!))
     } finally {
       await proxy.stop()
     }
   })
 
-  test('a port one off: first contact names the engines\' ports, through the real seam', async () => {
+  test("a port one off: first contact names the engines' ports, through the real seam", async () => {
     const r = await unservedPort(host(), query(a.port + 20_000 > 65_000 ? a.port - 1 : a.port + 20_000), `http://127.0.0.1:${a.port}`)
     expect(r?.message).toContain(`the engines named ${NAME} there listen on `)
     expect(r?.message).toContain(`port ${a.port} (pid ${a.pids[0]})`)

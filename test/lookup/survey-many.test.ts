@@ -33,10 +33,18 @@ afterAll(async () => {
 })
 
 const host = () => createHost({ host: { kind: 'local' }, sshOpts: [], deployUser: null, sudo: 'never' })
-const query = (key: SurveyKey): EngineQuery => ({ ...key, svc: 'many', unit: 'many', urlHost: '127.0.0.1', pidCmd: null, host: { kind: 'local' }, timeoutMs: 10_000 })
+const query = (key: SurveyKey): EngineQuery => ({
+  ...key,
+  svc: 'many',
+  unit: 'many',
+  urlHost: '127.0.0.1',
+  pidCmd: null,
+  host: { kind: 'local' },
+  timeoutMs: 10_000,
+})
 
 describe('one survey for many targets of a host', () => {
-  test('each target\'s part parses as its own survey, read at the same moment', async () => {
+  test("each target's part parses as its own survey, read at the same moment", async () => {
     const nobody = await freePort()
     const keys: SurveyKey[] = [
       ...fleet.members!.map((m) => ({ process: NAME, port: m.port })),
@@ -64,11 +72,25 @@ describe('one survey for many targets of a host', () => {
     expect(found).toMatchObject({ kind: 'found', pid: String(fleet.pids[0]), foundBy: 'listener' })
   })
 
-  test('a key asked twice is one; a target\'s view never holds another name\'s processes', () => {
-    const keys: SurveyKey[] = [{ process: 'a', port: 1 }, { process: 'b', port: 2 }]
+  test("a key asked twice is one; a target's view never holds another name's processes", () => {
+    const keys: SurveyKey[] = [
+      { process: 'a', port: 1 },
+      { process: 'b', port: 2 },
+    ]
     const script = manySurveyScript([...keys, keys[0]!])
     expect(script.match(/pidof a /g)).toHaveLength(1)
-    const out = ['@@armproof btime\n1\n', '@@armproof clk_tck\n100\n', '@@armproof listen\n', '@@armproof owners\n', '@@armproof pidof 0\n10\n', '@@armproof pidof 1\n20\n', '@@armproof stat 10\n10 (a) S 1\n', '@@armproof cmdline 10\na\0\n', '@@armproof stat 20\n20 (b) S 1\n', '@@armproof cmdline 20\nb\0\n'].join('')
+    const out = [
+      '@@armproof btime\n1\n',
+      '@@armproof clk_tck\n100\n',
+      '@@armproof listen\n',
+      '@@armproof owners\n',
+      '@@armproof pidof 0\n10\n',
+      '@@armproof pidof 1\n20\n',
+      '@@armproof stat 10\n10 (a) S 1\n',
+      '@@armproof cmdline 10\na\0\n',
+      '@@armproof stat 20\n20 (b) S 1\n',
+      '@@armproof cmdline 20\nb\0\n',
+    ].join('')
     expect(surveyView(out, keys, keys[0]!).stdout).not.toContain('cmdline 20')
     expect(parseSurvey(surveyView(out, keys, keys[1]!).stdout).named).toEqual(['20'])
   })
@@ -87,7 +109,12 @@ function counting(ms = 20, result: Partial<HostResult> = {}) {
   }
 }
 
-const ECHO: Gather<string> = { kind: 'echo', keyOf: (k) => k, script: (keys) => keys.join(','), view: (r, _keys, key) => ({ ...r, stdout: `${key} of ${r.stdout}` }) }
+const ECHO: Gather<string> = {
+  kind: 'echo',
+  keyOf: (k) => k,
+  script: (keys) => keys.join(','),
+  view: (r, _keys, key) => ({ ...r, stdout: `${key} of ${r.stdout}` }),
+}
 
 describe('gathering', () => {
   test('reads asked together are one call; each asker gets its own part', async () => {
@@ -111,7 +138,12 @@ describe('gathering', () => {
     const c = counting(10, { failure: 'unreachable', exitCode: 255 })
     const [p, q] = await Promise.all([gatherRead('h3', c.run, ECHO, 'a', 1000), gatherRead('h4', c.run, ECHO, 'a', 1000)])
     expect(c.runs).toHaveLength(2)
-    expect(SURVEYS.view({ command: 'x', stdout: '', stderr: 'refused', exitCode: 255, failure: 'unreachable', durationMs: 1 }, [], { process: 'a', port: 1 }).failure).toBe('unreachable')
+    expect(
+      SURVEYS.view({ command: 'x', stdout: '', stderr: 'refused', exitCode: 255, failure: 'unreachable', durationMs: 1 }, [], {
+        process: 'a',
+        port: 1,
+      }).failure,
+    ).toBe('unreachable')
     expect([p.failure, q.failure]).toEqual(['unreachable', 'unreachable'])
   })
 
@@ -122,7 +154,10 @@ describe('gathering', () => {
     expect(alone.command).toBe(surveyRead(query(key)).script)
     useSharedReads(true)
     try {
-      const [a, b] = await Promise.all([readSurvey(h, query(key)), readSurvey(host(), query({ process: NAME, port: fleet.members![2]!.port }))])
+      const [a, b] = await Promise.all([
+        readSurvey(h, query(key)),
+        readSurvey(host(), query({ process: NAME, port: fleet.members![2]!.port })),
+      ])
       expect(a.command).toBe(b.command)
       expect(a.command).toContain('F0=$(pidof ')
       expect(parseSurvey(a.stdout).listeners.map((l) => l.port)).toContain(lone.port)

@@ -8,7 +8,7 @@ import { knobTable, readmeWithProfileTables } from '../../helpers/profiles/table
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
-test('the README holds every built-in profile\'s knob and source tables as generated (run pnpm faults-doc after changing a profile)', () => {
+test("the README holds every built-in profile's knob and source tables as generated (run pnpm faults-doc after changing a profile)", () => {
   expect(readmeWithProfileTables(readme, BUILTIN_PROFILES.map(builtinProfile))).toBe(readme)
 })
 
@@ -23,5 +23,7 @@ test('each built-in knob has its row, under its engine', () => {
 })
 
 test('a README whose markers are gone is refused, not silently left as it is', () => {
-  expect(() => readmeWithProfileTables('# no markers\n', [builtinProfile('vllm')])).toThrow(/lacks the markers around the vllm profile's tables/)
+  expect(() => readmeWithProfileTables('# no markers\n', [builtinProfile('vllm')])).toThrow(
+    /lacks the markers around the vllm profile's tables/,
+  )
 })

@@ -23,18 +23,63 @@ describe('the built-in profiles', () => {
     expect(p.engine.process).toMatch(/^[a-z]/)
     expect(p.engine.help.command).toContain('--help')
     expect(p.knobs.size).toBeGreaterThan(0)
-    for (const [, k] of p.knobs) for (const id of Object.keys(k.spec.proof.sources ?? {})) expect(p.engine.resolved.map((s) => s.id)).toContain(id)
+    for (const [, k] of p.knobs)
+      for (const id of Object.keys(k.spec.proof.sources ?? {})) expect(p.engine.resolved.map((s) => s.id)).toContain(id)
   })
 
   test("radiance's is the catalog armproof was born with, entry for entry", () => {
     const knobs = Object.fromEntries([...builtinProfile('radiance').knobs].map(([n, k]) => [n, k.spec]))
     const ledger = (flag: string) => ({ sources: { ledger: flag } })
     expect(knobs).toEqual({
-      PREFILL_INTERLEAVE: { env: 'PREFILL_INTERLEAVE', flag: '--prefill-interleave', type: { kind: 'int', min: 0 }, default: '0', passedOnlyWhenNonDefault: true, proof: { meter: { name: 'radiance:engine_steps_held_total' }, ...ledger('--prefill-interleave') }, summary: 'hold decode steps so prefill can interleave' },
-      BUSY_PREFILL_CHUNK: { env: 'BUSY_PREFILL_CHUNK', flag: '--busy-prefill-chunk', type: { kind: 'int', min: 0, unit: 'tokens' }, default: '0', passedOnlyWhenNonDefault: true, proof: { meter: { name: 'radiance:engine_prefill_chunks_capped_total' }, ...ledger('--busy-prefill-chunk') }, summary: 'cap the prefill chunk while the engine is busy' },
-      CHECKPOINT_POLICY: { env: 'CHECKPOINT_POLICY', flag: '--checkpoint-policy', type: { kind: 'enum' }, default: null, passedOnlyWhenNonDefault: false, proof: { meter: { name: 'radiance:prefix_hit_cut_tokens_total', labels: { reason: 'no_snapshot' } }, evidence: ['vllm:num_preemptions_total'], ...ledger('--checkpoint-policy') }, summary: 'prefix snapshot policy (prefix retention)' },
-      CHECKPOINT_SLOTS: { env: 'CHECKPOINT_SLOTS', flag: '--checkpoint-slots', type: { kind: 'int-or-auto', min: 1 }, default: 'auto', passedOnlyWhenNonDefault: false, proof: ledger('--checkpoint-slots'), summary: 'snapshot slots; no meter: the ledger resolved line is the proof' },
-      STAGER_DEPTH: { env: 'STAGER_DEPTH', flag: '--stager-depth', type: { kind: 'int', min: 0 }, default: '2', passedOnlyWhenNonDefault: false, proof: { stats: 'stager.depth', ...ledger('--stager-depth') }, summary: 'prefill stager depth; no metric at all: ledger line and /stats field' },
+      PREFILL_INTERLEAVE: {
+        env: 'PREFILL_INTERLEAVE',
+        flag: '--prefill-interleave',
+        type: { kind: 'int', min: 0 },
+        default: '0',
+        passedOnlyWhenNonDefault: true,
+        proof: { meter: { name: 'radiance:engine_steps_held_total' }, ...ledger('--prefill-interleave') },
+        summary: 'hold decode steps so prefill can interleave',
+      },
+      BUSY_PREFILL_CHUNK: {
+        env: 'BUSY_PREFILL_CHUNK',
+        flag: '--busy-prefill-chunk',
+        type: { kind: 'int', min: 0, unit: 'tokens' },
+        default: '0',
+        passedOnlyWhenNonDefault: true,
+        proof: { meter: { name: 'radiance:engine_prefill_chunks_capped_total' }, ...ledger('--busy-prefill-chunk') },
+        summary: 'cap the prefill chunk while the engine is busy',
+      },
+      CHECKPOINT_POLICY: {
+        env: 'CHECKPOINT_POLICY',
+        flag: '--checkpoint-policy',
+        type: { kind: 'enum' },
+        default: null,
+        passedOnlyWhenNonDefault: false,
+        proof: {
+          meter: { name: 'radiance:prefix_hit_cut_tokens_total', labels: { reason: 'no_snapshot' } },
+          evidence: ['vllm:num_preemptions_total'],
+          ...ledger('--checkpoint-policy'),
+        },
+        summary: 'prefix snapshot policy (prefix retention)',
+      },
+      CHECKPOINT_SLOTS: {
+        env: 'CHECKPOINT_SLOTS',
+        flag: '--checkpoint-slots',
+        type: { kind: 'int-or-auto', min: 1 },
+        default: 'auto',
+        passedOnlyWhenNonDefault: false,
+        proof: ledger('--checkpoint-slots'),
+        summary: 'snapshot slots; no meter: the ledger resolved line is the proof',
+      },
+      STAGER_DEPTH: {
+        env: 'STAGER_DEPTH',
+        flag: '--stager-depth',
+        type: { kind: 'int', min: 0 },
+        default: '2',
+        passedOnlyWhenNonDefault: false,
+        proof: { stats: 'stager.depth', ...ledger('--stager-depth') },
+        summary: 'prefill stager depth; no metric at all: ledger line and /stats field',
+      },
     })
   })
 })
@@ -82,9 +127,23 @@ describe('a profile or catalog file is checked whole', () => {
       'mine.yaml:7: knobs.bad name key must be a knob name in capitals, e.g. MAX_NUM_SEQS',
     ])
     // Once the shapes fit, what only the engine can say: a source it lacks, a value the type refuses, a key misspelt.
-    const second = withCatalog(radiance, text.replace('max-num-seqs', '--max-num-seqs').replace('integer', 'int').replace('bad name', 'BAD'), 'mine.yaml')
-    expect(problems(second)).toEqual(['mine.yaml:13: knobs.BAD.metre is not a key here; the keys are env, flag, aliases, env-twin, type, min, unit, default, passed-only-when-non-default, off, read-as, allow, meter, evidence, stats, sources, traffic, summary'])
-    const third = withCatalog(radiance, text.replace('max-num-seqs', '--max-num-seqs').replace('integer', 'int').replace('bad name', 'BAD').replace('    metre: { name: "x" }', ''), 'mine.yaml')
+    const second = withCatalog(
+      radiance,
+      text.replace('max-num-seqs', '--max-num-seqs').replace('integer', 'int').replace('bad name', 'BAD'),
+      'mine.yaml',
+    )
+    expect(problems(second)).toEqual([
+      'mine.yaml:13: knobs.BAD.metre is not a key here; the keys are env, flag, aliases, env-twin, type, min, unit, default, passed-only-when-non-default, off, read-as, allow, meter, evidence, stats, sources, traffic, summary',
+    ])
+    const third = withCatalog(
+      radiance,
+      text
+        .replace('max-num-seqs', '--max-num-seqs')
+        .replace('integer', 'int')
+        .replace('bad name', 'BAD')
+        .replace('    metre: { name: "x" }', ''),
+      'mine.yaml',
+    )
     expect(problems(third)).toEqual([
       'mine.yaml:11: knobs.BAD.default "yes" must be true or false',
       'mine.yaml:12: knobs.BAD.sources.args-line the radiance profile has no source args-line; its sources are ledger',
@@ -92,21 +151,46 @@ describe('a profile or catalog file is checked whole', () => {
   })
 
   test('hostile YAML is refused as a targets file is: aliases past the cap, tags, duplicate keys, a file too large', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`), 'knobs: {}'].join('\n')
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      ),
+      'knobs: {}',
+    ].join('\n')
     expect(problems(withCatalog(radiance, bomb, 'bomb.yaml')).join('\n')).toMatch(/^bomb\.yaml: refused: .*alias/i)
-    expect(problems(withCatalog(radiance, 'knobs: !!python/object:os.system {}\n', 'tag.yaml'))).toEqual([expect.stringMatching(/^tag\.yaml:1: refused: .*tag/i)])
-    expect(problems(withCatalog(radiance, 'knobs:\n  X:\n    env: X\n  X:\n    env: Y\n', 'twice.yaml'))).toEqual([expect.stringMatching(/^twice\.yaml:4: not valid YAML: Map keys must be unique/)])
+    expect(problems(withCatalog(radiance, 'knobs: !!python/object:os.system {}\n', 'tag.yaml'))).toEqual([
+      expect.stringMatching(/^tag\.yaml:1: refused: .*tag/i),
+    ])
+    expect(problems(withCatalog(radiance, 'knobs:\n  X:\n    env: X\n  X:\n    env: Y\n', 'twice.yaml'))).toEqual([
+      expect.stringMatching(/^twice\.yaml:4: not valid YAML: Map keys must be unique/),
+    ])
     const big = file('big.yaml', `knobs: {}\n${'#'.repeat(300 * 1024)}\n`)
-    expect(problems(loadProfile('radiance', big, dir))).toEqual(['big.yaml: is larger than 256 KiB; a profile or catalog is a few KiB of YAML'])
+    expect(problems(loadProfile('radiance', big, dir))).toEqual([
+      'big.yaml: is larger than 256 KiB; a profile or catalog is a few KiB of YAML',
+    ])
     expect(problems(loadProfile('no-such.yaml', null, dir))).toEqual(['no-such.yaml: no such file'])
   })
 
   test('a whole profile from a file: its engine and knobs, the problems of both at once', () => {
-    const text = file('mine.yaml', "name: mine\nsummary: x\nprocess: mine\nhelp: { command: mine --help, layout: argparse }\nparser: { underscore-is-dash: true, abbreviations: false, last-wins: true }\nresolved:\n  - { id: ledger, label: the ledger, says: engine, shape: flag-line }\nhealth: {}\nmetrics: {}\nknobs:\n  KNOB:\n    env: KNOB\n    flag: --knob\n    type: int\n    default: 1\n")
+    const text = file(
+      'mine.yaml',
+      'name: mine\nsummary: x\nprocess: mine\nhelp: { command: mine --help, layout: argparse }\nparser: { underscore-is-dash: true, abbreviations: false, last-wins: true }\nresolved:\n  - { id: ledger, label: the ledger, says: engine, shape: flag-line }\nhealth: {}\nmetrics: {}\nknobs:\n  KNOB:\n    env: KNOB\n    flag: --knob\n    type: int\n    default: 1\n',
+    )
     const p = loadProfile(text, null, dir)
     if ('problems' in p) throw new Error(problems(p).join('\n'))
-    expect([p.engine.name, p.engine.parser.abbreviations, [...p.knobs.keys()], p.knobs.get('KNOB')!.spec.proof.sources]).toEqual(['mine', false, ['KNOB'], { ledger: '--knob' }])
-    const broken = profileFromText("name: mine\nsummary: x\nprocess: mine\nhelp: { command: mine --help, layout: argparse }\nparser: { underscore-is-dash: true, abbreviations: false, last-wins: true }\nlog: { prefix: '([' }\nresolved:\n  - { id: args, label: x, says: parser, shape: python-dict }\nhealth: {}\nmetrics: {}\nknobs:\n  KNOB: { env: KNOB, flag: --knob, type: int, default: -1, min: 0 }\n", 'broken.yaml')
+    expect([p.engine.name, p.engine.parser.abbreviations, [...p.knobs.keys()], p.knobs.get('KNOB')!.spec.proof.sources]).toEqual([
+      'mine',
+      false,
+      ['KNOB'],
+      { ledger: '--knob' },
+    ])
+    const broken = profileFromText(
+      "name: mine\nsummary: x\nprocess: mine\nhelp: { command: mine --help, layout: argparse }\nparser: { underscore-is-dash: true, abbreviations: false, last-wins: true }\nlog: { prefix: '([' }\nresolved:\n  - { id: args, label: x, says: parser, shape: python-dict }\nhealth: {}\nmetrics: {}\nknobs:\n  KNOB: { env: KNOB, flag: --knob, type: int, default: -1, min: 0 }\n",
+      'broken.yaml',
+    )
     expect(problems(broken)).toEqual([
       expect.stringMatching(/^broken\.yaml:6: log\.prefix is not a regular expression: /),
       'broken.yaml:8: resolved[0].marker is required for a python-dict source (what the message of its log line starts with)',
@@ -122,12 +206,21 @@ describe("a knob's values, and where its meter must stay at zero", () => {
   const parallel = llama.knobs.get('PARALLEL')!.spec
   const radiance = builtinProfile('radiance').knobs.get('PREFILL_INTERLEAVE')!.spec
 
-  test('a switch is true or false (Python\'s True reads as true); an int-or-auto takes its flag\'s own spelling of auto', () => {
+  test("a switch is true or false (Python's True reads as true); an int-or-auto takes its flag's own spelling of auto", () => {
     expect([valueProblem(epc, 'true'), valueProblem(epc, 'on')]).toEqual([undefined, 'must be true or false'])
     expect([canonicalValue(epc, 'True'), canonicalValue(epc, 'False')]).toEqual(['true', 'false'])
-    expect([valueProblem(parallel, '-1'), canonicalValue(parallel, '-1'), canonicalValue(parallel, '007'), valueProblem(parallel, '0')]).toEqual([undefined, 'auto', '7', 'must be ≥ 1'])
+    expect([
+      valueProblem(parallel, '-1'),
+      canonicalValue(parallel, '-1'),
+      canonicalValue(parallel, '007'),
+      valueProblem(parallel, '0'),
+    ]).toEqual([undefined, 'auto', '7', 'must be ≥ 1'])
     const chunk = builtinProfile('sglang').knobs.get('CHUNKED_PREFILL_SIZE')!.spec
-    expect([valueProblem(chunk, '-1'), valueProblem(chunk, '-2'), valueProblem(radiance, '-1')]).toEqual([undefined, 'must be ≥ -1', 'must be a whole number ≥ 0'])
+    expect([valueProblem(chunk, '-1'), valueProblem(chunk, '-2'), valueProblem(radiance, '-1')]).toEqual([
+      undefined,
+      'must be ≥ -1',
+      'must be a whole number ≥ 0',
+    ])
   })
 
   test("the meter stays still at a value in the knob's off list; without one, at its default: radiance's rollbacks, unchanged", () => {
@@ -135,6 +228,10 @@ describe("a knob's values, and where its meter must stay at zero", () => {
     expect([meterStill(epc, null), meterStill(epc, 'true'), meterStill(epc, 'false')]).toEqual([false, false, true])
     expect([meterStill(radiance, null), meterStill(radiance, '0'), meterStill(radiance, '1')]).toEqual([true, true, false])
     const policy = builtinProfile('radiance').knobs.get('CHECKPOINT_POLICY')!.spec
-    expect([meterStill(policy, null), meterStill(policy, 'always', 'always'), meterStill(policy, 'on_evict', 'always')]).toEqual([true, true, false])
+    expect([meterStill(policy, null), meterStill(policy, 'always', 'always'), meterStill(policy, 'on_evict', 'always')]).toEqual([
+      true,
+      true,
+      false,
+    ])
   })
 })

@@ -28,7 +28,9 @@ function shape(page: PromPage) {
     name: f.name,
     type: f.type,
     help: f.help,
-    samples: f.samples.map((s): Row => (s.timestampMs === undefined ? [s.name, { ...s.labels }, s.value] : [s.name, { ...s.labels }, s.value, s.timestampMs])),
+    samples: f.samples.map(
+      (s): Row => (s.timestampMs === undefined ? [s.name, { ...s.labels }, s.value] : [s.name, { ...s.labels }, s.value, s.timestampMs]),
+    ),
   }))
 }
 
@@ -111,7 +113,11 @@ function expectC1(page: PromPage): void {
   ])
   const hist = page.family('http_request_duration_seconds')!
   expect(hist.type).toBe('histogram')
-  expect(hist.samples.map((s) => s.name)).toEqual([...Array<string>(6).fill('http_request_duration_seconds_bucket'), 'http_request_duration_seconds_sum', 'http_request_duration_seconds_count'])
+  expect(hist.samples.map((s) => s.name)).toEqual([
+    ...Array<string>(6).fill('http_request_duration_seconds_bucket'),
+    'http_request_duration_seconds_sum',
+    'http_request_duration_seconds_count',
+  ])
   expect(hist.samples.slice(0, 6).map((s) => s.labels['le'])).toEqual(['0.05', '0.1', '0.2', '0.5', '1', '+Inf'])
   const gc = page.family('jvm_gc_collection_seconds')!
   expect(gc.type).toBe('summary')
@@ -119,10 +125,20 @@ function expectC1(page: PromPage): void {
   expect(new Set(gc.samples.map((s) => s.labels['gc']))).toEqual(new Set(['Copy', 'MarkSweepCompact']))
   expect(gc.samples.every((s) => !('quantile' in s.labels))).toBe(true)
   expect(page.family('rpc_duration_seconds')!.samples).toHaveLength(7)
-  expect(page.family('myprogram_runtime_gc_pause_ns')!.samples.map((s) => s.name)).toEqual(['myprogram_runtime_gc_pause_ns_sum', 'myprogram_runtime_gc_pause_ns_count'])
+  expect(page.family('myprogram_runtime_gc_pause_ns')!.samples.map((s) => s.name)).toEqual([
+    'myprogram_runtime_gc_pause_ns_sum',
+    'myprogram_runtime_gc_pause_ns_count',
+  ])
   expect(page.families.map((f) => f.name)).toEqual([
-    'jvm_classes_loaded', 'http_requests_total', 'msdos_file_access_time_seconds', 'metric_without_timestamp_and_labels',
-    'something_weird', 'http_request_duration_seconds', 'rpc_duration_seconds', 'myprogram_runtime_gc_pause_ns', 'jvm_gc_collection_seconds',
+    'jvm_classes_loaded',
+    'http_requests_total',
+    'msdos_file_access_time_seconds',
+    'metric_without_timestamp_and_labels',
+    'something_weird',
+    'http_request_duration_seconds',
+    'rpc_duration_seconds',
+    'myprogram_runtime_gc_pause_ns',
+    'jvm_gc_collection_seconds',
   ])
   expect(page.sampleCount).toBe(27)
 }
@@ -286,7 +302,9 @@ const C3: Array<[label: string, input: string]> = [
 describe('the Prometheus TestPromParseErrors inputs (C3)', () => {
   test.each(C3)('reports %s as an error without throwing', (_label, input) => {
     let page: PromPage | undefined
-    expect(() => { page = parsePrometheusText(input) }).not.toThrow()
+    expect(() => {
+      page = parsePrometheusText(input)
+    }).not.toThrow()
     expect(page!.errors.length).toBeGreaterThanOrEqual(1)
     expect(page!.sampleCount).toBe(0)
   })
@@ -295,20 +313,39 @@ describe('the Prometheus TestPromParseErrors inputs (C3)', () => {
 // ---------------------------------------------------------------------------------------------
 // C4. client_python tests/test_parser.py (Python literals; same escapes as JS templates here)
 const C4: Array<[test: string, input: string, expected: ReturnType<typeof fam>[]]> = [
-  ['test_empty_help', `# TYPE a counter
+  [
+    'test_empty_help',
+    `# TYPE a counter
 # HELP a
 a 1
-`, [fam('a', 'counter', '', [['a', {}, 1]])]],
-  ['test_labels_with_curly_braces', `# TYPE a counter
+`,
+    [fam('a', 'counter', '', [['a', {}, 1]])],
+  ],
+  [
+    'test_labels_with_curly_braces',
+    `# TYPE a counter
 # HELP a help
 a{foo="bar", bar="b{a}z"} 1
-`, [fam('a', 'counter', 'help', [['a', { foo: 'bar', bar: 'b{a}z' }, 1]])]],
-  ['test_labels_and_infinite', `# TYPE a counter
+`,
+    [fam('a', 'counter', 'help', [['a', { foo: 'bar', bar: 'b{a}z' }, 1]])],
+  ],
+  [
+    'test_labels_and_infinite',
+    `# TYPE a counter
 # HELP a help
 a{foo="bar"} +Inf
 a{foo="baz"} -Inf
-`, [fam('a', 'counter', 'help', [['a', { foo: 'bar' }, Infinity], ['a', { foo: 'baz' }, -Infinity]])]],
-  ['test_spaces', `# TYPE a counter
+`,
+    [
+      fam('a', 'counter', 'help', [
+        ['a', { foo: 'bar' }, Infinity],
+        ['a', { foo: 'baz' }, -Infinity],
+      ]),
+    ],
+  ],
+  [
+    'test_spaces',
+    `# TYPE a counter
 # HELP a help
 a{ foo = "bar" } 1
 a\t\t{\t\tfoo\t\t=\t\t"baz"\t\t}\t\t2
@@ -316,8 +353,19 @@ a   {    foo   =  "buz"   }    3
 a\t {  \t foo\t = "biz"\t  } \t 4
 a \t{\t foo   = "boz"\t}\t 5
 a{foo="bez"}6
-`, [fam('a', 'counter', 'help', ['bar', 'baz', 'buz', 'biz', 'boz', 'bez'].map((v, i): Row => ['a', { foo: v }, i + 1]))]],
-  ['test_commas', `# TYPE a counter
+`,
+    [
+      fam(
+        'a',
+        'counter',
+        'help',
+        ['bar', 'baz', 'buz', 'biz', 'boz', 'bez'].map((v, i): Row => ['a', { foo: v }, i + 1]),
+      ),
+    ],
+  ],
+  [
+    'test_commas',
+    `# TYPE a counter
 # HELP a help
 a{foo="bar",} 1
 a{foo="baz",  } 1
@@ -330,57 +378,114 @@ c{  ,} 3
 # TYPE d counter
 # HELP d help
 d{,  } 4
-`, [
-    fam('a', 'counter', 'help', [['a', { foo: 'bar' }, 1], ['a', { foo: 'baz' }, 1]]),
-    fam('b', 'counter', 'help', [['b', {}, 2]]),
-    fam('c', 'counter', 'help', [['c', {}, 3]]),
-    fam('d', 'counter', 'help', [['d', {}, 4]]),
-  ]],
-  ['test_empty_brackets', `# TYPE a counter
+`,
+    [
+      fam('a', 'counter', 'help', [
+        ['a', { foo: 'bar' }, 1],
+        ['a', { foo: 'baz' }, 1],
+      ]),
+      fam('b', 'counter', 'help', [['b', {}, 2]]),
+      fam('c', 'counter', 'help', [['c', {}, 3]]),
+      fam('d', 'counter', 'help', [['d', {}, 4]]),
+    ],
+  ],
+  [
+    'test_empty_brackets',
+    `# TYPE a counter
 # HELP a help
 a{} 1
-`, [fam('a', 'counter', 'help', [['a', {}, 1]])]],
-  ['test_empty_label', `# TYPE a counter
+`,
+    [fam('a', 'counter', 'help', [['a', {}, 1]])],
+  ],
+  [
+    'test_empty_label',
+    `# TYPE a counter
 # HELP a help
 a{foo="bar"} 1
 a{foo=""} 2
-`, [fam('a', 'counter', 'help', [['a', { foo: 'bar' }, 1], ['a', { foo: '' }, 2]])]],
-  ['test_extra_whitespace', `# TYPE  a  counter
+`,
+    [
+      fam('a', 'counter', 'help', [
+        ['a', { foo: 'bar' }, 1],
+        ['a', { foo: '' }, 2],
+      ]),
+    ],
+  ],
+  [
+    'test_extra_whitespace',
+    `# TYPE  a  counter
 # HELP  a  help
 a  1
-`, [fam('a', 'counter', 'help', [['a', {}, 1]])]],
-  ['test_tabs', `#\tTYPE\ta\tcounter
+`,
+    [fam('a', 'counter', 'help', [['a', {}, 1]])],
+  ],
+  [
+    'test_tabs',
+    `#\tTYPE\ta\tcounter
 #\tHELP\ta\thelp
 a\t1
-`, [fam('a', 'counter', 'help', [['a', {}, 1]])]],
-  ['test_escaping', `# TYPE a counter
+`,
+    [fam('a', 'counter', 'help', [['a', {}, 1]])],
+  ],
+  [
+    'test_escaping',
+    `# TYPE a counter
 # HELP a he\\n\\\\l\\tp
 a{foo="b\\"a\\nr"} 1
 a{foo="b\\\\a\\z"} 2
-`, [fam('a', 'counter', 'he\n\\l\\tp', [['a', { foo: 'b"a\nr' }, 1], ['a', { foo: 'b\\a\\z' }, 2]])]],
+`,
+    [
+      fam('a', 'counter', 'he\n\\l\\tp', [
+        ['a', { foo: 'b"a\nr' }, 1],
+        ['a', { foo: 'b\\a\\z' }, 2],
+      ]),
+    ],
+  ],
   // client_python turns text-format milliseconds into seconds (1234567.89); we keep milliseconds.
-  ['test_timestamps', `# TYPE a counter
+  [
+    'test_timestamps',
+    `# TYPE a counter
 # HELP a help
 a{foo="bar"} 1\t000
 # TYPE b counter
 # HELP b help
 b 2  1234567890
 b 88   1234566000   
-`, [fam('a', 'counter', 'help', [['a', { foo: 'bar' }, 1, 0]]), fam('b', 'counter', 'help', [['b', {}, 2, 1234567890], ['b', {}, 88, 1234566000]])]],
-  ['test_blank_lines_and_comments', `
+`,
+    [
+      fam('a', 'counter', 'help', [['a', { foo: 'bar' }, 1, 0]]),
+      fam('b', 'counter', 'help', [
+        ['b', {}, 2, 1234567890],
+        ['b', {}, 88, 1234566000],
+      ]),
+    ],
+  ],
+  [
+    'test_blank_lines_and_comments',
+    `
 # TYPE a counter
 # FOO a
 # BAR b
 # HELP a help
 
 a 1
-`, [fam('a', 'counter', 'help', [['a', {}, 1]])]],
-  ['test_type_help_switched', `# HELP a help
+`,
+    [fam('a', 'counter', 'help', [['a', {}, 1]])],
+  ],
+  [
+    'test_type_help_switched',
+    `# HELP a help
 # TYPE a counter
 a 1
-`, [fam('a', 'counter', 'help', [['a', {}, 1]])]],
-  ['test_no_metadata', `a 1
-`, [fam('a', 'untyped', '', [['a', {}, 1]])]],
+`,
+    [fam('a', 'counter', 'help', [['a', {}, 1]])],
+  ],
+  [
+    'test_no_metadata',
+    `a 1
+`,
+    [fam('a', 'untyped', '', [['a', {}, 1]])],
+  ],
 ]
 
 describe('the client_python text-format parser tests (C4)', () => {
@@ -555,25 +660,48 @@ describe('the Prometheus TestOpenMetricsParse input (C5) as OpenMetrics', () => 
     expect(page.samples('hhh_bucket')[0]).toMatchObject({ value: 1, exemplar: { labels: { id: 'histogram-bucket-test' }, value: 4 } })
     expect(page.samples('hhh_bucket')[0]!.timestampMs).toBeUndefined()
     expect(page.samples('hhh_bucket')[0]!.exemplar!.timestampMs).toBeUndefined()
-    expect(page.samples('ggh_bucket')[0]!.exemplar).toEqual({ labels: { id: 'gaugehistogram-bucket-test', xx: 'yy' }, value: 4, timestampMs: 123123 })
+    expect(page.samples('ggh_bucket')[0]!.exemplar).toEqual({
+      labels: { id: 'gaugehistogram-bucket-test', xx: 'yy' },
+      value: 4,
+      timestampMs: 123123,
+    })
     expect(page.samples('smr_seconds_sum')[0]).toMatchObject({ value: 42, exemplar: { value: 1, timestampMs: 123321 } })
   })
 
   test('reads OpenMetrics timestamps as seconds and stores exact milliseconds', () => {
-    expect(page.samples('foo_total')[0]).toMatchObject({ value: 17, timestampMs: 1520879607789, exemplar: { labels: { id: 'counter-test' }, value: 5 } })
+    expect(page.samples('foo_total')[0]).toMatchObject({
+      value: 17,
+      timestampMs: 1520879607789,
+      exemplar: { labels: { id: 'counter-test' }, value: 5 },
+    })
     expect(page.samples('go_goroutines')[0]!.timestampMs).toBe(123123)
   })
 
   test('puts foo_created into the counter foo but keeps the gauge fizz_created a family of its own', () => {
     const foo = page.family('foo')!
     expect(foo.type).toBe('counter')
-    expect(foo.samples.map((s) => s.name)).toEqual(['foo_total', 'foo_created', 'foo_total', 'foo_created', 'foo_total', 'foo_created', 'foo_total'])
+    expect(foo.samples.map((s) => s.name)).toEqual([
+      'foo_total',
+      'foo_created',
+      'foo_total',
+      'foo_created',
+      'foo_total',
+      'foo_created',
+      'foo_total',
+    ])
     expect(page.family('fizz_created')).toMatchObject({ type: 'gauge', samples: [{ name: 'fizz_created', value: 17 }] })
     expect(page.family('fizz')).toBeUndefined()
   })
 
   test('groups _created lines that sit between buckets, sums and quantiles', () => {
-    expect(page.family('something')!.samples.map((s) => s.name.slice('something'.length))).toEqual(['_count', '_sum', '_created', '_bucket', '_bucket', '_bucket'])
+    expect(page.family('something')!.samples.map((s) => s.name.slice('something'.length))).toEqual([
+      '_count',
+      '_sum',
+      '_created',
+      '_bucket',
+      '_bucket',
+      '_bucket',
+    ])
     expect(page.family('foobar')!.samples).toHaveLength(5)
   })
 
@@ -687,7 +815,9 @@ describe('the Prometheus TestOpenMetricsParseErrors inputs (C6) as OpenMetrics',
   ]
   test.each(invalid)('rejects %j without throwing', (input) => {
     let page: PromPage | undefined
-    expect(() => { page = parsePrometheusText(input, OM) }).not.toThrow()
+    expect(() => {
+      page = parsePrometheusText(input, OM)
+    }).not.toThrow()
     expect(page!.errors.length).toBeGreaterThanOrEqual(1)
     if (!onlyEofMissing.has(input)) expect(otherThanEof(page!)).not.toEqual([])
   })
@@ -708,25 +838,34 @@ describe('the Prometheus TestOpenMetricsParseErrors inputs (C6) as OpenMetrics',
 // C7. client_python tests/openmetrics/test_parser.py (Python literals)
 describe('the client_python OpenMetrics parser tests (C7)', () => {
   test('test_counter_exemplars: a counter sample carries its timestamp and exemplar', () => {
-    const page = parsePrometheusText(`# TYPE a counter
+    const page = parsePrometheusText(
+      `# TYPE a counter
 # HELP a help
 a_total 0 123 # {a="b"} 0.5
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.family('a')).toMatchObject({ type: 'counter', help: 'help' })
-    expect(page.samples('a_total')).toEqual([{ name: 'a_total', labels: {}, value: 0, raw: '0', timestampMs: 123000, exemplar: { labels: { a: 'b' }, value: 0.5 }, line: 3 }])
+    expect(page.samples('a_total')).toEqual([
+      { name: 'a_total', labels: {}, value: 0, raw: '0', timestampMs: 123000, exemplar: { labels: { a: 'b' }, value: 0.5 }, line: 3 },
+    ])
   })
 
   test('test_histogram_exemplars: bucket exemplars with a 128-character label set are kept', () => {
-    const long = '2345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
-    const page = parsePrometheusText(`# TYPE a histogram
+    const long =
+      '2345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
+    const page = parsePrometheusText(
+      `# TYPE a histogram
 # HELP a help
 a_bucket{le="1.0"} 0 # {a="b"} 0.5
 a_bucket{le="2.0"} 2 # {a="c"} 0.5
 a_bucket{le="+Inf"} 3 # {a="${long}"} 4 123
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.samples('a_bucket').map((s) => [s.labels, s.value, s.exemplar])).toEqual([
       [{ le: '1.0' }, 0, { labels: { a: 'b' }, value: 0.5 }],
@@ -736,7 +875,8 @@ a_bucket{le="+Inf"} 3 # {a="${long}"} 4 123
   })
 
   test('test_timestamps: decimal-second timestamps become milliseconds', () => {
-    const page = parsePrometheusText(`# TYPE a counter
+    const page = parsePrometheusText(
+      `# TYPE a counter
 # HELP a help
 a_total{foo="1"} 1 000
 a_total{foo="2"} 1 0.0
@@ -747,31 +887,42 @@ a_total{foo="5"} 1 1.5e3
 # HELP b help
 b_total 2 1234567890
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.samples('a_total').map((s) => s.timestampMs)).toEqual([0, 0, 1100, Number('12345678901234567890123.456789'), 1500000])
     expect(page.samples('b_total')[0]!.timestampMs).toBe(1234567890000)
   })
 
   test('test_hash_in_label_value: a hash or brace inside a label value is not an exemplar', () => {
-    const page = parsePrometheusText(`# TYPE a counter
+    const page = parsePrometheusText(
+      `# TYPE a counter
 # HELP a help
 a_total{foo="foo # bar"} 1
 a_total{foo="} foo # bar # "} 1
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
-    expect(page.samples('a_total').map((s) => [s.labels, s.exemplar])).toEqual([[{ foo: 'foo # bar' }, undefined], [{ foo: '} foo # bar # ' }, undefined]])
+    expect(page.samples('a_total').map((s) => [s.labels, s.exemplar])).toEqual([
+      [{ foo: 'foo # bar' }, undefined],
+      [{ foo: '} foo # bar # ' }, undefined],
+    ])
   })
 
   test('test_exemplars_with_hash_in_label_values: exemplar labels may hold a hash too', () => {
-    const page = parsePrometheusText(`# TYPE a histogram
+    const page = parsePrometheusText(
+      `# TYPE a histogram
 # HELP a help
 a_bucket{le="1.0",foo="bar # "} 0 # {a="b",foo="bar # bar"} 0.5
 a_bucket{le="2.0",foo="bar # "} 2 # {a="c",foo="bar # bar"} 0.5
 a_bucket{le="+Inf",foo="bar # "} 3 # {a="d",foo="bar # bar"} 4
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.samples('a_bucket').map((s) => [s.labels, s.value, s.exemplar])).toEqual([
       [{ le: '1.0', foo: 'bar # ' }, 0, { labels: { a: 'b', foo: 'bar # bar' }, value: 0.5 }],
@@ -781,44 +932,60 @@ a_bucket{le="+Inf",foo="bar # "} 3 # {a="d",foo="bar # bar"} 4
   })
 
   test('test_nan_gauge: a NaN gauge is read as NaN', () => {
-    const page = parsePrometheusText(`# TYPE a gauge
+    const page = parsePrometheusText(
+      `# TYPE a gauge
 # HELP a help
 a NaN
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.samples('a')[0]!.value).toBeNaN()
   })
 
   test('test_no_newline_after_eof: # EOF may be the very last bytes', () => {
-    const page = parsePrometheusText(`# TYPE a gauge
+    const page = parsePrometheusText(
+      `# TYPE a gauge
 # HELP a help
 a 1
-# EOF`, OM)
+# EOF`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(shape(page)).toEqual([fam('a', 'gauge', 'help', [['a', {}, 1]])])
   })
 
   test('test_uint64_counter: 2^63 is read as a number and its raw token kept', () => {
-    const page = parsePrometheusText(`# TYPE a counter
+    const page = parsePrometheusText(
+      `# TYPE a counter
 # HELP a help
 a_total 9223372036854775808
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
     expect(page.samples('a_total')[0]).toMatchObject({ value: 2 ** 63, raw: '9223372036854775808' })
   })
 
   test('test_negative_bucket_histogram: a negative le is accepted', () => {
-    const page = parsePrometheusText(`# TYPE a histogram
+    const page = parsePrometheusText(
+      `# TYPE a histogram
 # HELP a help
 a_bucket{le="-1.0"} 0
 a_bucket{le="1.0"} 1
 a_bucket{le="+Inf"} 3
 # EOF
-`, OM)
+`,
+      OM,
+    )
     expect(page.errors).toEqual([])
-    expect(page.samples('a_bucket').map((s) => [s.labels['le'], s.value])).toEqual([['-1.0', 0], ['1.0', 1], ['+Inf', 3]])
+    expect(page.samples('a_bucket').map((s) => [s.labels['le'], s.value])).toEqual([
+      ['-1.0', 0],
+      ['1.0', 1],
+      ['+Inf', 3],
+    ])
   })
 
   // test_invalid_input, every case that we enforce.
@@ -833,7 +1000,7 @@ a_bucket{le="+Inf"} 3
     // Missing or wrong quotes on label value.
     'a{a=1} 1\n# EOF\n',
     'a{a="1} 1\n# EOF\n',
-    'a{a=\'1\'} 1\n# EOF\n',
+    "a{a='1'} 1\n# EOF\n",
     '"a" 1\n# EOF\n',
     // Missing equal or label value.
     'a{a} 1\n# EOF\n',
@@ -966,7 +1133,9 @@ a_bucket{le="+Inf"} 3
   ]
   test.each(invalid)('test_invalid_input rejects %j without throwing', (input) => {
     let page: PromPage | undefined
-    expect(() => { page = parsePrometheusText(input, OM) }).not.toThrow()
+    expect(() => {
+      page = parsePrometheusText(input, OM)
+    }).not.toThrow()
     expect(page!.errors.length).toBeGreaterThanOrEqual(1)
     if (!onlyEofMissing.has(input)) expect(otherThanEof(page!)).not.toEqual([])
   })
@@ -974,13 +1143,21 @@ a_bucket{le="+Inf"} 3
   // test_invalid_input cases that only rules we deliberately leave out would reject. They are
   // accepted today; move a case up when its rule is implemented.
   const deliberatelyAccepted: Array<[input: string, reason: string]> = [
-    ['# TYPE a histogram\na_sum 1 # {a="b"} 0.5\n# EOF\n', 'Prometheus accepts exemplars on histogram _count/_sum (hhh_count in C5), so we do too'],
-    ['# TYPE a gaugehistogram\na_sum 1 # {a="b"} 0.5\n# EOF\n', 'Prometheus reads _count/_sum as part of a gaugehistogram (ggh_count in C5) and accepts exemplars there'],
+    [
+      '# TYPE a histogram\na_sum 1 # {a="b"} 0.5\n# EOF\n',
+      'Prometheus accepts exemplars on histogram _count/_sum (hhh_count in C5), so we do too',
+    ],
+    [
+      '# TYPE a gaugehistogram\na_sum 1 # {a="b"} 0.5\n# EOF\n',
+      'Prometheus reads _count/_sum as part of a gaugehistogram (ggh_count in C5) and accepts exemplars there',
+    ],
     ['# TYPE a stateset\na 0\n# EOF\n', 'the "label named after the stateset" rule is not enforced: Prometheus accepts ss{A="a"} in C5'],
   ]
   test.each(deliberatelyAccepted)('accepts %j without throwing because %s', (input) => {
     let page: PromPage | undefined
-    expect(() => { page = parsePrometheusText(input, OM) }).not.toThrow()
+    expect(() => {
+      page = parsePrometheusText(input, OM)
+    }).not.toThrow()
     expect(page!.errors).toEqual([])
     expect(page!.sampleCount).toBe(1)
   })
@@ -1041,7 +1218,10 @@ describe('a vLLM-shaped page (wire facts E7 and E8)', () => {
   })
 
   test('keeps each _created gauge family apart from its counter', () => {
-    expect(page.family('vllm:num_preemptions_created')).toMatchObject({ type: 'gauge', samples: [{ name: 'vllm:num_preemptions_created' }] })
+    expect(page.family('vllm:num_preemptions_created')).toMatchObject({
+      type: 'gauge',
+      samples: [{ name: 'vllm:num_preemptions_created' }],
+    })
     expect(page.family('vllm:num_preemptions_total')!.samples.map((s) => s.name)).toEqual(['vllm:num_preemptions_total'])
   })
 
@@ -1069,7 +1249,9 @@ describe('a vLLM-shaped page (wire facts E7 and E8)', () => {
       },
     })
     expect(filtered.sampleCount).toBe(18)
-    expect(filtered.errors).toMatchObject([{ line: 6, text: 'vllm:broken{model_name="x} 1', message: expect.stringMatching(/unterminated label value/) }])
+    expect(filtered.errors).toMatchObject([
+      { line: 6, text: 'vllm:broken{model_name="x} 1', message: expect.stringMatching(/unterminated label value/) },
+    ])
     expect(filtered.families.flatMap((f) => f.samples).map((s) => s.name)).toEqual(['vllm:num_preemptions_total'])
     expect(filtered.samples('vllm:request_success_total')).toEqual([])
     expect(filtered.samples('vllm:num_preemptions_total')).toHaveLength(1)
@@ -1083,7 +1265,10 @@ describe('error reporting', () => {
   test('reports a malformed line in the middle with its line number and parses the lines after it', () => {
     const page = parsePrometheusText(['# TYPE a gauge', 'a 1', 'a{x="1"} one', 'a{x="2"} 2', 'b 3'].join('\n'))
     expect(page.errors).toEqual([{ line: 3, message: 'invalid value "one" (column 10)', text: 'a{x="1"} one' }])
-    expect(page.samples('a').map((s) => [s.value, s.line])).toEqual([[1, 2], [2, 4]])
+    expect(page.samples('a').map((s) => [s.value, s.line])).toEqual([
+      [1, 2],
+      [2, 4],
+    ])
     expect(page.samples('b').map((s) => s.line)).toEqual([5])
     expect(page.sampleCount).toBe(3)
   })
@@ -1102,7 +1287,9 @@ describe('error reporting', () => {
   })
 
   test('names leading whitespace as the fault of an indented OpenMetrics line, which the text format tolerates', () => {
-    expect(parsePrometheusText('  a 1\n# EOF\n', OM).errors).toMatchObject([{ line: 1, message: 'leading whitespace (not allowed in OpenMetrics)' }])
+    expect(parsePrometheusText('  a 1\n# EOF\n', OM).errors).toMatchObject([
+      { line: 1, message: 'leading whitespace (not allowed in OpenMetrics)' },
+    ])
     expect(parsePrometheusText('  a 1\n').samples('a')).toMatchObject([{ value: 1 }])
   })
 
@@ -1118,11 +1305,19 @@ describe('exemplars are OpenMetrics only (issue 20, rule 5)', () => {
   // the value but a timestamp: "expected timestamp or new record, got …" refuses the whole scrape
   // (2.42 says got "INVALID", later ones got "#"; test/e2e/prometheus-exemplar.test.ts holds the
   // real one to it); promtool check metrics refuses it too ("expected integer as timestamp").
-  const TEXT_PAGE = ['# TYPE a counter', 'a_total 3', 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0', 'b 2'].join('\n')
+  const TEXT_PAGE = ['# TYPE a counter', 'a_total 3', 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0', 'b 2'].join(
+    '\n',
+  )
 
   test('a 0.0.4 page with an exemplar after the value is refused at that line, the rest still read', () => {
     const page = parsePrometheusText(TEXT_PAGE)
-    expect(page.errors).toEqual([{ line: 3, message: expect.stringContaining('("expected timestamp or new record")'), text: 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0' }])
+    expect(page.errors).toEqual([
+      {
+        line: 3,
+        message: expect.stringContaining('("expected timestamp or new record")'),
+        text: 'a_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0',
+      },
+    ])
     expect(page.errors[0]!.message).toMatch(/^an exemplar \("#" after the value\) is OpenMetrics only: .* \(column 18\)$/)
     expect(page.samples('a_total').map((s) => s.value)).toEqual([3])
     expect(page.samples('b').map((s) => s.value)).toEqual([2])
@@ -1153,14 +1348,26 @@ describe('exemplars are OpenMetrics only (issue 20, rule 5)', () => {
   test('the same exemplar on an OpenMetrics page is read', () => {
     const page = parsePrometheusText('# TYPE a counter\na_total{x="1"} 4 # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736"} 1.0\n# EOF\n', OM)
     expect(page.errors).toEqual([])
-    expect(page.samples('a_total')[0]).toMatchObject({ value: 4, exemplar: { labels: { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }, value: 1 } })
+    expect(page.samples('a_total')[0]).toMatchObject({
+      value: 4,
+      exemplar: { labels: { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }, value: 1 },
+    })
   })
 })
 
 describe('sample values and timestamps', () => {
   test.each([
-    ['NaN', NaN], ['nan', NaN], ['+Inf', Infinity], ['-Inf', -Infinity], ['Inf', Infinity], ['inf', Infinity],
-    ['1e3', 1000], ['.5', 0.5], ['-0.25', -0.25], ['1.', 1], ['1.7769301736864786e+09', 1.7769301736864786e9],
+    ['NaN', NaN],
+    ['nan', NaN],
+    ['+Inf', Infinity],
+    ['-Inf', -Infinity],
+    ['Inf', Infinity],
+    ['inf', Infinity],
+    ['1e3', 1000],
+    ['.5', 0.5],
+    ['-0.25', -0.25],
+    ['1.', 1],
+    ['1.7769301736864786e+09', 1.7769301736864786e9],
   ])('accepts the value %s', (raw, value) => {
     const page = parsePrometheusText(`a ${raw}\n`)
     expect(page.errors).toEqual([])
@@ -1179,14 +1386,16 @@ describe('sample values and timestamps', () => {
   })
 
   test('reads names and values that extend, shorten or repeat those of the line before', () => {
-    const page = parsePrometheusText([
-      'ab{x="ab",yy="1"} 1',
-      'abc{x="abc",y="1"} 2',
-      'ab{x="a",yy="1"} 3',
-      'ab{x="a\\"b",yy="1"} 4',
-      'ab{x="a",x="b"} 5',
-      'ab{x="a",yy="1"} 6',
-    ].join('\n'))
+    const page = parsePrometheusText(
+      [
+        'ab{x="ab",yy="1"} 1',
+        'abc{x="abc",y="1"} 2',
+        'ab{x="a",yy="1"} 3',
+        'ab{x="a\\"b",yy="1"} 4',
+        'ab{x="a",x="b"} 5',
+        'ab{x="a",yy="1"} 6',
+      ].join('\n'),
+    )
     expect(page.errors.map((e) => [e.line, e.message])).toEqual([[5, 'duplicate label "x" (column 13)']])
     expect(page.families.flatMap((f) => f.samples).map((s) => [s.name, s.labels, s.value])).toEqual([
       ['ab', { x: 'ab', yy: '1' }, 1],
@@ -1201,7 +1410,10 @@ describe('sample values and timestamps', () => {
     const names = Array.from({ length: 100_000 }, (_, i) => `l${i}`)
     const body = names.map((n) => `${n}="v"`).join(',')
     const page = parsePrometheusText(`wide{${body}} 1\nwide{${body},l99999="again"} 2\nwide{ ${body} , l0 = "again" } 3\n`)
-    expect(page.errors.map((e) => [e.line, e.message.replace(/ \(column \d+\)$/, '')])).toEqual([[2, 'duplicate label "l99999"'], [3, 'duplicate label "l0"']])
+    expect(page.errors.map((e) => [e.line, e.message.replace(/ \(column \d+\)$/, '')])).toEqual([
+      [2, 'duplicate label "l99999"'],
+      [3, 'duplicate label "l0"'],
+    ])
     const [sample] = page.samples('wide')
     expect(Object.keys(sample!.labels)).toEqual(names)
     expect(sample!.value).toBe(1)
@@ -1216,23 +1428,56 @@ describe('sample values and timestamps', () => {
     const set = (prefix: string) => Array.from({ length: count }, (_, i) => `${prefix}${i === count - 1 ? repeats : i}="${i}"`).join(',')
     // Lines of long label sets before and after: what one line's set held must not leak into the next.
     const ok = (prefix: string) => Array.from({ length: 30 }, (_, i) => `${prefix}${i}="x"`).join(',')
-    const page = parsePrometheusText([`m{${ok('a')}} 1`, `m{${set('a')}} 2`, `m{${ok('b')}} 3`, `m{${set('b')}} 4`, `m{${ok('a')}} 5`].join('\n'))
+    const page = parsePrometheusText(
+      [`m{${ok('a')}} 1`, `m{${set('a')}} 2`, `m{${ok('b')}} 3`, `m{${set('b')}} 4`, `m{${ok('a')}} 5`].join('\n'),
+    )
     expect(page.errors.map((e) => e.line)).toEqual([2, 4])
     expect(page.errors[0]!.message).toContain(`duplicate label "a${repeats}"`)
-    expect(page.samples('m').map((s) => [s.value, Object.keys(s.labels).length])).toEqual([[1, 30], [3, 30], [5, 30]])
+    expect(page.samples('m').map((s) => [s.value, Object.keys(s.labels).length])).toEqual([
+      [1, 30],
+      [3, 30],
+      [5, 30],
+    ])
   })
 
   test('keeps a label named __proto__ as an ordinary label', () => {
     const page = parsePrometheusText('a{__proto__="x",b="y"} 1\n')
     expect(page.errors).toEqual([])
-    expect(Object.entries(page.samples('a')[0]!.labels)).toEqual([['__proto__', 'x'], ['b', 'y']])
+    expect(Object.entries(page.samples('a')[0]!.labels)).toEqual([
+      ['__proto__', 'x'],
+      ['b', 'y'],
+    ])
   })
 
   test.each([
-    '0.1', '0.30000000000000004', '4.35', '460.0', '007', '-0', '-0.0', '+0.5e1', '1E+02', '2.5e-7',
-    '1.77693017368e+09', '1.7769301736800132e+09', '123456789012345', '1234567890123456', '9007199254740993',
-    '12345678901234567890', '1e22', '1e23', '1e-22', '1e-23', '123456789012345e-22', '999999999999999e22',
-    '5e-324', '1.7976931348623157e308', '1e400', '-1e-400', '1e0000001', '0.000000000000000000001',
+    '0.1',
+    '0.30000000000000004',
+    '4.35',
+    '460.0',
+    '007',
+    '-0',
+    '-0.0',
+    '+0.5e1',
+    '1E+02',
+    '2.5e-7',
+    '1.77693017368e+09',
+    '1.7769301736800132e+09',
+    '123456789012345',
+    '1234567890123456',
+    '9007199254740993',
+    '12345678901234567890',
+    '1e22',
+    '1e23',
+    '1e-22',
+    '1e-23',
+    '123456789012345e-22',
+    '999999999999999e22',
+    '5e-324',
+    '1.7976931348623157e308',
+    '1e400',
+    '-1e-400',
+    '1e0000001',
+    '0.000000000000000000001',
   ])('reads the value %s exactly as Number() does, keeping its text', (raw) => {
     const page = parsePrometheusText(`a ${raw}\nb{x="y"} ${raw} 5\n`)
     expect(page.errors).toEqual([])
@@ -1263,7 +1508,10 @@ describe('sample values and timestamps', () => {
     for (const le of ['0.5', '10', '1', '0.5', '0.1', '0.1']) want.push(['h1_bucket', { engine: '0', le }])
     const page = parsePrometheusText(lines.join('\n'))
     expect(page.errors).toEqual([])
-    const got = page.families.flatMap((f) => f.samples).sort((a, b) => a.line - b.line).map((s) => [s.name, { ...s.labels }])
+    const got = page.families
+      .flatMap((f) => f.samples)
+      .sort((a, b) => a.line - b.line)
+      .map((s) => [s.name, { ...s.labels }])
     expect(got).toEqual(want)
   })
 
@@ -1282,14 +1530,31 @@ describe('sample values and timestamps', () => {
   })
 
   test('resolves recurring sample names again after a TYPE line, among more names than are kept at hand', () => {
-    const page = parsePrometheusText([
-      'x_count 1', 'p 1', 'q 1', 'r 1', 's 1', 'x_count 2',
-      '# TYPE x summary',
-      'x_count 3', 'p 2', 'q 2', 'r 2', 's 2', 'x_count 4', 'x_sum 5',
-    ].join('\n'))
+    const page = parsePrometheusText(
+      [
+        'x_count 1',
+        'p 1',
+        'q 1',
+        'r 1',
+        's 1',
+        'x_count 2',
+        '# TYPE x summary',
+        'x_count 3',
+        'p 2',
+        'q 2',
+        'r 2',
+        's 2',
+        'x_count 4',
+        'x_sum 5',
+      ].join('\n'),
+    )
     expect(page.errors).toEqual([])
     expect(page.family('x_count')!.samples.map((s) => s.value)).toEqual([1, 2])
-    expect(page.family('x')!.samples.map((s) => [s.name, s.value])).toEqual([['x_count', 3], ['x_count', 4], ['x_sum', 5]])
+    expect(page.family('x')!.samples.map((s) => [s.name, s.value])).toEqual([
+      ['x_count', 3],
+      ['x_count', 4],
+      ['x_sum', 5],
+    ])
     expect(page.family('p')!.samples.map((s) => s.value)).toEqual([1, 2])
   })
 

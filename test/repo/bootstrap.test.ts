@@ -90,7 +90,13 @@ done
   const run = async (...args: string[]) => runWith({}, ...args)
   const runWith = async (env: Record<string, string>, ...args: string[]) => {
     rmSync(log, { force: true })
-    const r = await execa(join(system, 'sh'), [join(repo, 'bootstrap.sh'), ...args], { reject: false, stdin: 'ignore', extendEnv: false, env: { PATH: `${bin}:${system}`, HOME: dir, ...env }, timeout: 20_000 })
+    const r = await execa(join(system, 'sh'), [join(repo, 'bootstrap.sh'), ...args], {
+      reject: false,
+      stdin: 'ignore',
+      extendEnv: false,
+      env: { PATH: `${bin}:${system}`, HOME: dir, ...env },
+      timeout: 20_000,
+    })
     const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []
     return { exitCode: r.exitCode, stderr: String(r.stderr), stdout: String(r.stdout), calls }
   }
@@ -98,7 +104,8 @@ done
 }
 
 /** How a package script's file was started by the bootstrap: its arguments, the launcher it was told, node_modules/.bin first on PATH. */
-const started = (file: string, args = '', name = file.replace(/^.*\/|\.ts$/g, '')) => `script ${file}${args} [bootstrap:${name}, .bin on PATH: true]`
+const started = (file: string, args = '', name = file.replace(/^.*\/|\.ts$/g, '')) =>
+  `script ${file}${args} [bootstrap:${name}, .bin on PATH: true]`
 
 const INSTALL = `pnpm install --frozen-lockfile --config.confirmModulesPurge=false`
 
@@ -110,10 +117,18 @@ describe('sh bootstrap.sh', () => {
     expect(r.stderr).toContain(`bootstrap: armproof needs Node >=22.19; found Node v20.20.2 at `)
     expect(r.stderr).toContain(`bootstrap: armproof needs pnpm ${PNPM}; found no pnpm on PATH.`)
     // Said before it happens, where it goes, and that no password is involved.
-    const said = r.stderr.indexOf(`bootstrap: installing node@${NODE_PIN} pnpm@${PNPM} from the npm registry into ${m.repo}/.tools (ignored by git; no sudo`)
+    const said = r.stderr.indexOf(
+      `bootstrap: installing node@${NODE_PIN} pnpm@${PNPM} from the npm registry into ${m.repo}/.tools (ignored by git; no sudo`,
+    )
     expect(said).toBeGreaterThan(-1)
-    expect(r.calls).toEqual([`npm install --prefix ${m.repo}/.tools --no-audit --no-fund --loglevel=error node@${NODE_PIN} pnpm@${PNPM}`, INSTALL, started('bin/demo.ts')])
-    expect(r.stderr).toContain(`using Node v${NODE_PIN} at ${m.repo}/.tools/node_modules/.bin/node, pnpm ${PNPM} at ${m.repo}/.tools/node_modules/.bin/pnpm`)
+    expect(r.calls).toEqual([
+      `npm install --prefix ${m.repo}/.tools --no-audit --no-fund --loglevel=error node@${NODE_PIN} pnpm@${PNPM}`,
+      INSTALL,
+      started('bin/demo.ts'),
+    ])
+    expect(r.stderr).toContain(
+      `using Node v${NODE_PIN} at ${m.repo}/.tools/node_modules/.bin/node, pnpm ${PNPM} at ${m.repo}/.tools/node_modules/.bin/pnpm`,
+    )
 
     // Again: the tools in .tools/ are used, nothing is installed twice; arguments pass through.
     const again = await m.run('verify', '--svc', 'a b')
@@ -165,6 +180,8 @@ describe('sh bootstrap.sh', () => {
     const r = await m.run()
     expect(r.exitCode, r.stderr).toBe(0)
     expect(r.calls.at(-1)).toBe(INSTALL)
-    expect(r.stderr).toContain(`bootstrap: ready. To run pnpm commands with the same tools in this shell: export PATH="${m.repo}/.tools/node_modules/.bin:$PATH"`)
+    expect(r.stderr).toContain(
+      `bootstrap: ready. To run pnpm commands with the same tools in this shell: export PATH="${m.repo}/.tools/node_modules/.bin:$PATH"`,
+    )
   })
 })

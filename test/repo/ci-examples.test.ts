@@ -19,7 +19,9 @@ const text = (file: string): string => readFileSync(join(ROOT, 'examples/ci', fi
 const GITLAB_CI_LOCAL = join(ROOT, 'node_modules/gitlab-ci-local/dist/index.js')
 
 /** gitlab-ci-local's view of a pipeline file, in a throwaway git repository as it wants one. */
-async function gitlabJobs(yamlText: string): Promise<{ ok: true; jobs: Array<{ name: string; stage: string; when: string; allow_failure: unknown }> } | { ok: false; out: string }> {
+async function gitlabJobs(
+  yamlText: string,
+): Promise<{ ok: true; jobs: Array<{ name: string; stage: string; when: string; allow_failure: unknown }> } | { ok: false; out: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-gitlab-'))
   writeFileSync(join(dir, '.gitlab-ci.yml'), yamlText)
   const git = (...args: string[]) => run('git', ['-C', dir, '-c', 'user.name=armproof', '-c', 'user.email=armproof@localhost', ...args])
@@ -50,42 +52,61 @@ describe('GitHub Actions (action-validator)', () => {
     expect(validateWorkflow(broken).errors.length).toBeGreaterThan(0)
   })
 
-  test.each(['github-actions.yml', 'github-actions-fleet.yml'])('%s: the packed tool, no continue-on-error on verify, JUnit published to a check run', (file) => {
-    const wf = parse(text(file)) as Workflow
-    const steps = wf.jobs.verify!.steps
-    const verify = steps.find((s) => s.run?.includes('armproof verify'))!
-    expect(verify).toBeDefined()
-    expect(verify['continue-on-error']).toBeUndefined()
-    expect(wf.jobs.verify!['continue-on-error']).toBeUndefined()
-    const all = Object.values(wf.jobs).flatMap((j) => j.steps)
-    expect(all.filter((s) => /\bpnpm (install|verify|writeback|merge-reports)\b/.test(s.run ?? '')).map((s) => s.name)).toEqual([])
-    expect(all.filter((s) => s.uses?.startsWith('pnpm/'))).toEqual([])
-    expect(steps.some((s) => s.run?.includes('npm install --global') && s.run.includes('"$ARMPROOF_PACKAGE"'))).toBe(true)
-    const junit = steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))!
-    expect([junit.if, String(junit.with?.report_paths)]).toEqual(['always()', expect.stringMatching(/^reports\/.*\.xml$/)])
-  })
+  test.each(['github-actions.yml', 'github-actions-fleet.yml'])(
+    '%s: the packed tool, no continue-on-error on verify, JUnit published to a check run',
+    (file) => {
+      const wf = parse(text(file)) as Workflow
+      const steps = wf.jobs.verify!.steps
+      const verify = steps.find((s) => s.run?.includes('armproof verify'))!
+      expect(verify).toBeDefined()
+      expect(verify['continue-on-error']).toBeUndefined()
+      expect(wf.jobs.verify!['continue-on-error']).toBeUndefined()
+      const all = Object.values(wf.jobs).flatMap((j) => j.steps)
+      expect(all.filter((s) => /\bpnpm (install|verify|writeback|merge-reports)\b/.test(s.run ?? '')).map((s) => s.name)).toEqual([])
+      expect(all.filter((s) => s.uses?.startsWith('pnpm/'))).toEqual([])
+      expect(steps.some((s) => s.run?.includes('npm install --global') && s.run.includes('"$ARMPROOF_PACKAGE"'))).toBe(true)
+      const junit = steps.find((s) => s.uses?.startsWith('mikepenz/action-junit-report@'))!
+      expect([junit.if, String(junit.with?.report_paths)]).toEqual(['always()', expect.stringMatching(/^reports\/.*\.xml$/)])
+    },
+  )
 })
 
 describe('GitLab CI (gitlab-ci-local)', () => {
-  test.each(['gitlab-ci.yml', 'gitlab-ci-fleet.yml'])('%s passes GitLab\'s schema; no verify job may fail without failing the pipeline', async (file) => {
-    const listed = await gitlabJobs(text(file))
-    expect(listed.ok ? '' : listed.out).toBe('')
-    if (!listed.ok) return
-    const verify = listed.jobs.filter((j) => j.stage === 'verify')
-    expect(verify.length).toBeGreaterThan(0)
-    for (const j of verify) expect([j.name, j.allow_failure, j.when]).toEqual([j.name, false, 'on_success'])
-    const after = listed.jobs.filter((j) => j.stage !== 'verify')
-    expect(after.map((j) => j.when)).toEqual(['always'])
-    const doc = parse(text(file)) as Record<string, { image?: unknown; script?: string[]; artifacts?: { reports?: { junit?: string } } }>
-    expect(doc.verify!.image).toEqual({ name: '$ARMPROOF_IMAGE', entrypoint: [''] })
-    expect(doc.verify!.artifacts?.reports?.junit).toBe('reports/*.xml')
-    expect(JSON.stringify(doc)).not.toMatch(/pnpm (install|verify|writeback|merge-reports)/)
-  })
+  test.each(['gitlab-ci.yml', 'gitlab-ci-fleet.yml'])(
+    "%s passes GitLab's schema; no verify job may fail without failing the pipeline",
+    async (file) => {
+      const listed = await gitlabJobs(text(file))
+      expect(listed.ok ? '' : listed.out).toBe('')
+      if (!listed.ok) return
+      const verify = listed.jobs.filter((j) => j.stage === 'verify')
+      expect(verify.length).toBeGreaterThan(0)
+      for (const j of verify) expect([j.name, j.allow_failure, j.when]).toEqual([j.name, false, 'on_success'])
+      const after = listed.jobs.filter((j) => j.stage !== 'verify')
+      expect(after.map((j) => j.when)).toEqual(['always'])
+      const doc = parse(text(file)) as Record<string, { image?: unknown; script?: string[]; artifacts?: { reports?: { junit?: string } } }>
+      expect(doc.verify!.image).toEqual({ name: '$ARMPROOF_IMAGE', entrypoint: [''] })
+      expect(doc.verify!.artifacts?.reports?.junit).toBe('reports/*.xml')
+      expect(JSON.stringify(doc)).not.toMatch(/pnpm (install|verify|writeback|merge-reports)/)
+    },
+  )
 
   test('gitlab-ci-local refuses a pipeline GitLab would refuse (a misspelt key), and lists allow_failure where it is set', async () => {
-    const misspelt = await gitlabJobs(text('gitlab-ci.yml').replace('  artifacts:\n    when: always\n    paths: [reports/]', '  artifact:\n    when: always\n    paths: [reports/]'))
+    const misspelt = await gitlabJobs(
+      text('gitlab-ci.yml').replace(
+        '  artifacts:\n    when: always\n    paths: [reports/]',
+        '  artifact:\n    when: always\n    paths: [reports/]',
+      ),
+    )
     expect(misspelt.ok ? 'listed' : misspelt.out).toContain("'artifact' property is not expected to be here")
-    const lenient = await gitlabJobs(text('gitlab-ci.yml').replace('  artifacts:\n    when: always\n    paths: [reports/]', '  allow_failure:\n    exit_codes: [1, 3]\n  artifacts:\n    when: always\n    paths: [reports/]'))
-    expect(lenient.ok && lenient.jobs.filter((j) => j.stage === 'verify').map((j) => j.allow_failure)).toEqual([{ exit_codes: [1, 3] }, { exit_codes: [1, 3] }])
+    const lenient = await gitlabJobs(
+      text('gitlab-ci.yml').replace(
+        '  artifacts:\n    when: always\n    paths: [reports/]',
+        '  allow_failure:\n    exit_codes: [1, 3]\n  artifacts:\n    when: always\n    paths: [reports/]',
+      ),
+    )
+    expect(lenient.ok && lenient.jobs.filter((j) => j.stage === 'verify').map((j) => j.allow_failure)).toEqual([
+      { exit_codes: [1, 3] },
+      { exit_codes: [1, 3] },
+    ])
   })
 })

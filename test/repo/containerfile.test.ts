@@ -15,7 +15,7 @@ test('BASE_IMAGE: a registry, a repository and a sha256 digest; every stage is b
   expect(text.match(/^FROM .*/gm)).toEqual([`FROM \${BASE_IMAGE} AS build`, `FROM \${BASE_IMAGE}`])
 })
 
-test('the OCI labels say the package\'s version; the user is 10001, the workdir /runs, the entrypoint armproof', () => {
+test("the OCI labels say the package's version; the user is 10001, the workdir /runs, the entrypoint armproof", () => {
   expect(/^ARG VERSION=(\S+)$/m.exec(text)?.[1]).toBe(pkg.version)
   for (const label of ['title', 'description', 'version', 'base.name']) expect(text).toContain(`org.opencontainers.image.${label}=`)
   expect(text).toMatch(/^USER 10001:10001$/m)

@@ -18,7 +18,8 @@ function sources(folder: string): string[] {
     .map((e) => relative(ROOT, join(e.parentPath, e.name)))
 }
 
-const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g
+const SPECIFIER =
+  /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g
 
 /** The repository-relative files one source imports (relative specifiers only; packages are not ours). */
 function importsOf(file: string, text: string): string[] {
@@ -120,7 +121,10 @@ describe("the product's import graph", () => {
 
   test('has no cycle between folders either: the layers order them', () => {
     const folders = new Map<string, Set<string>>()
-    for (const [f, deps] of graph) for (const d of deps) if (!d.endsWith('.json') && layerOf(f) !== layerOf(d)) folders.set(layerOf(f)!, (folders.get(layerOf(f)!) ?? new Set()).add(layerOf(d)!))
+    for (const [f, deps] of graph)
+      for (const d of deps)
+        if (!d.endsWith('.json') && layerOf(f) !== layerOf(d))
+          folders.set(layerOf(f)!, (folders.get(layerOf(f)!) ?? new Set()).add(layerOf(d)!))
     expect(folders.size).toBeGreaterThan(10)
     expect(cyclesOf(new Map([...folders].map(([k, v]) => [k, [...v]])))).toEqual([])
   })
@@ -143,12 +147,16 @@ describe("the product's import graph", () => {
   })
 
   test('keeps the reference engine out of the helpers and the suites (only the demo command starts it)', () => {
-    const engineUsers = [...graph].filter(([f, deps]) => !f.startsWith('engine/') && deps.some((d) => d.startsWith('engine/'))).map(([f]) => f)
+    const engineUsers = [...graph]
+      .filter(([f, deps]) => !f.startsWith('engine/') && deps.some((d) => d.startsWith('engine/')))
+      .map(([f]) => f)
     expect(engineUsers).toEqual(['bin/demo.ts'])
   })
 
   test('keeps armproof out of the reference engine: it stands for an engine of its own, judged from outside', () => {
-    const reaching = [...graph].flatMap(([f, deps]) => (f.startsWith('engine/') ? deps.filter((d) => !d.startsWith('engine/') && !d.endsWith('.json')).map((d) => `${f} → ${d}`) : []))
+    const reaching = [...graph].flatMap(([f, deps]) =>
+      f.startsWith('engine/') ? deps.filter((d) => !d.startsWith('engine/') && !d.endsWith('.json')).map((d) => `${f} → ${d}`) : [],
+    )
     expect(reaching).toEqual([])
   })
 })
@@ -162,7 +170,10 @@ describe("the README's Layout", () => {
       .split('\n')
       .map((line) => line.split(' | '))
       .filter((cells) => cells.length >= 3 && LAYERS.flat().some((l) => cells[0] === `| \`${l}/\``))
-      .map((cells) => [cells[0]!.slice(3, -2), [...new Set([...cells.at(-1)!.matchAll(/`([a-z/]+)\/`/g)].map((m) => m[1]!))].filter((f) => LAYERS.flat().includes(f)).sort()]),
+      .map((cells) => [
+        cells[0]!.slice(3, -2),
+        [...new Set([...cells.at(-1)!.matchAll(/`([a-z/]+)\/`/g)].map((m) => m[1]!))].filter((f) => LAYERS.flat().includes(f)).sort(),
+      ]),
   )
 
   test('says the order, top to bottom, as the layer rule has it', () => {
@@ -172,7 +183,8 @@ describe("the README's Layout", () => {
 
   test('says what each folder reaches, as its imports do', () => {
     const reached = new Map(LAYERS.flat().map((l) => [l, new Set<string>()]))
-    for (const [f, deps] of graph) for (const d of deps) if (!d.endsWith('.json') && layerOf(d) !== layerOf(f)) reached.get(layerOf(f)!)!.add(layerOf(d)!)
+    for (const [f, deps] of graph)
+      for (const d of deps) if (!d.endsWith('.json') && layerOf(d) !== layerOf(f)) reached.get(layerOf(f)!)!.add(layerOf(d)!)
     expect(Object.fromEntries(rows)).toEqual(Object.fromEntries([...reached].map(([l, to]) => [l, [...to].sort()])))
   })
 })
@@ -215,13 +227,30 @@ describe('the layer rule', () => {
 
 describe('the cycle finder', () => {
   test('names a two-file cycle and a self-import, and passes a diamond', () => {
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a → b → a'])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual(['a → b → a'])
     expect(cyclesOf(new Map([['a', ['a']]]))).toEqual(['a → a'])
-    expect(cyclesOf(new Map([['a', ['b', 'c']], ['b', ['d']], ['c', ['d']], ['d', []]]))).toEqual([])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['d']],
+          ['c', ['d']],
+          ['d', []],
+        ]),
+      ),
+    ).toEqual([])
   })
 
   test('reads static, type-only, re-export and literal dynamic imports', () => {
-    const text = "import { x } from './a.ts'\nimport type { Y } from '../b.ts'\nexport { z } from './c/d.ts'\nconst m = await import('./e.ts')\nimport 'node:fs'\n"
+    const text =
+      "import { x } from './a.ts'\nimport type { Y } from '../b.ts'\nexport { z } from './c/d.ts'\nconst m = await import('./e.ts')\nimport 'node:fs'\n"
     expect(importsOf('helpers/f.ts', text)).toEqual(['helpers/a.ts', 'b.ts', 'helpers/c/d.ts', 'helpers/e.ts'])
   })
 })

@@ -16,31 +16,45 @@ import { route } from '../../helpers/serve/routes.ts'
 import { loadServedTargets } from '../../helpers/serve/targets.ts'
 import { jobSpecs, readManifests, schemaProblems, type Manifest } from '../support/manifests.ts'
 
-const FILES = ['targets-configmap.yaml', 'serve.yaml', 'argo-analysis-template.yaml', 'flagger-canary.yaml', 'job.yaml', 'indexed-job.yaml', 'merge-job.yaml']
+const FILES = [
+  'targets-configmap.yaml',
+  'serve.yaml',
+  'argo-analysis-template.yaml',
+  'flagger-canary.yaml',
+  'job.yaml',
+  'indexed-job.yaml',
+  'merge-job.yaml',
+]
 const all = FILES.flatMap((f) => readManifests(f).map((m) => ({ file: f, m })))
 const find = (kind: string, name: string): Manifest => all.find((x) => x.m.kind === kind && x.m.metadata.name === name)!.m
 const dir = mkdtempSync(join(tmpdir(), 'armproof-k8s-'))
 const targetsFile = join(dir, 'targets.yaml')
 writeFileSync(targetsFile, (find('ConfigMap', 'armproof-targets').data as Record<string, string>)['targets.yaml']!)
 type Container = { name: string; image: string; command?: string[]; args?: string[]; env?: Array<{ name: string; value?: string }> }
-const containersOf = (spec: Record<string, unknown>): Container[] => ((spec.template as { spec: { containers: Container[] } }).spec.containers)
+const containersOf = (spec: Record<string, unknown>): Container[] =>
+  (spec.template as { spec: { containers: Container[] } }).spec.containers
 const serveArgs = (): string[] => containersOf(find('Deployment', 'armproof-serve').spec as Record<string, unknown>)[0]!.args!
 
 describe('schemas', () => {
   test.each(all.map((x) => [`${x.file}: ${x.m.kind} ${x.m.metadata.name}`, x.m] as const))('%s is valid', (_name, m) => {
     expect(schemaProblems(m)).toEqual([])
     // The job provider's Job spec is a Kubernetes JobSpec: checked as one too.
-    for (const spec of jobSpecs(m)) expect(schemaProblems({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'from-template' }, spec })).toEqual([])
+    for (const spec of jobSpecs(m))
+      expect(schemaProblems({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'from-template' }, spec })).toEqual([])
   })
 
   test('the validators can fail: a wrong type, a missing required field, a webhook type Flagger does not have', () => {
     const job = structuredClone(find('Job', 'armproof-llm-7')) as Manifest & { spec: { backoffLimit: unknown } }
     job.spec.backoffLimit = 'none'
     expect(schemaProblems(job).join()).toContain('backoffLimit must be integer')
-    const at = structuredClone(find('AnalysisTemplate', 'armproof-web')) as Manifest & { spec: { metrics: Array<{ provider: { web: Record<string, unknown> } }> } }
+    const at = structuredClone(find('AnalysisTemplate', 'armproof-web')) as Manifest & {
+      spec: { metrics: Array<{ provider: { web: Record<string, unknown> } }> }
+    }
     delete at.spec.metrics[0]!.provider.web.url
     expect(schemaProblems(at).join()).toContain('must have required property url')
-    const canary = structuredClone(find('Canary', 'llm-7')) as Manifest & { spec: { analysis: { webhooks: Array<Record<string, unknown>> } } }
+    const canary = structuredClone(find('Canary', 'llm-7')) as Manifest & {
+      spec: { analysis: { webhooks: Array<Record<string, unknown>> } }
+    }
     canary.spec.analysis.webhooks[0]!.type = 'pre-promotion'
     canary.spec.analysis.webhooks[1]!.timout = '5m'
     expect(schemaProblems(canary)).toHaveLength(2)
@@ -49,17 +63,28 @@ describe('schemas', () => {
 })
 
 describe('what the manifests say armproof does', () => {
-  test('the targets ConfigMap is a targets file armproof serve starts with; serve.yaml\'s args are options it accepts', () => {
+  test("the targets ConfigMap is a targets file armproof serve starts with; serve.yaml's args are options it accepts", () => {
     const loaded = loadServedTargets(targetsFile, { VERIFY_NO_DOTENV: '1' }, dir, undefined)
     expect('targets' in loaded ? [...loaded.targets.argv.keys()] : loaded.problems).toEqual(['llm-7', 'llm-8', 'llm-9', 'llm-10'])
     const args = serveArgs()
     expect(args[0]).toBe('serve')
     const parsed = parseServeOptions(args.slice(1), {}, dir)
-    expect(parsed.ok ? [parsed.options.host, parsed.options.port, parsed.options.tokenFile] : parsed.problems).toEqual(['0.0.0.0', 8080, '/secrets/serve-token'])
+    expect(parsed.ok ? [parsed.options.host, parsed.options.port, parsed.options.tokenFile] : parsed.problems).toEqual([
+      '0.0.0.0',
+      8080,
+      '/secrets/serve-token',
+    ])
   })
 
   test('Argo asks POST /analysis/<svc>, reads $.verdict, and waits longer than a run may take; each verdict maps to its phase', () => {
-    const metric = (find('AnalysisTemplate', 'armproof-web').spec as { metrics: unknown[] }).metrics[0] as { successCondition: string; failureCondition: string; inconclusiveLimit: number; provider: { web: { method: string; url: string; jsonPath: string; timeoutSeconds: number; headers: Array<{ key: string; value: string }> } } }
+    const metric = (find('AnalysisTemplate', 'armproof-web').spec as { metrics: unknown[] }).metrics[0] as {
+      successCondition: string
+      failureCondition: string
+      inconclusiveLimit: number
+      provider: {
+        web: { method: string; url: string; jsonPath: string; timeoutSeconds: number; headers: Array<{ key: string; value: string }> }
+      }
+    }
     const web = metric.provider.web
     expect(web.method).toBe('POST')
     expect(route(new URL(web.url.replace('{{args.svc}}', 'llm-7')).pathname)).toEqual({ kind: 'run', answer: 'body', svc: 'llm-7' })
@@ -75,13 +100,22 @@ describe('what the manifests say armproof does', () => {
         if (!m) throw new Error(`a condition this test cannot read: ${term}`)
         return m[1] === result
       })
-    const phase = (v: string) => (holds(metric.successCondition, v) ? 'Successful' : holds(metric.failureCondition, v) ? 'Failed' : 'Inconclusive')
-    expect(Object.fromEntries(['green', 'red', 'error', 'inconclusive', 'interrupted'].map((v) => [v, phase(v)]))).toEqual({ green: 'Successful', red: 'Failed', error: 'Failed', inconclusive: 'Inconclusive', interrupted: 'Inconclusive' })
+    const phase = (v: string) =>
+      holds(metric.successCondition, v) ? 'Successful' : holds(metric.failureCondition, v) ? 'Failed' : 'Inconclusive'
+    expect(Object.fromEntries(['green', 'red', 'error', 'inconclusive', 'interrupted'].map((v) => [v, phase(v)]))).toEqual({
+      green: 'Successful',
+      red: 'Failed',
+      error: 'Failed',
+      inconclusive: 'Inconclusive',
+      interrupted: 'Inconclusive',
+    })
     expect(metric.inconclusiveLimit).toBe(0)
   })
 
   test('Flagger asks POST /verify/<svc> (the status route: it reads no body) and waits longer than a run may take', () => {
-    const hooks = (find('Canary', 'llm-7').spec as { analysis: { webhooks: Array<{ url: string; timeout: string; metadata: Record<string, string> }> } }).analysis.webhooks
+    const hooks = (
+      find('Canary', 'llm-7').spec as { analysis: { webhooks: Array<{ url: string; timeout: string; metadata: Record<string, string> }> } }
+    ).analysis.webhooks
     const opts = parseServeOptions(serveArgs().slice(1), {}, dir)
     for (const h of hooks) {
       expect(route(new URL(h.url).pathname)).toEqual({ kind: 'run', answer: 'status', svc: 'llm-7' })
@@ -90,13 +124,24 @@ describe('what the manifests say armproof does', () => {
     }
   })
 
-  test('the Jobs\' verify options are options armproof verify accepts (the Argo job\'s args and env, as a rollout fills them)', () => {
-    const filled = { svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', value: '1', previous: '0', 'base-url': 'http://gpu-7:8000', host: 'deploy@gpu-7' }
+  test("the Jobs' verify options are options armproof verify accepts (the Argo job's args and env, as a rollout fills them)", () => {
+    const filled = {
+      svc: 'llm-7',
+      knob: 'PREFILL_INTERLEAVE',
+      value: '1',
+      previous: '0',
+      'base-url': 'http://gpu-7:8000',
+      host: 'deploy@gpu-7',
+    }
     for (const m of [find('Job', 'armproof-llm-7'), find('AnalysisTemplate', 'armproof-job')]) {
       for (const spec of jobSpecs(m)) {
         const c = containersOf(spec)[0]!
         expect(c.args![0]).toBe('verify')
-        const env = Object.fromEntries((c.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!.replace(/\{\{args\.([a-z-]+)\}\}/g, (_w, k: keyof typeof filled) => filled[k])]))
+        const env = Object.fromEntries(
+          (c.env ?? [])
+            .filter((e) => e.value !== undefined)
+            .map((e) => [e.name, e.value!.replace(/\{\{args\.([a-z-]+)\}\}/g, (_w, k: keyof typeof filled) => filled[k])]),
+        )
         const config = loadConfig({ argv: c.args!.slice(1), env, cwd: dir })
         expect(config.ok ? config.target.svc : config.problems).toBe('llm-7')
       }
@@ -104,7 +149,10 @@ describe('what the manifests say armproof does', () => {
   })
 
   test('the Indexed Job: JOB_COMPLETION_INDEX 0…N-1 gives --shard 1/N…N/N, which cover the fleet exactly once; the merge Job names every shard', () => {
-    const job = find('Job', 'armproof-fleet').spec as { completions: number; parallelism: number; completionMode: string } & Record<string, unknown>
+    const job = find('Job', 'armproof-fleet').spec as { completions: number; parallelism: number; completionMode: string } & Record<
+      string,
+      unknown
+    >
     expect(job.completionMode).toBe('Indexed')
     const c = containersOf(job)[0]!
     expect(c.command).toEqual(['/bin/sh', '-c'])
@@ -114,15 +162,31 @@ describe('what the manifests say armproof does', () => {
     chmodSync(join(bin, 'armproof'), 0o755)
     const seen: string[] = []
     for (let index = 0; index < job.completions; index++) {
-      const argv = execFileSync('/bin/sh', ['-c', c.args![0]!], { env: { PATH: `${bin}:/usr/bin:/bin`, JOB_COMPLETION_INDEX: String(index) }, encoding: 'utf8' }).trimEnd().split('\n')
+      const argv = execFileSync('/bin/sh', ['-c', c.args![0]!], {
+        env: { PATH: `${bin}:/usr/bin:/bin`, JOB_COMPLETION_INDEX: String(index) },
+        encoding: 'utf8',
+      })
+        .trimEnd()
+        .split('\n')
       expect(argv.slice(0, 5)).toEqual(['verify', '--targets', '/config/targets.yaml', '--shard', `${index + 1}/${job.completions}`])
-      const planned = planFleet({ argv: [...argv.slice(1).map((a) => (a === '/config/targets.yaml' ? targetsFile : a)).filter((a) => !a.startsWith('/reports') && a !== '--report' && a !== '--junit')], env: { VERIFY_NO_DOTENV: '1' }, cwd: dir })
+      const planned = planFleet({
+        argv: [
+          ...argv
+            .slice(1)
+            .map((a) => (a === '/config/targets.yaml' ? targetsFile : a))
+            .filter((a) => !a.startsWith('/reports') && a !== '--report' && a !== '--junit'),
+        ],
+        env: { VERIFY_NO_DOTENV: '1' },
+        cwd: dir,
+      })
       expect(planned.ok).toBe(true)
       if (planned.ok) seen.push(...planned.plan.targets.map((t) => t.target.svc))
     }
     expect(seen.sort()).toEqual(['llm-10', 'llm-7', 'llm-8', 'llm-9'])
     expect(job.parallelism).toBe(job.completions)
     const merge = containersOf(find('Job', 'armproof-merge').spec as Record<string, unknown>)[0]!.args!
-    expect(merge.filter((a) => /^\/reports\/shard-\d+\.json$/.test(a))).toEqual(Array.from({ length: job.completions }, (_, i) => `/reports/shard-${i + 1}.json`))
+    expect(merge.filter((a) => /^\/reports\/shard-\d+\.json$/.test(a))).toEqual(
+      Array.from({ length: job.completions }, (_, i) => `/reports/shard-${i + 1}.json`),
+    )
   })
 })

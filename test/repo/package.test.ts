@@ -15,7 +15,13 @@ import { checkedFleetReport, readCheckedReport } from '../support/report-schema.
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { STEP_IDS } from '../../helpers/steps/registry.ts'
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; packageManager: string; files: string[]; scripts: Record<string, string>; bin: Record<string, string> }
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string
+  packageManager: string
+  files: string[]
+  scripts: Record<string, string>
+  bin: Record<string, string>
+}
 const work = mkdtempSync(join(tmpdir(), 'armproof-pkg-'))
 const prefix = join(work, 'prefix')
 const tarball = join(work, `armproof-${pkg.version}.tgz`)
@@ -26,7 +32,13 @@ const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`
 /** Runs the installed command from a fresh empty folder, as a user of the tool would. */
 async function run(args: readonly string[], env: Record<string, string> = {}) {
   const cwd = mkdtempSync(join(work, 'cwd-'))
-  const result = await execa(armproof, args, { cwd, reject: false, stdin: 'ignore', timeout: 90_000, env: { CI: 'true', VERIFY_NO_DOTENV: '1', PATH, ...env } })
+  const result = await execa(armproof, args, {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 90_000,
+    env: { CI: 'true', VERIFY_NO_DOTENV: '1', PATH, ...env },
+  })
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr), cwd }
 }
 
@@ -40,10 +52,36 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe('the packed tarball', () => {
   test('holds the built JavaScript and the command, and no TypeScript or tests', async () => {
-    const files = String((await execa('tar', ['-tzf', tarball])).stdout).split('\n').map((f) => f.replace(/^package\//, ''))
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/armproof.mjs', 'bin/node-check.mjs', 'dist/bin/armproof.js', 'dist/helpers/cli/verify.js', 'dist/suites/arm.test.js', 'dist/suites/_setup.js', 'dist/engine/radiance.js', 'dist/helpers/profiles/radiance.yaml', 'dist/helpers/profiles/vllm.yaml', 'dist/helpers/profiles/llama.cpp.yaml', 'docs/schema/armproof-report-1.json', 'docs/schema/armproof-fleet-1.json']) expect(files).toContain(f)
+    const files = String((await execa('tar', ['-tzf', tarball])).stdout)
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''))
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/armproof.mjs',
+      'bin/node-check.mjs',
+      'dist/bin/armproof.js',
+      'dist/helpers/cli/verify.js',
+      'dist/suites/arm.test.js',
+      'dist/suites/_setup.js',
+      'dist/engine/radiance.js',
+      'dist/helpers/profiles/radiance.yaml',
+      'dist/helpers/profiles/vllm.yaml',
+      'dist/helpers/profiles/llama.cpp.yaml',
+      'docs/schema/armproof-report-1.json',
+      'docs/schema/armproof-fleet-1.json',
+    ])
+      expect(files).toContain(f)
     // The dependencies' JavaScript a verify loads is bundled under dist/vendor/ (scripts/build.ts), each with its license; vite's client is there because vite checks it at start.
-    for (const f of ['dist/vendor/vitest/LICENSE.md', 'dist/vendor/vite/LICENSE.md', 'dist/vendor/undici/LICENSE', 'dist/vendor/yaml/LICENSE', 'dist/vendor/vite/dist/client/client.mjs']) expect(files).toContain(f)
+    for (const f of [
+      'dist/vendor/vitest/LICENSE.md',
+      'dist/vendor/vite/LICENSE.md',
+      'dist/vendor/undici/LICENSE',
+      'dist/vendor/yaml/LICENSE',
+      'dist/vendor/vite/dist/client/client.mjs',
+    ])
+      expect(files).toContain(f)
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([])
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('node_modules/'))).toEqual([])
   })
@@ -55,13 +93,19 @@ describe('the packed tarball', () => {
   })
 
   test('the manifest an SRE reads: MIT, a repository entry, and only what a verify loads as dependencies (rolldown, whose native binding vite starts with, and picomatch)', () => {
-    const installed = JSON.parse(readFileSync(join(prefix, 'node_modules/armproof/package.json'), 'utf8')) as { license?: string; repository?: { type?: string; url?: string }; dependencies?: Record<string, string>; devDependencies?: Record<string, string> }
+    const installed = JSON.parse(readFileSync(join(prefix, 'node_modules/armproof/package.json'), 'utf8')) as {
+      license?: string
+      repository?: { type?: string; url?: string }
+      dependencies?: Record<string, string>
+      devDependencies?: Record<string, string>
+    }
     expect(installed.license).toBe('MIT')
     expect(installed.repository?.type).toBe('git')
     expect(Object.keys(installed.dependencies ?? {}).sort()).toEqual([...RUNTIME_DEPENDENCIES].sort())
     expect(installed.devDependencies?.execa).toBeDefined()
     // vite's own dependencies that no verify loads are not installed at all.
-    for (const absent of ['vite', 'vitest', 'lightningcss', 'postcss', 'execa', 'undici']) expect(existsSync(join(prefix, 'node_modules', absent)), absent).toBe(false)
+    for (const absent of ['vite', 'vitest', 'lightningcss', 'postcss', 'execa', 'undici'])
+      expect(existsSync(join(prefix, 'node_modules', absent)), absent).toBe(false)
   })
 })
 
@@ -69,10 +113,19 @@ describe('armproof, installed, run from an empty folder', () => {
   test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
-    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     // Behaviour changed on purpose (issue 26): the top-level --version says `armproof X.Y.Z`, as every command's does.
     // Fifteen processes that only print a line: started side by side, each judged on its own.
-    const versionArgs = [['--version'], ['-V'], ['-v'], ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [[c, '--version'], [c, '-V']])]
+    const versionArgs = [
+      ['--version'],
+      ['-V'],
+      ['-v'],
+      ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [
+        [c, '--version'],
+        [c, '-V'],
+      ]),
+    ]
     const versions = await Promise.all(versionArgs.map((args) => run(args)))
     for (const [i, v] of versions.entries()) {
       expect([v.exitCode, v.stdout, v.stderr], versionArgs[i]!.join(' ')).toEqual([0, `armproof ${pkg.version}`, ''])
@@ -100,10 +153,13 @@ describe('armproof, installed, run from an empty folder', () => {
     const refused = await run(['writeback', '--report', 'nothing.json', '--vault', '.'])
     expect(refused.exitCode).toBe(2)
     expect(refused.stderr).toContain('next: pass the file armproof verify wrote with --report')
-    for (const r of [help, verifyHelp, writebackHelp, mergeHelp, effectHelp, serveHelp, refused]) expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect|test)\b/)
+    for (const r of [help, verifyHelp, writebackHelp, mergeHelp, effectHelp, serveHelp, refused])
+      expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect|test)\b/)
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo, effect/)
+    expect(unknown.stderr).toMatch(
+      /unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo, effect/,
+    )
   })
 
   describe('against the reference engine', () => {
@@ -114,9 +170,31 @@ describe('armproof, installed, run from an empty folder', () => {
     afterAll(() => engine.stop())
 
     test('armproof verify is green and writes its report where it was asked to', async () => {
-      const r = await run(['verify', '--svc', engine.svc, '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', engine.baseUrl, '--process', engine.processName, '--host', 'local', ...FAST, '--report', 'reports/pkg.json'], { PATH: `${engine.binDir}${delimiter}${PATH}` })
+      const r = await run(
+        [
+          'verify',
+          '--svc',
+          engine.svc,
+          '--knob',
+          'PREFILL_INTERLEAVE',
+          '--value',
+          '1',
+          '--base-url',
+          engine.baseUrl,
+          '--process',
+          engine.processName,
+          '--host',
+          'local',
+          ...FAST,
+          '--report',
+          'reports/pkg.json',
+        ],
+        { PATH: `${engine.binDir}${delimiter}${PATH}` },
+      )
       expect(r.exitCode, r.stdout + r.stderr).toBe(0)
-      expect(r.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on pkg-green .* · next: armproof writeback --report \S+pkg\.json --vault <dir> · /m)
+      expect(r.stdout).toMatch(
+        /^GREEN · PREFILL_INTERLEAVE=1 proven on pkg-green .* · next: armproof writeback --report \S+pkg\.json --vault <dir> · /m,
+      )
       expect(r.stdout).not.toMatch(/\bpnpm\b/)
       expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · /)
       const report = readCheckedReport(join(r.cwd, 'reports/pkg.json'))
@@ -129,7 +207,10 @@ describe('armproof, installed, run from an empty folder', () => {
     const engine = await startEngine({ svc: 'pkg-fleet', processName: 'rpkg-fleet', args: ['--prefill-interleave', '1'] })
     try {
       const targets = join(mkdtempSync(join(work, 'fleet-')), 'targets.yaml')
-      writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\ntargets:\n  - svc: ${engine.svc}\n    base-url: ${engine.baseUrl}\n    process: ${engine.processName}\n`)
+      writeFileSync(
+        targets,
+        `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\ntargets:\n  - svc: ${engine.svc}\n    base-url: ${engine.baseUrl}\n    process: ${engine.processName}\n`,
+      )
       const r = await run(['verify', '--targets', targets, ...FAST, '--json'], { PATH: `${engine.binDir}${delimiter}${PATH}` })
       expect(r.exitCode, r.stderr).toBe(0)
       const fleet = checkedFleetReport(JSON.parse(r.stdout) as FleetReport)
@@ -144,9 +225,17 @@ describe('armproof, installed, run from an empty folder', () => {
     const engine = await startEngine({ svc: 'pkg-serve', processName: 'rpkg-serve', args: ['--prefill-interleave', '1'] })
     try {
       const targets = join(mkdtempSync(join(work, 'serve-')), 'targets.yaml')
-      writeFileSync(targets, `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\n  health-budget: 8s\n  meter-window: 2s\n  probe-timeout: 3s\n  host-timeout: 10s\ntargets:\n  - svc: ${engine.svc}\n    base-url: ${engine.baseUrl}\n    process: ${engine.processName}\n`)
+      writeFileSync(
+        targets,
+        `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\n  host: local\n  health-budget: 8s\n  meter-window: 2s\n  probe-timeout: 3s\n  host-timeout: 10s\ntargets:\n  - svc: ${engine.svc}\n    base-url: ${engine.baseUrl}\n    process: ${engine.processName}\n`,
+      )
       const cwd = mkdtempSync(join(work, 'cwd-'))
-      const server = execa(armproof, ['serve', '--targets', targets, '--listen', '127.0.0.1:0', '--no-token'], { cwd, reject: false, stdin: 'ignore', env: { CI: 'true', VERIFY_NO_DOTENV: '1', PATH: `${engine.binDir}${delimiter}${PATH}` } })
+      const server = execa(armproof, ['serve', '--targets', targets, '--listen', '127.0.0.1:0', '--no-token'], {
+        cwd,
+        reject: false,
+        stdin: 'ignore',
+        env: { CI: 'true', VERIFY_NO_DOTENV: '1', PATH: `${engine.binDir}${delimiter}${PATH}` },
+      })
       let log = ''
       const url = await new Promise<string>((resolve, reject) => {
         server.stdout!.on('data', (d: Buffer) => {
@@ -190,17 +279,29 @@ describe('armproof, installed, run from an empty folder', () => {
 describe('engines is enforced before any TypeScript loads', () => {
   /** Node with process.versions.node faked, as an old Node would report it. */
   const asNode = (version: string, script: string, args: readonly string[] = []) =>
-    execa(process.execPath, ['--import', `data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:${JSON.stringify(version)}}})`, script, ...args], { cwd: ROOT, reject: false, stdin: 'ignore' })
+    execa(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:${JSON.stringify(version)}}})`,
+        script,
+        ...args,
+      ],
+      { cwd: ROOT, reject: false, stdin: 'ignore' },
+    )
 
-  test.each(['20.20.2', '22.18.9', '18.0.0'])('Node %s: one line, what was found, what is needed, the bootstrap; exit 2', async (version) => {
-    const r = await asNode(version, 'bin/node-check.mjs')
-    expect(r.exitCode).toBe(2)
-    expect(String(r.stdout)).toBe('')
-    const lines = String(r.stderr).trim().split('\n')
-    expect(lines).toHaveLength(1)
-    expect(lines[0]).toContain(`armproof needs Node >=22.19 (24 LTS); this is Node ${version} (`)
-    expect(lines[0]).toContain('run `sh bootstrap.sh demo`')
-  })
+  test.each(['20.20.2', '22.18.9', '18.0.0'])(
+    'Node %s: one line, what was found, what is needed, the bootstrap; exit 2',
+    async (version) => {
+      const r = await asNode(version, 'bin/node-check.mjs')
+      expect(r.exitCode).toBe(2)
+      expect(String(r.stdout)).toBe('')
+      const lines = String(r.stderr).trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain(`armproof needs Node >=22.19 (24 LTS); this is Node ${version} (`)
+      expect(lines[0]).toContain('run `sh bootstrap.sh demo`')
+    },
+  )
 
   test.each(['22.19.0', '23.0.0', '24.21.0'])('Node %s passes', async (version) => {
     const r = await asNode(version, 'bin/node-check.mjs')
@@ -212,25 +313,56 @@ describe('engines is enforced before any TypeScript loads', () => {
     const r = await asNode('20.20.2', join(prefix, 'node_modules/armproof/bin/armproof.mjs'), ['--help'])
     expect(r.exitCode).toBe(2)
     expect(String(r.stdout)).toBe('')
-    expect(String(r.stderr).trim()).toMatch(/^armproof needs Node >=22\.19 \(24 LTS\); this is Node 20\.20\.2 \(.*\): install Node 24 LTS and run armproof with it$/)
+    expect(String(r.stderr).trim()).toMatch(
+      /^armproof needs Node >=22\.19 \(24 LTS\); this is Node 20\.20\.2 \(.*\): install Node 24 LTS and run armproof with it$/,
+    )
   })
 
   test('every package.json script that runs TypeScript, tsc or vitest checks the Node version first', () => {
     const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
-    expect(runsTs.map(([name]) => name).sort()).toEqual(['build', 'demo', 'effect', 'faults-doc', 'merge-reports', 'perf', 'record-demo', 'serve', 'test', 'verify', 'writeback'])
+    expect(runsTs.map(([name]) => name).sort()).toEqual([
+      'build',
+      'demo',
+      'effect',
+      'faults-doc',
+      'merge-reports',
+      'perf',
+      'record-demo',
+      'serve',
+      'test',
+      'verify',
+      'writeback',
+    ])
     for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
   })
 })
 
 describe('the Containerfile (built and run by scripts/image.sh from .ci/run, never in pnpm test; these keep it in step with the package)', () => {
   const text = readFileSync(join(ROOT, 'Containerfile'), 'utf8')
-  const instructions = text.replace(/\\\n/g, ' ').split('\n').filter((l) => /^[A-Z]+ /.test(l))
-  const copied = instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.slice(5).trim().split(/\s+/).slice(0, -1))
+  const instructions = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => /^[A-Z]+ /.test(l))
+  const copied = instructions
+    .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
+    .flatMap((l) => l.slice(5).trim().split(/\s+/).slice(0, -1))
 
   test('stage 1 copies every source the build and the package need, each of which exists, and never .env', () => {
     const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { include: string[] }
     const shipped = pkg.files.filter((f) => !f.startsWith('dist/') && !f.startsWith('bin/')).map((f) => f.replace(/\/$/, ''))
-    const needed = ['package.json', 'pnpm-lock.yaml', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'bin', 'scripts/build.ts', 'scripts/build-dependencies.ts', ...build.include, ...shipped]
+    const needed = [
+      'package.json',
+      'pnpm-lock.yaml',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'README.md',
+      'LICENSE',
+      'bin',
+      'scripts/build.ts',
+      'scripts/build-dependencies.ts',
+      ...build.include,
+      ...shipped,
+    ]
     for (const path of needed) expect(copied, path).toContain(path)
     for (const path of copied) expect(existsSync(join(ROOT, path)), path).toBe(true)
     expect(copied.filter((p) => p === '.' || (p.startsWith('.env') && p !== '.env.example'))).toEqual([])

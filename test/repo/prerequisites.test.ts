@@ -26,7 +26,9 @@ describe('check', () => {
   test('the reason names each missing thing with what was found, and each install once', () => {
     const needs = check(present, absent, absentToo)
     expect(needs.missing.map((m) => m.prerequisite.name)).toEqual(['the probe tool', 'the other tool'])
-    expect(needs.reason).toBe('needs the probe tool (probe-tool not on PATH), the other tool (/usr/sbin/other is missing); to run these tests: apt-get install probe-tool')
+    expect(needs.reason).toBe(
+      'needs the probe tool (probe-tool not on PATH), the other tool (/usr/sbin/other is missing); to run these tests: apt-get install probe-tool',
+    )
   })
 
   test('with nothing on PATH, the checks that look there name what they did not find', () => {
@@ -76,16 +78,29 @@ describe('a test file with a missing prerequisite, run by vitest', () => {
     ].join('\n'),
   )
   const config = join(dir, 'vitest.config.mjs')
-  writeFileSync(config, `export default { test: { include: ['*.test.ts'], reporters: ['default', ${JSON.stringify(join(ROOT, 'test/support/closing-line.ts'))}] } }\n`)
+  writeFileSync(
+    config,
+    `export default { test: { include: ['*.test.ts'], reporters: ['default', ${JSON.stringify(join(ROOT, 'test/support/closing-line.ts'))}] } }\n`,
+  )
   const run = (ci: string) =>
-    execa(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', config], { cwd: dir, reject: false, env: { CI: ci }, stdin: 'ignore', all: true })
+    execa(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', config], {
+      cwd: dir,
+      reject: false,
+      env: { CI: ci },
+      stdin: 'ignore',
+      all: true,
+    })
 
   test('outside CI: not run, with the reason and what to install; the file whose prerequisite is there runs', async () => {
     const result = await run('')
     const out = String(result.all)
     expect(result.exitCode, out).toBe(0)
-    expect(out).toContain('2 test(s) in missing.test.ts: not run: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool')
-    expect(out).toContain('1 test(s) in partial.test.ts: not run: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool')
+    expect(out).toContain(
+      '2 test(s) in missing.test.ts: not run: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool',
+    )
+    expect(out).toContain(
+      '1 test(s) in partial.test.ts: not run: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool',
+    )
     expect(out).toMatch(/^tests: 3 passed, 0 failed, 3 skipped$/m)
   })
 
@@ -93,7 +108,9 @@ describe('a test file with a missing prerequisite, run by vitest', () => {
     const result = await run('true')
     const out = String(result.all)
     expect(result.exitCode, out).toBe(1)
-    expect(out).toContain('CI=true and a prerequisite is missing: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool')
+    expect(out).toContain(
+      'CI=true and a prerequisite is missing: needs the probe tool (probe-tool not on PATH); to run these tests: apt-get install probe-tool',
+    )
     expect(out.match(/CI=true and a prerequisite is missing/g)?.length, out).toBeGreaterThanOrEqual(3)
     expect(out).toMatch(/^tests: 3 passed, 3 failed, 0 skipped$/m)
   })
@@ -102,7 +119,11 @@ describe('a test file with a missing prerequisite, run by vitest', () => {
 describe('the closing line', () => {
   /** What ClosingLine reads of a test module (vitest's TestModule), for one file. */
   const file = (state: 'passed' | 'failed', tests: Array<'passed' | 'failed' | 'skipped'>) =>
-    ({ state: () => state, relativeModuleId: 'x.test.ts', children: { allTests: () => tests.map((s) => ({ result: () => ({ state: s }) })) } }) as unknown as TestModule
+    ({
+      state: () => state,
+      relativeModuleId: 'x.test.ts',
+      children: { allTests: () => tests.map((s) => ({ result: () => ({ state: s }) })) },
+    }) as unknown as TestModule
   const line = (modules: TestModule[], unhandled: unknown[] = []): string => {
     let out = ''
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true))
@@ -117,8 +138,12 @@ describe('the closing line', () => {
   test('counts the tests; a file that failed outside its tests (its tests skipped) and an error outside any test are counted too, never read as all passed', () => {
     expect(line([file('passed', ['passed', 'skipped'])])).toBe('tests: 1 passed, 0 failed, 1 skipped')
     expect(line([file('failed', ['passed', 'failed'])])).toBe('tests: 1 passed, 1 failed, 0 skipped')
-    expect(line([file('passed', ['passed']), file('failed', ['skipped', 'skipped'])])).toBe('tests: 1 passed, 0 failed, 2 skipped, 1 file(s) failed outside their tests')
-    expect(line([file('passed', ['passed'])], [new Error('late')])).toBe('tests: 1 passed, 0 failed, 0 skipped, 1 error(s) outside any test')
+    expect(line([file('passed', ['passed']), file('failed', ['skipped', 'skipped'])])).toBe(
+      'tests: 1 passed, 0 failed, 2 skipped, 1 file(s) failed outside their tests',
+    )
+    expect(line([file('passed', ['passed'])], [new Error('late')])).toBe(
+      'tests: 1 passed, 0 failed, 0 skipped, 1 error(s) outside any test',
+    )
   })
 })
 

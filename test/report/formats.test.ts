@@ -21,7 +21,19 @@ const T0 = new Date('2025-05-01T10:00:00.000Z')
 const T1 = new Date('2025-05-01T10:02:30.000Z')
 
 function makeTarget(extra: string[] = []): Target {
-  const argv = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0', '--base-url', 'http://gpu-7:8000', ...extra]
+  const argv = [
+    '--svc',
+    'demo',
+    '--knob',
+    'PREFILL_INTERLEAVE',
+    '--value',
+    '1',
+    '--previous',
+    '0',
+    '--base-url',
+    'http://gpu-7:8000',
+    ...extra,
+  ]
   const r = loadConfig({ argv, env: { VERIFY_API_KEY: API_KEY } })
   if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'))
   return r.target
@@ -32,31 +44,64 @@ function makeTarget(extra: string[] = []): Target {
  * hostile (keys and values a judge never writes): the reports must cope with both, so it is taken
  * as any record and handed on as the step's evidence type.
  */
-function step(id: StepId, verdict: StepVerdict = 'passed', over: Partial<Omit<StepFields, 'verdict'>> & { evidence?: Record<string, unknown> } = {}): StepResult {
+function step(
+  id: StepId,
+  verdict: StepVerdict = 'passed',
+  over: Partial<Omit<StepFields, 'verdict'>> & { evidence?: Record<string, unknown> } = {},
+): StepResult {
   const { title = STEP_TITLES[id], durationMs = 1500, evidence = {}, ...rest } = over
-  return stepResult(id, title, {
-    verdict, expected: `${id} expected`, observed: `${id} observed`, where: `${id} where`,
-    ...(verdict === 'passed' ? {} : { next: `${id} next` }), evidence: evidence as StepEvidence, ...rest,
-  }, durationMs)
+  return stepResult(
+    id,
+    title,
+    {
+      verdict,
+      expected: `${id} expected`,
+      observed: `${id} observed`,
+      where: `${id} where`,
+      ...(verdict === 'passed' ? {} : { next: `${id} next` }),
+      evidence: evidence as StepEvidence,
+      ...rest,
+    },
+    durationMs,
+  )
 }
 
 const movedMeter = {
   meter: { name: METER, labels: {}, first: 0, last: 3, movedAt: '2025-05-01T10:02:10.400Z', movedAfterMs: 400 },
-  series: [{ t: 0, v: 0 }, { t: 200, v: 0 }, { t: 400, v: 3 }],
+  series: [
+    { t: 0, v: 0 },
+    { t: 200, v: 0 },
+    { t: 400, v: 3 },
+  ],
 }
 const flatMeter = {
   meter: { name: METER, labels: {}, first: 0, last: 0, movedAt: null, movedAfterMs: null },
-  series: [{ t: 0, v: 0 }, { t: 1000, v: null }, { t: 2000, v: 0 }],
+  series: [
+    { t: 0, v: 0 },
+    { t: 1000, v: null },
+    { t: 2000, v: 0 },
+  ],
 }
 const RED_OBSERVED = `${METER} stayed at 0 for 5m 00s while 42 request(s) reached the engine`
-const RED_NEXT = 'the arm did nothing: the engine ignores --prefill-interleave; roll back with PREFILL_INTERLEAVE=0 and redeploy --service demo'
+const RED_NEXT =
+  'the arm did nothing: the engine ignores --prefill-interleave; roll back with PREFILL_INTERLEAVE=0 and redeploy --service demo'
 
 const greenSteps = STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: movedMeter } : {}))
 const redSteps = STEP_IDS.map((id) =>
-  id === 'meter' ? step(id, 'failed', { expected: `${METER} leaves 0 within 5m 00s`, observed: RED_OBSERVED, where: 'GET http://gpu-7:8000/metrics', next: RED_NEXT, evidence: flatMeter }) : step(id),
+  id === 'meter'
+    ? step(id, 'failed', {
+        expected: `${METER} leaves 0 within 5m 00s`,
+        observed: RED_OBSERVED,
+        where: 'GET http://gpu-7:8000/metrics',
+        next: RED_NEXT,
+        evidence: flatMeter,
+      })
+    : step(id),
 )
 const inconclusiveSteps = STEP_IDS.map((id) =>
-  id === 'health' ? step(id, 'inconclusive', { observed: 'connection refused (loading) for 15m 00s', next: 'check the unit is up, then run again' }) : step(id),
+  id === 'health'
+    ? step(id, 'inconclusive', { observed: 'connection refused (loading) for 15m 00s', next: 'check the unit is up, then run again' })
+    : step(id),
 )
 
 function fakeCase(name: string, meta: ReturnType<CaseLike['meta']>, state = 'passed', errors?: Array<{ message: string }>): CaseLike {
@@ -103,7 +148,9 @@ describe('JUnit XML', () => {
 
   test('a failed step carries expected, observed, where and next in its failure', () => {
     const xml = junitXml(report(redSteps))
-    expect(xml).toContain(`<failure message="${RED_OBSERVED}" type="failed">expected: ${METER} leaves 0 within 5m 00s\nobserved: ${RED_OBSERVED}\nwhere:    GET http://gpu-7:8000/metrics\nnext:     ${RED_NEXT}</failure>`)
+    expect(xml).toContain(
+      `<failure message="${RED_OBSERVED}" type="failed">expected: ${METER} leaves 0 within 5m 00s\nobserved: ${RED_OBSERVED}\nwhere:    GET http://gpu-7:8000/metrics\nnext:     ${RED_NEXT}</failure>`,
+    )
   })
 
   test('markup characters are escaped and characters illegal in XML are removed', () => {
@@ -115,7 +162,13 @@ describe('JUnit XML', () => {
   })
 
   test('a skipped step becomes a skipped element with its reason', () => {
-    const xml = junitXml(report(STEP_IDS.map((id) => (id === 'dropins' ? step(id, 'skipped', { observed: 'skipped by --no-dropin-check', intendedSkip: true }) : step(id)))))
+    const xml = junitXml(
+      report(
+        STEP_IDS.map((id) =>
+          id === 'dropins' ? step(id, 'skipped', { observed: 'skipped by --no-dropin-check', intendedSkip: true }) : step(id),
+        ),
+      ),
+    )
     expect(xml).toContain('<skipped message="skipped by --no-dropin-check"/>')
   })
 })
@@ -124,13 +177,44 @@ describe('JSON report', () => {
   test.each(runs)('the $name run has the contract fields, its verdict and exit code', ({ steps, verdict, exitCode }) => {
     const r = report(steps)
     // Changed on purpose (issue 26), additively: the format tag, endpoint and host come first, then the contract's fields in their order.
-    expect(Object.keys(r)).toEqual(['format', 'endpoint', 'host', 'svc', 'knob', 'expected', 'previous', 'mode', 'verdict', 'startedAt', 'finishedAt', 'steps', 'meter', 'rollback', 'error', 'notes', 'exitCode', 'tool', 'run'])
+    expect(Object.keys(r)).toEqual([
+      'format',
+      'endpoint',
+      'host',
+      'svc',
+      'knob',
+      'expected',
+      'previous',
+      'mode',
+      'verdict',
+      'startedAt',
+      'finishedAt',
+      'steps',
+      'meter',
+      'rollback',
+      'error',
+      'notes',
+      'exitCode',
+      'tool',
+      'run',
+    ])
     expect(r.format).toBe('armproof-report/1')
     expect(checkedReport(r)).toBe(r)
     // Added: the run's identity (mode, declared skips, the options it was judged with) and its digest.
     expect(r.run).toMatchObject({ mode: 'live', skips: [], target: { svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1' } })
     expect(r.run!.id).toMatch(/^[0-9a-f]{64}$/)
-    expect(r).toMatchObject({ svc: 'demo', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict, exitCode, startedAt: T0.toISOString(), finishedAt: T1.toISOString(), tool: { name: 'armproof' } })
+    expect(r).toMatchObject({
+      svc: 'demo',
+      knob: 'PREFILL_INTERLEAVE',
+      expected: '1',
+      previous: '0',
+      mode: 'live',
+      verdict,
+      exitCode,
+      startedAt: T0.toISOString(),
+      finishedAt: T1.toISOString(),
+      tool: { name: 'armproof' },
+    })
     expect(r.rollback).toBe(ROLLBACK)
     expect(r.steps.map((s) => s.id)).toEqual([...STEP_IDS])
     expect(Object.keys(r.steps[0]!)).toEqual(['id', 'title', 'verdict', 'expected', 'observed', 'where', 'evidence', 'durationMs'])
@@ -143,13 +227,27 @@ describe('JSON report', () => {
 
   test('the meter says what proved a passed step: a rise, or above zero since before this run; a step that did not pass proved nothing', () => {
     expect(report(greenSteps).meter!.proof).toBeNull()
-    const before = { meter: { name: METER, labels: {}, first: 7, last: 7, movedAt: null, movedAfterMs: null, proof: 'before-run' }, series: [{ t: 0, v: 7 }, { t: 300, v: 7 }] }
+    const before = {
+      meter: { name: METER, labels: {}, first: 7, last: 7, movedAt: null, movedAfterMs: null, proof: 'before-run' },
+      series: [
+        { t: 0, v: 7 },
+        { t: 300, v: 7 },
+      ],
+    }
     const r = report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: before } : {})))
     expect(r.meter).toMatchObject({ first: 7, last: 7, proof: 'before-run' })
     expect(finalLine(r)).toContain('proven on demo (meter 7 → 7, above 0 since before this run in the process argv read)')
-    const rose = report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: { ...movedMeter, meter: { ...movedMeter.meter, proof: 'rose' } } } : {})))
+    const rose = report(
+      STEP_IDS.map((id) =>
+        step(id, 'passed', id === 'meter' ? { evidence: { ...movedMeter, meter: { ...movedMeter.meter, proof: 'rose' } } } : {}),
+      ),
+    )
     expect(rose.meter!.proof).toBe('rose')
-    expect(report(STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: { meter: { ...movedMeter.meter, proof: 'anything' } } } : {}))).meter!.proof).toBeNull()
+    expect(
+      report(
+        STEP_IDS.map((id) => step(id, 'passed', id === 'meter' ? { evidence: { meter: { ...movedMeter.meter, proof: 'anything' } } } : {})),
+      ).meter!.proof,
+    ).toBeNull()
   })
 
   test('a knob without a meter has meter null, and the rollback falls back to the catalog default', () => {
@@ -168,7 +266,10 @@ describe('JSON report', () => {
   test('the API key appears nowhere, even when a step echoed it', () => {
     const leaky = STEP_IDS.map((id) =>
       id === 'probe.tools'
-        ? step(id, 'failed', { observed: `401 for Authorization: Bearer ${API_KEY}`, evidence: { headers: { authorization: `Bearer ${API_KEY}` }, [API_KEY]: [API_KEY] } })
+        ? step(id, 'failed', {
+            observed: `401 for Authorization: Bearer ${API_KEY}`,
+            evidence: { headers: { authorization: `Bearer ${API_KEY}` }, [API_KEY]: [API_KEY] },
+          })
         : step(id),
     )
     const r = report(leaky)
@@ -180,8 +281,16 @@ describe('JSON report', () => {
 
   test('verdict error only when an error is passed, and a note keeps a green run from green', () => {
     expect(report(greenSteps).verdict).toBe('green')
-    expect(report(greenSteps, { error: 'vitest did not start' })).toMatchObject({ verdict: 'error', exitCode: 2, error: 'vitest did not start' })
-    expect(report(greenSteps, { unhandled: ['unhandled error: EPIPE'] })).toMatchObject({ verdict: 'inconclusive', exitCode: 3, notes: ['unhandled error: EPIPE'] })
+    expect(report(greenSteps, { error: 'vitest did not start' })).toMatchObject({
+      verdict: 'error',
+      exitCode: 2,
+      error: 'vitest did not start',
+    })
+    expect(report(greenSteps, { unhandled: ['unhandled error: EPIPE'] })).toMatchObject({
+      verdict: 'inconclusive',
+      exitCode: 3,
+      notes: ['unhandled error: EPIPE'],
+    })
   })
 
   test('writeJson creates the folder and leaves no temp file behind', async () => {
@@ -200,7 +309,12 @@ describe('JSON report', () => {
 describe('collecting steps from test cases', () => {
   test('a crashed step is inconclusive with the error, a missing step is not run, unhandled errors are returned', () => {
     const argv = crashed.steps[2]!
-    expect(argv).toMatchObject({ id: 'argv', verdict: 'inconclusive', observed: 'armproof error: boom: cmdline had no NUL', next: CRASH_NEXT })
+    expect(argv).toMatchObject({
+      id: 'argv',
+      verdict: 'inconclusive',
+      observed: 'armproof error: boom: cmdline had no NUL',
+      next: CRASH_NEXT,
+    })
     expect(crashed.steps[3]).toMatchObject({ id: 'ledger', verdict: 'inconclusive', observed: 'not run' })
     expect(crashed.steps.map((s) => s.id)).toEqual([...STEP_IDS])
     expect(crashed.unhandled).toEqual(['unhandled error: socket hang up in afterAll'])
@@ -208,10 +322,19 @@ describe('collecting steps from test cases', () => {
 
   test('a replay miss is read from its fields as vitest hands the error over, never from its message', () => {
     // A fixtures folder whose name holds the message's own separator: splitting the message would cut it.
-    const miss = new ReplayMiss('No recorded response for GET /health in fx. Re-record: odd/http.json', "pnpm verify --svc demo --mode record --fixtures 'fx. Re-record: odd'")
-    const asVitestHandsIt = Object.fromEntries(Object.getOwnPropertyNames(miss).map((k) => [k, (miss as unknown as Record<string, unknown>)[k]])) as { message: string; name?: string }
+    const miss = new ReplayMiss(
+      'No recorded response for GET /health in fx. Re-record: odd/http.json',
+      "pnpm verify --svc demo --mode record --fixtures 'fx. Re-record: odd'",
+    )
+    const asVitestHandsIt = Object.fromEntries(
+      Object.getOwnPropertyNames(miss).map((k) => [k, (miss as unknown as Record<string, unknown>)[k]]),
+    ) as { message: string; name?: string }
     expect(asVitestHandsIt).not.toBeInstanceOf(Error)
-    const step = crashedStep('health', { name: 'health', meta: () => ({ armproofStep: 'health' }), result: () => ({ state: 'failed', errors: [{ ...asVitestHandsIt, name: 'ReplayMiss' }] }) })
+    const step = crashedStep('health', {
+      name: 'health',
+      meta: () => ({ armproofStep: 'health' }),
+      result: () => ({ state: 'failed', errors: [{ ...asVitestHandsIt, name: 'ReplayMiss' }] }),
+    })
     expect(step).toMatchObject({
       verdict: 'inconclusive',
       observed: 'replay miss: No recorded response for GET /health in fx. Re-record: odd/http.json',
@@ -220,8 +343,15 @@ describe('collecting steps from test cases', () => {
     })
     expect(step.evidence.error).toEqual({ name: 'ReplayMiss', message: miss.message, stack: null })
     // One without a command (an effect replay): the generic next step.
-    const bare = crashedStep('health', { name: 'health', meta: () => ({}), result: () => ({ state: 'failed', errors: [new ReplayMiss('the replay read the clock more often than the recording')] }) })
-    expect(bare).toMatchObject({ observed: 'replay miss: the replay read the clock more often than the recording', next: 're-record the run with --mode record' })
+    const bare = crashedStep('health', {
+      name: 'health',
+      meta: () => ({}),
+      result: () => ({ state: 'failed', errors: [new ReplayMiss('the replay read the clock more often than the recording')] }),
+    })
+    expect(bare).toMatchObject({
+      observed: 'replay miss: the replay read the clock more often than the recording',
+      next: 're-record the run with --mode record',
+    })
   })
 
   test('a module error explains the steps that never ran', () => {
@@ -239,7 +369,13 @@ describe('terminal output', () => {
   test('a red run shows the failed step in full, and the final line says RED and the next step', () => {
     const out = terminalOutput(redSteps)
     expect(out).toContain(` 9 ✗ meter        ${STEP_TITLES.meter}  — ${RED_OBSERVED.slice(0, 40)}`)
-    for (const part of [`expected: ${METER} leaves 0 within 5m 00s`, `observed: ${RED_OBSERVED}`, 'where:    GET http://gpu-7:8000/metrics', `next:     ${RED_NEXT}`]) expect(out).toContain(part)
+    for (const part of [
+      `expected: ${METER} leaves 0 within 5m 00s`,
+      `observed: ${RED_OBSERVED}`,
+      'where:    GET http://gpu-7:8000/metrics',
+      `next:     ${RED_NEXT}`,
+    ])
+      expect(out).toContain(part)
     expect(out.split('\n').at(-1)).toBe(`RED · meter failed: ${RED_OBSERVED} · next: ${RED_NEXT}`)
   })
 
@@ -250,7 +386,9 @@ describe('terminal output', () => {
   })
 
   test('an inconclusive run names the step that could not be observed', () => {
-    expect(finalLine(report(inconclusiveSteps))).toBe('INCONCLUSIVE · health: connection refused (loading) for 15m 00s · next: check the unit is up, then run again')
+    expect(finalLine(report(inconclusiveSteps))).toBe(
+      'INCONCLUSIVE · health: connection refused (loading) for 15m 00s · next: check the unit is up, then run again',
+    )
   })
 
   test.each(runs)('the $name run has no ANSI escapes without colour, and has them with colour', ({ steps }) => {
@@ -274,7 +412,9 @@ describe('terminal output', () => {
   })
 
   test('the header names service, knob change, mode, endpoint and host', () => {
-    expect(header(makeTarget(['--host', 'ops@gpu-7:2222']))).toBe('armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host ops@gpu-7:2222')
+    expect(header(makeTarget(['--host', 'ops@gpu-7:2222']))).toBe(
+      'armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host ops@gpu-7:2222',
+    )
   })
 })
 
@@ -292,10 +432,19 @@ describe('Markdown summary', () => {
 describe('RunbookReporter', () => {
   function drive(live: boolean) {
     const log: string[] = []
-    const reporter = new RunbookReporter({ target: makeTarget(), out: { write: (s: string) => log.push(`out:${s}`) }, err: { write: (s: string) => log.push(`err:${s}`) }, color: false, live })
-    const cases = new Map(redSteps.map((s) => [s.id, fakeCase(s.title, { armproof: s, armproofStep: s.id }, s.verdict === 'passed' ? 'passed' : 'failed')]))
+    const reporter = new RunbookReporter({
+      target: makeTarget(),
+      out: { write: (s: string) => log.push(`out:${s}`) },
+      err: { write: (s: string) => log.push(`err:${s}`) },
+      color: false,
+      live,
+    })
+    const cases = new Map(
+      redSteps.map((s) => [s.id, fakeCase(s.title, { armproof: s, armproofStep: s.id }, s.verdict === 'passed' ? 'passed' : 'failed')]),
+    )
     reporter.onTestRunStart()
-    for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.vision', 'probe.exact', 'probe.tools'] as const) reporter.onTestCaseResult(cases.get(id)!)
+    for (const id of ['dropins', 'help', 'argv', 'ledger', 'health', 'probe.vision', 'probe.exact', 'probe.tools'] as const)
+      reporter.onTestCaseResult(cases.get(id)!)
     reporter.onUserConsoleLog()
     reporter.onTestCaseAnnotate(cases.get('meter'), { type: 'armproof:progress', message: `watching ${METER} = 0 · 5s of 5m` })
     reporter.onTestCaseAnnotate(cases.get('meter'), { type: 'notice', message: 'not progress' })
@@ -307,10 +456,23 @@ describe('RunbookReporter', () => {
 
   test('prints the header, then the step lines in arrival order numbered by step id, with detail under the failed step', () => {
     const { log, reporter } = drive(false)
-    const out = log.filter((l) => l.startsWith('out:')).map((l) => l.slice(4)).join('')
+    const out = log
+      .filter((l) => l.startsWith('out:'))
+      .map((l) => l.slice(4))
+      .join('')
     expect(out.startsWith('armproof · demo · PREFILL_INTERLEAVE 0 → 1')).toBe(true)
     const numbers = [...out.matchAll(/^ ?(\d) [✓✗?–] (\S+)/gm)].map((m) => `${m[1]} ${m[2]}`)
-    expect(numbers).toEqual(['1 dropins', '2 help', '3 argv', '4 ledger', '5 health', '8 probe.vision', '6 probe.exact', '7 probe.tools', '9 meter'])
+    expect(numbers).toEqual([
+      '1 dropins',
+      '2 help',
+      '3 argv',
+      '4 ledger',
+      '5 health',
+      '8 probe.vision',
+      '6 probe.exact',
+      '7 probe.tools',
+      '9 meter',
+    ])
     expect(out).toMatch(/9 ✗ meter.*\n {5}expected: /)
     expect(out).toContain('  ! unhandled error: EPIPE')
     expect(reporter.steps().map((s) => s.id)).toEqual([...STEP_IDS])
@@ -333,7 +495,16 @@ describe('RunbookReporter', () => {
 describe('a step that says passed while its test failed', () => {
   test('is not counted as passed', async () => {
     const { stepFromTestCase } = await import('../../helpers/report/collect.ts')
-    const passed = { id: 'argv', title: 't', verdict: 'passed', expected: 'e', observed: 'o', where: 'w', evidence: {}, durationMs: 1 } as const
+    const passed = {
+      id: 'argv',
+      title: 't',
+      verdict: 'passed',
+      expected: 'e',
+      observed: 'o',
+      where: 'w',
+      evidence: {},
+      durationMs: 1,
+    } as const
     const step = stepFromTestCase({
       name: 't',
       meta: () => ({ armproof: { ...passed }, armproofStep: 'argv' }),

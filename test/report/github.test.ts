@@ -6,18 +6,41 @@ import type { Report } from '../../helpers/report/json.ts'
 import { annotations, escapeData, githubAnnotations } from '../../helpers/report/github.ts'
 import { pick, prng } from '../support/prng.ts'
 
-const step = (id: string, verdict: string, observed: string) => ({ id, title: id, verdict, expected: `the ${id} holds`, observed, where: 'GET http://gpu-7:8000/metrics', next: 'look at argv', durationMs: 3, evidence: {} })
-const report = (steps: ReturnType<typeof step>[], verdict = 'red'): Report => ({ svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', verdict, steps, error: null } as unknown as Report)
+const step = (id: string, verdict: string, observed: string) => ({
+  id,
+  title: id,
+  verdict,
+  expected: `the ${id} holds`,
+  observed,
+  where: 'GET http://gpu-7:8000/metrics',
+  next: 'look at argv',
+  durationMs: 3,
+  evidence: {},
+})
+const report = (steps: ReturnType<typeof step>[], verdict = 'red'): Report =>
+  ({ svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', verdict, steps, error: null }) as unknown as Report
 
 /** What the runner reads back from a message or property (the toolkit's escaping, undone). */
-const decodeAnnotation = (text: string): string => text.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%')
+const decodeAnnotation = (text: string): string =>
+  text.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%')
 
 describe('annotations', () => {
   test('an error per failed step and per red run, a warning per inconclusive step, nothing for passed or skipped; only under GITHUB_ACTIONS=true', () => {
-    const r = report([step('argv', 'passed', 'ok'), step('probe.vision', 'skipped', '-'), step('health', 'inconclusive', '503 for 15m'), step('meter', 'failed', 'stayed at 0')])
+    const r = report([
+      step('argv', 'passed', 'ok'),
+      step('probe.vision', 'skipped', '-'),
+      step('health', 'inconclusive', '503 for 15m'),
+      step('meter', 'failed', 'stayed at 0'),
+    ])
     const lines = githubAnnotations({ GITHUB_ACTIONS: 'true' }, [{ report: r }])
-    expect(lines.map((l) => l.split('::').slice(0, 2).join('::'))).toEqual(['::warning title=armproof llm-7%3A health inconclusive', '::error title=armproof llm-7%3A meter failed', '::error title=armproof llm-7%3A red'])
-    expect(decodeAnnotation(lines[1]!.split('::')[2]!)).toBe('expected: the meter holds\nobserved: stayed at 0\nwhere: GET http://gpu-7:8000/metrics\nnext: look at argv')
+    expect(lines.map((l) => l.split('::').slice(0, 2).join('::'))).toEqual([
+      '::warning title=armproof llm-7%3A health inconclusive',
+      '::error title=armproof llm-7%3A meter failed',
+      '::error title=armproof llm-7%3A red',
+    ])
+    expect(decodeAnnotation(lines[1]!.split('::')[2]!)).toBe(
+      'expected: the meter holds\nobserved: stayed at 0\nwhere: GET http://gpu-7:8000/metrics\nnext: look at argv',
+    )
     expect(lines[2]).toContain('meter failed')
     expect(githubAnnotations({}, [{ report: r }])).toEqual([])
     expect(githubAnnotations({ GITHUB_ACTIONS: 'false' }, [{ report: r }])).toEqual([])

@@ -29,11 +29,17 @@ describe('the argv-vs-default truth table', () => {
       ['argv', '--prefill-interleave 1', 'holds'],
       ['ledger', '1, bound by None', 'holds'],
     ])
-    expect(t.notes).toEqual(['conditional flag: the serve script passes --prefill-interleave only when PREFILL_INTERLEAVE differs from 0, so this arm added "--prefill-interleave 1" to argv'])
+    expect(t.notes).toEqual([
+      'conditional flag: the serve script passes --prefill-interleave only when PREFILL_INTERLEAVE differs from 0, so this arm added "--prefill-interleave 1" to argv',
+    ])
   })
 
   test('at the default, argv rightly lacks the conditional flag', () => {
-    const t = truthTable(target(['--knob', 'PREFILL_INTERLEAVE']), [step('help', 'passed', { default: '0' }), step('argv', 'passed', { flag: [] }), step('ledger', 'passed', { value: '0', auto: false, boundBy: null })])
+    const t = truthTable(target(['--knob', 'PREFILL_INTERLEAVE']), [
+      step('help', 'passed', { default: '0' }),
+      step('argv', 'passed', { flag: [] }),
+      step('ledger', 'passed', { value: '0', auto: false, boundBy: null }),
+    ])
     expect(t.rows[0]!.value).toBe('0 (the default)')
     expect(t.rows[3]!.value).toBe('no --prefill-interleave')
     expect(t.notes).toContain('PREFILL_INTERLEAVE is at its default 0: argv rightly lacks --prefill-interleave (unset means default)')
@@ -45,7 +51,11 @@ describe('the argv-vs-default truth table', () => {
       step('argv', 'passed', { flag: ['--checkpoint-slots 40'] }),
       step('ledger', 'failed', { value: '21', auto: false, boundBy: 'checkpoint_budget' }),
     ])
-    expect(t.rows.find((r) => r.source === 'ledger')).toEqual({ source: 'ledger', value: '21, bound by checkpoint_budget', verdict: 'differs' })
+    expect(t.rows.find((r) => r.source === 'ledger')).toEqual({
+      source: 'ledger',
+      value: '21, bound by checkpoint_budget',
+      verdict: 'differs',
+    })
     expect(t.rows.find((r) => r.source === 'default (--help)')!.verdict).toBe('differs')
     expect(t.notes.join('\n')).toMatch(/catalog's default for CHECKPOINT_SLOTS is auto, but this build's --help says 16/)
     expect(t.notes).toContain('the resolved value is bound by checkpoint_budget')
@@ -69,7 +79,13 @@ describe('the argv-vs-default truth table', () => {
       step('help', 'passed', { default: '0' }),
       step('argv', 'failed', { flag: occurrences.map((o) => o.written), occurrences, configFile: 'serve.yaml' }),
     ])
-    expect(t.rows[3]).toEqual({ source: 'argv', value: 'prefill_interleave: 4 (in serve.yaml), --prefill-interleave 1, --prefill-inter 0 ← wins', verdict: 'differs' })
-    expect(t.notes).toContain("argv read as the engine's parser reads it: prefill_interleave in the config file is --prefill-interleave (_ read as -); --prefill-inter is --prefill-interleave (a unique prefix); the config file's flags come before the command line's, and the last occurrence wins (--prefill-inter 0)")
+    expect(t.rows[3]).toEqual({
+      source: 'argv',
+      value: 'prefill_interleave: 4 (in serve.yaml), --prefill-interleave 1, --prefill-inter 0 ← wins',
+      verdict: 'differs',
+    })
+    expect(t.notes).toContain(
+      "argv read as the engine's parser reads it: prefill_interleave in the config file is --prefill-interleave (_ read as -); --prefill-inter is --prefill-interleave (a unique prefix); the config file's flags come before the command line's, and the last occurrence wins (--prefill-inter 0)",
+    )
   })
 })

@@ -5,8 +5,22 @@
 // kind is refused at exactly that field's path.
 import { describe, expect, test } from 'vitest'
 import {
-  array, boolean, endsEarly, literal, nullable, number, object, optional, problemsOf, record, shown, string, tagged, unknownValue,
-  type Problem, type Schema,
+  array,
+  boolean,
+  endsEarly,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  problemsOf,
+  record,
+  shown,
+  string,
+  tagged,
+  unknownValue,
+  type Problem,
+  type Schema,
 } from '../../helpers/schema/schema.ts'
 import { pick, prng } from '../support/prng.ts'
 
@@ -47,7 +61,10 @@ describe('each combinator accepts its values and refuses the rest, at the path g
   })
 
   test('nullable and unknownValue: null is a value, missing is not', () => {
-    expect([check(nullable(string()), null), check(nullable(string()), 'a')]).toEqual([{ ok: true, value: null }, { ok: true, value: 'a' }])
+    expect([check(nullable(string()), null), check(nullable(string()), 'a')]).toEqual([
+      { ok: true, value: null },
+      { ok: true, value: 'a' },
+    ])
     expect(nullable(string()).describe).toBe('a string or null')
     expect(refusal(nullable(string()), 1)).toBe('x: must be a string, found 1')
     expect(check(unknownValue(), null)).toEqual({ ok: true, value: null })
@@ -71,7 +88,13 @@ describe('each combinator accepts its values and refuses the rest, at the path g
     expect(refusal(env, ['x'])).toBe('x: must be an object, found a list')
     // A hostile file's "__proto__" key (JSON.parse makes it an own key) stays a key, never the prototype.
     const hostile = record(object({ n: number() })).check(JSON.parse('{"__proto__": {"n": 1}, "a": {"n": 2}}'), 'x')
-    expect(hostile.ok && [Object.getPrototypeOf(hostile.value) === Object.prototype, Object.keys(hostile.value), Object.hasOwn(hostile.value, '__proto__')]).toEqual([true, ['__proto__', 'a'], true])
+    expect(
+      hostile.ok && [
+        Object.getPrototypeOf(hostile.value) === Object.prototype,
+        Object.keys(hostile.value),
+        Object.hasOwn(hostile.value, '__proto__'),
+      ],
+    ).toEqual([true, ['__proto__', 'a'], true])
   })
 
   test('object: required and optional keys, unknown keys dropped, or refused when closed; the root is "the file"', () => {
@@ -88,7 +111,10 @@ describe('each combinator accepts its values and refuses the rest, at the path g
   })
 
   test('tagged: the tag chooses the shape; a missing or unknown tag is refused at the tag', () => {
-    const source = tagged('kind', { page: object({ kind: literal('page'), url: string() }), file: object({ kind: literal('file'), path: string() }) })
+    const source = tagged('kind', {
+      page: object({ kind: literal('page'), url: string() }),
+      file: object({ kind: literal('file'), path: string() }),
+    })
     expect(source.check({ kind: 'file', path: '/x' }, 'src')).toEqual({ ok: true, value: { kind: 'file', path: '/x' } })
     expect(refusal(source, { kind: 'page', path: '/x' }, 'src')).toBe('src.url: must be a string, found missing')
     expect(refusal(source, { kind: 'socket' }, 'src')).toBe('src.kind: must be one of page, file, found "socket"')
@@ -103,7 +129,15 @@ describe('every problem collected, each once', () => {
   const doc = object({ name: string(), steps: array(object({ id: string(), ms: number() })), env: record(number()) }, { closed: true })
 
   test('a container goes on past its first problem; the result is still the first', () => {
-    const value = { name: 1, steps: [{ id: 'a', ms: 'x' }, { id: 2, ms: 1 }], env: { A: 'no' }, extra: 0 }
+    const value = {
+      name: 1,
+      steps: [
+        { id: 'a', ms: 'x' },
+        { id: 2, ms: 1 },
+      ],
+      env: { A: 'no' },
+      extra: 0,
+    }
     const all: Problem[] = []
     const r = doc.check(value, '', all)
     expect(r).toEqual({ ok: false, path: 'name', problem: 'must be a string, found 1' })
@@ -123,7 +157,13 @@ describe('what a problem shows of the value found', () => {
     expect(shown('x\u202ey')).toBe('"x\\u202ey"')
     expect(shown('a\u200bb\u0085')).toBe('"a\\u200bb\\u0085"')
     expect(shown('line\nbreak')).toBe('"line\\nbreak"')
-    expect([shown([1]), shown({}), shown(null), shown(undefined), shown(false)]).toEqual(['a list', 'an object', 'null', 'missing', 'false'])
+    expect([shown([1]), shown({}), shown(null), shown(undefined), shown(false)]).toEqual([
+      'a list',
+      'an object',
+      'null',
+      'missing',
+      'false',
+    ])
   })
 
   test('endsEarly: a JSON text cut short, told from one that is wrong inside', () => {
@@ -141,7 +181,10 @@ describe('what a problem shows of the value found', () => {
 })
 
 describe('property: a value the schema describes is accepted whole; one wrong field is refused at its path (seeded)', () => {
-  const step = object({ id: string(), verdict: literal('passed', 'failed'), ms: number({ integer: true, min: 0 }), note: optional(nullable(string())) }, { closed: true })
+  const step = object(
+    { id: string(), verdict: literal('passed', 'failed'), ms: number({ integer: true, min: 0 }), note: optional(nullable(string())) },
+    { closed: true },
+  )
   const report = object({ svc: string(), steps: array(step), labels: record(string()), ok: boolean() }, { closed: true })
 
   /** A random value of `report`'s shape, and the path of every leaf with a value of the wrong kind for it. */
@@ -151,7 +194,11 @@ describe('property: a value the schema describes is accepted whole; one wrong fi
     const steps = Array.from({ length: Math.floor(random() * 4) }, (_, i) => {
       const s: Record<string, unknown> = { id: word(), verdict: pick(random, ['passed', 'failed']), ms: Math.floor(random() * 1000) }
       if (random() < 0.5) s.note = random() < 0.5 ? null : word()
-      leaves.push({ path: ['steps', String(i), 'id'], wrong: 7 }, { path: ['steps', String(i), 'verdict'], wrong: 'green' }, { path: ['steps', String(i), 'ms'], wrong: pick(random, [-1, 0.5, '3', null]) })
+      leaves.push(
+        { path: ['steps', String(i), 'id'], wrong: 7 },
+        { path: ['steps', String(i), 'verdict'], wrong: 'green' },
+        { path: ['steps', String(i), 'ms'], wrong: pick(random, [-1, 0.5, '3', null]) },
+      )
       if ('note' in s) leaves.push({ path: ['steps', String(i), 'note'], wrong: pick(random, [1, false, []]) })
       return s
     })
@@ -173,13 +220,19 @@ describe('property: a value the schema describes is accepted whole; one wrong fi
       const parent = leaf.path.slice(0, -1).reduce((o, k) => o[k], broken)
       parent[leaf.path.at(-1)!] = leaf.wrong
       const problems = problemsOf(report, broken)
-      expect(problems.map((p) => p.path), `seed ${seed}: ${pathText(leaf.path)} = ${JSON.stringify(leaf.wrong)}`).toEqual([pathText(leaf.path)])
+      expect(
+        problems.map((p) => p.path),
+        `seed ${seed}: ${pathText(leaf.path)} = ${JSON.stringify(leaf.wrong)}`,
+      ).toEqual([pathText(leaf.path)])
       expect(problems[0]!.problem, `seed ${seed}`).toContain(`found ${shown(leaf.wrong)}`)
       // A key no shape names, anywhere: refused where it is, the rest still checked.
       const extra = structuredClone(value) as Record<string, any>
       const at = extra.steps.length > 0 && random() < 0.5 ? extra.steps[0] : extra
       at.verdcit = 'passed'
-      expect(problemsOf(report, extra).map((p) => p.path), `seed ${seed}`).toEqual([at === extra ? 'verdcit' : 'steps[0].verdcit'])
+      expect(
+        problemsOf(report, extra).map((p) => p.path),
+        `seed ${seed}`,
+      ).toEqual([at === extra ? 'verdcit' : 'steps[0].verdcit'])
     }
   })
 })

@@ -17,16 +17,56 @@ let n = 0
 const fresh = () => join(dir, `rec-${++n}`)
 
 const target = (() => {
-  const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'], env: {} })
+  const r = loadConfig({
+    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'],
+    env: {},
+  })
   if (!r.ok) throw new Error('bad test target')
   return r.target
 })()
 
 function set(stdout = '4242', failure?: FixtureSet['host'][number]['failure']): FixtureSet {
   return {
-    meta: { format: FIXTURE_FORMAT, svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', previous: null, baseUrl: 'http://gpu-7:8000', host: 'local', model: 'm', recordedAt: '2026-11-30T00:00:00.000Z', tool: { name: 'armproof', version: '0' }, choices: {}, clock: [0], startedAtMs: 1_000_000, target: recordedTarget(target) },
-    http: [{ seq: 1, at: 1, method: 'GET', path: '/health', request: { headers: {} }, response: { status: 200, headers: {}, body: '{}' }, durationMs: 1 }],
-    host: [{ seq: 2, at: 2, command: 'podman logs demo', asDeployUser: true, stdout, stderr: '', exitCode: failure ? null : 0, ...(failure ? { failure } : {}), durationMs: 3 }],
+    meta: {
+      format: FIXTURE_FORMAT,
+      svc: 'demo',
+      knob: 'PREFILL_INTERLEAVE',
+      value: '1',
+      previous: null,
+      baseUrl: 'http://gpu-7:8000',
+      host: 'local',
+      model: 'm',
+      recordedAt: '2026-11-30T00:00:00.000Z',
+      tool: { name: 'armproof', version: '0' },
+      choices: {},
+      clock: [0],
+      startedAtMs: 1_000_000,
+      target: recordedTarget(target),
+    },
+    http: [
+      {
+        seq: 1,
+        at: 1,
+        method: 'GET',
+        path: '/health',
+        request: { headers: {} },
+        response: { status: 200, headers: {}, body: '{}' },
+        durationMs: 1,
+      },
+    ],
+    host: [
+      {
+        seq: 2,
+        at: 2,
+        command: 'podman logs demo',
+        asDeployUser: true,
+        stdout,
+        stderr: '',
+        exitCode: failure ? null : 0,
+        ...(failure ? { failure } : {}),
+        durationMs: 3,
+      },
+    ],
   }
 }
 
@@ -40,23 +80,52 @@ describe('writing a recording through a failing disk', () => {
     writeFixtures(folder, set('old'), [])
     const before = texts(folder)
     let writes = 0
-    const fs: FixtureFs = { ...nodeFixtureFs, writeFile: (p, t) => { if (++writes === 2) { nodeFixtureFs.writeFile(p, t.slice(0, 5)); throw errno('ENOSPC') } nodeFixtureFs.writeFile(p, t) } }
+    const fs: FixtureFs = {
+      ...nodeFixtureFs,
+      writeFile: (p, t) => {
+        if (++writes === 2) {
+          nodeFixtureFs.writeFile(p, t.slice(0, 5))
+          throw errno('ENOSPC')
+        }
+        nodeFixtureFs.writeFile(p, t)
+      },
+    }
     expect(() => writeFixtures(folder, set('new'), [], fs)).toThrow(FixturesUnwritten)
-    expect(() => writeFixtures(folder, set('new'), [], { ...fs, writeFile: (p, t) => { nodeFixtureFs.writeFile(p, t.slice(0, 5)); throw errno('ENOSPC') } })).toThrow(/\(ENOSPC\); no fixture file was written or replaced/)
+    expect(() =>
+      writeFixtures(folder, set('new'), [], {
+        ...fs,
+        writeFile: (p, t) => {
+          nodeFixtureFs.writeFile(p, t.slice(0, 5))
+          throw errno('ENOSPC')
+        },
+      }),
+    ).toThrow(/\(ENOSPC\); no fixture file was written or replaced/)
     expect(files(folder)).toEqual(['host.json', 'http.json', 'run.json'])
     expect(texts(folder)).toEqual(before)
   })
 
   test('a folder this user may not create: one line, nothing made', () => {
     const folder = fresh()
-    expect(() => writeFixtures(folder, set(), [], { ...nodeFixtureFs, mkdir: () => { throw errno('EACCES') } })).toThrow(/could not write the fixtures to .*\(EACCES\)/)
+    expect(() =>
+      writeFixtures(folder, set(), [], {
+        ...nodeFixtureFs,
+        mkdir: () => {
+          throw errno('EACCES')
+        },
+      }),
+    ).toThrow(/could not write the fixtures to .*\(EACCES\)/)
     expect(existsSync(folder)).toBe(false)
   })
 
   test('files mounted on their own (every rename EXDEV): copied over in place, no temp file left, the recording whole', () => {
     const folder = fresh()
     writeFixtures(folder, set('old'), [])
-    writeFixtures(folder, set('new'), [], { ...nodeFixtureFs, rename: () => { throw errno('EXDEV') } })
+    writeFixtures(folder, set('new'), [], {
+      ...nodeFixtureFs,
+      rename: () => {
+        throw errno('EXDEV')
+      },
+    })
     expect(files(folder)).toEqual(['host.json', 'http.json', 'run.json'])
     expect('problem' in checkRecording(folder)).toBe(false)
     expect(readFixtures(folder).host[0]!.stdout).toBe('new')
@@ -65,7 +134,13 @@ describe('writing a recording through a failing disk', () => {
   test('every rename stays inside the fixtures folder: a folder on its own mount never meets EXDEV', () => {
     const folder = fresh()
     const renames: Array<[string, string]> = []
-    writeFixtures(folder, set(), [], { ...nodeFixtureFs, rename: (a, b) => { renames.push([a, b]); nodeFixtureFs.rename(a, b) } })
+    writeFixtures(folder, set(), [], {
+      ...nodeFixtureFs,
+      rename: (a, b) => {
+        renames.push([a, b])
+        nodeFixtureFs.rename(a, b)
+      },
+    })
     expect(renames.length).toBe(3)
     for (const [a, b] of renames) expect([a.startsWith(`${folder}/`), b.startsWith(`${folder}/`)]).toEqual([true, true])
     expect(renames.at(-1)![1]).toBe(join(folder, 'run.json'))
@@ -75,7 +150,15 @@ describe('writing a recording through a failing disk', () => {
     const folder = fresh()
     writeFixtures(folder, set('old'), [])
     let renames = 0
-    expect(() => writeFixtures(folder, set('new'), [], { ...nodeFixtureFs, rename: (a, b) => { if (++renames === 2) throw errno('EIO'); nodeFixtureFs.rename(a, b) } })).toThrow(/the folder now holds no recording \(no run\.json\)/)
+    expect(() =>
+      writeFixtures(folder, set('new'), [], {
+        ...nodeFixtureFs,
+        rename: (a, b) => {
+          if (++renames === 2) throw errno('EIO')
+          nodeFixtureFs.rename(a, b)
+        },
+      }),
+    ).toThrow(/the folder now holds no recording \(no run\.json\)/)
     expect(files(folder)).not.toContain('run.json')
     expect(files(folder).filter((f) => f.includes('.tmp'))).toEqual([])
   })
@@ -83,7 +166,19 @@ describe('writing a recording through a failing disk', () => {
   test('the recorded verdict that cannot be written: the recording is removed (one without its verdict replays to nothing)', () => {
     const folder = fresh()
     writeFixtures(folder, set(), [])
-    expect(() => markRecordedVerdict(folder, 'green', {}, { ...nodeFixtureFs, writeFile: () => { throw errno('ENOSPC') } })).toThrow(/could not note the recorded verdict .*\(ENOSPC\); the recording was removed/)
+    expect(() =>
+      markRecordedVerdict(
+        folder,
+        'green',
+        {},
+        {
+          ...nodeFixtureFs,
+          writeFile: () => {
+            throw errno('ENOSPC')
+          },
+        },
+      ),
+    ).toThrow(/could not note the recorded verdict .*\(ENOSPC\); the recording was removed/)
     expect(files(folder)).toEqual([])
   })
 
@@ -97,12 +192,15 @@ describe('writing a recording through a failing disk', () => {
 })
 
 describe('every recording armproof writes reads back', () => {
-  test.each(['timeout', 'unreachable', 'host-key', 'auth', 'sudo-password', 'spawn', 'output-cut'] as const)('a host command that ended %s', (failure) => {
-    const folder = fresh()
-    writeFixtures(folder, set('cut…', failure), [])
-    const checked = checkRecording(folder)
-    expect('problem' in checked ? checked.problem : checked.set.host[0]!.failure).toBe(failure)
-  })
+  test.each(['timeout', 'unreachable', 'host-key', 'auth', 'sudo-password', 'spawn', 'output-cut'] as const)(
+    'a host command that ended %s',
+    (failure) => {
+      const folder = fresh()
+      writeFixtures(folder, set('cut…', failure), [])
+      const checked = checkRecording(folder)
+      expect('problem' in checked ? checked.problem : checked.set.host[0]!.failure).toBe(failure)
+    },
+  )
 
   test('output with a line separator, a lone surrogate and control characters reads back byte for byte (a 64 MiB one: docs/writeback-faults.md)', () => {
     const folder = fresh()
@@ -112,7 +210,7 @@ describe('every recording armproof writes reads back', () => {
     expect('problem' in checked ? checked.problem : checked.set.host[0]!.stdout === big).toBe(true)
   })
 
-  test('an option the recording schema does not name (a newer armproof\'s) is kept: the digest verifies and a replay runs with it', () => {
+  test("an option the recording schema does not name (a newer armproof's) is kept: the digest verifies and a replay runs with it", () => {
     const folder = fresh()
     const s = set()
     writeFixtures(folder, { ...s, meta: { ...s.meta, target: { ...s.meta.target, pidCmd: 'cat /run/radiance.pid' } as never } }, [])

@@ -17,19 +17,57 @@ const dir = mkdtempSync(join(tmpdir(), 'armproof-fx-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const target = (() => {
-  const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'], env: {} })
+  const r = loadConfig({
+    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'],
+    env: {},
+  })
   if (!r.ok) throw new Error('bad test target')
   return r.target
 })()
 
 function exchange(seq: number, path: string, status: number, body: string): HttpExchange {
-  return { seq, at: seq * 10, method: 'GET', path, request: { headers: {} }, response: { status, headers: { 'content-type': 'application/json' }, body }, durationMs: 1 }
+  return {
+    seq,
+    at: seq * 10,
+    method: 'GET',
+    path,
+    request: { headers: {} },
+    response: { status, headers: { 'content-type': 'application/json' }, body },
+    durationMs: 1,
+  }
 }
 
 function set(http: HttpExchange[], extra: Partial<FixtureSet['meta']> = {}): FixtureSet {
-  const { apiKey: _k, mode: _m, fixtures: _f, report: _r, junit: _j, sshOpts: _s, caFile: _c, summary: _y, force: _o, ...recorded } = target as Target
+  const {
+    apiKey: _k,
+    mode: _m,
+    fixtures: _f,
+    report: _r,
+    junit: _j,
+    sshOpts: _s,
+    caFile: _c,
+    summary: _y,
+    force: _o,
+    ...recorded
+  } = target as Target
   return {
-    meta: { format: FIXTURE_FORMAT, svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1', previous: null, baseUrl: 'http://gpu-7:8000', host: 'local', model: 'm', recordedAt: '2026-11-30T00:00:00.000Z', tool: { name: 'armproof', version: '0' }, choices: { exactWord: 'kestrel' }, clock: [0, 500, 2500], startedAtMs: 1_000_000, target: recorded, ...extra },
+    meta: {
+      format: FIXTURE_FORMAT,
+      svc: 'demo',
+      knob: 'PREFILL_INTERLEAVE',
+      value: '1',
+      previous: null,
+      baseUrl: 'http://gpu-7:8000',
+      host: 'local',
+      model: 'm',
+      recordedAt: '2026-11-30T00:00:00.000Z',
+      tool: { name: 'armproof', version: '0' },
+      choices: { exactWord: 'kestrel' },
+      clock: [0, 500, 2500],
+      startedAtMs: 1_000_000,
+      target: recorded,
+      ...extra,
+    },
     http,
     host: [{ seq: 9, at: 90, command: 'pidof radiance', asDeployUser: false, stdout: '4242', stderr: '', exitCode: 0, durationMs: 3 }],
   }
@@ -37,20 +75,32 @@ function set(http: HttpExchange[], extra: Partial<FixtureSet['meta']> = {}): Fix
 
 describe('what a fixture stores', () => {
   test('JSON keys are sorted at every depth, so recordings diff well', () => {
-    expect(stableJson({ b: 1, a: { d: 1, c: [{ f: 1, e: 2 }] } })).toBe('{\n  "a": {\n    "c": [\n      {\n        "e": 2,\n        "f": 1\n      }\n    ],\n    "d": 1\n  },\n  "b": 1\n}\n')
+    expect(stableJson({ b: 1, a: { d: 1, c: [{ f: 1, e: 2 }] } })).toBe(
+      '{\n  "a": {\n    "c": [\n      {\n        "e": 2,\n        "f": 1\n      }\n    ],\n    "d": 1\n  },\n  "b": 1\n}\n',
+    )
   })
   test('auth headers are redacted before anything is kept', () => {
-    expect(redactRequestHeaders({ Authorization: 'Bearer sk-1', 'X-Api-Key': 'k', Cookie: 'c', 'content-type': 'application/json' })).toEqual({ authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', 'content-type': 'application/json' })
+    expect(
+      redactRequestHeaders({ Authorization: 'Bearer sk-1', 'X-Api-Key': 'k', Cookie: 'c', 'content-type': 'application/json' }),
+    ).toEqual({ authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', 'content-type': 'application/json' })
   })
   test('a data-URL image is stored as its digest and size', () => {
     const url = `data:image/png;base64,${'A'.repeat(1000)}`
-    const stored = storedBody(JSON.stringify({ messages: [{ content: [{ type: 'image_url', image_url: { url } }] }] })) as { messages: Array<{ content: Array<{ image_url: { url: unknown } }> }> }
-    expect(stored.messages[0]!.content[0]!.image_url.url).toEqual({ dataUrl: 'data:image/png;base64,', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: url.length })
+    const stored = storedBody(JSON.stringify({ messages: [{ content: [{ type: 'image_url', image_url: { url } }] }] })) as {
+      messages: Array<{ content: Array<{ image_url: { url: unknown } }> }>
+    }
+    expect(stored.messages[0]!.content[0]!.image_url.url).toEqual({
+      dataUrl: 'data:image/png;base64,',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      bytes: url.length,
+    })
   })
   test('a recording that would hold the API key is refused and writes nothing', () => {
     const folder = join(dir, 'leak')
     const leaky = set([exchange(1, '/health', 200, '{"echo":"sk-live-123456"}')])
-    expect(() => writeFixtures(folder, leaky, ['sk-live-123456'])).toThrow(/refusing to record: the API key would land in .*http.json; nothing was written/)
+    expect(() => writeFixtures(folder, leaky, ['sk-live-123456'])).toThrow(
+      /refusing to record: the API key would land in .*http.json; nothing was written/,
+    )
     expect(existsSync(folder)).toBe(false)
   })
   test('a bearer token in a header is refused even when the key is unknown', () => {
@@ -68,18 +118,33 @@ describe('what a fixture stores', () => {
 })
 
 describe('replaying a fixture set', () => {
-  const fixtures = set([exchange(1, '/health', 503, ''), exchange(2, '/health', 503, ''), exchange(3, '/health', 200, '{"in_flight":0,"queue_cap":8}')])
+  const fixtures = set([
+    exchange(1, '/health', 503, ''),
+    exchange(2, '/health', 503, ''),
+    exchange(3, '/health', 200, '{"in_flight":0,"queue_cap":8}'),
+  ])
   test('serves each exchange once, in recorded order (503, 503, 200), then misses with the re-record command', async () => {
     const r = replaySeams(fixtures, target, 'fixtures/demo/PREFILL_INTERLEAVE')
     const statuses = []
-    for (let i = 0; i < 3; i++) statuses.push((await r.http.request({ method: 'GET', url: 'http://gpu-7:8000/health', timeoutMs: 1000 })).status)
+    for (let i = 0; i < 3; i++)
+      statuses.push((await r.http.request({ method: 'GET', url: 'http://gpu-7:8000/health', timeoutMs: 1000 })).status)
     expect(statuses).toEqual([503, 503, 200])
     await expect(r.http.request({ method: 'GET', url: 'http://gpu-7:8000/health', timeoutMs: 1000 })).rejects.toThrow(
       /No recorded response for GET \/health in fixtures\/demo\/PREFILL_INTERLEAVE\/http.json. Re-record: pnpm verify --svc demo --knob PREFILL_INTERLEAVE --value 1 --base-url http:\/\/gpu-7:8000 --mode record/,
     )
   })
   test('a recorded transport failure is thrown again as the same kind of error', async () => {
-    const r = replaySeams(set([{ ...exchange(1, '/health', 0, ''), response: undefined, error: { failure: 'refused', message: 'connection refused at http://gpu-7:8000/health: ECONNREFUSED' } }]), target, 'f')
+    const r = replaySeams(
+      set([
+        {
+          ...exchange(1, '/health', 0, ''),
+          response: undefined,
+          error: { failure: 'refused', message: 'connection refused at http://gpu-7:8000/health: ECONNREFUSED' },
+        },
+      ]),
+      target,
+      'f',
+    )
     const error = await r.http.request({ method: 'GET', url: 'http://gpu-7:8000/health', timeoutMs: 1000 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpError)
     expect((error as HttpError).failure).toBe('refused')
@@ -112,11 +177,17 @@ describe('tamper evidence and one source for the target', () => {
     const meta = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'))
     expect(Object.keys(meta.digests).sort()).toEqual(['host.json', 'http.json', 'run.json'])
     expect('problem' in checkRecording(folder)).toBe(false)
-    for (const [file, edit] of [['http.json', (t: string) => t.replace('"/health"', '"/healthz"')], ['run.json', (t: string) => t.replace('"kestrel"', '"quasar"')], ['host.json', (t: string) => t.replace('4242', '4243')]] as const) {
+    for (const [file, edit] of [
+      ['http.json', (t: string) => t.replace('"/health"', '"/healthz"')],
+      ['run.json', (t: string) => t.replace('"kestrel"', '"quasar"')],
+      ['host.json', (t: string) => t.replace('4242', '4243')],
+    ] as const) {
       const before = readFileSync(join(folder, file), 'utf8')
       writeFileSync(join(folder, file), edit(before))
       const r = checkRecording(folder)
-      expect('problem' in r && r.problem).toBe(`fixtures edited since recording: ${join(folder, file)} no longer match the digests in run.json; re-record instead of editing`)
+      expect('problem' in r && r.problem).toBe(
+        `fixtures edited since recording: ${join(folder, file)} no longer match the digests in run.json; re-record instead of editing`,
+      )
       writeFileSync(join(folder, file), before)
     }
   })
@@ -138,8 +209,14 @@ describe('tamper evidence and one source for the target', () => {
 
   test("the recorder replaces this machine's working folder, temp folder and home in what it keeps", async () => {
     const { scrubLocalPaths } = await import('../../helpers/seams/record.ts')
-    const places = [['/srv/ci/repo', '<cwd>'], ['/var/tmp', '<tmp>'], ['/home/ci', '<home>']] as const
-    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/engine/radiance.ts\u0000--port', places)).toBe('<tmp>/radiance-ref-1/bin\u0000<cwd>/engine/radiance.ts\u0000--port')
+    const places = [
+      ['/srv/ci/repo', '<cwd>'],
+      ['/var/tmp', '<tmp>'],
+      ['/home/ci', '<home>'],
+    ] as const
+    expect(scrubLocalPaths('/var/tmp/radiance-ref-1/bin\u0000/srv/ci/repo/engine/radiance.ts\u0000--port', places)).toBe(
+      '<tmp>/radiance-ref-1/bin\u0000<cwd>/engine/radiance.ts\u0000--port',
+    )
     expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')
   })
 })

@@ -29,7 +29,22 @@ describe('a batch answers each part as if it had run alone', () => {
   test('random outputs, statuses and marker look-alikes: runAll equals run, part by part (seeded)', async () => {
     const host = local()
     const nonce = newNonce()
-    const bits = ['', 'x', '\n', 'line\n', 'no newline', '\u00e9\u4e2d', '@@ap-', batchTag('0'.repeat(24)), `${batchTag('f'.repeat(24))}end 0 0\n`, `\n${batchTag(nonce)}end 1 7\n`, '@@armproof stat 1\n', '\t  \t', '%s%d\\', "'\"`$(x)"]
+    const bits = [
+      '',
+      'x',
+      '\n',
+      'line\n',
+      'no newline',
+      '\u00e9\u4e2d',
+      '@@ap-',
+      batchTag('0'.repeat(24)),
+      `${batchTag('f'.repeat(24))}end 0 0\n`,
+      `\n${batchTag(nonce)}end 1 7\n`,
+      '@@armproof stat 1\n',
+      '\t  \t',
+      '%s%d\\',
+      '\'"`$(x)',
+    ]
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const random = prng(seed)
       const reqs: HostRun[] = Array.from({ length: 1 + Math.floor(random() * 6) }, () => {
@@ -50,7 +65,12 @@ describe('a batch answers each part as if it had run alone', () => {
       { script: 'cat; echo "read $?"', timeoutMs: 5000 },
       { script: "echo ') ( ;; esac'", timeoutMs: 5000 },
     ])
-    expect(r.map((x) => [x.stdout, x.exitCode])).toEqual([['a\0b\0', 0], ['before\n', 4], ['read 0\n', 0], [') ( ;; esac\n', 0]])
+    expect(r.map((x) => [x.stdout, x.exitCode])).toEqual([
+      ['a\0b\0', 0],
+      ['before\n', 4],
+      ['read 0\n', 0],
+      [') ( ;; esac\n', 0],
+    ])
   })
 
   test('a part out of time ends with failure timeout after its own timeout; the parts before keep theirs, the parts after still run', async () => {
@@ -61,7 +81,11 @@ describe('a batch answers each part as if it had run alone', () => {
       { script: 'echo three', timeoutMs: 5000 },
     ])
     expect(performance.now() - started).toBeLessThan(5000)
-    expect(r.map((x) => [x.stdout, x.exitCode, x.failure])).toEqual([['one\n', 0, undefined], ['partial\n', null, 'timeout'], ['three\n', 0, undefined]])
+    expect(r.map((x) => [x.stdout, x.exitCode, x.failure])).toEqual([
+      ['one\n', 0, undefined],
+      ['partial\n', null, 'timeout'],
+      ['three\n', 0, undefined],
+    ])
     expect(r[1]!.durationMs).toBeGreaterThanOrEqual(400)
   })
 
@@ -75,12 +99,15 @@ describe('a batch answers each part as if it had run alone', () => {
     expect([r[1]!.stdout, r[1]!.failure]).toEqual(['next\n', undefined])
   })
 
-  test('a call that never got through (ssh refused) gives each part the failure and ssh\'s words', async () => {
+  test("a call that never got through (ssh refused) gives each part the failure and ssh's words", async () => {
     const ssh = join(dir, 'refusing-ssh')
     writeFileSync(ssh, "#!/bin/sh\necho 'ssh: connect to host gpu-7 port 22: Connection refused' >&2\nexit 255\n")
     chmodSync(ssh, 0o755)
     const host = createHost({ host: { kind: 'ssh', host: 'gpu-7' }, sshOpts: [], deployUser: null, sshCommand: ssh })
-    const r = await host.runAll!([{ script: 'echo a', timeoutMs: 3000 }, { script: 'echo b', timeoutMs: 3000 }])
+    const r = await host.runAll!([
+      { script: 'echo a', timeoutMs: 3000 },
+      { script: 'echo b', timeoutMs: 3000 },
+    ])
     for (const x of r) {
       expect(x.failure).toBe('unreachable')
       expect(x.stderr).toMatch(/Connection refused/)
@@ -91,11 +118,20 @@ describe('a batch answers each part as if it had run alone', () => {
     const bin = join(dir, 'sudo-bin')
     mkdirSync(bin)
     writeFileSync(join(bin, 'sudo'), '#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nFAKE_ROOT=1 exec "$@"\n')
-    writeFileSync(join(bin, 'rootread'), `#!/bin/sh\nif [ "\${FAKE_ROOT:-}" = 1 ]; then echo secret; exit 0; fi\necho "cat: /proc/1/cmdline: Permission denied" >&2\nexit 1\n`)
+    writeFileSync(
+      join(bin, 'rootread'),
+      `#!/bin/sh\nif [ "\${FAKE_ROOT:-}" = 1 ]; then echo secret; exit 0; fi\necho "cat: /proc/1/cmdline: Permission denied" >&2\nexit 1\n`,
+    )
     for (const f of ['sudo', 'rootread']) chmodSync(join(bin, f), 0o755)
     const host = local({ env: { PATH: `${bin}:${process.env.PATH}` }, localUser: 'nobody' })
-    const r = await host.runAll!([{ script: 'rootread', privileged: true, timeoutMs: 5000 }, { script: 'rootread', timeoutMs: 5000 }])
-    expect(r.map((x) => [x.stdout, x.exitCode])).toEqual([['secret\n', 0], ['', 1]])
+    const r = await host.runAll!([
+      { script: 'rootread', privileged: true, timeoutMs: 5000 },
+      { script: 'rootread', timeoutMs: 5000 },
+    ])
+    expect(r.map((x) => [x.stdout, x.exitCode])).toEqual([
+      ['secret\n', 0],
+      ['', 1],
+    ])
     expect(r[0]!.command).toBe(`sudo -n -- sh -c ${quote('rootread')}`)
   })
 })
@@ -103,7 +139,7 @@ describe('a batch answers each part as if it had run alone', () => {
 describe('the batch script and its split', () => {
   test('each part is handed to the shell quoted: a part cannot see or end the others', async () => {
     const nonce = newNonce()
-    const script = batchScript(["X=1; echo \"$X\"", `echo "\${X:-unset}"`], nonce)
+    const script = batchScript(['X=1; echo "$X"', `echo "\${X:-unset}"`], nonce)
     const r = await local().run({ script, timeoutMs: 5000 })
     const split = splitBatch(r.stdout, r.stderr, nonce, 2)
     expect(split.parts.map((p) => p.stdout)).toEqual(['1\n', 'unset\n'])
@@ -113,21 +149,30 @@ describe('the batch script and its split', () => {
     const nonce = 'n0'
     const tag = batchTag(nonce)
     const split = splitBatch(`${tag}begin 0\nhalf`, `banner\n${tag}begin 0\n`, nonce, 2)
-    expect(split.parts).toEqual([{ stdout: 'half', stderr: '', exitCode: null, began: true }, { stdout: '', stderr: '', exitCode: null, began: false }])
+    expect(split.parts).toEqual([
+      { stdout: 'half', stderr: '', exitCode: null, began: true },
+      { stdout: '', stderr: '', exitCode: null, began: false },
+    ])
     expect(split.outside).toBe('banner\n')
   })
 })
 
 describe('through the spawner', () => {
-  test('the program is the spawner\'s child, not this process\'s; a batch and a lone read come back the same', async () => {
+  test("the program is the spawner's child, not this process's; a batch and a lone read come back the same", async () => {
     useSpawner(true)
     try {
       const host = local()
       const one = await host.run({ script: 'echo "$PPID"', timeoutMs: 5000 })
       const parent = Number(one.stdout.trim())
       expect(parent).not.toBe(process.pid)
-      const reqs = [{ script: printing('a\nb', 'e', 3), timeoutMs: 5000 }, { script: 'echo two', timeoutMs: 5000 }]
-      expect((await host.runAll!(reqs)).map(alone)).toEqual([{ stdout: 'a\nb', stderr: 'e', exitCode: 3, failure: undefined }, { stdout: 'two\n', stderr: '', exitCode: 0, failure: undefined }])
+      const reqs = [
+        { script: printing('a\nb', 'e', 3), timeoutMs: 5000 },
+        { script: 'echo two', timeoutMs: 5000 },
+      ]
+      expect((await host.runAll!(reqs)).map(alone)).toEqual([
+        { stdout: 'a\nb', stderr: 'e', exitCode: 3, failure: undefined },
+        { stdout: 'two\n', stderr: '', exitCode: 0, failure: undefined },
+      ])
       const slow = await host.run({ script: 'sleep 30', timeoutMs: 300 })
       expect(slow.failure).toBe('timeout')
     } finally {

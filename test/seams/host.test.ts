@@ -117,9 +117,19 @@ describe('quoting: hostile values reach the host as data, never as code', () => 
 
 describe('sudo modes for root-only reads', () => {
   const env = { PATH }
-  const run = async (sudo: 'auto' | 'always' | 'never', req: { privileged?: boolean; extraEnv?: Record<string, string>; user?: string } = {}) => {
+  const run = async (
+    sudo: 'auto' | 'always' | 'never',
+    req: { privileged?: boolean; extraEnv?: Record<string, string>; user?: string } = {},
+  ) => {
     rmSync(sudoLog, { force: true })
-    const host = createHost({ host: local, sshOpts: [], deployUser: null, sudo, localUser: req.user ?? 'operator', env: { ...env, ...req.extraEnv } })
+    const host = createHost({
+      host: local,
+      sshOpts: [],
+      deployUser: null,
+      sudo,
+      localUser: req.user ?? 'operator',
+      env: { ...env, ...req.extraEnv },
+    })
     const r = await host.run({ script: 'rootread', privileged: req.privileged ?? true, timeoutMs: 5000 })
     const calls = existsSync(sudoLog) ? readFileSync(sudoLog, 'utf8').trim().split('\n') : []
     return { r, calls }
@@ -227,16 +237,29 @@ describe('ssh argv', () => {
   test('BatchMode, a connect timeout and keepalives come first, then --host, then --ssh-opts in order, then -- host command', () => {
     const args = sshArgs(ssh(spec), ['-i', '/k', '-o', 'BatchMode=no', '-J', 'bastion'], 'pidof radiance', 10_000)
     expect(args).toEqual([
-      '-o', 'BatchMode=yes',
-      '-o', 'ConnectTimeout=5',
-      '-o', 'ServerAliveInterval=4',
-      '-o', 'ServerAliveCountMax=2',
-      '-o', 'ConnectionAttempts=1',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=5',
+      '-o',
+      'ServerAliveInterval=4',
+      '-o',
+      'ServerAliveCountMax=2',
+      '-o',
+      'ConnectionAttempts=1',
       '-T',
-      '-p', '2222',
-      '-l', 'deploy',
-      '-i', '/k', '-o', 'BatchMode=no', '-J', 'bastion',
-      '--', 'gpu-7',
+      '-p',
+      '2222',
+      '-l',
+      'deploy',
+      '-i',
+      '/k',
+      '-o',
+      'BatchMode=no',
+      '-J',
+      'bastion',
+      '--',
+      'gpu-7',
       "sh -c 'pidof radiance'",
     ])
   })
@@ -265,7 +288,12 @@ describe('ssh argv', () => {
   test('where and target name the user, host and effective port', async () => {
     const fake = join(dir, 'fake-ssh')
     script(fake, '#!/bin/sh\nprintf \'%s\\n\' "$@"\n')
-    const host = createHost({ host: { kind: 'ssh', user: 'root', host: '127.0.0.1' }, sshOpts: ['-p', '2222'], deployUser: null, sshCommand: fake })
+    const host = createHost({
+      host: { kind: 'ssh', user: 'root', host: '127.0.0.1' },
+      sshOpts: ['-p', '2222'],
+      deployUser: null,
+      sshCommand: fake,
+    })
     expect(host.where).toBe('ssh root@127.0.0.1:2222')
     expect(host.target).toBe('root@127.0.0.1:2222')
     const r = await host.run({ script: 'pidof radiance', timeoutMs: 4000 })
@@ -285,8 +313,14 @@ describe('a pod (--runtime kubernetes)', () => {
     expect([host.where, host.target]).toEqual(['local', 'local'])
     const alone = await host.run({ script: 'echo "$0 here"', timeoutMs: 4000 })
     expect([alone.stdout.trim(), alone.exitCode, alone.failure, alone.stderr]).toEqual(['sh here', 0, undefined, ''])
-    const batched = await host.runAll!([{ script: 'echo one', timeoutMs: 4000 }, { script: 'echo two >&2; exit 3', timeoutMs: 4000 }])
-    expect(batched.map((r) => [r.stdout.trim(), r.stderr.trim(), r.exitCode, r.failure])).toEqual([['one', '', 0, undefined], ['', 'two', 3, undefined]])
+    const batched = await host.runAll!([
+      { script: 'echo one', timeoutMs: 4000 },
+      { script: 'echo two >&2; exit 3', timeoutMs: 4000 },
+    ])
+    expect(batched.map((r) => [r.stdout.trim(), r.stderr.trim(), r.exitCode, r.failure])).toEqual([
+      ['one', '', 0, undefined],
+      ['', 'two', 3, undefined],
+    ])
   })
 })
 
@@ -297,12 +331,24 @@ describe('classification of ssh and sudo stderr', () => {
     ['ssh: Could not resolve hostname gpu-7: Name or service not known', 255, 'unreachable'],
     ['kex_exchange_identification: read: Connection reset by peer\nConnection reset by 127.0.0.1 port 2222', 255, 'unreachable'],
     ['Timeout, server 127.0.0.1 not responding.', 255, 'unreachable'],
-    ['No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.', 255, 'host-key'],
-    ['@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nHost key verification failed.', 255, 'host-key'],
+    [
+      'No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.',
+      255,
+      'host-key',
+    ],
+    [
+      '@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nHost key verification failed.',
+      255,
+      'host-key',
+    ],
     ['root@127.0.0.1: Permission denied (publickey).', 255, 'auth'],
     ['Received disconnect from 127.0.0.1 port 22:2: Too many authentication failures', 255, 'auth'],
     ['sudo: a password is required', 1, 'sudo-password'],
-    ['sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper', 1, 'sudo-password'],
+    [
+      'sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper',
+      1,
+      'sudo-password',
+    ],
     ['ops is not in the sudoers file.', 1, 'sudo-password'],
     ['cat: /proc/4242/cmdline: Permission denied', 1, undefined],
     ['Error: no container with name or ID "x" found: no such container', 125, undefined],
@@ -332,6 +378,9 @@ describe('--sudo / VERIFY_SUDO', () => {
   test('anything else is refused in one line before anything runs', () => {
     const r = loadConfig({ argv: [...base, '--sudo', 'yes; touch /tmp/x'], env: {} })
     expect(r.ok).toBe(false)
-    if (!r.ok) expect(r.problems.map((p) => p.message)).toEqual(['--sudo: invalid sudo mode "yes; touch /tmp/x"; must be one of: auto, always, never'])
+    if (!r.ok)
+      expect(r.problems.map((p) => p.message)).toEqual([
+        '--sudo: invalid sudo mode "yes; touch /tmp/x"; must be one of: auto, always, never',
+      ])
   })
 })

@@ -57,7 +57,13 @@ afterAll(async () => {
 describe('the key stays with its origin', () => {
   test('a 307 on /v1/models to another origin is followed without Authorization: the capture server got the request, never the key', async () => {
     const before = capture.seen.length
-    const res = await http.request({ method: 'GET', url: `${endpoint.url}/v1/models`, headers: { ...AUTH, accept: 'application/json' }, timeoutMs: 5000, followRedirects: true })
+    const res = await http.request({
+      method: 'GET',
+      url: `${endpoint.url}/v1/models`,
+      headers: { ...AUTH, accept: 'application/json' },
+      timeoutMs: 5000,
+      followRedirects: true,
+    })
     expect(res.status).toBe(200)
     expect(res.url).toBe(`${capture.url}/v1/models`)
     expect(res.redirects).toEqual([`${endpoint.url}/v1/models`])
@@ -76,10 +82,15 @@ describe('the key stays with its origin', () => {
     expect(endpoint.seen.filter((s) => s.path === '/same/').at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`)
   })
 
-  test('a request of a client bound to the base URL\'s origin never carries the key to another origin, redirect or not', async () => {
+  test("a request of a client bound to the base URL's origin never carries the key to another origin, redirect or not", async () => {
     const bound = redactingHttp(liveHttp({ keyOrigin: endpoint.url }), KEY)
     const before = capture.seen.length
-    await bound.request({ method: 'GET', url: `${capture.url}/anything`, headers: { ...AUTH, 'proxy-authorization': `Basic ${KEY}` }, timeoutMs: 5000 })
+    await bound.request({
+      method: 'GET',
+      url: `${capture.url}/anything`,
+      headers: { ...AUTH, 'proxy-authorization': `Basic ${KEY}` },
+      timeoutMs: 5000,
+    })
     const got = capture.seen.slice(before)
     expect(got).toHaveLength(1)
     expect(got[0]!.headers.authorization).toBeUndefined()
@@ -90,7 +101,12 @@ describe('the key stays with its origin', () => {
     const base = 'http://127.0.0.1:8000'
     const h = { Authorization: `Bearer ${KEY}`, 'x-other': '1' }
     expect(headersFor('http://127.0.0.1:8000/v1/models', h, base)).toEqual(h)
-    for (const url of ['http://127.0.0.1:8001/v1/models', 'https://127.0.0.1:8000/v1/models', 'http://localhost:8000/v1/models', 'http://127.0.0.1/v1/models']) {
+    for (const url of [
+      'http://127.0.0.1:8001/v1/models',
+      'https://127.0.0.1:8000/v1/models',
+      'http://localhost:8000/v1/models',
+      'http://127.0.0.1/v1/models',
+    ]) {
       expect(headersFor(url, h, base), url).toEqual({ 'x-other': '1' })
     }
     // The default port is the same origin, written or not.
@@ -99,13 +115,17 @@ describe('the key stays with its origin', () => {
 
   test('an http → https redirect of the same host is another origin too: the key is not sent over the new connection', async () => {
     // The https hop fails (the port speaks plain HTTP), so the request never got there; what matters is what was tried.
-    await expect(http.request({ method: 'GET', url: `${endpoint.url}/to-https`, headers: AUTH, timeoutMs: 5000, followRedirects: true })).rejects.toMatchObject({ failure: 'not-tls' })
+    await expect(
+      http.request({ method: 'GET', url: `${endpoint.url}/to-https`, headers: AUTH, timeoutMs: 5000, followRedirects: true }),
+    ).rejects.toMatchObject({ failure: 'not-tls' })
   })
 })
 
 describe('redirects that cannot be followed, and TLS against plain HTTP', () => {
   test("a Location that is no URL (the port written twice, nginx's $host:$server_port) is an HttpError 'redirect', never a TypeError", async () => {
-    const error = await http.request({ method: 'GET', url: `${endpoint.url}/double-port`, timeoutMs: 5000, followRedirects: true }).catch((e: unknown) => e)
+    const error = await http
+      .request({ method: 'GET', url: `${endpoint.url}/double-port`, timeoutMs: 5000, followRedirects: true })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpError)
     expect(error).toMatchObject({ failure: 'redirect', code: 'ARMPROOF_HTTP_REDIRECT' })
     const port = new URL(endpoint.url).port
@@ -115,14 +135,18 @@ describe('redirects that cannot be followed, and TLS against plain HTTP', () => 
   })
 
   test('a redirect to another scheme than http(s) is refused the same way', async () => {
-    await expect(http.request({ method: 'GET', url: `${endpoint.url}/ftp`, timeoutMs: 5000, followRedirects: true })).rejects.toMatchObject({ failure: 'redirect' })
+    await expect(http.request({ method: 'GET', url: `${endpoint.url}/ftp`, timeoutMs: 5000, followRedirects: true })).rejects.toMatchObject(
+      { failure: 'redirect' },
+    )
     expect(() => redirectTarget('ftp://x/', 'http://a/', 302)).toThrow(/which is not http\(s\)/)
     expect(redirectTarget('/b', 'http://a:1/x', 307)).toBe('http://a:1/b')
   })
 
   test("https:// against a plain-HTTP port is 'not-tls' (not a timeout: the handshake's own answer), with the system's code, through the redacting seam too", async () => {
     const tls = endpoint.url.replace('http:', 'https:')
-    const error = await redactingHttp(http, KEY).request({ method: 'GET', url: `${tls}/health`, timeoutMs: 10_000 }).catch((e: unknown) => e)
+    const error = await redactingHttp(http, KEY)
+      .request({ method: 'GET', url: `${tls}/health`, timeoutMs: 10_000 })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpError)
     expect(error).toMatchObject({ failure: 'not-tls', sysCode: 'ERR_SSL_WRONG_VERSION_NUMBER' })
   })

@@ -17,7 +17,13 @@ afterEach(() => vi.useRealTimers())
 /** A client that answers every script with its own text, and counts its calls. */
 function fake() {
   const calls: Array<{ kind: 'run' | 'runAll' | 'gather'; scripts: string[] }> = []
-  const answer = (req: HostRun): HostResult => ({ command: req.script, stdout: `out of ${req.script}`, stderr: '', exitCode: 0, durationMs: 1 })
+  const answer = (req: HostRun): HostResult => ({
+    command: req.script,
+    stdout: `out of ${req.script}`,
+    stderr: '',
+    exitCode: 0,
+    durationMs: 1,
+  })
   const client: HostClient = {
     where: 'local',
     async run(req) {
@@ -76,7 +82,11 @@ describe('reads ahead', () => {
   test('a shared read planned ahead (the survey in a live fleet) is asked once, ahead, and answered to its step', async () => {
     const { client, calls } = fake()
     const g: Gather<string> = { kind: 'k', keyOf: (k) => k, script: (keys) => keys.join(','), view: (r) => r }
-    const host = readAhead(client, { reads: [read('help'), read('ledger')], gathers: [{ g: g as Gather<unknown>, key: 'me', timeoutMs: 1000 }] }, 'h-g')
+    const host = readAhead(
+      client,
+      { reads: [read('help'), read('ledger')], gathers: [{ g: g as Gather<unknown>, key: 'me', timeoutMs: 1000 }] },
+      'h-g',
+    )
     await host.run(read('help'))
     expect((await host.gather!(g, 'me', 1000)).stdout).toBe('part of me')
     expect(calls.map((c) => c.kind)).toEqual(['runAll', 'gather'])
@@ -88,14 +98,20 @@ describe('reads ahead', () => {
     const rec = recordingSeams({ http, host: readAhead(client, AHEAD, 'h-rec'), clock: realClock }, null)
     await rec.host.run(read('ledger'))
     await rec.host.run(read('help'))
-    expect(rec.recording.host.map((e) => [e.command, e.stdout])).toEqual([['ledger', 'out of ledger'], ['help', 'out of help']])
+    expect(rec.recording.host.map((e) => [e.command, e.stdout])).toEqual([
+      ['ledger', 'out of ledger'],
+      ['help', 'out of help'],
+    ])
   })
 
   test("a target's plan: drop-ins when checked, --help, the survey (shared in a live fleet), the ledger", () => {
-    const config = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000'], env: { VERIFY_NO_DOTENV: '1' } })
+    const config = loadConfig({
+      argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000'],
+      env: { VERIFY_NO_DOTENV: '1' },
+    })
     if (!config.ok) throw new Error('config')
     const own = plannedReads(config.target)
-    expect(own.reads.map((r) => r.script.split(/\s/)[0])).toEqual(['systemctl', '{', "echo", '{'])
+    expect(own.reads.map((r) => r.script.split(/\s/)[0])).toEqual(['systemctl', '{', 'echo', '{'])
     expect(own.gathers).toEqual([])
     useSharedReads(true)
     try {
@@ -107,7 +123,21 @@ describe('reads ahead', () => {
     }
   })
   test("a pod's plan: no drop-ins (no unit), --help, the pod, the survey in the pod (never shared), the ledger, each through kubectl", () => {
-    const config = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000', '--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], env: { VERIFY_NO_DOTENV: '1' } })
+    const config = loadConfig({
+      argv: [
+        '--svc',
+        'llm-7',
+        '--knob',
+        'PREFILL_INTERLEAVE',
+        '--base-url',
+        'http://127.0.0.1:8000',
+        '--runtime',
+        'kubernetes',
+        '--host',
+        'llm/llm-7-0',
+      ],
+      env: { VERIFY_NO_DOTENV: '1' },
+    })
     if (!config.ok) throw new Error('config')
     for (const on of [false, true]) {
       useSharedReads(on)

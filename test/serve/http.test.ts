@@ -23,7 +23,12 @@ const auth = { Authorization: `Bearer ${TOKEN}` }
 
 describe('statuses', () => {
   test('green 200, red and inconclusive 412 with the report as the run wrote it; the body route 200 for each', async () => {
-    const verdicts: Record<string, [string, number]> = { 'llm-7': ['green', 0], 'llm-8': ['red', 1], 'llm-9': ['inconclusive', 3], 'llm-10': ['error', 2] }
+    const verdicts: Record<string, [string, number]> = {
+      'llm-7': ['green', 0],
+      'llm-8': ['red', 1],
+      'llm-9': ['inconclusive', 3],
+      'llm-10': ['error', 2],
+    }
     const s = await app({ targets: Object.keys(verdicts), run: async (svc) => finished(svc, ...verdicts[svc]!) })
     for (const [svc, [verdict]] of Object.entries(verdicts)) {
       const r = await fetch(`${s.url}/verify/${svc}`, argoRequest(TOKEN))
@@ -43,7 +48,14 @@ describe('statuses', () => {
   })
 
   test('a run that wrote no report: exit 2 is the error verdict (412), anything else 500; never 200 on /verify', () => {
-    const refused: RunResult = { exitCode: 2, signal: null, reportText: null, stderrTail: 'armproof: 1 configuration problem; nothing was contacted.\n  - --api-key-file: no such file\n', stopped: null, ms: 3 }
+    const refused: RunResult = {
+      exitCode: 2,
+      signal: null,
+      reportText: null,
+      stderrTail: 'armproof: 1 configuration problem; nothing was contacted.\n  - --api-key-file: no such file\n',
+      stopped: null,
+      ms: 3,
+    }
     const a = answerOf('llm-7', refused, 'status')
     expect([a.status, a.outcome, JSON.parse(a.body).error]).toEqual([412, 'error', expect.stringContaining('--api-key-file: no such file')])
     const killed: RunResult = { exitCode: null, signal: 'SIGKILL', reportText: null, stderrTail: '', stopped: 'timeout', ms: 3 }
@@ -69,7 +81,13 @@ describe('statuses', () => {
 describe('the token', () => {
   test('401 without it, with a wrong one, or in a query; never a word about the targets; never logged', async () => {
     const s = await app()
-    for (const init of [{ method: 'POST' }, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}x` } }, { method: 'POST', headers: { Authorization: `Basic ${TOKEN}` } }, flaggerRequest({ token: 'nope' }), flaggerRequest({})]) {
+    for (const init of [
+      { method: 'POST' },
+      { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}x` } },
+      { method: 'POST', headers: { Authorization: `Basic ${TOKEN}` } },
+      flaggerRequest({ token: 'nope' }),
+      flaggerRequest({}),
+    ]) {
       const r = await fetch(`${s.url}/verify/nonexistent`, init)
       expect(r.status).toBe(401)
       expect(r.headers.get('www-authenticate')).toContain('Bearer')
@@ -94,12 +112,27 @@ describe('hostile requests', () => {
   test('path tricks are not routes, matched on the raw request target', async () => {
     const s = await app({ targets: ['llm-7', 'x', '..'] })
     const raws: Array<[string, number]> = [
-      ['/verify/../x', 404], ['/verify/%2e%2e/x', 404], ['/verify/%2e%2e', 404], ['//verify/llm-7', 404], ['/verify//llm-7', 404],
-      ['/verify/llm-7/', 404], ['/VERIFY/llm-7', 404], ['/verify/llm%2D7', 404], ['/verify/llm-7%00', 404], ['/verify/..', 400], ['/verify/.', 400],
-      ['http://evil.invalid/verify/llm-7', 404], ['/verify/llm-7?mode=replay', 400], ['/verify/llm-7#x', 404], ['*', 404],
+      ['/verify/../x', 404],
+      ['/verify/%2e%2e/x', 404],
+      ['/verify/%2e%2e', 404],
+      ['//verify/llm-7', 404],
+      ['/verify//llm-7', 404],
+      ['/verify/llm-7/', 404],
+      ['/VERIFY/llm-7', 404],
+      ['/verify/llm%2D7', 404],
+      ['/verify/llm-7%00', 404],
+      ['/verify/..', 400],
+      ['/verify/.', 400],
+      ['http://evil.invalid/verify/llm-7', 404],
+      ['/verify/llm-7?mode=replay', 400],
+      ['/verify/llm-7#x', 404],
+      ['*', 404],
     ]
     for (const [target, status] of raws) {
-      const r = await rawExchange(s.port, `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+      const r = await rawExchange(
+        s.port,
+        `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      )
       expect([target, r.status]).toEqual([target, status])
     }
     expect(s.runs).toEqual([])
@@ -120,10 +153,17 @@ describe('hostile requests', () => {
 
   test('a huge body is refused (413) without reading it, declared or chunked', async () => {
     const s = await app()
-    const declared = await rawExchange(s.port, `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 104857600\r\n\r\n`, { endAfterWrite: false })
+    const declared = await rawExchange(
+      s.port,
+      `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 104857600\r\n\r\n`,
+      { endAfterWrite: false },
+    )
     expect(declared.status).toBe(413)
     const chunk = 'x'.repeat(32 * 1024)
-    const chunked = await rawExchange(s.port, `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\n${`8000\r\n${chunk}\r\n`.repeat(4)}0\r\n\r\n`)
+    const chunked = await rawExchange(
+      s.port,
+      `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\n${`8000\r\n${chunk}\r\n`.repeat(4)}0\r\n\r\n`,
+    )
     expect(chunked.status).toBe(413)
     expect(s.runs).toEqual([])
   })
@@ -133,7 +173,11 @@ describe('hostile requests', () => {
     const s = await app({ limits, run: async (svc) => (await new Promise((r) => setTimeout(r, 1200)), finished(svc, 'green', 0)) })
     const headers = await rawExchange(s.port, 'POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nX-Slow: 1', { endAfterWrite: false })
     expect(headers.status).toBe(408)
-    const body = await rawExchange(s.port, `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 100\r\n\r\n{"na`, { endAfterWrite: false })
+    const body = await rawExchange(
+      s.port,
+      `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 100\r\n\r\n{"na`,
+      { endAfterWrite: false },
+    )
     expect(body.status).toBe(408)
     expect(s.runs).toEqual([])
     const slowRun = await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })
@@ -144,7 +188,12 @@ describe('hostile requests', () => {
 describe('one run per target, a bounded queue', () => {
   test('a second request for a target under way is 503 at once; another target queues; past the queue 503', async () => {
     const gates: Array<() => void> = []
-    const s = await app({ targets: ['a', 'b', 'c'], maxRuns: 1, queue: 1, run: (svc) => new Promise((r) => gates.push(() => r(finished(svc, 'green', 0)))) })
+    const s = await app({
+      targets: ['a', 'b', 'c'],
+      maxRuns: 1,
+      queue: 1,
+      run: (svc) => new Promise((r) => gates.push(() => r(finished(svc, 'green', 0)))),
+    })
     const a = fetch(`${s.url}/verify/a`, { method: 'POST', headers: auth })
     await expect.poll(() => s.runs.length).toBe(1)
     const again = await fetch(`${s.url}/verify/a`, { method: 'POST', headers: auth })
@@ -164,12 +213,25 @@ describe('one run per target, a bounded queue', () => {
     expect((await b).status).toBe(200)
     const page = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text())
     expect(page.errors).toEqual([])
-    expect(page.samples('armproof_serve_refused_total').filter((x) => x.value > 0).map((x) => [x.labels.reason, x.value])).toEqual([['busy', 2], ['queue_full', 1]])
+    expect(
+      page
+        .samples('armproof_serve_refused_total')
+        .filter((x) => x.value > 0)
+        .map((x) => [x.labels.reason, x.value]),
+    ).toEqual([
+      ['busy', 2],
+      ['queue_full', 1],
+    ])
   })
 
   test('a client that goes away stops its run (the signal says so), and frees the target', async () => {
     let calls = 0
-    const s = await app({ run: (svc, _argv, signal) => (++calls > 1 ? Promise.resolve(finished(svc, 'red', 1)) : new Promise((r) => signal.addEventListener('abort', () => r({ ...finished(svc, 'interrupted', 143), stopped: 'client-gone' })))) })
+    const s = await app({
+      run: (svc, _argv, signal) =>
+        ++calls > 1
+          ? Promise.resolve(finished(svc, 'red', 1))
+          : new Promise((r) => signal.addEventListener('abort', () => r({ ...finished(svc, 'interrupted', 143), stopped: 'client-gone' }))),
+    })
     const controller = new AbortController()
     const pending = fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth, signal: controller.signal }).catch((e: Error) => e.name)
     await expect.poll(() => s.runs.length).toBe(1)
@@ -181,12 +243,22 @@ describe('one run per target, a bounded queue', () => {
   })
 })
 
-testRequiring(check(PROMETHEUS))('/metrics passes Prometheus\' own linter (promtool check metrics) and our parser, with a series for every verdict from the start', async () => {
-  const s = await app()
-  await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })
-  const page = await (await fetch(`${s.url}/metrics`)).text()
-  expect(execFileSync('promtool', ['check', 'metrics'], { input: page, encoding: 'utf8' })).toBe('')
-  const parsed = parsePrometheusText(page)
-  expect(parsed.errors).toEqual([])
-  expect(Object.fromEntries(parsed.samples('armproof_serve_runs_total').map((x) => [x.labels.verdict, x.value]))).toEqual({ green: 1, red: 0, inconclusive: 0, error: 0, interrupted: 0, failed: 0 })
-})
+testRequiring(check(PROMETHEUS))(
+  "/metrics passes Prometheus' own linter (promtool check metrics) and our parser, with a series for every verdict from the start",
+  async () => {
+    const s = await app()
+    await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })
+    const page = await (await fetch(`${s.url}/metrics`)).text()
+    expect(execFileSync('promtool', ['check', 'metrics'], { input: page, encoding: 'utf8' })).toBe('')
+    const parsed = parsePrometheusText(page)
+    expect(parsed.errors).toEqual([])
+    expect(Object.fromEntries(parsed.samples('armproof_serve_runs_total').map((x) => [x.labels.verdict, x.value]))).toEqual({
+      green: 1,
+      red: 0,
+      inconclusive: 0,
+      error: 0,
+      interrupted: 0,
+      failed: 0,
+    })
+  },
+)

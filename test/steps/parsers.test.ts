@@ -10,8 +10,13 @@ import { quote, splitWords } from '../../helpers/config/shell.ts'
 import { execFileSync } from 'node:child_process'
 
 describe('argv from /proc/<pid>/cmdline', () => {
-  const argv = parseCmdline('/opt/radiance/bin/radiance\0serve\0--prefill-interleave\x001\0--checkpoint-policy=on_evict\0--prefill-interleave-max\x009\0')
-  const known = ['--prefill-interleave', '--prefill-interleave-max', '--checkpoint-policy', '--busy-prefill-chunk'].map((name) => ({ name, takesValue: true }))
+  const argv = parseCmdline(
+    '/opt/radiance/bin/radiance\0serve\0--prefill-interleave\x001\0--checkpoint-policy=on_evict\0--prefill-interleave-max\x009\0',
+  )
+  const known = ['--prefill-interleave', '--prefill-interleave-max', '--checkpoint-policy', '--busy-prefill-chunk'].map((name) => ({
+    name,
+    takesValue: true,
+  }))
   const read = (words: readonly string[], flag: string) => resolveFlag(words, flag, RADIANCE_PARSER, known)
   // Was findFlag (every `--flag V` / `--flag=V`); the occurrences are now read as the engine's parser reads them (helpers/argparse/resolve.ts).
   test.each([
@@ -29,7 +34,9 @@ describe('argv from /proc/<pid>/cmdline', () => {
     expect(r.value).toBe('2')
   })
   test('a flag that takes a value, given last without one, is refused as argparse refuses it (it was an empty value)', () => {
-    expect(read(['x', '--prefill-interleave'], '--prefill-interleave').problems).toEqual(['argument --prefill-interleave: expected one argument'])
+    expect(read(['x', '--prefill-interleave'], '--prefill-interleave').problems).toEqual([
+      'argument --prefill-interleave: expected one argument',
+    ])
   })
   test('the excerpt cuts long words and long lines', () => {
     expect(argvExcerpt(['a'.repeat(100)], 400, 10)).toBe('aaaaaaaaaa…')
@@ -94,7 +101,14 @@ options:
 })
 
 describe('durations', () => {
-  test.each([['15m', 900_000], ['90s', 90_000], ['1h30m', 5_400_000], ['500ms', 500], ['30', 30_000], ['2.5s', 2500]])('%s is %i ms', (text, ms) => {
+  test.each([
+    ['15m', 900_000],
+    ['90s', 90_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['30', 30_000],
+    ['2.5s', 2500],
+  ])('%s is %i ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms)
   })
   test.each(['', 'soon', '5 m', '-1s', '1d'])('%j is not a duration', (text) => {

@@ -20,7 +20,11 @@ test('the registry holds the contract’s nine steps in order, each with a judge
   expect(STEP_IDS).toEqual(['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter'])
   expect(Object.keys(JUDGES).sort()).toEqual([...STEP_IDS].sort())
   expect(stepGroups().flatMap((g) => g.ids)).toEqual(STEP_IDS)
-  expect(stepGroups().filter((g) => g.sideBySide).flatMap((g) => g.ids)).toEqual(['probe.exact', 'probe.tools', 'probe.vision'])
+  expect(
+    stepGroups()
+      .filter((g) => g.sideBySide)
+      .flatMap((g) => g.ids),
+  ).toEqual(['probe.exact', 'probe.tools', 'probe.vision'])
   expect(stepTitle('meter', true)).toBe("the knob's meter stays at zero while traffic flows")
   expect(stepTitle('meter', false)).toBe("the knob's meter left zero")
   expect(stepsTable().split('\n')).toHaveLength(STEPS.length + 2)
@@ -32,7 +36,10 @@ test('the registry holds the contract’s nine steps in order, each with a judge
  * before its steps first; side-by-side steps all start from what was given before their section).
  */
 async function givenBeforeEachStep(groups: readonly StepGroup[] = stepGroups()): Promise<Map<StepId, string[]>> {
-  const config = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'], env: { VERIFY_NO_DOTENV: '1' } })
+  const config = loadConfig({
+    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'],
+    env: { VERIFY_NO_DOTENV: '1' },
+  })
   if (!config.ok) throw new Error(formatProblems(config.problems))
   const replayed = targetForRun(config.target)
   if ('problems' in replayed) throw new Error(formatProblems(replayed.problems))
@@ -69,7 +76,11 @@ test('a step may only ask for inputs that an earlier step gives (as the judges g
   expect(before.get('meter')).toEqual(expect.arrayContaining(declared))
   for (const s of STEPS) {
     const given = before.get(s.id)!
-    for (const input of s.inputs) expect(given, `${s.id} declares ${input}, which no step before it gives (given before ${s.id}: ${given.join(', ') || 'nothing'})`).toContain(input)
+    for (const input of s.inputs)
+      expect(
+        given,
+        `${s.id} declares ${input}, which no step before it gives (given before ${s.id}: ${given.join(', ') || 'nothing'})`,
+      ).toContain(input)
   }
 })
 
@@ -77,7 +88,10 @@ test("a section's work before its steps is keyed by the section's id, never its 
   const groups = stepGroups()
   for (const key of Object.keys(BEFORE_GROUP)) {
     expect(groups.map((g) => g.section)).toContain(key)
-    expect(groups.map((g) => g.title), `${key} is a title: rewording it would drop its work`).not.toContain(key)
+    expect(
+      groups.map((g) => g.title),
+      `${key} is a title: rewording it would drop its work`,
+    ).not.toContain(key)
   }
   // The suite's walk with every title reworded: the probes still start from the meter's baseline.
   const before = await givenBeforeEachStep(groups.map((g) => ({ ...g, title: `reworded: ${g.title}` })))

@@ -18,7 +18,10 @@ import { STEP_IDS, allowedSkips, declaredSkips, runVerdict, type StepLike } from
 import { knob } from '../../helpers/config/knobs.ts'
 
 function target(extra: string[]): Target {
-  const r = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://127.0.0.1:8000', ...extra], env: {} })
+  const r = loadConfig({
+    argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://127.0.0.1:8000', ...extra],
+    env: {},
+  })
   if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'))
   return r.target
 }
@@ -27,7 +30,8 @@ const sent: string[] = []
 const http: HttpClient = { request: (req) => (sent.push(req.url), Promise.reject(new Error(`no HTTP in this test: ${req.url}`))) }
 const ran: string[] = []
 const host: HostClient = { where: 'local', run: (req) => (ran.push(req.script), Promise.reject(new Error('no host in this test'))) }
-const ctxOf = (t: Target): RunContext => createContext({ target: t, http, host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
+const ctxOf = (t: Target): RunContext =>
+  createContext({ target: t, http, host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
 
 describe('a probe skipped with --skip', () => {
   test('is skipped on purpose with its reason; its judge is never called, nothing is sent', async () => {
@@ -35,7 +39,11 @@ describe('a probe skipped with --skip', () => {
     sent.length = 0
     for (const id of ['probe.vision', 'probe.tools'] as const) {
       const r = await judgeStep(run, id, id)
-      expect([r.verdict, r.intendedSkip, r.observed]).toEqual(['skipped', true, `not run: --skip ${id} was given: ${id === 'probe.vision' ? 'the served model takes no images (a text-only model)' : 'the endpoint serves no tool calls (no tool parser configured)'}`])
+      expect([r.verdict, r.intendedSkip, r.observed]).toEqual([
+        'skipped',
+        true,
+        `not run: --skip ${id} was given: ${id === 'probe.vision' ? 'the served model takes no images (a text-only model)' : 'the endpoint serves no tool calls (no tool parser configured)'}`,
+      ])
       expect(r.next).toContain(`without --skip ${id}`)
     }
     expect(sent).toEqual([])
@@ -58,7 +66,12 @@ describe('a probe skipped with --skip', () => {
   })
 
   test('the green rule allows exactly the skips declared: a skip the run did not declare is not green', () => {
-    const steps = (skipped: string[]): StepLike[] => STEP_IDS.map((id) => ({ id, verdict: skipped.includes(id) ? 'skipped' : 'passed', ...(skipped.includes(id) ? { intendedSkip: true } : {}) }))
+    const steps = (skipped: string[]): StepLike[] =>
+      STEP_IDS.map((id) => ({
+        id,
+        verdict: skipped.includes(id) ? 'skipped' : 'passed',
+        ...(skipped.includes(id) ? { intendedSkip: true } : {}),
+      }))
     const proof = knob('PREFILL_INTERLEAVE').proof
     const declared = declaredSkips(target(['--skip', 'probe.vision']))
     expect(runVerdict(steps(['probe.vision']), allowedSkips(proof, declared))).toBe('green')
@@ -70,11 +83,44 @@ describe('a probe skipped with --skip', () => {
 describe('a 400 that says the model takes no images names --skip probe.vision', () => {
   const error = (status: number, body: unknown) => judgeVision(status, JSON.stringify(body), 'red', 'blue')
   test.each([
-    ['vLLM ≥ 0.10.1, a text-only model', 400, { error: { message: 'facebook/opt-125m is not a multimodal model None', type: 'BadRequestError', param: null, code: 400 } }],
-    ['vLLM before 0.10.1 (the flat shape)', 400, { object: 'error', message: 'facebook/opt-125m is not a multimodal model None', type: 'BadRequestError', param: null, code: 400 }],
-    ['vLLM, a VLM served text-only (limit 0)', 400, { error: { message: 'At most 0 image(s) may be provided in one prompt.', type: 'BadRequestError', param: null, code: 400 } }],
-    ["OpenAI, a model without vision", 400, { error: { message: 'Invalid content type. image_url is only supported by certain models.', type: 'invalid_request_error', param: 'messages.[0].content.[1].type', code: null } }],
-    ['llama.cpp without --mmproj (HTTP 500)', 500, { error: { code: 500, message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj', type: 'server_error' } }],
+    [
+      'vLLM ≥ 0.10.1, a text-only model',
+      400,
+      { error: { message: 'facebook/opt-125m is not a multimodal model None', type: 'BadRequestError', param: null, code: 400 } },
+    ],
+    [
+      'vLLM before 0.10.1 (the flat shape)',
+      400,
+      { object: 'error', message: 'facebook/opt-125m is not a multimodal model None', type: 'BadRequestError', param: null, code: 400 },
+    ],
+    [
+      'vLLM, a VLM served text-only (limit 0)',
+      400,
+      { error: { message: 'At most 0 image(s) may be provided in one prompt.', type: 'BadRequestError', param: null, code: 400 } },
+    ],
+    [
+      'OpenAI, a model without vision',
+      400,
+      {
+        error: {
+          message: 'Invalid content type. image_url is only supported by certain models.',
+          type: 'invalid_request_error',
+          param: 'messages.[0].content.[1].type',
+          code: null,
+        },
+      },
+    ],
+    [
+      'llama.cpp without --mmproj (HTTP 500)',
+      500,
+      {
+        error: {
+          code: 500,
+          message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj',
+          type: 'server_error',
+        },
+      },
+    ],
   ])('%s', (_what, status, body) => {
     const r = error(status, body)
     expect(r.verdict).toBe('failed')
@@ -82,14 +128,36 @@ describe('a 400 that says the model takes no images names --skip probe.vision', 
   })
 
   test('other refusals of the request do not', () => {
-    const r = error(400, { error: { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens. None", type: 'BadRequestError', param: null, code: 400 } })
+    const r = error(400, {
+      error: {
+        message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens. None",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    })
     expect(r.next).not.toContain('--skip')
-    expect(error(400, { error: { message: 'At most 1 image(s) may be provided in one prompt.', type: 'BadRequestError', param: null, code: 400 } }).next).not.toContain('--skip')
+    expect(
+      error(400, {
+        error: { message: 'At most 1 image(s) may be provided in one prompt.', type: 'BadRequestError', param: null, code: 400 },
+      }).next,
+    ).not.toContain('--skip')
     expect(error(500, { error: { message: 'engine overloaded', type: 'server_error', code: 500 } }).next).not.toContain('--skip')
   })
 
   test('a tools request refused for want of a tool parser names --skip probe.tools too', () => {
-    const r = judgeTools(400, JSON.stringify({ error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 } }), 'kestrel')
+    const r = judgeTools(
+      400,
+      JSON.stringify({
+        error: {
+          message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      }),
+      'kestrel',
+    )
     expect(r.next).toContain('--skip probe.tools')
   })
 })
@@ -98,7 +166,12 @@ describe('the drop-in gate of a runtime with no unit', () => {
   test.each([
     ['kubernetes', ['--runtime', 'kubernetes'], 'a Kubernetes pod has no systemd unit', 'kubectl get pod <pod> -o yaml'],
     ['docker', ['--runtime', 'docker'], 'a docker container is not a systemd unit', 'give --unit <unit>'],
-    ['process', ['--runtime', 'process', '--ledger-cmd', 'cat /var/log/radiance.log'], 'a bare process without a unit', 'give --unit <unit>'],
+    [
+      'process',
+      ['--runtime', 'process', '--ledger-cmd', 'cat /var/log/radiance.log'],
+      'a bare process without a unit',
+      'give --unit <unit>',
+    ],
   ])('%s: skipped on purpose with why, no command run, and declared', async (_runtime, args, why, next) => {
     ran.length = 0
     const t = target(args)
@@ -114,12 +187,20 @@ describe('the drop-in gate of a runtime with no unit', () => {
 describe("the runtime's own words become the next step of the ledger and --help", () => {
   const hint = (args: string[], output: string) => runtimeHint(ctxOf(target(args)), output)
   test('each runtime reads only its own tool', () => {
-    expect(hint([], 'Error: no container with name or ID "llm-7" found: no such container')).toContain('rootless podman storage is per user')
-    expect(hint(['--runtime', 'docker'], 'Error response from daemon: No such container: llm-7')).toContain('docker knows no container llm-7')
+    expect(hint([], 'Error: no container with name or ID "llm-7" found: no such container')).toContain(
+      'rootless podman storage is per user',
+    )
+    expect(hint(['--runtime', 'docker'], 'Error response from daemon: No such container: llm-7')).toContain(
+      'docker knows no container llm-7',
+    )
     expect(hint(['--runtime', 'docker'], 'Error response from daemon: container 4f2a is not running')).toContain('docker start llm-7')
     expect(hint(['--runtime', 'docker'], 'Error: no container with name or ID "llm-7" found')).toBeUndefined()
-    expect(hint(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], 'Error from server (NotFound): pods "llm-7-0" not found')).toContain('kubectl get pods -n llm')
-    expect(hint(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], 'error: unable to upgrade connection: container not found ("engine")')).toContain('kubectl describe pod llm-7-0 -n llm')
+    expect(hint(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], 'Error from server (NotFound): pods "llm-7-0" not found')).toContain(
+      'kubectl get pods -n llm',
+    )
+    expect(
+      hint(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0'], 'error: unable to upgrade connection: container not found ("engine")'),
+    ).toContain('kubectl describe pod llm-7-0 -n llm')
     expect(hint(['--runtime', 'kubernetes'], 'radiance: error: unrecognized arguments')).toBeUndefined()
     expect(hint(['--runtime', 'process', '--unit', 'x'], 'No such container')).toBeUndefined()
   })

@@ -32,8 +32,17 @@ describe('the one green rule', () => {
       const steps = randomSteps(random, pick(random, [0, 0.05, 0.2]))
       const roll = random()
       const report = buildReport({
-        target, steps, startedAt: new Date(0), finishedAt: new Date(1000),
-        ...(roll < 0.1 ? { unhandled: ['unhandled error: boom'] } : roll < 0.15 ? { error: 'vitest did not start' } : roll < 0.2 ? { interrupted: pick(random, ['SIGINT', 'SIGTERM'] as const) } : {}),
+        target,
+        steps,
+        startedAt: new Date(0),
+        finishedAt: new Date(1000),
+        ...(roll < 0.1
+          ? { unhandled: ['unhandled error: boom'] }
+          : roll < 0.15
+            ? { error: 'vitest did not start' }
+            : roll < 0.2
+              ? { interrupted: pick(random, ['SIGINT', 'SIGTERM'] as const) }
+              : {}),
       })
       const shape = checkReportShape(JSON.parse(JSON.stringify(report)))
       if ('problem' in shape) throw new Error(shape.problem)

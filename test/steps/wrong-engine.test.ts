@@ -21,7 +21,10 @@ const PROOF: WrongEngine = {
 }
 
 function run() {
-  const config = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--host', 'local'], env: {} })
+  const config = loadConfig({
+    argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--host', 'local'],
+    env: {},
+  })
   if (!config.ok) throw new Error(JSON.stringify(config.problems))
   let asked = 0
   const http: HttpClient = {
@@ -36,7 +39,7 @@ function run() {
 }
 
 describe('a run proven to be about another engine', () => {
-  test('ends: later steps are not judged (nothing is asked, no budget waited), the proof\'s step fails with a proof that the engine is wrong, and the run is red', async () => {
+  test("ends: later steps are not judged (nothing is asked, no budget waited), the proof's step fails with a proof that the engine is wrong, and the run is red", async () => {
     const { r, asked, host } = run()
     r.given.wrongEngine = PROOF
     await beforeGroup(r, 'behaviour')
@@ -45,10 +48,20 @@ describe('a run proven to be about another engine', () => {
     const meter = await judgeStep(r, 'meter', 'meter')
     expect(asked()).toBe(0)
     expect(host.calls).toEqual([])
-    expect(health).toMatchObject({ verdict: 'skipped', observed: `not judged: the run is proven to be about another engine than the one step argv read (${PROOF.observed})`, next: PROOF.next })
+    expect(health).toMatchObject({
+      verdict: 'skipped',
+      observed: `not judged: the run is proven to be about another engine than the one step argv read (${PROOF.observed})`,
+      next: PROOF.next,
+    })
     expect(health.intendedSkip).toBeUndefined()
     expect(exact.verdict).toBe('skipped')
-    expect(meter).toMatchObject({ verdict: 'failed', expected: PROOF.expected, observed: PROOF.observed, where: PROOF.where, next: PROOF.next })
+    expect(meter).toMatchObject({
+      verdict: 'failed',
+      expected: PROOF.expected,
+      observed: PROOF.observed,
+      where: PROOF.where,
+      next: PROOF.next,
+    })
     expect(runVerdict([health, exact, meter], new Set())).toBe('red')
   })
 
@@ -60,14 +73,20 @@ describe('a run proven to be about another engine', () => {
 })
 
 describe('a proof that the endpoint is another engine (the engine not at fault)', () => {
-  test('is inconclusive, not red: the proof\'s step is inconclusive with it, the later steps are not judged, exit 3', async () => {
+  test("is inconclusive, not red: the proof's step is inconclusive with it, the later steps are not judged, exit 3", async () => {
     const { r, asked } = run()
     r.given.wrongEngine = { ...PROOF, verdict: 'inconclusive' }
     const exact = await judgeStep(r, 'probe.exact', 'exact')
     const meter = await judgeStep(r, 'meter', 'meter')
     expect(asked()).toBe(0)
     expect(exact).toMatchObject({ verdict: 'skipped', next: PROOF.next })
-    expect(meter).toMatchObject({ verdict: 'inconclusive', expected: PROOF.expected, observed: PROOF.observed, where: PROOF.where, next: PROOF.next })
+    expect(meter).toMatchObject({
+      verdict: 'inconclusive',
+      expected: PROOF.expected,
+      observed: PROOF.observed,
+      where: PROOF.where,
+      next: PROOF.next,
+    })
     expect(runVerdict([exact, meter], new Set())).toBe('inconclusive')
     expect(EXIT_CODES[runVerdict([exact, meter], new Set())]).toBe(3)
   })
@@ -89,18 +108,30 @@ describe('the baseline page of another engine ends the run before the probes', (
     ].join('\n')
 
   async function baseline(start: number | null, procsNow: Array<{ pid: string; name: string; startTicks?: number }>) {
-    const config = loadConfig({ argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--host', 'local'], env: {} })
+    const config = loadConfig({
+      argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--host', 'local'],
+      env: {},
+    })
     if (!config.ok) throw new Error(JSON.stringify(config.problems))
     const urls: string[] = []
     const http: HttpClient = {
       async request(req) {
         urls.push(req.url)
         if (!req.url.endsWith('/metrics')) throw new Error(`only /metrics may be read before the probes, not ${req.url}`)
-        return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: page(start), url: req.url, redirects: [], durationMs: 1 }
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/plain; version=0.0.4' },
+          body: page(start),
+          url: req.url,
+          redirects: [],
+          durationMs: 1,
+        }
       },
     }
     const host = fakeProcHost({ procs: procsNow })
-    const r = proofRun(createContext({ target: config.target, http, host, clock: new VirtualClock(0), choices: { pick: (_n, o) => o[0]! } }))
+    const r = proofRun(
+      createContext({ target: config.target, http, host, clock: new VirtualClock(0), choices: { pick: (_n, o) => o[0]! } }),
+    )
     r.given.healthy = true
     r.given.engineProcess = engineSeen('4242', true, { startTimeSeconds: PID_START, foundBy: 'container' })
     await beforeGroup(r, 'behaviour')
@@ -114,7 +145,9 @@ describe('the baseline page of another engine ends the run before the probes', (
     expect(host.calls.length).toBeGreaterThan(0)
     expect(r.given.wrongEngine).toMatchObject({ step: 'meter', verdict: 'inconclusive', where: 'GET http://gpu-7:8000/metrics' })
     expect(r.given.wrongEngine!.observed).toContain('this run is about two engines')
-    expect(r.given.wrongEngine!.observed).toContain(`process_start_time_seconds ${PID_START - 3600} at scrape 1 (the baseline, before the probes)`)
+    expect(r.given.wrongEngine!.observed).toContain(
+      `process_start_time_seconds ${PID_START - 3600} at scrape 1 (the baseline, before the probes)`,
+    )
     expect(r.given.wrongEngine!.next).toContain('point --base-url at the engine step argv read')
     const probes = await Promise.all((['probe.exact', 'probe.tools', 'probe.vision'] as const).map((id) => judgeStep(r, id, id)))
     const meter = await judgeStep(r, 'meter', 'meter')
@@ -133,7 +166,7 @@ describe('the baseline page of another engine ends the run before the probes', (
     expect(meter.verdict).toBe('failed')
   })
 
-  test('a page with the pid\'s own start time, or none: the run goes on (a page nothing ties is the meter\'s own verdict)', async () => {
+  test("a page with the pid's own start time, or none: the run goes on (a page nothing ties is the meter's own verdict)", async () => {
     for (const start of [PID_START, null]) {
       const { r, host } = await baseline(start, [{ pid: '4242', name: 'radiance' }])
       expect(r.given.wrongEngine, String(start)).toBeUndefined()

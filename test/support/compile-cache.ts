@@ -15,7 +15,10 @@ import { cacheEntries, pruneCompileCache } from '../../bin/compile-cache.ts'
 
 export { cacheEntries, pruneCompileCache }
 
-const CHECKOUT = createHash('sha256').update(fileURLToPath(new URL('../..', import.meta.url))).digest('hex').slice(0, 10)
+const CHECKOUT = createHash('sha256')
+  .update(fileURLToPath(new URL('../..', import.meta.url)))
+  .digest('hex')
+  .slice(0, 10)
 export const TEST_COMPILE_CACHE = join(tmpdir(), `armproof-test-compile-cache-${CHECKOUT}`)
 /** About ten runs of `pnpm test` (each leaves some 500 entries, 4 MB), some 40 MB. */
 export const MAX_ENTRIES = 5000

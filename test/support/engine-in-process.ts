@@ -17,8 +17,11 @@ export interface InProcessEngine {
 /** Serves `argv` (radiance flags, `--fault X` included) on a free loopback port; rejects on flags the engine refuses. */
 export async function serveInProcess(argv: readonly string[]): Promise<InProcessEngine> {
   const parsed = parseFlags(argv)
-  if (parsed.kind !== 'config') throw new Error(`serveInProcess: the engine refuses ${argv.join(' ')}: ${parsed.kind === 'error' ? parsed.errors.join('; ') : parsed.kind}`)
-  if (parsed.config.loadClosedMs > 0) throw new Error('serveInProcess: a closed port while loading is the launched engine\'s (startEngine)')
+  if (parsed.kind !== 'config')
+    throw new Error(
+      `serveInProcess: the engine refuses ${argv.join(' ')}: ${parsed.kind === 'error' ? parsed.errors.join('; ') : parsed.kind}`,
+    )
+  if (parsed.config.loadClosedMs > 0) throw new Error("serveInProcess: a closed port while loading is the launched engine's (startEngine)")
   let listenedAt = Number.POSITIVE_INFINITY
   const served = await listenOnLoopback(buildServer(createState(parsed.config), () => listenedAt))
   listenedAt = Date.now()
@@ -45,4 +48,3 @@ export async function listenOnLoopback(server: Server): Promise<{ baseUrl: strin
     },
   }
 }
-

@@ -48,24 +48,50 @@ export interface FakeHostState {
 }
 
 /** A running pod of one container declaring `ports`, in `kubectl get pod -o json`'s shape. */
-export function podObject(ports: readonly number[] = [], more: { phase?: string; state?: Record<string, unknown>; hostPID?: boolean } = {}): unknown {
+export function podObject(
+  ports: readonly number[] = [],
+  more: { phase?: string; state?: Record<string, unknown>; hostPID?: boolean } = {},
+): unknown {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'llm-7-0', namespace: 'llm' },
-    spec: { hostPID: more.hostPID ?? false, containers: [{ name: 'engine', image: 'radiance:1', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }] },
-    status: { phase: more.phase ?? 'Running', containerStatuses: [{ name: 'engine', ready: true, state: more.state ?? { running: { startedAt: '2026-11-30T02:00:00Z' } } }] },
+    spec: {
+      hostPID: more.hostPID ?? false,
+      containers: [{ name: 'engine', image: 'radiance:1', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }],
+    },
+    status: {
+      phase: more.phase ?? 'Running',
+      containerStatuses: [{ name: 'engine', ready: true, state: more.state ?? { running: { startedAt: '2026-11-30T02:00:00Z' } } }],
+    },
   }
 }
 
-const le = (bytes: number[]): string => bytes.map((b) => b.toString(16).padStart(2, '0')).reverse().join('').toUpperCase()
+const le = (bytes: number[]): string =>
+  bytes
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .reverse()
+    .join('')
+    .toUpperCase()
 
 /** An address as /proc/net/tcp{,6} prints it: 32-bit words in little-endian hex. */
 export function hexAddress(address: string): string {
   if (/^\d+\.\d+\.\d+\.\d+$/.test(address)) return le(address.split('.').map(Number))
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   let groups: number[]
-  if (mapped) groups = [0, 0, 0, 0, 0, 0xffff, ...(() => { const b = mapped[1]!.split('.').map(Number); return [(b[0]! << 8) | b[1]!, (b[2]! << 8) | b[3]!] })()]
+  if (mapped)
+    groups = [
+      0,
+      0,
+      0,
+      0,
+      0,
+      0xffff,
+      ...(() => {
+        const b = mapped[1]!.split('.').map(Number)
+        return [(b[0]! << 8) | b[1]!, (b[2]! << 8) | b[3]!]
+      })(),
+    ]
   else {
     const [head, tail] = address.split('::') as [string, string | undefined]
     const h = head ? head.split(':').map((x) => Number.parseInt(x, 16)) : []
@@ -136,20 +162,31 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
       calls.push(req.script)
       const s = now()
       const done = (stdout: string, exitCode = 0): HostResult => ({ command: req.script, stdout, stderr: '', exitCode, durationMs: 1 })
-      if (s.failure) return { command: req.script, stdout: '', stderr: 'ssh: connect to host gpu-7 port 22: Connection refused', exitCode: 255, failure: s.failure, durationMs: 1 }
+      if (s.failure)
+        return {
+          command: req.script,
+          stdout: '',
+          stderr: 'ssh: connect to host gpu-7 port 22: Connection refused',
+          exitCode: 255,
+          failure: s.failure,
+          durationMs: 1,
+        }
       let script = req.script
       if (script.startsWith('kubectl ')) {
         const k = s.kubectl ?? { stderr: 'error: the server doesn\'t have a resource type "pod"', exit: 1 }
         if ('stderr' in k) return { command: req.script, stdout: '', stderr: `${k.stderr}\n`, exitCode: k.exit, durationMs: 1 }
         const words = splitWords(script)
         if (words[1] === 'get') return done(`${JSON.stringify(k.pod, null, 4)}\n`)
-        if (s.kubectlExec) return { command: req.script, stdout: '', stderr: `${s.kubectlExec.stderr}\n`, exitCode: s.kubectlExec.exit, durationMs: 1 }
+        if (s.kubectlExec)
+          return { command: req.script, stdout: '', stderr: `${s.kubectlExec.stderr}\n`, exitCode: s.kubectlExec.exit, durationMs: 1 }
         // kubectl exec … -- sh -c '<script>': the script, read in the pod.
         script = words.at(-1)!
       }
       if (script.includes('getconf CLK_TCK')) {
         const hex = /-v h='([^']*)'/.exec(script)![1]!.trim()
-        return done(surveyText(s, /pidof (\S+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)))
+        return done(
+          surveyText(s, /pidof (\S+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)),
+        )
       }
       if (script.includes('podman inspect') || script.includes('docker inspect')) {
         const inspect = s.container === undefined ? `Error: no such object: "svc"\n${MARK}exit 125\n` : `${s.container}\n${MARK}exit 0\n`

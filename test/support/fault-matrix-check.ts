@@ -38,14 +38,19 @@ dns.lookup = function recorded(hostname: string, ...rest: unknown[]) {
 const RUN = process.pid % 100_000
 
 export function rows(cases: readonly FaultCase[], indexOf: (c: FaultCase) => number): Row[] {
-  return cases.map((c) => ({ ...c, i: indexOf(c), how: END_TO_END.includes(c.fault) ? 'pnpm verify' : c.mistake !== undefined ? 'verify in-process' : 'in-process' }))
+  return cases.map((c) => ({
+    ...c,
+    i: indexOf(c),
+    how: END_TO_END.includes(c.fault) ? 'pnpm verify' : c.mistake !== undefined ? 'verify in-process' : 'in-process',
+  }))
 }
 
 /** The row's env for a run in this process: its NODE_OPTIONS preload (only nxdomain's is known) is in effect already. */
 function inProcessEnv(env: Record<string, string> | undefined): Record<string, string> | undefined {
   if (env?.NODE_OPTIONS === undefined) return env
   const { NODE_OPTIONS, ...rest } = env
-  if (NODE_OPTIONS !== NXDOMAIN_PRELOAD) throw new Error(`a row's NODE_OPTIONS ${JSON.stringify(NODE_OPTIONS)} cannot take effect in-process: run it with 'pnpm verify'`)
+  if (NODE_OPTIONS !== NXDOMAIN_PRELOAD)
+    throw new Error(`a row's NODE_OPTIONS ${JSON.stringify(NODE_OPTIONS)} cannot take effect in-process: run it with 'pnpm verify'`)
   return rest
 }
 
@@ -54,7 +59,15 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
   const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
   const { engine, baseUrl } = row
   // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const args = [...engineArgs(engine, baseUrl), ...runtimeArgs(c, engine), '--knob', c.knob, ...(c.value !== undefined ? ['--value', c.value] : []), ...(c.mistake ? [] : FAST), ...(c.args ?? [])]
+  const args = [
+    ...engineArgs(engine, baseUrl),
+    ...runtimeArgs(c, engine),
+    '--knob',
+    c.knob,
+    ...(c.value !== undefined ? ['--value', c.value] : []),
+    ...(c.mistake ? [] : FAST),
+    ...(c.args ?? []),
+  ]
   // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
   // So do several engines under one name: while the one verified is loading, none holds its port yet (argv cannot tell them apart).
   if (c.mistake || c.beside || c.engine.copies) await row.waitReady()
@@ -99,7 +112,10 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
   if (c.message) {
     // The first step that did not hold; a skip on purpose (a runtime's drop-in gate) only where nothing else is.
     const steps = run.report!.steps
-    const focus = steps.find((s) => s.verdict !== 'passed' && s.intendedSkip !== true) ?? steps.find((s) => s.verdict !== 'passed') ?? steps.find((s) => s.id === 'meter')!
+    const focus =
+      steps.find((s) => s.verdict !== 'passed' && s.intendedSkip !== true) ??
+      steps.find((s) => s.verdict !== 'passed') ??
+      steps.find((s) => s.id === 'meter')!
     x(`${focus.observed}\n${focus.next ?? ''}`, context).toContain(c.message)
     if (focus.verdict === 'failed' || focus.verdict === 'inconclusive') {
       x(focus.expected).not.toBe('')

@@ -14,7 +14,8 @@ const at = spec.indexOf(':')
 const fault = spec.slice(0, at)
 const folder = resolve(spec.slice(at + 1))
 const under = (p: unknown) => typeof p === 'string' && (resolve(p) === folder || resolve(p).startsWith(`${folder}${sep}`))
-const fail = (code: string, syscall: string, path: string) => Object.assign(new Error(`${code}: simulated by test/support/fs-faults.ts, ${syscall} '${path}'`), { code, syscall, path })
+const fail = (code: string, syscall: string, path: string) =>
+  Object.assign(new Error(`${code}: simulated by test/support/fs-faults.ts, ${syscall} '${path}'`), { code, syscall, path })
 
 if (at > 0) {
   const { renameSync, writeFileSync, mkdirSync, copyFileSync } = fs

@@ -36,13 +36,22 @@ export const FLAGGER_CANARY_SCHEMA = {
   properties: {
     apiVersion: { const: 'flagger.app/v1beta1' },
     kind: { const: 'Canary' },
-    metadata: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: NAME, maxLength: 253 }, namespace: { type: 'string', pattern: NAME, maxLength: 63 } } },
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', pattern: NAME, maxLength: 253 }, namespace: { type: 'string', pattern: NAME, maxLength: 63 } },
+    },
     spec: {
       type: 'object',
       required: ['targetRef', 'analysis'],
       additionalProperties: false,
       properties: {
-        targetRef: { type: 'object', required: ['apiVersion', 'kind', 'name'], additionalProperties: false, properties: { apiVersion: { type: 'string' }, kind: { enum: ['DaemonSet', 'Deployment', 'Service'] }, name: { type: 'string' } } },
+        targetRef: {
+          type: 'object',
+          required: ['apiVersion', 'kind', 'name'],
+          additionalProperties: false,
+          properties: { apiVersion: { type: 'string' }, kind: { enum: ['DaemonSet', 'Deployment', 'Service'] }, name: { type: 'string' } },
+        },
         progressDeadlineSeconds: { type: 'number' },
         service: { type: 'object', required: ['port'], properties: { port: { type: 'number' } } },
         analysis: {
@@ -60,7 +69,18 @@ export const FLAGGER_CANARY_SCHEMA = {
                 additionalProperties: false,
                 properties: {
                   name: { type: 'string' },
-                  type: { enum: ['confirm-rollout', 'pre-rollout', 'rollout', 'confirm-traffic-increase', 'confirm-promotion', 'post-rollout', 'rollback', 'event'] },
+                  type: {
+                    enum: [
+                      'confirm-rollout',
+                      'pre-rollout',
+                      'rollout',
+                      'confirm-traffic-increase',
+                      'confirm-promotion',
+                      'post-rollout',
+                      'rollback',
+                      'event',
+                    ],
+                  },
                   url: { type: 'string', pattern: '^https?://' },
                   timeout: { type: 'string', pattern: '^[0-9]+(ms|s|m|h)$' },
                   muteAlert: { type: 'boolean' },

@@ -8,6 +8,8 @@ import { registerHooks } from 'node:module'
 registerHooks({
   resolve: (specifier, context, next) => {
     if (specifier !== 'vitest/worker') return next(specifier, context)
-    throw Object.assign(new Error("Package subpath './worker' is not defined by \"exports\" in node_modules/vitest/package.json"), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' })
+    throw Object.assign(new Error('Package subpath \'./worker\' is not defined by "exports" in node_modules/vitest/package.json'), {
+      code: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
+    })
   },
 })

@@ -7,7 +7,12 @@ const lookup = dns.lookup
 dns.lookup = function nxdomain(hostname: string, ...rest: unknown[]) {
   if (typeof hostname === 'string' && /\.invalid\.?$/i.test(hostname)) {
     const callback = rest.at(-1) as (error: NodeJS.ErrnoException) => void
-    const error: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo', hostname })
+    const error: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+      code: 'ENOTFOUND',
+      errno: -3008,
+      syscall: 'getaddrinfo',
+      hostname,
+    })
     process.nextTick(() => callback(error))
     return undefined as unknown as ReturnType<typeof lookup>
   }

@@ -17,20 +17,36 @@ export interface InProcessProfile {
 }
 
 /** Starts `argv` as `profile` does (rejects when it would exit instead) and serves it on a free loopback port. */
-export async function serveProfile(profile: EmulatedProfile, argv: readonly string[], options: { faults?: ProfileFaultName[]; env?: NodeJS.ProcessEnv; unavailableMs?: number } = {}): Promise<InProcessProfile> {
+export async function serveProfile(
+  profile: EmulatedProfile,
+  argv: readonly string[],
+  options: { faults?: ProfileFaultName[]; env?: NodeJS.ProcessEnv; unavailableMs?: number } = {},
+): Promise<InProcessProfile> {
   const started = PROFILES[profile].start(argv, options.env ?? {}, new Set(options.faults ?? []), process.pid)
-  if (started.kind === 'exit') throw new Error(`serveProfile: ${profile} exits ${started.code} on ${argv.join(' ')}: ${started.stderr || started.stdout}`)
+  if (started.kind === 'exit')
+    throw new Error(`serveProfile: ${profile} exits ${started.code} on ${argv.join(' ')}: ${started.stderr || started.stdout}`)
   const { engine } = started
   const log = engine.bootLines(new Date())
   let listenedAt = Number.POSITIVE_INFINITY
-  const served = await listenOnLoopback(buildProfileServer(engine, () => listenedAt, options.unavailableMs ?? 0, (lines) => log.push(...lines)))
+  const served = await listenOnLoopback(
+    buildProfileServer(
+      engine,
+      () => listenedAt,
+      options.unavailableMs ?? 0,
+      (lines) => log.push(...lines),
+    ),
+  )
   listenedAt = Date.now()
   log.push(...engine.listeningLines(new Date(), served.port))
   return { baseUrl: served.baseUrl, engine, log, stop: served.stop }
 }
 
 /** What the engine's process would do with `argv`: exit with this code and output, or serve (null). */
-export function exitOf(profile: EmulatedProfile, argv: readonly string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } | null {
+export function exitOf(
+  profile: EmulatedProfile,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): { code: number; stdout: string; stderr: string } | null {
   const started = PROFILES[profile].start(argv, env, new Set(), process.pid)
   return started.kind === 'exit' ? { code: started.code, stdout: started.stdout, stderr: started.stderr } : null
 }

@@ -22,7 +22,10 @@ export const latest = (s: SeriesReading): PromSample | undefined => s.samples.at
  * known. Without `up` in the selector, the latest sample time stands for the latest scrape, and
  * time (`scrapeIntervalMs`) for scrapes, only once the selector matches something.
  */
-export function presence(r: PromReading, window: { sinceMs: number; nowMs: number; scrapeIntervalMs?: number } = { sinceMs: 0, nowMs: 0 }): Presence {
+export function presence(
+  r: PromReading,
+  window: { sinceMs: number; nowMs: number; scrapeIntervalMs?: number } = { sinceMs: 0, nowMs: 0 },
+): Presence {
   const meters = r.series.filter((s) => s.role === 'meter' && s.servedModel !== false)
   const ups = r.series.filter((s) => s.role === 'up').flatMap((s) => s.samples)
   const lastUp = ups.reduce<PromSample | undefined>((m, p) => (m === undefined || p.t > m.t ? p : m), undefined)
@@ -32,7 +35,8 @@ export function presence(r: PromReading, window: { sinceMs: number; nowMs: numbe
     return meters.some((s) => s.samples.some((p) => p.t === lastScrape)) ? 'present' : 'stale'
   }
   const { sinceMs, nowMs, scrapeIntervalMs } = window
-  if (r.scrapes ? r.scrapes.up >= 2 : r.series.length > 0 && scrapeIntervalMs !== undefined && nowMs - sinceMs >= 2 * scrapeIntervalMs) return 'absent'
+  if (r.scrapes ? r.scrapes.up >= 2 : r.series.length > 0 && scrapeIntervalMs !== undefined && nowMs - sinceMs >= 2 * scrapeIntervalMs)
+    return 'absent'
   return 'pending'
 }
 
@@ -52,16 +56,24 @@ export function counterWalk(samples: readonly PromSample[]): { resets: number; i
   return { resets, increase }
 }
 
-
 /** A series' resets and rise over its raw samples. */
 export const walk = (s: SeriesReading): { resets: number; increase: number } => counterWalk(s.samples)
 
 /** Resets seen on the served model's meter series of one reading. */
-export const meterResets = (r: PromReading): number => r.series.filter((s) => s.role === 'meter' && s.servedModel !== false).reduce((n, s) => n + walk(s).resets, 0)
+export const meterResets = (r: PromReading): number =>
+  r.series.filter((s) => s.role === 'meter' && s.servedModel !== false).reduce((n, s) => n + walk(s).resets, 0)
 
 /** A Prometheus duration (`1s`, `1m30s`, `250ms`, `1h`) in ms; undefined when not one. */
 export function parsePromDuration(text: string): number | undefined {
-  const units: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 }
+  const units: Readonly<Record<string, number>> = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 604_800_000,
+    y: 31_536_000_000,
+  }
   const re = /(\d+)(ms|s|m|h|d|w|y)/y
   let ms = 0
   let i = 0

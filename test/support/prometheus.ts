@@ -87,15 +87,25 @@ const WATCHDOG = [
 ].join('\n')
 
 /** The config: static targets only; nothing that reaches beyond them (a remote_read URL only on loopback). */
-export function prometheusConfig(job: string, targets: readonly string[], scrapeInterval: string, more: Pick<PrometheusOptions, 'jobs' | 'remoteRead'> = {}): string {
+export function prometheusConfig(
+  job: string,
+  targets: readonly string[],
+  scrapeInterval: string,
+  more: Pick<PrometheusOptions, 'jobs' | 'remoteRead'> = {},
+): string {
   const jobs = [{ job, targets, instance: undefined as string | undefined }, ...(more.jobs ?? [])]
   for (const j of jobs) {
-    for (const t of j.targets) if (!/^127\.0\.0\.1:\d{1,5}$/.test(t)) throw new Error(`startPrometheus: targets must be 127.0.0.1:<port> (tests talk to loopback only), got ${JSON.stringify(t)}`)
+    for (const t of j.targets)
+      if (!/^127\.0\.0\.1:\d{1,5}$/.test(t))
+        throw new Error(`startPrometheus: targets must be 127.0.0.1:<port> (tests talk to loopback only), got ${JSON.stringify(t)}`)
     if (!/^[a-z][a-z0-9_-]*$/.test(j.job)) throw new Error(`startPrometheus: job must match [a-z][a-z0-9_-]*, got ${JSON.stringify(j.job)}`)
-    if (j.instance !== undefined && !/^[a-z0-9.:-]+$/.test(j.instance)) throw new Error(`startPrometheus: instance must match [a-z0-9.:-]+, got ${JSON.stringify(j.instance)}`)
+    if (j.instance !== undefined && !/^[a-z0-9.:-]+$/.test(j.instance))
+      throw new Error(`startPrometheus: instance must match [a-z0-9.:-]+, got ${JSON.stringify(j.instance)}`)
   }
-  if (!/^\d+(ms|s)$/.test(scrapeInterval)) throw new Error(`startPrometheus: scrapeInterval like 1s or 500ms, got ${JSON.stringify(scrapeInterval)}`)
-  if (more.remoteRead !== undefined && !/^http:\/\/127\.0\.0\.1:\d{1,5}\/[a-z]*$/.test(more.remoteRead)) throw new Error(`startPrometheus: remoteRead must be http://127.0.0.1:<port>/<path>, got ${JSON.stringify(more.remoteRead)}`)
+  if (!/^\d+(ms|s)$/.test(scrapeInterval))
+    throw new Error(`startPrometheus: scrapeInterval like 1s or 500ms, got ${JSON.stringify(scrapeInterval)}`)
+  if (more.remoteRead !== undefined && !/^http:\/\/127\.0\.0\.1:\d{1,5}\/[a-z]*$/.test(more.remoteRead))
+    throw new Error(`startPrometheus: remoteRead must be http://127.0.0.1:<port>/<path>, got ${JSON.stringify(more.remoteRead)}`)
   return [
     'global:',
     `  scrape_interval: ${scrapeInterval}`,
@@ -103,12 +113,16 @@ export function prometheusConfig(job: string, targets: readonly string[], scrape
     `  evaluation_interval: ${scrapeInterval}`,
     ...(more.remoteRead ? ['remote_read:', `  - url: ${more.remoteRead}`, '    read_recent: true'] : []),
     'scrape_configs:',
-    ...jobs.filter((j) => j.targets.length > 0).flatMap((j) => [
-      `  - job_name: ${j.job}`,
-      '    static_configs:',
-      `      - targets: [${j.targets.map((t) => `'${t}'`).join(', ')}]`,
-      ...(j.instance !== undefined ? ['    relabel_configs:', '      - target_label: instance', `        replacement: '${j.instance}'`] : []),
-    ]),
+    ...jobs
+      .filter((j) => j.targets.length > 0)
+      .flatMap((j) => [
+        `  - job_name: ${j.job}`,
+        '    static_configs:',
+        `      - targets: [${j.targets.map((t) => `'${t}'`).join(', ')}]`,
+        ...(j.instance !== undefined
+          ? ['    relabel_configs:', '      - target_label: instance', `        replacement: '${j.instance}'`]
+          : []),
+      ]),
     '',
   ].join('\n')
 }
@@ -129,9 +143,17 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
   const child = spawn(
     'sh',
     [
-      '-c', WATCHDOG, 'prometheus-watchdog', `--config.file=${configPath}`, `--storage.tsdb.path=${options.tsdb ?? join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+      '-c',
+      WATCHDOG,
+      'prometheus-watchdog',
+      `--config.file=${configPath}`,
+      `--storage.tsdb.path=${options.tsdb ?? join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
       ...(options.lookbackDelta ? [`--query.lookback-delta=${options.lookbackDelta}`] : []),
-      ...(options.tsdb ? ['--storage.tsdb.retention.time=100y', '--storage.tsdb.min-block-duration=2h', '--storage.tsdb.max-block-duration=2h'] : []),
+      ...(options.tsdb
+        ? ['--storage.tsdb.retention.time=100y', '--storage.tsdb.min-block-duration=2h', '--storage.tsdb.max-block-duration=2h']
+        : []),
     ],
     { stdio: ['pipe', out, out], cwd: dir, detached: true },
   )
@@ -202,12 +224,17 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     query,
     async waitScraped(timeoutMs) {
       // Every job's targets: replicas relabelled to one label set count once in `up`.
-      const want = options.targets.length + (options.jobs ?? []).reduce((n, j) => n + (j.instance !== undefined ? Math.min(1, j.targets.length) : j.targets.length), 0)
+      const want =
+        options.targets.length +
+        (options.jobs ?? []).reduce((n, j) => n + (j.instance !== undefined ? Math.min(1, j.targets.length) : j.targets.length), 0)
       const until = Date.now() + timeoutMs
       while (true) {
         const { result } = await query('up == 1')
         if (result.length >= want) return
-        if (Date.now() > until) throw new Error(`prometheus at ${url}: ${result.length} of ${want} targets scraped up within ${timeoutMs} ms:\n${log().slice(-1500)}`)
+        if (Date.now() > until)
+          throw new Error(
+            `prometheus at ${url}: ${result.length} of ${want} targets scraped up within ${timeoutMs} ms:\n${log().slice(-1500)}`,
+          )
         await sleep(100)
       }
     },

@@ -41,7 +41,10 @@ async function oneStep(run: ProofRun, id: StepId, title: string): Promise<StepRe
 }
 
 /** `args` and `env` as `pnpm verify` would get them; host commands see the engine's shims. */
-export async function proveInProcess(args: readonly string[], options: { engine: EngineHandle; env?: Record<string, string> }): Promise<InProcessRun> {
+export async function proveInProcess(
+  args: readonly string[],
+  options: { engine: EngineHandle; env?: Record<string, string> },
+): Promise<InProcessRun> {
   const config = loadConfig({ argv: args, env: { VERIFY_NO_DOTENV: '1', ...options.env } })
   if (!config.ok) throw new Error(formatProblems(config.problems))
   const checked = targetForRun(config.target)

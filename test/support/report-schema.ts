@@ -46,7 +46,9 @@ function meets(doc: unknown, condition: Json): boolean {
 function nodesOf(doc: unknown, node: Json): Json[] {
   const schema = resolveRef(node)
   const options = [schema, ...((schema.oneOf as Json[] | undefined) ?? []).map(resolveRef)]
-  const conditional = ((schema.allOf as Json[] | undefined) ?? []).filter((c) => c.if && c.then && meets(doc, c.if as Json)).flatMap((c) => nodesOf(doc, c.then as Json))
+  const conditional = ((schema.allOf as Json[] | undefined) ?? [])
+    .filter((c) => c.if && c.then && meets(doc, c.if as Json))
+    .flatMap((c) => nodesOf(doc, c.then as Json))
   return [...options, ...conditional]
 }
 
@@ -67,7 +69,9 @@ export function undocumented(doc: unknown, node: Json | Json[], path: string): s
 }
 
 function problems(errors: readonly ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ')
+  return (errors ?? [])
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .join('; ')
 }
 
 /** Why `doc` does not fit the schema, or undefined when it does. */
@@ -85,7 +89,8 @@ export function checkedReport<T = Report>(doc: T): T {
   const why = schemaProblems('report', doc)
   if (why) throw new Error(`the report does not fit docs/schema/armproof-report-1.json: ${why}`)
   const unnamed = undocumented(doc, reportSchema, '')
-  if (unnamed.length) throw new Error(`the report carries fields docs/schema/armproof-report-1.json does not describe: ${unnamed.join(', ')}`)
+  if (unnamed.length)
+    throw new Error(`the report carries fields docs/schema/armproof-report-1.json does not describe: ${unnamed.join(', ')}`)
   return doc
 }
 
@@ -94,7 +99,8 @@ export function checkedFleetReport<T = FleetReport>(doc: T): T {
   const why = schemaProblems('fleet', doc)
   if (why) throw new Error(`the fleet report does not fit docs/schema/armproof-fleet-1.json: ${why}`)
   const unnamed = undocumented(doc, fleetSchema, '')
-  if (unnamed.length) throw new Error(`the fleet report carries fields docs/schema/armproof-fleet-1.json does not describe: ${unnamed.join(', ')}`)
+  if (unnamed.length)
+    throw new Error(`the fleet report carries fields docs/schema/armproof-fleet-1.json does not describe: ${unnamed.join(', ')}`)
   return doc
 }
 

@@ -22,7 +22,8 @@ export async function startRow(c: FaultCase, svc: string, processName: string, s
   started.push(engine)
   const beside = c.beside ? await startEngine({ ...c.beside, svc: `${svc}b`, processName }) : undefined
   if (beside) started.push(beside)
-  const proxy = c.reach === 'proxy' ? await startProxy(engine.port) : c.reach === 'proxy to beside' ? await startProxy(beside!.port) : undefined
+  const proxy =
+    c.reach === 'proxy' ? await startProxy(engine.port) : c.reach === 'proxy to beside' ? await startProxy(beside!.port) : undefined
   const unserved = c.reach === 'unserved port' ? await freePortNear(engine.port) : undefined
   const reached = proxy ? proxy.baseUrl : unserved !== undefined ? `http://127.0.0.1:${unserved}` : engine.baseUrl
   return {

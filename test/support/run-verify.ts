@@ -33,7 +33,10 @@ export function engineArgs(engine: EngineHandle, baseUrl: string = engine.baseUr
   return ['--svc', engine.svc, '--base-url', baseUrl, '--process', engine.processName, '--host', 'local']
 }
 
-export async function runVerify(args: readonly string[], options: { env?: Record<string, string>; engine?: EngineHandle; timeoutMs?: number; cwd?: string } = {}): Promise<VerifyRun> {
+export async function runVerify(
+  args: readonly string[],
+  options: { env?: Record<string, string>; engine?: EngineHandle; timeoutMs?: number; cwd?: string } = {},
+): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
@@ -46,7 +49,16 @@ export async function runVerify(args: readonly string[], options: { env?: Record
     extendEnv: true,
     stdin: 'ignore',
   })
-  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), report: reportAt(reportPath), reportPath, junitPath, ms: Math.round(performance.now() - started), dir }
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    report: reportAt(reportPath),
+    reportPath,
+    junitPath,
+    ms: Math.round(performance.now() - started),
+    dir,
+  }
 }
 
 /** The report a run wrote, checked against the published schema (./report-schema.ts); undefined when none was written. */
@@ -73,7 +85,12 @@ export interface SpawnedVerify {
 
 /** Starts `node bin/verify.ts …` (CI=true, no .env) in its own process group, its output collected as it comes. */
 export function spawnVerify(args: readonly string[], env: Record<string, string> = {}): SpawnedVerify {
-  const child = spawn(process.execPath, [VERIFY, ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env } })
+  const child = spawn(process.execPath, [VERIFY, ...args], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+  })
   const text = { stdout: '', stderr: '' }
   const waiters: Array<() => void> = []
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -111,5 +128,8 @@ export function verdicts(report: Report | undefined): Record<string, string> {
 /** The live (not zombie) processes of a process group: what a run left behind. */
 export async function groupLive(pgid: number): Promise<string[]> {
   const r = await execa('ps', ['-o', 'pid=,stat=,args=', '-g', String(pgid)], { reject: false })
-  return String(r.stdout).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^\d+\s+Z/.test(l))
+  return String(r.stdout)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^\d+\s+Z/.test(l))
 }

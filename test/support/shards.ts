@@ -14,7 +14,10 @@ export const TARGETS_FILE = 'targets:\n  - { svc: llm-7 }\n'
 /** The targets of one run: `n` services of one knob, all at `value`, each at its own endpoint. */
 export function fleetTargets(n: number, value: string, extra: string[] = []): Target[] {
   return Array.from({ length: n }, (_, i) => {
-    const c = loadConfig({ argv: ['--svc', `llm-${i}`, '--knob', 'PREFILL_INTERLEAVE', '--value', value, '--base-url', `http://10.0.0.${i + 1}:8000`, ...extra], env: { VERIFY_NO_DOTENV: '1' } })
+    const c = loadConfig({
+      argv: ['--svc', `llm-${i}`, '--knob', 'PREFILL_INTERLEAVE', '--value', value, '--base-url', `http://10.0.0.${i + 1}:8000`, ...extra],
+      env: { VERIFY_NO_DOTENV: '1' },
+    })
     if (!c.ok) throw new Error(formatProblems(c.problems))
     return c.target
   })
@@ -24,7 +27,20 @@ export function fleetTargets(n: number, value: string, extra: string[] = []): Ta
 export function stepsWith(verdicts: Partial<Record<string, StepVerdict>> = {}, intendedSkip: readonly string[] = []): StepResult[] {
   return STEP_IDS.map((id) => {
     const verdict = verdicts[id] ?? 'passed'
-    return stepResult(id, `the ${id} step`, { verdict, expected: 'x', observed: 'y', where: 'z', ...(verdict !== 'passed' ? { next: 'n' } : {}), ...(intendedSkip.includes(id) ? { intendedSkip: true } : {}), evidence: {} }, 1)
+    return stepResult(
+      id,
+      `the ${id} step`,
+      {
+        verdict,
+        expected: 'x',
+        observed: 'y',
+        where: 'z',
+        ...(verdict !== 'passed' ? { next: 'n' } : {}),
+        ...(intendedSkip.includes(id) ? { intendedSkip: true } : {}),
+        evidence: {},
+      },
+      1,
+    )
   })
 }
 
@@ -41,7 +57,13 @@ export function randomSteps(random: () => number, rate = 0.2): StepResult[] {
 }
 
 /** The reports of a fleet run cut into `count` shards: shard i holds the targets `--shard i/count` would. */
-export function shardReports(targets: readonly Target[], steps: readonly StepResult[][], count: number, file = TARGETS_FILE, instance: string | null = null): FleetReport[] {
+export function shardReports(
+  targets: readonly Target[],
+  steps: readonly StepResult[][],
+  count: number,
+  file = TARGETS_FILE,
+  instance: string | null = null,
+): FleetReport[] {
   const run = fleetRunIdentity(file, targets, instance)
   const at = new Date('2026-11-30T02:00:00.000Z')
   const identities = targets.map((t) => `${t.svc} ${t.knob} ${t.baseUrl}`)
@@ -52,7 +74,11 @@ export function shardReports(targets: readonly Target[], steps: readonly StepRes
       startedAt: at.toISOString(),
       finishedAt: new Date(at.getTime() + 60_000 + k).toISOString(),
       fleet: { file: 'targets.yaml', total: targets.length, shards: count === 1 ? null : [shard], concurrency: 8, run },
-      targets: picked.map((i) => ({ name: targets[i]!.svc, index: i, report: buildReport({ target: targets[i]!, steps: steps[i]!, startedAt: at, finishedAt: new Date(at.getTime() + 60_000) }) })),
+      targets: picked.map((i) => ({
+        name: targets[i]!.svc,
+        index: i,
+        report: buildReport({ target: targets[i]!, steps: steps[i]!, startedAt: at, finishedAt: new Date(at.getTime() + 60_000) }),
+      })),
     })
   })
 }

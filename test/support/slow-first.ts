@@ -49,6 +49,9 @@ export class SlowFirst extends BaseSequencer {
       const i = SLOW_FIRST.indexOf(relative(TEST_DIR, spec.moduleId))
       return i === -1 ? SLOW_FIRST.length : i
     }
-    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec)
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec)
   }
 }

@@ -193,13 +193,20 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
     const emptyKnownHostsPath = join(dir, 'known_hosts.empty')
     writeFileSync(emptyKnownHostsPath, '')
     const opts = (change: { port?: number; knownHostsPath?: string } = {}): string[] => [
-      '-F', 'none',
-      '-i', keyPath,
-      '-o', 'IdentitiesOnly=yes',
-      '-o', `UserKnownHostsFile=${change.knownHostsPath ?? knownHostsPath}`,
-      '-o', 'GlobalKnownHostsFile=/dev/null',
-      '-o', 'StrictHostKeyChecking=yes',
-      '-p', String(change.port ?? port),
+      '-F',
+      'none',
+      '-i',
+      keyPath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      `UserKnownHostsFile=${change.knownHostsPath ?? knownHostsPath}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-p',
+      String(change.port ?? port),
     ]
     const sshOpts = opts()
     let stopping: Promise<void> | undefined

@@ -4,4 +4,9 @@
 // same preloads, has an IPC channel to its parent (process.send) and stays quiet.
 export const SUITE_PROCESS_LINE = /^armproof-test: vitest's worker runtime ran in verify's process: (true|false)$/m
 
-if (!process.send) process.on('exit', () => void process.stderr.write(`armproof-test: vitest's worker runtime ran in verify's process: ${'__vitest_worker__' in globalThis}\n`))
+if (!process.send)
+  process.on(
+    'exit',
+    () =>
+      void process.stderr.write(`armproof-test: vitest's worker runtime ran in verify's process: ${'__vitest_worker__' in globalThis}\n`),
+  )

@@ -14,7 +14,8 @@ if (where === 'setup') {
   const ca = process.env.VERIFY_CA_FILE
   const read = fs.readFileSync
   fs.readFileSync = function readFileSync(this: unknown, path: unknown, ...rest: unknown[]) {
-    if ('__vitest_worker__' in globalThis && String(path) === ca) throw new TypeError('armproof-test: the CA file cannot be read inside the suites')
+    if ('__vitest_worker__' in globalThis && String(path) === ca)
+      throw new TypeError('armproof-test: the CA file cannot be read inside the suites')
     return (read as (...a: unknown[]) => unknown).call(this, path, ...rest)
   } as typeof fs.readFileSync
   // The ESM named exports (`import { readFileSync } from 'node:fs'`) follow the patched function.

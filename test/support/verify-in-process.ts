@@ -18,7 +18,10 @@ export class ReachedProofSteps extends Error {
 }
 
 /** As runVerify, in this process; throws ReachedProofSteps when the run would start the suites. */
-export async function verifyInProcess(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase'] } = {}): Promise<VerifyRun> {
+export async function verifyInProcess(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase'] } = {},
+): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
@@ -44,7 +47,10 @@ export async function verifyInProcess(args: readonly string[], options: { env?: 
 }
 
 /** As verifyInProcess, with exactly `args` (no report or JUnit path of its own) and `env` added to the process's; stdout and stderr together. */
-export async function verifyExactly(args: readonly string[], env: Record<string, string> = {}): Promise<{ exitCode: number; output: string }> {
+export async function verifyExactly(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number; output: string }> {
   let output = ''
   const exitCode = await verify({
     rawArgs: args,

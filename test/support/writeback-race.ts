@@ -82,7 +82,14 @@ async function reports(dir: string, writers: number): Promise<{ paths: string[];
   return { paths, markers }
 }
 
-async function checkRound(vault: string, page: string, markers: string[], codes: number[], round: number, result: RaceResult): Promise<void> {
+async function checkRound(
+  vault: string,
+  page: string,
+  markers: string[],
+  codes: number[],
+  round: number,
+  result: RaceResult,
+): Promise<void> {
   const text = await readFile(page, 'utf8')
   codes.forEach((code, i) => {
     if (code !== 0) {
@@ -153,7 +160,9 @@ export async function cliRace(writers: number): Promise<RaceResult> {
       if (m && !existsSync(join(vault, m[0]))) tried.add(Number(m[1]))
       if (runs.every((r) => r.pid !== undefined && tried.has(r.pid))) allTried.resolve()
     })
-    const runs = paths.map((p) => execa(process.execPath, [BIN, '--report', p, '--vault', vault], { cwd: dir, reject: false, stdin: 'ignore' }))
+    const runs = paths.map((p) =>
+      execa(process.execPath, [BIN, '--report', p, '--vault', vault], { cwd: dir, reject: false, stdin: 'ignore' }),
+    )
     try {
       // Released when all have found it held; sooner only when one exits first or it takes too long (both reported).
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, 25_000).unref())
@@ -165,7 +174,14 @@ export async function cliRace(writers: number): Promise<RaceResult> {
       await rm(lock)
     }
     const done = await Promise.all(runs)
-    await checkRound(vault, page, markers, done.map((r) => r.exitCode ?? -1), 0, result)
+    await checkRound(
+      vault,
+      page,
+      markers,
+      done.map((r) => r.exitCode ?? -1),
+      0,
+      result,
+    )
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

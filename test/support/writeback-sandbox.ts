@@ -12,18 +12,44 @@ export const METER = 'radiance:engine_steps_held_total'
 
 /** The nine steps, all passed. */
 export function passedSteps(): Record<string, unknown>[] {
-  return STEP_IDS.map((id) => ({ id, title: `the ${id} step`, verdict: 'passed', expected: 'x', observed: 'x', where: 'x', evidence: {}, durationMs: 1 }))
+  return STEP_IDS.map((id) => ({
+    id,
+    title: `the ${id} step`,
+    verdict: 'passed',
+    expected: 'x',
+    observed: 'x',
+    where: 'x',
+    evidence: {},
+    durationMs: 1,
+  }))
 }
 
 /**
  * A report's run identity as pnpm verify writes it (helpers/report/identity.ts), for the report's
  * svc, knob, values and mode, with these declared skips and endpoint; its id is the digest of its fields.
  */
-export function runOf(report: Record<string, unknown>, options: { skips?: string[]; baseUrl?: string | null } = {}): Record<string, unknown> {
+export function runOf(
+  report: Record<string, unknown>,
+  options: { skips?: string[]; baseUrl?: string | null } = {},
+): Record<string, unknown> {
   const target = {
-    svc: report.svc, knob: report.knob, value: report.expected, previous: report.previous, baseUrl: options.baseUrl === undefined ? 'http://gpu-7:8000' : options.baseUrl,
-    model: null, host: { kind: 'local' }, process: 'radiance', deployUser: null, ledgerCmd: 'podman logs --tail 100000 {svc}', helpCmd: 'podman exec {svc} radiance --help',
-    unit: report.svc, dropinCheck: !(options.skips ?? []).includes('dropins'), healthBudgetMs: 900_000, meterWindowMs: 300_000, probeTimeoutMs: 120_000, hostTimeoutMs: 30_000,
+    svc: report.svc,
+    knob: report.knob,
+    value: report.expected,
+    previous: report.previous,
+    baseUrl: options.baseUrl === undefined ? 'http://gpu-7:8000' : options.baseUrl,
+    model: null,
+    host: { kind: 'local' },
+    process: 'radiance',
+    deployUser: null,
+    ledgerCmd: 'podman logs --tail 100000 {svc}',
+    helpCmd: 'podman exec {svc} radiance --help',
+    unit: report.svc,
+    dropinCheck: !(options.skips ?? []).includes('dropins'),
+    healthBudgetMs: 900_000,
+    meterWindowMs: 300_000,
+    probeTimeoutMs: 120_000,
+    hostTimeoutMs: 30_000,
     // --skip: the probes the run skipped on purpose, as its options say (the declared skips follow from them).
     skip: (options.skips ?? []).filter((id) => id.startsWith('probe.')),
   }
@@ -32,13 +58,28 @@ export function runOf(report: Record<string, unknown>, options: { skips?: string
 }
 
 /** A green live report that passes the gate, finished at `finishedAt`; `run` adds its run identity (as pnpm verify writes it now). */
-export function greenReport(finishedAt: string, over: Record<string, unknown> = {}, run?: Parameters<typeof runOf>[1]): Record<string, unknown> {
+export function greenReport(
+  finishedAt: string,
+  over: Record<string, unknown> = {},
+  run?: Parameters<typeof runOf>[1],
+): Record<string, unknown> {
   const report = {
-    svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict: 'green',
-    startedAt: finishedAt, finishedAt, steps: passedSteps(),
+    svc: 'llm-7',
+    knob: 'PREFILL_INTERLEAVE',
+    expected: '1',
+    previous: '0',
+    mode: 'live',
+    verdict: 'green',
+    startedAt: finishedAt,
+    finishedAt,
+    steps: passedSteps(),
     meter: { name: METER, first: 0, last: 126, movedAt: finishedAt, movedAfterMs: 220_000, labels: {} },
-    rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7', error: null, notes: [], exitCode: 0,
-    tool: { name: 'armproof', version: '0.1.0' }, ...over,
+    rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7',
+    error: null,
+    notes: [],
+    exitCode: 0,
+    tool: { name: 'armproof', version: '0.1.0' },
+    ...over,
   }
   return run ? { ...report, run: runOf(report, run) } : report
 }
@@ -62,7 +103,10 @@ export interface Sandbox {
 }
 
 /** A temp dir with `vault/` holding `pages` and `report.json` holding `report` (a string or Buffer is written as is). */
-export async function sandbox(pages: Record<string, string | Buffer>, report: Record<string, unknown> | string | Buffer = greenReport(new Date().toISOString())): Promise<Sandbox> {
+export async function sandbox(
+  pages: Record<string, string | Buffer>,
+  report: Record<string, unknown> | string | Buffer = greenReport(new Date().toISOString()),
+): Promise<Sandbox> {
   const dir = await mkdtemp(join(tmpdir(), 'armproof-wb-'))
   const vault = join(dir, 'vault')
   await mkdir(vault)
@@ -73,7 +117,9 @@ export async function sandbox(pages: Record<string, string | Buffer>, report: Re
   const reportPath = join(dir, 'report.json')
   await writeFile(reportPath, typeof report === 'string' || Buffer.isBuffer(report) ? report : JSON.stringify(report, null, 2))
   return {
-    dir, vault, reportPath,
+    dir,
+    vault,
+    reportPath,
     page: (rel) => readFile(join(vault, rel), 'utf8'),
     files: async () => (await readdir(vault, { recursive: true })).map((f) => relative(vault, join(vault, f))).sort(),
     remove: () => rm(dir, { recursive: true, force: true }),
@@ -81,8 +127,12 @@ export async function sandbox(pages: Record<string, string | Buffer>, report: Re
       let out = ''
       let err = ''
       const code = await writeback({
-        rawArgs: ['--report', reportPath, '--vault', vault, ...args], env: {}, cwd: dir,
-        out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, ...over,
+        rawArgs: ['--report', reportPath, '--vault', vault, ...args],
+        env: {},
+        cwd: dir,
+        out: { write: (t: string) => (out += t) },
+        err: { write: (t: string) => (err += t) },
+        ...over,
       })
       return { code, out, err }
     },

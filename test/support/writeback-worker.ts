@@ -20,11 +20,24 @@ process.on('message', (m: Go | { type: 'exit' }) => {
   if (m.type === 'exit') process.exit(0)
   if (m.type !== 'go') return
   const fs: WritebackFs = m.pauseBeforeRename
-    ? { ...nodeFs, rename: () => { send({ type: 'paused' }); return new Promise(() => {}) } }
+    ? {
+        ...nodeFs,
+        rename: () => {
+          send({ type: 'paused' })
+          return new Promise(() => {})
+        },
+      }
     : nodeFs
   let out = ''
   let err = ''
-  void writeback({ rawArgs: m.args, env: {}, cwd: m.cwd, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, fs }).then((code) => send({ type: 'done', code, out, err }))
+  void writeback({
+    rawArgs: m.args,
+    env: {},
+    cwd: m.cwd,
+    out: { write: (t: string) => (out += t) },
+    err: { write: (t: string) => (err += t) },
+    fs,
+  }).then((code) => send({ type: 'done', code, out, err }))
 })
 flushCompileCache()
 send({ type: 'ready' })

@@ -29,15 +29,43 @@ const OLD_ITEM = [
 ]
 
 /** An endpoint page with a Knob log followed by another section. */
-const PAGE = ['---', 'service: llm-7', 'owner: infra', '---', '# llm-7', '', 'Serves the 70B on gpu-7.', '', '## Knob log', '', ...OLD_ITEM, '', '## Contacts', '', '- oncall: #infra', ''].join('\n')
+const PAGE = [
+  '---',
+  'service: llm-7',
+  'owner: infra',
+  '---',
+  '# llm-7',
+  '',
+  'Serves the 70B on gpu-7.',
+  '',
+  '## Knob log',
+  '',
+  ...OLD_ITEM,
+  '',
+  '## Contacts',
+  '',
+  '- oncall: #infra',
+  '',
+].join('\n')
 
 function makeReport(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    svc: 'llm-7', knob: 'PREFILL_INTERLEAVE', expected: '1', previous: '0', mode: 'live', verdict: 'green',
-    startedAt: '2026-11-30T02:26:00.000Z', finishedAt: FINISHED, steps: passedSteps(),
+    svc: 'llm-7',
+    knob: 'PREFILL_INTERLEAVE',
+    expected: '1',
+    previous: '0',
+    mode: 'live',
+    verdict: 'green',
+    startedAt: '2026-11-30T02:26:00.000Z',
+    finishedAt: FINISHED,
+    steps: passedSteps(),
     meter: { name: METER, first: 0, last: 126, movedAt: '2026-11-30T02:30:40.000Z', movedAfterMs: 220_000, labels: {} },
-    rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7', error: null, notes: [], exitCode: 0,
-    tool: { name: 'armproof', version: '0.1.0' }, ...over,
+    rollback: 'PREFILL_INTERLEAVE=0 then redeploy --service llm-7',
+    error: null,
+    notes: [],
+    exitCode: 0,
+    tool: { name: 'armproof', version: '0.1.0' },
+    ...over,
   }
 }
 
@@ -89,24 +117,67 @@ async function expectRefused(box: Sandbox, run: Run, before: Record<string, stri
 
 describe('refusals: exit 2, one line each naming what was checked, where, and the next step; the vault untouched', () => {
   test.each<[string, Record<string, unknown> | string, string[], Date, RegExp[]]>([
-    ['a red report', makeReport({ verdict: 'red', exitCode: 1 }), [], NOW, [/verdict and exitCode \(report\.json\): verdict "red", exitCode 1: not green; next: .*pnpm verify again/]],
+    [
+      'a red report',
+      makeReport({ verdict: 'red', exitCode: 1 }),
+      [],
+      NOW,
+      [/verdict and exitCode \(report\.json\): verdict "red", exitCode 1: not green; next: .*pnpm verify again/],
+    ],
     ['a green verdict with a non-zero exit code', makeReport({ exitCode: 3 }), [], NOW, [/exitCode 3: not green/]],
     ['an inconclusive report', makeReport({ verdict: 'inconclusive', exitCode: 3 }), [], NOW, [/verdict "inconclusive"/]],
-    ['a replay without --allow-replay', makeReport({ mode: 'replay' }), [], NOW, [/mode \(report\.json\): mode "replay": a replay re-judges an old recorded run, it is not a fresh proof; next: .*--allow-replay/]],
-    ['a report older than the default max age', makeReport(), [], new Date(Date.parse(FINISHED) + 25 * HOUR), [/finishedAt \(report\.json\): finished 2026-11-30T02:31:05\.120Z, 1d 1h ago, older than --max-age 24h; next: run pnpm verify again/]],
-    ['a report older than --max-age 90m', makeReport(), ['--max-age', '90m'], new Date(Date.parse(FINISHED) + 2 * HOUR), [/2h 0m ago, older than --max-age 90m/]],
+    [
+      'a replay without --allow-replay',
+      makeReport({ mode: 'replay' }),
+      [],
+      NOW,
+      [/mode \(report\.json\): mode "replay": a replay re-judges an old recorded run, it is not a fresh proof; next: .*--allow-replay/],
+    ],
+    [
+      'a report older than the default max age',
+      makeReport(),
+      [],
+      new Date(Date.parse(FINISHED) + 25 * HOUR),
+      [/finishedAt \(report\.json\): finished 2026-11-30T02:31:05\.120Z, 1d 1h ago, older than --max-age 24h; next: run pnpm verify again/],
+    ],
+    [
+      'a report older than --max-age 90m',
+      makeReport(),
+      ['--max-age', '90m'],
+      new Date(Date.parse(FINISHED) + 2 * HOUR),
+      [/2h 0m ago, older than --max-age 90m/],
+    ],
     ['a report from the future', makeReport(), [], new Date(Date.parse(FINISHED) - HOUR), [/in the future; next: check the clocks/]],
-    ['a report for another service (--svc)', makeReport(), ['--svc', 'llm-8'], NOW, [/svc \(report\.json\): report is for service "llm-7", not "llm-8" \(--svc\)/]],
+    [
+      'a report for another service (--svc)',
+      makeReport(),
+      ['--svc', 'llm-8'],
+      NOW,
+      [/svc \(report\.json\): report is for service "llm-7", not "llm-8" \(--svc\)/],
+    ],
     ['a missing report', '', [], NOW, []],
     ['a report that is not JSON', '<testsuites/>', [], NOW, [/report \(report\.json\): is not JSON; next: .*not the JUnit file/]],
-    ['a report that is not an armproof report', { svc: 'llm-7; rm -rf /', verdict: 'green' }, [], NOW, [/is not an armproof report: missing or malformed svc, knob, expected, previous, mode, startedAt, finishedAt, steps, meter, rollback, error, notes, exitCode, tool \(svc must be a service name/]],
+    [
+      'a report that is not an armproof report',
+      { svc: 'llm-7; rm -rf /', verdict: 'green' },
+      [],
+      NOW,
+      [
+        /is not an armproof report: missing or malformed svc, knob, expected, previous, mode, startedAt, finishedAt, steps, meter, rollback, error, notes, exitCode, tool \(svc must be a service name/,
+      ],
+    ],
     ['a report with an unparseable finishedAt', makeReport({ finishedAt: 'yesterday' }), [], NOW, [/malformed finishedAt/]],
   ])('%s', async (name, report, args, now, patterns) => {
     const box = await sandbox({ 'endpoints/llm-7.md': PAGE }, report)
     if (name === 'a missing report') await rm(box.reportPath)
     const before = await box.snapshot()
     const run = await box.run(args, { now: () => now })
-    await expectRefused(box, run, before, ...(name === 'a missing report' ? [/report \(report\.json\): no such file; next: pass the file pnpm verify wrote/] : patterns))
+    await expectRefused(
+      box,
+      run,
+      before,
+      ...(name === 'a missing report' ? [/report \(report\.json\): no such file; next: pass the file pnpm verify wrote/] : patterns),
+    )
   })
 
   test('several reasons at once are all listed, one line each', async () => {
@@ -121,7 +192,9 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
     const before = await box.snapshot()
     const run = await box.run()
     await expectRefused(
-      box, run, before,
+      box,
+      run,
+      before,
       /vault page for service "llm-7" \(vault\): none: looked for front matter service: llm-7 and for a file named llm-7\.md in 2 Markdown files \(skipped \.git, node_modules, hidden folders and symlinks\); next: .*writeback never creates a page/,
     )
   })
@@ -129,7 +202,12 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
   test('two pages claiming the service: ambiguous owner, both listed', async () => {
     const box = await sandbox({ 'a/gpu-7.md': PAGE, 'b/llm7-old.md': PAGE })
     const before = await box.snapshot()
-    await expectRefused(box, await box.run(), before, /2 pages claim it in front matter \(ambiguous owner\): a\/gpu-7\.md, b\/llm7-old\.md; next: keep service: llm-7 on one page only, or pass --page/)
+    await expectRefused(
+      box,
+      await box.run(),
+      before,
+      /2 pages claim it in front matter \(ambiguous owner\): a\/gpu-7\.md, b\/llm7-old\.md; next: keep service: llm-7 on one page only, or pass --page/,
+    )
   })
 
   test('two pages named llm-7.md without front matter: ambiguous too', async () => {
@@ -142,7 +220,12 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
     const box = await sandbox({ 'llm-7.md': PAGE })
     await writeFile(join(box.dir, 'x.md'), PAGE)
     const before = await box.snapshot()
-    await expectRefused(box, await box.run(['--page', '../x.md']), before, /--page \("\.\.\/x\.md" under vault\): is outside the vault; next: pass a page inside the vault/)
+    await expectRefused(
+      box,
+      await box.run(['--page', '../x.md']),
+      before,
+      /--page \("\.\.\/x\.md" under vault\): is outside the vault; next: pass a page inside the vault/,
+    )
   })
 
   test('--page through a symlink out of the vault is refused', async () => {
@@ -156,13 +239,23 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
   test('--page that does not exist is refused and not created', async () => {
     const box = await sandbox({ 'llm-7.md': PAGE })
     const before = await box.snapshot()
-    await expectRefused(box, await box.run(['--page', 'endpoints/llm-7.md']), before, /--page \("endpoints\/llm-7\.md" under vault\): does not exist \(looked at .*endpoints\/llm-7\.md\); next: .*never creates a page/)
+    await expectRefused(
+      box,
+      await box.run(['--page', 'endpoints/llm-7.md']),
+      before,
+      /--page \("endpoints\/llm-7\.md" under vault\): does not exist \(looked at .*endpoints\/llm-7\.md\); next: .*never creates a page/,
+    )
   })
 
-  test("--page owned by another service is refused", async () => {
+  test('--page owned by another service is refused', async () => {
     const box = await sandbox({ 'llm-8.md': PAGE.replace('service: llm-7', 'service: llm-8') })
     const before = await box.snapshot()
-    await expectRefused(box, await box.run(['--page', 'llm-8.md']), before, /belongs to service "llm-8" \(front matter\), the report is for "llm-7"/)
+    await expectRefused(
+      box,
+      await box.run(['--page', 'llm-8.md']),
+      before,
+      /belongs to service "llm-8" \(front matter\), the report is for "llm-7"/,
+    )
   })
 
   test('--page that is not Markdown is refused', async () => {
@@ -174,7 +267,12 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
   test('a vault that is not a folder is refused', async () => {
     const box = await sandbox({})
     const before = await box.snapshot()
-    await expectRefused(box, await box.run(['--vault', join(box.dir, 'no-vault')]), before, /--vault \(no-vault\): is not an existing folder/)
+    await expectRefused(
+      box,
+      await box.run(['--vault', join(box.dir, 'no-vault')]),
+      before,
+      /--vault \(no-vault\): is not an existing folder/,
+    )
   })
 
   test('a page that is not UTF-8 is refused rather than re-encoded', async () => {
@@ -184,8 +282,16 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
   })
 
   test.each<[string, string[], RegExp]>([
-    ['no flags', [], /--report \(command line and WRITEBACK_REPORT\): is required[\s\S]*--vault \(command line and WRITEBACK_VAULT\): is required/],
-    ['a bad --max-age', ['--report', 'r.json', '--vault', '.', '--max-age', '1d'], /--max-age \(command line\): "1d" is not a positive duration; next: write it like 24h, 90m or 1h30m/],
+    [
+      'no flags',
+      [],
+      /--report \(command line and WRITEBACK_REPORT\): is required[\s\S]*--vault \(command line and WRITEBACK_VAULT\): is required/,
+    ],
+    [
+      'a bad --max-age',
+      ['--report', 'r.json', '--vault', '.', '--max-age', '1d'],
+      /--max-age \(command line\): "1d" is not a positive duration; next: write it like 24h, 90m or 1h30m/,
+    ],
     ['an unknown option', ['--report', 'r.json', '--vault', '.', '--force'], /unknown option "--force"/],
     ['a stray argument', ['--report', 'r.json', '--vault', '.', 'extra'], /unexpected argument "extra"/],
   ])('usage: %s → exit 2', async (_name, rawArgs, pattern) => {
@@ -197,18 +303,37 @@ describe('refusals: exit 2, one line each naming what was checked, where, and th
 
   test('--help prints every option with its env twin and exits 0', async () => {
     let out = ''
-    const code = await writeback({ rawArgs: ['--help'], env: {}, cwd: tmpdir(), out: { write: (t: string) => (out += t) }, err: { write: () => true } })
+    const code = await writeback({
+      rawArgs: ['--help'],
+      env: {},
+      cwd: tmpdir(),
+      out: { write: (t: string) => (out += t) },
+      err: { write: () => true },
+    })
     expect(code).toBe(0)
-    for (const t of ['--report', 'WRITEBACK_REPORT', '--vault', 'WRITEBACK_VAULT', '--page', '--max-age', '--dry-run', '--allow-replay', '2 refused']) expect(out).toContain(t)
+    for (const t of [
+      '--report',
+      'WRITEBACK_REPORT',
+      '--vault',
+      'WRITEBACK_VAULT',
+      '--page',
+      '--max-age',
+      '--dry-run',
+      '--allow-replay',
+      '2 refused',
+    ])
+      expect(out).toContain(t)
   })
 })
 
 describe('page discovery', () => {
-  test("front matter (quoted, in a sub-folder) names the owner; hidden folders, .git and node_modules are skipped", async () => {
+  test('front matter (quoted, in a sub-folder) names the owner; hidden folders, .git and node_modules are skipped', async () => {
     const quoted = PAGE.replace('service: llm-7', "service: 'llm-7'  # the 70B")
     const box = await sandbox({
       'infra/gpu/gpu-7.md': quoted,
-      '.git/llm-7.md': PAGE, '.obsidian/llm-7.md': PAGE, 'node_modules/x/llm-7.md': PAGE,
+      '.git/llm-7.md': PAGE,
+      '.obsidian/llm-7.md': PAGE,
+      'node_modules/x/llm-7.md': PAGE,
       'other.md': PAGE.replace('service: llm-7', 'service: llm-70'),
       'indented.md': PAGE.replace('service: llm-7', 'meta:\n  service: llm-7'),
     })
@@ -251,19 +376,35 @@ describe('the entry', () => {
 
   test('no meter: proven by the ledger line; previous unknown: the default, and an empty rollback value', async () => {
     const [first, rollback] = entryLines(await facts({ knob: 'BUSY_PREFILL_CHUNK', expected: '512', previous: null, meter: null }))
-    expect(first).toBe('- 2026-11-30 · BUSY_PREFILL_CHUNK default → 512 · no meter; proven by the ledger line (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:BUSY_PREFILL_CHUNK:2026-11-30T02:31:05.120Z -->')
+    expect(first).toBe(
+      '- 2026-11-30 · BUSY_PREFILL_CHUNK default → 512 · no meter; proven by the ledger line (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:BUSY_PREFILL_CHUNK:2026-11-30T02:31:05.120Z -->',
+    )
     expect(rollback).toBe('  rollback: `BUSY_PREFILL_CHUNK=` then redeploy `--service llm-7`')
   })
 
   test('a rollback run whose meter stayed at zero, and a replay, say so', async () => {
-    const [first] = entryLines(await facts({ expected: '0', previous: '1', mode: 'replay', meter: { name: METER, first: 0, last: 0, movedAt: null, movedAfterMs: null, labels: { engine: '0' } } }))
-    expect(first).toContain(`PREFILL_INTERLEAVE 1 → 0 · meter ${METER}{engine="0"} 0 → 0, stayed at zero while traffic flowed (armproof green, replay of a recorded run,`)
+    const [first] = entryLines(
+      await facts({
+        expected: '0',
+        previous: '1',
+        mode: 'replay',
+        meter: { name: METER, first: 0, last: 0, movedAt: null, movedAfterMs: null, labels: { engine: '0' } },
+      }),
+    )
+    expect(first).toContain(
+      `PREFILL_INTERLEAVE 1 → 0 · meter ${METER}{engine="0"} 0 → 0, stayed at zero while traffic flowed (armproof green, replay of a recorded run,`,
+    )
   })
 
   test('a meter above zero since before the run says so, not "did not move"; an unknown proof word is refused', async () => {
-    const [first] = entryLines(await facts({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'before-run' } }))
+    const [first] = entryLines(
+      await facts({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'before-run' } }),
+    )
     expect(first).toContain(`meter ${METER} 7 → 7, above zero since before this run, in the process argv read (armproof green`)
-    const box = await sandbox({}, makeReport({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'trust me' } }))
+    const box = await sandbox(
+      {},
+      makeReport({ meter: { name: METER, first: 7, last: 7, movedAt: null, movedAfterMs: null, labels: {}, proof: 'trust me' } }),
+    )
     expect((await readReport(box.reportPath, 'report.json')).refusals.map((r) => r.found)).toEqual([
       'is not an armproof report: missing or malformed meter (meter.proof must be one of "rose", "before-run", "stayed-at-zero", found "trust me")',
     ])
@@ -273,7 +414,13 @@ describe('the entry', () => {
     const evil = 'x`\n## Owned\r\n<!-- -->\u0007\u2028'
     // The gate refuses such a report (the schema); the entry is safe even for facts that bypass it.
     const base = await facts()
-    const lines = entryLines({ ...base, knob: `PI${evil}`, expected: `1${evil}`, previous: `0${evil}`, meter: { name: `m${evil}`, first: 0, last: 1, movedAt: null, movedAfterMs: 5, labels: { [`k${evil}`]: `v${evil}` } } })
+    const lines = entryLines({
+      ...base,
+      knob: `PI${evil}`,
+      expected: `1${evil}`,
+      previous: `0${evil}`,
+      meter: { name: `m${evil}`, first: 0, last: 1, movedAt: null, movedAfterMs: 5, labels: { [`k${evil}`]: `v${evil}` } },
+    })
     expect(lines).toHaveLength(2)
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u2028\u2029]/)
     expect(lines[0]!.match(/<!--/g)).toHaveLength(1)
@@ -367,7 +514,9 @@ describe('idempotence', () => {
     const once = await box.page('llm-7.md')
     const again = await box.run()
     expect(again.code).toBe(0)
-    expect(again.out).toMatch(/already there: vault\/llm-7\.md has the entry for llm-7 PREFILL_INTERLEAVE finished 2026-11-30T02:31:05\.120Z; nothing to do/)
+    expect(again.out).toMatch(
+      /already there: vault\/llm-7\.md has the entry for llm-7 PREFILL_INTERLEAVE finished 2026-11-30T02:31:05\.120Z; nothing to do/,
+    )
     expect(await box.page('llm-7.md')).toBe(once)
     expect(once.split('armproof:llm-7:PREFILL_INTERLEAVE:').length - 1).toBe(1)
   })
@@ -390,21 +539,37 @@ describe('atomicity: a failure mid-write leaves the page as it was and no temp f
   const failing = (over: Partial<WritebackFs>): WritebackFs => ({ ...nodeFs, ...over })
 
   test.each<[string, WritebackFs, RegExp]>([
-    ['the write dies half way', failing({
-      async open(path, flags, mode) {
-        const handle = await nodeFs.open(path, flags, mode)
-        return {
-          async writeFile(data) {
-            await handle.writeFile(data.subarray(0, data.length >> 1))
-            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
-          },
-          sync: () => handle.sync(),
-          close: () => handle.close(),
-        }
-      },
-    }), /could not be written \(ENOSPC: no space left on device, write\); the page was left as it was; next: check the vault folder is writable/],
-    ['the rename fails', failing({ rename: async () => { throw new Error('EXDEV: cross-device link not permitted') } }), /could not be written \(EXDEV/],
-    ['the page changed while writing', failing({ readFile: async () => Buffer.from('someone else wrote this') }), /page write \(vault\/llm-7\.md\): changed while writing; nothing was replaced; next: run pnpm writeback again/],
+    [
+      'the write dies half way',
+      failing({
+        async open(path, flags, mode) {
+          const handle = await nodeFs.open(path, flags, mode)
+          return {
+            async writeFile(data) {
+              await handle.writeFile(data.subarray(0, data.length >> 1))
+              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+            },
+            sync: () => handle.sync(),
+            close: () => handle.close(),
+          }
+        },
+      }),
+      /could not be written \(ENOSPC: no space left on device, write\); the page was left as it was; next: check the vault folder is writable/,
+    ],
+    [
+      'the rename fails',
+      failing({
+        rename: async () => {
+          throw new Error('EXDEV: cross-device link not permitted')
+        },
+      }),
+      /could not be written \(EXDEV/,
+    ],
+    [
+      'the page changed while writing',
+      failing({ readFile: async () => Buffer.from('someone else wrote this') }),
+      /page write \(vault\/llm-7\.md\): changed while writing; nothing was replaced; next: run pnpm writeback again/,
+    ],
   ])('%s', async (_name, fs, pattern) => {
     const box = await sandbox({ 'llm-7.md': PAGE })
     const before = await box.snapshot()
@@ -438,12 +603,25 @@ describe('options from env', () => {
     let out = ''
     let err = ''
     const io = (rawArgs: string[], env: Record<string, string>) => ({
-      rawArgs, env: { VERIFY_API_KEY: secret, ...env }, cwd: box.dir, now: () => NOW,
-      out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) },
+      rawArgs,
+      env: { VERIFY_API_KEY: secret, ...env },
+      cwd: box.dir,
+      now: () => NOW,
+      out: { write: (t: string) => (out += t) },
+      err: { write: (t: string) => (err += t) },
     })
     expect(await writeback(io([], { WRITEBACK_REPORT: 'report.json', WRITEBACK_VAULT: 'vault', WRITEBACK_MAX_AGE: '10m' }))).toBe(2)
     expect(err).toMatch(/older than --max-age 10m/)
-    expect(await writeback(io(['--max-age', '1h'], { WRITEBACK_REPORT: 'report.json', WRITEBACK_VAULT: 'vault', WRITEBACK_MAX_AGE: '10m', WRITEBACK_DRY_RUN: '1' }))).toBe(0)
+    expect(
+      await writeback(
+        io(['--max-age', '1h'], {
+          WRITEBACK_REPORT: 'report.json',
+          WRITEBACK_VAULT: 'vault',
+          WRITEBACK_MAX_AGE: '10m',
+          WRITEBACK_DRY_RUN: '1',
+        }),
+      ),
+    ).toBe(0)
     expect(out).toMatch(/dry run/)
     expect(await writeback(io([], { WRITEBACK_REPORT: 'report.json', WRITEBACK_VAULT: 'vault', WRITEBACK_DRY_RUN: 'maybe' }))).toBe(2)
     expect(err).toMatch(/WRITEBACK_DRY_RUN \(env\): "maybe" is not 1\/0\/true\/false/)
@@ -458,7 +636,11 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
       expect(verify.exitCode).toBe(0)
       const box = await sandbox({ 'endpoints/demo.md': '# demo\n\nThe demo endpoint.\n' })
       const wb = (args: string[]) =>
-        execa(process.execPath, [join(ROOT, 'bin/writeback.ts'), '--report', verify.reportPath, '--vault', box.vault, ...args], { cwd: box.dir, reject: false, env: { CI: 'true' } })
+        execa(process.execPath, [join(ROOT, 'bin/writeback.ts'), '--report', verify.reportPath, '--vault', box.vault, ...args], {
+          cwd: box.dir,
+          reject: false,
+          env: { CI: 'true' },
+        })
       const refused = await wb([])
       expect(refused.exitCode).toBe(2)
       expect(refused.stderr).toMatch(/mode "replay".*--allow-replay/)
@@ -466,7 +648,9 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
       const written = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(written.exitCode).toBe(0)
       const page = await box.page('endpoints/demo.md')
-      expect(page).toMatch(/^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 on `http:\/\/127\.0\.0\.1:\d+` · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+:http:__127\.0\.0\.1:\d+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/)
+      expect(page).toMatch(
+        /^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 on `http:\/\/127\.0\.0\.1:\d+` · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+:http:__127\.0\.0\.1:\d+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/,
+      )
       const again = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(again.exitCode).toBe(0)
       expect(again.stdout).toMatch(/already there/)
@@ -478,25 +662,40 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
 })
 
 describe('CI examples', () => {
-  test.each(['github-actions.yml', 'gitlab-ci.yml'])('examples/ci/%s runs armproof verify per service and armproof writeback only for exit 0', async (name) => {
-    const text = await readFile(join(ROOT, 'examples/ci', name), 'utf8')
-    expect(text.trim().length).toBeGreaterThan(200)
-    expect(text).not.toMatch(/\t/)
-    // The installed command (the packed tool or the image), no longer pnpm in a checkout of armproof.
-    for (const t of ['armproof verify', 'armproof writeback', 'VERIFY_API_KEY', 'reports/', 'commit -m', 'push', '.exit']) expect(text).toContain(t)
-    for (const line of text.split('\n')) if (line.trim() !== '' && !line.trimStart().startsWith('#')) expect((line.length - line.trimStart().length) % 2).toBe(0)
-    // Stage only the pages writeback changed: `add -A` would commit a temp or lock file a killed writeback left.
-    expect(text).toContain('git -C vault add -u')
-    expect(text).not.toMatch(/git -C vault add (-A|--all|\.)/)
-    if (name === 'github-actions.yml') {
-      for (const t of ['matrix:', 'fail-fast: false', 'actions/upload-artifact', 'actions/download-artifact', 'needs: verify', 'if: always()', `if: \${{ !cancelled() }}`, '--summary']) expect(text).toContain(t)
-      // A red or inconclusive service must make the workflow red: no step may swallow verify's exit code.
-      expect(text).not.toMatch(/continue-on-error:\s*true/)
-      expect(text).toMatch(/exit "\$code"/)
-    } else {
-      for (const t of ['parallel:', 'matrix:', 'artifacts:', 'when: always', 'needs:']) expect(text).toContain(t)
-      // A red or inconclusive service must make the pipeline red.
-      expect(text).not.toMatch(/^\s*allow_failure:/m)
-    }
-  })
+  test.each(['github-actions.yml', 'gitlab-ci.yml'])(
+    'examples/ci/%s runs armproof verify per service and armproof writeback only for exit 0',
+    async (name) => {
+      const text = await readFile(join(ROOT, 'examples/ci', name), 'utf8')
+      expect(text.trim().length).toBeGreaterThan(200)
+      expect(text).not.toMatch(/\t/)
+      // The installed command (the packed tool or the image), no longer pnpm in a checkout of armproof.
+      for (const t of ['armproof verify', 'armproof writeback', 'VERIFY_API_KEY', 'reports/', 'commit -m', 'push', '.exit'])
+        expect(text).toContain(t)
+      for (const line of text.split('\n'))
+        if (line.trim() !== '' && !line.trimStart().startsWith('#')) expect((line.length - line.trimStart().length) % 2).toBe(0)
+      // Stage only the pages writeback changed: `add -A` would commit a temp or lock file a killed writeback left.
+      expect(text).toContain('git -C vault add -u')
+      expect(text).not.toMatch(/git -C vault add (-A|--all|\.)/)
+      if (name === 'github-actions.yml') {
+        for (const t of [
+          'matrix:',
+          'fail-fast: false',
+          'actions/upload-artifact',
+          'actions/download-artifact',
+          'needs: verify',
+          'if: always()',
+          `if: \${{ !cancelled() }}`,
+          '--summary',
+        ])
+          expect(text).toContain(t)
+        // A red or inconclusive service must make the workflow red: no step may swallow verify's exit code.
+        expect(text).not.toMatch(/continue-on-error:\s*true/)
+        expect(text).toMatch(/exit "\$code"/)
+      } else {
+        for (const t of ['parallel:', 'matrix:', 'artifacts:', 'when: always', 'needs:']) expect(text).toContain(t)
+        // A red or inconclusive service must make the pipeline red.
+        expect(text).not.toMatch(/^\s*allow_failure:/m)
+      }
+    },
+  )
 })

@@ -14,14 +14,26 @@ const red = (svc: string) => {
   return { ...r, verdict: 'red', exitCode: 1, steps: r.steps.map((s) => (s.id === 'meter' ? { ...s, verdict: 'failed', next: 'x' } : s)) }
 }
 const fleet = (targets: Array<[string, Record<string, unknown>]>) => ({
-  format: FLEET_FORMAT, verdict: 'red', exitCode: 1, startedAt: now(), finishedAt: now(),
+  format: FLEET_FORMAT,
+  verdict: 'red',
+  exitCode: 1,
+  startedAt: now(),
+  finishedAt: now(),
   fleet: { file: 'targets.yaml', total: targets.length, shards: null, concurrency: 8 },
-  targets: targets.map(([name, report]) => ({ name, report })), tool: { name: 'armproof', version: '0.1.0' },
+  targets: targets.map(([name, report]) => ({ name, report })),
+  tool: { name: 'armproof', version: '0.1.0' },
 })
 
 describe('writeback of a fleet report', () => {
   test('each green target is written into its own page; a red one is refused for its page; exit 5', async () => {
-    const box = await sandbox({ 'a.md': page('gpu-a'), 'b.md': page('gpu-b'), 'c.md': page('gpu-c') }, fleet([['gpu-a', green('gpu-a')], ['gpu-b', red('gpu-b')], ['gpu-c', green('gpu-c')]]))
+    const box = await sandbox(
+      { 'a.md': page('gpu-a'), 'b.md': page('gpu-b'), 'c.md': page('gpu-c') },
+      fleet([
+        ['gpu-a', green('gpu-a')],
+        ['gpu-b', red('gpu-b')],
+        ['gpu-c', green('gpu-c')],
+      ]),
+    )
     try {
       const r = await box.run()
       expect(r.code, r.err).toBe(WRITEBACK_PARTIAL)
@@ -39,7 +51,13 @@ describe('writeback of a fleet report', () => {
   })
 
   test('all green: exit 0; all refused: exit 2; --svc narrows to one target; --page is refused for a fleet', async () => {
-    const box = await sandbox({ 'a.md': page('gpu-a'), 'b.md': page('gpu-b') }, fleet([['gpu-a', green('gpu-a')], ['gpu-b', green('gpu-b')]]))
+    const box = await sandbox(
+      { 'a.md': page('gpu-a'), 'b.md': page('gpu-b') },
+      fleet([
+        ['gpu-a', green('gpu-a')],
+        ['gpu-b', green('gpu-b')],
+      ]),
+    )
     try {
       expect((await box.run(['--svc', 'gpu-b'])).code).toBe(0)
       expect(await box.page('a.md')).toBe(page('gpu-a'))

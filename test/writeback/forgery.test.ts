@@ -11,14 +11,86 @@ import type { ReportFacts } from '../../helpers/writeback/report.ts'
 import { prng as rng } from '../support/prng.ts'
 
 const TOKENS = [
-  '\n', '\r', '\r\n', '\u001b', '\u001b[31m', '\u001b]8;;http://x\u0007', '\u0000', '\u0007', '\u0085', '\u009b', '\u007f', '\u2028', '\u2029',
-  '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c', '\u200b', '\ufeff',
-  '[', ']', '(', ')', '!', '<', '>', '`', '``', '\\', '|', '*', '_', '#', ':', '/', '.', '"', "'", '&', ';', '{', '}', '=', '-', ' ', '~', '$',
-  '[x](javascript:alert(1))', '![](http://t.example/p.png)', '[[Secrets]]', '<img src=x onerror=alert(1)>', '<script>', '</details>', '<!--', '-->',
-  'http://evil.example', 'https://', 'www.evil.example', 'mailto:a@b.c', 'a@b.example', '&#91;', '&lt;', '\\[', '\\`',
-  '<!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->', 'PREFILL_INTERLEAVE', '1', '0', 'abc', 'é', '日本', '🙂',
+  '\n',
+  '\r',
+  '\r\n',
+  '\u001b',
+  '\u001b[31m',
+  '\u001b]8;;http://x\u0007',
+  '\u0000',
+  '\u0007',
+  '\u0085',
+  '\u009b',
+  '\u007f',
+  '\u2028',
+  '\u2029',
+  '\u202a',
+  '\u202b',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200e',
+  '\u200f',
+  '\u061c',
+  '\u200b',
+  '\ufeff',
+  '[',
+  ']',
+  '(',
+  ')',
+  '!',
+  '<',
+  '>',
+  '`',
+  '``',
+  '\\',
+  '|',
+  '*',
+  '_',
+  '#',
+  ':',
+  '/',
+  '.',
+  '"',
+  "'",
+  '&',
+  ';',
+  '{',
+  '}',
+  '=',
+  '-',
+  ' ',
+  '~',
+  '$',
+  '[x](javascript:alert(1))',
+  '![](http://t.example/p.png)',
+  '[[Secrets]]',
+  '<img src=x onerror=alert(1)>',
+  '<script>',
+  '</details>',
+  '<!--',
+  '-->',
+  'http://evil.example',
+  'https://',
+  'www.evil.example',
+  'mailto:a@b.c',
+  'a@b.example',
+  '&#91;',
+  '&lt;',
+  '\\[',
+  '\\`',
+  '<!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->',
+  'PREFILL_INTERLEAVE',
+  '1',
+  '0',
+  'abc',
+  'é',
+  '日本',
+  '🙂',
 ]
-
 
 function randomText(next: () => number): string {
   const n = Math.floor(next() * 12)
@@ -33,8 +105,15 @@ const CASES = 3000
 
 function facts(texts: { knob: string; expected: string; previous: string; label: string; labelName: string; meter: string }): ReportFacts {
   return {
-    svc: 'llm-7', knob: texts.knob, expected: texts.expected, previous: texts.previous, mode: 'live', verdict: 'green', exitCode: 0,
-    finishedAt: FINISHED, finishedMs: Date.parse(FINISHED),
+    svc: 'llm-7',
+    knob: texts.knob,
+    expected: texts.expected,
+    previous: texts.previous,
+    mode: 'live',
+    verdict: 'green',
+    exitCode: 0,
+    finishedAt: FINISHED,
+    finishedMs: Date.parse(FINISHED),
     meter: { name: texts.meter, first: 0, last: 3, movedAt: null, movedAfterMs: 5, labels: { [texts.labelName]: texts.label } },
   }
 }
@@ -49,7 +128,14 @@ describe('property: a page entry built from random hostile text is inert', () =>
   test(`${CASES} seeded cases: two lines, no control or bidi character, no link, image, tag, wiki link, autolink or extra marker`, () => {
     const next = rng(11)
     for (let i = 0; i < CASES; i++) {
-      const t = { knob: randomText(next), expected: randomText(next), previous: randomText(next), label: randomText(next), labelName: randomText(next), meter: randomText(next) }
+      const t = {
+        knob: randomText(next),
+        expected: randomText(next),
+        previous: randomText(next),
+        label: randomText(next),
+        labelName: randomText(next),
+        meter: randomText(next),
+      }
       const lines = entryLines(facts(t))
       const context = `case ${i}: ${JSON.stringify(t)}`
       expect(lines, context).toHaveLength(2)

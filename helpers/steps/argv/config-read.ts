@@ -29,7 +29,11 @@ export function configScript(pid: string, argv: readonly string[], ref: ConfigRe
 
 export async function readConfig(ctx: RunContext, pid: string, argv: readonly string[], ref: ConfigRef): Promise<ConfigRead> {
   const script = configScript(pid, argv, ref)
-  if (script === undefined) return { problem: `the config file's name holds a newline: ${JSON.stringify(ref.path)}`, next: 'start the engine with a config file whose name is one line' }
+  if (script === undefined)
+    return {
+      problem: `the config file's name holds a newline: ${JSON.stringify(ref.path)}`,
+      next: 'start the engine with a config file whose name is one line',
+    }
   // Where the engine's /proc is: on the host, or in its pod.
   const result = await procRead(ctx.host, engineQuery(ctx.target), script)
   if (result.failure) return { problem: 'host', result, next: '' }
@@ -41,6 +45,11 @@ export async function readConfig(ctx: RunContext, pid: string, argv: readonly st
     }
   }
   const parsed = configArgs(ref.path, result.stdout)
-  if ('problem' in parsed) return { problem: parsed.problem, result, next: `the engine could not have started with it as vLLM's parser reads it (YAML, keys are flag names without dashes): check ${ref.path}` }
+  if ('problem' in parsed)
+    return {
+      problem: parsed.problem,
+      result,
+      next: `the engine could not have started with it as vLLM's parser reads it (YAML, keys are flag names without dashes): check ${ref.path}`,
+    }
   return { ok: parsed, result }
 }

@@ -22,7 +22,11 @@ export type EnvTwinRead = { value: string | undefined; result: HostResult } | { 
 export async function readEnvTwin(ctx: RunContext, pid: string, name: string): Promise<EnvTwinRead> {
   const result = await ctx.host.run({ script: envTwinScript(pid, name), privileged: true, timeoutMs: ctx.target.hostTimeoutMs })
   if (result.failure) return { problem: 'host', result }
-  if (result.exitCode !== 0) return { problem: `could not read /proc/${pid}/environ (exit ${result.exitCode}): ${result.stderr.trim().split('\n').at(-1) ?? ''}`, result }
+  if (result.exitCode !== 0)
+    return {
+      problem: `could not read /proc/${pid}/environ (exit ${result.exitCode}): ${result.stderr.trim().split('\n').at(-1) ?? ''}`,
+      result,
+    }
   const line = result.stdout.split('\n').find((l) => l.startsWith(`${name}=`))
   return { value: line === undefined ? undefined : line.slice(name.length + 1), result }
 }
@@ -35,5 +39,11 @@ const TRUTHY = /^(1|true|on|enabled|yes)$/i
  * gives the flag too (the engine's `warn: … will be overwritten by command line argument` line).
  */
 export function twinOccurrence(name: string, value: string, isSwitch: boolean, commandLineGivesIt: boolean): Occurrence {
-  return { written: `${name}=${value}`, value: isSwitch ? (TRUTHY.test(value) ? 'true' : 'false') : value, source: 'env', spelling: 'exact', won: !commandLineGivesIt }
+  return {
+    written: `${name}=${value}`,
+    value: isSwitch ? (TRUTHY.test(value) ? 'true' : 'false') : value,
+    source: 'env',
+    spelling: 'exact',
+    won: !commandLineGivesIt,
+  }
 }

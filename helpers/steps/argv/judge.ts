@@ -35,11 +35,18 @@ function foundText(e: EngineFound): string {
 /** The occurrences as the parser reads them: each one, and which one wins. */
 function occurrencesText(r: Resolution): string {
   if (r.occurrences.length === 0) return ''
-  const shown = r.occurrences.map((o) => `${o.written}${o.source === 'config' ? ' (config file)' : o.source === 'env' ? " (the engine's environment)" : ''}${o.spelling === 'prefix' ? ' (a unique prefix)' : o.spelling === 'underscore' ? ' (_ read as -)' : ''}`)
+  const shown = r.occurrences.map(
+    (o) =>
+      `${o.written}${o.source === 'config' ? ' (config file)' : o.source === 'env' ? " (the engine's environment)" : ''}${o.spelling === 'prefix' ? ' (a unique prefix)' : o.spelling === 'underscore' ? ' (_ read as -)' : ''}`,
+  )
   return r.occurrences.length > 1 ? `${shown.join(', ')}; the parser keeps ${r.occurrences.find((o) => o.won)!.written}` : shown[0]!
 }
 
-async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<Partial<StepOutputs>, 'engineProcess'>): Promise<Judgement<'argv'>> {
+async function judgeArgv(
+  ctx: RunContext,
+  inputs: InputsOf<'argv'>,
+  gives: Pick<Partial<StepOutputs>, 'engineProcess'>,
+): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
   const rules = ctx.engine.parser
   const names = flagNames(ctx.spec, rules)
@@ -48,8 +55,9 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
   const atDefault = value !== undefined && value === fallback
   const mustBeAbsent = atDefault && passedOnlyWhenNonDefault
   // A switch is its flag (true) or its negation (false); any other flag is followed by its value.
-  const asWritten = (v: string): string => (names.switch ? (v === 'true' ? flag : names.switch.negated ?? `no ${flag}`) : `${flag} ${v}`)
-  const expected = value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : asWritten(value)
+  const asWritten = (v: string): string => (names.switch ? (v === 'true' ? flag : (names.switch.negated ?? `no ${flag}`)) : `${flag} ${v}`)
+  const expected =
+    value === undefined ? `${flag} as the build default` : mustBeAbsent ? `no ${flag} (unset means default ${value})` : asWritten(value)
   const q = engineQuery(ctx.target)
 
   const lookup = await findEngine(ctx.host, q)
@@ -67,7 +75,15 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
   }
   const { pid, argv } = lookup
   const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
-  const found = { pid, foundBy: lookup.foundBy, how: lookup.how, ...seen, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, listenerTied: lookup.listenerTied }
+  const found = {
+    pid,
+    foundBy: lookup.foundBy,
+    how: lookup.how,
+    ...seen,
+    startTimeSeconds: lookup.startTimeSeconds,
+    startTimeResolution: lookup.startTimeResolution,
+    listenerTied: lookup.listenerTied,
+  }
   if (argv.length === 0) {
     return {
       verdict: 'inconclusive',
@@ -79,7 +95,14 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     }
   }
   // The meter ties its pages to this very process, and checks it still serves once it has watched the counter.
-  const engineProcess = { pid, argvHeld: false, startTimeSeconds: lookup.startTimeSeconds, startTimeResolution: lookup.startTimeResolution, foundBy: lookup.foundBy, listenerTied: lookup.listenerTied }
+  const engineProcess = {
+    pid,
+    argvHeld: false,
+    startTimeSeconds: lookup.startTimeSeconds,
+    startTimeResolution: lookup.startTimeResolution,
+    foundBy: lookup.foundBy,
+    listenerTied: lookup.listenerTied,
+  }
   gives.engineProcess = engineProcess
 
   const ref = findConfig(argv, rules)
@@ -88,13 +111,23 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     const read = await readConfig(ctx, pid, argv, ref)
     if ('problem' in read) {
       if (read.result?.failure) return hostTrouble(ctx, read.result, expected)!
-      return { verdict: 'inconclusive', expected, observed: `the engine was started with ${rules.configFlag} ${ref.path}: ${read.problem}`, where: read.result ? `${ctx.host.where}: ${read.result.command}` : where, next: read.next, evidence: { ...found, argv: argvExcerpt(argv, 2000), configFile: ref.path } }
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: `the engine was started with ${rules.configFlag} ${ref.path}: ${read.problem}`,
+        where: read.result ? `${ctx.host.where}: ${read.result.command}` : where,
+        next: read.next,
+        evidence: { ...found, argv: argvExcerpt(argv, 2000), configFile: ref.path },
+      }
     }
     config = read.ok
   }
   // The build's flags decide what a prefix names; the knob's own flag (and its spellings) takes a value even where --help lacks it, a switch none.
   const listed = inputs.buildFlags ?? null
-  const own: KnownFlag[] = [...names.names, ...(names.switch?.negated ? [names.switch.negated] : [])].map((name) => ({ name, takesValue: names.switch === undefined }))
+  const own: KnownFlag[] = [...names.names, ...(names.switch?.negated ? [names.switch.negated] : [])].map((name) => ({
+    name,
+    takesValue: names.switch === undefined,
+  }))
   const known = listed ? [...listed, ...own.filter((o) => !listed.some((k) => k.name === o.name))] : listed
   const r = resolveFlag(argv, names, rules, known, config)
   // An env twin sets the flag where the command line does not (llama.cpp reads it first; the command line wins).
@@ -103,7 +136,14 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     const read = await readEnvTwin(ctx, pid, twin)
     if ('problem' in read) {
       if (read.result.failure) return hostTrouble(ctx, read.result, expected)!
-      return { verdict: 'inconclusive', expected, observed: `${flag} may come from ${twin} in the engine's environment, which could not be read: ${read.problem}`, where: `${ctx.host.where}: ${read.result.command}`, next: `give armproof the rights to read /proc/${pid}/environ (--sudo always), or check ${twin} in ${ctx.target.svc}'s env by hand`, evidence: { ...found, argv: argvExcerpt(argv, 2000) } }
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: `${flag} may come from ${twin} in the engine's environment, which could not be read: ${read.problem}`,
+        where: `${ctx.host.where}: ${read.result.command}`,
+        next: `give armproof the rights to read /proc/${pid}/environ (--sudo always), or check ${twin} in ${ctx.target.svc}'s env by hand`,
+        evidence: { ...found, argv: argvExcerpt(argv, 2000) },
+      }
     }
     if (read.value !== undefined) {
       const o = twinOccurrence(twin, read.value, names.switch !== undefined, r.value !== undefined)
@@ -111,7 +151,15 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
       if (r.value === undefined) r.value = o.value
     }
   }
-  const evidence: ArgvEvidence = { ...found, pid: Number(pid), argv: argvExcerpt(argv, 2000), flag: r.occurrences.map((o) => o.written), occurrences: r.occurrences, configFile: ref && !('problem' in ref) ? ref.path : null, refused: r.refused }
+  const evidence: ArgvEvidence = {
+    ...found,
+    pid: Number(pid),
+    argv: argvExcerpt(argv, 2000),
+    flag: r.occurrences.map((o) => o.written),
+    occurrences: r.occurrences,
+    configFile: ref && !('problem' in ref) ? ref.path : null,
+    refused: r.refused,
+  }
   const excerpt = argvExcerpt(argv)
   const written = occurrencesText(r)
   const proc = `(${foundText(lookup)})`
@@ -119,19 +167,36 @@ async function judgeArgv(ctx: RunContext, inputs: InputsOf<'argv'>, gives: Pick<
     return {
       verdict: 'inconclusive',
       expected,
-      observed: r.problems.length ? `the engine's parser would refuse this command line: ${r.problems.join('; ')} ${proc}` : `cannot tell whether ${r.unsure.join(', ')} names ${flag}: the build's flag list is unknown (step help did not read it) ${proc}`,
+      observed: r.problems.length
+        ? `the engine's parser would refuse this command line: ${r.problems.join('; ')} ${proc}`
+        : `cannot tell whether ${r.unsure.join(', ')} names ${flag}: the build's flag list is unknown (step help did not read it) ${proc}`,
       where,
-      next: r.problems.length ? 'the running engine cannot have been started with this command line as its parser reads it: check that --help-cmd runs the same build as the engine, and the serve script' : 'make step help read the build\'s --help (check --help-cmd), so a unique prefix can be told from another flag',
+      next: r.problems.length
+        ? 'the running engine cannot have been started with this command line as its parser reads it: check that --help-cmd runs the same build as the engine, and the serve script'
+        : "make step help read the build's --help (check --help-cmd), so a unique prefix can be told from another flag",
       evidence,
     }
   }
   if (value === undefined) {
-    return { verdict: 'inconclusive', expected, observed: written || `no ${flag}`, where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence }
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: written || `no ${flag}`,
+      where,
+      next: 'the expected value is the build default, which --help did not print: pass --value',
+      evidence,
+    }
   }
   if (r.value === undefined) {
     if (atDefault) {
       engineProcess.argvHeld = true
-      return { verdict: 'passed', expected, observed: `no ${flag} in argv${config ? ` nor in ${config.file}` : ''}: unset means default ${value} ${proc}`, where, evidence }
+      return {
+        verdict: 'passed',
+        expected,
+        observed: `no ${flag} in argv${config ? ` nor in ${config.file}` : ''}: unset means default ${value} ${proc}`,
+        where,
+        evidence,
+      }
     }
     return {
       verdict: 'failed',

@@ -24,6 +24,8 @@ export function redactSecretFlags(text: string): string {
 
 /** argv as one line for a message, secrets redacted, each word cut to `maxWord` characters, the whole to `max`. */
 export function argvExcerpt(argv: readonly string[], max = 400, maxWord = 80): string {
-  const line = redactArgv(argv).map((a) => (a.length > maxWord ? `${a.slice(0, maxWord)}…` : a)).join(' ')
+  const line = redactArgv(argv)
+    .map((a) => (a.length > maxWord ? `${a.slice(0, maxWord)}…` : a))
+    .join(' ')
   return line.length > max ? `${line.slice(0, max)}…` : line
 }

@@ -18,7 +18,15 @@ export async function checkDropins(ctx: RunContext): Promise<Judgement<'dropins'
   // does not apply. Shown skipped with why, never passed; the run declares it (verdict.ts `declaredSkips`).
   if (unit === null) {
     const { why, next } = noUnitReason(runtime)
-    return { verdict: 'skipped', intendedSkip: true, expected: 'no systemd drop-in overrides the engine\'s unit', observed: `not applicable: ${why}`, where: `${ctx.host.where}: --runtime ${runtime}`, next, evidence: {} }
+    return {
+      verdict: 'skipped',
+      intendedSkip: true,
+      expected: "no systemd drop-in overrides the engine's unit",
+      observed: `not applicable: ${why}`,
+      where: `${ctx.host.where}: --runtime ${runtime}`,
+      next,
+      evidence: {},
+    }
   }
   const read = dropinsRead({ unit, hostTimeoutMs: ctx.target.hostTimeoutMs })
   const command = read.script

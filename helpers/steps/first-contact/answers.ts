@@ -26,7 +26,10 @@ function detailOf(error: HttpError): string {
 export function fromError(error: HttpError, target: Target, where: string): FirstContactProblem | undefined {
   const base = new URL(target.baseUrl!)
   if (error.failure === 'dns' && error.sysCode === 'ENOTFOUND') {
-    return { where, message: `--base-url: the host name ${JSON.stringify(base.hostname)} does not resolve (ENOTFOUND); check the name in --base-url, or use the endpoint's IP address` }
+    return {
+      where,
+      message: `--base-url: the host name ${JSON.stringify(base.hostname)} does not resolve (ENOTFOUND); check the name in --base-url, or use the endpoint's IP address`,
+    }
   }
   if (error.failure === 'tls') {
     return {
@@ -36,7 +39,10 @@ export function fromError(error: HttpError, target: Target, where: string): Firs
   }
   if (error.failure === 'not-tls') {
     const plain = target.baseUrl!.replace(/^https:/, 'http:')
-    return { where, message: `--base-url: ${base.host} does not speak TLS (${error.sysCode ?? 'the handshake got no TLS answer'}): the port serves plain HTTP, so https:// cannot reach it; pass --base-url ${plain}` }
+    return {
+      where,
+      message: `--base-url: ${base.host} does not speak TLS (${error.sysCode ?? 'the handshake got no TLS answer'}): the port serves plain HTTP, so https:// cannot reach it; pass --base-url ${plain}`,
+    }
   }
   if (error.failure === 'redirect') {
     return {
@@ -49,11 +55,12 @@ export function fromError(error: HttpError, target: Target, where: string): Firs
 
 function keyProblem(res: HttpResponse, target: Target, path: string, where: string): FirstContactProblem | undefined {
   if (res.status !== 401 && res.status !== 403) return undefined
-  const fix = path === '/health'
-    ? `armproof sends the key only on /v1/* (as vLLM guards only those); point --base-url at the engine itself, not at a gateway that guards /health`
-    : target.apiKey !== null
-      ? 'the key given is refused: check VERIFY_API_KEY or the --api-key-file it came from (expired, another endpoint\'s key?)'
-      : 'the endpoint wants a key and none was given: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
+  const fix =
+    path === '/health'
+      ? `armproof sends the key only on /v1/* (as vLLM guards only those); point --base-url at the engine itself, not at a gateway that guards /health`
+      : target.apiKey !== null
+        ? "the key given is refused: check VERIFY_API_KEY or the --api-key-file it came from (expired, another endpoint's key?)"
+        : 'the endpoint wants a key and none was given: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
   return { where, message: `${path} answers HTTP ${res.status} (the key): ${fix}` }
 }
 
@@ -62,11 +69,17 @@ export function fromHealth(res: HttpResponse, target: Target, where: string): Fi
   const keyed = keyProblem(res, target, '/health', where)
   if (keyed) return keyed
   if (res.status === 404) {
-    return { where, message: `/health answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${new URL(target.baseUrl!).origin}; got ${target.baseUrl}` }
+    return {
+      where,
+      message: `/health answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${new URL(target.baseUrl!).origin}; got ${target.baseUrl}`,
+    }
   }
   // nginx answers plain HTTP on an `ssl` port with 400 "The plain HTTP request was sent to HTTPS port".
   if (res.status === 400 && /plain HTTP request was sent to HTTPS port/i.test(res.body)) {
-    return { where, message: `--base-url: ${new URL(target.baseUrl!).host} speaks TLS (HTTP 400 "The plain HTTP request was sent to HTTPS port"); pass --base-url ${target.baseUrl!.replace(/^http:/, 'https:')}` }
+    return {
+      where,
+      message: `--base-url: ${new URL(target.baseUrl!).host} speaks TLS (HTTP 400 "The plain HTTP request was sent to HTTPS port"); pass --base-url ${target.baseUrl!.replace(/^http:/, 'https:')}`,
+    }
   }
   return undefined
 }
@@ -79,7 +92,10 @@ export function fromModels(res: HttpResponse, target: Target, where: string): Fi
   const origin = new URL(target.baseUrl!).origin
   const landed = new URL(res.url).origin
   if (landed !== origin) {
-    const key = target.apiKey !== null ? ' armproof did not send the key there (it stays with the origin of --base-url, as curl and browsers keep it);' : ''
+    const key =
+      target.apiKey !== null
+        ? ' armproof did not send the key there (it stays with the origin of --base-url, as curl and browsers keep it);'
+        : ''
     return {
       where,
       message: `/v1/models redirects to another origin, ${res.url} (HTTP ${res.status} there):${key} the probes post to ${origin}/v1/chat/completions and follow no redirect: pass --base-url ${landed} if the engine is there, or point it at the engine itself`,
@@ -88,14 +104,24 @@ export function fromModels(res: HttpResponse, target: Target, where: string): Fi
   const keyed = keyProblem(res, target, '/v1/models', where)
   if (keyed) return keyed
   if (res.status === 404) {
-    return { where, message: `/v1/models answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${origin}; got ${target.baseUrl}` }
+    return {
+      where,
+      message: `/v1/models answers HTTP 404 (the path): --base-url must be the engine's root, where /health, /metrics and /v1 live, e.g. ${origin}; got ${target.baseUrl}`,
+    }
   }
   if (res.status !== 200 || target.model === null) return undefined
   const ids = modelCards(res.body)?.map((c) => c.id)
   if (ids === undefined || ids.includes(target.model)) return undefined
-  const shown = ids.slice(0, MAX_IDS_SHOWN).map((id) => JSON.stringify(id)).join(', ')
-  const lists = ids.length === 0 ? 'it lists no model' : `it lists ${shown}${ids.length > MAX_IDS_SHOWN ? `, … (${ids.length} in all)` : ''}`
-  return { where, message: `--model ${JSON.stringify(target.model)}: /v1/models does not list it (${lists}); pass --model with one of those, or leave --model out to probe the first` }
+  const shown = ids
+    .slice(0, MAX_IDS_SHOWN)
+    .map((id) => JSON.stringify(id))
+    .join(', ')
+  const lists =
+    ids.length === 0 ? 'it lists no model' : `it lists ${shown}${ids.length > MAX_IDS_SHOWN ? `, … (${ids.length} in all)` : ''}`
+  return {
+    where,
+    message: `--model ${JSON.stringify(target.model)}: /v1/models does not list it (${lists}); pass --model with one of those, or leave --model out to probe the first`,
+  }
 }
 
 /** /metrics (asked with HEAD, without the key, as the meter reads it): a gateway guarding it. */

@@ -35,7 +35,17 @@ export async function firstContact(target: Target, http: HttpClient): Promise<Fi
     const url = `${target.baseUrl}${path}`
     const where = `${method} ${url}`
     try {
-      return { where, res: await http.request({ method, url, headers, timeoutMs: FIRST_CONTACT_TIMEOUT_MS, followRedirects: true, maxBodyBytes: MAX_BODY }) }
+      return {
+        where,
+        res: await http.request({
+          method,
+          url,
+          headers,
+          timeoutMs: FIRST_CONTACT_TIMEOUT_MS,
+          followRedirects: true,
+          maxBodyBytes: MAX_BODY,
+        }),
+      }
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       return { where, problem: fromError(error, target, where) }
@@ -57,7 +67,10 @@ export async function firstContact(target: Target, http: HttpClient): Promise<Fi
     ask('GET', '/v1/models', target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
     target.prometheusUrl === null ? askMetrics() : Promise.resolve(undefined),
   ])
-  return (models.res ? fromModels(models.res, target, models.where) : models.problem) ?? (metrics?.res ? fromMetrics(metrics.res, metrics.where) : metrics?.problem)
+  return (
+    (models.res ? fromModels(models.res, target, models.where) : models.problem) ??
+    (metrics?.res ? fromMetrics(metrics.res, metrics.where) : metrics?.problem)
+  )
 }
 
 /** A first-contact refusal ready to print: the key redacted, and the one line the operator reads. */
@@ -79,7 +92,14 @@ export async function contactTarget(target: Target): Promise<FirstContactRefusal
   const http = liveHttp(liveOptions(target))
   // The host side, beside the HTTP side: a port nothing on --host serves (helpers/engine/unserved.ts);
   // the endpoint's own answer, when it has something to say, is said first.
-  const host = unservedPort(redactingHost(createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }), target.apiKey), engineQuery(target), target.baseUrl)
+  const host = unservedPort(
+    redactingHost(
+      createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }),
+      target.apiKey,
+    ),
+    engineQuery(target),
+    target.baseUrl,
+  )
   void host.catch(() => {}) // awaited below; never an unhandled rejection if the HTTP side throws first
   let problem: FirstContactProblem | undefined
   try {

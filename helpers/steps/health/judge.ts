@@ -23,7 +23,10 @@ export async function checkHealth(ctx: RunContext): Promise<Outcome<'health'>> {
 /** What the profile asks of a 200's body, in the words of `expected`. */
 function bodyClause(ctx: RunContext): string {
   const { numeric, equal } = ctx.engine.health
-  const parts = [...(numeric.length ? [`numeric ${numeric.join(' and ')}`] : []), ...Object.entries(equal).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)]
+  const parts = [
+    ...(numeric.length ? [`numeric ${numeric.join(' and ')}`] : []),
+    ...Object.entries(equal).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`),
+  ]
   return parts.length ? ` with ${parts.join(' and ')}` : ''
 }
 
@@ -41,7 +44,12 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
     if (remaining <= 0) break
     attempts++
     try {
-      const res = await ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remaining)), followRedirects: true })
+      const res = await ctx.http.request({
+        method: 'GET',
+        url,
+        timeoutMs: Math.max(50, Math.min(10_000, remaining)),
+        followRedirects: true,
+      })
       if (res.status === 200) {
         answered()
         const waited = ctx.clock.now() - started
@@ -59,7 +67,11 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
         const unequal = Object.entries(equal).filter(([k, v]) => fields[k] !== v)
         if (missing.length === 0 && unequal.length === 0) {
           const shown = [...numeric, ...Object.keys(equal)]
-          const said = shown.length ? JSON.stringify(Object.fromEntries(shown.map((k) => [k, fields[k]]))) : res.body.trim() === '' ? '(an empty body, as this engine answers)' : JSON.stringify(res.body.trim().slice(0, 80))
+          const said = shown.length
+            ? JSON.stringify(Object.fromEntries(shown.map((k) => [k, fields[k]])))
+            : res.body.trim() === ''
+              ? '(an empty body, as this engine answers)'
+              : JSON.stringify(res.body.trim().slice(0, 80))
           return { verdict: 'passed', expected, observed: `200 ${said} after ${formatDuration(waited)}`, where: `GET ${url}`, evidence }
         }
         const body200 = res.body.trim() === '' ? '(empty)' : res.body.slice(0, 200)
@@ -70,9 +82,10 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
             ? `200 but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not numeric in the body ${body200}`
             : `200 but ${unequal.map(([k, v]) => `${JSON.stringify(k)} is ${JSON.stringify(fields[k] ?? null)}, not ${JSON.stringify(v)}`).join(' and ')} in the body ${body200}`,
           where: `GET ${url}`,
-          next: ctx.engine.name === 'radiance'
-            ? 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body'
-            : `this is not the ${ctx.engine.name} health answer its profile knows: check that --engine names the engine that serves ${ctx.target.baseUrl ?? 'the endpoint'} (curl -s ${url})`,
+          next:
+            ctx.engine.name === 'radiance'
+              ? 'this build does not report its queue on /health: check the image is a radiance build (stock vLLM answers an empty 200); the gate reads in_flight/queue_cap from this body'
+              : `this is not the ${ctx.engine.name} health answer its profile knows: check that --engine names the engine that serves ${ctx.target.baseUrl ?? 'the endpoint'} (curl -s ${url})`,
           evidence,
         }
       }
@@ -84,9 +97,10 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
           expected,
           observed: `HTTP ${res.status} ${res.body.slice(0, 120).trim()}`.trim(),
           where: `GET ${res.url}`,
-          next: res.status === 404
-            ? `the path is wrong, not the engine: --base-url must be the engine's root, where /health, /metrics and /v1 live (got ${ctx.target.baseUrl})`
-            : 'the key, not the engine: something before the engine guards /health; point --base-url at the engine itself (armproof sends the key only on /v1/*)',
+          next:
+            res.status === 404
+              ? `the path is wrong, not the engine: --base-url must be the engine's root, where /health, /metrics and /v1 live (got ${ctx.target.baseUrl})`
+              : 'the key, not the engine: something before the engine guards /health; point --base-url at the engine itself (armproof sends the key only on /v1/*)',
           evidence: { status: res.status, attempts },
         }
       }
@@ -101,9 +115,10 @@ async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judge
           expected,
           observed: error.message,
           where: `GET ${url}`,
-          next: error.failure === 'not-tls'
-            ? `the scheme, not the engine: the port serves plain HTTP; pass --base-url ${ctx.target.baseUrl?.replace(/^https:/, 'http:')}`
-            : "a proxy before the engine, not the engine: its redirect's Location is broken (nginx: $host:$server_port writes the port twice); fix the proxy, or point --base-url at the engine itself",
+          next:
+            error.failure === 'not-tls'
+              ? `the scheme, not the engine: the port serves plain HTTP; pass --base-url ${ctx.target.baseUrl?.replace(/^https:/, 'http:')}`
+              : "a proxy before the engine, not the engine: its redirect's Location is broken (nginx: $host:$server_port writes the port twice); fix the proxy, or point --base-url at the engine itself",
           evidence: { attempts, failure: error.failure },
         }
       }

@@ -20,7 +20,10 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   const found: HelpEntry | undefined = layout === 'llama' ? findLlamaHelpEntry(r.stdout, flag) : findHelpEntry(r.stdout, flag)
   // A default printed `None` is decided later by the engine (Python engines): no default of the build's.
   // Another is read as the knob reads values (llama.cpp's -1 is auto).
-  const entry = found && { ...found, default: found.default === null || (noneIsUnset && found.default === 'None') ? null : canonicalValue(ctx.spec, found.default) }
+  const entry = found && {
+    ...found,
+    default: found.default === null || (noneIsUnset && found.default === 'None') ? null : canonicalValue(ctx.spec, found.default),
+  }
   // argv is read against this list (a unique prefix is the flag only among every flag the build has).
   const listed: KnownFlag[] = r.exitCode === 0 ? (layout === 'llama' ? listLlamaFlags(r.stdout) : listFlags(r.stdout)) : []
   const buildFlags = { buildFlags: listed.length > 0 ? listed : null }

@@ -41,9 +41,15 @@ export function findHelpEntry(help: string, flag: string): HelpEntry | undefined
     const braces = /^[\s=]*\{([^}]*)\}/.exec(afterFlag)
     const listed = /\bchoices?:\s*([^\n)\]]+)/i.exec(text)
     const choices = braces
-      ? braces[1]!.split(',').map((c) => c.trim()).filter(Boolean)
+      ? braces[1]!
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean)
       : listed
-        ? listed[1]!.split(/[,|]/).map((c) => c.trim().replace(/^['"]|['"]$/g, '')).filter(Boolean)
+        ? listed[1]!
+            .split(/[,|]/)
+            .map((c) => c.trim().replace(/^['"]|['"]$/g, ''))
+            .filter(Boolean)
         : null
     const def = /[([]default:\s*([^)\]]*)[)\]]|^\s*Default:\s*(.+?)\s*$/im.exec(text)
     const rawDefault = def ? (def[1] ?? def[2] ?? '').trim().replace(/^['"]|['"]$/g, '') : null
@@ -69,7 +75,8 @@ export function listFlags(help: string): KnownFlag[] {
     }
   }
   const usage = /^usage:[\s\S]*?(?:\n\s*\n|$)/.exec(help)?.[0] ?? ''
-  for (const m of usage.matchAll(/\[(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)( [^\]|]+)?\]/g)) if (!flags.has(m[1]!)) flags.set(m[1]!, m[2] !== undefined)
+  for (const m of usage.matchAll(/\[(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)( [^\]|]+)?\]/g))
+    if (!flags.has(m[1]!)) flags.set(m[1]!, m[2] !== undefined)
   return [...flags].map(([name, takesValue]) => ({ name, takesValue }))
 }
 
@@ -108,12 +115,22 @@ export function findLlamaHelpEntry(help: string, flag: string): HelpEntry | unde
   if (!entry) return undefined
   const def = /\(default: ([^,)]*)/.exec(entry.block)
   const braces = /\{([^}]*)\}/.exec(entry.block.split('\n')[0]!)
-  return { block: entry.block, choices: braces ? braces[1]!.split(',').map((c) => c.trim()).filter(Boolean) : null, default: def ? def[1]!.trim() : null }
+  return {
+    block: entry.block,
+    choices: braces
+      ? braces[1]!
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean)
+      : null,
+    default: def ? def[1]!.trim() : null,
+  }
 }
 
 /** Every option llama.cpp's `--help` lists. */
 export function listLlamaFlags(help: string): KnownFlag[] {
   const flags = new Map<string, boolean>()
-  for (const e of llamaEntries(help)) for (const n of e.names) if (!flags.has(n.name)) flags.set(n.name, n.takesValue || e.names.some((x) => x.takesValue))
+  for (const e of llamaEntries(help))
+    for (const n of e.names) if (!flags.has(n.name)) flags.set(n.name, n.takesValue || e.names.some((x) => x.takesValue))
   return [...flags].map(([name, takesValue]) => ({ name, takesValue }))
 }

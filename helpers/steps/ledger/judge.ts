@@ -47,15 +47,26 @@ function tailTooShort(ctx: RunContext, r: HostResult, what: string, expected: st
 export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
   const sources = ctx.engine.resolved.filter((s) => isLogSource(s) && ctx.spec.proof.sources?.[s.id] !== undefined)
   if (sources.length === 1 && sources[0]!.shape === 'flag-line') return checkFlagLine(ctx, inputs)
-  return checkSources(ctx, inputs, sources.map((source) => ({ source, key: ctx.spec.proof.sources![source.id]! })))
+  return checkSources(
+    ctx,
+    inputs,
+    sources.map((source) => ({ source, key: ctx.spec.proof.sources![source.id]! })),
+  )
 }
 
 /** The engine's resolved values where its profile says they are printed, each source read and all of them agreeing. */
-async function checkSources(ctx: RunContext, inputs: InputsOf<'ledger'>, sources: Parameters<typeof readLogSources>[2]): Promise<Judgement<'ledger'>> {
+async function checkSources(
+  ctx: RunContext,
+  inputs: InputsOf<'ledger'>,
+  sources: Parameters<typeof readLogSources>[2],
+): Promise<Judgement<'ledger'>> {
   const { flag } = ctx.spec
   const value = expectedValue(ctx, inputs.buildDefault)
   const labels = sources.map((s) => s.source.label).join(', ')
-  const expected = value === undefined ? `${flag} resolved in ${labels || 'the boot log'}` : `${flag} resolved to ${value} in ${labels || 'the boot log'}, each agreeing`
+  const expected =
+    value === undefined
+      ? `${flag} resolved in ${labels || 'the boot log'}`
+      : `${flag} resolved to ${value} in ${labels || 'the boot log'}, each agreeing`
   if (sources.length === 0) {
     return {
       verdict: 'inconclusive',
@@ -72,11 +83,23 @@ async function checkSources(ctx: RunContext, inputs: InputsOf<'ledger'>, sources
   const where = whereHost(ctx, r.command)
   const readings = readLogSources(r.stdout, ctx.engine, sources)
   if (value === undefined) {
-    return { verdict: 'inconclusive', expected, observed: readings.map((x) => `${x.source.label}: ${x.raw ?? x.state}`).join('; '), where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence: { sources: sourceEvidence(readings) } }
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: readings.map((x) => `${x.source.label}: ${x.raw ?? x.state}`).join('; '),
+      where,
+      next: 'the expected value is the build default, which --help did not print: pass --value',
+      evidence: { sources: sourceEvidence(readings) },
+    }
   }
   const asked = canonicalValue(ctx.spec, value)
   const a = agree(ctx.spec, asked, value === defaultValue(ctx, inputs.buildDefault), readings)
-  const evidence = { sources: sourceEvidence(readings, a.rows), ...(a.strongest ? { line: a.strongest.reading.text ?? '', value: a.strongest.value ?? asked, strongest: a.strongest.reading.source.id } : {}) }
+  const evidence = {
+    sources: sourceEvidence(readings, a.rows),
+    ...(a.strongest
+      ? { line: a.strongest.reading.text ?? '', value: a.strongest.value ?? asked, strongest: a.strongest.reading.source.id }
+      : {}),
+  }
   if (a.verdict === 'silent') {
     const short = tailTooShort(ctx, r, `line of ${labels}`, expected, where)
     if (short) return short
@@ -84,9 +107,16 @@ async function checkSources(ctx: RunContext, inputs: InputsOf<'ledger'>, sources
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,
-      observed: r.exitCode === 0 ? `none of ${labels} in the latest boot of ${lineCount(r)} ledger lines prints ${flag}${a.observed ? ` (${a.observed})` : ''}` : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+      observed:
+        r.exitCode === 0
+          ? `none of ${labels} in the latest boot of ${lineCount(r)} ledger lines prints ${flag}${a.observed ? ` (${a.observed})` : ''}`
+          : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
       where,
-      next: hint ?? (r.exitCode === 0 ? `the engine did not print what it resolved for ${flag} where the ${ctx.engine.name} profile says it does: check that the container was restarted by the deploy and that this is a ${ctx.engine.name} build (its log format: --engine)` : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+      next:
+        hint ??
+        (r.exitCode === 0
+          ? `the engine did not print what it resolved for ${flag} where the ${ctx.engine.name} profile says it does: check that the container was restarted by the deploy and that this is a ${ctx.engine.name} build (its log format: --engine)`
+          : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
       evidence: { ...evidence, exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
     }
   }
@@ -97,7 +127,8 @@ async function checkSources(ctx: RunContext, inputs: InputsOf<'ledger'>, sources
 async function checkFlagLine(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
   const { flag } = ctx.spec
   const value = expectedValue(ctx, inputs.buildDefault)
-  const expected = value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
+  const expected =
+    value === undefined ? `a resolved ${flag} line` : value === 'auto' ? `${flag} resolved [auto]` : `${flag} resolved to ${value}`
   const r = await runTemplate(ctx, ctx.target.ledgerCmd)
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
@@ -125,23 +156,39 @@ async function checkFlagLine(ctx: RunContext, inputs: InputsOf<'ledger'>): Promi
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,
-      observed: r.exitCode === 0 ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines` : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+      observed:
+        r.exitCode === 0
+          ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines`
+          : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
       where,
-      next: hint ?? (r.exitCode === 0 ? `the engine did not print what it resolved for ${flag}: check that this build prints its config at boot, and that the container was restarted by the deploy` : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+      next:
+        hint ??
+        (r.exitCode === 0
+          ? `the engine did not print what it resolved for ${flag}: check that this build prints its config at boot, and that the container was restarted by the deploy`
+          : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
       evidence: { exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
     }
   }
   const evidence = { line: last.text, value: last.value, auto: last.auto, boundBy: last.boundBy, bootsInLog: lines.length }
   const shown = `${last.text}${lines.length > 1 ? ` (latest of ${lines.length} boots in the log)` : ''}`
   if (value === undefined) {
-    return { verdict: 'inconclusive', expected, observed: shown, where, next: 'the expected value is the build default, which --help did not print: pass --value', evidence }
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: shown,
+      where,
+      next: 'the expected value is the build default, which --help did not print: pass --value',
+      evidence,
+    }
   }
   const resolved = canonicalValue(ctx.spec, last.value)
   const wantAuto = value === 'auto'
   const held = wantAuto ? last.auto : resolved === value && !last.auto
   if (held) return { verdict: 'passed', expected, observed: shown, where, evidence }
   let next = `the engine resolved ${flag} to ${last.auto ? `${resolved} [auto]` : resolved}, not ${value}: check the service env, redeploy --service ${ctx.target.svc}, and compare with argv`
-  if (last.boundBy) next = `${flag} ${value} was clamped to ${resolved} by ${last.boundBy}: lower the value or raise that budget, then redeploy --service ${ctx.target.svc}`
-  else if (!wantAuto && last.auto) next = `the engine chose ${flag} itself ([auto]): the explicit ${value} did not reach it; check argv and the service env`
+  if (last.boundBy)
+    next = `${flag} ${value} was clamped to ${resolved} by ${last.boundBy}: lower the value or raise that budget, then redeploy --service ${ctx.target.svc}`
+  else if (!wantAuto && last.auto)
+    next = `the engine chose ${flag} itself ([auto]): the explicit ${value} did not reach it; check argv and the service env`
   return { verdict: 'failed', expected, observed: shown, where, next, evidence }
 }

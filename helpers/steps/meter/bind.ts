@@ -29,13 +29,23 @@ export function sameStart(page: number, raw: string | undefined, pid: number, re
   return Math.abs(page - pid) <= tolerance + 1e-6
 }
 
-const HOW: Readonly<Record<EngineProcess['foundBy'], string>> = { listener: 'by its listening socket', container: "as the container's process", 'pid-cmd': 'by --pid-cmd', pidof: 'by pidof --process' }
+const HOW: Readonly<Record<EngineProcess['foundBy'], string>> = {
+  listener: 'by its listening socket',
+  container: "as the container's process",
+  'pid-cmd': 'by --pid-cmd',
+  pidof: 'by pidof --process',
+}
 
 /**
  * `scrapeName`: the scrape as a sentence names it; `listenerBinds`: the listening socket ties this
  * source's pages (the engine's own /metrics; never a series Prometheus holds).
  */
-export function unbound(engine: EngineProcess | undefined, r: MeterScrape, scrapeName: string, listenerBinds: boolean): Unbound | undefined {
+export function unbound(
+  engine: EngineProcess | undefined,
+  r: MeterScrape,
+  scrapeName: string,
+  listenerBinds: boolean,
+): Unbound | undefined {
   if (!engine) return undefined // argv read no single process: its own verdict says so, and the run is not green
   const pid = engine.pid
   if (r.processStart !== undefined && engine.startTimeSeconds !== null) {
@@ -45,11 +55,15 @@ export function unbound(engine: EngineProcess | undefined, r: MeterScrape, scrap
     return {
       after: (p) =>
         p.state === 'changed'
-          ? { verdict: 'failed', observed: `the engine restarted during the proof: ${theirs}; ${p.detail}`, next: 'a restarted engine is not the process step argv read: find why it restarted (journalctl, podman ps -a, OOM), then run the proof again on a settled engine' }
+          ? {
+              verdict: 'failed',
+              observed: `the engine restarted during the proof: ${theirs}; ${p.detail}`,
+              next: 'a restarted engine is not the process step argv read: find why it restarted (journalctl, podman ps -a, OOM), then run the proof again on a settled engine',
+            }
           : {
               verdict: 'inconclusive',
               observed: `${theirs}: this run is about two engines, and armproof proves one${p.state === 'same' ? ` (${p.detail})` : ''}`,
-              next: "point --base-url at the engine step argv read, not at a load balancer or proxy in front of several, or tell armproof which process serves the URL (--process, --pid-cmd); then run again",
+              next: 'point --base-url at the engine step argv read, not at a load balancer or proxy in front of several, or tell armproof which process serves the URL (--process, --pid-cmd); then run again',
             },
     }
   }
@@ -67,7 +81,7 @@ export function unbound(engine: EngineProcess | undefined, r: MeterScrape, scrap
           ? "through Prometheus only the series' process_start_time_seconds binds it to the pid: let Prometheus keep the engine's process_start_time_seconds (prometheus_client exports it; check metric_relabel_configs), or read the engine's own /metrics (without --prometheus-url)"
           : `let armproof read /proc/${pid}/stat and /proc/stat on --host (the deploy user, or sudo without a password); then run again`
         : r.processStart === undefined
-          ? 'give armproof the pid that serves the URL (--pid-cmd), or point --base-url at the engine itself on --host so its listening socket ties it, or export process_start_time_seconds (prometheus_client\'s process collector does)'
+          ? "give armproof the pid that serves the URL (--pid-cmd), or point --base-url at the engine itself on --host so its listening socket ties it, or export process_start_time_seconds (prometheus_client's process collector does)"
           : `let armproof read /proc/${pid}/stat and /proc/stat on --host (the deploy user, or sudo without a password), or point --base-url at the engine itself on --host so its listening socket ties it; then run again`,
     },
   }

@@ -26,16 +26,46 @@ export async function selfDescription(ctx: RunContext, value: string, atDefault:
 /** The meter step of a knob with no counter, proven by the endpoints its engine describes itself on. */
 export async function checkDescribed(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Judgement<'meter'>> {
   const value = expectedValue(ctx, inputs.buildDefault)
-  const labels = endpointSources(ctx).map((s) => s.source.label).join(', ')
+  const labels = endpointSources(ctx)
+    .map((s) => s.source.label)
+    .join(', ')
   const expected = `${labels} say${endpointSources(ctx).length === 1 ? 's' : ''} ${ctx.spec.flag} ${value ?? 'is the build default'}`
   const where = endpointUrl(ctx, '')
-  if (value === undefined) return { verdict: 'inconclusive', expected, observed: 'the expected value is the build default, which --help did not print', where, next: 'pass --value', evidence: {} }
-  if (inputs.healthy === false) return { verdict: 'inconclusive', expected, observed: `not read: /health never answered 200 (see step health), so ${labels} could not be asked`, where, next: 'get /health to answer 200 first (step health says what it saw), then run again', evidence: {} }
+  if (value === undefined)
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: 'the expected value is the build default, which --help did not print',
+      where,
+      next: 'pass --value',
+      evidence: {},
+    }
+  if (inputs.healthy === false)
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: `not read: /health never answered 200 (see step health), so ${labels} could not be asked`,
+      where,
+      next: 'get /health to answer 200 first (step health says what it saw), then run again',
+      evidence: {},
+    }
   const a = (await selfDescription(ctx, value, value === defaultValue(ctx, inputs.buildDefault)))!
-  const evidence = { sources: sourceEvidence(a.rows.map((r) => r.reading), a.rows) }
+  const evidence = {
+    sources: sourceEvidence(
+      a.rows.map((r) => r.reading),
+      a.rows,
+    ),
+  }
   const at = a.rows.find((r) => r.reading.where)?.reading.where ?? `GET ${where}`
   if (a.verdict === 'silent') {
-    return { verdict: 'skipped', intendedSkip: true, expected, observed: `not served: ${a.rows.map((r) => `${r.reading.source.label} ${r.said}`).join('; ')}; no counter exists for ${ctx.spec.flag}: its proof is the ledger's resolved line (step ledger)`, where: at, evidence }
+    return {
+      verdict: 'skipped',
+      intendedSkip: true,
+      expected,
+      observed: `not served: ${a.rows.map((r) => `${r.reading.source.label} ${r.said}`).join('; ')}; no counter exists for ${ctx.spec.flag}: its proof is the ledger's resolved line (step ledger)`,
+      where: at,
+      evidence,
+    }
   }
   return { verdict: a.verdict, expected, observed: a.observed, where: at, ...(a.next ? { next: a.next } : {}), evidence }
 }

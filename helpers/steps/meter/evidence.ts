@@ -73,7 +73,18 @@ export type MeterEvidence = CrashEvidence & {
   parseErrors?: MetricsReading['errors']
   /** --prometheus-url: what was asked of Prometheus. */
   /** `waited`: the baseline's wait for a scrape after the window's start. `shared`: in a live fleet, the most targets one of this target's polls served, and the queries the fleet sent in all (./prom-fleet.ts). */
-  prometheus?: { url: string; selector: string | null; polls: number; queries: unknown; instances: readonly string[]; targets?: readonly string[]; metadata?: 'read' | 'unsupported' | null; warnings?: readonly string[]; shared?: { targets: number; queries: number }; waited?: PromWait }
+  prometheus?: {
+    url: string
+    selector: string | null
+    polls: number
+    queries: unknown
+    instances: readonly string[]
+    targets?: readonly string[]
+    metadata?: 'read' | 'unsupported' | null
+    warnings?: readonly string[]
+    shared?: { targets: number; queries: number }
+    waited?: PromWait
+  }
   /** A knob proved through /stats: the field read and its value. */
   status?: number
   field?: string

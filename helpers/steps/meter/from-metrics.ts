@@ -3,7 +3,16 @@
 // It only reads; the ladder (./ladder.ts) decides.
 import { endpointUrl, type RunContext, type StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
-import { MetricsUnavailable, PROCESS_START, firstValueOf, readMetrics, stepTimes, sampleSum, type MetricsReading, type SeriesValue } from './metrics.ts'
+import {
+  MetricsUnavailable,
+  PROCESS_START,
+  firstValueOf,
+  readMetrics,
+  stepTimes,
+  sampleSum,
+  type MetricsReading,
+  type SeriesValue,
+} from './metrics.ts'
 import { trafficNames, type TrafficNames } from './names.ts'
 import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, type ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
@@ -21,7 +30,11 @@ export async function takeBaseline(ctx: RunContext): Promise<Pick<Partial<StepOu
 
 /** One page as the ladder reads a scrape: the served model's traffic (an aborted request is not traffic the knob acted on). */
 export function pageScrape(r: MetricsReading, model: string | undefined, names: TrafficNames): MeterScrape {
-  const traffic = trafficCounts(firstValueOf(r, names.requests, model, (s: SeriesValue) => countsAsRequest(s.labels)), firstValueOf(r, names.promptTokens, model), firstValueOf(r, names.generationTokens, model))
+  const traffic = trafficCounts(
+    firstValueOf(r, names.requests, model, (s: SeriesValue) => countsAsRequest(s.labels)),
+    firstValueOf(r, names.promptTokens, model),
+    firstValueOf(r, names.generationTokens, model),
+  )
   const first = r.errors[0]
   return {
     at: r.at,
@@ -33,7 +46,9 @@ export function pageScrape(r: MetricsReading, model: string | undefined, names: 
     ...(r.prefixNames ? { prefixNames: r.prefixNames } : {}),
     ...(first && r.errorCount > 0 ? { refused: { ...first, count: r.errorCount } } : {}),
     duplicates: r.duplicates,
-    ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined ? { processStart: r.processStart, processStartRaw: r.series[PROCESS_START][0]!.raw } : {}),
+    ...(r.series[PROCESS_START]?.length === 1 && r.processStart !== undefined
+      ? { processStart: r.processStart, processStartRaw: r.series[PROCESS_START][0]!.raw }
+      : {}),
     traffic,
     lookalikes: r.lookalikes,
     prefixes: r.prefixes,
@@ -42,7 +57,12 @@ export function pageScrape(r: MetricsReading, model: string | undefined, names: 
 }
 
 /** The /metrics source of one meter step: the baseline page first, when one was read. */
-export function pageSource(ctx: RunContext, model: string | undefined, baseline: MetricsReading | undefined, intervalMs: number): MeterSource {
+export function pageSource(
+  ctx: RunContext,
+  model: string | undefined,
+  baseline: MetricsReading | undefined,
+  intervalMs: number,
+): MeterSource {
   const url = endpointUrl(ctx, '/metrics')
   const names = trafficNames(ctx.engine)
   const pages: MetricsReading[] = baseline ? [baseline] : []
@@ -60,16 +80,40 @@ export function pageSource(ctx: RunContext, model: string | undefined, baseline:
       } catch (error) {
         if (!(error instanceof MetricsUnavailable)) throw error
         failures++
-        lastFailure = { blame: error.unreachable ? 'none' : 'engine', what: error.detail, where: `GET ${error.url}`, next: `check ${url} is reachable from here, then run again` }
-        if (!error.unreachable) halted = { ...lastFailure, what: `/metrics did not serve a page: ${error.detail}`, where: `GET ${url}`, next: `check ${url} by hand (curl -sSL ${url} | head); the exporter is broken` }
+        lastFailure = {
+          blame: error.unreachable ? 'none' : 'engine',
+          what: error.detail,
+          where: `GET ${error.url}`,
+          next: `check ${url} is reachable from here, then run again`,
+        }
+        if (!error.unreachable)
+          halted = {
+            ...lastFailure,
+            what: `/metrics did not serve a page: ${error.detail}`,
+            where: `GET ${url}`,
+            next: `check ${url} by hand (curl -sSL ${url} | head); the exporter is broken`,
+          }
       }
     },
     readings(): MeterReadings {
-      return { scrapes, reads: pages.length, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}), absentAfter: 1, counted: true }
+      return {
+        scrapes,
+        reads: pages.length,
+        failures,
+        ...(lastFailure ? { lastFailure } : {}),
+        ...(halted ? { halted } : {}),
+        absentAfter: 1,
+        counted: true,
+      }
     },
     extras(): Partial<MeterEvidence> {
       const last = pages.at(-1)
-      const evidenceMeters = Object.fromEntries((ctx.spec.proof.evidence ?? []).map((n) => [n, { first: pages[0] ? (sampleSum(pages[0], n, model) ?? null) : null, last: last ? (sampleSum(last, n, model) ?? null) : null }]))
+      const evidenceMeters = Object.fromEntries(
+        (ctx.spec.proof.evidence ?? []).map((n) => [
+          n,
+          { first: pages[0] ? (sampleSum(pages[0], n, model) ?? null) : null, last: last ? (sampleSum(last, n, model) ?? null) : null },
+        ]),
+      )
       return { evidenceMeters, stepTimes: last ? stepTimes(last, model, ctx.engine.metrics.stepTime) : {}, parseErrors: last?.errors ?? [] }
     },
   }

@@ -18,7 +18,10 @@ import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, t
 import type { MeterSource } from './watch.ts'
 
 /** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
-export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & { shared?: () => { targets: number; queries: number }; scrapeIntervalMs?: () => number | null }
+export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & {
+  shared?: () => { targets: number; queries: number }
+  scrapeIntervalMs?: () => number | null
+}
 
 /** Prometheus' answers through an HTTP client (the seam): status and body; nothing answering rejects. */
 export function promFetch(http: HttpClient, maxBodyBytes: number): PromFetch {
@@ -34,7 +37,10 @@ export function promFetch(http: HttpClient, maxBodyBytes: number): PromFetch {
 }
 
 /** The source for this run's target; a PromSourceError (the operator's options) comes back as its failure. */
-export function sourceFor(ctx: RunContext, model: string | undefined): { source: MeterPromSource } | { failure: PromSourceError['failure'] } {
+export function sourceFor(
+  ctx: RunContext,
+  model: string | undefined,
+): { source: MeterPromSource } | { failure: PromSourceError['failure'] } {
   const target = ctx.target
   const options = {
     prometheusUrl: target.prometheusUrl!,
@@ -71,7 +77,10 @@ export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<St
   const start = (live ? promFleetStart() : null) ?? ctx.clock.now()
   const began = performance.now()
   // How long this target waited, and (live) when its wait ended after the window's start: evidence only, in real time.
-  const waited = () => ({ ms: Math.round(performance.now() - began), ...(live ? { endedAfterStartMs: Math.max(0, Date.now() - start) } : {}) })
+  const waited = () => ({
+    ms: Math.round(performance.now() - began),
+    ...(live ? { endedAfterStartMs: Math.max(0, Date.now() - start) } : {}),
+  })
   const made = sourceFor(ctx, ctx.target.model ?? undefined)
   if ('failure' in made) return { baseline: { source: 'prometheus', sinceMs: start } }
   const deadline = start + Math.min(30_000, ctx.target.meterWindowMs)
@@ -98,7 +107,8 @@ export async function markPromBaseline(ctx: RunContext): Promise<Pick<Partial<St
   }
 }
 
-const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): boolean => Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): boolean =>
+  Object.entries(labels).every(([k, v]) => s.labels[k] === v)
 
 /**
  * What Prometheus stored of the target over the window, as one scrape per `up` == 1 sample (every
@@ -106,7 +116,13 @@ const matches = (s: SeriesReading, labels: Readonly<Record<string, string>>): bo
  * not observed, never an absence. Without `up` (the selector takes no target), sample times stand
  * in, and nothing is counted.
  */
-export function promScrapes(r: PromReading, fromMs: number, where: string, meterLabels: Readonly<Record<string, string>>, names: TrafficNames): Omit<MeterReadings, 'reads' | 'failures'> {
+export function promScrapes(
+  r: PromReading,
+  fromMs: number,
+  where: string,
+  meterLabels: Readonly<Record<string, string>>,
+  names: TrafficNames,
+): Omit<MeterReadings, 'reads' | 'failures'> {
   const ups = r.series.filter((s) => s.role === 'up')
   const family = r.series.filter((s) => s.role === 'meter')
   const meters = family.filter((s) => matches(s, meterLabels))
@@ -115,7 +131,9 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
   const lookalikes = [...new Set(r.series.filter((s) => s.role === 'meter-other-prefix').map((s) => s.name))]
   const counted = ups.length > 0
   const inWindow = (t: number) => t >= fromMs
-  const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples)).map((p) => p.t).filter(inWindow)
+  const stamps = (counted ? ups.flatMap((s) => s.samples.filter((p) => p.value === 1)) : [...meters, ...traffic].flatMap((s) => s.samples))
+    .map((p) => p.t)
+    .filter(inWindow)
   const times = [...new Set(stamps)].sort((a, b) => a - b)
   const sum = (series: readonly SeriesReading[], t: number): number | undefined => {
     const vs = series.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => p.value))
@@ -127,13 +145,26 @@ export function promScrapes(r: PromReading, fromMs: number, where: string, meter
   // The targets' metadata types the family; a family it lists while no sample exists is declared, not absent.
   const type = r.meterFamily as MetricType | undefined
   const scrapes = times.map((t): MeterScrape => {
-    const meter: SeriesValue[] = meters.flatMap((s) => s.samples.filter((p) => p.t === t).map((p) => ({ labels: s.labels, value: p.value, raw: p.raw, line: 0 })))
+    const meter: SeriesValue[] = meters.flatMap((s) =>
+      s.samples.filter((p) => p.t === t).map((p) => ({ labels: s.labels, value: p.value, raw: p.raw, line: 0 })),
+    )
     const none = !family.some((s) => s.samples.some((p) => p.t === t))
     const counts = trafficCounts(sum(requests, t), sum(named(names.promptTokens), t), sum(named(names.generationTokens), t))
     const starts = processes.flatMap((s) => s.samples.filter((p) => p.t === t))
     const start = starts.length === 1 ? { processStart: starts[0]!.value, processStartRaw: starts[0]!.raw } : {}
     const typed = type === undefined ? {} : meter.length > 0 ? { meterType: type } : none ? { declared: type } : {}
-    return { at: t, where, meter, ...typed, duplicates: [], ...start, traffic: counts, lookalikes, prefixes: r.prefixes, sampleCount: meter.length }
+    return {
+      at: t,
+      where,
+      meter,
+      ...typed,
+      duplicates: [],
+      ...start,
+      traffic: counts,
+      lookalikes,
+      prefixes: r.prefixes,
+      sampleCount: meter.length,
+    }
   })
   const unobserved = ups.reduce((n, s) => n + s.samples.filter((p) => p.value !== 1 && inWindow(p.t)).length, 0)
   return { scrapes, absentAfter: 2, counted, targets: r.targets, unobserved, warnings: r.warnings }
@@ -171,7 +202,20 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
     },
     extras(): Partial<MeterEvidence> {
-      return { prometheus: { url, selector: last?.selector ?? null, polls, queries: source.queries(), instances: last?.instances ?? [], targets: last?.targets ?? [], metadata: last?.metadata ?? null, warnings: last?.warnings ?? [], ...(source.shared ? { shared: source.shared() } : {}), ...(waited ? { waited } : {}) } }
+      return {
+        prometheus: {
+          url,
+          selector: last?.selector ?? null,
+          polls,
+          queries: source.queries(),
+          instances: last?.instances ?? [],
+          targets: last?.targets ?? [],
+          metadata: last?.metadata ?? null,
+          warnings: last?.warnings ?? [],
+          ...(source.shared ? { shared: source.shared() } : {}),
+          ...(waited ? { waited } : {}),
+        },
+      }
     },
   }
 }

@@ -26,7 +26,13 @@ export { meterPollInterval } from './watch.ts'
 
 function meterLabel(ctx: RunContext): string {
   const m = ctx.spec.proof.meter!
-  return `${m.name}${m.labels ? `{${Object.entries(m.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}`
+  return `${m.name}${
+    m.labels
+      ? `{${Object.entries(m.labels)
+          .map(([k, v]) => `${k}="${v}"`)
+          .join(',')}}`
+      : ''
+  }`
 }
 
 /** The model the probes asked: --model, else the id /v1/models gave; undefined when never learned. */
@@ -78,7 +84,14 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   const url = endpointUrl(ctx, '/metrics')
   const where = viaProm ? `Prometheus ${target.prometheusUrl}` : url
   if (value === undefined) {
-    return { verdict: 'inconclusive', expected: `${name} judged against the expected value`, observed: 'the expected value is the build default, which --help did not print', where, next: 'pass --value', evidence: {} }
+    return {
+      verdict: 'inconclusive',
+      expected: `${name} judged against the expected value`,
+      observed: 'the expected value is the build default, which --help did not print',
+      where,
+      next: 'pass --value',
+      evidence: {},
+    }
   }
   // /health never answered 200: the probes sent nothing, and a watch would only wait out its window.
   if (inputs.healthy === false) {
@@ -95,7 +108,21 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   // Where the engine describes itself, it must say the value first: a contradiction is red without waiting out the window.
   const described = await selfDescription(ctx, value, atDefault)
   if (described && described.verdict === 'failed') {
-    return { verdict: 'failed', expected: `${expected}; and ${endpointSources(ctx).map((s) => s.source.label).join(', ')} say ${ctx.spec.flag} ${value}`, observed: described.observed, where: described.rows.find((r) => r.standing === 'differs')?.reading.where ?? endpointUrl(ctx, ''), next: described.next!, evidence: { sources: sourceEvidence(described.rows.map((r) => r.reading), described.rows) } }
+    return {
+      verdict: 'failed',
+      expected: `${expected}; and ${endpointSources(ctx)
+        .map((s) => s.source.label)
+        .join(', ')} say ${ctx.spec.flag} ${value}`,
+      observed: described.observed,
+      where: described.rows.find((r) => r.standing === 'differs')?.reading.where ?? endpointUrl(ctx, ''),
+      next: described.next!,
+      evidence: {
+        sources: sourceEvidence(
+          described.rows.map((r) => r.reading),
+          described.rows,
+        ),
+      },
+    }
   }
   // The traffic its meter moves only under, sent once before the watch (bounded: ./traffic.ts).
   const sent: TrafficSent | undefined = ctx.spec.proof.traffic ? await sendKnobTraffic(ctx, ctx.spec.proof.traffic, model) : undefined
@@ -123,19 +150,44 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   })
   const watch = async (v: LadderView, source: MeterSource, startMs: number): Promise<Judgement<'meter'>> => {
     const j = await watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
-    const extra = { ...(described ? { sources: sourceEvidence(described.rows.map((r) => r.reading), described.rows) } : {}), ...(sent ? { traffic: sent } : {}) }
+    const extra = {
+      ...(described
+        ? {
+            sources: sourceEvidence(
+              described.rows.map((r) => r.reading),
+              described.rows,
+            ),
+          }
+        : {}),
+      ...(sent ? { traffic: sent } : {}),
+    }
     const evidence = { ...j.evidence, ...extra }
     if (!described || j.verdict !== 'passed') return { ...j, evidence }
     // The counter proved it; the self-description agreed, or could not be read (then nothing is proven whole).
-    if (described.verdict === 'inconclusive') return { ...j, verdict: 'inconclusive', observed: `${j.observed}; but ${described.observed}`, next: described.next!, evidence }
+    if (described.verdict === 'inconclusive')
+      return { ...j, verdict: 'inconclusive', observed: `${j.observed}; but ${described.observed}`, next: described.next!, evidence }
     return { ...j, observed: `${j.observed}; ${described.observed}`, evidence }
   }
   if (viaProm) {
     const made = sourceFor(ctx, model)
-    if ('failure' in made) return { verdict: 'inconclusive', expected, observed: made.failure.what, where: made.failure.where, next: made.failure.next, evidence: {} }
+    if ('failure' in made)
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: made.failure.what,
+        where: made.failure.where,
+        next: made.failure.next,
+        evidence: {},
+      }
     const start = ctx.clock.now()
     const since = inputs.baseline?.source === 'prometheus' ? inputs.baseline.sinceMs : start
-    const source = promSource(ctx, made.source, since, Math.max(1000, meterPollInterval(window)), inputs.baseline?.source === 'prometheus' ? inputs.baseline.waited : undefined)
+    const source = promSource(
+      ctx,
+      made.source,
+      since,
+      Math.max(1000, meterPollInterval(window)),
+      inputs.baseline?.source === 'prometheus' ? inputs.baseline.waited : undefined,
+    )
     return watch(view(since, true, promWords(target.prometheusUrl!, made.source.selector, meter.name)), source, start)
   }
   const start = ctx.clock.now()
@@ -144,5 +196,9 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   const untied = inputs.engineProcess && !inputs.engineProcess.listenerTied && baseline !== undefined && baseline.processStart === undefined
   const engine = untied ? await tieToEndpoint(ctx, inputs.engineProcess) : inputs.engineProcess
   const known = { profile: ctx.engine.name, names: namesOf(ctx.engine, meter.name) }
-  return watch({ ...view(start, baseline !== undefined, pageWords(url, meter.name, known)), ...(engine ? { engine } : {}) }, pageSource(ctx, model, baseline, meterPollInterval(window)), start)
+  return watch(
+    { ...view(start, baseline !== undefined, pageWords(url, meter.name, known)), ...(engine ? { engine } : {}) },
+    pageSource(ctx, model, baseline, meterPollInterval(window)),
+    start,
+  )
 }

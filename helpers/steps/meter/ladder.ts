@@ -26,7 +26,8 @@ export type Decision =
 
 /** Requests (or tokens) that reached the served model between two scrapes; undefined without any traffic counter. */
 export function trafficBetween(first: MeterScrape, last: MeterScrape): number | undefined {
-  const delta = (k: keyof MeterScrape['traffic']) => (first.traffic[k] === undefined || last.traffic[k] === undefined ? undefined : last.traffic[k]! - first.traffic[k]!)
+  const delta = (k: keyof MeterScrape['traffic']) =>
+    first.traffic[k] === undefined || last.traffic[k] === undefined ? undefined : last.traffic[k]! - first.traffic[k]!
   const requests = delta('requests')
   const prompt = delta('prompt')
   const generated = delta('generation')
@@ -35,7 +36,11 @@ export function trafficBetween(first: MeterScrape, last: MeterScrape): number | 
 }
 
 const restartText = (p: ProcessCheck): string =>
-  p.state === 'changed' || p.state === 'unknown' ? ` (${p.detail})` : p.state === 'same' ? ` (${p.detail}: the engine core restarted inside it, or the exporter reset its counters)` : ''
+  p.state === 'changed' || p.state === 'unknown'
+    ? ` (${p.detail})`
+    : p.state === 'same'
+      ? ` (${p.detail}: the engine core restarted inside it, or the exporter reset its counters)`
+      : ''
 
 /**
  * The judgement of the readings so far. `final`: the window is over. `process`: the re-check of
@@ -55,7 +60,13 @@ function decideOnce(view: LadderView, readings: MeterReadings, at: { final: bool
   const RECHECK: Decision = { kind: 'recheck' }
   const last = readings.scrapes.at(-1)
   const whereNow = last?.where ?? readings.lastFailure?.where ?? view.where
-  const judged = (verdict: 'passed' | 'failed' | 'inconclusive', observed: string, next: string | undefined, found?: Found, where = whereNow): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(found ? { found } : {}) })
+  const judged = (
+    verdict: 'passed' | 'failed' | 'inconclusive',
+    observed: string,
+    next: string | undefined,
+    found?: Found,
+    where = whereNow,
+  ): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(found ? { found } : {}) })
   const halted = readings.halted
   if (halted) return judged(halted.blame === 'engine' ? 'failed' : 'inconclusive', halted.what, halted.next, undefined, halted.where)
   if (readings.targets && readings.targets.length > 1) {
@@ -72,7 +83,9 @@ function decideOnce(view: LadderView, readings: MeterReadings, at: { final: bool
       return judged(said.verdict, said.observed, said.next, undefined, s.bad.where)
     }
     if (s.bad.restart && !process) return RECHECK
-    const found: Found | undefined = s.tracks.length ? { tracks: s.tracks, selection: s.selection, notJudged: s.notJudged, ...(s.bad.chosen ? { chosen: s.bad.chosen } : {}) } : undefined
+    const found: Found | undefined = s.tracks.length
+      ? { tracks: s.tracks, selection: s.selection, notJudged: s.notJudged, ...(s.bad.chosen ? { chosen: s.bad.chosen } : {}) }
+      : undefined
     return judged(s.bad.verdict, `${s.bad.observed}${s.bad.restart && process ? restartText(process) : ''}`, s.bad.next, found, s.bad.where)
   }
   const scrapes = readings.scrapes
@@ -87,31 +100,65 @@ function decideOnce(view: LadderView, readings: MeterReadings, at: { final: bool
   if (view.still && (rose || nonzero)) {
     const t = (rose ?? nonzero)!
     const didNotTake = view.stillWhy.startsWith('at its default') ? 'the rollback did not take' : `${value} did not take`
-    return judged('failed', `${t.name} read ${fromTo(t)}${words.in}, not 0, although ${view.env} is ${view.stillWhy}`, `the knob still acts: ${didNotTake} (check argv and the ledger), or the engine was not restarted; redeploy --service ${view.svc}`, { ...found, chosen: t })
+    return judged(
+      'failed',
+      `${t.name} read ${fromTo(t)}${words.in}, not 0, although ${view.env} is ${view.stillWhy}`,
+      `the knob still acts: ${didNotTake} (check argv and the ledger), or the engine was not restarted; redeploy --service ${view.svc}`,
+      { ...found, chosen: t },
+    )
   }
   if (!view.still && rose) {
     if (!process) return RECHECK
     const moved = rose.points.find((p) => p.value > first(rose).value)!
     if (process.state === 'changed') {
-      return judged('failed', `${rose.name} rose (${fromTo(rose)}), but the engine restarted during the proof: ${process.detail}`, 'the counter that rose is not proven to be the process step argv read: find why the engine restarted, then run the proof again on a settled engine', { ...found, chosen: rose }, process.where ?? whereNow)
+      return judged(
+        'failed',
+        `${rose.name} rose (${fromTo(rose)}), but the engine restarted during the proof: ${process.detail}`,
+        'the counter that rose is not proven to be the process step argv read: find why the engine restarted, then run the proof again on a settled engine',
+        { ...found, chosen: rose },
+        process.where ?? whereNow,
+      )
     }
     const proc = process.state === 'same' ? `; ${process.detail}` : `; the process was not re-checked: ${process.detail}`
-    return judged('passed', `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`, undefined, { ...found, chosen: rose, proof: 'rose' })
+    return judged(
+      'passed',
+      `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`,
+      undefined,
+      { ...found, chosen: rose, proof: 'rose' },
+    )
   }
   if (partial) {
     if (!at.final) return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}) }
-    return judged('inconclusive', `${view.words.in ? 'Prometheus' : 'the source'} answered with warnings (${partial.join('; ').slice(0, 300)}): an answer that may lack series proves no absence, and no rise of ${name} showed in it`, 'a partial answer cannot show that a counter stayed flat or that a series is gone: fix what the warning names (a remote read or store Prometheus could not reach), or read the engine\'s own /metrics (without --prometheus-url), then run again', found)
+    return judged(
+      'inconclusive',
+      `${view.words.in ? 'Prometheus' : 'the source'} answered with warnings (${partial.join('; ').slice(0, 300)}): an answer that may lack series proves no absence, and no rise of ${name} showed in it`,
+      "a partial answer cannot show that a counter stayed flat or that a series is gone: fix what the warning names (a remote read or store Prometheus could not reach), or read the engine's own /metrics (without --prometheus-url), then run again",
+      found,
+    )
   }
   if (!view.still && above && scrapes.length >= 2 && readings.counted) {
     // Above zero before this run and flat since: proof only from the very process argv read.
     if (!process) return RECHECK
     const v = first(above).value
     if (process.state === 'changed') {
-      return judged('failed', `${above.name} read ${v}, but the engine restarted during the proof: ${process.detail}`, 'a counter of another process proves nothing about the one step argv read: find why the engine restarted, then run the proof again on a settled engine', { ...found, chosen: above }, process.where ?? whereNow)
+      return judged(
+        'failed',
+        `${above.name} read ${v}, but the engine restarted during the proof: ${process.detail}`,
+        'a counter of another process proves nothing about the one step argv read: find why the engine restarted, then run the proof again on a settled engine',
+        { ...found, chosen: above },
+        process.where ?? whereNow,
+      )
     }
     if (process.state === 'same' && process.argvHeld) {
-      const when = view.baseline ? 'it moved before this run' : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"
-      return judged('passed', `${above.name} was already ${v} at ${words.firstScrape} of pid ${process.argvPid}, the process whose argv carries ${view.flag} ${value}: ${when} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`, undefined, { ...found, chosen: above, proof: 'before-run' })
+      const when = view.baseline
+        ? 'it moved before this run'
+        : "it moved before that scrape (taken after the probes' traffic, as no earlier one could be read)"
+      return judged(
+        'passed',
+        `${above.name} was already ${v} at ${words.firstScrape} of pid ${process.argvPid}, the process whose argv carries ${view.flag} ${value}: ${when} (it read ${above.points.at(-1)!.value} at the last scrape)${others}`,
+        undefined,
+        { ...found, chosen: above, proof: 'before-run' },
+      )
     }
     const why = process.state === 'same' ? `step argv did not hold for pid ${process.argvPid}` : process.detail
     return judged(
@@ -124,17 +171,33 @@ function decideOnce(view: LadderView, readings: MeterReadings, at: { final: bool
   }
   if (!at.final) {
     const traffic = scrapes.length > 0 ? trafficBetween(scrapes[0]!, scrapes.at(-1)!) : undefined
-    return { kind: 'watch', ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}), ...(traffic !== undefined ? { traffic } : {}) }
+    return {
+      kind: 'watch',
+      ...(s.tracks[0] ? { latest: s.tracks[0].points.at(-1)!.value } : {}),
+      ...(traffic !== undefined ? { traffic } : {}),
+    }
   }
   return concludeWindow(view, readings, found, s.declaredZero, process)
 }
 
 /** The window is over and nothing concluded before: flat, late, too few, or no traffic. */
-function concludeWindow(view: LadderView, readings: MeterReadings, found: Found, declaredZero: boolean, process: ProcessCheck | undefined): Decision {
+function concludeWindow(
+  view: LadderView,
+  readings: MeterReadings,
+  found: Found,
+  declaredZero: boolean,
+  process: ProcessCheck | undefined,
+): Decision {
   const { words, shown: name } = view
   const scrapes = readings.scrapes
   const whereNow = scrapes.at(-1)?.where ?? readings.lastFailure?.where ?? view.where
-  const judged = (verdict: 'passed' | 'failed' | 'inconclusive', observed: string, next: string | undefined, f: Found | undefined = found, where = whereNow): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(f ? { found: f } : {}) })
+  const judged = (
+    verdict: 'passed' | 'failed' | 'inconclusive',
+    observed: string,
+    next: string | undefined,
+    f: Found | undefined = found,
+    where = whereNow,
+  ): Decision => ({ kind: 'judged', verdict, observed, ...(next !== undefined ? { next } : {}), where, ...(f ? { found: f } : {}) })
   const window = formatDuration(view.windowMs)
   if (readings.reads === 0) {
     const said = words.noneRead(view.windowMs, readings.failures, readings.lastFailure)
@@ -148,12 +211,25 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
   }
   if (declaredZero) {
     // No child yet: the family stood at zero at every scrape, and the evidence says so.
-    const zero: Track = { key: '', labels: {}, name: `${view.meterName} (declared, no sample yet)`, from: 0, points: scrapes.map((r, i) => ({ i, at: r.at, value: 0, raw: DECLARED_ZERO })) }
-    found = { ...found, tracks: [zero], chosen: zero, selection: `the page declares ${view.meterName} a counter and has no child of it yet` }
+    const zero: Track = {
+      key: '',
+      labels: {},
+      name: `${view.meterName} (declared, no sample yet)`,
+      from: 0,
+      points: scrapes.map((r, i) => ({ i, at: r.at, value: 0, raw: DECLARED_ZERO })),
+    }
+    found = {
+      ...found,
+      tracks: [zero],
+      chosen: zero,
+      selection: `the page declares ${view.meterName} a counter and has no child of it yet`,
+    }
   }
   const judgedText = declaredZero
     ? ` (${view.meterName} is declared a counter and carries no sample yet: zero so far, as prometheus_client prints a labelled counter's child only after its first inc())`
-    : found.tracks.length > 1 || found.notJudged.length > 0 || !(found.selection ?? '').startsWith('judged the served') ? ` (${found.selection}${found.notJudged.length ? `; not judged: ${found.notJudged.join(', ')}` : ''})` : ''
+    : found.tracks.length > 1 || found.notJudged.length > 0 || !(found.selection ?? '').startsWith('judged the served')
+      ? ` (${found.selection}${found.notJudged.length ? `; not judged: ${found.notJudged.join(', ')}` : ''})`
+      : ''
   const late = found.tracks.find((t) => t.points.some((p) => p.value > 0))
   if (late) {
     // Only a series that appeared after the first scrape can be above zero here without having risen.
@@ -167,16 +243,30 @@ function concludeWindow(view: LadderView, readings: MeterReadings, found: Found,
   }
   const traffic = trafficBetween(scrapes[0]!, scrapes.at(-1)!)
   if (traffic === undefined || traffic === 0 || scrapes.length < 2 || !readings.counted) {
-    const why = traffic === undefined ? words.noRequestCounter : scrapes.length < 2 || !readings.counted ? 'fewer than two scrapes fell inside the window' : 'no traffic reached the engine'
+    const why =
+      traffic === undefined
+        ? words.noRequestCounter
+        : scrapes.length < 2 || !readings.counted
+          ? 'fewer than two scrapes fell inside the window'
+          : 'no traffic reached the engine'
     return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}${lost}`, words.noTrafficNext)
   }
   const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${view.traffic ? `, ${view.traffic}` : ''}${judgedText}`
   if (view.still) {
     if (!process) return { kind: 'recheck' }
     if (process.state === 'changed') {
-      return judged('failed', `${flat}, but the engine restarted during the proof: ${process.detail}`, 'a flat counter of a restarted engine proves nothing about the process step argv read: find why it restarted, then run the proof again', found, process.where ?? whereNow)
+      return judged(
+        'failed',
+        `${flat}, but the engine restarted during the proof: ${process.detail}`,
+        'a flat counter of a restarted engine proves nothing about the process step argv read: find why it restarted, then run the proof again',
+        found,
+        process.where ?? whereNow,
+      )
     }
-    return judged('passed', `${flat}${process.state === 'same' ? `; ${process.detail}` : ''}`, undefined, { ...found, proof: 'stayed-at-zero' })
+    return judged('passed', `${flat}${process.state === 'same' ? `; ${process.detail}` : ''}`, undefined, {
+      ...found,
+      proof: 'stayed-at-zero',
+    })
   }
   return judged(
     'failed',

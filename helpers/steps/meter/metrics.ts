@@ -32,7 +32,6 @@ function matches(sample: Sample, labels: Readonly<Record<string, string>> | unde
   return Object.entries(labels).every(([k, v]) => sample.labels[k] === v)
 }
 
-
 /**
  * A string of its own, holding no part of the page it was read from. The parser hands label
  * values and tokens as slices of the page (V8 keeps a slice's whole parent alive): a reading kept
@@ -44,7 +43,12 @@ export function ownCopy(text: string): string {
 }
 
 function kept(s: Sample): SeriesValue {
-  return { labels: Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [ownCopy(k), ownCopy(v)])), value: s.value, raw: ownCopy(s.raw), line: s.line }
+  return {
+    labels: Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [ownCopy(k), ownCopy(v)])),
+    value: s.value,
+    raw: ownCopy(s.raw),
+    line: s.line,
+  }
 }
 
 /** Series of `name` that appear more than once among `samples`. */
@@ -69,14 +73,22 @@ export function ofModel(samples: readonly SeriesValue[], model: string | undefin
 }
 
 /** Sum of the served model's samples of `name`; undefined when it has none (absent is not zero). */
-export function sampleSum(r: MetricsReading, name: string, model: string | undefined, keep: (s: SeriesValue) => boolean = () => true): number | undefined {
+export function sampleSum(
+  r: MetricsReading,
+  name: string,
+  model: string | undefined,
+  keep: (s: SeriesValue) => boolean = () => true,
+): number | undefined {
   const samples = ofModel(r.series[name] ?? [], model).filter(keep)
   return samples.length === 0 ? undefined : samples.reduce((a, s) => a + s.value, 0)
 }
 
 /** One scrape of /metrics (redirects followed). Throws MetricsUnavailable when no page was read. */
 /** As Prometheus scrapes: it asks for gzip (decoded by the HTTP seam) and the text format. */
-export const METRICS_HEADERS: Readonly<Record<string, string>> = { 'accept-encoding': 'gzip', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1' }
+export const METRICS_HEADERS: Readonly<Record<string, string>> = {
+  'accept-encoding': 'gzip',
+  accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1',
+}
 
 export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<MetricsReading> {
   const url = endpointUrl(ctx, '/metrics')
@@ -85,7 +97,9 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   // The meter under its name, else under an earlier version's (the profile's renamed:).
   const meterNames = meter ? namesOf(engine, meter.name) : []
   const stepTime = engine.metrics.stepTime ? Object.values(engine.metrics.stepTime) : []
-  const others = [...new Set([...(ctx.spec.proof.evidence ?? []), ...allTrafficNames(trafficNames(engine)), ...stepTime, PROCESS_START])].filter((n) => !meterNames.includes(n))
+  const others = [
+    ...new Set([...(ctx.spec.proof.evidence ?? []), ...allTrafficNames(trafficNames(engine)), ...stepTime, PROCESS_START]),
+  ].filter((n) => !meterNames.includes(n))
   const meterSuffix = meter ? meter.name.slice(meter.name.indexOf(':') + 1) : undefined
   const meterPrefix = meter?.name.includes(':') ? meter.name.slice(0, meter.name.indexOf(':') + 1) : undefined
   const lookalikes = new Set<string>()
@@ -111,8 +125,14 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   // Declared without any sample: the text format names the family after its samples (x_total), OpenMetrics without _total.
   const declaredAs = (name: string) => page.families.find((f) => f.name === name || `${f.name}_total` === name)?.type
   const meterName = meterNames.find((n) => page.samples(n).length > 0 || declaredAs(n) !== undefined) ?? meter?.name
-  const meterSamples = meter ? page.samples(meterName!).filter((s) => matches(s, meter.labels)).map(kept) : []
-  const meterType = meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meterName))?.type : undefined
+  const meterSamples = meter
+    ? page
+        .samples(meterName!)
+        .filter((s) => matches(s, meter.labels))
+        .map(kept)
+    : []
+  const meterType =
+    meter && meterSamples.length > 0 ? page.families.find((f) => f.samples.some((s) => s.name === meterName))?.type : undefined
   const declared = meter && page.samples(meterName!).length === 0 ? declaredAs(meterName!) : undefined
   const series: Record<string, SeriesValue[]> = {}
   for (const name of others) series[name] = page.samples(name).map(kept)
@@ -128,7 +148,9 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     ...(meterType ? { meterType } : {}),
     ...(declared ? { meterDeclared: declared } : {}),
     ...(meter && meterName !== meter.name ? { meterAs: meterName! } : {}),
-    ...(meter && meterSamples.length === 0 && declared === undefined ? { prefixNames: [...prefixNames].sort().slice(0, 40).map(ownCopy) } : {}),
+    ...(meter && meterSamples.length === 0 && declared === undefined
+      ? { prefixNames: [...prefixNames].sort().slice(0, 40).map(ownCopy) }
+      : {}),
     series,
     ...(starts.length === 1 ? { processStart: starts[0]!.value } : {}),
     duplicates,
@@ -141,7 +163,12 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
 }
 
 /** The served model's sum of the first of `names` the page has (a counter under an earlier version's name); undefined when none. */
-export function firstValueOf(r: MetricsReading, names: readonly string[], model: string | undefined, keep?: (s: SeriesValue) => boolean): number | undefined {
+export function firstValueOf(
+  r: MetricsReading,
+  names: readonly string[],
+  model: string | undefined,
+  keep?: (s: SeriesValue) => boolean,
+): number | undefined {
   for (const n of names) {
     const v = sampleSum(r, n, model, keep)
     if (v !== undefined) return v
@@ -150,7 +177,11 @@ export function firstValueOf(r: MetricsReading, names: readonly string[], model:
 }
 
 /** Mean step times from the engine's step counters (radiance's): evidence only, never a gate. */
-export function stepTimes(r: MetricsReading, model: string | undefined, names: { steps: string; stepsDecode: string; seconds: string; secondsDecode: string } | undefined): { decodeMeanMs?: number; mixedMeanMs?: number } {
+export function stepTimes(
+  r: MetricsReading,
+  model: string | undefined,
+  names: { steps: string; stepsDecode: string; seconds: string; secondsDecode: string } | undefined,
+): { decodeMeanMs?: number; mixedMeanMs?: number } {
   if (!names) return {}
   const steps = sampleSum(r, names.steps, model)
   const stepsDecode = sampleSum(r, names.stepsDecode, model)

@@ -12,7 +12,10 @@ export function namesOf(engine: Engine, name: string): string[] {
 /** The earlier name `used` stands for `name`, in words: `vllm:gpu_… (the name before 0.12, counted in blocks)`. */
 export function renamedText(engine: Engine, name: string, used: string): string {
   const was: Renamed | undefined = (engine.metrics.renamed[name] ?? []).find((r) => r.name === used)
-  const parts = [was?.before ? `the name of ${engine.name} builds before ${was.before}` : `an earlier ${engine.name} build's name`, ...(was?.unit ? [`counted in ${was.unit}`] : [])]
+  const parts = [
+    was?.before ? `the name of ${engine.name} builds before ${was.before}` : `an earlier ${engine.name} build's name`,
+    ...(was?.unit ? [`counted in ${was.unit}`] : []),
+  ]
   return `read through ${used} (${parts.join(', ')}), as this page carries ${name} only under that name`
 }
 

@@ -14,14 +14,33 @@ function apiUrl(base: URL, path: string, params: Record<string, string>): string
 }
 
 /** One poll's two requests for `matchers` over [sinceMs, nowMs]: the answers, validated, or the first failure. */
-export async function askPoll(base: URL, matchers: readonly LabelMatcher[], meterName: string, trafficNames: readonly string[], sinceMs: number, nowMs: number, fetch: PromFetch): Promise<{ ok: true; answer: PollAnswer; queries: number } | { ok: false; failure: PromFailure; queries: number }> {
-  const ask = async <T>(url: string, read: (res: { status: number; body: string }, where: string) => T): Promise<T | { ok: false; failure: PromFailure }> => {
+export async function askPoll(
+  base: URL,
+  matchers: readonly LabelMatcher[],
+  meterName: string,
+  trafficNames: readonly string[],
+  sinceMs: number,
+  nowMs: number,
+  fetch: PromFetch,
+): Promise<{ ok: true; answer: PollAnswer; queries: number } | { ok: false; failure: PromFailure; queries: number }> {
+  const ask = async <T>(
+    url: string,
+    read: (res: { status: number; body: string }, where: string) => T,
+  ): Promise<T | { ok: false; failure: PromFailure }> => {
     const where = `GET ${url}`
     let res: { status: number; body: string }
     try {
       res = await fetch(url)
     } catch (error) {
-      return { ok: false as const, failure: fail('unreachable', `Prometheus did not answer: ${error instanceof Error ? error.message : String(error)}`, where, 'check --prometheus-url is reachable from here (Prometheus up, firewall), then run again') }
+      return {
+        ok: false as const,
+        failure: fail(
+          'unreachable',
+          `Prometheus did not answer: ${error instanceof Error ? error.message : String(error)}`,
+          where,
+          'check --prometheus-url is reachable from here (Prometheus up, firewall), then run again',
+        ),
+      }
     }
     return read(res, where)
   }
@@ -38,8 +57,17 @@ export async function askPoll(base: URL, matchers: readonly LabelMatcher[], mete
  * The `up` samples of `matchers` over the `lookbackS` seconds before `nowMs` (one instant query of a
  * range selector): what a fleet reads once to know each target's scrape interval.
  */
-export async function askUp(base: URL, matchers: readonly LabelMatcher[], lookbackS: number, nowMs: number, fetch: PromFetch): Promise<Matrix | null> {
-  const url = apiUrl(base, '/api/v1/query', { query: `${renderMatchers([{ name: '__name__', op: '=', value: 'up' }, ...matchers])}[${lookbackS}s]`, time: (nowMs / 1000).toFixed(3) })
+export async function askUp(
+  base: URL,
+  matchers: readonly LabelMatcher[],
+  lookbackS: number,
+  nowMs: number,
+  fetch: PromFetch,
+): Promise<Matrix | null> {
+  const url = apiUrl(base, '/api/v1/query', {
+    query: `${renderMatchers([{ name: '__name__', op: '=', value: 'up' }, ...matchers])}[${lookbackS}s]`,
+    time: (nowMs / 1000).toFixed(3),
+  })
   try {
     const r = parseApiAnswer(await fetch(url), `GET ${url}`)
     return r.ok ? r.data : null

@@ -111,14 +111,22 @@ function cut(answer: PollAnswer, label: string | null, value: string | undefined
   return {
     data: mine.map((r) => ({ metric: r.metric, values: r.values.filter((p) => p.t >= from) })).filter((r) => r.values.length > 0),
     warnings: answer.warnings,
-    entries: answer.entries === 'unsupported' || label === null || value === undefined ? answer.entries : answer.entries.filter((e) => e.target[label] === value),
+    entries:
+      answer.entries === 'unsupported' || label === null || value === undefined
+        ? answer.entries
+        : answer.entries.filter((e) => e.target[label] === value),
   }
 }
 
 /** The group's matchers for these values of its label: `label="v"` for one, `label=~"v1|v2|…"` for more. */
 function combined(g: ReturnType<typeof groups>[number], values: readonly string[]): LabelMatcher[] {
   if (g.label === null) return g.rest
-  return [...g.rest, values.length === 1 ? { name: g.label, op: '=', value: values[0]! } : { name: g.label, op: '=~', value: values.map(regexQuote).join('|') }]
+  return [
+    ...g.rest,
+    values.length === 1
+      ? { name: g.label, op: '=', value: values[0]! }
+      : { name: g.label, op: '=~', value: values.map(regexQuote).join('|') },
+  ]
 }
 
 async function pollGroup(options: SharedOptions, base: URL, g: ReturnType<typeof groups>[number], nowMs: number, p: Poller): Promise<void> {
@@ -130,16 +138,35 @@ async function pollGroup(options: SharedOptions, base: URL, g: ReturnType<typeof
   const fresh = [...new Set(g.askers.map(labelValueOf))].filter((v) => !p.intervals.has(keyOf(v)))
   const [r, ups] = await Promise.all([
     askPoll(base, combined(g, values), options.meterName, options.trafficNames, sinceMs, nowMs, options.fetch),
-    fresh.length > 0 ? askUp(base, combined(g, fresh.filter((v): v is string => v !== undefined)), INTERVAL_LOOKBACK_S, nowMs, options.fetch) : Promise.resolve(null),
+    fresh.length > 0
+      ? askUp(
+          base,
+          combined(
+            g,
+            fresh.filter((v): v is string => v !== undefined),
+          ),
+          INTERVAL_LOOKBACK_S,
+          nowMs,
+          options.fetch,
+        )
+      : Promise.resolve(null),
   ])
   p.queries += r.queries + (fresh.length > 0 ? 1 : 0)
   for (const v of fresh) {
-    const mine = (ups ?? []).filter((u) => g.label === null || u.metric[g.label] === v).map((u) => scrapeIntervalOf(u.values)).filter((ms): ms is number => ms !== null)
+    const mine = (ups ?? [])
+      .filter((u) => g.label === null || u.metric[g.label] === v)
+      .map((u) => scrapeIntervalOf(u.values))
+      .filter((ms): ms is number => ms !== null)
     p.intervals.set(keyOf(v), mine.length > 0 ? Math.max(...mine) : null)
   }
   for (const a of g.askers) {
     const value = labelValueOf(a)
-    const result: PromResult = r.ok ? { ok: true, reading: readingOf(cut(r.answer, g.label, value, a.sinceMs, nowMs), { ...options, model: a.model }, a.matchers, a.sinceMs, nowMs) } : { ok: false, failure: r.failure }
+    const result: PromResult = r.ok
+      ? {
+          ok: true,
+          reading: readingOf(cut(r.answer, g.label, value, a.sinceMs, nowMs), { ...options, model: a.model }, a.matchers, a.sinceMs, nowMs),
+        }
+      : { ok: false, failure: r.failure }
     a.resolve({ result, targets: g.askers.length, queries: r.queries, intervalMs: p.intervals.get(keyOf(value)) ?? null })
   }
 }
@@ -160,11 +187,21 @@ function pollerOf(key: string): Poller {
  * (./prometheus-source.ts), answered from the fleet's next shared poll; `shared()` says how many
  * targets its polls served and how many queries they sent. Null outside a live fleet.
  */
-export function sharedPromSource(options: Omit<PromSourceOptions, 'fetch'>, caFile: string | null, base: URL, matchers: readonly LabelMatcher[]) {
+export function sharedPromSource(
+  options: Omit<PromSourceOptions, 'fetch'>,
+  caFile: string | null,
+  base: URL,
+  matchers: readonly LabelMatcher[],
+) {
   if (!fleet) return null
   const f = fleet
   const key = JSON.stringify([options.prometheusUrl, caFile, options.meterName, options.trafficNames])
-  const shared: SharedOptions = { prometheusUrl: options.prometheusUrl, meterName: options.meterName, trafficNames: options.trafficNames, fetch: f.fetch(caFile) }
+  const shared: SharedOptions = {
+    prometheusUrl: options.prometheusUrl,
+    meterName: options.meterName,
+    trafficNames: options.trafficNames,
+    fetch: f.fetch(caFile),
+  }
   let queries = 0
   let peers = 0
   let intervalMs: number | null = null

@@ -42,24 +42,38 @@ export function checkPromOptions(options: Omit<PromSourceOptions, 'fetch'>): { b
     base = new URL(options.prometheusUrl)
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('scheme')
   } catch {
-    throw badInput(`--prometheus-url ${JSON.stringify(shown)} is not an http(s) URL`, 'pass the Prometheus server\'s URL, e.g. http://prometheus:9090')
+    throw badInput(
+      `--prometheus-url ${JSON.stringify(shown)} is not an http(s) URL`,
+      "pass the Prometheus server's URL, e.g. http://prometheus:9090",
+    )
   }
   if (base.username || base.password || shown !== options.prometheusUrl) {
-    throw badInput('--prometheus-url carries credentials (user:password@): they would end up in argv, logs and reports', 'pass the URL without credentials; put an authenticating proxy or network policy in front of Prometheus')
+    throw badInput(
+      '--prometheus-url carries credentials (user:password@): they would end up in argv, logs and reports',
+      'pass the URL without credentials; put an authenticating proxy or network policy in front of Prometheus',
+    )
   }
   for (const n of [options.meterName, ...options.trafficNames]) {
-    if (!METRIC_NAME.test(n)) throw badInput(`${JSON.stringify(n)} is not a Prometheus metric name`, 'name the counter exactly as the engine exports it')
+    if (!METRIC_NAME.test(n))
+      throw badInput(`${JSON.stringify(n)} is not a Prometheus metric name`, 'name the counter exactly as the engine exports it')
   }
   let matchers: LabelMatcher[]
   if (options.match === undefined) {
     try {
       matchers = defaultMatch(options.baseUrl)
     } catch {
-      throw badInput(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL, so no default --prometheus-match`, 'pass --prometheus-match, e.g. {instance="gpu-7:8000"}')
+      throw badInput(
+        `--base-url ${JSON.stringify(options.baseUrl)} is not a URL, so no default --prometheus-match`,
+        'pass --prometheus-match, e.g. {instance="gpu-7:8000"}',
+      )
     }
   } else {
     const parsed = parseMatch(options.match)
-    if ('error' in parsed) throw badInput(`--prometheus-match ${JSON.stringify(options.match)}: ${parsed.error}`, 'pass label matchers in braces, e.g. {job="radiance",instance="gpu-7:8000"}')
+    if ('error' in parsed)
+      throw badInput(
+        `--prometheus-match ${JSON.stringify(options.match)}: ${parsed.error}`,
+        'pass label matchers in braces, e.g. {job="radiance",instance="gpu-7:8000"}',
+      )
     matchers = parsed.matchers
   }
   return { base, matchers }

@@ -67,7 +67,10 @@ function targetsOf(ups: readonly SeriesReading[], entries: readonly TargetMetada
   return [...count].sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([t, n]) => Array.from({ length: n }, () => t))
 }
 
-const labelsOf = (labels: Readonly<Record<string, string>>) => Object.keys(labels).sort().map((name) => ({ name, op: '=' as const, value: labels[name]! }))
+const labelsOf = (labels: Readonly<Record<string, string>>) =>
+  Object.keys(labels)
+    .sort()
+    .map((name) => ({ name, op: '=' as const, value: labels[name]! }))
 
 function roleOf(name: string, meterName: string, trafficNames: readonly string[]): SeriesRole {
   if (name === meterName) return 'meter'
@@ -79,20 +82,37 @@ function roleOf(name: string, meterName: string, trafficNames: readonly string[]
 
 /** A target's scrape interval from its `up` samples: the median time between two; null with fewer than two. */
 export function scrapeIntervalOf(samples: readonly PromSample[]): number | null {
-  const gaps = samples.slice(1).map((p, i) => p.t - samples[i]!.t).sort((a, b) => a - b)
+  const gaps = samples
+    .slice(1)
+    .map((p, i) => p.t - samples[i]!.t)
+    .sort((a, b) => a - b)
   return gaps.length === 0 ? null : gaps[gaps.length >> 1]!
 }
 
 /** What Prometheus answered for one target, read: its series by role, its scrapes and targets (the fleet's answer, cut to the target, is read the same way). */
-export function readingOf(answer: PollAnswer, options: { meterName: string; trafficNames: readonly string[]; model?: string | undefined }, matchers: readonly LabelMatcher[], sinceMs: number, nowMs: number): PromReading {
+export function readingOf(
+  answer: PollAnswer,
+  options: { meterName: string; trafficNames: readonly string[]; model?: string | undefined },
+  matchers: readonly LabelMatcher[],
+  sinceMs: number,
+  nowMs: number,
+): PromReading {
   const q = buildQueries(matchers, options.meterName, options.trafficNames, (nowMs - sinceMs) / 1000)
   const series = new Map<string, SeriesReading>()
   for (const r of answer.data) {
     const { __name__: name, ...labels } = r.metric
     const served = labels.model_name === undefined || options.model === undefined ? undefined : labels.model_name === options.model
-    series.set(labelKey(r.metric), { name: name!, labels, role: roleOf(name!, options.meterName, options.trafficNames), servedModel: served, samples: r.values })
+    series.set(labelKey(r.metric), {
+      name: name!,
+      labels,
+      role: roleOf(name!, options.meterName, options.trafficNames),
+      servedModel: served,
+      samples: r.values,
+    })
   }
-  const all = [...series.values()].sort((a, b) => (a.name === b.name ? (labelKey(a.labels) < labelKey(b.labels) ? -1 : 1) : a.name < b.name ? -1 : 1))
+  const all = [...series.values()].sort((a, b) =>
+    a.name === b.name ? (labelKey(a.labels) < labelKey(b.labels) ? -1 : 1) : a.name < b.name ? -1 : 1,
+  )
   const ups = all.filter((s) => s.role === 'up')
   // Scrapes per target (`up` series): the fewest counts, so one target's scrapes never stand in for another's.
   const perTarget = ups.map((s) => s.samples.filter((p) => p.t >= sinceMs))

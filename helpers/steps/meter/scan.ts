@@ -68,7 +68,8 @@ export interface Found {
   proof?: MeterProof
 }
 
-const isCounterType = (type: string | undefined, name: string): boolean => type === 'counter' || ((type === 'untyped' || type === 'unknown') && name.endsWith('_total'))
+const isCounterType = (type: string | undefined, name: string): boolean =>
+  type === 'counter' || ((type === 'untyped' || type === 'unknown') && name.endsWith('_total'))
 
 export type Bad = {
   verdict: 'failed' | 'inconclusive'
@@ -104,14 +105,24 @@ export function scan(view: LadderView, readings: MeterReadings): Scan {
   const partial = (readings.warnings?.length ?? 0) > 0
   /** The family was declared without a child at every scrape from 0 up to here: a child appearing now rose from zero. */
   let zeroUntil: number | undefined
-  const out = (bad?: Bad): Scan => ({ bad, tracks: [...tracks.values()], selection, notJudged, declaredZero: zeroUntil !== undefined && tracks.size === 0 })
+  const out = (bad?: Bad): Scan => ({
+    bad,
+    tracks: [...tracks.values()],
+    selection,
+    notJudged,
+    declaredZero: zeroUntil !== undefined && tracks.size === 0,
+  })
   for (const [i, r] of readings.scrapes.entries()) {
     // The page's own name of the meter: an earlier version's, where it carries only that (said by the ladder).
     const meterName = r.meterAs ?? view.meterName
-    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) => out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
+    const bad = (verdict: Bad['verdict'], said: { observed: string; next: string }, restart = false, chosen?: Track) =>
+      out({ verdict, ...said, where: r.where, restart, ...(chosen ? { chosen } : {}) })
     // First: whose page this is. What another engine's page says proves nothing about this one.
     const other = unbound(view.engine, r, words.scrape(i, r), view.listenerBinds)
-    if (other) return 'said' in other ? bad(other.said.verdict, other.said) : out({ verdict: 'inconclusive', observed: '', next: '', where: r.where, restart: false, after: other.after })
+    if (other)
+      return 'said' in other
+        ? bad(other.said.verdict, other.said)
+        : out({ verdict: 'inconclusive', observed: '', next: '', where: r.where, restart: false, after: other.after })
     if (r.refused) return bad('failed', words.refused(r.refused))
     if (r.meter.length === 0) {
       // An answer that may lack series (a partial response) proves no absence: the scrape says nothing of the meter.
@@ -138,7 +149,14 @@ export function scan(view: LadderView, readings: MeterReadings): Scan {
     if (odd) return bad('failed', words.odd(seriesName(meterName, odd.labels), odd, r))
     if (r.processStart !== undefined) {
       if (start && r.processStart !== start.value) {
-        return bad('failed', { observed: `the engine restarted during the proof: process_start_time_seconds went from ${start.value} to ${r.processStart} between ${words.scrape(start.i, readings.scrapes[start.i]!)} and ${words.scrape(i, r)}`, next: RESTART_NEXT }, true)
+        return bad(
+          'failed',
+          {
+            observed: `the engine restarted during the proof: process_start_time_seconds went from ${start.value} to ${r.processStart} between ${words.scrape(start.i, readings.scrapes[start.i]!)} and ${words.scrape(i, r)}`,
+            next: RESTART_NEXT,
+          },
+          true,
+        )
       }
       start ??= { value: r.processStart, i }
     }
@@ -150,16 +168,17 @@ export function scan(view: LadderView, readings: MeterReadings): Scan {
       if (!t) {
         t = { key, labels: s.labels, name: seriesName(meterName, s.labels), from: i, points: [] }
         // The first child of a family declared without one since the first scrape: it stood at zero until now.
-        if (zeroUntil === i - 1) Object.assign(t, { from: 0, points: [{ i: 0, at: readings.scrapes[0]!.at, value: 0, raw: DECLARED_ZERO }] })
+        if (zeroUntil === i - 1)
+          Object.assign(t, { from: 0, points: [{ i: 0, at: readings.scrapes[0]!.at, value: 0, raw: DECLARED_ZERO }] })
         tracks.set(key, t)
       }
       const before = t.points.at(-1)
       t.points.push({ i, at: r.at, value: s.value, raw: s.raw })
       if (before && s.value < before.value) return bad('failed', { observed: words.reset(t.name, t.points), next: RESTART_NEXT }, true, t)
     }
-    if (!partial) for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
+    if (!partial)
+      for (const t of tracks.values()) if (!present.has(t.key)) return bad('failed', words.vanished(t.name, i, t.points), true, t)
     zeroUntil = undefined
   }
   return out()
 }
-

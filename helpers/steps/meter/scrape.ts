@@ -79,6 +79,14 @@ export interface MeterReadings {
 export const countsAsRequest = (labels: Readonly<Record<string, string>>): boolean => labels.finished_reason !== 'abort'
 
 /** One scrape's traffic counts, each only where the source holds its counter (absent is not zero). */
-export function trafficCounts(requests: number | undefined, prompt: number | undefined, generation: number | undefined): MeterScrape['traffic'] {
-  return { ...(requests !== undefined ? { requests } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(generation !== undefined ? { generation } : {}) }
+export function trafficCounts(
+  requests: number | undefined,
+  prompt: number | undefined,
+  generation: number | undefined,
+): MeterScrape['traffic'] {
+  return {
+    ...(requests !== undefined ? { requests } : {}),
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(generation !== undefined ? { generation } : {}),
+  }
 }

@@ -13,7 +13,9 @@ export async function checkStats(ctx: RunContext, buildDefault: string | null | 
     const res = await ctx.http.request({ method: 'GET', url, timeoutMs: 15_000 })
     let found: unknown
     try {
-      found = path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), JSON.parse(res.body))
+      found = path
+        .split('.')
+        .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), JSON.parse(res.body))
     } catch {
       found = undefined
     }
@@ -29,11 +31,25 @@ export async function checkStats(ctx: RunContext, buildDefault: string | null | 
       }
     }
     if (String(found) !== value) {
-      return { verdict: 'failed', expected, observed: `${path} = ${JSON.stringify(found)}`, where: `GET ${url}`, next: `the engine runs with ${ctx.spec.flag} ${String(found)}: check ${ctx.spec.env} and redeploy --service ${ctx.target.svc}`, evidence }
+      return {
+        verdict: 'failed',
+        expected,
+        observed: `${path} = ${JSON.stringify(found)}`,
+        where: `GET ${url}`,
+        next: `the engine runs with ${ctx.spec.flag} ${String(found)}: check ${ctx.spec.env} and redeploy --service ${ctx.target.svc}`,
+        evidence,
+      }
     }
     return { verdict: 'passed', expected, observed: `${path} = ${JSON.stringify(found)}`, where: `GET ${url}`, evidence }
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
-    return { verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint did not answer /stats: check it is up, then run again', evidence: {} }
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: error.message,
+      where: `GET ${url}`,
+      next: 'the endpoint did not answer /stats: check it is up, then run again',
+      evidence: {},
+    }
   }
 }

@@ -16,18 +16,34 @@ export const KNOB_TRAFFIC = { 'shared-prefix': { completions: 2, maxTokens: 8 } 
  * The shared prefix: 64 words, each at least one token in any tokenizer, so well past one 16-token
  * block (four blocks even if a tokenizer merged every pair of words), the chat template's own tokens aside.
  */
-export const SHARED_PREFIX = Array.from({ length: 64 }, (_, i) => ['amber', 'basalt', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor'][i % 8]! + String(i)).join(' ')
-
+export const SHARED_PREFIX = Array.from(
+  { length: 64 },
+  (_, i) => ['amber', 'basalt', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor'][i % 8]! + String(i),
+).join(' ')
 
 /** Sends the knob's traffic, one request after the other (the second must find the first's blocks cached). */
 export async function sendKnobTraffic(ctx: RunContext, kind: 'shared-prefix', model: string | undefined): Promise<TrafficSent> {
   const url = endpointUrl(ctx, '/v1/chat/completions')
   const out: TrafficSent = { kind, sent: 0, answered: 0, failures: [], prefixWords: SHARED_PREFIX.split(' ').length }
-  for (const [i, ask] of ['Which word comes first in the list above? Answer with one word.', 'Which word comes last in the list above? Answer with one word.'].entries()) {
-    const body = { ...(model ? { model } : {}), temperature: 0, max_tokens: KNOB_TRAFFIC[kind].maxTokens, messages: [{ role: 'user', content: `${SHARED_PREFIX}\n${ask}` }] }
+  for (const [i, ask] of [
+    'Which word comes first in the list above? Answer with one word.',
+    'Which word comes last in the list above? Answer with one word.',
+  ].entries()) {
+    const body = {
+      ...(model ? { model } : {}),
+      temperature: 0,
+      max_tokens: KNOB_TRAFFIC[kind].maxTokens,
+      messages: [{ role: 'user', content: `${SHARED_PREFIX}\n${ask}` }],
+    }
     out.sent++
     try {
-      const res = await ctx.http.request({ method: 'POST', url, headers: v1Headers(ctx), body: JSON.stringify(body), timeoutMs: ctx.target.probeTimeoutMs })
+      const res = await ctx.http.request({
+        method: 'POST',
+        url,
+        headers: v1Headers(ctx),
+        body: JSON.stringify(body),
+        timeoutMs: ctx.target.probeTimeoutMs,
+      })
       if (res.status === 200) out.answered++
       else out.failures.push(`request ${i + 1}: HTTP ${res.status} ${res.body.slice(0, 120)}`)
     } catch (error) {

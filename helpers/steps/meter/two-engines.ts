@@ -13,7 +13,11 @@ import { trafficNames } from './names.ts'
 import type { MeterBaseline } from './reading.ts'
 import { pageWords } from './words.ts'
 
-export async function wrongEngineAtBaseline(ctx: RunContext, baseline: MeterBaseline | undefined, engine: EngineProcess | undefined): Promise<WrongEngine | undefined> {
+export async function wrongEngineAtBaseline(
+  ctx: RunContext,
+  baseline: MeterBaseline | undefined,
+  engine: EngineProcess | undefined,
+): Promise<WrongEngine | undefined> {
   const meter = ctx.spec.proof.meter
   if (!meter || baseline?.source !== 'metrics' || !engine) return undefined
   const url = endpointUrl(ctx, '/metrics')

@@ -58,11 +58,18 @@ function evidenceOf(w: Watch, readings: MeterReadings, d: Judged, process: Proce
       proof: d.verdict === 'passed' ? (found?.proof ?? null) : null,
       model: view.model ?? null,
       selection: found?.selection ?? null,
-      judged: (found?.tracks ?? []).map((t) => ({ series: t.name, first: t.points[0]!.value, last: t.points.at(-1)!.value, fromScrape: t.from + 1 })),
+      judged: (found?.tracks ?? []).map((t) => ({
+        series: t.name,
+        first: t.points[0]!.value,
+        last: t.points.at(-1)!.value,
+        fromScrape: t.from + 1,
+      })),
       notJudged: found?.notJudged ?? [],
     },
     process: process ? { state: process.state, argvPid: process.argvPid, pidsNow: process.pids, detail: process.detail } : null,
-    series: track ? readings.scrapes.map((r, i) => ({ t: r.at - view.sinceMs, v: track.points.find((p) => p.i === i)?.value ?? null })) : [],
+    series: track
+      ? readings.scrapes.map((r, i) => ({ t: r.at - view.sinceMs, v: track.points.find((p) => p.i === i)?.value ?? null }))
+      : [],
     scrapes: readings.scrapes.length,
     scrapeFailures: readings.failures,
     prefixes: readings.scrapes.at(-1)?.prefixes ?? [],
@@ -83,7 +90,14 @@ export async function watchMeter(ctx: RunContext, w: Watch): Promise<Judgement<'
   }
   const conclude = (d: Decision): Judgement<'meter'> => {
     if (d.kind !== 'judged') throw new Error(`meter: the ladder answered ${d.kind} after its process re-check`)
-    return { verdict: d.verdict, expected: w.expected, observed: d.observed, where: d.where, ...(d.next !== undefined ? { next: d.next } : {}), evidence: evidenceOf(w, source.readings(), d, process) }
+    return {
+      verdict: d.verdict,
+      expected: w.expected,
+      observed: d.observed,
+      where: d.where,
+      ...(d.next !== undefined ? { next: d.next } : {}),
+      evidence: evidenceOf(w, source.readings(), d, process),
+    }
   }
   // The baseline alone may settle it (a page Prometheus refuses, another engine's page): no watch then.
   if (source.readings().scrapes.length > 0) {
@@ -99,7 +113,9 @@ export async function watchMeter(ctx: RunContext, w: Watch): Promise<Judgement<'
     if (now >= deadline) break
     if (source.readings().scrapes.length > 0) {
       const n = source.readings().scrapes.length
-      ctx.progress(`watching ${view.shown}${view.words.in} = ${d.latest ?? '?'} · ${n} scrape(s) · ${formatDuration(now - w.startMs)} of ${formatDuration(view.windowMs)}${d.traffic !== undefined ? ` · ${d.traffic} requests since the start` : ''}`)
+      ctx.progress(
+        `watching ${view.shown}${view.words.in} = ${d.latest ?? '?'} · ${n} scrape(s) · ${formatDuration(now - w.startMs)} of ${formatDuration(view.windowMs)}${d.traffic !== undefined ? ` · ${d.traffic} requests since the start` : ''}`,
+      )
     }
     await pollWait(ctx.clock, deadline, source.intervalMs, now)
   }

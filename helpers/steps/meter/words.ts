@@ -40,8 +40,10 @@ export interface MeterWords {
   severalTargets(targets: readonly string[]): Said
 }
 
-const RESTART_NEXT = 'a restarted engine is not the process step argv read: find why it restarted (journalctl, podman ps -a, OOM), then run the proof again on a settled engine'
-const like = (s: MeterScrape): string => (s.lookalikes.length ? `; a series of the same name exists under another prefix: ${s.lookalikes.join(', ')}` : '')
+const RESTART_NEXT =
+  'a restarted engine is not the process step argv read: find why it restarted (journalctl, podman ps -a, OOM), then run the proof again on a settled engine'
+const like = (s: MeterScrape): string =>
+  s.lookalikes.length ? `; a series of the same name exists under another prefix: ${s.lookalikes.join(', ')}` : ''
 const PREFIX_HINT = 'the metric prefix (cadence lives under radiance:, latency under vllm:)'
 
 /** What the engine profile knows of the meter: its names in every version it knows. */
@@ -84,7 +86,10 @@ export function pageWords(url: string, meterName: string, known?: KnownNames): M
       observed: `${meterName} has no series for the served model "${model}"; the page has it only for ${models.map((m) => `model_name="${m}"`).join(', ')}`,
       next: `another model's counter is not this engine's: check that --base-url reaches the engine serving ${model} (and --model), and that this build labels its meter with model_name`,
     }),
-    odd: (series, v) => ({ observed: `the meter reads ${series} = ${v.raw} (line ${v.line})`, next: `a counter is finite and never below zero: the exporter is broken; report it with the /metrics page (${grep})` }),
+    odd: (series, v) => ({
+      observed: `the meter reads ${series} = ${v.raw} (line ${v.line})`,
+      next: `a counter is finite and never below zero: the exporter is broken; report it with the /metrics page (${grep})`,
+    }),
     reset: (series, ps) => {
       const [a, b] = [ps.at(-2)!, ps.at(-1)!]
       return `counter reset: ${series} read ${a.value} at scrape ${a.i + 1}, then ${b.value} at scrape ${b.i + 1}: a counter only goes down when its process restarts, so the engine restarted during the proof`
@@ -93,11 +98,21 @@ export function pageWords(url: string, meterName: string, known?: KnownNames): M
       observed: `${series} vanished from the page at scrape ${i + 1} after ${ps.length} reading(s): the engine restarted or relabelled its series during the proof`,
       next: `absent is not zero: find why the series went away (restart? ${grep}), then run the proof again`,
     }),
-    noneRead: (w, failures, last) => ({ observed: `no /metrics page could be read in ${formatDuration(w)} (${failures} tries): ${last?.what ?? 'no answer'}`, next: `check ${url} is reachable from here, then run again` }),
-    tooFew: (n, w) => ({ observed: `${n} /metrics page(s) in ${formatDuration(w)}: too few to call ${meterName} absent`, next: `check ${url} by hand (${grep}), then run again` }),
+    noneRead: (w, failures, last) => ({
+      observed: `no /metrics page could be read in ${formatDuration(w)} (${failures} tries): ${last?.what ?? 'no answer'}`,
+      next: `check ${url} is reachable from here, then run again`,
+    }),
+    tooFew: (n, w) => ({
+      observed: `${n} /metrics page(s) in ${formatDuration(w)}: too few to call ${meterName} absent`,
+      next: `check ${url} by hand (${grep}), then run again`,
+    }),
     noRequestCounter: 'the engine exports no request counter',
-    noTrafficNext: 'a flat meter proves nothing without traffic: run again while the endpoint serves requests, or with a longer --meter-window',
-    severalTargets: (t) => ({ observed: `the page at ${url} carries the series of ${t.length} engines (${t.join(', ')})`, next: 'point --base-url at one engine, not at a load balancer in front of several' }),
+    noTrafficNext:
+      'a flat meter proves nothing without traffic: run again while the endpoint serves requests, or with a longer --meter-window',
+    severalTargets: (t) => ({
+      observed: `the page at ${url} carries the series of ${t.length} engines (${t.join(', ')})`,
+      next: 'point --base-url at one engine, not at a load balancer in front of several',
+    }),
   }
 }
 
@@ -108,19 +123,35 @@ export function promWords(url: string, selector: string, meterName: string): Met
     in: ' in Prometheus',
     firstScrape: "Prometheus' first scrape in this run",
     scrape: (_i, s) => `the scrape at ${at(s)}`,
-    refused: (e) => ({ observed: `Prometheus holds a scrape it could not parse: line ${e.line} (${e.message})`, next: 'fix the exporter: Prometheus drops a page with one unparsable line whole' }),
+    refused: (e) => ({
+      observed: `Prometheus holds a scrape it could not parse: line ${e.line} (${e.message})`,
+      next: 'fix the exporter: Prometheus drops a page with one unparsable line whole',
+    }),
     absent: (s, n) => ({
       observed: `${meterName} is absent from Prometheus for ${selector} after ${n} successful scrape(s) of the target (prefixes seen: ${s.prefixes.filter(Boolean).join(', ') || 'none'})${like(s)}`,
       next: `absent is not zero, so the arm is unproven: this build does not export ${meterName}${like(s) ? ` (check ${PREFIX_HINT})` : ''}, or Prometheus drops it (metric_relabel_configs); query ${meterName} in Prometheus by hand`,
     }),
-    notCounter: (type) => ({ observed: `Prometheus' metadata for the target types ${meterName} ${type ?? 'unknown'}, not a counter`, next: `only a counter's rise proves the knob acted: this exporter does not export ${meterName} as a counter; report it with the engine's /metrics page` }),
-    duplicate: (d) => ({ observed: `the same series twice in one scrape: ${d.slice(0, 3).join('; ')}`, next: 'fix the exporter: Prometheus keeps one of the two' }),
+    notCounter: (type) => ({
+      observed: `Prometheus' metadata for the target types ${meterName} ${type ?? 'unknown'}, not a counter`,
+      next: `only a counter's rise proves the knob acted: this exporter does not export ${meterName} as a counter; report it with the engine's /metrics page`,
+    }),
+    duplicate: (d) => ({
+      observed: `the same series twice in one scrape: ${d.slice(0, 3).join('; ')}`,
+      next: 'fix the exporter: Prometheus keeps one of the two',
+    }),
     otherModelOnly: (models, model) => ({
       observed: `Prometheus holds ${meterName} for this target only for ${models.map((m) => `model_name="${m}"`).join(', ')}, not for the served model "${model}"`,
       next: `another model's counter is not this engine's: check that --base-url and --prometheus-match reach the engine serving ${model}`,
     }),
-    odd: (series, v, s) => ({ observed: `Prometheus holds ${series} = ${v.raw} at ${at(s)}`, next: "a counter is finite and never below zero: the exporter is broken; report it with the engine's /metrics page" }),
-    reset: (series, ps) => `counter reset: Prometheus holds ${series} going down during the proof (${ps.map((p) => p.raw).join(' → ').slice(0, 200)}): a counter only goes down when its process restarts`,
+    odd: (series, v, s) => ({
+      observed: `Prometheus holds ${series} = ${v.raw} at ${at(s)}`,
+      next: "a counter is finite and never below zero: the exporter is broken; report it with the engine's /metrics page",
+    }),
+    reset: (series, ps) =>
+      `counter reset: Prometheus holds ${series} going down during the proof (${ps
+        .map((p) => p.raw)
+        .join(' → ')
+        .slice(0, 200)}): a counter only goes down when its process restarts`,
     vanished: (series, _i, ps) => ({
       observed: `${series} went stale in Prometheus during the proof (last sample ${ps.at(-1)?.raw ?? '?'}): the engine stopped exporting it, restarted or stopped being scraped`,
       next: 'absent is not zero: check the target in Prometheus (Status → Targets) and the engine, then run the proof again',
@@ -135,7 +166,8 @@ export function promWords(url: string, selector: string, meterName: string): Met
       next: 'check the target in Prometheus (Status → Targets) and --prometheus-match, or give a --meter-window of at least two scrape intervals',
     }),
     noRequestCounter: 'Prometheus holds no request counter for this target',
-    noTrafficNext: 'a flat meter proves nothing without traffic seen by two scrapes: run again with a --meter-window of several scrape intervals while the endpoint serves requests',
+    noTrafficNext:
+      'a flat meter proves nothing without traffic seen by two scrapes: run again with a --meter-window of several scrape intervals while the endpoint serves requests',
     severalTargets: (t) => ({
       observed: `the selector ${selector} takes the series of ${t.length} targets (${t.join(', ')}); another engine's counter proves nothing about this one`,
       next: 'narrow --prometheus-match to this endpoint, e.g. {instance="<host:port>"} as Prometheus labels it',

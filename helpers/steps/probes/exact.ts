@@ -4,9 +4,19 @@ import { answerText, budgetOrParser, endedWithoutAnswer, reasoningOf, readChoice
 
 /** Pairs that may wrap a one-word answer: quotes, backticks, markdown emphasis, brackets of emphasis. */
 const WRAPPERS: ReadonlyArray<readonly [string, string]> = [
-  ['```', '```'], ['**', '**'], ['__', '__'], ['~~', '~~'],
-  ['"', '"'], ["'", "'"], ['`', '`'], ['*', '*'], ['_', '_'],
-  ['\u201c', '\u201d'], ['\u2018', '\u2019'], ['\u00ab', '\u00bb'], ['\u201e', '\u201c'],
+  ['```', '```'],
+  ['**', '**'],
+  ['__', '__'],
+  ['~~', '~~'],
+  ['"', '"'],
+  ["'", "'"],
+  ['`', '`'],
+  ['*', '*'],
+  ['_', '_'],
+  ['\u201c', '\u201d'],
+  ['\u2018', '\u2019'],
+  ['\u00ab', '\u00bb'],
+  ['\u201e', '\u201c'],
 ]
 /** One final punctuation mark a one-word answer may end with. */
 const FINAL_MARK = /[.!?,;:\u2026\u3002\uff01\uff1f]$/u
@@ -63,7 +73,12 @@ export function judgeExact(status: number, body: string, word: string): ProbeRep
     }
   }
   if (!words(answer).includes(word)) {
-    return { verdict: 'failed', observed: `content ${JSON.stringify(short(answer))} does not contain "${word}"`, next: 'the model does not follow a literal instruction at temperature 0: check the served model and chat template', evidence }
+    return {
+      verdict: 'failed',
+      observed: `content ${JSON.stringify(short(answer))} does not contain "${word}"`,
+      next: 'the model does not follow a literal instruction at temperature 0: check the served model and chat template',
+      evidence,
+    }
   }
   if (!isExactWord(answer, word)) {
     return {
@@ -73,5 +88,9 @@ export function judgeExact(status: number, body: string, word: string): ProbeRep
       evidence,
     }
   }
-  return { verdict: 'passed', observed: `content ${JSON.stringify(short(answer, 60))}${reasoning ? ' (reasoning present, as expected)' : ''}`, evidence }
+  return {
+    verdict: 'passed',
+    observed: `content ${JSON.stringify(short(answer, 60))}${reasoning ? ' (reasoning present, as expected)' : ''}`,
+    evidence,
+  }
 }

@@ -66,7 +66,16 @@ export function judgeModel(asked: string, meta: ReplyMeta, cards: readonly Model
   if (sameWithoutCards(asked, meta.model) || (cards && aliasOf(asked, meta.model, cards))) return undefined
   return {
     verdict: 'failed',
-    observed: `another model answered: the reply says "model": ${JSON.stringify(meta.model)}, the probe asked for ${JSON.stringify(asked)}${cards ? ` (/v1/models lists ${cards.map((c) => JSON.stringify(c.id)).slice(0, 10).join(', ') || 'nothing'})` : ''}`,
+    observed: `another model answered: the reply says "model": ${JSON.stringify(meta.model)}, the probe asked for ${JSON.stringify(asked)}${
+      cards
+        ? ` (/v1/models lists ${
+            cards
+              .map((c) => JSON.stringify(c.id))
+              .slice(0, 10)
+              .join(', ') || 'nothing'
+          })`
+        : ''
+    }`,
     next: `this reply is not the engine's behaviour: a gateway's fallback or a router before the engine answered with another model, or --base-url reaches another engine; point --base-url at the engine that serves ${JSON.stringify(asked)}, or fix the gateway's route, then run again`,
   }
 }
@@ -77,7 +86,7 @@ export function judgeSharedId(meta: ReplyMeta, sharedWith: readonly string[]): V
   return {
     verdict: 'failed',
     observed: `the reply's id ${JSON.stringify(meta.id)} is also the id of ${sharedWith.join(' and ')}'s reply, to another request: one stored reply answered distinct requests`,
-    next: 'red, not inconclusive: an endpoint that hands one request another request\'s reply serves wrong answers whatever sits in front; a response cache before the engine (or the engine) keys its replies wrongly: bypass it for /v1/chat/completions (point --base-url at the engine itself) and fix its cache key',
+    next: "red, not inconclusive: an endpoint that hands one request another request's reply serves wrong answers whatever sits in front; a response cache before the engine (or the engine) keys its replies wrongly: bypass it for /v1/chat/completions (point --base-url at the engine itself) and fix its cache key",
   }
 }
 
@@ -86,7 +95,12 @@ export function judgeFresh(meta: ReplyMeta, sentAtMs: number | undefined): Verdi
   if (meta.created === null || sentAtMs === undefined) return undefined
   const olderMs = sentAtMs - meta.created * 1000
   if (olderMs <= CLOCK_SKEW_MS) return undefined
-  const age = olderMs >= 86_400_000 ? `${(olderMs / 86_400_000).toFixed(1)} days` : olderMs >= 3_600_000 ? `${(olderMs / 3_600_000).toFixed(1)} h` : `${Math.round(olderMs / 1000)} s`
+  const age =
+    olderMs >= 86_400_000
+      ? `${(olderMs / 86_400_000).toFixed(1)} days`
+      : olderMs >= 3_600_000
+        ? `${(olderMs / 3_600_000).toFixed(1)} h`
+        : `${Math.round(olderMs / 1000)} s`
   return {
     verdict: 'inconclusive',
     observed: `the reply was created ${new Date(meta.created * 1000).toISOString()}, ${age} before this request was sent (${new Date(sentAtMs).toISOString()}; clocks may differ by ${CLOCK_SKEW_MS / 60_000} min): a reply stored before, not one made for this request`,

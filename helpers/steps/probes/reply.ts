@@ -53,7 +53,8 @@ export function errorMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>
     const err = parsed.error
-    if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') return (err as Record<string, string>).message!
+    if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string')
+      return (err as Record<string, string>).message!
     if (typeof parsed.message === 'string') return parsed.message
     if (typeof err === 'string') return err
     return JSON.stringify(parsed).slice(0, 300)
@@ -72,7 +73,8 @@ export function readChoice(status: number, body: string): { message: Message; fi
   if (status !== 200) {
     const msg = errorMessage(body)
     let next = 'read the engine log for this request; the endpoint refuses the probe'
-    if (status === 401 || status === 403) next = 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
+    if (status === 401 || status === 403)
+      next = 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
     if (status === 404 && /model/i.test(msg)) next = 'the model id is wrong: pass --model with an id from /v1/models'
     if (status === 429 || status === 503) next = 'the endpoint (or a gateway before it) answers "later": run again when it has room'
     return { verdict: 'failed', observed: `HTTP ${status}: ${short(msg, 300)}`, next, evidence: { status, body: body.slice(0, 1000) } }
@@ -90,7 +92,12 @@ export function readChoice(status: number, body: string): { message: Message; fi
   }
   const choice = (parsed as { choices?: unknown[] })?.choices?.[0] as { message?: Message; finish_reason?: unknown } | undefined
   if (!choice?.message || typeof choice.message !== 'object') {
-    return { verdict: 'failed', observed: `HTTP 200 without choices[0].message: ${short(body)}`, next: 'the reply is not an OpenAI chat completion: check --base-url points at the engine', evidence: { body: body.slice(0, 1000) } }
+    return {
+      verdict: 'failed',
+      observed: `HTTP 200 without choices[0].message: ${short(body)}`,
+      next: 'the reply is not an OpenAI chat completion: check --base-url points at the engine',
+      evidence: { body: body.slice(0, 1000) },
+    }
   }
   return { message: choice.message, finish: String(choice.finish_reason ?? ''), usage: (parsed as { usage?: unknown }).usage }
 }
@@ -103,12 +110,18 @@ export function reasoningOf(m: Message): string {
 /** Content with any `<think>…</think>` block removed (left there when no reasoning parser runs), trimmed. */
 export function answerText(content: unknown): string | null {
   if (typeof content !== 'string') return null
-  return content.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/^[\s\S]*<\/think>/i, '').trim()
+  return content
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/^[\s\S]*<\/think>/i, '')
+    .trim()
 }
 
 /** The lower-case words of a text. */
 export function words(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9-]+/).filter(Boolean)
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9-]+/)
+    .filter(Boolean)
 }
 
 /** The next step for an answer found only in reasoning: the token budget ran out, or the reasoning parser misreads, or `where`. */

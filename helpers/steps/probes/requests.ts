@@ -59,7 +59,9 @@ export function toolsRequest(model: string, token: string): ChatRequest {
  */
 export function visionRequest(model: string, colour: ProbeColour, decoy: ProbeColour, maxTokens = PROBE_MAX_TOKENS): ChatRequest {
   if (maxTokens < MIN_VISION_MAX_TOKENS) {
-    throw new RangeError(`vision probe needs max_tokens ≥ ${MIN_VISION_MAX_TOKENS} (thinking eats a smaller budget and the model reads as blind), got ${maxTokens}`)
+    throw new RangeError(
+      `vision probe needs max_tokens ≥ ${MIN_VISION_MAX_TOKENS} (thinking eats a smaller budget and the model reads as blind), got ${maxTokens}`,
+    )
   }
   if (decoy === colour) throw new RangeError('the decoy colour must differ from the picture')
   const png = encodeSolidPng(64, 64, PROBE_COLOURS[colour])

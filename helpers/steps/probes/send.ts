@@ -37,7 +37,13 @@ function notAttempted(ctx: RunContext, inputs: ProbeInputs, expected: string): J
  * the cards are asked only when it names another id), no other probe's reply id, made after the
  * request was sent. Undefined: it is; the content judge decides.
  */
-async function judgeIdentity(served: ServedModel, model: string, meta: ReplyMeta, res: HttpResponse, sharing: Promise<StepId[]>): Promise<Pick<Judgement, 'verdict' | 'observed' | 'next'> | undefined> {
+async function judgeIdentity(
+  served: ServedModel,
+  model: string,
+  meta: ReplyMeta,
+  res: HttpResponse,
+  sharing: Promise<StepId[]>,
+): Promise<Pick<Judgement, 'verdict' | 'observed' | 'next'> | undefined> {
   const other = typeof meta.model === 'string' && !sameWithoutCards(model, meta.model)
   const wrongModel = judgeModel(model, meta, other ? await served.cards() : undefined)
   if (wrongModel) return wrongModel
@@ -45,7 +51,15 @@ async function judgeIdentity(served: ServedModel, model: string, meta: ReplyMeta
   return judgeSharedId(meta, await sharing) ?? judgeFresh(meta, sentAtMs)
 }
 
-async function probe(ctx: RunContext, inputs: ProbeInputs, id: StepId, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
+async function probe(
+  ctx: RunContext,
+  inputs: ProbeInputs,
+  id: StepId,
+  expected: string,
+  build: (model: string) => ChatRequest,
+  judge: (status: number, body: string) => ProbeReply,
+  extra: ProbeEvidence,
+): Promise<Judgement> {
   // Judged alone (no shared model handed in), a probe settles its reply id with itself only.
   const served = inputs.model ?? servedModel(ctx, [id])
   let settled = false
@@ -61,7 +75,16 @@ async function probe(ctx: RunContext, inputs: ProbeInputs, id: StepId, expected:
   }
 }
 
-async function sendProbe(ctx: RunContext, inputs: ProbeInputs, served: ServedModel, settle: (replyId: string | null) => Promise<StepId[]>, expected: string, build: (model: string) => ChatRequest, judge: (status: number, body: string) => ProbeReply, extra: ProbeEvidence): Promise<Judgement> {
+async function sendProbe(
+  ctx: RunContext,
+  inputs: ProbeInputs,
+  served: ServedModel,
+  settle: (replyId: string | null) => Promise<StepId[]>,
+  expected: string,
+  build: (model: string) => ChatRequest,
+  judge: (status: number, body: string) => ProbeReply,
+  extra: ProbeEvidence,
+): Promise<Judgement> {
   const blocked = notAttempted(ctx, inputs, expected)
   if (blocked) return blocked
   const url = endpointUrl(ctx, '/v1/chat/completions')
@@ -75,7 +98,13 @@ async function sendProbe(ctx: RunContext, inputs: ProbeInputs, served: ServedMod
   const request = build(model)
   const where = `POST ${url} (model ${model})`
   try {
-    const { res, retries } = await withRetries(ctx, { method: 'POST', url, headers: v1Headers(ctx), body: JSON.stringify(request), timeoutMs: ctx.target.probeTimeoutMs })
+    const { res, retries } = await withRetries(ctx, {
+      method: 'POST',
+      url,
+      headers: v1Headers(ctx),
+      body: JSON.stringify(request),
+      timeoutMs: ctx.target.probeTimeoutMs,
+    })
     const reply = judge(res.status, res.body)
     const retried = retries.length > 0 ? { retries } : {}
     // A 429/503 that outlasted the probe's timeout: the gateway's overload, said as such, never a completion.
@@ -102,22 +131,47 @@ async function sendProbe(ctx: RunContext, inputs: ProbeInputs, served: ServedMod
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
     if (error.failure === 'refused' || error.failure === 'dns') {
-      return { verdict: 'inconclusive', expected, observed: error.message, where, next: 'the endpoint went away after /health answered: check whether the engine restarted (ledger), then run again', evidence: { ...extra } }
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: error.message,
+        where,
+        next: 'the endpoint went away after /health answered: check whether the engine restarted (ledger), then run again',
+        evidence: { ...extra },
+      }
     }
     if (error.failure === 'too-large') {
-      return { verdict: 'inconclusive', expected, observed: error.message, where, next: "the reply is larger than armproof's own cap, so armproof did not judge it: this is armproof's limit, not an engine fault; check what the endpoint sends (a proxy's page?)", evidence: { ...extra, failure: error.failure } }
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: error.message,
+        where,
+        next: "the reply is larger than armproof's own cap, so armproof did not judge it: this is armproof's limit, not an engine fault; check what the endpoint sends (a proxy's page?)",
+        evidence: { ...extra, failure: error.failure },
+      }
     }
     if (error.failure === 'tls') {
-      return { verdict: 'inconclusive', expected, observed: error.message, where, next: 'the certificate changed after first contact: pass its CA with --ca-file PATH (NODE_EXTRA_CA_CERTS works too), then run again', evidence: { ...extra, failure: error.failure } }
+      return {
+        verdict: 'inconclusive',
+        expected,
+        observed: error.message,
+        where,
+        next: 'the certificate changed after first contact: pass its CA with --ca-file PATH (NODE_EXTRA_CA_CERTS works too), then run again',
+        evidence: { ...extra, failure: error.failure },
+      }
     }
     return {
       verdict: 'failed',
       expected,
-      observed: error.failure === 'timeout' ? `no answer within ${formatDuration(ctx.target.probeTimeoutMs)} (the request was accepted)` : `the reply broke off: ${error.message}`,
+      observed:
+        error.failure === 'timeout'
+          ? `no answer within ${formatDuration(ctx.target.probeTimeoutMs)} (the request was accepted)`
+          : `the reply broke off: ${error.message}`,
       where,
-      next: error.failure === 'timeout'
-        ? `the engine takes requests but does not complete them: check in_flight/queue_cap on /health and the engine log; raise --probe-timeout only if the model is known to be this slow`
-        : 'the connection dropped mid-reply: check the engine log for a crash or restart, and any proxy in between',
+      next:
+        error.failure === 'timeout'
+          ? `the engine takes requests but does not complete them: check in_flight/queue_cap on /health and the engine log; raise --probe-timeout only if the model is known to be this slow`
+          : 'the connection dropped mid-reply: check the engine log for a crash or restart, and any proxy in between',
       evidence: { ...extra, failure: error.failure },
     }
   }
@@ -125,16 +179,43 @@ async function sendProbe(ctx: RunContext, inputs: ProbeInputs, served: ServedMod
 
 export function checkExact(ctx: RunContext, inputs: InputsOf<'probe.exact'>): Promise<Judgement> {
   const word = ctx.choices.pick('exactWord', EXACT_WORDS)
-  return probe(ctx, inputs, 'probe.exact', `content says "${word}" at temperature 0`, (m) => exactRequest(m, word), (s, b) => judgeExact(s, b, word), { word })
+  return probe(
+    ctx,
+    inputs,
+    'probe.exact',
+    `content says "${word}" at temperature 0`,
+    (m) => exactRequest(m, word),
+    (s, b) => judgeExact(s, b, word),
+    { word },
+  )
 }
 
 export function checkTools(ctx: RunContext, inputs: InputsOf<'probe.tools'>): Promise<Judgement> {
   const token = ctx.choices.pick('toolToken', EXACT_WORDS)
-  return probe(ctx, inputs, 'probe.tools', `a real tool_calls entry record_probe_token({"token":"${token}"})`, (m) => toolsRequest(m, token), (s, b) => judgeTools(s, b, token), { token })
+  return probe(
+    ctx,
+    inputs,
+    'probe.tools',
+    `a real tool_calls entry record_probe_token({"token":"${token}"})`,
+    (m) => toolsRequest(m, token),
+    (s, b) => judgeTools(s, b, token),
+    { token },
+  )
 }
 
 export function checkVision(ctx: RunContext, inputs: InputsOf<'probe.vision'>): Promise<Judgement> {
   const colour = ctx.choices.pick('visionColour', COLOUR_NAMES)
-  const decoy = ctx.choices.pick('visionDecoy', COLOUR_NAMES.filter((c) => c !== colour))
-  return probe(ctx, inputs, 'probe.vision', `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`, (m) => visionRequest(m, colour, decoy), (s, b) => judgeVision(s, b, colour, decoy), { colour, decoy })
+  const decoy = ctx.choices.pick(
+    'visionDecoy',
+    COLOUR_NAMES.filter((c) => c !== colour),
+  )
+  return probe(
+    ctx,
+    inputs,
+    'probe.vision',
+    `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`,
+    (m) => visionRequest(m, colour, decoy),
+    (s, b) => judgeVision(s, b, colour, decoy),
+    { colour, decoy },
+  )
 }

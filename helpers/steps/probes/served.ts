@@ -23,7 +23,15 @@ export function servedModel(ctx: RunContext, probes: readonly StepId[] = PROBES)
   const settledAll = new Promise<void>((resolve) => (everyone = resolve))
   return {
     get: () => (ctx.target.model ? Promise.resolve(ctx.target.model) : list().then((cards) => cards[0]!.id)),
-    settled: async () => (ctx.target.model ? ctx.target.model : asked ? asked.then((cards) => cards[0]?.id, () => undefined) : undefined),
+    settled: async () =>
+      ctx.target.model
+        ? ctx.target.model
+        : asked
+          ? asked.then(
+              (cards) => cards[0]?.id,
+              () => undefined,
+            )
+          : undefined,
     cards: () => list().catch(() => undefined),
     replyId(probe, id) {
       if (!ids.has(probe)) ids.set(probe, id)
@@ -47,7 +55,12 @@ function askModels(ctx: RunContext): Promise<ModelCard[]> {
     const url = endpointUrl(ctx, '/v1/models')
     const expected = 'a model id from /v1/models'
     try {
-      const { res } = await withRetries(ctx, { method: 'GET', url, headers: v1Headers(ctx), timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs) })
+      const { res } = await withRetries(ctx, {
+        method: 'GET',
+        url,
+        headers: v1Headers(ctx),
+        timeoutMs: Math.min(30_000, ctx.target.probeTimeoutMs),
+      })
       const cards = res.status === 200 ? modelCards(res.body) : undefined
       if (cards && cards.length > 0) return cards
       throw new ProbeBlocked({
@@ -55,12 +68,22 @@ function askModels(ctx: RunContext): Promise<ModelCard[]> {
         expected,
         observed: res.status === 200 ? `no model id in ${res.body.slice(0, 200)}` : `HTTP ${res.status}: ${errorMessage(res.body)}`,
         where: `GET ${url}`,
-        next: res.status === 401 ? 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH' : 'pass --model <id> explicitly, or check --base-url',
+        next:
+          res.status === 401
+            ? 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
+            : 'pass --model <id> explicitly, or check --base-url',
         evidence: { status: res.status },
       })
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
-      throw new ProbeBlocked({ verdict: 'inconclusive', expected, observed: error.message, where: `GET ${url}`, next: 'the endpoint stopped answering after /health: check it, then run again', evidence: {} })
+      throw new ProbeBlocked({
+        verdict: 'inconclusive',
+        expected,
+        observed: error.message,
+        where: `GET ${url}`,
+        next: 'the endpoint stopped answering after /health: check it, then run again',
+        evidence: {},
+      })
     }
   })()
 }

@@ -4,7 +4,8 @@ import { PROBE_TOOL } from './requests.ts'
 import { endedWithoutAnswer, errorMessage, readChoice, short, type ProbeReply } from './reply.ts'
 
 /** An endpoint served without tools on purpose may say so (helpers/config/skips.ts). */
-const NO_TOOLS_ON_PURPOSE = '; or, if this endpoint serves no tool calls on purpose, run again with --skip probe.tools (shown skipped, never passed)'
+const NO_TOOLS_ON_PURPOSE =
+  '; or, if this endpoint serves no tool calls on purpose, run again with --skip probe.tools (shown skipped, never passed)'
 
 export function judgeTools(status: number, body: string, token: string): ProbeReply {
   // llama.cpp answers tools without --jinja with HTTP 500 "tools param requires --jinja flag" (not 400).
@@ -28,14 +29,18 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
   if ('verdict' in c) return c
   const ended = endedWithoutAnswer(c)
   if (ended) return ended
-  const calls = Array.isArray(c.message.tool_calls) ? (c.message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>) : []
+  const calls = Array.isArray(c.message.tool_calls)
+    ? (c.message.tool_calls as Array<{ function?: { name?: unknown; arguments?: unknown } }>)
+    : []
   const content = typeof c.message.content === 'string' ? c.message.content : ''
   const evidence = { toolCalls: calls.slice(0, 3), content: content.slice(0, 500), finish: c.finish }
   if (calls.length === 0) {
     const asText = /<tool_call>|"name"\s*:|\bfunctions?\.|record_probe_token\s*\(/.test(content)
     return {
       verdict: 'failed',
-      observed: asText ? `no tool_calls; the call is written as text in content: ${short(content)}` : `no tool_calls; content ${JSON.stringify(short(content))} (finish_reason ${c.finish || 'none'})`,
+      observed: asText
+        ? `no tool_calls; the call is written as text in content: ${short(content)}`
+        : `no tool_calls; content ${JSON.stringify(short(content))} (finish_reason ${c.finish || 'none'})`,
       next: asText
         ? 'tool parser misconfigured: the model emits the call but the server does not parse it; set --tool-call-parser to the one for this model (e.g. hermes) with --enable-auto-tool-choice'
         : 'the model did not call the tool with tool_choice auto: check --enable-auto-tool-choice, --tool-call-parser and the chat template',
@@ -45,7 +50,12 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
   const call = calls[0]!
   const name = call.function?.name
   if (name !== PROBE_TOOL.name) {
-    return { verdict: 'failed', observed: `tool_calls[0] calls ${JSON.stringify(name)}, not ${PROBE_TOOL.name}`, next: 'the tool parser or model mangles function names: check --tool-call-parser', evidence }
+    return {
+      verdict: 'failed',
+      observed: `tool_calls[0] calls ${JSON.stringify(name)}, not ${PROBE_TOOL.name}`,
+      next: 'the tool parser or model mangles function names: check --tool-call-parser',
+      evidence,
+    }
   }
   const raw = call.function?.arguments
   let args: unknown = raw
@@ -53,15 +63,34 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     try {
       args = JSON.parse(raw)
     } catch {
-      return { verdict: 'failed', observed: `arguments are not JSON: ${short(raw)}`, next: 'the tool parser cuts or garbles arguments (a known hermes-parser failure): update the parser or the chat template', evidence }
+      return {
+        verdict: 'failed',
+        observed: `arguments are not JSON: ${short(raw)}`,
+        next: 'the tool parser cuts or garbles arguments (a known hermes-parser failure): update the parser or the chat template',
+        evidence,
+      }
     }
   }
   if (!args || typeof args !== 'object' || Array.isArray(args)) {
-    return { verdict: 'failed', observed: `arguments are not an object: ${short(JSON.stringify(raw))}`, next: 'the tool parser returns malformed arguments: check --tool-call-parser', evidence }
+    return {
+      verdict: 'failed',
+      observed: `arguments are not an object: ${short(JSON.stringify(raw))}`,
+      next: 'the tool parser returns malformed arguments: check --tool-call-parser',
+      evidence,
+    }
   }
   const got = (args as Record<string, unknown>).token
   if (got !== token) {
-    return { verdict: 'failed', observed: `arguments ${short(JSON.stringify(args))} do not carry token "${token}"`, next: 'the call is parsed but its arguments are wrong: check the model and chat template', evidence }
+    return {
+      verdict: 'failed',
+      observed: `arguments ${short(JSON.stringify(args))} do not carry token "${token}"`,
+      next: 'the call is parsed but its arguments are wrong: check the model and chat template',
+      evidence,
+    }
   }
-  return { verdict: 'passed', observed: `tool_calls[0] ${PROBE_TOOL.name}(${JSON.stringify(args)})${typeof raw === 'string' ? '' : ' (arguments as an object)'}`, evidence }
+  return {
+    verdict: 'passed',
+    observed: `tool_calls[0] ${PROBE_TOOL.name}(${JSON.stringify(args)})${typeof raw === 'string' ? '' : ' (arguments as an object)'}`,
+    evidence,
+  }
 }

@@ -41,7 +41,10 @@ export interface ColourReading {
 function tokens(text: string): string[] {
   // Words (with an apostrophe inside: isn't, it's), and the punctuation that ends a clause (a
   // spaced hyphen is a dash). A hyphen joins nothing: "orange-ish" names orange, "yellow-orange" both.
-  const plain = text.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/\s-\s/g, ' \u2014 ')
+  const plain = text
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/\s-\s/g, ' \u2014 ')
   return plain.match(/[a-z]+(?:'[a-z]+)?|[.;:!?,\n\u2014\u2013]|-{2,}/g) ?? []
 }
 
@@ -115,7 +118,10 @@ export function readColours(answer: string): ColourReading {
     }
     if (w === ',') continue
     if (denial && EXCLUSIVE.has(w)) denial.exclusive = true
-    if (BARE.has(w) && (next === undefined || next === ',' || STOPS.test(next) || CONTRASTS.has(next) || next === 'way' || next === 'chance')) {
+    if (
+      BARE.has(w) &&
+      (next === undefined || next === ',' || STOPS.test(next) || CONTRASTS.has(next) || next === 'way' || next === 'chance')
+    ) {
       retract()
       clause = []
       clauseWords += 1
@@ -141,27 +147,46 @@ export function readColours(answer: string): ColourReading {
 }
 
 /** The verdict on one reading, for a picture of `colour` and a prompt that named `decoy`. */
-export function judgeReading(reading: ColourReading, colour: ProbeColour, decoy: ProbeColour): { verdict: 'passed' | 'failed'; why: string; next?: string } {
+export function judgeReading(
+  reading: ColourReading,
+  colour: ProbeColour,
+  decoy: ProbeColour,
+): { verdict: 'passed' | 'failed'; why: string; next?: string } {
   const given = reading.affirms && !reading.asserted.includes(decoy) ? [decoy, ...reading.asserted] : reading.asserted
   const blindNext = `the model gave the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (vision model, --limit-mm-per-prompt)`
   if (given.length === 1 && given[0] === colour) return { verdict: 'passed', why: `answers ${colour}` }
   if (given.length === 0) {
     if (reading.denied.includes(colour)) {
-      return { verdict: 'failed', why: `denies ${colour} and gives no colour as its answer`, next: 'the model names the right colour only to deny it: it does not read the picture reliably; check the served model is the vision model and its image processor' }
+      return {
+        verdict: 'failed',
+        why: `denies ${colour} and gives no colour as its answer`,
+        next: 'the model names the right colour only to deny it: it does not read the picture reliably; check the served model is the vision model and its image processor',
+      }
     }
-    return { verdict: 'failed', why: 'names no colour as its answer', next: 'the model did not answer with a colour: check the served model is the vision model and the server takes image_url parts' }
+    return {
+      verdict: 'failed',
+      why: 'names no colour as its answer',
+      next: 'the model did not answer with a colour: check the served model is the vision model and the server takes image_url parts',
+    }
   }
   if (given.includes(colour)) {
     const others = given.filter((c) => c !== colour)
     return {
       verdict: 'failed',
       why: `gives several candidate colours, ${colour} and ${others.join(', ')}${others.includes(decoy) ? ` (${decoy} is the prompt's decoy)` : ''}`,
-      next: others.includes(decoy) ? blindNext : 'the answer is a list or a hedge, not a reading of the picture: check the served model is the vision model',
+      next: others.includes(decoy)
+        ? blindNext
+        : 'the answer is a list or a hedge, not a reading of the picture: check the served model is the vision model',
     }
   }
   const denies = reading.denied.includes(colour) ? `, and denies ${colour}` : ''
-  if (given.includes(decoy)) return { verdict: 'failed', why: `gives the prompt's decoy ${given.join(', ')} as its answer${denies}`, next: blindNext }
-  return { verdict: 'failed', why: `answers ${given.join(', ')}${denies}`, next: 'the model misreads a solid colour: check the served model is the vision model and its image processor' }
+  if (given.includes(decoy))
+    return { verdict: 'failed', why: `gives the prompt's decoy ${given.join(', ')} as its answer${denies}`, next: blindNext }
+  return {
+    verdict: 'failed',
+    why: `answers ${given.join(', ')}${denies}`,
+    next: 'the model misreads a solid colour: check the served model is the vision model and its image processor',
+  }
 }
 
 /**
@@ -170,15 +195,18 @@ export function judgeReading(reading: ColourReading, colour: ProbeColour, decoy:
  * 0 image(s) may be provided in one prompt." (a VLM served text-only), OpenAI's "image_url is only
  * supported by certain models", llama.cpp's "image input is not supported … mmproj".
  */
-export const TAKES_NO_IMAGES = /is not a multimodal model|At most 0 image|image_url is only supported by certain models|image input is not supported|\bmmproj\b/i
+export const TAKES_NO_IMAGES =
+  /is not a multimodal model|At most 0 image|image_url is only supported by certain models|image input is not supported|\bmmproj\b/i
 
 export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
   const c = readChoice(status, body)
   if ('verdict' in c) {
     if (status >= 400 && TAKES_NO_IMAGES.test(c.observed)) {
-      c.next = 'the served model takes no images: if it is a text-only model on purpose, run again with --skip probe.vision (shown skipped, never passed); else serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+      c.next =
+        'the served model takes no images: if it is a text-only model on purpose, run again with --skip probe.vision (shown skipped, never passed); else serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
     } else if (/multimodal|image/i.test(c.observed)) {
-      c.next = 'the server refused the image: check it serves a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+      c.next =
+        'the server refused the image: check it serves a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
     }
     return c
   }
@@ -190,7 +218,10 @@ export function judgeVision(status: number, body: string, colour: ProbeColour, d
     return {
       verdict: 'failed',
       observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
-      next: c.finish === 'length' ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs` : budgetOrParser(c.finish, 'the image was not seen'),
+      next:
+        c.finish === 'length'
+          ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs`
+          : budgetOrParser(c.finish, 'the image was not seen'),
       evidence,
     }
   }
@@ -199,5 +230,10 @@ export function judgeVision(status: number, body: string, colour: ProbeColour, d
   const quoted = JSON.stringify(answer.replace(/\s+/g, ' ').slice(0, 160))
   const read = { ...evidence, asserted: reading.asserted, denied: reading.denied }
   if (judged.verdict === 'passed') return { verdict: 'passed', observed: `picture ${colour}, reply ${quoted}`, evidence: read }
-  return { verdict: 'failed', observed: `the picture is ${colour}; the reply says ${quoted}: it ${judged.why}`, next: judged.next!, evidence: read }
+  return {
+    verdict: 'failed',
+    observed: `the picture is ${colour}; the reply says ${quoted}: it ${judged.why}`,
+    next: judged.next!,
+    evidence: read,
+  }
 }

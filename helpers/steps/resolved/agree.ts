@@ -39,14 +39,21 @@ function rowOf(spec: KnobSpec, expected: string, atDefault: boolean, r: SourceRe
   if (r.state === 'unreadable') return { reading: r, standing: 'unreadable', said: `${r.problem ?? 'could not be read'}` }
   if (r.state === 'no-key') {
     // A source of non-defaults (vLLM's non-default args) leaves a flag at the parser's default out.
-    if (r.source.omitsDefaults) return { reading: r, standing: atDefault ? 'agrees' : 'differs', value: null, said: `${name} left out (the parser's default)` }
+    if (r.source.omitsDefaults)
+      return { reading: r, standing: atDefault ? 'agrees' : 'differs', value: null, said: `${name} left out (the parser's default)` }
     return { reading: r, standing: 'silent', said: `has no ${name}` }
   }
   const raw = r.raw ?? null
   const auto = r.auto === true ? ' [auto]' : ''
   if (raw === null) {
     // None: the parser left it to the engine; an int-or-auto knob reads that as auto.
-    if (spec.type.kind === 'int-or-auto') return { reading: r, standing: expected === 'auto' ? 'agrees' : 'differs', value: 'auto', said: `${name}=None (left to the engine: auto)` }
+    if (spec.type.kind === 'int-or-auto')
+      return {
+        reading: r,
+        standing: expected === 'auto' ? 'agrees' : 'differs',
+        value: 'auto',
+        said: `${name}=None (left to the engine: auto)`,
+      }
     return { reading: r, standing: atDefault ? 'agrees' : 'differs', value: null, said: `${name}=None (left to the engine's default)` }
   }
   const value = canonicalValue(spec, raw)
@@ -77,26 +84,43 @@ export function agree(spec: KnobSpec, expected: string, atDefault: boolean, read
   const held = rows.filter((r) => r.standing === 'agrees' || r.standing === 'allowed')
   const all = said.map(rowText).join('; ')
   if (differs.length > 0) {
-    const parser = held.find((r) => r.reading.source.says === 'parser') ?? rows.find((r) => r.reading.source.says === 'parser' && r.standing === 'agrees')
+    const parser =
+      held.find((r) => r.reading.source.says === 'parser') ??
+      rows.find((r) => r.reading.source.says === 'parser' && r.standing === 'agrees')
     const engineDiffers = differs.some((r) => r.reading.source.says === 'engine')
     const parserDiffers = differs.some((r) => r.reading.source.says === 'parser')
-    const seen = differs.map((r) => r.value ?? 'its default').filter((v, i, a) => a.indexOf(v) === i).join(' / ')
-    const next = engineDiffers && !parserDiffers && parser
-      ? `the engine resolved ${spec.flag} to ${seen}, not the ${expected} its parser took: it changed what was asked (an unsupported value falling back, a limit of the hardware); check the engine's log around that line, and if ${seen} is what this engine does with ${expected} say so in the catalog (allow: { ${expected}: [${seen}] }), then run again`
-      : differs.some((r) => r.reading.auto === true)
-        ? `the engine chose ${spec.flag} itself (auto): the explicit ${expected} did not reach it; check argv and the service env (${spec.env}), and redeploy`
-        : `the engine resolved ${spec.flag} to ${seen}, not ${expected}: check the service env (${spec.env}) and argv, redeploy, and compare the two`
+    const seen = differs
+      .map((r) => r.value ?? 'its default')
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .join(' / ')
+    const next =
+      engineDiffers && !parserDiffers && parser
+        ? `the engine resolved ${spec.flag} to ${seen}, not the ${expected} its parser took: it changed what was asked (an unsupported value falling back, a limit of the hardware); check the engine's log around that line, and if ${seen} is what this engine does with ${expected} say so in the catalog (allow: { ${expected}: [${seen}] }), then run again`
+        : differs.some((r) => r.reading.auto === true)
+          ? `the engine chose ${spec.flag} itself (auto): the explicit ${expected} did not reach it; check argv and the service env (${spec.env}), and redeploy`
+          : `the engine resolved ${spec.flag} to ${seen}, not ${expected}: check the service env (${spec.env}) and argv, redeploy, and compare the two`
     return { verdict: 'failed', rows, observed: all, next }
   }
   if (unreadable.length > 0) {
-    return { verdict: 'inconclusive', rows, observed: all, next: `the engine printed a line this profile cannot read (${unreadable.map((r) => r.reading.source.label).join(', ')}): the build prints it in another shape; fix the profile's resolved: entry (--engine FILE), then run again` }
+    return {
+      verdict: 'inconclusive',
+      rows,
+      observed: all,
+      next: `the engine printed a line this profile cannot read (${unreadable.map((r) => r.reading.source.label).join(', ')}): the build prints it in another shape; fix the profile's resolved: entry (--engine FILE), then run again`,
+    }
   }
   if (held.length === 0) return { verdict: 'silent', rows, observed: all }
   // The strongest: what the engine runs, else what its parser resolved; a value over a left-out default.
   const rank = (r: SourceRow) => (r.reading.source.says === 'engine' ? 0 : 2) + (r.reading.state === 'value' ? 0 : 1)
   const strongest = [...held].sort((a, b) => rank(a) - rank(b))[0]!
   const others = said.filter((r) => r !== strongest)
-  const allowedNote = held.filter((r) => r.standing === 'allowed').map((r) => (expected === 'auto' ? `auto resolved to ${r.value}, as the catalog allows` : `${r.value} where ${expected} was asked, as the catalog allows`))
+  const allowedNote = held
+    .filter((r) => r.standing === 'allowed')
+    .map((r) =>
+      expected === 'auto'
+        ? `auto resolved to ${r.value}, as the catalog allows`
+        : `${r.value} where ${expected} was asked, as the catalog allows`,
+    )
   const observed = `${rowText(strongest)}${allowedNote.length ? ` (${[...new Set(allowedNote)].join('; ')})` : ''}${others.length ? `; agreeing: ${others.map(rowText).join('; ')}` : ''}`
   return { verdict: 'passed', rows, strongest, observed }
 }

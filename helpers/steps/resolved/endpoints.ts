@@ -19,7 +19,10 @@ function jsonAt(body: unknown, path: string): { found: true; raw: string | null 
     at = (at as Record<string, unknown>)[key]
   }
   if (at === null) return { found: true, raw: null }
-  return { found: true, raw: typeof at === 'string' ? at : typeof at === 'number' || typeof at === 'boolean' ? String(at) : JSON.stringify(at) }
+  return {
+    found: true,
+    raw: typeof at === 'string' ? at : typeof at === 'number' || typeof at === 'boolean' ? String(at) : JSON.stringify(at),
+  }
 }
 
 async function readJson(ctx: RunContext, source: SourceSpec, key: string): Promise<SourceReading> {
@@ -40,16 +43,49 @@ async function readJson(ctx: RunContext, source: SourceSpec, key: string): Promi
     }
     if (res.status === 404) {
       const all = [...tried, path].join(' nor ')
-      if (source.optional) return { source, key, state: 'silent', where: `GET ${url}`, problem: `not served (${all} answers 404: the engine serves it only when so configured)` }
-      return { source, key, state: 'unreadable', where: `GET ${url}`, problem: `the engine serves neither ${all} (404): the ${ctx.engine.name} profile does not know this build's self-description` }
+      if (source.optional)
+        return {
+          source,
+          key,
+          state: 'silent',
+          where: `GET ${url}`,
+          problem: `not served (${all} answers 404: the engine serves it only when so configured)`,
+        }
+      return {
+        source,
+        key,
+        state: 'unreadable',
+        where: `GET ${url}`,
+        problem: `the engine serves neither ${all} (404): the ${ctx.engine.name} profile does not know this build's self-description`,
+      }
     }
-    if (res.status === 401 || res.status === 403) return { source, key, state: 'unreadable', where: `GET ${url}`, problem: `${path} answers HTTP ${res.status}: the engine (or a gateway) guards it, and armproof sends the API key only to /v1/*` }
-    if (res.status !== 200) return { source, key, state: 'unreadable', where: `GET ${url}`, problem: `${path} answers HTTP ${res.status}: ${res.body.slice(0, 120)}` }
+    if (res.status === 401 || res.status === 403)
+      return {
+        source,
+        key,
+        state: 'unreadable',
+        where: `GET ${url}`,
+        problem: `${path} answers HTTP ${res.status}: the engine (or a gateway) guards it, and armproof sends the API key only to /v1/*`,
+      }
+    if (res.status !== 200)
+      return {
+        source,
+        key,
+        state: 'unreadable',
+        where: `GET ${url}`,
+        problem: `${path} answers HTTP ${res.status}: ${res.body.slice(0, 120)}`,
+      }
     let body: unknown
     try {
       body = JSON.parse(res.body)
     } catch {
-      return { source, key, state: 'unreadable', where: `GET ${url}`, problem: `${path} is not JSON: ${JSON.stringify(res.body.slice(0, 80))}` }
+      return {
+        source,
+        key,
+        state: 'unreadable',
+        where: `GET ${url}`,
+        problem: `${path} is not JSON: ${JSON.stringify(res.body.slice(0, 80))}`,
+      }
     }
     const v = jsonAt(body, key)
     const older = i > 0 ? { olderPath: path } : {}
@@ -64,25 +100,50 @@ async function readInfoMetric(ctx: RunContext, source: SourceSpec, key: string):
   const name = source.metric!
   let res
   try {
-    res = await ctx.http.request({ method: 'GET', url, timeoutMs: TIMEOUT_MS, followRedirects: true, headers: { 'accept-encoding': 'gzip', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1' } })
+    res = await ctx.http.request({
+      method: 'GET',
+      url,
+      timeoutMs: TIMEOUT_MS,
+      followRedirects: true,
+      headers: { 'accept-encoding': 'gzip', accept: 'text/plain;version=0.0.4;q=0.9,*/*;q=0.1' },
+    })
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
     return { source, key, state: 'unreadable', where: `GET ${url}`, problem: `GET ${url} did not answer (${error.message})` }
   }
-  if (res.status !== 200) return { source, key, state: 'unreadable', where: `GET ${res.url}`, problem: `/metrics answers HTTP ${res.status}` }
+  if (res.status !== 200)
+    return { source, key, state: 'unreadable', where: `GET ${res.url}`, problem: `/metrics answers HTTP ${res.status}` }
   const page = parsePrometheusText(res.body, { format: contentTypeFormat(res.headers['content-type']), keep: (n) => n === name })
   const samples = page.samples(name)
-  if (samples.length === 0) return { source, key, state: 'unreadable', where: `GET ${res.url}`, problem: `${name} is absent from /metrics: the ${ctx.engine.name} profile does not know this build` }
+  if (samples.length === 0)
+    return {
+      source,
+      key,
+      state: 'unreadable',
+      where: `GET ${res.url}`,
+      problem: `${name} is absent from /metrics: the ${ctx.engine.name} profile does not know this build`,
+    }
   const values = [...new Set(samples.map((s) => s.labels[key]))]
-  if (values.length > 1) return { source, key, state: 'unreadable', where: `GET ${res.url}`, problem: `${name}'s ${samples.length} series say ${values.map((v) => JSON.stringify(v ?? null)).join(' and ')} for ${key}: which one the served engine runs cannot be told` }
+  if (values.length > 1)
+    return {
+      source,
+      key,
+      state: 'unreadable',
+      where: `GET ${res.url}`,
+      problem: `${name}'s ${samples.length} series say ${values.map((v) => JSON.stringify(v ?? null)).join(' and ')} for ${key}: which one the served engine runs cannot be told`,
+    }
   const raw = values[0]
   if (raw === undefined) return { source, key, state: 'no-key', where: `GET ${res.url}`, text: samples[0]!.raw }
   return { source, key, state: 'value', raw: raw === 'None' ? null : raw, where: `GET ${res.url}`, text: `${name}{${key}="${raw}"}` }
 }
 
 /** What each endpoint source (with the knob's key there) says, asked one after another. */
-export async function readEndpointSources(ctx: RunContext, sources: ReadonlyArray<{ source: SourceSpec; key: string }>): Promise<SourceReading[]> {
+export async function readEndpointSources(
+  ctx: RunContext,
+  sources: ReadonlyArray<{ source: SourceSpec; key: string }>,
+): Promise<SourceReading[]> {
   const out: SourceReading[] = []
-  for (const { source, key } of sources) out.push(source.shape === 'info-metric' ? await readInfoMetric(ctx, source, key) : await readJson(ctx, source, key))
+  for (const { source, key } of sources)
+    out.push(source.shape === 'info-metric' ? await readInfoMetric(ctx, source, key) : await readJson(ctx, source, key))
   return out
 }

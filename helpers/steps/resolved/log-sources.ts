@@ -36,7 +36,8 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
 /** Longer lines are never a resolved line (a hostile or binary log). vLLM's engine config line is a few KiB. */
 const MAX_LINE = 64 * 1024
 /** What a runtime puts before the engine's own line: `podman logs -t`'s timestamp, a CRI line's stream tag, journald's host and tag. */
-const OUTER = /^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})\s+(?:(?:stdout|stderr) [FP] )?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \S+ [\w./-]+\[\d+\]: )/
+const OUTER =
+  /^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})\s+(?:(?:stdout|stderr) [FP] )?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \S+ [\w./-]+\[\d+\]: )/
 
 /** The message of one log line under `engine`'s prefix grammar; undefined when it is not one of the engine's log records. */
 export function messageOf(line: string, prefix: RegExp | null): string | undefined {
@@ -66,8 +67,17 @@ function readRest(source: SourceSpec, rest: string, key: string): Pick<SourceRea
     const v = readAssignments(rest).get(key)
     return v === undefined ? { state: 'no-key' } : { state: 'value', raw: v }
   }
-  const parsed: Py | undefined = source.shape === 'python-dict' ? readPyDict(rest) : source.shape === 'python-call' ? readPyCall(rest, source.call ?? '') : readPyKeywords(rest)
-  if (!parsed) return { state: 'unreadable', problem: `does not read as ${source.shape === 'python-dict' ? 'a Python dict' : source.shape === 'python-call' ? `a ${source.call}(…) repr` : 'key=value pairs'}` }
+  const parsed: Py | undefined =
+    source.shape === 'python-dict'
+      ? readPyDict(rest)
+      : source.shape === 'python-call'
+        ? readPyCall(rest, source.call ?? '')
+        : readPyKeywords(rest)
+  if (!parsed)
+    return {
+      state: 'unreadable',
+      problem: `does not read as ${source.shape === 'python-dict' ? 'a Python dict' : source.shape === 'python-call' ? `a ${source.call}(…) repr` : 'key=value pairs'}`,
+    }
   const v = pyAt(parsed, key)
   if (v === undefined) return { state: 'no-key' }
   return { state: 'value', raw: v.t === 'none' ? null : pyText(v) }
@@ -87,7 +97,11 @@ function latestBoot(lines: readonly string[], engine: Engine, prefix: RegExp | n
 }
 
 /** What each of `sources` (log sources of the profile, with the knob's key in each) says in `ledger`, its latest boot. */
-export function readLogSources(ledger: string, engine: Engine, sources: ReadonlyArray<{ source: SourceSpec; key: string }>): SourceReading[] {
+export function readLogSources(
+  ledger: string,
+  engine: Engine,
+  sources: ReadonlyArray<{ source: SourceSpec; key: string }>,
+): SourceReading[] {
   const lines = ledger.split(/\r?\n/)
   const prefix = engine.log.prefix === null ? null : anchored(engine.log.prefix)
   const from = latestBoot(lines, engine, prefix)
@@ -102,7 +116,14 @@ export function readLogSources(ledger: string, engine: Engine, sources: Readonly
       const m = markers[j]!.exec(message)
       if (!m) continue
       const rest = message.slice(m[0].length)
-      const reading: SourceReading = { source, key, ...readRest(source, rest, key), ...(source.auto ? { auto: true } : {}), text: line.replace(ANSI, '').trim(), line: i + 1 }
+      const reading: SourceReading = {
+        source,
+        key,
+        ...readRest(source, rest, key),
+        ...(source.auto ? { auto: true } : {}),
+        text: line.replace(ANSI, '').trim(),
+        line: i + 1,
+      }
       // A marker several lines share (llama.cpp's `llama_context: `): the latest line that gives the key is the one read.
       if (reading.state !== 'no-key' || found[j] === undefined || found[j]!.state === 'no-key') found[j] = reading
     }

@@ -48,7 +48,19 @@ class Reader {
           j += 2
           continue
         }
-        const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', '\\': '\\', "'": "'", '"': '"', '0': '\0', a: '\x07', b: '\b', f: '\f', v: '\v' }
+        const simple: Record<string, string> = {
+          n: '\n',
+          r: '\r',
+          t: '\t',
+          '\\': '\\',
+          "'": "'",
+          '"': '"',
+          '0': '\0',
+          a: '\x07',
+          b: '\b',
+          f: '\f',
+          v: '\v',
+        }
         if (n in simple) {
           out += simple[n]
           j += 2

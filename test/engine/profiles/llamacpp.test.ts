@@ -17,19 +17,29 @@ const serve = async (argv: string[], options: Parameters<typeof serveProfile>[2]
   return e
 }
 afterAll(async () => Promise.all(served.map((e) => e.stop())))
-const props = async (e: InProcessProfile) => (await (await fetch(`${e.baseUrl}/props`)).json()) as { total_slots: number; default_generation_settings: { n_ctx: number }; endpoint_metrics: boolean }
+const props = async (e: InProcessProfile) =>
+  (await (await fetch(`${e.baseUrl}/props`)).json()) as {
+    total_slots: number
+    default_generation_settings: { n_ctx: number }
+    endpoint_metrics: boolean
+  }
 const slotsLine = (e: InProcessProfile) => e.log.find((l) => l.includes('initializing slots'))
 
 describe('llama.cpp command line and log', () => {
   test('-np and --parallel are one flag, the last wins, `_` is read as `-`; an unknown flag is refused', async () => {
     const e = await serve(['-np', '3', '--parallel', '2', '--ctx_size', '8192'])
     expect(slotsLine(e)).toBe('srv    load_model: initializing slots, n_slots = 2')
-    expect(e.log.filter((l) => l.startsWith('slot   load_model: id '))).toEqual(['slot   load_model: id  0 | task -1 | new slot, n_ctx = 4096', 'slot   load_model: id  1 | task -1 | new slot, n_ctx = 4096'])
+    expect(e.log.filter((l) => l.startsWith('slot   load_model: id '))).toEqual([
+      'slot   load_model: id  0 | task -1 | new slot, n_ctx = 4096',
+      'slot   load_model: id  1 | task -1 | new slot, n_ctx = 4096',
+    ])
     expect(e.log).toContain('llama_context: n_seq_max     = 2')
     expect(e.log.join('\n')).not.toContain('n_parallel is set to auto')
     expect(exitOf('llama.cpp', ['--draft', '4'])).toEqual({ code: 1, stdout: '', stderr: 'error: invalid argument: --draft\n' })
     expect(exitOf('llama.cpp', ['-np', '0'])!.stderr).toMatch(/^error while handling argument "-np": /)
-    expect(exitOf('llama.cpp', ['-h'])!.stdout).toContain('-np,   --parallel N                     number of server slots (default: -1, -1 = auto)\n                                        (env: LLAMA_ARG_N_PARALLEL)')
+    expect(exitOf('llama.cpp', ['-h'])!.stdout).toContain(
+      '-np,   --parallel N                     number of server slots (default: -1, -1 = auto)\n                                        (env: LLAMA_ARG_N_PARALLEL)',
+    )
   })
 
   test('-np -1 (the default) resolves to auto: 4 slots, kv_unified, n_ctx per slot the whole context', async () => {
@@ -39,7 +49,7 @@ describe('llama.cpp command line and log', () => {
     expect(await props(e)).toMatchObject({ total_slots: 4, default_generation_settings: { n_ctx: 32768 } })
   })
 
-  test('LLAMA_ARG_N_PARALLEL is read, and a command-line -np overrides it with llama.cpp\'s warn line', async () => {
+  test("LLAMA_ARG_N_PARALLEL is read, and a command-line -np overrides it with llama.cpp's warn line", async () => {
     const env = await serve([], { env: { LLAMA_ARG_N_PARALLEL: '6' } })
     expect((await props(env)).total_slots).toBe(6)
     const both = await serve(['-np', '2'], { env: { LLAMA_ARG_N_PARALLEL: '6' } })
@@ -57,10 +67,14 @@ describe('llama.cpp endpoints and meters', () => {
     expect(await (await fetch(`${e.baseUrl}/health`)).json()).toEqual({ status: 'ok' })
     const metrics = await fetch(`${e.baseUrl}/metrics`)
     expect(metrics.status).toBe(501)
-    expect(((await metrics.json()) as { error: { message: string } }).error.message).toBe('This server does not support metrics endpoint. Start it with `--metrics`')
+    expect(((await metrics.json()) as { error: { message: string } }).error.message).toBe(
+      'This server does not support metrics endpoint. Start it with `--metrics`',
+    )
     expect((await props(e)).endpoint_metrics).toBe(false)
     expect(((await (await fetch(`${e.baseUrl}/slots`)).json()) as unknown[]).length).toBe(2)
-    expect(((await (await fetch(`${e.baseUrl}/v1/models`)).json()) as { data: Array<{ owned_by: string; meta: object }> }).data[0]).toMatchObject({ owned_by: 'llamacpp', meta: { n_ctx_train: 32768 } })
+    expect(
+      ((await (await fetch(`${e.baseUrl}/v1/models`)).json()) as { data: Array<{ owned_by: string; meta: object }> }).data[0],
+    ).toMatchObject({ owned_by: 'llamacpp', meta: { n_ctx_train: 32768 } })
   })
 
   test('with --metrics: llamacpp: families with no labels, values in 6 significant digits, counters that move with traffic', async () => {
@@ -77,7 +91,13 @@ describe('llama.cpp endpoints and meters', () => {
     expect(p.samples('llamacpp:prompt_tokens_total')[0]!.raw).toBe('12')
     expect(p.family('llamacpp:n_busy_slots_per_decode')?.type).toBe('counter')
     expect(e.log.some((l) => /^prompt eval time = +\d+\.\d\d ms \/ +12 tokens \(/.test(l))).toBe(true)
-    expect([cppDouble(1234567), cppDouble(133), cppDouble(0.5), cppDouble(0.000012345), cppDouble(2.5e-7)]).toEqual(['1.23457e+06', '133', '0.5', '1.2345e-05', '2.5e-07'])
+    expect([cppDouble(1234567), cppDouble(133), cppDouble(0.5), cppDouble(0.000012345), cppDouble(2.5e-7)]).toEqual([
+      '1.23457e+06',
+      '133',
+      '0.5',
+      '1.2345e-05',
+      '2.5e-07',
+    ])
   })
 })
 
@@ -101,7 +121,8 @@ const CHECKS: Record<Extract<ProfileFaultName, `llamacpp_${string}`>, { args: st
     async check(e) {
       await complete(e.baseUrl, tokens(12))
       const p = parsePrometheusText(await (await fetch(`${e.baseUrl}/metrics`)).text())
-      for (const name of ['llamacpp:prompt_tokens_total', 'llamacpp:tokens_predicted_total', 'llamacpp:n_decode_total']) expect(p.samples(name)[0]!.value, name).toBe(0)
+      for (const name of ['llamacpp:prompt_tokens_total', 'llamacpp:tokens_predicted_total', 'llamacpp:n_decode_total'])
+        expect(p.samples(name)[0]!.value, name).toBe(0)
     },
   },
   llamacpp_old_metric_names: {

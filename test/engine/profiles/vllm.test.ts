@@ -28,16 +28,27 @@ const page = async (e: InProcessProfile) => (await fetch(`${e.baseUrl}/metrics`)
 const value = (text: string, name: string): number | undefined => parsePrometheusText(text).samples(name)[0]?.value
 
 describe('vLLM command line', () => {
-  test('resolves a seeded sample of command lines exactly as Python argparse does after FlexibleArgumentParser\'s _ → - rewrite', async () => {
+  test("resolves a seeded sample of command lines exactly as Python argparse does after FlexibleArgumentParser's _ → - rewrite", async () => {
     const random = prng(23)
     const spellings = (o: (typeof VLLM_OPTIONS)[number]): string[] => {
       const long = o.strings[0]!
-      const out = [long, long.replace(/^--/, '--').replaceAll('-', '_').replace(/^__/, '--'), long.slice(0, Math.max(4, long.length - 3)), ...o.strings.slice(1)]
+      const out = [
+        long,
+        long.replace(/^--/, '--').replaceAll('-', '_').replace(/^__/, '--'),
+        long.slice(0, Math.max(4, long.length - 3)),
+        ...o.strings.slice(1),
+      ]
       if (o.action === 'boolean_optional') out.push(`--no-${long.slice(2)}`, `--no_${long.slice(2).replaceAll('-', '_')}`)
       return out
     }
     const valuesFor = (o: (typeof VLLM_OPTIONS)[number]): string[] =>
-      o.type?.kind === 'choice' ? [...o.type.choices.slice(0, 3), 'fp9'] : o.type?.kind === 'int' ? ['8', '-1', '0x10', 'x', '1_000'] : o.type?.kind === 'float' ? ['0.5', '1e-3', 'nan', 'half'] : ['m', 'a b']
+      o.type?.kind === 'choice'
+        ? [...o.type.choices.slice(0, 3), 'fp9']
+        : o.type?.kind === 'int'
+          ? ['8', '-1', '0x10', 'x', '1_000']
+          : o.type?.kind === 'float'
+            ? ['0.5', '1e-3', 'nan', 'half']
+            : ['m', 'a b']
     const cases: string[][] = []
     for (let i = 0; i < 300; i++) {
       const argv: string[] = random() < 0.7 ? ['Qwen/Qwen3-0.6B'] : []
@@ -53,7 +64,15 @@ describe('vLLM command line', () => {
       if (random() < 0.05) argv.push(pick(random, ['--nope', 'stray', '--max', '--en', '--']))
       cases.push(argv)
     }
-    const spec = VLLM_OPTIONS.map((o) => ({ strings: o.strings, dest: o.dest, action: o.action, nargs: o.nargs ?? null, type: o.type?.kind ?? 'str', choices: o.type?.kind === 'choice' ? o.type.choices : null, default: o.default }))
+    const spec = VLLM_OPTIONS.map((o) => ({
+      strings: o.strings,
+      dest: o.dest,
+      action: o.action,
+      nargs: o.nargs ?? null,
+      type: o.type?.kind ?? 'str',
+      choices: o.type?.kind === 'choice' ? o.type.choices : null,
+      default: o.default,
+    }))
     const theirs = await python(
       String.raw`
 import argparse, io, json, re, sys, contextlib
@@ -93,7 +112,8 @@ print(json.dumps(out))
     )
     const ours = cases.map((argv) => {
       const r = parseArgs(VLLM_PARSER, argv.map(dashed))
-      if (r.kind === 'ok') return { ok: Object.fromEntries([...r.values].map(([k, v]) => [k, typeof v === 'number' && Number.isNaN(v) ? null : v])) }
+      if (r.kind === 'ok')
+        return { ok: Object.fromEntries([...r.values].map(([k, v]) => [k, typeof v === 'number' && Number.isNaN(v) ? null : v])) }
       return r.kind === 'error' ? { error: r.message } : { help: true }
     })
     cases.forEach((argv, i) => expect(ours[i], `seed 23 case ${i}: ${JSON.stringify(argv)}`).toEqual(theirs[i]))
@@ -108,10 +128,18 @@ print(json.dumps(out))
     expect(configLine(e.log)).toContain(', enable_prefix_caching=False, ')
   })
 
-  test('an error exits 2 with argparse\'s usage and message; --model moves to the positional with its warning', () => {
-    expect(exitOf('vllm', ['serve', 'm', '--max-num-seqs', 'x'])).toEqual({ code: 2, stdout: '', stderr: "usage: vllm serve [model_tag] [options]\nvllm serve: error: argument --max-num-seqs: invalid int value: 'x'\n" })
-    expect(exitOf('vllm', ['serve', 'm', '--max', '1'])!.stderr).toContain('vllm serve: error: ambiguous option: --max could match --max-model-len, --max-num-batched-tokens, --max-num-seqs')
-    expect(exitOf('vllm', ['serve', 'm', '--kv-cache-dtype', 'fp9'])!.stderr).toContain("argument --kv-cache-dtype: invalid choice: 'fp9' (choose from 'auto', 'bfloat16', 'int8', 'fp8'")
+  test("an error exits 2 with argparse's usage and message; --model moves to the positional with its warning", () => {
+    expect(exitOf('vllm', ['serve', 'm', '--max-num-seqs', 'x'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "usage: vllm serve [model_tag] [options]\nvllm serve: error: argument --max-num-seqs: invalid int value: 'x'\n",
+    })
+    expect(exitOf('vllm', ['serve', 'm', '--max', '1'])!.stderr).toContain(
+      'vllm serve: error: ambiguous option: --max could match --max-model-len, --max-num-batched-tokens, --max-num-seqs',
+    )
+    expect(exitOf('vllm', ['serve', 'm', '--kv-cache-dtype', 'fp9'])!.stderr).toContain(
+      "argument --kv-cache-dtype: invalid choice: 'fp9' (choose from 'auto', 'bfloat16', 'int8', 'fp8'",
+    )
     expect(exitOf('vllm', ['--version'])).toEqual({ code: 0, stdout: '0.23.0\n', stderr: '' })
     expect(exitOf('vllm', ['serve', '--model', 'x/y', '--port', '8000'])).toBeNull()
   })
@@ -126,23 +154,52 @@ print(json.dumps(out))
     expect(plain.stdout).not.toContain('--max-num-seqs')
     for (const kw of ['max-num-seqs', 'max_num_seqs', 'MAX-NUM-SEQS']) {
       const one = exitOf('vllm', ['serve', `--help=${kw}`])!
-      expect(one.stdout, kw).toMatch(/^Arguments matching 'max-num-seqs':\n {2}--max-num-seqs MAX_NUM_SEQS\n {24}Maximum number of sequences[\s\S]*\(default: None\)\n\nWhen passing JSON CLI arguments/)
+      expect(one.stdout, kw).toMatch(
+        /^Arguments matching 'max-num-seqs':\n {2}--max-num-seqs MAX_NUM_SEQS\n {24}Maximum number of sequences[\s\S]*\(default: None\)\n\nWhen passing JSON CLI arguments/,
+      )
     }
     expect(exitOf('vllm', ['serve', '--help=enable-prefix'])!.stdout).toContain('  --enable-prefix-caching, --no-enable-prefix-caching\n')
-    expect(exitOf('vllm', ['serve', '--help=cacheconfig'])!.stdout).toMatch(/^CacheConfig:\n {2}Configuration for the KV cache\.\n\n {2}--block-size BLOCK_SIZE/)
-    expect(exitOf('vllm', ['serve', '--help=zzz'])!.stdout).toBe("No group or arguments matching 'zzz'.\nUse '--help' to see available groups or '--help=all' to see all available parameters.\n")
+    expect(exitOf('vllm', ['serve', '--help=cacheconfig'])!.stdout).toMatch(
+      /^CacheConfig:\n {2}Configuration for the KV cache\.\n\n {2}--block-size BLOCK_SIZE/,
+    )
+    expect(exitOf('vllm', ['serve', '--help=zzz'])!.stdout).toBe(
+      "No group or arguments matching 'zzz'.\nUse '--help' to see available groups or '--help=all' to see all available parameters.\n",
+    )
   })
 })
 
 describe('vLLM startup log', () => {
-  test('every line has vLLM\'s prefix; non-default args is a Python dict literal keyed by dest with only non-defaults, the key redacted', async () => {
-    const e = await serve(['--max-num-seqs', '8', '--kv_cache_dtype', 'fp8', '--api-key', 'sk-secret', '--served-model-name', 'qwen', 'qwen-b', '--gpu-memory-utilization', '0.9'])
+  test("every line has vLLM's prefix; non-default args is a Python dict literal keyed by dest with only non-defaults, the key redacted", async () => {
+    const e = await serve([
+      '--max-num-seqs',
+      '8',
+      '--kv_cache_dtype',
+      'fp8',
+      '--api-key',
+      'sk-secret',
+      '--served-model-name',
+      'qwen',
+      'qwen-b',
+      '--gpu-memory-utilization',
+      '0.9',
+    ])
     for (const line of e.log.filter((l) => l.startsWith('('))) if (!line.includes('INFO:     ')) expect(line).toMatch(PREFIX)
     expect(e.log.join('\n')).not.toContain('sk-secret')
     const dict = argsDict(e.log)
-    expect(dict).toBe("{'model_tag': 'Qwen/Qwen3-0.6B', 'api_key': '***', 'served_model_name': ['qwen', 'qwen-b'], 'kv_cache_dtype': 'fp8', 'max_num_seqs': 8}")
-    const back = await python('import ast, json, sys\nprint(json.dumps([ast.literal_eval(s) for s in json.load(sys.stdin)]))', [dict, "{'a': 'it\\'s', 'b': None, 'c': 1e-05, 'd': True}"])
-    expect(back[0]).toEqual({ model_tag: 'Qwen/Qwen3-0.6B', api_key: '***', served_model_name: ['qwen', 'qwen-b'], kv_cache_dtype: 'fp8', max_num_seqs: 8 })
+    expect(dict).toBe(
+      "{'model_tag': 'Qwen/Qwen3-0.6B', 'api_key': '***', 'served_model_name': ['qwen', 'qwen-b'], 'kv_cache_dtype': 'fp8', 'max_num_seqs': 8}",
+    )
+    const back = await python('import ast, json, sys\nprint(json.dumps([ast.literal_eval(s) for s in json.load(sys.stdin)]))', [
+      dict,
+      "{'a': 'it\\'s', 'b': None, 'c': 1e-05, 'd': True}",
+    ])
+    expect(back[0]).toEqual({
+      model_tag: 'Qwen/Qwen3-0.6B',
+      api_key: '***',
+      served_model_name: ['qwen', 'qwen-b'],
+      kv_cache_dtype: 'fp8',
+      max_num_seqs: 8,
+    })
     expect(lineOf(e.log, 'Using fp8 data type to store kv cache.')).toMatch(PREFIX)
   })
 
@@ -152,22 +209,33 @@ describe('vLLM startup log', () => {
     expect(line).toMatch(/^\(EngineCore pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[core\.py:129\] Initializing/)
     const config = configLine(e.log)
     expect(config).toMatch(/^model='Qwen\/Qwen3-0\.6B', speculative_config=None, tokenizer='Qwen\/Qwen3-0\.6B', /)
-    for (const part of ['kv_cache_dtype=auto', 'enable_prefix_caching=True', 'enable_chunked_prefill=True', 'served_model_name=Qwen/Qwen3-0.6B']) expect(config).toContain(part)
+    for (const part of [
+      'kv_cache_dtype=auto',
+      'enable_prefix_caching=True',
+      'enable_chunked_prefill=True',
+      'served_model_name=Qwen/Qwen3-0.6B',
+    ])
+      expect(config).toContain(part)
     expect(config).not.toContain('max_num_seqs')
     expect(argsDict(e.log)).toBe("{'model_tag': 'Qwen/Qwen3-0.6B'}")
     expect(lineOf(e.log, 'GPU KV cache size: ')).toMatch(/\[kv_cache_utils\.py:849\] GPU KV cache size: 922,496 tokens$/)
-    expect(lineOf(e.log, 'Chunked prefill is enabled')).toMatch(/\[scheduler\.py:239\] Chunked prefill is enabled with max_num_batched_tokens=2048\.$/)
+    expect(lineOf(e.log, 'Chunked prefill is enabled')).toMatch(
+      /\[scheduler\.py:239\] Chunked prefill is enabled with max_num_batched_tokens=2048\.$/,
+    )
   })
 })
 
 describe('vLLM endpoints and meters', () => {
-  test('/health is an empty 200, /version, /v1/models cards, a 404 in FastAPI\'s shape; /server_info only under VLLM_SERVER_DEV_MODE=1', async () => {
+  test("/health is an empty 200, /version, /v1/models cards, a 404 in FastAPI's shape; /server_info only under VLLM_SERVER_DEV_MODE=1", async () => {
     const e = await serve(['--served-model-name', 'a', 'b'])
     const health = await fetch(`${e.baseUrl}/health`)
     expect([health.status, await health.text()]).toEqual([200, ''])
     expect(await (await fetch(`${e.baseUrl}/version`)).json()).toEqual({ version: '0.23.0' })
     const models = (await (await fetch(`${e.baseUrl}/v1/models`)).json()) as { data: Array<Record<string, unknown>> }
-    expect(models.data.map((m) => [m.id, m.owned_by, m.root, m.max_model_len])).toEqual([['a', 'vllm', 'Qwen/Qwen3-0.6B', 40960], ['b', 'vllm', 'Qwen/Qwen3-0.6B', 40960]])
+    expect(models.data.map((m) => [m.id, m.owned_by, m.root, m.max_model_len])).toEqual([
+      ['a', 'vllm', 'Qwen/Qwen3-0.6B', 40960],
+      ['b', 'vllm', 'Qwen/Qwen3-0.6B', 40960],
+    ])
     expect((await complete(e.baseUrl, 'hello', 'b')).json.model).toBe('a')
     expect(await (await fetch(`${e.baseUrl}/server_info`)).json()).toEqual({ detail: 'Not Found' })
     const dev = await serve([], { env: { VLLM_SERVER_DEV_MODE: '1', VLLM_API_KEY_X: 'x' } })
@@ -185,13 +253,27 @@ describe('vLLM endpoints and meters', () => {
     expect(parsed.errors).toEqual([])
     expect(parsed.prefixes()).toEqual(['vllm'])
     expect(text).not.toContain('_created')
-    for (const f of parsed.families) for (const s of f.samples) if (f.name !== 'vllm:cache_config_info') expect(s.labels, s.name).toMatchObject({ engine: '0', model_name: 'Qwen/Qwen3-0.6B' })
+    for (const f of parsed.families)
+      for (const s of f.samples)
+        if (f.name !== 'vllm:cache_config_info') expect(s.labels, s.name).toMatchObject({ engine: '0', model_name: 'Qwen/Qwen3-0.6B' })
     expect(parsed.family('vllm:iteration_tokens_total')?.type).toBe('histogram')
     const info = parsed.samples('vllm:cache_config_info')[0]!
     expect(info.value).toBe(1)
-    expect(info.labels).toMatchObject({ enable_prefix_caching: 'True', cache_dtype: 'fp8_e5m2', block_size: '16', gpu_memory_utilization: '0.9', num_gpu_blocks: '57656', sliding_window: 'None' })
+    expect(info.labels).toMatchObject({
+      enable_prefix_caching: 'True',
+      cache_dtype: 'fp8_e5m2',
+      block_size: '16',
+      gpu_memory_utilization: '0.9',
+      num_gpu_blocks: '57656',
+      sliding_window: 'None',
+    })
     expect(Object.keys(info.labels).join(',')).toBe(Object.keys(info.labels).sort().join(','))
-    expect(parsed.samples('vllm:time_to_first_token_seconds_bucket').map((s) => s.labels.le).slice(0, 3)).toEqual(['0.001', '0.005', '0.01'])
+    expect(
+      parsed
+        .samples('vllm:time_to_first_token_seconds_bucket')
+        .map((s) => s.labels.le)
+        .slice(0, 3),
+    ).toEqual(['0.001', '0.005', '0.01'])
     expect(value(text, 'vllm:request_success_total')).toBe(1)
   })
 
@@ -199,7 +281,9 @@ describe('vLLM endpoints and meters', () => {
     const on = await serve([])
     await complete(on.baseUrl, tokens(16, 'a'))
     await complete(on.baseUrl, `${tokens(16, 'a')} other words`)
-    expect([value(await page(on), 'vllm:prefix_cache_queries_total'), value(await page(on), 'vllm:prefix_cache_hits_total')]).toEqual([34, 16])
+    expect([value(await page(on), 'vllm:prefix_cache_queries_total'), value(await page(on), 'vllm:prefix_cache_hits_total')]).toEqual([
+      34, 16,
+    ])
     await complete(on.baseUrl, `${tokens(15, 'b')} x`)
     await complete(on.baseUrl, `${tokens(15, 'b')} y`)
     expect(value(await page(on), 'vllm:prefix_cache_hits_total')).toBe(16)
@@ -209,7 +293,9 @@ describe('vLLM endpoints and meters', () => {
     const off = await serve(['--no-enable-prefix-caching'])
     await complete(off.baseUrl, tokens(40, 'c'))
     await complete(off.baseUrl, tokens(40, 'c'))
-    expect([value(await page(off), 'vllm:prefix_cache_queries_total'), value(await page(off), 'vllm:prefix_cache_hits_total')]).toEqual([0, 0])
+    expect([value(await page(off), 'vllm:prefix_cache_queries_total'), value(await page(off), 'vllm:prefix_cache_hits_total')]).toEqual([
+      0, 0,
+    ])
     expect(value(await page(off), 'vllm:prompt_tokens_total')).toBe(80)
   })
 })
@@ -221,13 +307,19 @@ const CHECKS: Record<Extract<ProfileFaultName, `vllm_${string}`>, { args: string
       expect(argsDict(e.log)).toContain("'max_num_seqs': 9")
       expect(configLine(e.log)).toContain('enable_prefix_caching=False')
       expect(configLine(e.log)).toContain('kv_cache_dtype=fp8')
-      expect(parsePrometheusText(await page(e)).samples('vllm:cache_config_info')[0]!.labels).toMatchObject({ enable_prefix_caching: 'True', cache_dtype: 'auto' })
+      expect(parsePrometheusText(await page(e)).samples('vllm:cache_config_info')[0]!.labels).toMatchObject({
+        enable_prefix_caching: 'True',
+        cache_dtype: 'auto',
+      })
     },
   },
   vllm_cache_info_differs: {
     args: [],
     async check(e) {
-      expect(parsePrometheusText(await page(e)).samples('vllm:cache_config_info')[0]!.labels).toMatchObject({ enable_prefix_caching: 'False', cache_dtype: 'fp8' })
+      expect(parsePrometheusText(await page(e)).samples('vllm:cache_config_info')[0]!.labels).toMatchObject({
+        enable_prefix_caching: 'False',
+        cache_dtype: 'fp8',
+      })
       expect(configLine(e.log)).toContain('enable_prefix_caching=True')
     },
   },

@@ -52,7 +52,9 @@ const sys = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`ge
 describe('firstContact judges what only the operator can fix', () => {
   const t = target('http://gpu-7:8000')
   test('ENOTFOUND names the host and the fix; EAI_AGAIN (a resolver hiccup) is left to the budget', async () => {
-    expect((await firstContact(t, fake({ '/health': sys('ENOTFOUND') })))?.message).toMatch(/the host name "gpu-7" does not resolve \(ENOTFOUND\); check the name in --base-url/)
+    expect((await firstContact(t, fake({ '/health': sys('ENOTFOUND') })))?.message).toMatch(
+      /the host name "gpu-7" does not resolve \(ENOTFOUND\); check the name in --base-url/,
+    )
     expect(await firstContact(t, fake({ '/health': sys('EAI_AGAIN') }))).toBeUndefined()
   })
   test('refused, reset and a timeout are an engine still loading: no answer here, /v1/models not asked', async () => {
@@ -67,36 +69,62 @@ describe('firstContact judges what only the operator can fix', () => {
     expect(await firstContact(t, fake({ '/health': 200, '/v1/models': 200 }))).toBeUndefined()
   })
   test('401/403 name the key (none given, or the one given refused); 404 names the path', async () => {
-    expect((await firstContact(t, fake({ '/health': 200, '/v1/models': 401 })))?.message).toContain('the endpoint wants a key and none was given: set VERIFY_API_KEY')
+    expect((await firstContact(t, fake({ '/health': 200, '/v1/models': 401 })))?.message).toContain(
+      'the endpoint wants a key and none was given: set VERIFY_API_KEY',
+    )
     const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
     const refused = await firstContact(keyed, fake({ '/health': 200, '/v1/models': 403 }))
     expect(refused?.message).toContain('/v1/models answers HTTP 403 (the key): the key given is refused')
     expect(refused?.message).not.toContain('sk-first-contact-1234')
-    expect((await firstContact(t, fake({ '/health': 404 })))?.message).toContain("/health answers HTTP 404 (the path): --base-url must be the engine's root")
+    expect((await firstContact(t, fake({ '/health': 404 })))?.message).toContain(
+      "/health answers HTTP 404 (the path): --base-url must be the engine's root",
+    )
   })
   test('a TLS verification failure is its own failure, with --ca-file and NODE_EXTRA_CA_CERTS named', async () => {
-    const e = classify(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), 'https://gpu-7:8443/health')
+    const e = classify(
+      Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }),
+      'https://gpu-7:8443/health',
+    )
     expect(e).toBeInstanceOf(HttpError)
     expect(e.failure).toBe('tls')
-    const msg = (await firstContact(target('https://gpu-7:8443'), fake({ '/health': Object.assign(new Error('x'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }) })))?.message
+    const msg = (
+      await firstContact(
+        target('https://gpu-7:8443'),
+        fake({ '/health': Object.assign(new Error('x'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }) }),
+      )
+    )?.message
     expect(msg).toContain('TLS verification of gpu-7:8443 failed (DEPTH_ZERO_SELF_SIGNED_CERT)')
     expect(msg).toContain('--ca-file PATH')
     expect(msg).toContain('NODE_EXTRA_CA_CERTS')
   })
   test('https:// against a plain-HTTP port (the handshake got no TLS) names the http:// URL to pass, at once', async () => {
-    const msg = (await firstContact(target('https://gpu-7:8000'), fake({ '/health': Object.assign(new Error('wrong version number'), { code: 'ERR_SSL_WRONG_VERSION_NUMBER' }) })))?.message
+    const msg = (
+      await firstContact(
+        target('https://gpu-7:8000'),
+        fake({ '/health': Object.assign(new Error('wrong version number'), { code: 'ERR_SSL_WRONG_VERSION_NUMBER' }) }),
+      )
+    )?.message
     expect(msg).toContain('--base-url: gpu-7:8000 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER)')
     expect(msg).toContain('pass --base-url http://gpu-7:8000')
-    expect((await firstContact(target('https://gpu-7:8000'), fake({ '/health': Object.assign(new Error('x'), { code: 'EPROTO' }) })))?.message).toContain('does not speak TLS (EPROTO)')
+    expect(
+      (await firstContact(target('https://gpu-7:8000'), fake({ '/health': Object.assign(new Error('x'), { code: 'EPROTO' }) })))?.message,
+    ).toContain('does not speak TLS (EPROTO)')
     // The reverse mistake, as nginx answers it: plain HTTP sent to its TLS port.
-    const nginx = await firstContact(t, fake({ '/health': { status: 400, body: '<html><center>The plain HTTP request was sent to HTTPS port</center></html>' } }))
+    const nginx = await firstContact(
+      t,
+      fake({ '/health': { status: 400, body: '<html><center>The plain HTTP request was sent to HTTPS port</center></html>' } }),
+    )
     expect(nginx?.message).toContain('speaks TLS')
     expect(nginx?.message).toContain('pass --base-url https://gpu-7:8000')
     // Any other 400 on /health is no such thing: left alone.
     expect(await firstContact(t, fake({ '/health': { status: 400, body: 'bad request' }, '/v1/models': 200 }))).toBeUndefined()
   })
-  test('a redirect whose Location is no URL is the proxy\'s to fix: its Location named, the engine not blamed', async () => {
-    const bad = new HttpError('redirect', 'http://gpu-7:8000/health', 'HTTP 307 redirects to "http://gpu-7:8000:8000/health/", which is not a URL (Invalid URL)')
+  test("a redirect whose Location is no URL is the proxy's to fix: its Location named, the engine not blamed", async () => {
+    const bad = new HttpError(
+      'redirect',
+      'http://gpu-7:8000/health',
+      'HTTP 307 redirects to "http://gpu-7:8000:8000/health/", which is not a URL (Invalid URL)',
+    )
     const msg = (await firstContact(t, fake({ '/health': bad })))?.message
     expect(msg).toContain('/health: HTTP 307 redirects to "http://gpu-7:8000:8000/health/", which is not a URL')
     expect(msg).toContain("fix the proxy's redirect, or point --base-url at the engine itself")
@@ -104,24 +132,68 @@ describe('firstContact judges what only the operator can fix', () => {
   test('/v1/models that lands on another origin is refused, the key said to stay home; a same-origin redirect is fine', async () => {
     const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
     const away = await firstContact(keyed, fake({ '/health': 200, '/v1/models': { status: 401, url: 'http://gateway:9000/v1/models' } }))
-    expect(away?.message).toContain('/v1/models redirects to another origin, http://gateway:9000/v1/models (HTTP 401 there): armproof did not send the key there')
+    expect(away?.message).toContain(
+      '/v1/models redirects to another origin, http://gateway:9000/v1/models (HTTP 401 there): armproof did not send the key there',
+    )
     expect(away?.message).toContain('pass --base-url http://gateway:9000 if the engine is there')
-    expect((await firstContact(t, fake({ '/health': 200, '/v1/models': { status: 200, url: 'https://gpu-7:8000/v1/models', body: '{"data":[]}' } })))?.message).toContain('pass --base-url https://gpu-7:8000 if the engine is there')
-    expect(await firstContact(keyed, fake({ '/health': 200, '/v1/models': { status: 200, url: 'http://gpu-7:8000/v1/models/', body: '{"data":[{"id":"m"}]}' } }))).toBeUndefined()
+    expect(
+      (
+        await firstContact(
+          t,
+          fake({ '/health': 200, '/v1/models': { status: 200, url: 'https://gpu-7:8000/v1/models', body: '{"data":[]}' } }),
+        )
+      )?.message,
+    ).toContain('pass --base-url https://gpu-7:8000 if the engine is there')
+    expect(
+      await firstContact(
+        keyed,
+        fake({ '/health': 200, '/v1/models': { status: 200, url: 'http://gpu-7:8000/v1/models/', body: '{"data":[{"id":"m"}]}' } }),
+      ),
+    ).toBeUndefined()
   })
   test('a --model /v1/models does not list is named with the ids it lists; a listed one (an alias, an adapter) is fine; no --model, nothing to check', async () => {
-    const list = { status: 200, body: JSON.stringify({ object: 'list', data: [{ id: 'llama-8b', root: '/m' }, { id: 'llama', root: '/m' }, { id: 'sql-lora', parent: 'llama-8b' }] }) }
+    const list = {
+      status: 200,
+      body: JSON.stringify({
+        object: 'list',
+        data: [
+          { id: 'llama-8b', root: '/m' },
+          { id: 'llama', root: '/m' },
+          { id: 'sql-lora', parent: 'llama-8b' },
+        ],
+      }),
+    }
     const wrong = await firstContact(target('http://gpu-7:8000', ['--model', 'llama-70b']), fake({ '/health': 200, '/v1/models': list }))
-    expect(wrong?.message).toBe('--model "llama-70b": /v1/models does not list it (it lists "llama-8b", "llama", "sql-lora"); pass --model with one of those, or leave --model out to probe the first')
+    expect(wrong?.message).toBe(
+      '--model "llama-70b": /v1/models does not list it (it lists "llama-8b", "llama", "sql-lora"); pass --model with one of those, or leave --model out to probe the first',
+    )
     expect(wrong?.where).toBe('GET http://gpu-7:8000/v1/models')
-    for (const id of ['llama-8b', 'llama', 'sql-lora']) expect(await firstContact(target('http://gpu-7:8000', ['--model', id]), fake({ '/health': 200, '/v1/models': list })), id).toBeUndefined()
+    for (const id of ['llama-8b', 'llama', 'sql-lora'])
+      expect(
+        await firstContact(target('http://gpu-7:8000', ['--model', id]), fake({ '/health': 200, '/v1/models': list })),
+        id,
+      ).toBeUndefined()
     expect(await firstContact(t, fake({ '/health': 200, '/v1/models': list }))).toBeUndefined()
-    expect((await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': { status: 200, body: '{"data":[]}' } })))?.message).toContain('(it lists no model)')
+    expect(
+      (
+        await firstContact(
+          target('http://gpu-7:8000', ['--model', 'x']),
+          fake({ '/health': 200, '/v1/models': { status: 200, body: '{"data":[]}' } }),
+        )
+      )?.message,
+    ).toContain('(it lists no model)')
     // A body that is no model list, or a list still loading (503), is the probes' to judge.
-    expect(await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': { status: 200, body: '<html>' } }))).toBeUndefined()
+    expect(
+      await firstContact(
+        target('http://gpu-7:8000', ['--model', 'x']),
+        fake({ '/health': 200, '/v1/models': { status: 200, body: '<html>' } }),
+      ),
+    ).toBeUndefined()
     expect(await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 503, '/v1/models': 503 }))).toBeUndefined()
     const many = { status: 200, body: JSON.stringify({ data: Array.from({ length: 14 }, (_, i) => ({ id: `m${i}` })) }) }
-    expect((await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': many })))?.message).toContain('"m9", … (14 in all)')
+    expect(
+      (await firstContact(target('http://gpu-7:8000', ['--model', 'x']), fake({ '/health': 200, '/v1/models': many })))?.message,
+    ).toContain('"m9", … (14 in all)')
   })
   test('401/403 on /metrics (asked with HEAD, without the key) is a gateway guarding it; with --prometheus-url /metrics is not asked', async () => {
     const keyed = target('http://gpu-7:8000', [], { VERIFY_API_KEY: 'sk-first-contact-1234' })
@@ -138,7 +210,11 @@ describe('firstContact judges what only the operator can fix', () => {
     // The key goes to /v1/models only.
     const http = fake({ '/health': 200, '/v1/models': 200, '/metrics': 200 })
     expect(await firstContact(keyed, http)).toBeUndefined()
-    expect(http.requests.map((r) => [new URL(r.url).pathname, r.headers?.authorization ?? null])).toEqual([['/health', null], ['/v1/models', 'Bearer sk-first-contact-1234'], ['/metrics', null]])
+    expect(http.requests.map((r) => [new URL(r.url).pathname, r.headers?.authorization ?? null])).toEqual([
+      ['/health', null],
+      ['/v1/models', 'Bearer sk-first-contact-1234'],
+      ['/metrics', null],
+    ])
     const viaProm = fake({ '/health': 200, '/v1/models': 200, '/metrics': 401 })
     expect(await firstContact(target('http://gpu-7:8000', ['--prometheus-url', 'http://prom:9090']), viaProm)).toBeUndefined()
     expect(viaProm.asked).toEqual(['/health', '/v1/models'])
@@ -169,7 +245,10 @@ function handler(answer: (path: string, req: IncomingMessage) => number) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const status = answer(path, req)
-    const body = status === 200 ? JSON.stringify(path === '/health' ? { status: 'ok', in_flight: 0, queue_cap: 256 } : { data: [{ id: 'm' }] }) : JSON.stringify({ error: { message: `status ${status}`, code: status } })
+    const body =
+      status === 200
+        ? JSON.stringify(path === '/health' ? { status: 'ok', in_flight: 0, queue_cap: 256 } : { data: [{ id: 'm' }] })
+        : JSON.stringify({ error: { message: `status ${status}`, code: status } })
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
   }
 }
@@ -188,9 +267,30 @@ describe.concurrent('against a loopback endpoint, as pnpm verify answers it with
   const cert = join(dir, 'cert.pem')
   const key = join(dir, 'key.pem')
   beforeAll(async () => {
-    await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
+    await execa('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ])
     // Over TLS: /health 200, /v1/models 401 without a key, so a run that got through TLS ends on the key.
-    https = createHttps({ key: readFileSync(key), cert: readFileSync(cert) }, handler((path, req) => (path === '/health' ? 200 : req.headers.authorization ? 200 : 401)))
+    https = createHttps(
+      { key: readFileSync(key), cert: readFileSync(cert) },
+      handler((path, req) => (path === '/health' ? 200 : req.headers.authorization ? 200 : 401)),
+    )
     // Plain: a gateway that guards /health too.
     http = createHttp(handler((path) => (path === '/health' ? 401 : 403)))
     await new Promise<void>((r) => https.listen(0, '127.0.0.1', r))
@@ -213,7 +313,10 @@ describe.concurrent('against a loopback endpoint, as pnpm verify answers it with
     expect(bare.report?.steps).toEqual([])
     cleanup(bare)
     // Through TLS with the CA given: what stops the run now is the key, not the certificate.
-    for (const [args, env, through] of [[['--ca-file', cert], {}, verifyInProcess], [[], { NODE_EXTRA_CA_CERTS: cert }, runVerify]] as const) {
+    for (const [args, env, through] of [
+      [['--ca-file', cert], {}, verifyInProcess],
+      [[], { NODE_EXTRA_CA_CERTS: cert }, runVerify],
+    ] as const) {
       const run = await through([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, ...args], { env })
       expect(run.exitCode, run.stderr).toBe(2)
       expect(run.stderr).not.toContain('TLS')
@@ -223,7 +326,13 @@ describe.concurrent('against a loopback endpoint, as pnpm verify answers it with
   })
 
   test('--ca-file that is not a PEM certificate is refused before contact', async ({ expect }) => {
-    const run = await verifyInProcess([...base, '--base-url', `https://127.0.0.1:${tlsPort}`, '--ca-file', key.replace('key.pem', 'missing.pem')])
+    const run = await verifyInProcess([
+      ...base,
+      '--base-url',
+      `https://127.0.0.1:${tlsPort}`,
+      '--ca-file',
+      key.replace('key.pem', 'missing.pem'),
+    ])
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toContain('cannot be read (no such file)')
     cleanup(run)
@@ -244,14 +353,16 @@ describe.concurrent('against a loopback endpoint, as pnpm verify answers it with
     const open = createHttp(handler((path) => (path === '/health' ? 200 : 403)))
     await new Promise<void>((r) => open.listen(0, '127.0.0.1', r))
     try {
-      const run = await verifyInProcess([...base, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}`], { env: { VERIFY_API_KEY: key403 } })
+      const run = await verifyInProcess([...base, '--base-url', `http://127.0.0.1:${(open.address() as AddressInfo).port}`], {
+        env: { VERIFY_API_KEY: key403 },
+      })
       expect(run.exitCode, run.stderr).toBe(2)
       expect(run.stderr).toContain(row.message)
-      for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), readFileSync(run.junitPath, 'utf8')]) expect(text).not.toContain(key403)
+      for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), readFileSync(run.junitPath, 'utf8')])
+        expect(text).not.toContain(key403)
       cleanup(run)
     } finally {
       open.close()
     }
   })
 })
-

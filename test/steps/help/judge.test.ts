@@ -38,7 +38,9 @@ describe('step help, against what the pinned build prints', () => {
     const { j } = await judge(['--knob', 'PREFILL_INTERLEAVE', '--value', '1'], { stdout: older })
     expect([j.verdict, j.expected, j.where]).toEqual(['failed', "--prefill-interleave is listed by the pinned build's --help", WHERE])
     expect(j.observed).toBe(`--help (${older.split('\n').length} lines) does not define --prefill-interleave`)
-    expect(j.next).toBe('this build does not have the knob: do not promise it; check the image tag pinned for llm-7, or a newer build\'s --help')
+    expect(j.next).toBe(
+      "this build does not have the knob: do not promise it; check the image tag pinned for llm-7, or a newer build's --help",
+    )
     expect(j.evidence).toEqual({ helpLines: older.split('\n').length })
     // argv still gets the build's flags (a prefix is read against them), never a default the build lacks.
     expect(j.gives).toEqual({ buildFlags: expect.arrayContaining([{ name: '--port', takesValue: true }]) })
@@ -51,14 +53,25 @@ describe('step help, against what the pinned build prints', () => {
     expect(j.next).toBe('run the help command on the host by hand; set --help-cmd if the image is started differently')
     expect(j.evidence).toEqual({ exitCode: 127, output: 'sh: 1: radiance: not found\n' })
     // The runtime's own words give the next step (podman's per-user storage).
-    const gone = await judge(['--knob', 'PREFILL_INTERLEAVE', '--value', '1'], { stdout: 'Error: no such container llm-7\n', exitCode: 125 })
+    const gone = await judge(['--knob', 'PREFILL_INTERLEAVE', '--value', '1'], {
+      stdout: 'Error: no such container llm-7\n',
+      exitCode: 125,
+    })
     expect(gone.j.verdict).toBe('inconclusive')
     expect(gone.j.next).toContain('podman')
   })
 
   test('a host that cannot be reached is inconclusive with the ssh fix', async () => {
-    const { j } = await judge(['--knob', 'PREFILL_INTERLEAVE', '--value', '1'], { stderr: 'Permission denied (publickey).\n', exitCode: 255, failure: 'auth' })
-    expect([j.verdict, j.observed, j.where]).toEqual(['inconclusive', 'could not run the command (auth, exit 255): Permission denied (publickey).', WHERE])
+    const { j } = await judge(['--knob', 'PREFILL_INTERLEAVE', '--value', '1'], {
+      stderr: 'Permission denied (publickey).\n',
+      exitCode: 255,
+      failure: 'auth',
+    })
+    expect([j.verdict, j.observed, j.where]).toEqual([
+      'inconclusive',
+      'could not run the command (auth, exit 255): Permission denied (publickey).',
+      WHERE,
+    ])
     expect(j.next).toBe('ssh refused the key; check --ssh-opts "-i <key>" and the user in --host user@host')
   })
 
@@ -66,18 +79,28 @@ describe('step help, against what the pinned build prints', () => {
     const POLICY = ['--knob', 'CHECKPOINT_POLICY']
     test('a choice is green, with the choices and the default printed', async () => {
       const { j } = await judge([...POLICY, '--value', 'on_evict'], { stdout: HELP })
-      expect([j.verdict, j.expected, j.observed, j.where]).toEqual(['passed', 'on_evict is one of --checkpoint-policy\'s choices', '--checkpoint-policy {always,on_evict,never} (default: always)', WHERE])
+      expect([j.verdict, j.expected, j.observed, j.where]).toEqual([
+        'passed',
+        "on_evict is one of --checkpoint-policy's choices",
+        '--checkpoint-policy {always,on_evict,never} (default: always)',
+        WHERE,
+      ])
       expect(j.gives).toMatchObject({ buildDefault: 'always', buildChoices: ['always', 'on_evict', 'never'] })
     })
 
     test('no --value: the default the build prints is the expected one', async () => {
       const { j } = await judge(POLICY, { stdout: HELP })
-      expect([j.verdict, j.expected]).toEqual(['passed', 'always is one of --checkpoint-policy\'s choices'])
+      expect([j.verdict, j.expected]).toEqual(['passed', "always is one of --checkpoint-policy's choices"])
     })
 
     test('a value that is not a choice is red: the engine would refuse it at boot', async () => {
       const { j } = await judge([...POLICY, '--value', 'sometimes'], { stdout: HELP })
-      expect([j.verdict, j.expected, j.observed, j.where]).toEqual(['failed', 'sometimes is one of --checkpoint-policy\'s choices', 'sometimes is not a choice; the build lists {always,on_evict,never}', WHERE])
+      expect([j.verdict, j.expected, j.observed, j.where]).toEqual([
+        'failed',
+        "sometimes is one of --checkpoint-policy's choices",
+        'sometimes is not a choice; the build lists {always,on_evict,never}',
+        WHERE,
+      ])
       expect(j.next).toBe('config_parse would refuse sometimes at boot: pick one of always, on_evict, never and fix the service env')
     })
 
@@ -85,11 +108,17 @@ describe('step help, against what the pinned build prints', () => {
       const noChoices = HELP.replaceAll('--checkpoint-policy {always,on_evict,never}', '--checkpoint-policy CHECKPOINT_POLICY')
       const a = (await judge([...POLICY, '--value', 'never'], { stdout: noChoices })).j
       expect([a.verdict, a.expected, a.where]).toEqual(['inconclusive', '--checkpoint-policy lists its choices', WHERE])
-      expect(a.observed).toBe('--checkpoint-policy is defined but lists no choices: --checkpoint-policy CHECKPOINT_POLICY Prefix snapshot policy. (default: always)')
-      expect(a.next).toBe('read the build\'s source or docs for the legal values of --checkpoint-policy before arming never')
+      expect(a.observed).toBe(
+        '--checkpoint-policy is defined but lists no choices: --checkpoint-policy CHECKPOINT_POLICY Prefix snapshot policy. (default: always)',
+      )
+      expect(a.next).toBe("read the build's source or docs for the legal values of --checkpoint-policy before arming never")
       const noDefault = HELP.replace('Prefix snapshot policy. (default: always)', 'Prefix snapshot policy.')
       const b = (await judge(POLICY, { stdout: noDefault })).j
-      expect([b.verdict, b.observed, b.next]).toEqual(['inconclusive', 'no default printed for --checkpoint-policy; choices always, on_evict, never', 'pass --value <one of always, on_evict, never>'])
+      expect([b.verdict, b.observed, b.next]).toEqual([
+        'inconclusive',
+        'no default printed for --checkpoint-policy; choices always, on_evict, never',
+        'pass --value <one of always, on_evict, never>',
+      ])
       expect(b.gives).toMatchObject({ buildDefault: null, buildChoices: ['always', 'on_evict', 'never'] })
     })
   })

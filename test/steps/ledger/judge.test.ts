@@ -14,7 +14,6 @@ import { createContext } from '../../../helpers/steps/context.ts'
 import { checkLedger, tailAsked } from '../../../helpers/steps/ledger/judge.ts'
 import { pick, prng as rng } from '../../support/prng.ts'
 
-
 /** Log prefixes as real loggers print them (vLLM, Python logging, podman --timestamps, journald, CRI). */
 const PREFIXES = [
   '',
@@ -36,7 +35,10 @@ const FLAGS = ['--prefill-interleave', '--busy-prefill-chunk', '--checkpoint-pol
 describe('a resolved line', () => {
   test('the runbook shape is resolved, through every log prefix', () => {
     for (const prefix of PREFIXES) {
-      const [line] = findResolved(`${prefix}--checkpoint-slots 20 [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None`, '--checkpoint-slots')
+      const [line] = findResolved(
+        `${prefix}--checkpoint-slots 20 [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None`,
+        '--checkpoint-slots',
+      )
       expect(line, prefix).toMatchObject({ value: '20', auto: true, boundBy: null })
       expect(logMessage(`${prefix}--checkpoint-slots 20`)).toBe('--checkpoint-slots 20')
     }
@@ -48,7 +50,12 @@ describe('a resolved line', () => {
       const flag = pick(r, FLAGS)
       const value = String(Math.floor(r() * 4096))
       const sep = pick(r, [' ', '=', '  '])
-      const tailText = pick(r, ['', ' (default 0)', ' [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by checkpoint_budget', ', resolved'])
+      const tailText = pick(r, [
+        '',
+        ' (default 0)',
+        ' [auto] slots of 1.5 GiB each of a budget of 31.5 GiB, bound by checkpoint_budget',
+        ', resolved',
+      ])
       const line = `${pick(r, PREFIXES)}${flag}${sep}${value}${tailText}`
       const found = findResolved(line, flag)
       expect(found, line).toHaveLength(1)
@@ -58,7 +65,18 @@ describe('a resolved line', () => {
 
   test('1000 random command-line echoes holding the flag and a value are never resolved lines', () => {
     const r = rng(0xec40)
-    const heads = ['+ exec radiance serve', '+ radiance serve', 'exec radiance', 'radiance serve', '+ /usr/bin/radiance', 'Running: radiance serve', 'cmd: radiance', '$ radiance', '++ exec /opt/radiance/bin/radiance serve', 'args:']
+    const heads = [
+      '+ exec radiance serve',
+      '+ radiance serve',
+      'exec radiance',
+      'radiance serve',
+      '+ /usr/bin/radiance',
+      'Running: radiance serve',
+      'cmd: radiance',
+      '$ radiance',
+      '++ exec /opt/radiance/bin/radiance serve',
+      'args:',
+    ]
     for (let i = 0; i < 1000; i++) {
       const flag = pick(r, FLAGS)
       const others = FLAGS.filter((f) => f !== flag)
@@ -71,7 +89,9 @@ describe('a resolved line', () => {
   })
 
   test('a properly prefixed line that names several flags is not one', () => {
-    expect(findResolved('INFO 11-30 02:11:03 [ledger.py:73] --checkpoint-slots 16 --prefill-interleave 1', '--checkpoint-slots')).toEqual([])
+    expect(findResolved('INFO 11-30 02:11:03 [ledger.py:73] --checkpoint-slots 16 --prefill-interleave 1', '--checkpoint-slots')).toEqual(
+      [],
+    )
     expect(findResolved('INFO 11-30 02:11:03 [ledger.py:73] --checkpoint-slots=16, --stager-depth=2', '--checkpoint-slots')).toEqual([])
   })
 
@@ -81,7 +101,10 @@ describe('a resolved line', () => {
   })
 
   test('the latest boot is the last resolved line', () => {
-    const log = ['INFO 11-29 01:00:00 [l.py:1] --prefill-interleave 0 (default 0)', 'INFO 11-30 01:00:00 [l.py:1] --prefill-interleave 1 (default 0)'].join('\n')
+    const log = [
+      'INFO 11-29 01:00:00 [l.py:1] --prefill-interleave 0 (default 0)',
+      'INFO 11-30 01:00:00 [l.py:1] --prefill-interleave 1 (default 0)',
+    ].join('\n')
     expect(findResolved(log, '--prefill-interleave').map((l) => l.value)).toEqual(['0', '1'])
   })
 
@@ -92,7 +115,10 @@ describe('a resolved line', () => {
 })
 
 function target(extra: string[] = []): Target {
-  const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'CHECKPOINT_SLOTS', '--value', '16', '--base-url', 'http://127.0.0.1:1', ...extra], env: {} })
+  const r = loadConfig({
+    argv: ['--svc', 'demo', '--knob', 'CHECKPOINT_SLOTS', '--value', '16', '--base-url', 'http://127.0.0.1:1', ...extra],
+    env: {},
+  })
   if (!r.ok) throw new Error(JSON.stringify(r.problems))
   return r.target
 }
@@ -115,24 +141,36 @@ const noHttp: HttpClient = {
 
 async function judge(result: Partial<HostResult>, extra: string[] = []) {
   const host = fakeHost(result)
-  const ctx = createContext({ target: target(extra), http: noHttp, host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
+  const ctx = createContext({
+    target: target(extra),
+    http: noHttp,
+    host,
+    clock: { now: () => 0, sleep: async () => {} },
+    choices: { pick: (_n, o) => o[0]! },
+  })
   return { judgement: await checkLedger(ctx, {}), host }
 }
 
 describe('step ledger', () => {
   test('the default command reads the tail of the log and keeps {svc} substituted', async () => {
     expect(DEFAULT_LEDGER_CMD).toBe(`podman logs --tail ${LEDGER_TAIL_LINES} {svc}`)
-    const { host } = await judge({ stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n' })
+    const { host } = await judge({
+      stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n',
+    })
     expect(host.runs[0]!.script).toBe(`{ podman logs --tail ${LEDGER_TAIL_LINES} demo ; } 2>&1`)
   })
 
   test('a resolved line with the expected value passes', async () => {
-    const { judgement } = await judge({ stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n' })
+    const { judgement } = await judge({
+      stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n',
+    })
     expect(judgement.verdict).toBe('passed')
   })
 
-  test('only the serve script\'s echo of its command line is red, never the proof of a ledger-only knob', async () => {
-    const { judgement } = await judge({ stdout: '+ exec radiance serve --served-model-name m --port 8000 --checkpoint-slots 16\nINFO [api_server.py:1] Starting server\n' })
+  test("only the serve script's echo of its command line is red, never the proof of a ledger-only knob", async () => {
+    const { judgement } = await judge({
+      stdout: '+ exec radiance serve --served-model-name m --port 8000 --checkpoint-slots 16\nINFO [api_server.py:1] Starting server\n',
+    })
     expect(judgement.verdict).toBe('failed')
     expect(judgement.observed).toContain('no resolved --checkpoint-slots line in 2 ledger lines')
     expect(judgement.observed).toContain('+ exec radiance serve')
@@ -140,14 +178,20 @@ describe('step ledger', () => {
   })
 
   test('an echo shown in the message has its secret-looking flag values redacted', async () => {
-    const { judgement } = await judge({ stdout: '+ exec radiance serve --api-key sk-engine-own-key --hf-token=hf_abc --checkpoint-slots 16\n' })
+    const { judgement } = await judge({
+      stdout: '+ exec radiance serve --api-key sk-engine-own-key --hf-token=hf_abc --checkpoint-slots 16\n',
+    })
     expect(judgement.verdict).toBe('failed')
     expect(JSON.stringify(judgement)).not.toMatch(/sk-engine-own-key|hf_abc/)
     expect(judgement.observed).toContain('--api-key [redacted] --hf-token=[redacted] --checkpoint-slots 16')
   })
 
   test('output the host seam had to cut is inconclusive, never judged', async () => {
-    const { judgement } = await judge({ stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n', exitCode: null, failure: 'output-cut' })
+    const { judgement } = await judge({
+      stdout: 'INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n',
+      exitCode: null,
+      failure: 'output-cut',
+    })
     expect(judgement.verdict).toBe('inconclusive')
     expect(judgement.observed).toMatch(/64 MiB host-output cap and was cut/)
     expect(judgement.next).toContain(DEFAULT_LEDGER_CMD)
@@ -158,7 +202,10 @@ describe('step ledger', () => {
     const { judgement } = await judge({ stdout }, ['--ledger-cmd', 'podman logs --tail 50 {svc}'])
     expect(judgement.verdict).toBe('inconclusive')
     expect(judgement.observed).toContain('in the last 50 lines')
-    const short = await judge({ stdout: 'INFO [metrics.py:88] Avg prompt throughput: 0.0 tokens/s\n' }, ['--ledger-cmd', 'podman logs --tail 50 {svc}'])
+    const short = await judge({ stdout: 'INFO [metrics.py:88] Avg prompt throughput: 0.0 tokens/s\n' }, [
+      '--ledger-cmd',
+      'podman logs --tail 50 {svc}',
+    ])
     expect(short.judgement.verdict).toBe('failed')
   })
 
@@ -197,13 +244,40 @@ describe('the host seam says when it cut the output, and record/replay carry it'
   })
 
   test('a recorded output-cut replays as output-cut', async () => {
-    const live = { http: noHttp, host: fakeHost({ stdout: 'partial', exitCode: null, failure: 'output-cut' }), clock: { now: () => 1000, sleep: async () => {} } }
+    const live = {
+      http: noHttp,
+      host: fakeHost({ stdout: 'partial', exitCode: null, failure: 'output-cut' }),
+      clock: { now: () => 1000, sleep: async () => {} },
+    }
     const rec = recordingSeams(live, null)
     const r = await rec.host.run({ script: 'podman logs demo', timeoutMs: 1000 })
     expect(r.failure).toBe('output-cut')
     expect(rec.recording.host[0]).toMatchObject({ failure: 'output-cut', stdout: 'partial' })
     const t = target()
-    const replay = replaySeams({ meta: { format: 1, svc: 'demo', knob: 'CHECKPOINT_SLOTS', value: '16', previous: null, baseUrl: '', host: 'local', model: null, recordedAt: '', tool: { name: 'armproof', version: '0' }, choices: {}, clock: [], startedAtMs: 0, target: t }, http: [], host: rec.recording.host }, t, 'fixtures/x')
+    const replay = replaySeams(
+      {
+        meta: {
+          format: 1,
+          svc: 'demo',
+          knob: 'CHECKPOINT_SLOTS',
+          value: '16',
+          previous: null,
+          baseUrl: '',
+          host: 'local',
+          model: null,
+          recordedAt: '',
+          tool: { name: 'armproof', version: '0' },
+          choices: {},
+          clock: [],
+          startedAtMs: 0,
+          target: t,
+        },
+        http: [],
+        host: rec.recording.host,
+      },
+      t,
+      'fixtures/x',
+    )
     expect((await replay.host.run({ script: 'podman logs demo', timeoutMs: 1000 })).failure).toBe('output-cut')
   })
 })

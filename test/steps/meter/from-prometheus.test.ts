@@ -65,9 +65,16 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
   const series = (sc: Scrape, instance: string, twin = false): Array<{ metric: Record<string, string>; v: string }> => {
     const base = { instance, job: 'radiance' }
     if (sc.down) return [{ metric: { __name__: 'up', ...base }, v: '0' }]
-    const out = [{ metric: { __name__: 'up', ...base }, v: '1' }, { metric: { __name__: 'vllm:request_success_total', ...base, engine: '0', finished_reason: 'stop', model_name: MODEL }, v: String(sc.requests) }]
+    const out = [
+      { metric: { __name__: 'up', ...base }, v: '1' },
+      {
+        metric: { __name__: 'vllm:request_success_total', ...base, engine: '0', finished_reason: 'stop', model_name: MODEL },
+        v: String(sc.requests),
+      },
+    ]
     const stale = s.staleAfter !== undefined && sc.dt > s.staleAfter
-    if (sc.meter !== 'absent' && !stale) out.push({ metric: { __name__: METER, ...base, engine: '0', model_name: sc.model ?? MODEL }, v: fmt(twin ? 500 : sc.meter) })
+    if (sc.meter !== 'absent' && !stale)
+      out.push({ metric: { __name__: METER, ...base, engine: '0', model_name: sc.model ?? MODEL }, v: fmt(twin ? 500 : sc.meter) })
     if (sc.lookalike) out.push({ metric: { __name__: 'vllm:engine_steps_held_total', ...base, engine: '0', model_name: MODEL }, v: '5' })
     const start = twin ? START - 40 : s.processStart ? s.processStart(sc) : START
     if (start !== null) out.push({ metric: { __name__: 'process_start_time_seconds', ...base }, v: String(start) })
@@ -82,15 +89,32 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
     async request(req) {
       queries++
       const u = new URL(req.url)
-      const reply = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), url: req.url, redirects: [], durationMs: 1 })
+      const reply = (status: number, body: unknown) => ({
+        status,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        url: req.url,
+        redirects: [],
+        durationMs: 1,
+      })
       if (s.refuse) return reply(s.refuse, { status: 'error', errorType: 'bad_data', error: 'parse error: unexpected character' })
       if (u.pathname === '/api/v1/targets/metadata') {
         expect(u.searchParams.get('match_target')).toBe(`{instance="${INSTANCE}"}`)
         const declared = s.declared ?? s.scrapes.some((sc) => sc.meter !== 'absent')
-        const data = targets().filter((t) => t.instance === INSTANCE).flatMap((t) => [
-          ...(declared ? [{ target: { instance: t.instance, job: 'radiance' }, metric: METER, type: 'counter', help: '', unit: '' }] : []),
-          { target: { instance: t.instance, job: 'radiance' }, metric: 'vllm:request_success_total', type: 'counter', help: '', unit: '' },
-        ])
+        const data = targets()
+          .filter((t) => t.instance === INSTANCE)
+          .flatMap((t) => [
+            ...(declared
+              ? [{ target: { instance: t.instance, job: 'radiance' }, metric: METER, type: 'counter', help: '', unit: '' }]
+              : []),
+            {
+              target: { instance: t.instance, job: 'radiance' },
+              metric: 'vllm:request_success_total',
+              type: 'counter',
+              help: '',
+              unit: '',
+            },
+          ])
         return reply(200, { status: 'success', data })
       }
       expect(`${u.origin}${u.pathname}`).toBe(`${PROM}/api/v1/query`)
@@ -112,7 +136,9 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
         }
       }
       const from = at - Number(range![1]) * 1000
-      const result = [...keyed.values()].map((k) => ({ metric: k.metric, values: k.values.filter(([t]) => t * 1000 > from).sort(([a], [b]) => a - b) })).filter((k) => k.values.length > 0)
+      const result = [...keyed.values()]
+        .map((k) => ({ metric: k.metric, values: k.values.filter(([t]) => t * 1000 > from).sort(([a], [b]) => a - b) }))
+        .filter((k) => k.values.length > 0)
       return reply(200, { status: 'success', data: { resultType: 'matrix', result }, ...(s.warnings ? { warnings: s.warnings } : {}) })
     },
   }
@@ -120,7 +146,22 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
 }
 
 async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: number }> {
-  const argv = ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', BASE, '--meter-window', '10s', '--host', 'local', '--model', MODEL, '--prometheus-url', PROM]
+  const argv = [
+    '--svc',
+    'llm-7',
+    '--knob',
+    'PREFILL_INTERLEAVE',
+    '--base-url',
+    BASE,
+    '--meter-window',
+    '10s',
+    '--host',
+    'local',
+    '--model',
+    MODEL,
+    '--prometheus-url',
+    PROM,
+  ]
   if (s.value !== null) argv.push('--value', s.value)
   const config = loadConfig({ argv, env: {} })
   if (!config.ok) throw new Error(JSON.stringify(config.problems))
@@ -128,7 +169,13 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   // The engine lookup of step argv, run again after the watch: one process named radiance, pid PID, started at START.
   const { btime, startTicks } = startedAt(START)
   const host: HostClient = fakeProcHost({ procs: [{ pid: PID, name: 'radiance', startTicks }], btime })
-  const ctx: RunContext = createContext({ target: config.target, http: prom.http, host, clock: new VirtualClock(T0), choices: { pick: (_n, o) => o[0]! } })
+  const ctx: RunContext = createContext({
+    target: config.target,
+    http: prom.http,
+    host,
+    clock: new VirtualClock(T0),
+    choices: { pick: (_n, o) => o[0]! },
+  })
   const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
   const given = await BEFORE_GROUP.behaviour!(ctx, health)
   const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: engineSeen(PID, true, { startTimeSeconds: START }) })
@@ -136,50 +183,82 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
 }
 
 /** One scrape a second from `from` ms, the meter and requests given per scrape. */
-const timeline = (meter: V[], requests: number[], from = 500): Scrape[] => meter.map((m, i) => ({ dt: from + i * 1000, meter: m, requests: requests[i] ?? requests.at(-1)! }))
-const ramp = <T,>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i))
+const timeline = (meter: V[], requests: number[], from = 500): Scrape[] =>
+  meter.map((m, i) => ({ dt: from + i * 1000, meter: m, requests: requests[i] ?? requests.at(-1)! }))
+const ramp = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i))
 
 describe('the meter through Prometheus', () => {
   test('a rise after the baseline scrape: green, "rose during this run\'s traffic", two queries per poll', async () => {
     const { j, queries } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3], [0, 0, 3]) })
     expect(j.verdict).toBe('passed')
     expect((j.evidence.meter as { proof: string }).proof).toBe('rose')
-    expect(j.observed).toMatch(/0 → 2 in Prometheus: rose during this run's traffic, moved after 2\.5s; pid 4242 \(read by step argv\) still runs/)
+    expect(j.observed).toMatch(
+      /0 → 2 in Prometheus: rose during this run's traffic, moved after 2\.5s; pid 4242 \(read by step argv\) still runs/,
+    )
     const p = j.evidence.prometheus as { polls: number; queries: number }
     expect(p.queries).toBe(2 * p.polls)
     expect(queries % 2).toBe(0)
   })
 
   test('above zero since before the run and flat, in the process argv read: green, "moved before this run"', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 7), ramp(12, (i) => i)) })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 7),
+        ramp(12, (i) => i),
+      ),
+    })
     expect(j.verdict).toBe('passed')
     expect((j.evidence.meter as { proof: string }).proof).toBe('before-run')
   })
 
   test('flat at zero while requests flowed: red, the arm did nothing', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)) })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 0),
+        ramp(12, (i) => i),
+      ),
+    })
     expect(j.verdict).toBe('failed')
     expect(j.observed).toMatch(/stayed at 0 in Prometheus for 10s while \d+ request\(s\) reached the engine/)
     expect(j.next).toMatch(/roll back with PREFILL_INTERLEAVE=/)
   })
 
   test('flat at zero without traffic: inconclusive, never red', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), [4]) })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 0),
+        [4],
+      ),
+    })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(/no traffic reached the engine/)
   })
 
   test('a counter that goes down in Prometheus is a reset: red', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline([5, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2], ramp(11, (i) => i)) })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        [5, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2],
+        ramp(11, (i) => i),
+      ),
+    })
     expect(j.verdict).toBe('failed')
     expect(j.observed).toMatch(/counter reset: Prometheus holds .* going down during the proof \(5 → 1\)/)
   })
 
   test('absent after two scrapes is not zero: red, and a lookalike under another prefix is named', async () => {
-    const scrapes = timeline(ramp(12, () => 'absent' as const), ramp(12, (i) => i)).map((s) => ({ ...s, lookalike: true }))
+    const scrapes = timeline(
+      ramp(12, () => 'absent' as const),
+      ramp(12, (i) => i),
+    ).map((s) => ({ ...s, lookalike: true }))
     const { j } = await judge({ value: '1', scrapes })
     expect(j.verdict).toBe('failed')
-    expect(j.observed).toMatch(/radiance:engine_steps_held_total is absent from Prometheus .* after [2-9]\d* successful scrape\(s\).*another prefix: vllm:engine_steps_held_total/)
+    expect(j.observed).toMatch(
+      /radiance:engine_steps_held_total is absent from Prometheus .* after [2-9]\d* successful scrape\(s\).*another prefix: vllm:engine_steps_held_total/,
+    )
   })
 
   test('fewer than two scrapes in the window is never called absent: inconclusive', async () => {
@@ -189,20 +268,36 @@ describe('the meter through Prometheus', () => {
   })
 
   test('NaN in the window: red', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 'NaN', 3, 3, 3], ramp(6, (i) => i)) })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        [0, 0, 'NaN', 3, 3, 3],
+        ramp(6, (i) => i),
+      ),
+    })
     expect(j.verdict).toBe('failed')
     expect(j.observed).toMatch(/= NaN/)
   })
 
   // The fake went stale on the instant query only, before issue 21: now the raw samples lack the meter while up == 1.
   test('a series that went stale during the proof: red (absent is not zero)', async () => {
-    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), staleAfter: 3000 })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 0),
+        ramp(12, (i) => i),
+      ),
+      staleAfter: 3000,
+    })
     expect(j.verdict).toBe('failed')
     expect(j.observed).toMatch(/went stale in Prometheus during the proof/)
   })
 
-  test('the meter only for another model: red, another model\'s counter is not this engine\'s', async () => {
-    const scrapes = timeline(ramp(12, (i) => i), ramp(12, (i) => i)).map((s) => ({ ...s, model: 'other-70b' }))
+  test("the meter only for another model: red, another model's counter is not this engine's", async () => {
+    const scrapes = timeline(
+      ramp(12, (i) => i),
+      ramp(12, (i) => i),
+    ).map((s) => ({ ...s, model: 'other-70b' }))
     const { j } = await judge({ value: '1', scrapes })
     expect(j.verdict).toBe('failed')
     expect(j.observed).toMatch(/only for model_name="other-70b", not for the served model "radiance-ref-8b"/)
@@ -217,32 +312,65 @@ describe('the meter through Prometheus', () => {
   test("two targets relabelled to one label set are two targets (one up series, the targets' metadata lists both): inconclusive, never one replica's counter for the other's pid", async () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 0, 0], [0, 1, 2, 3]), sameLabelsTwin: true })
     expect(j.verdict).toBe('inconclusive')
-    expect(j.observed).toMatch(/takes the series of 2 targets \(\{instance="gpu-7\.test:8000",job="radiance"\}, \{instance="gpu-7\.test:8000",job="radiance"\}\)/)
+    expect(j.observed).toMatch(
+      /takes the series of 2 targets \(\{instance="gpu-7\.test:8000",job="radiance"\}, \{instance="gpu-7\.test:8000",job="radiance"\}\)/,
+    )
     expect(j.next).toMatch(/narrow --prometheus-match/)
   })
 
   test('up == 0 mid-window (Prometheus lost scrapes while the pid kept serving): not observed, never red; the rise after the gap is green', async () => {
-    const scrapes = timeline([0, 0, 0, 0, 3, 3, 3, 3, 3, 3], ramp(10, (i) => i)).map((sc, i) => (i === 2 || i === 3 ? { ...sc, down: true } : sc))
+    const scrapes = timeline(
+      [0, 0, 0, 0, 3, 3, 3, 3, 3, 3],
+      ramp(10, (i) => i),
+    ).map((sc, i) => (i === 2 || i === 3 ? { ...sc, down: true } : sc))
     const { j } = await judge({ value: '1', scrapes })
     expect(j.verdict).toBe('passed')
     expect(j.observed).toMatch(/0 → 3 in Prometheus: rose during this run's traffic/)
   })
 
   test('up == 0 for the rest of the window after the first scrape: inconclusive, saying the scrapes failed, never red', async () => {
-    const scrapes = timeline(ramp(12, () => 0), ramp(12, (i) => i)).map((sc, i) => (i > 0 ? { ...sc, down: true } : sc))
+    const scrapes = timeline(
+      ramp(12, () => 0),
+      ramp(12, (i) => i),
+    ).map((sc, i) => (i > 0 ? { ...sc, down: true } : sc))
     const { j } = await judge({ value: '1', scrapes })
     expect(j.verdict).toBe('inconclusive')
-    expect(j.observed).toMatch(/fewer than two scrapes fell inside the window in 10s; \d+ scrape\(s\) of the target in the window failed \(up == 0\): not observed/)
+    expect(j.observed).toMatch(
+      /fewer than two scrapes fell inside the window in 10s; \d+ scrape\(s\) of the target in the window failed \(up == 0\): not observed/,
+    )
   })
 
   test('an answer with warnings (a partial response) lacking the meter proves no absence: inconclusive, never red', async () => {
     const warnings = ['remote_read: error sending request: dial tcp 10.0.0.9:9201: connect: connection refused']
-    const { j } = await judge({ value: '1', scrapes: timeline(ramp(12, () => 'absent' as const), ramp(12, (i) => i)), warnings })
+    const { j } = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 'absent' as const),
+        ramp(12, (i) => i),
+      ),
+      warnings,
+    })
     expect(j.verdict).toBe('inconclusive')
-    expect(j.observed).toMatch(/^Prometheus answered with warnings \(remote_read: error sending request.*\): an answer that may lack series proves no absence/)
-    const flat = await judge({ value: '1', scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), warnings })
+    expect(j.observed).toMatch(
+      /^Prometheus answered with warnings \(remote_read: error sending request.*\): an answer that may lack series proves no absence/,
+    )
+    const flat = await judge({
+      value: '1',
+      scrapes: timeline(
+        ramp(12, () => 0),
+        ramp(12, (i) => i),
+      ),
+      warnings,
+    })
     expect(flat.j.verdict).toBe('inconclusive')
-    const rollback = await judge({ value: null, scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)), warnings })
+    const rollback = await judge({
+      value: null,
+      scrapes: timeline(
+        ramp(12, () => 0),
+        ramp(12, (i) => i),
+      ),
+      warnings,
+    })
     expect(rollback.j.verdict).toBe('inconclusive')
   })
 
@@ -252,7 +380,10 @@ describe('the meter through Prometheus', () => {
   })
 
   test("a family the targets' metadata declares a counter with no sample yet (a lazy labelled counter) is zero so far: the rollback green, the arm red, never absent", async () => {
-    const none = timeline(ramp(12, () => 'absent' as const), ramp(12, (i) => i))
+    const none = timeline(
+      ramp(12, () => 'absent' as const),
+      ramp(12, (i) => i),
+    )
     const rollback = await judge({ value: null, scrapes: none, declared: true })
     expect(rollback.j.verdict).toBe('passed')
     expect(rollback.j.observed).toContain('carries no sample yet: zero so far')
@@ -264,7 +395,7 @@ describe('the meter through Prometheus', () => {
     expect(rises.j.observed).toMatch(/0 → 4 in Prometheus: rose/)
   })
 
-  test('Prometheus refuses the query: inconclusive (the operator\'s to fix), never red', async () => {
+  test("Prometheus refuses the query: inconclusive (the operator's to fix), never red", async () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 3], [0, 3]), refuse: 400 })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(/Prometheus refused the query \(HTTP 400, bad_data\)/)
@@ -273,7 +404,9 @@ describe('the meter through Prometheus', () => {
   test("the series' process_start_time_seconds is not the pid's: two engines, inconclusive, never the other's counter", async () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => START - 120 })
     expect(j.verdict).toBe('inconclusive')
-    expect(j.observed).toMatch(/^the endpoint is served by a process started at .* \(process_start_time_seconds 1795999880\.25 at the scrape at 2026-11-30T02:00:00\.500Z\), the pid argv read \(4242\) started at .*: this run is about two engines/)
+    expect(j.observed).toMatch(
+      /^the endpoint is served by a process started at .* \(process_start_time_seconds 1795999880\.25 at the scrape at 2026-11-30T02:00:00\.500Z\), the pid argv read \(4242\) started at .*: this run is about two engines/,
+    )
   })
 
   test('a series set without process_start_time_seconds: nothing ties it to the pid, inconclusive (through Prometheus only the start time binds)', async () => {
@@ -292,7 +425,13 @@ describe('the meter through Prometheus', () => {
   })
 
   test('a rollback: zero while traffic flows is green; any value above zero is red', async () => {
-    const green = await judge({ value: null, scrapes: timeline(ramp(12, () => 0), ramp(12, (i) => i)) })
+    const green = await judge({
+      value: null,
+      scrapes: timeline(
+        ramp(12, () => 0),
+        ramp(12, (i) => i),
+      ),
+    })
     expect(green.j.verdict).toBe('passed')
     expect((green.j.evidence.meter as { proof: string }).proof).toBe('stayed-at-zero')
     const red = await judge({ value: null, scrapes: timeline([0, 0, 2, 2], [0, 0, 2]) })

@@ -44,7 +44,10 @@ function fmt(v: Exclude<Value, 'absent'>): string {
 }
 
 function render(p: Page): string {
-  const lines: string[] = ['# HELP vllm:request_success_total Count of successfully processed requests.', '# TYPE vllm:request_success_total counter']
+  const lines: string[] = [
+    '# HELP vllm:request_success_total Count of successfully processed requests.',
+    '# TYPE vllm:request_success_total counter',
+  ]
   lines.push(`vllm:request_success_total{engine="0",finished_reason="stop",model_name="${SERVED}"} ${fmt(p.requests)}`)
   if (p.malformed) lines.push('radiance:engine_steps_held_total{engine="0" 7 garbage }}')
   if (p.type !== 'none') lines.push(`# TYPE ${METER} ${p.type}`)
@@ -103,13 +106,31 @@ async function judge(s: Scenario): Promise<Run> {
         throw new HttpError('refused', req.url, 'ECONNREFUSED')
       }
       const page = s.pages[Math.min(served++, s.pages.length - 1)]!
-      return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: render(page), url: req.url, redirects: [], durationMs: 1 }
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain; version=0.0.4' },
+        body: render(page),
+        url: req.url,
+        redirects: [],
+        durationMs: 1,
+      }
     },
   }
   // The engine lookup of step argv, run again after the watch (helpers/engine/recheck.ts): what pidof finds now, no listener.
   // The pid argv read, where it still runs, started when argv saw it start.
   const seen = s.argv?.startTimeSeconds != null ? startedAt(s.argv.startTimeSeconds) : undefined
-  const fake = fakeProcHost(() => (s.pidofNow === 'unreachable' ? { procs: [], failure: 'unreachable' } : { procs: s.pidofNow.map((pid) => ({ pid, name: 'radiance', ...(seen && pid === s.argv?.pid ? { startTicks: seen.startTicks } : {}) })), ...(seen ? { btime: seen.btime } : {}) }))
+  const fake = fakeProcHost(() =>
+    s.pidofNow === 'unreachable'
+      ? { procs: [], failure: 'unreachable' }
+      : {
+          procs: s.pidofNow.map((pid) => ({
+            pid,
+            name: 'radiance',
+            ...(seen && pid === s.argv?.pid ? { startTicks: seen.startTicks } : {}),
+          })),
+          ...(seen ? { btime: seen.btime } : {}),
+        },
+  )
   const host: HostClient = {
     where: 'local',
     async run(req): Promise<HostResult> {
@@ -117,11 +138,22 @@ async function judge(s: Scenario): Promise<Run> {
       return fake.run(req)
     },
   }
-  const ctx: RunContext = createContext({ target: target(s.value, s.model), http, host, clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)), choices: { pick: (_n, o) => o[0]! } })
+  const ctx: RunContext = createContext({
+    target: target(s.value, s.model),
+    http,
+    host,
+    clock: new VirtualClock(Date.UTC(2026, 10, 30, 2, 0, 0)),
+    choices: { pick: (_n, o) => o[0]! },
+  })
   const baseline = s.baseline ? await takeBaseline(ctx) : {}
   // Unless a scenario says otherwise: the pid holds the base URL's listening socket, its start time unread.
-  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess => engineSeen(a.pid, a.argvHeld, { foundBy: 'listener', listenerTied: true, ...a })
-  const judgement = await checkMeter(ctx, { ...(s.argv ? { engineProcess: engineProcess(s.argv) } : {}), ...baseline, ...(s.healthy !== undefined ? { healthy: s.healthy } : {}) })
+  const engineProcess = (a: NonNullable<Scenario['argv']>): EngineProcess =>
+    engineSeen(a.pid, a.argvHeld, { foundBy: 'listener', listenerTied: true, ...a })
+  const judgement = await checkMeter(ctx, {
+    ...(s.argv ? { engineProcess: engineProcess(s.argv) } : {}),
+    ...baseline,
+    ...(s.healthy !== undefined ? { healthy: s.healthy } : {}),
+  })
   return { judgement, scrapes: served, pidofCalls }
 }
 
@@ -135,7 +167,13 @@ describe('the meter judge, case by case', () => {
     expect(r.judgement.verdict).toBe('passed')
     expect(r.judgement.observed).toContain(`${METER}{engine="0",model_name="${SERVED}"} 0 → 3: rose during this run's traffic`)
     expect(r.judgement.observed).toContain(`pid ${PID} (read by step argv) still runs, alone`)
-    expect(r.judgement.evidence.meter).toMatchObject({ proof: 'rose', first: 0, last: 3, model: SERVED, series: `${METER}{engine="0",model_name="${SERVED}"}` })
+    expect(r.judgement.evidence.meter).toMatchObject({
+      proof: 'rose',
+      first: 0,
+      last: 3,
+      model: SERVED,
+      series: `${METER}{engine="0",model_name="${SERVED}"}`,
+    })
     expect(r.pidofCalls).toBe(1)
   })
 
@@ -149,29 +187,48 @@ describe('the meter judge, case by case', () => {
 
   test.each([
     // The scenario's engine was found by its listener: the re-check's lookup says how it finds the engine now (helpers/engine/recheck.ts).
-    ['another pid runs now', { pidofNow: ['5151'] }, 'failed', `step argv read pid ${PID}; now pid 5151 is the only process pidof radiance finds`],
+    [
+      'another pid runs now',
+      { pidofNow: ['5151'] },
+      'failed',
+      `step argv read pid ${PID}; now pid 5151 is the only process pidof radiance finds`,
+    ],
     ['no process runs now', { pidofNow: [] }, 'failed', 'pidof radiance found no process'],
     ['pidof cannot run again', { pidofNow: 'unreachable' }, 'inconclusive', 'could not be looked up again'],
     ['argv read no single process', { argv: undefined }, 'inconclusive', 'step argv read no single engine process'],
-    ['argv read the process but it lacked the flag', { argv: { pid: PID, argvHeld: false } }, 'inconclusive', `step argv did not hold for pid ${PID}`],
-  ] as const)('above zero before the run is not green when the process cannot be proven the same: %s', async (_what, change, verdict, text) => {
-    const r = await judge({ ...healthy, ...change, pages: rising([7, 7, 7]) } as Scenario)
-    expect(r.judgement.verdict).toBe(verdict)
-    expect(r.judgement.observed).toContain(text)
-    expect(r.judgement.next).toBeTruthy()
-  })
+    [
+      'argv read the process but it lacked the flag',
+      { argv: { pid: PID, argvHeld: false } },
+      'inconclusive',
+      `step argv did not hold for pid ${PID}`,
+    ],
+  ] as const)(
+    'above zero before the run is not green when the process cannot be proven the same: %s',
+    async (_what, change, verdict, text) => {
+      const r = await judge({ ...healthy, ...change, pages: rising([7, 7, 7]) } as Scenario)
+      expect(r.judgement.verdict).toBe(verdict)
+      expect(r.judgement.observed).toContain(text)
+      expect(r.judgement.next).toBeTruthy()
+    },
+  )
 
   test('a rise while pidof finds another process is red: the engine restarted', async () => {
     const r = await judge({ ...healthy, pidofNow: ['5151'], pages: rising([0, 2]) })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toContain('the engine restarted during the proof: step argv read pid 4242; now pid 5151 is the only process pidof radiance finds')
+    expect(r.judgement.observed).toContain(
+      'the engine restarted during the proof: step argv read pid 4242; now pid 5151 is the only process pidof radiance finds',
+    )
   })
 
   test('a counter that goes down is a reset: red, naming both readings and the pid', async () => {
     const r = await judge({ ...healthy, pidofNow: ['5151'], pages: rising([1000, 3, 9]) })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toContain(`counter reset: ${METER}{engine="0",model_name="${SERVED}"} read 1000 at scrape 1, then 3 at scrape 2`)
-    expect(r.judgement.observed).toContain('(step argv read pid 4242; now pid 5151 is the only process pidof radiance finds; no process here listens on port 8000)')
+    expect(r.judgement.observed).toContain(
+      `counter reset: ${METER}{engine="0",model_name="${SERVED}"} read 1000 at scrape 1, then 3 at scrape 2`,
+    )
+    expect(r.judgement.observed).toContain(
+      '(step argv read pid 4242; now pid 5151 is the only process pidof radiance finds; no process here listens on port 8000)',
+    )
     const same = await judge({ ...healthy, pages: rising([1000, 3, 9]) })
     expect(same.judgement.observed).toContain(`pid ${PID} (read by step argv) still runs, alone: the engine core restarted inside it`)
   })
@@ -194,7 +251,9 @@ describe('the meter judge, case by case', () => {
   test('a page with the meter only for another model: red, absent for the served one', async () => {
     const r = await judge({ ...healthy, pages: [page({ '0': 'absent' }, { foreign: 4 })] })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toBe(`${METER} has no series for the served model "${SERVED}"; the page has it only for model_name="${OTHER}"`)
+    expect(r.judgement.observed).toBe(
+      `${METER} has no series for the served model "${SERVED}"; the page has it only for model_name="${OTHER}"`,
+    )
   })
 
   test('two models and the served one unknown: inconclusive, it asks for --model', async () => {
@@ -243,13 +302,17 @@ describe('the meter judge, case by case', () => {
   test('the same series twice in one page is a malformed page: red', async () => {
     const r = await judge({ ...healthy, pages: rising([0, 3], { duplicate: '0' }) })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toBe(`malformed page: the same series appears twice: ${METER}{engine="0",model_name="${SERVED}"} (lines 5 and 6)`)
+    expect(r.judgement.observed).toBe(
+      `malformed page: the same series appears twice: ${METER}{engine="0",model_name="${SERVED}"} (lines 5 and 6)`,
+    )
   })
 
   test('a page Prometheus would refuse whole is red, naming the line, even while the meter rises', async () => {
     const r = await judge({ ...healthy, pages: rising([0, 3], { malformed: true }) })
     expect(r.judgement.verdict).toBe('failed')
-    expect(r.judgement.observed).toMatch(/^the Prometheus server would refuse this \/metrics page whole: line 4 does not parse \(.+\): "radiance:engine_steps_held_total\{engine=\\"0\\" 7 garbage \}\}"$/)
+    expect(r.judgement.observed).toMatch(
+      /^the Prometheus server would refuse this \/metrics page whole: line 4 does not parse \(.+\): "radiance:engine_steps_held_total\{engine=\\"0\\" 7 garbage \}\}"$/,
+    )
     expect(r.judgement.next).toContain("sed -n '4p'")
   })
 
@@ -295,7 +358,9 @@ describe('the meter judge, case by case', () => {
     test('declared and never a child while the armed engine serves traffic: the arm did nothing, red', async () => {
       const r = await judge({ ...healthy, pages: [none(), none({ requests: 1 }), none({ requests: 2 })] })
       expect(r.judgement.verdict).toBe('failed')
-      expect(r.judgement.observed).toMatch(/stayed at 0 for 10s while 2 request\(s\) reached the engine \(.*is declared a counter and carries no sample yet: zero so far/)
+      expect(r.judgement.observed).toMatch(
+        /stayed at 0 for 10s while 2 request\(s\) reached the engine \(.*is declared a counter and carries no sample yet: zero so far/,
+      )
     })
     test('declared and never a child without traffic: inconclusive', async () => {
       const r = await judge({ ...healthy, pages: [none(), none()] })
@@ -321,17 +386,28 @@ describe('the meter judge, case by case', () => {
 
   describe('each page is bound to the pid step argv read (issue 20 rule 2)', () => {
     const START = 1_796_000_000.25
-    const known = (extra: Partial<EngineProcess> = {}) => ({ argv: { pid: PID, argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof' as const, listenerTied: false, ...extra } })
-    const started = (values: number[], at: number | ((i: number) => number | undefined)) => rising(values).map((p, i) => {
-      const s = typeof at === 'number' ? at : at(i)
-      return s === undefined ? p : { ...p, processStart: s }
+    const known = (extra: Partial<EngineProcess> = {}) => ({
+      argv: {
+        pid: PID,
+        argvHeld: true,
+        startTimeSeconds: START,
+        startTimeResolution: 0.01,
+        foundBy: 'pidof' as const,
+        listenerTied: false,
+        ...extra,
+      },
     })
+    const started = (values: number[], at: number | ((i: number) => number | undefined)) =>
+      rising(values).map((p, i) => {
+        const s = typeof at === 'number' ? at : at(i)
+        return s === undefined ? p : { ...p, processStart: s }
+      })
     test("a page started when the pid argv read started is that pid's: green", async () => {
       const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START) })
       expect(r.judgement.verdict).toBe('passed')
       expect(r.judgement.observed).toContain("rose during this run's traffic")
     })
-    test('a page printed to a coarser resolution still binds (1.79600000025e+09 = the pid\'s start to 0.01 s)', async () => {
+    test("a page printed to a coarser resolution still binds (1.79600000025e+09 = the pid's start to 0.01 s)", async () => {
       const r = await judge({ ...healthy, ...known(), pages: started([0, 2], 1.79600000025e9) })
       expect(r.judgement.verdict).toBe('passed')
     })
@@ -339,7 +415,9 @@ describe('the meter judge, case by case', () => {
       const r = await judge({ ...healthy, ...known(), pages: started([0, 2, 4], START - 3600) })
       expect(r.judgement.verdict).toBe('inconclusive')
       const iso = (t: number) => new Date(t * 1000).toISOString()
-      expect(r.judgement.observed).toContain(`the endpoint is served by a process started at ${iso(START - 3600)} (process_start_time_seconds ${START - 3600} at scrape 1), the pid argv read (${PID}) started at ${iso(START)}`)
+      expect(r.judgement.observed).toContain(
+        `the endpoint is served by a process started at ${iso(START - 3600)} (process_start_time_seconds ${START - 3600} at scrape 1), the pid argv read (${PID}) started at ${iso(START)}`,
+      )
       expect(r.judgement.observed).toContain('this run is about two engines')
       expect(r.judgement.next).toMatch(/point --base-url at the engine step argv read/)
       expect(r.scrapes).toBe(1)
@@ -353,7 +431,9 @@ describe('the meter judge, case by case', () => {
     test('a page of another start time while the pid argv read is gone: the engine restarted, red', async () => {
       const r = await judge({ ...healthy, ...known(), pidofNow: ['5151'], pages: started([0, 2], START + 60) })
       expect(r.judgement.verdict).toBe('failed')
-      expect(r.judgement.observed).toMatch(/^the engine restarted during the proof: the endpoint is served by a process started at .*; step argv read pid 4242; pidof radiance now finds 5151$/)
+      expect(r.judgement.observed).toMatch(
+        /^the engine restarted during the proof: the endpoint is served by a process started at .*; step argv read pid 4242; pidof radiance now finds 5151$/,
+      )
     })
     test('bound at first, then another process answers (a load balancer): two engines, never green, even while the counter rises', async () => {
       const r = await judge({ ...healthy, ...known(), pages: started([0, 3, 5], (i) => (i === 1 ? START + 7 : START)) })
@@ -363,7 +443,9 @@ describe('the meter judge, case by case', () => {
     test('a page without process_start_time_seconds, the listener not tied: inconclusive, naming what is missing and how to give it', async () => {
       const r = await judge({ ...healthy, ...known(), pages: rising([0, 2]) })
       expect(r.judgement.verdict).toBe('inconclusive')
-      expect(r.judgement.observed).toBe(`nothing ties GET ${BASE}/metrics to the pid step argv read (${PID}): scrape 1 carries no process_start_time_seconds, and the base URL's listening socket was not tied to pid ${PID} (found by pidof --process)`)
+      expect(r.judgement.observed).toBe(
+        `nothing ties GET ${BASE}/metrics to the pid step argv read (${PID}): scrape 1 carries no process_start_time_seconds, and the base URL's listening socket was not tied to pid ${PID} (found by pidof --process)`,
+      )
       expect(r.judgement.next).toContain('--pid-cmd')
       expect(r.scrapes).toBe(1)
     })
@@ -377,7 +459,7 @@ describe('the meter judge, case by case', () => {
       expect(r.judgement.observed).toContain(`the start time of pid ${PID} could not be read`)
       expect(r.judgement.next).toContain(`/proc/${PID}/stat`)
     })
-    test('the listener tied but the page started at another time: another process still (a proxy on the engine\'s port)', async () => {
+    test("the listener tied but the page started at another time: another process still (a proxy on the engine's port)", async () => {
       const r = await judge({ ...healthy, ...known({ foundBy: 'listener', listenerTied: true }), pages: started([0, 2], START + 5) })
       expect(r.judgement.verdict).toBe('inconclusive')
     })
@@ -406,9 +488,8 @@ describe('the meter judge, case by case', () => {
   })
 })
 
-
 function scenario(random: () => number): Scenario {
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
   const chance = (p: number): boolean => random() < p
   const n = 1 + Math.floor(random() * 6)
   const engines = chance(0.25) ? ['0', '1'] : ['0']
@@ -494,7 +575,9 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   while (lead < pages.length && declaredEmpty(pages[lead]!)) lead++
   if (lead === pages.length) {
     if (pidChanged && pidKnownChanged) return no('another process runs now')
-    return s.value === null && traffic ? { ok: true, why: 'flat at zero while traffic flowed' } : no('declared, no sample, and no rollback with traffic')
+    return s.value === null && traffic
+      ? { ok: true, why: 'flat at zero while traffic flowed' }
+      : no('declared, no sample, and no rollback with traffic')
   }
   if (lead > 0) for (const vals of judged) if (vals.findIndex((v) => v !== 'absent') === lead) vals.fill(0, 0, lead)
   const present = judged.filter((vals) => vals.some((v) => v !== 'absent'))
@@ -507,7 +590,8 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
     for (let i = 1; i < seen.length; i++) if ((seen[i] as number) < (seen[i - 1] as number)) return no('a reset')
   }
   // A page without any of the served series has no meter (a series never on any page is no series at all).
-  if (pages.some((p, i) => i >= lead && Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined))) return no('absent at a scrape')
+  if (pages.some((p, i) => i >= lead && Object.values(p.served).every((v) => v === 'absent') && !(noLabels && p.foreign !== undefined)))
+    return no('absent at a scrape')
   if (pidChanged && pidKnownChanged) return no('another process runs now')
   const nums = present.map((vals) => vals.filter((v): v is number => typeof v === 'number'))
   if (s.value === null) {
@@ -517,7 +601,8 @@ function mayBeGreen(s: Scenario, read: number): { ok: boolean; why: string } {
   }
   if (nums.some((vs) => vs.some((v) => v > vs[0]!))) return { ok: true, why: 'rose during the run' }
   const sameProcess = s.argv?.argvHeld && !pidChanged
-  if (sameProcess && pages.length >= 2 && present.some((vals) => typeof vals[0] === 'number' && vals[0] > 0)) return { ok: true, why: 'above zero at the first scrape of the process argv read' }
+  if (sameProcess && pages.length >= 2 && present.some((vals) => typeof vals[0] === 'number' && vals[0] > 0))
+    return { ok: true, why: 'above zero at the first scrape of the process argv read' }
   return no('neither a rise nor a proven process above zero')
 }
 
@@ -539,7 +624,9 @@ describe('the meter judge, property: never green unless rule 3 holds', () => {
         const proof = (j.evidence.meter as { proof: string }).proof
         proofs[proof] = (proofs[proof] ?? 0) + 1
         // Green says which rule held.
-        expect(proof, context).toBe(rule.why === 'rose during the run' ? 'rose' : rule.why === 'flat at zero while traffic flowed' ? 'stayed-at-zero' : 'before-run')
+        expect(proof, context).toBe(
+          rule.why === 'rose during the run' ? 'rose' : rule.why === 'flat at zero while traffic flowed' ? 'stayed-at-zero' : 'before-run',
+        )
       } else {
         // Anything not green carries what was seen and what to do.
         expect(j.observed, context).not.toBe('')

@@ -19,24 +19,87 @@ const T0 = Date.UTC(2026, 10, 30, 2, 0, 0)
 const START = 1_796_000_000.25
 const URL_ = 'http://gpu-7:8000/metrics'
 
-const ENGINE: EngineProcess = { pid: '4242', argvHeld: true, startTimeSeconds: START, startTimeResolution: 0.01, foundBy: 'pidof', listenerTied: false }
-const SAME: ProcessCheck = { state: 'same', argvPid: '4242', pids: ['4242'], argvHeld: true, detail: 'pid 4242 (read by step argv) still runs, alone' }
-const GONE: ProcessCheck = { state: 'changed', argvPid: '4242', pids: ['5151'], argvHeld: true, detail: 'step argv read pid 4242; pidof radiance now finds 5151' }
+const ENGINE: EngineProcess = {
+  pid: '4242',
+  argvHeld: true,
+  startTimeSeconds: START,
+  startTimeResolution: 0.01,
+  foundBy: 'pidof',
+  listenerTied: false,
+}
+const SAME: ProcessCheck = {
+  state: 'same',
+  argvPid: '4242',
+  pids: ['4242'],
+  argvHeld: true,
+  detail: 'pid 4242 (read by step argv) still runs, alone',
+}
+const GONE: ProcessCheck = {
+  state: 'changed',
+  argvPid: '4242',
+  pids: ['5151'],
+  argvHeld: true,
+  detail: 'step argv read pid 4242; pidof radiance now finds 5151',
+}
 
 function view(over: Partial<LadderView> = {}): LadderView {
-  return { meterName: METER, shown: METER, model: MODEL, value: '1', still: false, stillWhy: 'at its default 0', onByDefault: false, flag: '--prefill-interleave', env: 'PREFILL_INTERLEAVE', svc: 'llm-7', rollbackTo: '0', windowMs: 10_000, sinceMs: T0, baseline: true, where: `GET ${URL_}`, words: pageWords(URL_, METER), engine: ENGINE, listenerBinds: true, ...over }
+  return {
+    meterName: METER,
+    shown: METER,
+    model: MODEL,
+    value: '1',
+    still: false,
+    stillWhy: 'at its default 0',
+    onByDefault: false,
+    flag: '--prefill-interleave',
+    env: 'PREFILL_INTERLEAVE',
+    svc: 'llm-7',
+    rollbackTo: '0',
+    windowMs: 10_000,
+    sinceMs: T0,
+    baseline: true,
+    where: `GET ${URL_}`,
+    words: pageWords(URL_, METER),
+    engine: ENGINE,
+    listenerBinds: true,
+    ...over,
+  }
 }
 
 type Value = number | 'absent'
 /** One scrape: the served series' value, the requests so far, and what else the page says. */
 function scrape(i: number, v: Value, requests: number, extra: Partial<MeterScrape> = {}): MeterScrape {
   const meter: SeriesValue[] = v === 'absent' ? [] : [{ labels: { engine: '0', model_name: MODEL }, value: v, raw: String(v), line: 7 }]
-  return { at: T0 + i * 1000, where: `GET ${URL_}`, meter, meterType: 'counter', duplicates: [], processStart: START, processStartRaw: String(START), traffic: { requests }, lookalikes: [], prefixes: ['radiance', 'vllm'], sampleCount: 40, ...extra }
+  return {
+    at: T0 + i * 1000,
+    where: `GET ${URL_}`,
+    meter,
+    meterType: 'counter',
+    duplicates: [],
+    processStart: START,
+    processStartRaw: String(START),
+    traffic: { requests },
+    lookalikes: [],
+    prefixes: ['radiance', 'vllm'],
+    sampleCount: 40,
+    ...extra,
+  }
 }
-const readings = (scrapes: MeterScrape[], extra: Partial<MeterReadings> = {}): MeterReadings => ({ scrapes, reads: scrapes.length, failures: 0, absentAfter: 1, counted: true, ...extra })
+const readings = (scrapes: MeterScrape[], extra: Partial<MeterReadings> = {}): MeterReadings => ({
+  scrapes,
+  reads: scrapes.length,
+  failures: 0,
+  absentAfter: 1,
+  counted: true,
+  ...extra,
+})
 
 /** What the watch would conclude: the ladder asked before and at the end of the window, the process re-checked when it asks. */
-function judge(v: LadderView, r: MeterReadings, process: ProcessCheck = SAME): Extract<Decision, { kind: 'judged' }> & { rechecked: boolean } {
+function judge(
+  v: LadderView,
+  r: MeterReadings,
+  process: ProcessCheck = SAME,
+): Extract<Decision, { kind: 'judged' }> & { rechecked: boolean } {
   let rechecked = false
   const ask = (final: boolean): Decision => {
     const d = decide(v, r, { final })
@@ -57,17 +120,69 @@ describe('the ladder, rule by rule', () => {
     ['a rise during the traffic', rising([0, 0, 3]), {}, 'passed', "0 → 3: rose during this run's traffic"],
     ['flat at zero while requests flowed', rising([0, 0, 0]), {}, 'failed', 'stayed at 0 for 10s while 2 request(s) reached the engine'],
     ['flat at zero without traffic', [0, 1, 2].map((i) => scrape(i, 0, 5)), {}, 'inconclusive', 'no traffic reached the engine'],
-    ['a page Prometheus would refuse, even while the meter rises', rising([0, 3], (i) => (i === 1 ? { refused: { line: 9, message: 'expected value', text: 'x{', count: 1 } } : {})), {}, 'failed', 'would refuse this /metrics page whole: line 9'],
+    [
+      'a page Prometheus would refuse, even while the meter rises',
+      rising([0, 3], (i) => (i === 1 ? { refused: { line: 9, message: 'expected value', text: 'x{', count: 1 } } : {})),
+      {},
+      'failed',
+      'would refuse this /metrics page whole: line 9',
+    ],
     ['a counter that goes down', rising([5, 2, 9]), {}, 'failed', 'counter reset'],
     ['a series that vanishes', rising([1, 'absent']), {}, 'failed', 'vanished from the page at scrape 2'],
     ['a meter never exported', rising(['absent', 'absent']), {}, 'failed', 'is absent from 40 samples'],
-    ['a family declared with no sample, then a child: a rise from zero', rising(['absent', 4], (i) => (i === 0 ? { declared: 'counter' } : {})), {}, 'passed', '0 → 4'],
-    ['a rollback declared and childless while traffic flows', rising(['absent', 'absent', 'absent'], () => ({ declared: 'counter' })), { still: true, value: '0' }, 'passed', 'zero so far'],
-    ['a rollback above zero', rising([2, 2]), { still: true, value: '0' }, 'failed', 'not 0, although PREFILL_INTERLEAVE is at its default 0'],
-    ['another process started the page', rising([0, 3], () => ({ processStart: START - 60, processStartRaw: String(START - 60) })), {}, 'inconclusive', 'this run is about two engines'],
-    ['no start time and no listener tie', rising([0, 3], () => ({ processStart: undefined })), {}, 'inconclusive', 'carries no process_start_time_seconds'],
-    ['no start time, the listener tied', rising([0, 3], () => ({ processStart: undefined })), { engine: { ...ENGINE, foundBy: 'listener', listenerTied: true } }, 'passed', 'rose'],
-    ['no start time through Prometheus, even with a tied listener', rising([0, 3], () => ({ processStart: undefined })), { listenerBinds: false, words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER), engine: { ...ENGINE, listenerTied: true } }, 'inconclusive', "only the series' process_start_time_seconds binds it"],
+    [
+      'a family declared with no sample, then a child: a rise from zero',
+      rising(['absent', 4], (i) => (i === 0 ? { declared: 'counter' } : {})),
+      {},
+      'passed',
+      '0 → 4',
+    ],
+    [
+      'a rollback declared and childless while traffic flows',
+      rising(['absent', 'absent', 'absent'], () => ({ declared: 'counter' })),
+      { still: true, value: '0' },
+      'passed',
+      'zero so far',
+    ],
+    [
+      'a rollback above zero',
+      rising([2, 2]),
+      { still: true, value: '0' },
+      'failed',
+      'not 0, although PREFILL_INTERLEAVE is at its default 0',
+    ],
+    [
+      'another process started the page',
+      rising([0, 3], () => ({ processStart: START - 60, processStartRaw: String(START - 60) })),
+      {},
+      'inconclusive',
+      'this run is about two engines',
+    ],
+    [
+      'no start time and no listener tie',
+      rising([0, 3], () => ({ processStart: undefined })),
+      {},
+      'inconclusive',
+      'carries no process_start_time_seconds',
+    ],
+    [
+      'no start time, the listener tied',
+      rising([0, 3], () => ({ processStart: undefined })),
+      { engine: { ...ENGINE, foundBy: 'listener', listenerTied: true } },
+      'passed',
+      'rose',
+    ],
+    [
+      'no start time through Prometheus, even with a tied listener',
+      rising([0, 3], () => ({ processStart: undefined })),
+      {
+        listenerBinds: false,
+        words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER),
+        engine: { ...ENGINE, listenerTied: true },
+      },
+      'inconclusive',
+      "only the series' process_start_time_seconds binds it",
+    ],
     ['above zero before the run, in the process argv read', rising([7, 7, 7]), {}, 'passed', 'it moved before this run'],
   ] as const)('%s', (_name, scrapes, over, verdict, text) => {
     const d = judge(view(over as Partial<LadderView>), readings([...scrapes]))
@@ -95,7 +210,10 @@ describe('the ladder, rule by rule', () => {
   })
 
   test('several targets behind the selector: inconclusive before anything else', () => {
-    const d = judge(view({ words: promWords('http://prom:9090', '{job="radiance"}', METER), listenerBinds: false }), readings(rising([0, 3]), { targets: ['{instance="a"}', '{instance="a"}'] }))
+    const d = judge(
+      view({ words: promWords('http://prom:9090', '{job="radiance"}', METER), listenerBinds: false }),
+      readings(rising([0, 3]), { targets: ['{instance="a"}', '{instance="a"}'] }),
+    )
     expect(d.verdict).toBe('inconclusive')
     expect(d.observed).toContain('takes the series of 2 targets')
   })
@@ -114,7 +232,14 @@ describe('the ladder, rule by rule', () => {
     const failure = { what: 'HTTP 500', where: `GET ${URL_}`, next: 'check the exporter' }
     expect(judge(view(), readings([], { halted: { blame: 'engine', ...failure } })).verdict).toBe('failed')
     expect(judge(view(), readings([], { halted: { blame: 'operator', ...failure } })).verdict).toBe('inconclusive')
-    const none = judge(view(), readings([], { reads: 0, failures: 3, lastFailure: { blame: 'none', what: 'connection refused', where: `GET ${URL_}`, next: 'check it is reachable' } }))
+    const none = judge(
+      view(),
+      readings([], {
+        reads: 0,
+        failures: 3,
+        lastFailure: { blame: 'none', what: 'connection refused', where: `GET ${URL_}`, next: 'check it is reachable' },
+      }),
+    )
     expect(none.verdict).toBe('inconclusive')
     expect(none.observed).toMatch(/^no \/metrics page could be read in 10s \(3 tries\): connection refused$/)
   })
@@ -139,7 +264,13 @@ function randomCase(random: () => number) {
   const prometheus = chance(0.3)
   const tied = chance(0.4)
   const known = chance(0.85)
-  const engine: EngineProcess = { ...ENGINE, startTimeSeconds: known ? START : null, listenerTied: tied, foundBy: tied ? 'listener' : 'pidof', argvHeld: chance(0.85) }
+  const engine: EngineProcess = {
+    ...ENGINE,
+    startTimeSeconds: known ? START : null,
+    listenerTied: tied,
+    foundBy: tied ? 'listener' : 'pidof',
+    argvHeld: chance(0.85),
+  }
   let v = chance(0.5) ? 0 : Math.floor(random() * 9)
   let requests = 0
   const scrapes: MeterScrape[] = []
@@ -160,8 +291,18 @@ function randomCase(random: () => number) {
   if (prometheus && chance(0.2)) extra.warnings = ['partial response']
   if (prometheus && chance(0.15)) extra.targets = ['{instance="a"}', '{instance="a"}']
   if (prometheus) extra.absentAfter = 2
-  const process = pick(random, [SAME, SAME, { ...SAME, argvHeld: engine.argvHeld }, GONE, { ...SAME, state: 'unknown' as const, detail: 'the lookup could not run' }])
-  const v0 = view({ engine, still: chance(0.2), ...(prometheus ? { listenerBinds: false, words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER) } : {}) })
+  const process = pick(random, [
+    SAME,
+    SAME,
+    { ...SAME, argvHeld: engine.argvHeld },
+    GONE,
+    { ...SAME, state: 'unknown' as const, detail: 'the lookup could not run' },
+  ])
+  const v0 = view({
+    engine,
+    still: chance(0.2),
+    ...(prometheus ? { listenerBinds: false, words: promWords('http://prom:9090', '{instance="gpu-7:8000"}', METER) } : {}),
+  })
   return { view: v0, readings: readings(scrapes, extra), process }
 }
 
@@ -173,10 +314,15 @@ function neverGreen(c: ReturnType<typeof randomCase>): string | undefined {
   if (process.state === 'changed') return 'the process argv read is gone'
   for (const [i, s] of r.scrapes.entries()) {
     if (s.refused) return `scrape ${i + 1} refused`
-    if (s.processStart !== undefined && e.startTimeSeconds !== null && Math.abs(s.processStart - e.startTimeSeconds) > 0.006) return `scrape ${i + 1} is another process's`
-    if ((s.processStart === undefined || e.startTimeSeconds === null) && !(v.listenerBinds && e.listenerTied)) return `nothing ties scrape ${i + 1}`
+    if (s.processStart !== undefined && e.startTimeSeconds !== null && Math.abs(s.processStart - e.startTimeSeconds) > 0.006)
+      return `scrape ${i + 1} is another process's`
+    if ((s.processStart === undefined || e.startTimeSeconds === null) && !(v.listenerBinds && e.listenerTied))
+      return `nothing ties scrape ${i + 1}`
     if (s.duplicates.length > 0 && s.meter.length > 0) return `scrape ${i + 1} carries a series twice`
-    const prev = r.scrapes.slice(0, i).map((p) => p.meter[0]?.value).filter((x) => x !== undefined)
+    const prev = r.scrapes
+      .slice(0, i)
+      .map((p) => p.meter[0]?.value)
+      .filter((x) => x !== undefined)
     const now = s.meter[0]?.value
     if (now !== undefined && prev.length > 0 && now < prev.at(-1)!) return `a reset at scrape ${i + 1}`
     // A partial answer proves no vanish: only a full one does.

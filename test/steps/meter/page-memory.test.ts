@@ -17,20 +17,37 @@ const gc = runInNewContext('gc') as () => void
 
 /** A vLLM-sized page: the knob's meter and the traffic counters among many other series with long label values. */
 function bigPage(tag: number): string {
-  const lines = ['# TYPE radiance:engine_steps_held_total counter', `radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b-${tag}-served-model"} ${tag}`]
-  lines.push('# TYPE vllm:request_success_total counter', `vllm:request_success_total{engine="0",finished_reason="stop",model_name="radiance-ref-8b-${tag}-served-model"} 3`)
-  for (let i = 0; i < 40_000; i++) lines.push(`vllm:filler_metric_${i % 50}{engine="${i % 8}",model_name="a-long-model-name-that-fills-the-page-${tag}-${i}"} ${i}.5`)
+  const lines = [
+    '# TYPE radiance:engine_steps_held_total counter',
+    `radiance:engine_steps_held_total{engine="0",model_name="radiance-ref-8b-${tag}-served-model"} ${tag}`,
+  ]
+  lines.push(
+    '# TYPE vllm:request_success_total counter',
+    `vllm:request_success_total{engine="0",finished_reason="stop",model_name="radiance-ref-8b-${tag}-served-model"} 3`,
+  )
+  for (let i = 0; i < 40_000; i++)
+    lines.push(`vllm:filler_metric_${i % 50}{engine="${i % 8}",model_name="a-long-model-name-that-fills-the-page-${tag}-${i}"} ${i}.5`)
   return `${lines.join('\n')}\n`
 }
 
-describe("a meter reading keeps nothing of its page", () => {
+describe('a meter reading keeps nothing of its page', () => {
   test('twenty readings of 3 MB pages hold their samples, not their pages', async () => {
-    const config = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://engine.test:8000'], env: { VERIFY_NO_DOTENV: '1' } })
+    const config = loadConfig({
+      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://engine.test:8000'],
+      env: { VERIFY_NO_DOTENV: '1' },
+    })
     if (!config.ok) throw new Error('config')
     let tag = 0
     const http: HttpClient = {
       async request(req) {
-        return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4' }, body: bigPage(++tag), url: req.url, redirects: [], durationMs: 1 }
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/plain; version=0.0.4' },
+          body: bigPage(++tag),
+          url: req.url,
+          redirects: [],
+          durationMs: 1,
+        }
       },
     }
     const host = {} as HostClient

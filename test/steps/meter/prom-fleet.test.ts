@@ -38,7 +38,11 @@ function matches(labels: Record<string, string>, ms: readonly LabelMatcher[]): b
 
 /** A selector's matchers as Prometheus reads them (any matchers: armproof's own rules for --prometheus-match are not the server's). */
 function selectorOf(text: string): LabelMatcher[] {
-  return [...text.matchAll(/([a-zA-Z_]\w*)(=~|!~|!=|=)("(?:[^"\\]|\\.)*")/g)].map((m) => ({ name: m[1]!, op: m[2] as LabelMatcher['op'], value: JSON.parse(m[3]!) as string }))
+  return [...text.matchAll(/([a-zA-Z_]\w*)(=~|!~|!=|=)("(?:[^"\\]|\\.)*")/g)].map((m) => ({
+    name: m[1]!,
+    op: m[2] as LabelMatcher['op'],
+    value: JSON.parse(m[3]!) as string,
+  }))
 }
 
 /** A Prometheus answering the two requests of a poll from `db`, as its selectors take it (range both ends included). */
@@ -87,7 +91,14 @@ function randomFleet(seed: number) {
     db.meta.push({ target: base, metric: METER.replace(/_total$/, ''), type: 'counter' })
     if (i >= n) continue // series of targets nobody asks for
     const since = T0 - Math.floor(random() * 9000)
-    const match = random() < 0.3 ? `{job="${job}",instance="${instance}"}` : random() < 0.3 ? `{job="${job}",pod="p${i}"}` : random() < 0.2 ? `{pod="p${i}",instance=~"10\\\\..*"}` : undefined
+    const match =
+      random() < 0.3
+        ? `{job="${job}",instance="${instance}"}`
+        : random() < 0.3
+          ? `{job="${job}",pod="p${i}"}`
+          : random() < 0.2
+            ? `{pod="p${i}",instance=~"10\\\\..*"}`
+            : undefined
     targets.push({ baseUrl: `http://${instance}`, ...(match ? { match } : {}), model, sinceMs: since })
   }
   return { db, targets }
@@ -102,14 +113,31 @@ describe("a fleet's shared Prometheus polls", () => {
       const { db, targets } = randomFleet(seed)
       const nowMs = T0 + 500
       const own: string[] = []
-      const mine = await Promise.all(targets.map((t) => {
-        const opts: PromSourceOptions = { prometheusUrl: 'http://prom.test:9090', baseUrl: t.baseUrl, ...(t.match ? { match: t.match } : {}), meterName: METER, trafficNames: TRAFFIC, model: t.model, fetch: fakeProm(db, own) }
-        return createPromSource(opts).poll(t.sinceMs, nowMs)
-      }))
+      const mine = await Promise.all(
+        targets.map((t) => {
+          const opts: PromSourceOptions = {
+            prometheusUrl: 'http://prom.test:9090',
+            baseUrl: t.baseUrl,
+            ...(t.match ? { match: t.match } : {}),
+            meterName: METER,
+            trafficNames: TRAFFIC,
+            model: t.model,
+            fetch: fakeProm(db, own),
+          }
+          return createPromSource(opts).poll(t.sinceMs, nowMs)
+        }),
+      )
       const asked: string[] = []
       openPromFleet(T0, () => fakeProm(db, asked))
       const sources = targets.map((t) => {
-        const opts = { prometheusUrl: 'http://prom.test:9090', baseUrl: t.baseUrl, ...(t.match ? { match: t.match } : {}), meterName: METER, trafficNames: TRAFFIC, model: t.model }
+        const opts = {
+          prometheusUrl: 'http://prom.test:9090',
+          baseUrl: t.baseUrl,
+          ...(t.match ? { match: t.match } : {}),
+          meterName: METER,
+          trafficNames: TRAFFIC,
+          model: t.model,
+        }
         const { base, matchers } = checkPromOptions(opts)
         return sharedPromSource(opts, null, base, matchers)!
       })
@@ -133,7 +161,12 @@ describe("a fleet's shared Prometheus polls", () => {
     const asked: string[] = []
     openPromFleet(T0, () => fakeProm({ series: [], meta: [] }, asked))
     const polls = Array.from({ length: 30 }, (_, i) => {
-      const opts = { prometheusUrl: 'http://prom.test:9090', baseUrl: `http://gpu-${i}.example:8000`, meterName: METER, trafficNames: TRAFFIC }
+      const opts = {
+        prometheusUrl: 'http://prom.test:9090',
+        baseUrl: `http://gpu-${i}.example:8000`,
+        meterName: METER,
+        trafficNames: TRAFFIC,
+      }
       const { base, matchers } = checkPromOptions(opts)
       return sharedPromSource(opts, null, base, matchers)!.poll(T0, T0 + 1000)
     })

@@ -10,7 +10,15 @@ import { parseApiAnswer, parseTargetsMetadata } from '../../../helpers/prom/answ
 import { buildQueries, defaultMatch, parseMatch, promString, renderMatchers, type LabelMatcher } from '../../../helpers/prom/query.ts'
 import { createPromSource } from '../../../helpers/steps/meter/prometheus-source.ts'
 import { PromSourceError, type PromFetch } from '../../../helpers/steps/meter/prom-options.ts'
-import { counterWalk, latest, meterResets, parsePromDuration, presence, scrapeIntervalFromConfig, walk } from '../../support/prom-reading.ts'
+import {
+  counterWalk,
+  latest,
+  meterResets,
+  parsePromDuration,
+  presence,
+  scrapeIntervalFromConfig,
+  walk,
+} from '../../support/prom-reading.ts'
 
 const METER = 'radiance:engine_steps_held_total'
 const TRAFFIC = ['vllm:request_success_total', 'vllm:generation_tokens_total']
@@ -18,7 +26,10 @@ const MODEL = 'radiance-ref-8b'
 const INSTANCE = 'gpu-7:8000'
 const T0 = 1_800_000_000_000
 
-const ok = (resultType: string, result: unknown[]) => ({ status: 200, body: JSON.stringify({ status: 'success', data: { resultType, result } }) })
+const ok = (resultType: string, result: unknown[]) => ({
+  status: 200,
+  body: JSON.stringify({ status: 'success', data: { resultType, result } }),
+})
 const labels = (name: string, extra: Record<string, string> = {}) => ({ __name__: name, instance: INSTANCE, job: 'radiance', ...extra })
 const served = (name: string, extra: Record<string, string> = {}) => labels(name, { engine: '0', model_name: MODEL, ...extra })
 const at = (s: number) => (T0 + s * 1000) / 1000
@@ -27,12 +38,22 @@ const at = (s: number) => (T0 + s * 1000) / 1000
 function fakeProm(matrix: unknown[], seen: string[] = [], metadata: unknown[] = []): PromFetch {
   return async (url) => {
     seen.push(url)
-    return new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 200, body: JSON.stringify({ status: 'success', data: metadata }) } : ok('matrix', matrix)
+    return new URL(url).pathname === '/api/v1/targets/metadata'
+      ? { status: 200, body: JSON.stringify({ status: 'success', data: metadata }) }
+      : ok('matrix', matrix)
   }
 }
 
 function source(fetch: PromFetch, extra: Partial<Parameters<typeof createPromSource>[0]> = {}) {
-  return createPromSource({ prometheusUrl: 'http://prom.test:9090', baseUrl: `http://${INSTANCE}`, meterName: METER, trafficNames: TRAFFIC, model: MODEL, fetch, ...extra })
+  return createPromSource({
+    prometheusUrl: 'http://prom.test:9090',
+    baseUrl: `http://${INSTANCE}`,
+    meterName: METER,
+    trafficNames: TRAFFIC,
+    model: MODEL,
+    fetch,
+    ...extra,
+  })
 }
 
 const upSamples = (n: number) => ({ metric: labels('up'), values: Array.from({ length: n }, (_, i) => [at(i + 1), '1']) })
@@ -50,7 +71,9 @@ describe('one poll', () => {
     expect(a!.pathname).toBe('/api/v1/query')
     expect(a!.searchParams.get('time')).toBe(String((T0 + 10_000) / 1000) + '.000')
     expect(c!.searchParams.get('time')).toBe(String((T0 + 11_000) / 1000) + '.000')
-    expect(a!.searchParams.get('query')).toBe(`{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up|process_start_time_seconds",instance="${INSTANCE}"}[10s]`)
+    expect(a!.searchParams.get('query')).toBe(
+      `{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|vllm:request_success_total|vllm:generation_tokens_total|up|process_start_time_seconds",instance="${INSTANCE}"}[10s]`,
+    )
     expect(b!.pathname).toBe('/api/v1/targets/metadata')
     expect(b!.searchParams.get('match_target')).toBe(`{instance="${INSTANCE}"}`)
     expect(seen.some((u) => /\}$/.test(new URL(u).searchParams.get('query') ?? ''))).toBe(false)
@@ -59,8 +82,22 @@ describe('one poll', () => {
   test('a meter that rose: present at the latest scrape, its increase and no reset; traffic and prefixes from the same answer', async () => {
     const src = source(
       fakeProm([
-        { metric: served(METER), values: [[at(1), '0'], [at(2), '0'], [at(3), '1'], [at(4), '2.0']] },
-        { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(1), '0'], [at(4), '2']] },
+        {
+          metric: served(METER),
+          values: [
+            [at(1), '0'],
+            [at(2), '0'],
+            [at(3), '1'],
+            [at(4), '2.0'],
+          ],
+        },
+        {
+          metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }),
+          values: [
+            [at(1), '0'],
+            [at(4), '2'],
+          ],
+        },
         upSamples(4),
       ]),
     )
@@ -81,7 +118,19 @@ describe('one poll', () => {
   })
 
   test('a counter that went down is a reset, counted from zero', async () => {
-    const src = source(fakeProm([{ metric: served(METER), values: [[at(1), '1000'], [at(2), '1'], [at(3), '3']] }, upSamples(3)]))
+    const src = source(
+      fakeProm([
+        {
+          metric: served(METER),
+          values: [
+            [at(1), '1000'],
+            [at(2), '1'],
+            [at(3), '3'],
+          ],
+        },
+        upSamples(3),
+      ]),
+    )
     const r = await src.poll(T0, T0 + 3000)
     expect(r.ok && meterResets(r.reading)).toBe(1)
     expect(r.ok && walk(r.reading.series.find((s) => s.role === 'meter')!).increase).toBe(3)
@@ -95,7 +144,13 @@ describe('one poll', () => {
   })
 
   test('the latest scrape failed (up == 0): not observed, neither present nor stale', async () => {
-    const up = { metric: labels('up'), values: [[at(1), '1'], [at(2), '0']] }
+    const up = {
+      metric: labels('up'),
+      values: [
+        [at(1), '1'],
+        [at(2), '0'],
+      ],
+    }
     const r = await source(fakeProm([{ metric: served(METER), values: [[at(1), '4']] }, up])).poll(T0, T0 + 2000)
     expect(r.ok && presence(r.reading)).toBe('unobserved')
   })
@@ -111,14 +166,27 @@ describe('one poll', () => {
   })
 
   test('failed scrapes (up == 0) do not count toward absent', async () => {
-    const down = { metric: labels('up'), values: [[at(1), '0'], [at(2), '0'], [at(3), '0']] }
+    const down = {
+      metric: labels('up'),
+      values: [
+        [at(1), '0'],
+        [at(2), '0'],
+        [at(3), '0'],
+      ],
+    }
     const r = await source(fakeProm([down])).poll(T0, T0 + 3000)
     expect(r.ok && presence(r.reading)).toBe('pending')
     expect(r.ok && r.reading.scrapes).toEqual({ seen: 3, up: 0, lastAt: T0 + 3000 })
   })
 
   test('without `up` in the selector, absent waits two scrape intervals of the input', async () => {
-    const traffic = { metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }), values: [[at(15), '0'], [at(30), '0']] }
+    const traffic = {
+      metric: served(TRAFFIC[0]!, { finished_reason: 'stop' }),
+      values: [
+        [at(15), '0'],
+        [at(30), '0'],
+      ],
+    }
     const src = source(fakeProm([traffic]))
     const early = await src.poll(T0, T0 + 29_000)
     const late = await src.poll(T0, T0 + 30_000)
@@ -134,7 +202,18 @@ describe('one poll', () => {
 
   test('the prefix trap: the meter only under vllm: is absent, and the other prefix is shown', async () => {
     const other = served('vllm:engine_steps_held_total')
-    const src = source(fakeProm([{ metric: other, values: [[at(1), '0'], [at(3), '2']] }, upSamples(3)]))
+    const src = source(
+      fakeProm([
+        {
+          metric: other,
+          values: [
+            [at(1), '0'],
+            [at(3), '2'],
+          ],
+        },
+        upSamples(3),
+      ]),
+    )
     const r = await src.poll(T0, T0 + 3000)
     expect(r.ok && presence(r.reading)).toBe('absent')
     expect(r.ok && r.reading.series.map((s) => [s.name, s.role])).toContainEqual(['vllm:engine_steps_held_total', 'meter-other-prefix'])
@@ -152,15 +231,28 @@ describe('one poll', () => {
   test('a selector that takes several targets shows each instance, and each target counted from up', async () => {
     const other = { ...served(METER), instance: 'gpu-8:8000' }
     const up8 = { metric: labels('up', { instance: 'gpu-8:8000' }), values: [[at(1), '1']] }
-    const r = await source(fakeProm([{ metric: served(METER), values: [[at(1), '1']] }, { metric: other, values: [[at(1), '1']] }, upSamples(1), up8])).poll(T0, T0 + 1000)
+    const r = await source(
+      fakeProm([{ metric: served(METER), values: [[at(1), '1']] }, { metric: other, values: [[at(1), '1']] }, upSamples(1), up8]),
+    ).poll(T0, T0 + 1000)
     expect(r.ok && r.reading.instances).toEqual(['gpu-7:8000', 'gpu-8:8000'])
     expect(r.ok && r.reading.targets).toEqual([`{instance="gpu-7:8000",job="radiance"}`, `{instance="gpu-8:8000",job="radiance"}`])
   })
 
   test("two targets relabelled to one label set are two targets: one up series, the targets' metadata lists each", async () => {
     const target = { instance: '127.0.0.1', job: 'radiance' }
-    const up = { metric: { __name__: 'up', ...target }, values: [[at(1), '1'], [at(1.5), '1']] }
-    const metadata = [metaOf(target, METER), metaOf(target, METER), metaOf(target, 'process_start_time_seconds', 'gauge'), metaOf(target, 'process_start_time_seconds', 'gauge')]
+    const up = {
+      metric: { __name__: 'up', ...target },
+      values: [
+        [at(1), '1'],
+        [at(1.5), '1'],
+      ],
+    }
+    const metadata = [
+      metaOf(target, METER),
+      metaOf(target, METER),
+      metaOf(target, 'process_start_time_seconds', 'gauge'),
+      metaOf(target, 'process_start_time_seconds', 'gauge'),
+    ]
     const r = await source(fakeProm([up], [], metadata), { match: '{instance="127.0.0.1"}' }).poll(T0, T0 + 2000)
     expect(r.ok && r.reading.instances).toEqual(['127.0.0.1'])
     expect(r.ok && r.reading.targets).toEqual(['{instance="127.0.0.1",job="radiance"}', '{instance="127.0.0.1",job="radiance"}'])
@@ -168,19 +260,36 @@ describe('one poll', () => {
   })
 
   test("the targets' metadata types the meter's family, also a family declared without a sample yet", async () => {
-    const r = await source(fakeProm([upSamples(2)], [], [metaOf({ instance: INSTANCE, job: 'radiance' }, METER, 'counter')])).poll(T0, T0 + 2000)
-    expect(r.ok && r.reading).toMatchObject({ meterFamily: 'counter', metadata: 'read', targets: [`{instance="${INSTANCE}",job="radiance"}`] })
+    const r = await source(fakeProm([upSamples(2)], [], [metaOf({ instance: INSTANCE, job: 'radiance' }, METER, 'counter')])).poll(
+      T0,
+      T0 + 2000,
+    )
+    expect(r.ok && r.reading).toMatchObject({
+      meterFamily: 'counter',
+      metadata: 'read',
+      targets: [`{instance="${INSTANCE}",job="radiance"}`],
+    })
   })
 
-  test("an API without /api/v1/targets/metadata (404): the targets are counted from up alone, said in the reading", async () => {
-    const fetch: PromFetch = async (url) => (new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 404, body: '404 page not found' } : ok('matrix', [upSamples(2)]))
+  test('an API without /api/v1/targets/metadata (404): the targets are counted from up alone, said in the reading', async () => {
+    const fetch: PromFetch = async (url) =>
+      new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 404, body: '404 page not found' } : ok('matrix', [upSamples(2)])
     const r = await source(fetch).poll(T0, T0 + 2000)
     expect(r.ok && r.reading).toMatchObject({ metadata: 'unsupported', targets: [`{instance="${INSTANCE}",job="radiance"}`] })
   })
 
   test('warnings of the answer (a partial response) are kept', async () => {
     const fetch: PromFetch = async (url) =>
-      new URL(url).pathname === '/api/v1/targets/metadata' ? { status: 200, body: JSON.stringify({ status: 'success', data: [] }) } : { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] }, warnings: ['remote_read: error sending request'] }) }
+      new URL(url).pathname === '/api/v1/targets/metadata'
+        ? { status: 200, body: JSON.stringify({ status: 'success', data: [] }) }
+        : {
+            status: 200,
+            body: JSON.stringify({
+              status: 'success',
+              data: { resultType: 'matrix', result: [] },
+              warnings: ['remote_read: error sending request'],
+            }),
+          }
     const r = await source(fetch).poll(T0, T0 + 2000)
     expect(r.ok && r.reading.warnings).toEqual(['remote_read: error sending request'])
   })
@@ -205,7 +314,18 @@ describe('one poll', () => {
   })
 
   test('NaN and +Inf strings are read as such; a non-finite sample makes the increase NaN', async () => {
-    const src = source(fakeProm([{ metric: served(METER), values: [[at(1), 'NaN'], [at(2), '+Inf']] }, upSamples(2)]))
+    const src = source(
+      fakeProm([
+        {
+          metric: served(METER),
+          values: [
+            [at(1), 'NaN'],
+            [at(2), '+Inf'],
+          ],
+        },
+        upSamples(2),
+      ]),
+    )
     const r = await src.poll(T0, T0 + 2000)
     const m = r.ok ? r.reading.series.find((s) => s.role === 'meter')! : undefined
     expect(m && latest(m)?.value).toBe(Infinity)
@@ -218,23 +338,69 @@ describe('answers the source refuses to read', () => {
   const where = 'GET http://prom.test:9090/api/v1/query?query=x'
   const matrixOf = (values: unknown) => ok('matrix', [{ metric: served(METER), values }])
   test.each([
-    ['an error body', { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error: unexpected "}"' }) }, 'error-response', /bad_data.*parse error/],
-    ['a query timeout', { status: 503, body: JSON.stringify({ status: 'error', errorType: 'timeout', error: 'query timed out' }) }, 'error-response', /timeout/],
+    [
+      'an error body',
+      { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error: unexpected "}"' }) },
+      'error-response',
+      /bad_data.*parse error/,
+    ],
+    [
+      'a query timeout',
+      { status: 503, body: JSON.stringify({ status: 'error', errorType: 'timeout', error: 'query timed out' }) },
+      'error-response',
+      /timeout/,
+    ],
     ['HTML from a proxy', { status: 502, body: '<html>Bad Gateway</html>' }, 'http-status', /HTTP 502/],
     ['a login page with 200', { status: 200, body: '<!doctype html><form>' }, 'not-json', /not JSON/],
-    ['a 500 with a success body', { status: 500, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }) }, 'http-status', /HTTP 500/],
+    [
+      'a 500 with a success body',
+      { status: 500, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }) },
+      'http-status',
+      /HTTP 500/,
+    ],
     ['no status', { status: 200, body: JSON.stringify({ data: { resultType: 'matrix', result: [] } }) }, 'bad-shape', /status/],
     ['a vector where a matrix was asked', ok('vector', []), 'bad-shape', /resultType is "vector"/],
-    ['a scalar where a matrix was asked', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, '1'] } }) }, 'bad-shape', /resultType is "scalar"/],
+    [
+      'a scalar where a matrix was asked',
+      { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, '1'] } }) },
+      'bad-shape',
+      /resultType is "scalar"/,
+    ],
     ['a number value', matrixOf([[at(1), 2]]), 'bad-shape', /not a Prometheus float string/],
     ['a word value', matrixOf([[at(1), 'two']]), 'bad-shape', /not a Prometheus float string/],
     ['a string time', matrixOf([['1', '2']]), 'bad-shape', /time/],
     ['a series with no name', ok('matrix', [{ metric: { instance: INSTANCE }, values: [[at(1), '2']] }]), 'bad-shape', /__name__/],
-    ['a numeric label value', ok('matrix', [{ metric: { __name__: METER, engine: 0 }, values: [[at(1), '2']] }]), 'bad-shape', /label "engine"/],
-    ['the same series twice', ok('matrix', [{ metric: served(METER), values: [[at(1), '2']] }, { metric: served(METER), values: [[at(1), '3']] }]), 'bad-shape', /twice/],
-    ['times going back', matrixOf([[at(2), '1'], [at(1), '2']]), 'bad-shape', /do not rise/],
+    [
+      'a numeric label value',
+      ok('matrix', [{ metric: { __name__: METER, engine: 0 }, values: [[at(1), '2']] }]),
+      'bad-shape',
+      /label "engine"/,
+    ],
+    [
+      'the same series twice',
+      ok('matrix', [
+        { metric: served(METER), values: [[at(1), '2']] },
+        { metric: served(METER), values: [[at(1), '3']] },
+      ]),
+      'bad-shape',
+      /twice/,
+    ],
+    [
+      'times going back',
+      matrixOf([
+        [at(2), '1'],
+        [at(1), '2'],
+      ]),
+      'bad-shape',
+      /do not rise/,
+    ],
     ['values missing', ok('matrix', [{ metric: served(METER) }]), 'bad-shape', /values/],
-    ['warnings that are not strings', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] }, warnings: [7] }) }, 'bad-shape', /warnings/],
+    [
+      'warnings that are not strings',
+      { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] }, warnings: [7] }) },
+      'bad-shape',
+      /warnings/,
+    ],
     ['JSON null', { status: 200, body: 'null' }, 'bad-shape', /status/],
   ] as const)('%s', (_name, res, kind, message) => {
     const r = parseApiAnswer(res, where)
@@ -249,8 +415,16 @@ describe('answers the source refuses to read', () => {
 
   test.each([
     ['a list of targets that is not a list', { status: 'success', data: { targets: [] } }, /not a list/],
-    ['a target that is not labels', { status: 'success', data: [{ target: 'gpu-7', metric: METER, type: 'counter' }] }, /target is not label name/],
-    ['an entry without a type', { status: 'success', data: [{ target: { instance: INSTANCE }, metric: METER }] }, /no metric name and type/],
+    [
+      'a target that is not labels',
+      { status: 'success', data: [{ target: 'gpu-7', metric: METER, type: 'counter' }] },
+      /target is not label name/,
+    ],
+    [
+      'an entry without a type',
+      { status: 'success', data: [{ target: { instance: INSTANCE }, metric: METER }] },
+      /no metric name and type/,
+    ],
   ])("targets' metadata: %s is refused", (_name, body, message) => {
     const r = parseTargetsMetadata({ status: 200, body: JSON.stringify(body) }, where)
     expect(r.ok).toBe(false)
@@ -258,7 +432,11 @@ describe('answers the source refuses to read', () => {
   })
 
   test('a poll with one refused request is a failure, never a reading', async () => {
-    const src = source(async (url) => (new URL(url).pathname === '/api/v1/query' ? { status: 200, body: 'oops' } : { status: 200, body: JSON.stringify({ status: 'success', data: [] }) }))
+    const src = source(async (url) =>
+      new URL(url).pathname === '/api/v1/query'
+        ? { status: 200, body: 'oops' }
+        : { status: 200, body: JSON.stringify({ status: 'success', data: [] }) },
+    )
     const r = await src.poll(T0, T0 + 1000)
     expect(r).toMatchObject({ ok: false, failure: { kind: 'not-json' } })
     expect(r.ok || r.failure.where).toMatch(/^GET http:\/\/prom\.test:9090\/api\/v1\/query\?query=/)
@@ -277,34 +455,99 @@ describe('a hostile Prometheus (seeded fuzz)', () => {
       seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
       return seed % n
     }
-    const pick = <T,>(xs: readonly T[]): T => xs[rand(xs.length)]!
-    const values: unknown[] = ['1', '0', '2.5', 'NaN', '+Inf', '-Inf', 'nan', 'Infinity', 'inf', '1e', '', ' 1', '0x10', '1_0', '-0', '1e308', '1e309', 3, null, {}, [], true]
+    const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!
+    const values: unknown[] = [
+      '1',
+      '0',
+      '2.5',
+      'NaN',
+      '+Inf',
+      '-Inf',
+      'nan',
+      'Infinity',
+      'inf',
+      '1e',
+      '',
+      ' 1',
+      '0x10',
+      '1_0',
+      '-0',
+      '1e308',
+      '1e309',
+      3,
+      null,
+      {},
+      [],
+      true,
+    ]
     const times: unknown[] = [at(1), at(2), '1800000001', null, -1, 1e300, Number.MAX_SAFE_INTEGER, {}, []]
     const mutate = (answer: { status: number; body: string }): { status: number; body: string } => {
       const json = JSON.parse(answer.body) as any
       const result = json.data.result as any[]
       switch (rand(11)) {
-        case 0: json.status = pick(['error', 'ok', null, 'success']); break
-        case 1: json.data.resultType = pick(['vector', 'matrix', 'scalar', 'string', null]); break
-        case 2: if (result[0]) result[0].values.push([pick(times), pick(values)]); break
-        case 3: if (result[0]) result[0].metric = pick([{}, { __name__: 'bad name' }, { __name__: METER, 'bad-label': 'x' }, { __name__: METER, model_name: 7 }, null, []]); break
-        case 4: if (result[0]) result.push(structuredClone(result[0])); break
-        case 5: json.data.result = pick([null, {}, 'x', [null], [[]]]); break
-        case 6: return { status: answer.status, body: answer.body.slice(0, rand(answer.body.length)) }
-        case 7: return { status: pick([200, 204, 400, 422, 500, 503]), body: answer.body }
-        case 8: if (result[0]) result[0].values.reverse(); break
-        case 9: json.warnings = pick([['partial response'], 'partial', [null], []]); break
-        default: break // unchanged: must read
+        case 0:
+          json.status = pick(['error', 'ok', null, 'success'])
+          break
+        case 1:
+          json.data.resultType = pick(['vector', 'matrix', 'scalar', 'string', null])
+          break
+        case 2:
+          if (result[0]) result[0].values.push([pick(times), pick(values)])
+          break
+        case 3:
+          if (result[0])
+            result[0].metric = pick([
+              {},
+              { __name__: 'bad name' },
+              { __name__: METER, 'bad-label': 'x' },
+              { __name__: METER, model_name: 7 },
+              null,
+              [],
+            ])
+          break
+        case 4:
+          if (result[0]) result.push(structuredClone(result[0]))
+          break
+        case 5:
+          json.data.result = pick([null, {}, 'x', [null], [[]]])
+          break
+        case 6:
+          return { status: answer.status, body: answer.body.slice(0, rand(answer.body.length)) }
+        case 7:
+          return { status: pick([200, 204, 400, 422, 500, 503]), body: answer.body }
+        case 8:
+          if (result[0]) result[0].values.reverse()
+          break
+        case 9:
+          json.warnings = pick([['partial response'], 'partial', [null], []])
+          break
+        default:
+          break // unchanged: must read
       }
       return { status: answer.status, body: JSON.stringify(json) }
     }
-    const matrix = [{ metric: served(METER), values: [[at(1), '0'], [at(2), '2']] }, upSamples(2)]
-    const metadata = { status: 200, body: JSON.stringify({ status: 'success', data: [metaOf({ instance: INSTANCE, job: 'radiance' }, METER)] }) }
+    const matrix = [
+      {
+        metric: served(METER),
+        values: [
+          [at(1), '0'],
+          [at(2), '2'],
+        ],
+      },
+      upSamples(2),
+    ]
+    const metadata = {
+      status: 200,
+      body: JSON.stringify({ status: 'success', data: [metaOf({ instance: INSTANCE, job: 'radiance' }, METER)] }),
+    }
     let read = 0
     let refused = 0
     for (let c = 0; c < 400; c++) {
       const fetch: PromFetch = async (url) => {
-        if (new URL(url).pathname === '/api/v1/targets/metadata') return rand(8) ? metadata : { status: 200, body: JSON.stringify({ status: 'success', data: pick([[{}], [{ target: { instance: 7 } }], 'x', null]) }) }
+        if (new URL(url).pathname === '/api/v1/targets/metadata')
+          return rand(8)
+            ? metadata
+            : { status: 200, body: JSON.stringify({ status: 'success', data: pick([[{}], [{ target: { instance: 7 } }], 'x', null]) }) }
         const base = ok('matrix', structuredClone(matrix))
         return rand(2) ? mutate(base) : base
       }
@@ -315,7 +558,10 @@ describe('a hostile Prometheus (seeded fuzz)', () => {
         continue
       }
       read++
-      expect(r.reading.warnings.every((w) => typeof w === 'string'), `case ${c}`).toBe(true)
+      expect(
+        r.reading.warnings.every((w) => typeof w === 'string'),
+        `case ${c}`,
+      ).toBe(true)
       for (const sr of r.reading.series) {
         expect(sr.name, `case ${c}`).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/)
         for (const p of sr.samples) {
@@ -352,7 +598,29 @@ describe('the selector', () => {
       seed = (seed * 1103515245 + 12345) >>> 0
       return seed % n
     }
-    const alphabet = ['a', 'Z', '0', '"', '\\', '\n', '\r', '\t', '{', '}', ',', '=', '~', '!', '`', "'", ' ', 'é', '🙂', '\u0000', '\u001b']
+    const alphabet = [
+      'a',
+      'Z',
+      '0',
+      '"',
+      '\\',
+      '\n',
+      '\r',
+      '\t',
+      '{',
+      '}',
+      ',',
+      '=',
+      '~',
+      '!',
+      '`',
+      "'",
+      ' ',
+      'é',
+      '🙂',
+      '\u0000',
+      '\u001b',
+    ]
     for (let c = 0; c < 500; c++) {
       const matchers: LabelMatcher[] = Array.from({ length: 1 + rand(3) }, (_, i) => ({
         name: i === 0 ? 'instance' : `l${i}_${rand(9)}`,
@@ -370,8 +638,15 @@ describe('the selector', () => {
   })
 
   test('a user match is parsed and rendered again, not pasted', () => {
-    const q = buildQueries((parseMatch(`{ job = 'radiance' , instance="gpu-7:8000" ,}`) as { matchers: LabelMatcher[] }).matchers, METER, [], 5)
-    expect(q.selector).toBe('{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up|process_start_time_seconds",job="radiance",instance="gpu-7:8000"}')
+    const q = buildQueries(
+      (parseMatch(`{ job = 'radiance' , instance="gpu-7:8000" ,}`) as { matchers: LabelMatcher[] }).matchers,
+      METER,
+      [],
+      5,
+    )
+    expect(q.selector).toBe(
+      '{__name__=~"(?:[a-zA-Z_][a-zA-Z0-9_]*:)?engine_steps_held_total|up|process_start_time_seconds",job="radiance",instance="gpu-7:8000"}',
+    )
   })
 
   test.each([
@@ -424,7 +699,14 @@ describe('counters and config', () => {
   })
 
   test('durations', () => {
-    expect([parsePromDuration('1s'), parsePromDuration('1m30s'), parsePromDuration('250ms'), parsePromDuration('1h'), parsePromDuration('1x'), parsePromDuration('')]).toEqual([1000, 90_000, 250, 3_600_000, undefined, undefined])
+    expect([
+      parsePromDuration('1s'),
+      parsePromDuration('1m30s'),
+      parsePromDuration('250ms'),
+      parsePromDuration('1h'),
+      parsePromDuration('1x'),
+      parsePromDuration(''),
+    ]).toEqual([1000, 90_000, 250, 3_600_000, undefined, undefined])
   })
 
   test("the scrape interval of a job from Prometheus' own config dump", () => {

@@ -14,17 +14,50 @@ import { checkExact } from '../../../helpers/steps/probes/send.ts'
 import { pick, prng as rng } from '../../support/prng.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
-  return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
+  return JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+  })
 }
 
-
 const PAIRS: ReadonlyArray<readonly [string, string]> = [
-  ['"', '"'], ["'", "'"], ['`', '`'], ['```', '```'], ['**', '**'], ['*', '*'], ['__', '__'], ['_', '_'], ['~~', '~~'],
-  ['\u201c', '\u201d'], ['\u2018', '\u2019'], ['\u00ab', '\u00bb'],
+  ['"', '"'],
+  ["'", "'"],
+  ['`', '`'],
+  ['```', '```'],
+  ['**', '**'],
+  ['*', '*'],
+  ['__', '__'],
+  ['_', '_'],
+  ['~~', '~~'],
+  ['\u201c', '\u201d'],
+  ['\u2018', '\u2019'],
+  ['\u00ab', '\u00bb'],
 ]
 const MARKS = ['.', '!', '?', ',', ';', ':', '\u2026', '\u3002']
 const SPACE = ['', ' ', '\n', '\n\n', '\t', '  ']
-const FILLER = ['I', 'will', 'not', 'say', 'the', 'word', 'is', 'sure', 'here', 'it', 'you', 'asked', 'answer', 'ok', 'Certainly', 'bird', 'a', 'of']
+const FILLER = [
+  'I',
+  'will',
+  'not',
+  'say',
+  'the',
+  'word',
+  'is',
+  'sure',
+  'here',
+  'it',
+  'you',
+  'asked',
+  'answer',
+  'ok',
+  'Certainly',
+  'bird',
+  'a',
+  'of',
+]
 
 function randomCase(r: () => number, word: string): string {
   const mode = Math.floor(r() * 4)
@@ -102,14 +135,29 @@ describe('the exact reply is the word', () => {
   })
 
   test.each([
-    ['kestrel'], ['"kestrel".'], ['Kestrel.'], ['KESTREL!'], ['"kestrel"'], ['**Kestrel**'], ['**Kestrel.**'], ['**Kestrel**.'], ['`kestrel`'], ['```\nkestrel\n```'],
-    ['```text\nkestrel\n```'], ['_kestrel_'], ['\u201cKestrel.\u201d'], ['\n\n  kestrel  \n'], ['<think>hmm, kestrel?</think>\n\nKestrel'],
+    ['kestrel'],
+    ['"kestrel".'],
+    ['Kestrel.'],
+    ['KESTREL!'],
+    ['"kestrel"'],
+    ['**Kestrel**'],
+    ['**Kestrel.**'],
+    ['**Kestrel**.'],
+    ['`kestrel`'],
+    ['```\nkestrel\n```'],
+    ['```text\nkestrel\n```'],
+    ['_kestrel_'],
+    ['\u201cKestrel.\u201d'],
+    ['\n\n  kestrel  \n'],
+    ['<think>hmm, kestrel?</think>\n\nKestrel'],
   ])('%j passes', (content) => {
     expect(judgeExact(200, chat({ content }), 'kestrel').verdict).toBe('passed')
   })
 
   test('the real wire variants stay green: reasoning_content, reasoning, a <think> block left in content', () => {
-    expect(judgeExact(200, chat({ content: '\n\nkestrel', reasoning_content: 'The user wants kestrel.' }), 'kestrel').verdict).toBe('passed')
+    expect(judgeExact(200, chat({ content: '\n\nkestrel', reasoning_content: 'The user wants kestrel.' }), 'kestrel').verdict).toBe(
+      'passed',
+    )
     expect(judgeExact(200, chat({ content: '\n\nkestrel', reasoning: 'The user wants kestrel.' }), 'kestrel').verdict).toBe('passed')
     expect(judgeExact(200, chat({ content: '<think>The user wants kestrel.</think>\n\nkestrel' }), 'kestrel').verdict).toBe('passed')
   })
@@ -132,7 +180,10 @@ describe('the exact reply is the word', () => {
 describe('step probe.exact, in-process against a fake endpoint', () => {
   const KEY = 'sk-inproc-Hy7Gt6Fr5De4Sw3'
   function ctxWith(reply: (body: string) => { status: number; body: string }) {
-    const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--model', 'm'], env: { VERIFY_API_KEY: KEY } })
+    const r = loadConfig({
+      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--model', 'm'],
+      env: { VERIFY_API_KEY: KEY },
+    })
     if (!r.ok) throw new Error('config')
     const sent: Array<{ headers: Record<string, string> | undefined; body: string | undefined }> = []
     const http: HttpClient = {
@@ -143,13 +194,22 @@ describe('step probe.exact, in-process against a fake endpoint', () => {
       },
     }
     const host: HostClient = { where: 'local', run: () => Promise.reject(new Error('no host in this test')) }
-    const ctx = createContext({ target: r.target, http: redactingHttp(http, KEY), host, clock: { now: () => 0, sleep: async () => {} }, choices: { pick: (_n, o) => o[0]! } })
+    const ctx = createContext({
+      target: r.target,
+      http: redactingHttp(http, KEY),
+      host,
+      clock: { now: () => 0, sleep: async () => {} },
+      choices: { pick: (_n, o) => o[0]! },
+    })
     return { ctx, sent }
   }
   const word = EXACT_WORDS[0]
 
   test('the word passes; the key goes in the Authorization header', async () => {
-    const { ctx, sent } = ctxWith(() => ({ status: 200, body: chat({ content: `\n\n**${word[0]!.toUpperCase()}${word.slice(1)}.**`, reasoning: 'thinking' }) }))
+    const { ctx, sent } = ctxWith(() => ({
+      status: 200,
+      body: chat({ content: `\n\n**${word[0]!.toUpperCase()}${word.slice(1)}.**`, reasoning: 'thinking' }),
+    }))
     const j = await checkExact(ctx, { healthy: true })
     expect(j.verdict).toBe('passed')
     expect(sent[0]!.headers!.authorization).toBe(`Bearer ${KEY}`)

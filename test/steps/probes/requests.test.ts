@@ -8,7 +8,11 @@ import { judgeTools } from '../../../helpers/steps/probes/tools.ts'
 import { judgeVision } from '../../../helpers/steps/probes/vision.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
-  return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })
+  return JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+  })
 }
 
 describe('the solid-colour PNG', () => {
@@ -50,7 +54,9 @@ describe('probe requests', () => {
   })
   test('the vision prompt names the decoy colour, never the real one', () => {
     const r = visionRequest('m', 'blue', 'red')
-    const prompt = JSON.stringify((r.messages[0] as { content: Array<{ type: string; text?: string }> }).content.filter((p) => p.type === 'text'))
+    const prompt = JSON.stringify(
+      (r.messages[0] as { content: Array<{ type: string; text?: string }> }).content.filter((p) => p.type === 'text'),
+    )
     expect(prompt).toContain('red')
     expect(prompt).not.toContain('blue')
   })
@@ -80,8 +86,16 @@ describe('judging the exact reply', () => {
     expect(judgeExact(200, chat({ content: '<think>kestrel</think>hello' }), 'kestrel').verdict).toBe('failed')
   })
   test.each([
-    [500, JSON.stringify({ object: 'error', message: 'engine overloaded', type: 'InternalServerError', code: 500 }), /HTTP 500: engine overloaded/],
-    [500, JSON.stringify({ error: { message: 'engine overloaded', type: 'InternalServerError', code: 500 } }), /HTTP 500: engine overloaded/],
+    [
+      500,
+      JSON.stringify({ object: 'error', message: 'engine overloaded', type: 'InternalServerError', code: 500 }),
+      /HTTP 500: engine overloaded/,
+    ],
+    [
+      500,
+      JSON.stringify({ error: { message: 'engine overloaded', type: 'InternalServerError', code: 500 } }),
+      /HTTP 500: engine overloaded/,
+    ],
     [401, JSON.stringify({ error: 'Unauthorized' }), /HTTP 401: Unauthorized/],
     [200, '', /empty body/],
     [200, '<html>upstream error</html>', /not JSON/],
@@ -99,7 +113,8 @@ describe('judging the exact reply', () => {
 })
 
 describe('judging the tool call', () => {
-  const call = (args: unknown, name = 'record_probe_token') => chat({ content: null, tool_calls: [{ id: 't', type: 'function', function: { name, arguments: args } }] }, 'tool_calls')
+  const call = (args: unknown, name = 'record_probe_token') =>
+    chat({ content: null, tool_calls: [{ id: 't', type: 'function', function: { name, arguments: args } }] }, 'tool_calls')
   test('passes arguments as a JSON string', () => {
     expect(judgeTools(200, call('{"token": "quasar"}'), 'quasar').verdict).toBe('passed')
   })
@@ -107,7 +122,11 @@ describe('judging the tool call', () => {
     expect(judgeTools(200, call({ token: 'quasar' }), 'quasar').verdict).toBe('passed')
   })
   test('a call written as text in content is red as a misconfigured tool parser', () => {
-    const r = judgeTools(200, chat({ content: '<tool_call>{"name": "record_probe_token", "arguments": {"token": "quasar"}}</tool_call>' }), 'quasar')
+    const r = judgeTools(
+      200,
+      chat({ content: '<tool_call>{"name": "record_probe_token", "arguments": {"token": "quasar"}}</tool_call>' }),
+      'quasar',
+    )
     expect(r.verdict).toBe('failed')
     expect(r.next).toMatch(/tool parser misconfigured/)
   })
@@ -119,7 +138,9 @@ describe('judging the tool call', () => {
     expect(judgeTools(200, call('{"token":"kestrel"}'), 'quasar').verdict).toBe('failed')
   })
   test('a server without its tool parser answers 400, which is red with the fix', () => {
-    const body = JSON.stringify({ error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', code: 400 } })
+    const body = JSON.stringify({
+      error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', code: 400 },
+    })
     expect(judgeTools(400, body, 'quasar').next).toMatch(/--enable-auto-tool-choice --tool-call-parser/)
   })
 })
@@ -140,6 +161,8 @@ describe('judging the vision reply', () => {
     expect(judgeVision(200, chat({ content: 'red, green, blue or yellow' }), 'blue', 'red').verdict).toBe('failed')
   })
   test('finish_reason length with null content is red: thinking ate the budget', () => {
-    expect(judgeVision(200, chat({ content: null, reasoning_content: 'hmm' }, 'length'), 'blue', 'red').next).toMatch(/thinking ate the budget/)
+    expect(judgeVision(200, chat({ content: null, reasoning_content: 'hmm' }, 'length'), 'blue', 'red').next).toMatch(
+      /thinking ate the budget/,
+    )
   })
 })

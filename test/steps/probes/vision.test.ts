@@ -8,26 +8,63 @@ import { OTHER_COLOURS, judgeVision, readColours } from '../../../helpers/steps/
 import { pick, prng } from '../../support/prng.ts'
 
 function reply(content: string, reasoning?: string): string {
-  return JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: 'stop' }] })
+  return JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [
+      { index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: 'stop' },
+    ],
+  })
 }
-const verdictOf = (content: string, colour: ProbeColour, decoy: ProbeColour, reasoning?: string) => judgeVision(200, reply(content, reasoning), colour, decoy)
+const verdictOf = (content: string, colour: ProbeColour, decoy: ProbeColour, reasoning?: string) =>
+  judgeVision(200, reply(content, reasoning), colour, decoy)
 
 describe('examples a reader judges at a glance (picture orange, the prompt asked "Is this square blue?")', () => {
   test.each([
-    'Orange', 'orange.', 'The square is orange.', 'It is not blue; it is orange.', "It's orange, not blue.", "No, it's orange.", 'No. Orange.',
-    'Not blue — orange.', 'Not blue - orange', 'It is neither blue nor red; it is orange.', 'Orange (not blue).', "I think it's orange.",
-    "It's orange rather than blue.", "Definitely not blue, it's orange.", "It isn't blue. It's orange.", '**Orange**', 'The colour is orange, and it is not blue.',
-    'Orange! Not blue.', "Instead of blue, it's orange.", "It's not blue but orange.", 'It is not blue and it is orange.', "It's not blue. Instead, it's orange.",
-    "I'm not sure, but it looks orange.", 'A solid orange square.', 'ORANGE', '`orange`', "It's an orange-ish square.",
-    'Blue is wrong; it is orange.', 'Blue? No, orange.', 'Is it blue? No. It is orange.',
+    'Orange',
+    'orange.',
+    'The square is orange.',
+    'It is not blue; it is orange.',
+    "It's orange, not blue.",
+    "No, it's orange.",
+    'No. Orange.',
+    'Not blue — orange.',
+    'Not blue - orange',
+    'It is neither blue nor red; it is orange.',
+    'Orange (not blue).',
+    "I think it's orange.",
+    "It's orange rather than blue.",
+    "Definitely not blue, it's orange.",
+    "It isn't blue. It's orange.",
+    '**Orange**',
+    'The colour is orange, and it is not blue.',
+    'Orange! Not blue.',
+    "Instead of blue, it's orange.",
+    "It's not blue but orange.",
+    'It is not blue and it is orange.',
+    "It's not blue. Instead, it's orange.",
+    "I'm not sure, but it looks orange.",
+    'A solid orange square.',
+    'ORANGE',
+    '`orange`',
+    "It's an orange-ish square.",
+    'Blue is wrong; it is orange.',
+    'Blue? No, orange.',
+    'Is it blue? No. It is orange.',
     // A retraction of the decoy that names no colour; exclusivity that is no denial; a caveat after a contrast.
-    'Blue? Not at all. Orange.', 'Blue is not correct; it is orange.', 'Blue? Wrong. Orange.', 'Blue, no. Orange.', 'Orange, nothing else.',
-    'Orange and no other colour.', "It looks orange, but I'm not sure.",
+    'Blue? Not at all. Orange.',
+    'Blue is not correct; it is orange.',
+    'Blue? Wrong. Orange.',
+    'Blue, no. Orange.',
+    'Orange, nothing else.',
+    'Orange and no other colour.',
+    "It looks orange, but I'm not sure.",
   ])('green: %j', (content) => {
     expect(verdictOf(content, 'orange', 'blue').verdict).toBe('passed')
   })
   test.each([
-    ['It is not orange; it is blue.', 'gives the prompt\'s decoy blue as its answer, and denies orange'],
+    ['It is not orange; it is blue.', "gives the prompt's decoy blue as its answer, and denies orange"],
     ['It is not orange.', 'denies orange and gives no colour as its answer'],
     ['Not orange.', 'denies orange'],
     ["It isn't orange, it's red.", 'answers red, and denies orange'],
@@ -44,19 +81,30 @@ describe('examples a reader judges at a glance (picture orange, the prompt asked
     ['It is not, as you may think, orange.', 'denies orange'],
     ['There is no orange here.', 'denies orange'],
     ['Either orange or blue.', 'several candidate colours'],
-    ["It's blue, not orange.", "decoy blue as its answer, and denies orange"],
+    ["It's blue, not orange.", 'decoy blue as its answer, and denies orange'],
     ['Yellow-orange.', 'several candidate colours, orange and yellow'],
     ['It is purple.', 'answers purple'],
     ['I cannot see an image.', 'names no colour'],
     ['Orange? No.', 'denies orange'],
-    ["It's orange? No, it's blue.", "decoy blue as its answer, and denies orange"],
+    ["It's orange? No, it's blue.", 'decoy blue as its answer, and denies orange'],
     ['Orange is wrong.', 'denies orange'],
     ["It's orange. Orange is incorrect; red.", 'answers red, and denies orange'],
     // The colour named, then taken back by words that do not repeat it.
-    ['Orange? No way.', 'denies orange'], ['Orange, no.', 'denies orange'], ['Orange... no.', 'denies orange'], ['Orange?? No.', 'denies orange'],
-    ['Orange? Nope.', 'denies orange'], ['Orange: no.', 'denies orange'], ['Orange is not correct.', 'denies orange'], ['Orange it is not.', 'denies orange'],
-    ["Orange? I don't think so.", 'denies orange'], ['Orange? Wrong.', 'denies orange'], ['Orange — wrong.', 'denies orange'], ['Orange. Not.', 'denies orange'],
-    ['Orange? Not really.', 'denies orange'], ['Anything but orange.', 'denies orange'], ["Orange? I don't think so. Blue.", "decoy blue as its answer, and denies orange"],
+    ['Orange? No way.', 'denies orange'],
+    ['Orange, no.', 'denies orange'],
+    ['Orange... no.', 'denies orange'],
+    ['Orange?? No.', 'denies orange'],
+    ['Orange? Nope.', 'denies orange'],
+    ['Orange: no.', 'denies orange'],
+    ['Orange is not correct.', 'denies orange'],
+    ['Orange it is not.', 'denies orange'],
+    ["Orange? I don't think so.", 'denies orange'],
+    ['Orange? Wrong.', 'denies orange'],
+    ['Orange — wrong.', 'denies orange'],
+    ['Orange. Not.', 'denies orange'],
+    ['Orange? Not really.', 'denies orange'],
+    ['Anything but orange.', 'denies orange'],
+    ["Orange? I don't think so. Blue.", 'decoy blue as its answer, and denies orange'],
   ])('red: %j', (content, why) => {
     const r = verdictOf(content, 'orange', 'blue')
     expect(r.verdict).toBe('failed')
@@ -78,7 +126,14 @@ describe('examples a reader judges at a glance (picture orange, the prompt asked
 const ALL: readonly string[] = [...COLOUR_NAMES, ...OTHER_COLOURS]
 const HEDGES = ['', 'I think ', 'Probably ', 'It looks ', 'It seems ', 'To me it is ', 'Clearly ', 'The answer: ']
 const ENDS = ['', '.', '!', '.\n']
-const WRAPS: ReadonlyArray<(s: string) => string> = [(s) => s, (s) => `**${s}**`, (s) => `"${s}"`, (s) => s.toUpperCase(), (s) => `\n\n${s}`, (s) => s.replace(/^./, (c) => c.toUpperCase())]
+const WRAPS: ReadonlyArray<(s: string) => string> = [
+  (s) => s,
+  (s) => `**${s}**`,
+  (s) => `"${s}"`,
+  (s) => s.toUpperCase(),
+  (s) => `\n\n${s}`,
+  (s) => s.replace(/^./, (c) => c.toUpperCase()),
+]
 /** Ways to deny colours, each a phrase that leaves nothing open after it. */
 const DENIALS: ReadonlyArray<(xs: string[]) => string> = [
   (xs) => `it is not ${xs.join(' or ')}`,
@@ -93,11 +148,30 @@ const DENIALS: ReadonlyArray<(xs: string[]) => string> = [
   (xs) => `it's ${xs.join(' or ')}? No`,
 ]
 /** Ways to take back the statement just before, naming no colour. */
-const RETRACTIONS = ['no', 'nope', 'no way', 'not really', 'not at all', 'not quite', "I don't think so", 'wrong', 'that is wrong', "it isn't", 'not', 'not correct']
+const RETRACTIONS = [
+  'no',
+  'nope',
+  'no way',
+  'not really',
+  'not at all',
+  'not quite',
+  "I don't think so",
+  'wrong',
+  'that is wrong',
+  "it isn't",
+  'not',
+  'not correct',
+]
 /** What joins a statement to its retraction. */
 const RETRACT_JOINS = ['? ', '?? ', ', ', '. ', '... ', ' — ', ': ', '! ']
 /** A colour taken back inside its own clause. */
-const SELF_DENIALS: ReadonlyArray<(c: string) => string> = [(c) => `${c} is not correct`, (c) => `${c} it is not`, (c) => `${c} is not the answer`, (c) => `anything but ${c}`, (c) => `${c} is wrong`]
+const SELF_DENIALS: ReadonlyArray<(c: string) => string> = [
+  (c) => `${c} is not correct`,
+  (c) => `${c} it is not`,
+  (c) => `${c} is not the answer`,
+  (c) => `anything but ${c}`,
+  (c) => `${c} is wrong`,
+]
 /** What joins a denial to the statement after it. */
 const JOINS = ['; ', '. ', ', ', ' — ', ' but ', ': ']
 
@@ -130,18 +204,36 @@ function wrongAnswer(random: () => number, colour: string, decoy: string): [stri
   if (kind === 0) {
     // The picture's colour denied; another colour, or none, given.
     const denial = pick(random, DENIALS)([colour, ...(random() < 0.3 ? someOthers(random, [colour], 1) : [])])
-    const after = random() < 0.5 ? '' : `${pick(random, JOINS)}it is ${pick(random, ALL.filter((c) => c !== colour))}`
+    const after =
+      random() < 0.5
+        ? ''
+        : `${pick(random, JOINS)}it is ${pick(
+            random,
+            ALL.filter((c) => c !== colour),
+          )}`
     return [sentence(random, `${denial}${after}`), 'denies']
   }
   if (kind === 1) {
     // The decoy given as the answer, the colour perhaps denied beside it.
-    const body = random() < 0.5 ? `${pick(random, HEDGES)}${decoy}` : random() < 0.5 ? `yes, it is ${decoy}` : `${pick(random, DENIALS)([colour])}${pick(random, JOINS)}it is ${decoy}`
+    const body =
+      random() < 0.5
+        ? `${pick(random, HEDGES)}${decoy}`
+        : random() < 0.5
+          ? `yes, it is ${decoy}`
+          : `${pick(random, DENIALS)([colour])}${pick(random, JOINS)}it is ${decoy}`
     return [sentence(random, body), 'decoy']
   }
   // Several candidates: the colour with others, as a list or a hedge.
   const others = someOthers(random, [colour], 3)
   const all = random() < 0.5 ? [colour, ...others] : [...others, colour]
-  const forms = [`${all.slice(0, -1).join(', ')} or ${all.at(-1)}`, `it could be ${all.join(' or ')}`, `maybe ${all.join(', maybe ')}`, `${all.join(' and ')}`, `either ${all.join(' or ')}`, `${pick(random, HEDGES)}${all.join('-')}`]
+  const forms = [
+    `${all.slice(0, -1).join(', ')} or ${all.at(-1)}`,
+    `it could be ${all.join(' or ')}`,
+    `maybe ${all.join(', maybe ')}`,
+    `${all.join(' and ')}`,
+    `either ${all.join(' or ')}`,
+    `${pick(random, HEDGES)}${all.join('-')}`,
+  ]
   return [sentence(random, pick(random, forms)), 'several']
 }
 
@@ -151,7 +243,10 @@ describe('property: generated replies', () => {
     for (let seed = 1; seed <= SEEDS; seed++) {
       const random = prng(seed)
       const colour = pick(random, COLOUR_NAMES)
-      const decoy = pick(random, COLOUR_NAMES.filter((c) => c !== colour))
+      const decoy = pick(
+        random,
+        COLOUR_NAMES.filter((c) => c !== colour),
+      )
       const content = rightAnswer(random, colour, decoy)
       const r = verdictOf(content, colour, decoy)
       expect(r.verdict, `seed ${seed}: ${JSON.stringify(content)} (picture ${colour}, decoy ${decoy}): ${r.observed}`).toBe('passed')
@@ -162,7 +257,10 @@ describe('property: generated replies', () => {
     for (let seed = 1; seed <= SEEDS * 2; seed++) {
       const random = prng(1_000_000 + seed)
       const colour = pick(random, COLOUR_NAMES)
-      const decoy = pick(random, COLOUR_NAMES.filter((c) => c !== colour))
+      const decoy = pick(
+        random,
+        COLOUR_NAMES.filter((c) => c !== colour),
+      )
       const [content, kind] = wrongAnswer(random, colour, decoy)
       kinds[kind] += 1
       const r = verdictOf(content, colour, decoy)
@@ -171,24 +269,37 @@ describe('property: generated replies', () => {
     // The generator reached every kind.
     for (const n of Object.values(kinds)) expect(n).toBeGreaterThan(SEEDS / 4)
   })
-  test('the picture\'s colour taken back by words that do not repeat it is never green; the decoy taken back so, then the colour, is green', () => {
+  test("the picture's colour taken back by words that do not repeat it is never green; the decoy taken back so, then the colour, is green", () => {
     for (let seed = 1; seed <= SEEDS; seed++) {
       const random = prng(3_000_000 + seed)
       const colour = pick(random, COLOUR_NAMES)
-      const decoy = pick(random, COLOUR_NAMES.filter((c) => c !== colour))
-      const retracted = (c: string) => (random() < 0.3 ? pick(random, SELF_DENIALS)(c) : `${pick(random, HEDGES)}${c}${pick(random, RETRACT_JOINS)}${pick(random, RETRACTIONS)}`)
+      const decoy = pick(
+        random,
+        COLOUR_NAMES.filter((c) => c !== colour),
+      )
+      const retracted = (c: string) =>
+        random() < 0.3
+          ? pick(random, SELF_DENIALS)(c)
+          : `${pick(random, HEDGES)}${c}${pick(random, RETRACT_JOINS)}${pick(random, RETRACTIONS)}`
       const wrong = sentence(random, retracted(colour))
-      expect(verdictOf(wrong, colour, decoy).verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(wrong)} (picture ${colour})`).toBe('failed')
-      const right = `${retracted(decoy)}${pick(random, [". ", "; ", "! ", ".\n"])}${rightAnswer(random, colour, decoy)}`
+      expect(verdictOf(wrong, colour, decoy).verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(wrong)} (picture ${colour})`).toBe(
+        'failed',
+      )
+      const right = `${retracted(decoy)}${pick(random, ['. ', '; ', '! ', '.\n'])}${rightAnswer(random, colour, decoy)}`
       const r = verdictOf(right, colour, decoy)
-      expect(r.verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(right)} (picture ${colour}, decoy ${decoy}): ${r.observed}`).toBe('passed')
+      expect(r.verdict, `seed ${3_000_000 + seed}: ${JSON.stringify(right)} (picture ${colour}, decoy ${decoy}): ${r.observed}`).toBe(
+        'passed',
+      )
     }
   })
-  test('a right answer with the picture\'s colour then denied after it is never green', () => {
+  test("a right answer with the picture's colour then denied after it is never green", () => {
     for (let seed = 1; seed <= SEEDS; seed++) {
       const random = prng(2_000_000 + seed)
       const colour = pick(random, COLOUR_NAMES)
-      const decoy = pick(random, COLOUR_NAMES.filter((c) => c !== colour))
+      const decoy = pick(
+        random,
+        COLOUR_NAMES.filter((c) => c !== colour),
+      )
       const content = `${rightAnswer(random, colour, decoy)} ${pick(random, ['Actually', 'Wait', 'Hmm', 'Correction'])}, ${pick(random, DENIALS)([colour])}; it is ${decoy}.`
       expect(verdictOf(content, colour, decoy).verdict, `seed ${2_000_000 + seed}: ${JSON.stringify(content)}`).toBe('failed')
     }

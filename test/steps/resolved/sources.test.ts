@@ -21,7 +21,10 @@ type J = null | boolean | number | string | J[] | { [k: string]: J }
 function randomValue(random: () => number, depth = 0): J {
   const r = random()
   if (depth < 3 && r < 0.15) return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1))
-  if (depth < 3 && r < 0.25) return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [randomString(random), randomValue(random, depth + 1)]))
+  if (depth < 3 && r < 0.25)
+    return Object.fromEntries(
+      Array.from({ length: Math.floor(random() * 4) }, () => [randomString(random), randomValue(random, depth + 1)]),
+    )
   if (r < 0.35) return null
   if (r < 0.45) return random() < 0.5
   if (r < 0.6) return Math.floor((random() - 0.5) * 1e6)
@@ -30,7 +33,27 @@ function randomValue(random: () => number, depth = 0): J {
 }
 
 function randomString(random: () => number): string {
-  const parts = ['a', 'Qwen/Qwen3-0.6B', "it's", '"quoted"', 'back\\slash', 'new\nline', 'tab\t', 'café', '日本', '\u0001', ', ', ': ', '(', ')', '{', '}', '=', "'", '"']
+  const parts = [
+    'a',
+    'Qwen/Qwen3-0.6B',
+    "it's",
+    '"quoted"',
+    'back\\slash',
+    'new\nline',
+    'tab\t',
+    'café',
+    '日本',
+    '\u0001',
+    ', ',
+    ': ',
+    '(',
+    ')',
+    '{',
+    '}',
+    '=',
+    "'",
+    '"',
+  ]
   return Array.from({ length: Math.floor(random() * 4) }, () => pick(random, parts)).join('')
 }
 
@@ -73,15 +96,29 @@ describe("property: the Python-repr reader reads what python3's repr() prints", 
   })
 
   test('a dataclass repr, key=value pairs, and what is no literal (torch.bfloat16, a nested call) read as written', () => {
-    const call = readPyCall("ServerArgs(model_path='qwen/x', chunked_prefill_size=8192, mem_fraction_static=0.88, speculative_algorithm=None, lora=[], x={'a': (1, 2)})", 'ServerArgs')!
-    expect(['model_path', 'chunked_prefill_size', 'mem_fraction_static', 'speculative_algorithm'].map((k) => pyText(pyAt(call, k)!))).toEqual(['qwen/x', '8192', '0.88', 'None'])
+    const call = readPyCall(
+      "ServerArgs(model_path='qwen/x', chunked_prefill_size=8192, mem_fraction_static=0.88, speculative_algorithm=None, lora=[], x={'a': (1, 2)})",
+      'ServerArgs',
+    )!
+    expect(
+      ['model_path', 'chunked_prefill_size', 'mem_fraction_static', 'speculative_algorithm'].map((k) => pyText(pyAt(call, k)!)),
+    ).toEqual(['qwen/x', '8192', '0.88', 'None'])
     expect(readPyCall('ServerArgs(a=1)', 'Other')).toBeUndefined()
-    const kv = readPyKeywords("model='Qwen/Qwen3-0.6B', dtype=torch.bfloat16, observability_config=ObservabilityConfig(show_hidden_metrics_for_version=None, kv_cache_metrics=False), served_model_name=Qwen/Qwen3-0.6B, enable_prefix_caching=True, compilation_config={'mode': 3, 'custom_ops': ['none']}")!
-    expect(['dtype', 'observability_config.kv_cache_metrics', 'served_model_name', 'enable_prefix_caching', 'compilation_config.mode'].map((k) => pyText(pyAt(kv, k)!))).toEqual(['torch.bfloat16', 'False', 'Qwen/Qwen3-0.6B', 'True', '3'])
+    const kv = readPyKeywords(
+      "model='Qwen/Qwen3-0.6B', dtype=torch.bfloat16, observability_config=ObservabilityConfig(show_hidden_metrics_for_version=None, kv_cache_metrics=False), served_model_name=Qwen/Qwen3-0.6B, enable_prefix_caching=True, compilation_config={'mode': 3, 'custom_ops': ['none']}",
+    )!
+    expect(
+      ['dtype', 'observability_config.kv_cache_metrics', 'served_model_name', 'enable_prefix_caching', 'compilation_config.mode'].map((k) =>
+        pyText(pyAt(kv, k)!),
+      ),
+    ).toEqual(['torch.bfloat16', 'False', 'Qwen/Qwen3-0.6B', 'True', '3'])
     // Not a whole dict, or text after it that is none of it: not read as one.
     expect(readPyDict("{'a': 1")).toBeUndefined()
     expect(readPyKeywords('Chunked prefill is enabled with max_num_batched_tokens=8192.')).toBeUndefined()
-    expect([...readAssignments('using n_parallel = 4 and kv_unified = true')]).toEqual([['n_parallel', '4'], ['kv_unified', 'true']])
+    expect([...readAssignments('using n_parallel = 4 and kv_unified = true')]).toEqual([
+      ['n_parallel', '4'],
+      ['kv_unified', 'true'],
+    ])
   })
 })
 
@@ -96,7 +133,9 @@ function bootLog(profile: EmulatedProfile, argv: string[], faults: ProfileFaultN
 function judged(profile: 'vllm' | 'sglang' | 'llama.cpp', knob: string, value: string | null, log: string, spec?: KnobSpec) {
   const p = builtinProfile(profile)
   const s = spec ?? p.knobs.get(knob)!.spec
-  const sources = p.engine.resolved.filter((x) => isLogSource(x) && s.proof.sources?.[x.id]).map((source) => ({ source, key: s.proof.sources![source.id]! }))
+  const sources = p.engine.resolved
+    .filter((x) => isLogSource(x) && s.proof.sources?.[x.id])
+    .map((source) => ({ source, key: s.proof.sources![source.id]! }))
   const expected = value ?? s.default!
   return agree(s, expected, expected === s.default, readLogSources(log, p.engine, sources))
 }
@@ -104,66 +143,129 @@ function judged(profile: 'vllm' | 'sglang' | 'llama.cpp', knob: string, value: s
 describe("each profile's log sources, read from the reference engine's boot lines", () => {
   test("the log prefix grammars: vLLM's process tag, level, date and file; SGLang's bracketed time; llama.cpp's tags", () => {
     const vllm = new RegExp(`^(?:${builtinProfile('vllm').engine.log.prefix})`)
-    expect(messageOf("(APIServer pid=1) INFO 06-19 15:35:00 [api_utils.py:273] non-default args: {'port': 3456}", vllm)).toBe("non-default args: {'port': 3456}")
-    expect(messageOf("2026-06-19T15:35:00.123456789Z (EngineCore_DP0 pid=28059) INFO 06-19 15:35:12 [core.py:129] Initializing", vllm)).toBe('Initializing')
+    expect(messageOf("(APIServer pid=1) INFO 06-19 15:35:00 [api_utils.py:273] non-default args: {'port': 3456}", vllm)).toBe(
+      "non-default args: {'port': 3456}",
+    )
+    expect(
+      messageOf('2026-06-19T15:35:00.123456789Z (EngineCore_DP0 pid=28059) INFO 06-19 15:35:12 [core.py:129] Initializing', vllm),
+    ).toBe('Initializing')
     expect(messageOf('INFO 05-01 12:00:00 api_server.py:123] old format', vllm)).toBe('old format')
-    expect(messageOf("+ exec vllm serve --max-num-seqs 8", vllm)).toBeUndefined()
+    expect(messageOf('+ exec vllm serve --max-num-seqs 8', vllm)).toBeUndefined()
     const sglang = new RegExp(`^(?:${builtinProfile('sglang').engine.log.prefix})`)
     expect(messageOf('[2026-03-20 03:17:14] INFO server_args.py:2222: Attention backend', sglang)).toBe('Attention backend')
     expect(messageOf('[2026-03-20 03:17:15.120 TP0] max_total_num_tokens=1', sglang)).toBe('max_total_num_tokens=1')
-    expect(messageOf('Nov 30 02:11:03 gpu-7 llama-server[812]: srv    load_model: initializing slots, n_slots = 2', null)).toBe('srv    load_model: initializing slots, n_slots = 2')
+    expect(messageOf('Nov 30 02:11:03 gpu-7 llama-server[812]: srv    load_model: initializing slots, n_slots = 2', null)).toBe(
+      'srv    load_model: initializing slots, n_slots = 2',
+    )
   })
 
   test('vLLM: MAX_NUM_SEQS from non-default args (the config line has no max_num_seqs); left out at the default, as the parser default is None', () => {
     const armed = judged('vllm', 'MAX_NUM_SEQS', '8', bootLog('vllm', ['--max-num-seqs', '8']))
-    expect([armed.verdict, armed.strongest?.reading.source.id, armed.observed]).toEqual(['passed', 'non-default-args', 'non-default args (what the parser resolved): max_num_seqs=8'])
+    expect([armed.verdict, armed.strongest?.reading.source.id, armed.observed]).toEqual([
+      'passed',
+      'non-default-args',
+      'non-default args (what the parser resolved): max_num_seqs=8',
+    ])
     // Given explicitly at 256, the parser's default being None, it still appears.
-    expect(judged('vllm', 'MAX_NUM_SEQS', '256', bootLog('vllm', ['--max-num-seqs', '256'])).observed).toBe('non-default args (what the parser resolved): max_num_seqs=256')
+    expect(judged('vllm', 'MAX_NUM_SEQS', '256', bootLog('vllm', ['--max-num-seqs', '256'])).observed).toBe(
+      'non-default args (what the parser resolved): max_num_seqs=256',
+    )
     const rollback = judged('vllm', 'MAX_NUM_SEQS', null, bootLog('vllm', []))
-    expect([rollback.verdict, rollback.observed]).toEqual(['passed', "non-default args (what the parser resolved): max_num_seqs left out (the parser's default)"])
-    expect(judged('vllm', 'MAX_NUM_SEQS', '8', bootLog('vllm', []))).toMatchObject({ verdict: 'failed', observed: "non-default args (what the parser resolved): max_num_seqs left out (the parser's default)" })
+    expect([rollback.verdict, rollback.observed]).toEqual([
+      'passed',
+      "non-default args (what the parser resolved): max_num_seqs left out (the parser's default)",
+    ])
+    expect(judged('vllm', 'MAX_NUM_SEQS', '8', bootLog('vllm', []))).toMatchObject({
+      verdict: 'failed',
+      observed: "non-default args (what the parser resolved): max_num_seqs left out (the parser's default)",
+    })
   })
 
   test('vLLM: ENABLE_PREFIX_CACHING passes on the engine config line, the args line agreeing; a later --no- flag, and a line that lies, are red', () => {
     const on = judged('vllm', 'ENABLE_PREFIX_CACHING', null, bootLog('vllm', []))
     expect([on.verdict, on.strongest?.reading.source.id]).toEqual(['passed', 'engine-config'])
-    expect(on.observed).toBe("the engine config line (what the engine runs): enable_prefix_caching=True; agreeing: non-default args (what the parser resolved): enable_prefix_caching left out (the parser's default)")
+    expect(on.observed).toBe(
+      "the engine config line (what the engine runs): enable_prefix_caching=True; agreeing: non-default args (what the parser resolved): enable_prefix_caching left out (the parser's default)",
+    )
     const explicit = judged('vllm', 'ENABLE_PREFIX_CACHING', 'true', bootLog('vllm', ['--enable-prefix-caching']))
-    expect(explicit.observed).toBe('the engine config line (what the engine runs): enable_prefix_caching=True; agreeing: non-default args (what the parser resolved): enable_prefix_caching=True')
-    const later = judged('vllm', 'ENABLE_PREFIX_CACHING', 'true', bootLog('vllm', ['--enable-prefix-caching', '--no-enable-prefix-caching']))
-    expect([later.verdict, later.observed]).toEqual(['failed', 'non-default args (what the parser resolved): enable_prefix_caching=False; the engine config line (what the engine runs): enable_prefix_caching=False'])
+    expect(explicit.observed).toBe(
+      'the engine config line (what the engine runs): enable_prefix_caching=True; agreeing: non-default args (what the parser resolved): enable_prefix_caching=True',
+    )
+    const later = judged(
+      'vllm',
+      'ENABLE_PREFIX_CACHING',
+      'true',
+      bootLog('vllm', ['--enable-prefix-caching', '--no-enable-prefix-caching']),
+    )
+    expect([later.verdict, later.observed]).toEqual([
+      'failed',
+      'non-default args (what the parser resolved): enable_prefix_caching=False; the engine config line (what the engine runs): enable_prefix_caching=False',
+    ])
     const lie = judged('vllm', 'ENABLE_PREFIX_CACHING', 'true', bootLog('vllm', ['--enable-prefix-caching'], ['vllm_args_line_differs']))
-    expect(lie).toMatchObject({ verdict: 'failed', observed: 'non-default args (what the parser resolved): enable_prefix_caching=True; the engine config line (what the engine runs): enable_prefix_caching=False' })
+    expect(lie).toMatchObject({
+      verdict: 'failed',
+      observed:
+        'non-default args (what the parser resolved): enable_prefix_caching=True; the engine config line (what the engine runs): enable_prefix_caching=False',
+    })
     expect(lie.next).toContain('the engine resolved --enable-prefix-caching to false, not the true its parser took')
   })
 
   test('vLLM: an fp8 KV cache falling back to auto is red, both said; a catalog that allows it makes it green, saying so', () => {
     const log = bootLog('vllm', ['--kv-cache-dtype', 'fp8'], ['vllm_kv_fp8_fallback'])
     const fallback = judged('vllm', 'KV_CACHE_DTYPE', 'fp8', log)
-    expect([fallback.verdict, fallback.observed]).toEqual(['failed', 'non-default args (what the parser resolved): kv_cache_dtype=fp8; the engine config line (what the engine runs): kv_cache_dtype=auto'])
-    const allowing = withCatalog(builtinProfile('vllm'), 'knobs:\n  KV_CACHE_DTYPE:\n    env: KV_CACHE_DTYPE\n    flag: --kv-cache-dtype\n    type: enum\n    default: auto\n    allow: { fp8: [auto] }\n    sources: { non-default-args: kv_cache_dtype, engine-config: kv_cache_dtype }\n', 'c.yaml')
+    expect([fallback.verdict, fallback.observed]).toEqual([
+      'failed',
+      'non-default args (what the parser resolved): kv_cache_dtype=fp8; the engine config line (what the engine runs): kv_cache_dtype=auto',
+    ])
+    const allowing = withCatalog(
+      builtinProfile('vllm'),
+      'knobs:\n  KV_CACHE_DTYPE:\n    env: KV_CACHE_DTYPE\n    flag: --kv-cache-dtype\n    type: enum\n    default: auto\n    allow: { fp8: [auto] }\n    sources: { non-default-args: kv_cache_dtype, engine-config: kv_cache_dtype }\n',
+      'c.yaml',
+    )
     if ('problems' in allowing) throw new Error(JSON.stringify(allowing.problems))
     const allowed = judged('vllm', 'KV_CACHE_DTYPE', 'fp8', log, allowing.knobs.get('KV_CACHE_DTYPE')!.spec)
-    expect([allowed.verdict, allowed.observed]).toEqual(['passed', 'the engine config line (what the engine runs): kv_cache_dtype=auto (auto where fp8 was asked, as the catalog allows); agreeing: non-default args (what the parser resolved): kv_cache_dtype=fp8'])
+    expect([allowed.verdict, allowed.observed]).toEqual([
+      'passed',
+      'the engine config line (what the engine runs): kv_cache_dtype=auto (auto where fp8 was asked, as the catalog allows); agreeing: non-default args (what the parser resolved): kv_cache_dtype=fp8',
+    ])
   })
 
   test("SGLang: the ServerArgs line and the scheduler's line agree; the ServerArgs line lying is red", () => {
     const ok = judged('sglang', 'CHUNKED_PREFILL_SIZE', '4096', bootLog('sglang', ['--chunked-prefill-size', '4096']))
-    expect([ok.verdict, ok.observed]).toEqual(['passed', "the scheduler's max_total_num_tokens=… line (what the engine runs): chunked_prefill_size=4096; agreeing: the server_args=ServerArgs(…) line (what the parser resolved): chunked_prefill_size=4096"])
+    expect([ok.verdict, ok.observed]).toEqual([
+      'passed',
+      "the scheduler's max_total_num_tokens=… line (what the engine runs): chunked_prefill_size=4096; agreeing: the server_args=ServerArgs(…) line (what the parser resolved): chunked_prefill_size=4096",
+    ])
     const auto = judged('sglang', 'MAX_RUNNING_REQUESTS', null, bootLog('sglang', []))
-    expect([auto.verdict, auto.observed]).toEqual(['passed', "the scheduler's max_total_num_tokens=… line (what the engine runs): max_running_requests=128 (auto resolved to 128, as the catalog allows); agreeing: the server_args=ServerArgs(…) line (what the parser resolved): max_running_requests=None (left to the engine: auto)"])
-    expect(judged('sglang', 'MAX_RUNNING_REQUESTS', '8', bootLog('sglang', ['--max-running-requests', '8'], ['sglang_args_line_differs']))).toMatchObject({ verdict: 'failed', observed: "the server_args=ServerArgs(…) line (what the parser resolved): max_running_requests=9; the scheduler's max_total_num_tokens=… line (what the engine runs): max_running_requests=8" })
+    expect([auto.verdict, auto.observed]).toEqual([
+      'passed',
+      "the scheduler's max_total_num_tokens=… line (what the engine runs): max_running_requests=128 (auto resolved to 128, as the catalog allows); agreeing: the server_args=ServerArgs(…) line (what the parser resolved): max_running_requests=None (left to the engine: auto)",
+    ])
+    expect(
+      judged('sglang', 'MAX_RUNNING_REQUESTS', '8', bootLog('sglang', ['--max-running-requests', '8'], ['sglang_args_line_differs'])),
+    ).toMatchObject({
+      verdict: 'failed',
+      observed:
+        "the server_args=ServerArgs(…) line (what the parser resolved): max_running_requests=9; the scheduler's max_total_num_tokens=… line (what the engine runs): max_running_requests=8",
+    })
   })
 
   test('llama.cpp: -np 2 in n_seq_max and n_slots; -1 is auto, resolved to 4 and said; an n_slots line that lies is red', () => {
     const two = judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2']))
-    expect([two.verdict, two.observed]).toEqual(['passed', "the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; agreeing: the initializing slots, n_slots line (what the engine runs): n_slots=2"])
+    expect([two.verdict, two.observed]).toEqual([
+      'passed',
+      'the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; agreeing: the initializing slots, n_slots line (what the engine runs): n_slots=2',
+    ])
     const auto = judged('llama.cpp', 'PARALLEL', 'auto', bootLog('llama.cpp', ['-np', '-1']))
     expect([auto.verdict, auto.strongest?.reading.source.id]).toEqual(['passed', 'auto-line'])
     expect(auto.observed).toContain('the `n_parallel is set to auto` line (what the engine runs): n_parallel=4 [auto]')
     // Asked 4, but the engine chose 4 itself: the explicit value did not reach it.
     expect(judged('llama.cpp', 'PARALLEL', '4', bootLog('llama.cpp', []))).toMatchObject({ verdict: 'failed' })
-    expect(judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2'], ['llamacpp_log_differs']))).toMatchObject({ verdict: 'failed', observed: 'the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; the initializing slots, n_slots line (what the engine runs): n_slots=3' })
+    expect(judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2'], ['llamacpp_log_differs']))).toMatchObject({
+      verdict: 'failed',
+      observed:
+        'the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; the initializing slots, n_slots line (what the engine runs): n_slots=3',
+    })
   })
 
   test('only the latest boot is read: a line of an earlier boot that the latest does not print says nothing', () => {
