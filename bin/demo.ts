@@ -3,7 +3,7 @@
 // exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
 // `--engine vllm|sglang|llama.cpp` starts the reference engine speaking that engine instead, one of
 // its profile's knobs armed, and verifies it with that profile (`verify --engine …`).
-import { startCompileCache } from './compile-cache.ts'
+import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
 const [{ verify }, { asksVersion, command, VERSION_TEXT }, { startEngine }] = await Promise.all([

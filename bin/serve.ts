@@ -1,6 +1,6 @@
 // pnpm serve --targets FILE [--listen HOST:PORT]: serves verdicts over HTTP to a rollout controller
 // until SIGTERM / SIGINT (exit 143 / 130); exit 2 when it cannot start (every problem said).
-import { startCompileCache } from './compile-cache.ts'
+import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
 const { serve } = await import('../helpers/serve/command.ts')

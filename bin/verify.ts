@@ -1,5 +1,5 @@
 // pnpm verify --svc X --knob Y [options]: exit 0 green, 1 red, 2 configuration (before or on first contact), 3 inconclusive, 130/143 interrupted.
-import { startCompileCache } from './compile-cache.ts'
+import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
 const { verify } = await import('../helpers/cli/verify.ts')

@@ -1,5 +1,5 @@
 // pnpm writeback --report FILE --vault DIR [options]: exit 0 written (or already there), 2 refused.
-import { startCompileCache } from './compile-cache.ts'
+import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
 const { writeback } = await import('../helpers/writeback/command.ts')

@@ -68,8 +68,8 @@ export function fixedCostSection(f: FixedResult): string {
 ## 3: a verdict's fixed cost
 
 Each repetition runs these one after another, spawn to exit, alternating their order; one untimed
-round first (cold disk caches, and Node's compile cache filled: armproof's entry points turn it on,
-\`bin/compile-cache.ts\`, in \`armproof-compile-cache\` under the temp folder; the bare vitest run
+round first (cold disk caches, and Node's compile cache filled: \`pnpm verify\`'s launcher turns it on,
+\`bin/run.mjs\` with \`bin/compile-cache.mjs\`, before any TypeScript is loaded, in \`armproof-compile-cache\` under the temp folder; the bare vitest run
 has none, as vitest's own CLI turns none on):
 
 - bare vitest: \`${f.commands.trivial}\` (one test, globals, no imports), with this project's vitest;

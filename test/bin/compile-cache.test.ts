@@ -1,4 +1,4 @@
-// armproof's commands turn Node's compile cache on (bin/compile-cache.ts): in armproof's own
+// armproof's commands turn Node's compile cache on (bin/compile-cache.mjs, from bin/run.mjs and each bin/<command>.ts): in armproof's own
 // folder under the temp folder, bounded; in NODE_COMPILE_CACHE's folder when that is set; not at
 // all with NODE_DISABLE_COMPILE_CACHE=1. Each case runs in a child process with its own TMPDIR.
 import { execFile } from 'node:child_process'
@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { MAX_ENTRIES } from '../../bin/compile-cache.ts'
+import { MAX_ENTRIES } from '../../bin/compile-cache.mjs'
 import { ROOT } from '../support/run-verify.ts'
 
 const dirs: string[] = []
@@ -37,7 +37,7 @@ function node(args: readonly string[], env: Record<string, string>): Promise<{ c
 
 /** Where startCompileCache() puts this process's cache, as Node reports it ('' when off). */
 const WHERE =
-  "const m = await import('./bin/compile-cache.ts'); m.startCompileCache(); process.stdout.write((await import('node:module')).getCompileCacheDir() ?? '')"
+  "const m = await import('./bin/compile-cache.mjs'); m.startCompileCache(); process.stdout.write((await import('node:module')).getCompileCacheDir() ?? '')"
 
 describe("armproof's compile cache", () => {
   test('goes to armproof-compile-cache in the temp folder by default', async () => {
@@ -68,5 +68,16 @@ describe("armproof's compile cache", () => {
     expect((await node(['bin/verify.ts', '--help'], { TMPDIR: tmp })).code).toBe(0)
     expect(readdirSync(cache)).toEqual([version])
     expect(readdirSync(join(cache, version!)).length).toBe(filled)
+  })
+
+  test("through bin/run.mjs (what pnpm verify runs), a warm run never loads Node's TypeScript stripper", async () => {
+    const tmp = temp()
+    // Node's own list of the internal modules it loaded, read as the process exits: the stripper is amaro.
+    const stripper = `data:text/javascript,process.on("exit",()=>process.stdout.write("\\nstripper:"+process.moduleLoadList.some((m)=>/amaro/.test(m))))`
+    const run = async () => (await node(['--import', stripper, 'bin/run.mjs', 'verify', '--help'], { TMPDIR: tmp })).stdout
+    // Cold, the .ts sources are stripped (and the result kept); warm, all of it comes from the cache.
+    expect(await run()).toMatch(/^Usage: node bin\/verify\.ts [\s\S]*\nstripper:true$/m)
+    expect(await run()).toMatch(/^Usage: node bin\/verify\.ts [\s\S]*\nstripper:false$/m)
+    expect(readdirSync(join(tmp, 'armproof-compile-cache'))).toHaveLength(1)
   })
 })

@@ -172,9 +172,9 @@ describe.concurrent('through pnpm, as the README shows it', () => {
         expect(r.exitCode).toBe(2)
         const all = `${String(r.stdout)}\n${String(r.stderr)}`
         expect(all).toContain(API_KEY_FLAG_REFUSED)
-        // pnpm prints the script ("$ node bin/node-check.mjs && node bin/verify.ts …") with the
-        // arguments: exactly the leak the refusal exists for.
-        const armproof = all.split('\n').filter((l) => !/^\$ .*\bbin\/verify\.ts\b/.test(l))
+        // pnpm prints the script ("$ node bin/run.mjs verify …") with the arguments: exactly the
+        // leak the refusal exists for.
+        const armproof = all.split('\n').filter((l) => !/^\$ node bin\/run\.mjs verify\b/.test(l))
         expect(armproof.join('\n')).not.toContain(KEY2)
       }
       expect(connections).toBe(0)

@@ -1,7 +1,7 @@
 // bootstrap.sh decides what a bare machine lacks, says so, installs only that into .tools/, and
 // runs pnpm install then the command with it: a package script straight (never `pnpm <script>`,
 // whose failure pnpm 12 ends with an ELIFECYCLE line), anything else through pnpm. Offline: copies
-// of bootstrap.sh, package.json and bin/node-check.mjs in a temp folder, with stand-ins for node (a
+// of bootstrap.sh, package.json and bin/node-check.mjs, run.mjs, compile-cache.mjs (the commands' launcher) in a temp folder, with stand-ins for node (a
 // real Node reporting an older version), npm (records its arguments and "installs" stand-ins),
 // pnpm (records its calls) and the scripts' own files (record theirs).
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -58,7 +58,7 @@ function machine(name: string, m: Machine) {
   for (const d of [join(repo, 'bin'), bin, templates]) mkdirSync(d, { recursive: true })
   copyFileSync(join(ROOT, 'bootstrap.sh'), join(repo, 'bootstrap.sh'))
   copyFileSync(join(ROOT, 'package.json'), join(repo, 'package.json'))
-  copyFileSync(join(ROOT, 'bin/node-check.mjs'), join(repo, 'bin/node-check.mjs'))
+  for (const file of ['bin/node-check.mjs', 'bin/run.mjs', 'bin/compile-cache.mjs']) copyFileSync(join(ROOT, file), join(repo, file))
   // The files the package scripts start: each records how it was started, and exits as told.
   mkdirSync(join(repo, 'scripts'))
   for (const file of ['bin/demo.ts', 'bin/verify.ts', 'scripts/test.ts']) {
@@ -94,7 +94,8 @@ done
       reject: false,
       stdin: 'ignore',
       extendEnv: false,
-      env: { PATH: `${bin}:${system}`, HOME: dir, ...env },
+      // TMPDIR: the launcher's compile cache of the stand-ins goes into this machine's folder, removed with it.
+      env: { PATH: `${bin}:${system}`, HOME: dir, TMPDIR: dir, ...env },
       timeout: 20_000,
     })
     const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []

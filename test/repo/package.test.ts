@@ -303,6 +303,24 @@ describe('engines is enforced before any TypeScript loads', () => {
     },
   )
 
+  test("a package script's launcher (bin/run.mjs) refuses it the same way, in its own process, and loads no command", async () => {
+    const r = await asNode('20.20.2', 'bin/run.mjs', ['verify', '--help'])
+    expect(r.exitCode).toBe(2)
+    expect(String(r.stdout)).toBe('')
+    expect(String(r.stderr).trim()).toMatch(
+      /^armproof needs Node >=22\.19 \(24 LTS\); this is Node 20\.20\.2 \(.*\): run `sh bootstrap\.sh demo`/,
+    )
+    const fits = await asNode('22.19.0', 'bin/run.mjs', ['verify', '--help'])
+    expect(fits.exitCode, String(fits.stderr)).toBe(0)
+    expect(String(fits.stdout)).toMatch(/^Usage: node bin\/verify\.ts --svc <svc> --knob <knob>/m)
+    // A word that is no command run through it: exit 2, the commands named, nothing loaded.
+    const other = await asNode('24.21.0', 'bin/run.mjs', ['armproof'])
+    expect(other.exitCode).toBe(2)
+    expect(String(other.stderr)).toMatch(
+      /^armproof: bin\/run\.mjs needs a command first \(verify, writeback, demo, merge-reports, serve, effect\), got "armproof"/,
+    )
+  })
+
   test.each(['22.19.0', '23.0.0', '24.21.0'])('Node %s passes', async (version) => {
     const r = await asNode(version, 'bin/node-check.mjs')
     expect(r.exitCode, String(r.stderr)).toBe(0)
@@ -319,7 +337,7 @@ describe('engines is enforced before any TypeScript loads', () => {
   })
 
   test('every package.json script that runs TypeScript, tsc or vitest checks the Node version first', () => {
-    const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b/.test(s))
+    const runsTs = Object.entries(pkg.scripts).filter(([, s]) => /\.ts\b|\btsc\b|\bvitest\b|^node bin\/run\.mjs /.test(s))
     expect(runsTs.map(([name]) => name).sort()).toEqual([
       'build',
       'demo',
@@ -333,7 +351,12 @@ describe('engines is enforced before any TypeScript loads', () => {
       'verify',
       'writeback',
     ])
-    for (const [name, script] of runsTs) expect(script, name).toMatch(/^node bin\/node-check\.mjs && /)
+    // The commands go through bin/run.mjs, which checks it in the same process (it imports node-check.mjs
+    // before anything else); the other scripts run node-check.mjs as a process of its own first.
+    const commands = ['demo', 'effect', 'merge-reports', 'serve', 'verify', 'writeback']
+    for (const [name, script] of runsTs)
+      expect(script, name).toMatch(commands.includes(name) ? new RegExp(`^node bin/run\\.mjs ${name}$`) : /^node bin\/node-check\.mjs && /)
+    expect(readFileSync(join(ROOT, 'bin/run.mjs'), 'utf8')).toMatch(/^import '\.\/node-check\.mjs'$/m)
   })
 })
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { cacheEntries, pruneCompileCache } from '../../bin/compile-cache.ts'
+import { cacheEntries, pruneCompileCache } from '../../bin/compile-cache.mjs'
 
 export { cacheEntries, pruneCompileCache }
 
