@@ -63,6 +63,10 @@ async function inProcess(file: string, args: readonly string[], env: Record<stri
 const REPLAY = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay']
 const ESC = '\x1b['
 
+/** `node bin/verify.ts` on the green demo recording, plain (no flag, no colour env): one process for the tests that read that run. */
+let plainGreen: ReturnType<typeof bin> | undefined
+const greenReplay = () => (plainGreen ??= bin('bin/verify.ts', REPLAY))
+
 describe('--version and -V: one line, the same on every command', () => {
   test('the text is armproof and the package version', () => {
     expect(VERSION_TEXT).toBe(`armproof ${pkg.version}`)
@@ -126,7 +130,7 @@ describe('commands are named as the process was started', () => {
       expect(String(help.stdout), name).toMatch(new RegExp(`^Usage: node bin/${name}\\.ts `, 'm'))
       expect(String(help.stdout), name).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect)\b/)
     }
-    const green = await bin('bin/verify.ts', REPLAY)
+    const green = await greenReplay()
     expect(green.exitCode, String(green.stderr)).toBe(0)
     expect(String(green.stdout)).toMatch(/^GREEN · .* · next: node bin\/writeback\.ts --report <report\.json> --vault <dir> · /m)
     expect(String(green.stdout) + String(green.stderr)).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo)\b/)
@@ -276,7 +280,7 @@ describe('the closing line: step counts and the duration', () => {
   })
 
   test('is the last line of a run, green or red', async () => {
-    const green = await bin('bin/verify.ts', REPLAY)
+    const green = await greenReplay()
     expect(String(green.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · \d/)
     const red = await bin('bin/verify.ts', ['--svc', 'demo-ignored', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'])
     expect(String(red.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · \d/)
