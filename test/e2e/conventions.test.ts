@@ -30,8 +30,42 @@ const bin = (file: string, args: readonly string[], env: Record<string, string> 
     env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
   })
 
+/** The command each thin bin calls (bin/<name>.ts: its argv, env, cwd and streams handed to it), by bin. */
+const COMMANDS: Record<string, () => Promise<(io: CommandIo) => Promise<number>>> = {
+  'bin/verify.ts': async () => (await import('../../helpers/cli/verify.ts')).verify,
+  'bin/writeback.ts': async () => (await import('../../helpers/writeback/command.ts')).writeback,
+  'bin/merge-reports.ts': async () => (await import('../../helpers/fleet/merge.ts')).mergeReports,
+  'bin/serve.ts': async () => (await import('../../helpers/serve/command.ts')).serve,
+  'bin/effect.ts': async () => (await import('../../helpers/effect/command.ts')).effect,
+}
+type CommandIo = { rawArgs: readonly string[]; env: Record<string, string | undefined>; cwd: string; out: Sink; err: Sink }
+type Sink = { write(text: string): boolean }
+
+/**
+ * As `bin`, in this process: the command `file` calls, with the same argv and env and its output
+ * collected (no Node start); a bin with no such command (bin/armproof.ts, bin/demo.ts) runs as a process.
+ */
+async function inProcess(file: string, args: readonly string[], env: Record<string, string> = {}) {
+  const command = COMMANDS[file]
+  if (!command) return bin(file, args, env)
+  let stdout = ''
+  let stderr = ''
+  const exitCode = await (await command())({
+    rawArgs: args,
+    env: { ...process.env, CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+    cwd: ROOT,
+    out: { write: (t) => ((stdout += t), true) },
+    err: { write: (t) => ((stderr += t), true) },
+  })
+  return { exitCode, stdout: stdout.replace(/\n$/, ''), stderr: stderr.replace(/\n$/, '') }
+}
+
 const REPLAY = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay']
 const ESC = '\x1b['
+
+/** `node bin/verify.ts` on the green demo recording, plain (no flag, no colour env): one process for the tests that read that run. */
+let plainGreen: ReturnType<typeof bin> | undefined
+const greenReplay = () => (plainGreen ??= bin('bin/verify.ts', REPLAY))
 
 describe('--version and -V: one line, the same on every command', () => {
   test('the text is armproof and the package version', () => {
@@ -49,8 +83,12 @@ describe('--version and -V: one line, the same on every command', () => {
     ['bin/effect.ts', []],
     ['bin/effect.ts', ['--svc', 'x']],
   ] as const)('%s %j: --version and -V print it alone on stdout, exit 0, before anything else runs', async (file, before) => {
-    for (const flag of ['--version', '-V']) {
-      const r = await bin(file, [...before, flag])
+    // --version through the bin's own process; -V through the command it calls, in this process (the same answer, no Node start).
+    for (const [flag, run] of [
+      ['--version', bin],
+      ['-V', inProcess],
+    ] as const) {
+      const r = await run(file, [...before, flag])
       expect(r.exitCode, `${file} ${flag}: ${String(r.stderr)}`).toBe(0)
       expect(String(r.stdout)).toBe(VERSION_TEXT)
       expect(String(r.stderr)).toBe('')
@@ -92,7 +130,7 @@ describe('commands are named as the process was started', () => {
       expect(String(help.stdout), name).toMatch(new RegExp(`^Usage: node bin/${name}\\.ts `, 'm'))
       expect(String(help.stdout), name).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect)\b/)
     }
-    const green = await bin('bin/verify.ts', REPLAY)
+    const green = await greenReplay()
     expect(green.exitCode, String(green.stderr)).toBe(0)
     expect(String(green.stdout)).toMatch(/^GREEN · .* · next: node bin\/writeback\.ts --report <report\.json> --vault <dir> · /m)
     expect(String(green.stdout) + String(green.stderr)).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo)\b/)
@@ -191,7 +229,7 @@ describe('--json: the report alone on stdout', () => {
   test('VERIFY_JSON=1 is its env twin; a VERIFY_JSON that is no yes/no word is exit 2 before anything', async () => {
     const r = await bin('bin/verify.ts', REPLAY, { VERIFY_JSON: '1' })
     expect(checkedReport(JSON.parse(String(r.stdout)) as Report).verdict).toBe('green')
-    const bad = await bin('bin/verify.ts', REPLAY, { VERIFY_JSON: 'loud' })
+    const bad = await inProcess('bin/verify.ts', REPLAY, { VERIFY_JSON: 'loud' })
     expect(bad.exitCode).toBe(2)
     expect(String(bad.stdout)).toBe('')
     expect(String(bad.stderr)).toContain('VERIFY_JSON: "loud" is not a yes/no word')
@@ -242,7 +280,7 @@ describe('the closing line: step counts and the duration', () => {
   })
 
   test('is the last line of a run, green or red', async () => {
-    const green = await bin('bin/verify.ts', REPLAY)
+    const green = await greenReplay()
     expect(String(green.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · \d/)
     const red = await bin('bin/verify.ts', ['--svc', 'demo-ignored', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'])
     expect(String(red.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · \d/)
