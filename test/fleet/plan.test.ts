@@ -160,7 +160,8 @@ targets:
     for (const text of ['', 'targets: []\n', '- a\n- b\n', 'targets:\n  - svc: a\nextra: 1\n']) expect(plan(text).ok, text).toBe(false)
   })
 
-  test('hostile YAML is refused quickly: an alias bomb, tags, deep nesting, duplicate keys, a huge file', () => {
+  // No clock here (speed is pnpm perf's): a parser that expanded the bomb would not return within the test's timeout.
+  test('hostile YAML is refused, never expanded: an alias bomb, tags, deep nesting, duplicate keys, a huge file', () => {
     const bomb = [
       'a: &a [x,x,x,x,x,x,x,x,x]',
       ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`),
@@ -174,11 +175,16 @@ targets:
       'targets:\n  - svc: a\n    svc: b\n',
     ]
     for (const text of cases) {
-      const started = performance.now()
       const r = parseTargetsFile(text)
       expect('problems' in r, text.slice(0, 60)).toBe(true)
-      expect(performance.now() - started).toBeLessThan(10_000)
+      expect(r.problems.length, text.slice(0, 60)).toBeGreaterThan(0)
     }
+    // The bomb is refused for what it is, by the parser's alias limit, before any expansion.
+    expect(
+      parseTargetsFile(bomb)
+        .problems.map((p) => p.message)
+        .join(),
+    ).toMatch(/alias/i)
     const huge = plan(`targets:\n${'  - svc: a\n'.repeat(MAX_TARGETS_FILE_BYTES / 10)}`)
     expect(!huge.ok && huge.problems[0]!.message).toMatch(/larger than 1024 KiB/)
     // A named pipe nobody writes to is an empty file, never a hang; an endless device is cut.
