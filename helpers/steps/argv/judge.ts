@@ -61,7 +61,11 @@ async function judgeArgv(
   const q = engineQuery(ctx.target)
 
   const lookup = await findEngine(ctx.host, q)
-  if (lookup.kind === 'trouble') return hostTrouble(ctx, lookup.result, expected)!
+  if (lookup.kind === 'trouble') {
+    // Where is the lookup said short (the survey's script is many lines; its output is in the evidence).
+    const trouble = hostTrouble(ctx, lookup.result, expected)!
+    return { ...trouble, where: lookupLabel(ctx.host.where, q) }
+  }
   const seen = { others: lookup.others, portHolders: lookup.portHolders }
   if (lookup.kind !== 'found') {
     return {

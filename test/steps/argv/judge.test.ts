@@ -128,6 +128,9 @@ describe('step argv, against the engine process serving the base URL', () => {
       'could not run the command (unreachable, exit 255): ssh: connect to host gpu-7 port 22: Connection refused',
     ])
     expect(unreachable.next).toBe('ssh could not reach the host; check --host and --ssh-opts (port, key), then retry')
+    // Where is one line naming the lookup's reads, not the survey's many-line script.
+    expect(unreachable.where).not.toContain('\n')
+    expect(unreachable.where).toMatch(/pidof .*\/proc\/net\/tcp/)
     // An enum knob without --value whose default --help did not print.
     const policy = await checkArgv(stepContext(stepTarget(['--knob', 'CHECKPOINT_POLICY']), fakeProcHost(engine([]))), {})
     expect([policy.verdict, policy.expected, policy.observed, policy.next]).toEqual([
