@@ -1,6 +1,6 @@
 // Is a scrape the engine's that step argv read? A page (or a Prometheus series set) is bound to
-// that pid by its process_start_time_seconds, equal to the pid's start time to the resolution
-// both carry, or, on the engine's own page, by the pid holding the base URL's listening socket.
+// that pid by its process_start_time_seconds, equal to the pid's start time to the pid's own
+// resolution, or, on the engine's own page, by the pid holding the base URL's listening socket.
 // A page started at another time is another process: the run is about two engines, which is
 // never green (inconclusive: neither engine's arm is proven, and the fix is where armproof was
 // pointed) unless the pid argv read is gone, which is a restart (red, as a restart is). A page
@@ -16,17 +16,16 @@ export type Unbound = { said: Said } | { after: (p: ProcessCheck) => Said }
 
 const at = (s: number): string => new Date(s * 1000).toISOString()
 
-/** The resolution a printed value carries: `1.77693017368e+09` → 0.01, `1776930173` → 1. */
-export function printedResolution(raw: string): number {
-  const m = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(raw.trim())
-  if (!m) return 0
-  return 10 ** -((m[2]?.length ?? 0) - Number(m[3] ?? 0))
-}
-
-/** The page's start time and the pid's are one, to the coarser resolution of the two. */
-export function sameStart(page: number, raw: string | undefined, pid: number, resolution: number): boolean {
-  const tolerance = Math.max(resolution, raw === undefined ? 0 : printedResolution(raw)) / 2
-  return Math.abs(page - pid) <= tolerance + 1e-6
+/**
+ * The page's start time and the pid's are one: equal to the pid's own resolution (1/CLK_TCK, as
+ * prometheus_client and Go's process collector compute the value from the same /proc fields). The
+ * digits a page prints never widen it: exporters print the shortest form that reads back, so a
+ * start on a whole second is `1.764597643e+09` (trailing zeros dropped), which says nothing of a
+ * coarser clock; read as ±0.5 s it let another engine started within half a second pass as this
+ * one (a false green). A page that truly keeps fewer digits can only fail to match (inconclusive).
+ */
+export function sameStart(page: number, pid: number, resolution: number): boolean {
+  return Math.abs(page - pid) <= resolution / 2 + 1e-6
 }
 
 const HOW: Readonly<Record<EngineProcess['foundBy'], string>> = {
@@ -49,7 +48,7 @@ export function unbound(
   if (!engine) return undefined // argv read no single process: its own verdict says so, and the run is not green
   const pid = engine.pid
   if (r.processStart !== undefined && engine.startTimeSeconds !== null) {
-    if (sameStart(r.processStart, r.processStartRaw, engine.startTimeSeconds, engine.startTimeResolution)) return undefined
+    if (sameStart(r.processStart, engine.startTimeSeconds, engine.startTimeResolution)) return undefined
     const page = r.processStart
     const theirs = `the endpoint is served by a process started at ${at(page)} (process_start_time_seconds ${r.processStartRaw ?? page} at ${scrapeName}), the pid argv read (${pid}) started at ${at(engine.startTimeSeconds)}`
     return {
