@@ -55,6 +55,12 @@ export interface VerifyIo extends StreamsIo {
    * can throw there and see the failure contained (helpers/cli/contain.ts). Never a flag.
    */
   enterPhase?: (phase: Phase) => void
+  /**
+   * Only an in-process test passes it: extra environment for the local host commands of first
+   * contact and of the reads it starts ahead (the reference engine's shims on PATH), as a
+   * `pnpm verify` child gets in its own env. Without it they see this process's env, the command's own.
+   */
+  hostEnv?: Record<string, string>
 }
 
 /** --json or VERIFY_JSON (a yes/no word); a VERIFY_JSON that is neither is the operator's to fix. */

@@ -147,8 +147,8 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams:
 async function checkFirstContact(target: Target, io: VerifyIo, streams: RunStreams): Promise<number | undefined> {
   const startedAt = new Date()
   // The steps' host reads start now, beside first contact and while vitest starts (helpers/seams/read-ahead.ts).
-  startHostReads(target, plannedReads(target))
-  const refused = await contactTarget(target)
+  startHostReads(target, plannedReads(target), io.hostEnv)
+  const refused = await contactTarget(target, io.hostEnv)
   if (!refused) return undefined
   io.err.write(`${refused.line}\n`)
   const input: ReportInput = { target, steps: [], startedAt, finishedAt: new Date(), error: `first contact: ${refused.message}` }

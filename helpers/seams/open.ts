@@ -39,7 +39,7 @@ export function liveOptions(target: Target): LiveHttpOptions {
 }
 
 /** The live host client of a target (its key redacted from all it prints), and what names its host and access. */
-function liveHost(target: Target, hostEnv?: Record<string, string>): { host: HostClient; where: string } {
+export function liveHost(target: Target, hostEnv?: Record<string, string>): { host: HostClient; where: string } {
   const host = redactingHost(
     createHost({
       host: target.host,

@@ -78,7 +78,8 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
     c.how === 'pnpm verify'
       ? await runVerify(args, { engine, ...(env ? { env } : {}) })
       : c.how === 'verify in-process'
-        ? await verifyInProcess(args, { env: { ...engine.env, ...env } })
+        ? // The host reads it starts beside first contact see the engine's shims, as a child's would (not this machine's podman).
+          await verifyInProcess(args, { env: { ...engine.env, ...env }, hostEnv: engine.env })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
   const stats = c.stats ? await engine.stats() : undefined
   await row.stop()

@@ -20,7 +20,7 @@ export class ReachedProofSteps extends Error {
 /** As runVerify, in this process; throws ReachedProofSteps when the run would start the suites. */
 export async function verifyInProcess(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase'] } = {},
+  options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase']; hostEnv?: Record<string, string> } = {},
 ): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
@@ -40,6 +40,7 @@ export async function verifyInProcess(
       return Promise.reject(new ReachedProofSteps())
     },
     ...(options.enterPhase ? { enterPhase: options.enterPhase } : {}),
+    ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
   })
   // verify() contains every exception, this one too: it is thrown here, where the test sees it.
   if (reached) throw new ReachedProofSteps()

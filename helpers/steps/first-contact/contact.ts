@@ -10,9 +10,8 @@
 // budget. The judging of each answer is ./answers.ts.
 import type { Target } from '../../config/load.ts'
 import { HttpError, liveHttp, type HttpClient, type HttpRequest } from '../../seams/http.ts'
-import { liveOptions } from '../../seams/open.ts'
-import { redactingHost, redactText } from '../../seams/redact.ts'
-import { createHost } from '../../seams/host.ts'
+import { liveHost, liveOptions } from '../../seams/open.ts'
+import { redactText } from '../../seams/redact.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { unservedPort } from '../../engine/unserved.ts'
 import { fromError, fromHealth, fromMetrics, fromModels, type FirstContactProblem } from './answers.ts'
@@ -85,21 +84,14 @@ export interface FirstContactRefusal {
 /**
  * First contact of one target through its own live seam (its --ca-file honoured, the key kept to
  * its origin), closed after: what `pnpm verify`, a fleet and the suites' global setup all ask
- * before a target's steps.
+ * before a target's steps. `hostEnv`: extra environment for its local host commands (as openSeams').
  */
-export async function contactTarget(target: Target): Promise<FirstContactRefusal | undefined> {
+export async function contactTarget(target: Target, hostEnv?: Record<string, string>): Promise<FirstContactRefusal | undefined> {
   if (target.mode === 'replay' || target.baseUrl === null) return undefined
   const http = liveHttp(liveOptions(target))
   // The host side, beside the HTTP side: a port nothing on --host serves (helpers/engine/unserved.ts);
   // the endpoint's own answer, when it has something to say, is said first.
-  const host = unservedPort(
-    redactingHost(
-      createHost({ host: target.host, sshOpts: target.sshOpts, deployUser: target.deployUser, sudo: target.sudo }),
-      target.apiKey,
-    ),
-    engineQuery(target),
-    target.baseUrl,
-  )
+  const host = unservedPort(liveHost(target, hostEnv).host, engineQuery(target), target.baseUrl)
   void host.catch(() => {}) // awaited below; never an unhandled rejection if the HTTP side throws first
   let problem: FirstContactProblem | undefined
   try {
