@@ -11,7 +11,7 @@ import type { Report } from '../../helpers/report/json.ts'
 import { check, PROMETHEUS } from '../../test/support/prerequisites.ts'
 import { startPrometheus, type PrometheusHandle } from '../../test/support/prometheus.ts'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { fleetEngine, FLAGS, memberEntry, timedVerify } from './fleet-run.ts'
+import { fleetEngine, FLAGS, memberArgv, memberEntry, timedVerify } from './fleet-run.ts'
 
 export const PROM_TARGETS = 100
 export const SCRAPE_S = 3
@@ -64,18 +64,8 @@ export async function measureFleetProm(options: { latencyMs: number; dir: string
       const before = await answered(prom!)
       let r
       if (single) {
-        const e = memberEntry(engine, engine.members![0]!)
         r = await timedVerify([
-          '--svc',
-          e.svc!,
-          '--base-url',
-          e['base-url']!,
-          '--process',
-          e.process!,
-          '--ledger-cmd',
-          e['ledger-cmd']!,
-          '--help-cmd',
-          e['help-cmd']!,
+          ...memberArgv(engine, engine.members![0]!),
           ...FLAGS,
           ...WINDOW,
           '--prometheus-url',

@@ -149,6 +149,11 @@ export function fleetEngine(size: number, latencyMs: number): Promise<EngineHand
   })
 }
 
+/** One member alone on the command line: the flags its targets-file entry holds. */
+export function memberArgv(engine: EngineHandle, m: FleetMember): string[] {
+  return Object.entries(memberEntry(engine, m)).flatMap(([key, value]) => [`--${key}`, value])
+}
+
 /** A member as a targets-file entry (its host commands through the fleet's shims). */
 export function memberEntry(engine: EngineHandle, m: FleetMember, extra: Record<string, string> = {}): Record<string, string> {
   return {

@@ -11,7 +11,7 @@ import type { EngineHandle } from '../../engine/launch.ts'
 import type { FleetMember } from '../../engine/fleet.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import type { Report } from '../../helpers/report/json.ts'
-import { countingShell, fleetEngine, FLAGS, memberEntry, timedVerify, type TreePeak } from './fleet-run.ts'
+import { countingShell, fleetEngine, FLAGS, memberArgv, memberEntry, timedVerify, type TreePeak } from './fleet-run.ts'
 
 export { FLAGS }
 import { measureFleetProm, type FleetPromResult } from './fleet-prom.ts'
@@ -85,26 +85,7 @@ export async function runOnce(
   const env = options.count?.env ?? {}
   let run
   if (options.single) {
-    const e = memberEntry(engine, members[0]!)
-    run = await timedVerify(
-      [
-        '--svc',
-        e.svc!,
-        '--base-url',
-        e['base-url']!,
-        '--process',
-        e.process!,
-        '--ledger-cmd',
-        e['ledger-cmd']!,
-        '--help-cmd',
-        e['help-cmd']!,
-        ...FLAGS,
-        ...(options.extra ?? []),
-        '--report',
-        report,
-      ],
-      env,
-    )
+    run = await timedVerify([...memberArgv(engine, members[0]!), ...FLAGS, ...(options.extra ?? []), '--report', report], env)
   } else {
     const file = join(dir, `targets-${members.length}.yaml`)
     writeFileSync(file, JSON.stringify({ targets: members.map((m) => memberEntry(engine, m)) }))

@@ -29,6 +29,11 @@ function lineCount(r: HostResult): number {
   return r.stdout.split('\n').length - (r.stdout.endsWith('\n') ? 1 : 0)
 }
 
+/** A ledger command that exited non-zero: what it said, and where to look (inconclusive: nothing was read). */
+const ledgerExited = (r: HostResult): string =>
+  `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`
+const LEDGER_EXITED_NEXT = 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'
+
 /** No resolved line in a log read only from its tail that filled the tail: the latest boot is older than that (inconclusive). */
 function tailTooShort(ctx: RunContext, r: HostResult, what: string, expected: string, where: string): Judgement<'ledger'> | undefined {
   const count = lineCount(r)
@@ -110,13 +115,13 @@ async function checkSources(
       observed:
         r.exitCode === 0
           ? `none of ${labels} in the latest boot of ${lineCount(r)} ledger lines prints ${flag}${a.observed ? ` (${a.observed})` : ''}`
-          : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+          : ledgerExited(r),
       where,
       next:
         hint ??
         (r.exitCode === 0
           ? `the engine did not print what it resolved for ${flag} where the ${ctx.engine.name} profile says it does: check that the container was restarted by the deploy and that this is a ${ctx.engine.name} build (its log format: --engine)`
-          : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+          : LEDGER_EXITED_NEXT),
       evidence: { ...evidence, exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
     }
   }
@@ -156,16 +161,13 @@ async function checkFlagLine(ctx: RunContext, inputs: InputsOf<'ledger'>): Promi
     return {
       verdict: r.exitCode === 0 ? 'failed' : 'inconclusive',
       expected,
-      observed:
-        r.exitCode === 0
-          ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines`
-          : `the ledger command exited ${r.exitCode}: ${redactSecretFlags(tail(r.stdout)) || '(no output)'}`,
+      observed: r.exitCode === 0 ? `no line resolving ${flag} in ${r.stdout.split('\n').length} ledger lines` : ledgerExited(r),
       where,
       next:
         hint ??
         (r.exitCode === 0
           ? `the engine did not print what it resolved for ${flag}: check that this build prints its config at boot, and that the container was restarted by the deploy`
-          : 'run the ledger command on the host by hand; set --ledger-cmd if logs live elsewhere'),
+          : LEDGER_EXITED_NEXT),
       evidence: { exitCode: r.exitCode, tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
     }
   }
