@@ -15,14 +15,16 @@
 // line (./run-suites.ts). Both pools give the same verdicts and report (test/cli/stock-pool-fallback.test.ts).
 //
 // What the runtime changes in the process it runs in is put back when the pool stops: it replaces
-// `process.exit` with one that throws (a test must not end the run), and listens for uncaught
-// errors to report them as the run's. It reports them only when its listener is the only one, as
+// `process.exit` with one that throws (a test must not end the run), registers module hooks for
+// its native loader (removed, or the next run in this process would wait on them), and listens
+// for uncaught errors to report them as the run's. It reports them only when its listener is the only one, as
 // in a worker of its own: vitest's own listener (print, then exit) is set aside for the run and
 // put back after it, so an error no step caught reaches the report (never green), not a crash. The
 // command's exit on SIGINT / SIGTERM (helpers/cli/interrupt.ts) is bound before the run starts
 // (bin/verify.ts, bin/demo.ts). The console is not intercepted (SUITES_IN_PROCESS below): the
 // suite writes through its reporter.
 import { EventEmitter } from 'node:events'
+import nodeModule from 'node:module'
 import type { PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/node'
 import type * as VitestWorker from 'vitest/worker'
 
@@ -31,6 +33,7 @@ type Listener = (...args: unknown[]) => void
 const ERROR_EVENTS = ['uncaughtException', 'unhandledRejection'] as const
 /** `process` as the plain emitter it is, for the error events by name. */
 const emitter: EventEmitter = process
+type RegisterHooks = typeof nodeModule.registerHooks
 
 /** What this pool takes from `vitest/worker`. */
 export type WorkerRuntime = Pick<typeof VitestWorker, 'init' | 'runBaseTests' | 'setupEnvironment'>
@@ -65,6 +68,10 @@ class InProcessWorker implements PoolWorker {
   #exit: typeof process.exit | undefined
   /** The listeners for uncaught errors before the run, set aside meanwhile. */
   #listeners: Array<[event: string, listeners: Listener[]]> = []
+  /** `module.registerHooks` before the run, and the module hooks the runtime registered during it. */
+  #registerHooks: RegisterHooks | undefined
+  #ownRegisterHooks: RegisterHooks | undefined
+  #hooks: Array<ReturnType<RegisterHooks>> = []
 
   constructor(runtime: WorkerRuntime) {
     this.#runtime = runtime
@@ -95,6 +102,7 @@ class InProcessWorker implements PoolWorker {
   // async: an init that throws rejects start(), as a worker that fails to start does.
   async #start(): Promise<void> {
     this.#exit = process.exit
+    this.#watchModuleHooks()
     this.#listeners = ERROR_EVENTS.map((event) => [event, emitter.listeners(event) as Listener[]])
     for (const [event, listeners] of this.#listeners) for (const listener of listeners) emitter.off(event, listener)
     const { init, runBaseTests, setupEnvironment } = this.#runtime
@@ -116,9 +124,31 @@ class InProcessWorker implements PoolWorker {
     this.#restore()
   }
 
+  /**
+   * The runtime registers module hooks for the run (vitest's native loader) and never removes
+   * them: kept, a later run in this process would still call this run's hooks, which report each
+   * import to this run's closed pool and wait for its answer forever. They are removed at the end.
+   */
+  #watchModuleHooks(): void {
+    const original = nodeModule.registerHooks
+    if (typeof original !== 'function' || this.#registerHooks) return
+    this.#registerHooks = original
+    this.#ownRegisterHooks = (options) => {
+      const hooks = original(options)
+      this.#hooks.push(hooks)
+      return hooks
+    }
+    nodeModule.registerHooks = this.#ownRegisterHooks
+  }
+
   #restore(): void {
     this.#toWorker.removeAllListeners('message')
     if (this.#exit) process.exit = this.#exit
+    // Put back only where it is still this worker's own (whoever replaced it since keeps theirs).
+    if (this.#registerHooks && nodeModule.registerHooks === this.#ownRegisterHooks) nodeModule.registerHooks = this.#registerHooks
+    this.#registerHooks = undefined
+    this.#ownRegisterHooks = undefined
+    for (const hooks of this.#hooks.splice(0)) hooks.deregister?.()
     for (const [event, listeners] of this.#listeners) {
       for (const listener of emitter.listeners(event) as Listener[]) emitter.off(event, listener)
       for (const listener of listeners) emitter.on(event, listener)

@@ -3,10 +3,16 @@
 // setup), messages copied both ways as a worker thread's would be and delivered on a later turn,
 // one start however often asked, a runtime that fails to start rejecting start(), and what the
 // runtime changes in this process (process.exit, the uncaught-error listeners) put back on stop
-// and on the runtime's teardown; and a vitest/worker that cannot be loaded at all, which sends the
+// and on the runtime's teardown, the module hooks it registered removed (a later run in the same
+// process would otherwise wait on this run's closed pool: verify() run three times over in one
+// process); and a vitest/worker that cannot be loaded at all, which sends the
 // suite to vitest's stock pool. A runtime of another shape, and both pools' equal verdicts, are
 // test/cli/stock-pool-fallback.test.ts's.
+import { mkdtempSync, rmSync } from 'node:fs'
+import nodeModule from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { execa } from 'execa'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { WorkerRequest } from 'vitest/node'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -126,6 +132,30 @@ describe('the in-process worker, against a stand-in for vitest/worker', () => {
     await w.stop()
   })
 
+  test('the module hooks the runtime registers are removed on stop, and module.registerHooks put back', async () => {
+    const registerHooks = nodeModule.registerHooks
+    const resolved: string[] = []
+    const { runtime } = standIn(() => {
+      nodeModule.registerHooks({
+        resolve(specifier, context, next) {
+          if (specifier.startsWith('armproof-hook-probe:')) resolved.push(specifier)
+          return next(specifier.replace(/^armproof-hook-probe:/, ''), context)
+        },
+      })
+    })
+    const w = worker(runtime)
+    await w.start()
+    expect(nodeModule.registerHooks).not.toBe(registerHooks)
+    const probe = (name: string): Promise<unknown> => import(`armproof-hook-probe:${name}`)
+    await probe('node:os')
+    expect(resolved).toEqual(['armproof-hook-probe:node:os'])
+    await w.stop()
+    expect(nodeModule.registerHooks).toBe(registerHooks)
+    // Deregistered: the same specifier is no longer rewritten, so it no longer resolves.
+    await expect(probe('node:path')).rejects.toThrow()
+    expect(resolved).toEqual(['armproof-hook-probe:node:os'])
+  })
+
   test('a runtime that throws when started rejects start(), as a worker that fails to start does; stop puts things back', async () => {
     const w = worker(
       standIn(() => {
@@ -135,6 +165,41 @@ describe('the in-process worker, against a stand-in for vitest/worker', () => {
     await expect(w.start()).rejects.toThrow('init: unknown message shape')
     await w.stop()
     expect(listeners()).toEqual(before)
+  })
+})
+
+describe('the real runtime, run after run in one process', () => {
+  let engine: EngineHandle
+  beforeAll(async () => {
+    engine = await startEngine({ svc: 'pool-again', processName: 'rpoolagain', args: ['--prefill-interleave', '1'] })
+    await engine.waitReady()
+  })
+  afterAll(() => engine.stop())
+
+  test('verify() three times over in one process: three green verdicts, none waiting on a run before it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armproof-repeat-'))
+    try {
+      const r = await execa(
+        process.execPath,
+        [join(ROOT, 'test/support/verify-repeated.ts'), ...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST],
+        {
+          cwd: ROOT,
+          reject: false,
+          timeout: 45_000,
+          env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', ARMPROOF_REPEAT: '3', ARMPROOF_REPEAT_DIR: dir },
+        },
+      )
+      const out = `${r.stdout}\n${r.stderr}`
+      expect(r.timedOut, out).toBe(false)
+      expect(r.exitCode, out).toBe(0)
+      expect(String(r.stdout).split('\n'), out).toEqual(
+        [0, 1, 2].map((i) =>
+          expect.stringMatching(new RegExp(`^run ${i}: exit 0 · steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · `)),
+        ),
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
