@@ -213,11 +213,15 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
       if (open === 0) finish()
       else {
         // A background grandchild still holds the pipes: give the output a moment, then end the
-        // rest of the group (host commands are reads; nothing they leave behind is wanted).
+        // rest of the group (host commands are reads; nothing they leave behind is wanted). What
+        // the pipes hold by then is still read: the timer can fire before the loop has read the
+        // end of output that was already there (a loop busy for longer than DRAIN_MS after the
+        // exit), so the end waits for the pipes to close, which they do once the group is gone;
+        // only a process that left the group can hold them past a second DRAIN_MS.
         timers.push(
           setTimeout(() => {
             killGroup('SIGKILL')
-            finish()
+            timers.push(setTimeout(() => finish(), DRAIN_MS))
           }, DRAIN_MS),
         )
       }
