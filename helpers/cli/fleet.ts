@@ -19,7 +19,7 @@ import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
 import type { FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
-import { fleetAdmission } from '../fleet/admission.ts'
+import { fleetAdmission, forgetGate } from '../fleet/admission.ts'
 import { fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { runArmSuite } from './run-suites.ts'
@@ -289,6 +289,7 @@ ${fleetTable(report)}
       useSharedReads(false)
     }
     for (const drop of dropReads) drop()
+    forgetGate()
     interrupt.dispose()
   }
 }
