@@ -33,25 +33,25 @@ interface Outcome {
   report: string | null
 }
 
-/** The run of `args` (+ a report at `report` relative to `cwd`) on a host, or in a child. */
+/** The run of `args` on a host and in a child, side by side, each with its report (its path shown as <report>). */
 async function both(args: readonly string[], overlay: Record<string, string>, cwd = ROOT, timeout = 60_000) {
-  const report = join(mkdtempSync(join(dir, 'run-')), 'report.json')
-  const argv = [...args, '--report', report]
-  const read = (): string | null => (existsSync(report) ? timeless(readFileSync(report, 'utf8')) : null)
-  const outcome = (r: { exitCode: number | null | undefined; stdout: string; stderr: string }): Outcome => ({
-    exitCode: r.exitCode,
-    stdout: timeless(r.stdout),
-    stderr: timeless(r.stderr),
-    report: read(),
-  })
   const env = { ...BASE, ...overlay }
-  rmSync(report, { force: true })
-  const hosted = await hostRun(argv, childEnv(env), cwd, timeout)
-  expect(hosted, 'a host was free').not.toBeNull()
-  const host = outcome(hosted!)
-  rmSync(report, { force: true })
-  const child = outcome(await childRun(argv, env, cwd, timeout))
-  return { host, child, pid: hosted!.pid }
+  const once = async (on: 'host' | 'child') => {
+    const report = join(mkdtempSync(join(dir, `${on}-`)), 'report.json')
+    const argv = [...args, '--report', report]
+    const r = on === 'host' ? await hostRun(argv, childEnv(env), cwd, timeout) : await childRun(argv, env, cwd, timeout)
+    expect(r, 'a host was free').not.toBeNull()
+    const same = (text: string): string => timeless(text.replaceAll(report, '<report>'))
+    const outcome: Outcome = {
+      exitCode: r!.exitCode,
+      stdout: same(r!.stdout),
+      stderr: same(r!.stderr),
+      report: existsSync(report) ? same(readFileSync(report, 'utf8')) : null,
+    }
+    return { outcome, pid: 'pid' in r! ? r.pid : 0 }
+  }
+  const [host, child] = await Promise.all([once('host'), once('child')])
+  return { host: host.outcome, child: child.outcome, pid: host.pid }
 }
 
 describe('a run on a verify host is the run its child would have been', () => {
@@ -110,7 +110,7 @@ describe('a run on a verify host is the run its child would have been', () => {
         'local',
       ]
       const first = await hostRun(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--version'], childEnv(BASE), ROOT, 60_000)
-      const timedOut = await both(hung, {}, ROOT, 2000)
+      const timedOut = await both(hung, {}, ROOT, 4000)
       expect(timedOut.host).toEqual(timedOut.child)
       expect(timedOut.host.exitCode).toBe(143)
       expect(timedOut.host.stdout).toContain('INTERRUPTED')
