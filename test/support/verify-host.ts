@@ -42,11 +42,13 @@ interface Host {
   marker: string
   out: { stdout: Buffer[]; stderr: Buffer[] }
   busy: boolean
-  /** Resolves on the host's first message (verify loaded) or its exit. */
+  /** Resolves on the host's first message (verify loaded) or once it has ended. */
   ready: Promise<void>
   onMessage: ((m: HostDoneMessage) => void) | null
   onChunk: (() => void) | null
   exited: { code: number | null } | null
+  closed: boolean
+  /** Called once it has ended and its pipes are drained. */
   onExit: (() => void) | null
 }
 
@@ -77,6 +79,7 @@ function start(env: Record<string, string>): Host {
     onMessage: null,
     onChunk: null,
     exited: null,
+    closed: false,
     onExit: null,
   }
   for (const stream of ['stdout', 'stderr'] as const)
@@ -88,9 +91,12 @@ function start(env: Record<string, string>): Host {
   child.on('exit', (code) => {
     hosts.delete(h)
     h.exited = { code }
+  })
+  // Ended, and its pipes drained of what it wrote last.
+  child.on('close', () => {
+    h.closed = true
     readied()
-    // Its pipes may still hold what it wrote last.
-    setImmediate(() => h.onExit?.())
+    h.onExit?.()
   })
   hosts.add(h)
   hold(h, false)
@@ -149,7 +155,8 @@ export async function hostRun(
         h.onMessage = h.onChunk = h.onExit = null
         resolve(result)
       }
-      const gone = (): void => finish({ exitCode: h.exited!.code, stdout: text(h.out.stdout), stderr: text(h.out.stderr), timedOut, pid })
+      const gone = (): void =>
+        finish({ exitCode: h.exited?.code ?? null, stdout: text(h.out.stdout), stderr: text(h.out.stderr), timedOut, pid })
       const check = (): void => {
         if (code === null) return
         const out = cut(h.out.stdout, h.marker)
@@ -172,7 +179,9 @@ export async function hostRun(
       }
       h.onChunk = check
       h.onExit = gone
-      if (h.exited) return gone()
+      if (h.closed) return gone()
+      // What it printed between runs is no run's.
+      h.out = { stdout: [], stderr: [] }
       h.child.send({ id: 1, args, env, cwd } satisfies HostRunMessage)
     })
   } finally {
