@@ -19,7 +19,7 @@ import type { StepResult } from '../steps/verdict.ts'
 import { EXIT_CODES, INTERRUPT_EXIT } from '../steps/verdict.ts'
 import type { FleetPlan } from '../fleet/plan.ts'
 import { FleetReporter } from '../fleet/reporter.ts'
-import { fleetAdmission } from '../fleet/admission.ts'
+import { fleetAdmission, forgetGate } from '../fleet/admission.ts'
 import { fleetReport, fleetTable, type FleetReport } from '../fleet/report.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { runArmSuite } from './run-suites.ts'
@@ -180,6 +180,8 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     useSpawner(true)
     useSharedReads(true)
   }
+  // What a target's steps did not take of its reads ahead is dropped when the run ends.
+  const dropReads: Array<() => void> = []
   try {
     enter('first contact', `${plan.targets.length} target(s)`)
     // First contact of every target side by side, before any step: a target whose operator mistake
@@ -187,7 +189,7 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     // one line; the others run on.
     // Each target's host reads start now, beside its first contact and while vitest starts
     // (helpers/seams/read-ahead.ts); a target refused on first contact never takes them.
-    for (const t of plan.targets) startHostReads(t.target, plannedReads(t.target))
+    for (const t of plan.targets) dropReads.push(startHostReads(t.target, plannedReads(t.target)))
     const contacted = await Promise.all(plan.targets.map((t) => contactTarget(t.target)))
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
@@ -286,6 +288,8 @@ ${fleetTable(report)}
       useSpawner(false)
       useSharedReads(false)
     }
+    for (const drop of dropReads) drop()
+    forgetGate()
     interrupt.dispose()
   }
 }

@@ -146,8 +146,6 @@ function writeOutputsSync(target: Target, io: VerifyIo, report: Report, streams:
  */
 async function checkFirstContact(target: Target, io: VerifyIo, streams: RunStreams): Promise<number | undefined> {
   const startedAt = new Date()
-  // The steps' host reads start now, beside first contact and while vitest starts (helpers/seams/read-ahead.ts).
-  startHostReads(target, plannedReads(target), io.hostEnv)
   const refused = await contactTarget(target, io.hostEnv)
   if (!refused) return undefined
   io.err.write(`${refused.line}\n`)
@@ -223,14 +221,19 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, 
   const run = { target: prepared.target }
   phase.target = run.target
   const interrupt = oneTargetInterrupt(run.target, io, streams)
+  let dropReads = (): void => {}
   try {
     enter(io, phase, 'first contact', `${run.target.baseUrl ?? '(replay)'}: /health, /v1/models, /metrics`)
+    // The steps' host reads start now, beside first contact and while vitest starts
+    // (helpers/seams/read-ahead.ts); what the steps did not take is dropped when the run ends.
+    dropReads = startHostReads(run.target, plannedReads(run.target), io.hostEnv)
     const refused = await checkFirstContact(run.target, io, streams)
     if (interrupt.stopped) return process.exitCode as number
     if (refused !== undefined) return refused
     enter(io, phase, "the suites' setup", ARM_SUITE)
     return await runSuites(run.target, io, interrupt, phase, streams)
   } finally {
+    dropReads()
     interrupt.dispose()
   }
 }

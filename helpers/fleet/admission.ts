@@ -174,10 +174,15 @@ export function admission(options: { cap: number | null; targets: number; resour
 /**
  * The last fleet suite's gate in this process: how many targets it let in at once (the report says
  * it). Kept here, not beside the suite, so that the CLI reads it without loading vitest's runtime.
+ * Forgotten when its fleet run ends: a later run in the same process (one whose every target was
+ * refused at first contact runs no suite) must not report the gate of the one before.
  */
 let lastGate: Admission | undefined
 export function rememberGate(gate: Admission): void {
   lastGate = gate
+}
+export function forgetGate(): void {
+  lastGate = undefined
 }
 export function fleetAdmission(): { peak: number; ceiling: number } | undefined {
   return lastGate ? { peak: lastGate.peak(), ceiling: lastGate.ceiling() } : undefined

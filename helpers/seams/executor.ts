@@ -56,8 +56,11 @@ function start(): Spawner | null {
       ask.resolve(m.out)
     })
     const gone = (): void => {
-      if (spawner === s) spawner = null
-      broken = true
+      // Let go (`useSpawner(false)`: its run ended) it is no broken one: the next run that asks starts another.
+      if (spawner === s) {
+        spawner = null
+        broken = true
+      }
       // What it had not answered runs here: host reads may run twice, never not at all.
       for (const ask of s.pending.values()) void execPlan(ask.plan).then(ask.resolve)
       s.pending.clear()

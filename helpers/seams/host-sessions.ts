@@ -54,7 +54,13 @@ export async function overMaster<T>(key: string, call: () => Promise<T>): Promis
   return made
 }
 
-function closeMasters(): void {
+/**
+ * Ends this process's ssh master connections and forgets them (at exit; a process that serves many
+ * runs calls it after each): a later run authenticates anew, never riding a connection an earlier
+ * run opened with its own key and known hosts.
+ */
+export function closeMasters(): void {
+  firstCalls.clear()
   if (!controlDir) return
   try {
     for (const name of readdirSync(controlDir)) {
@@ -76,7 +82,7 @@ function closeMasters(): void {
 export function sshControl(sshOpts: readonly string[]): string {
   if (!controlDir) {
     controlDir = mkdtempSync(join(tmpdir(), 'armproof-ssh-'))
-    process.once('exit', closeMasters)
+    if (!process.listeners('exit').includes(closeMasters)) process.once('exit', closeMasters)
   }
   const opts = createHash('sha256').update(JSON.stringify(sshOpts)).digest('hex').slice(0, 8)
   return join(controlDir, `${opts}-%C`)

@@ -57,10 +57,10 @@ export function liveHost(target: Target, hostEnv?: Record<string, string>): { ho
 }
 
 /** Starts the host reads a live target's steps will ask for (`ahead`) now, for its run's seams to take (./read-ahead.ts). */
-export function startHostReads(target: Target, ahead: Ahead, hostEnv?: Record<string, string>): void {
-  if (target.mode === 'replay') return
+export function startHostReads(target: Target, ahead: Ahead, hostEnv?: Record<string, string>): () => void {
+  if (target.mode === 'replay') return () => {}
   const live = liveHost(target, hostEnv)
-  startReadsAhead(live.where, live.host, ahead)
+  return startReadsAhead(live.where, live.host, ahead)
 }
 
 /**

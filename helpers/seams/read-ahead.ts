@@ -10,6 +10,9 @@
 // They start when the first of them is asked, or earlier with `startReadsAhead` (a run starts
 // them right after its first contact, so they run while vitest starts); reads started earlier
 // than AHEAD_MAX_AGE_MS before a target's steps (it waited for its fleet slot) are not used.
+// Reads started for a run that ends before its steps take them (refused at first contact, its
+// suites' setup failed, interrupted) are dropped when it ends (`startReadsAhead`'s answer): in a
+// process that serves many runs, a later run of the same target must never be answered them.
 import type { Gather, HostClient, HostResult, HostRun } from './host-result.ts'
 
 export const AHEAD_MAX_AGE_MS = 20_000
@@ -42,9 +45,17 @@ function start(host: HostClient, ahead: Ahead): Started {
   return { at: Date.now(), reads, gathers }
 }
 
-/** Starts `ahead` on `host` now; the client `readAhead` opens later for the same host and reads takes them. `where` names the host and its access. */
-export function startReadsAhead(where: string, host: HostClient, ahead: Ahead): void {
-  early.set(aheadKey(where, ahead), start(host, ahead))
+/**
+ * Starts `ahead` on `host` now; the client `readAhead` opens later for the same host and reads takes
+ * them. `where` names the host and its access. The answer drops them if still not taken (the run ends).
+ */
+export function startReadsAhead(where: string, host: HostClient, ahead: Ahead): () => void {
+  const id = aheadKey(where, ahead)
+  const started = start(host, ahead)
+  early.set(id, started)
+  return () => {
+    if (early.get(id) === started) early.delete(id)
+  }
 }
 
 export function readAhead(host: HostClient, ahead: Ahead, where: string): HostClient {

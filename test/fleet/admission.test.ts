@@ -2,7 +2,17 @@
 // afford (file descriptors, memory, an event loop that keeps up), never more than --concurrency
 // N; each waiter served in turn; the first always starts. The resources are made up here.
 import { describe, expect, test } from 'vitest'
-import { admission, FDS_PER_TARGET, FDS_RESERVE, MAX_LAG_MS, MIN_TARGET_BYTES, type Resources } from '../../helpers/fleet/admission.ts'
+import {
+  admission,
+  fleetAdmission,
+  forgetGate,
+  rememberGate,
+  FDS_PER_TARGET,
+  FDS_RESERVE,
+  MAX_LAG_MS,
+  MIN_TARGET_BYTES,
+  type Resources,
+} from '../../helpers/fleet/admission.ts'
 import { planFleet } from '../../helpers/fleet/plan.ts'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -119,5 +129,16 @@ describe('--concurrency', () => {
     expect(p(['--concurrency', '4096'])).toBe(4096)
     expect(p(['--concurrency', 'lots'])).toMatch(/must be auto or a whole number 1–4096/)
     expect(p(['--concurrency', '4097'])).toMatch(/must be auto or a whole number/)
+  })
+})
+
+describe("the gate a fleet run's report reads", () => {
+  test("is the last fleet suite's until its run ends, then none: a later run in the process reports no gate of an earlier one", () => {
+    const gate = admission({ cap: 3, targets: 5, resources: resources() })
+    rememberGate(gate)
+    expect(fleetAdmission()).toEqual({ peak: 0, ceiling: 3 })
+    forgetGate()
+    expect(fleetAdmission()).toBeUndefined()
+    gate.close()
   })
 })

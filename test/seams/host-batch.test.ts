@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test, vi } from 'vitest'
 import { batchTag } from '../../helpers/seams/exec.ts'
 import { useSpawner } from '../../helpers/seams/executor.ts'
 import { batchScript, newNonce, splitBatch } from '../../helpers/seams/host-batch.ts'
@@ -175,6 +175,22 @@ describe('through the spawner', () => {
       ])
       const slow = await host.run({ script: 'sleep 30', timeoutMs: 300 })
       expect(slow.failure).toBe('timeout')
+    } finally {
+      useSpawner(false)
+    }
+  })
+  test('a spawner let go when its run ended is no broken one: the next run that asks starts a fresh one', async () => {
+    const parentOf = async (): Promise<number> => Number((await local().run({ script: 'echo "$PPID"', timeoutMs: 5000 })).stdout.trim())
+    useSpawner(true)
+    const first = await parentOf()
+    useSpawner(false)
+    // The first spawner ends (its exit seen here) before the next run asks.
+    await vi.waitFor(() => expect(() => process.kill(first, 0)).toThrow(), { timeout: 5000 })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    useSpawner(true)
+    try {
+      const second = await parentOf()
+      expect([second === process.pid, second === first]).toEqual([false, false])
     } finally {
       useSpawner(false)
     }

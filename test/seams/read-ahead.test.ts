@@ -79,6 +79,28 @@ describe('reads ahead', () => {
     expect(calls.map((c) => c.kind)).toEqual(['runAll', 'runAll', 'runAll'])
   })
 
+  test("dropped when their run ends untaken (refused at first contact): a later run of the same target reads its own, never the earlier engine's", async () => {
+    const { client } = fake()
+    let engine = 'engine A'
+    const answering: HostClient = {
+      ...client,
+      runAll: async (reqs) =>
+        reqs.map((r) => ({ command: r.script, stdout: `${engine}: ${r.script}`, stderr: '', exitCode: 0, durationMs: 1 })),
+    }
+    const drop = startReadsAhead('h-dropped', answering, AHEAD)
+    drop()
+    engine = 'engine B'
+    const later = readAhead(answering, AHEAD, 'h-dropped')
+    expect((await later.run(read('ledger'))).stdout).toBe('engine B: ledger')
+    // Dropping after the reads were taken leaves the next run's own in place.
+    const taken = startReadsAhead('h-taken', answering, AHEAD)
+    const next = startReadsAhead('h-taken', answering, AHEAD)
+    taken()
+    engine = 'engine C'
+    expect((await readAhead(answering, AHEAD, 'h-taken').run(read('help'))).stdout).toBe('engine B: help')
+    next()
+  })
+
   test('a shared read planned ahead (the survey in a live fleet) is asked once, ahead, and answered to its step', async () => {
     const { client, calls } = fake()
     const g: Gather<string> = { kind: 'k', keyOf: (k) => k, script: (keys) => keys.join(','), view: (r) => r }

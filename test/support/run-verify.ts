@@ -9,6 +9,8 @@ import { execa } from 'execa'
 import type { EngineHandle } from '../../engine/launch.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { checkedFleetReport, checkedReport } from './report-schema.ts'
+import { hostRun } from './verify-host.ts'
+import { unhostable } from './verify-route.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -33,22 +35,31 @@ export function engineArgs(engine: EngineHandle, baseUrl: string = engine.baseUr
   return ['--svc', engine.svc, '--base-url', baseUrl, '--process', engine.processName, '--host', 'local']
 }
 
+/**
+ * A run's exit code and output: on a verify host (./verify-host.ts) when the run needs nothing a
+ * host cannot give it (./verify-route.ts) and one is free, else in a child of its own; the same either way.
+ */
 export async function runVerify(
   args: readonly string[],
-  options: { env?: Record<string, string>; engine?: EngineHandle; timeoutMs?: number; cwd?: string } = {},
+  options: {
+    env?: Record<string, string>
+    engine?: EngineHandle
+    timeoutMs?: number
+    cwd?: string
+    /** A child of its own even where a host could take the run (a judgement that depends on a fresh process's timing). */
+    ownProcess?: boolean
+  } = {},
 ): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
   const started = performance.now()
-  const result = await execa(process.execPath, [VERIFY, ...args, '--report', reportPath, '--junit', junitPath], {
-    cwd: options.cwd ?? ROOT,
-    reject: false,
-    timeout: options.timeoutMs ?? 90_000,
-    env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...(options.engine ? options.engine.env : {}), ...options.env },
-    extendEnv: true,
-    stdin: 'ignore',
-  })
+  const argv = [...args, '--report', reportPath, '--junit', junitPath]
+  const overlay = { CI: 'true', VERIFY_NO_DOTENV: '1', ...(options.engine ? options.engine.env : {}), ...options.env }
+  const cwd = options.cwd ?? ROOT
+  const timeout = options.timeoutMs ?? 90_000
+  const hosted = !options.ownProcess && unhostable(overlay) === null ? await hostRun(argv, childEnv(overlay), cwd, timeout) : null
+  const result = hosted ?? (await childRun(argv, overlay, cwd, timeout))
   return {
     exitCode: result.exitCode ?? -1,
     stdout: String(result.stdout),
@@ -59,6 +70,30 @@ export async function runVerify(
     ms: Math.round(performance.now() - started),
     dir,
   }
+}
+
+/** `node bin/verify.ts …` in a child of its own, with this process's env and `overlay` (execa's extendEnv). */
+export async function childRun(
+  argv: readonly string[],
+  overlay: Record<string, string>,
+  cwd: string,
+  timeout: number,
+): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
+  const r = await execa(process.execPath, [VERIFY, ...argv], {
+    cwd,
+    reject: false,
+    timeout,
+    env: overlay,
+    extendEnv: true,
+    stdin: 'ignore',
+  })
+  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) }
+}
+
+/** The env that child starts with: this process's (its unset names left out) and `overlay`. */
+export function childEnv(overlay: Record<string, string>): Record<string, string> {
+  const own = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)
+  return { ...Object.fromEntries(own), ...overlay }
 }
 
 /** The report a run wrote, checked against the published schema (./report-schema.ts); undefined when none was written. */
