@@ -25,6 +25,7 @@ export const SLOW_FIRST: readonly string[] = [
   'e2e/prometheus-verify.test.ts',
   'e2e/fault-matrix-profiles.test.ts',
   'e2e/prometheus-meter.test.ts',
+  'cli/verify-host.test.ts',
   'writeback/command.test.ts',
   'e2e/prometheus-faults.test.ts',
   'cli/contain.test.ts',
