@@ -24,8 +24,17 @@ async function holder(n: number): Promise<{ child: ChildProcess; ports: number[]
 
 const children: ChildProcess[] = []
 const mine: number[] = []
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL')
+// The holders are gone before the next test or file of this worker asks for a port of the slice:
+// a holder still alive for a moment after its SIGKILL would hold all it took.
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map(async (c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return
+      const exited = once(c, 'exit')
+      c.kill('SIGKILL')
+      await exited
+    }),
+  )
   for (const p of mine.splice(0)) releasePort(p)
 })
 
