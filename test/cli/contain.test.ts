@@ -17,6 +17,7 @@ import { STEP_IDS, stepResult } from '../../helpers/steps/verdict.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify } from '../support/run-verify.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-contain-'))
 const engines: EngineHandle[] = []
@@ -38,7 +39,7 @@ async function nothingListens(): Promise<string> {
   return `http://127.0.0.1:${await freePort()}`
 }
 
-const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
+const base = [...DEMO_ARM, '--host', 'local']
 
 describe('in-process: each phase of verify() contained', () => {
   test('the configuration: one line, exit 2, no report (it did not load), no frame', async () => {

@@ -12,12 +12,13 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { ROOT, childEnv, childRun } from '../support/run-verify.ts'
 import { hostRun } from '../support/verify-host.ts'
 import { startKey, unhostable } from '../support/verify-route.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-vhost-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const BASE = { CI: 'true', VERIFY_NO_DOTENV: '1' }
-const REPLAY = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay']
+const REPLAY = [...DEMO_ARM, '--mode', 'replay']
 
 /** What differs between two runs of the same thing: durations, clock times, ports of the moment. */
 const timeless = (text: string): string =>

@@ -11,6 +11,7 @@ import { realPathOf } from '../../helpers/config/output-set.ts'
 import { writeTargets } from '../support/fleet.ts'
 import { fleetTargets, shardReports, stepsWith } from '../support/shards.ts'
 import { verifyExactly } from '../support/verify-in-process.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-output-set-'))
 mkdirSync(join(dir, 'real'))
@@ -34,7 +35,7 @@ const cases = (options: readonly Option[]) =>
     [false, true].map((viaLink) => ({ a, b, viaLink, label: `${a.name} and ${b.name}${viaLink ? ' (through a symlinked folder)' : ''}` })),
   )
 
-const LIVE = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://127.0.0.1:9', '--mode', 'record']
+const LIVE = [...DEMO_ARM, '--base-url', 'http://127.0.0.1:9', '--mode', 'record']
 
 describe.concurrent('pnpm verify, one target: every pair of outputs on one path is refused before contact', () => {
   const options = [flag('--report'), flag('--junit'), flag('--summary'), envTwin('GITHUB_STEP_SUMMARY'), flag('--fixtures')]

@@ -14,6 +14,7 @@ import { verify } from '../../helpers/cli/verify.ts'
 import { ROOT } from '../support/run-verify.ts'
 import { ReachedProofSteps } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
+import { DEMO_ARM, DEMO_REPLAY } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-outputs-'))
 const aFile = join(dir, 'a-file')
@@ -88,12 +89,7 @@ describe.concurrent('through pnpm verify', () => {
     const r = { exitCode: -1, stdout: '', stderr: '' }
     r.exitCode = await verify({
       rawArgs: [
-        '--svc',
-        'demo',
-        '--knob',
-        'PREFILL_INTERLEAVE',
-        '--value',
-        '1',
+        ...DEMO_ARM,
         '--base-url',
         `http://127.0.0.1:${port}`,
         '--mode',
@@ -144,23 +140,7 @@ describe.concurrent('through pnpm verify', () => {
     expect,
   }) => {
     const report = join(dir, 'replayed.json')
-    const r = await verifyBin(
-      [
-        '--svc',
-        'demo',
-        '--knob',
-        'PREFILL_INTERLEAVE',
-        '--value',
-        '1',
-        '--mode',
-        'replay',
-        '--fixtures',
-        'fixtures/demo/PREFILL_INTERLEAVE',
-        '--report',
-        report,
-      ],
-      { GITHUB_STEP_SUMMARY: '/dev/full' },
-    )
+    const r = await verifyBin([...DEMO_REPLAY, '--report', report], { GITHUB_STEP_SUMMARY: '/dev/full' })
     expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(EXIT_OUTPUT_UNWRITTEN)
     expect(String(r.stdout)).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
     expect(String(r.stderr)).toContain('armproof: could not write the step summary to /dev/full: ENOSPC')

@@ -20,6 +20,7 @@ import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { prng } from '../support/prng.ts'
 import { checkedFleetReport, checkedReport } from '../support/report-schema.ts'
 import { ROOT } from '../support/run-verify.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 /** `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env). */
 const bin = (file: string, args: readonly string[], env: Record<string, string> = {}) =>
@@ -60,7 +61,7 @@ async function inProcess(file: string, args: readonly string[], env: Record<stri
   return { exitCode, stdout: stdout.replace(/\n$/, ''), stderr: stderr.replace(/\n$/, '') }
 }
 
-const REPLAY = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay']
+const REPLAY = [...DEMO_ARM, '--mode', 'replay']
 const ESC = '\x1b['
 
 /** `node bin/verify.ts` on the green demo recording, plain (no flag, no colour env): one process for the tests that read that run. */

@@ -27,6 +27,7 @@ import { greenReport, sandbox, PAGE } from '../support/writeback-sandbox.ts'
 import { ROOT, cleanup, groupLive, runVerify, spawnVerify } from '../support/run-verify.ts'
 import { ReachedProofSteps } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
+import { DEMO_ARM, DEMO_REPLAY } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-honest-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -46,7 +47,7 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
   return { code, out, err }
 }
 
-const ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
+const ARGS = [...DEMO_ARM, '--host', 'local']
 
 describe.concurrent('the CLI people expect', () => {
   test('did-you-mean for a knob (a typo, or another case) and for a flag, whose value is not taken for a stray argument', async ({
@@ -161,23 +162,7 @@ describe.concurrent('the CLI people expect', () => {
 describe.concurrent('--summary', () => {
   test('a replay: mode, the recording, the duration, the steps and the meter sparkline, in Markdown; never the key', async ({ expect }) => {
     const summary = join(dir, 'summary.md')
-    const r = await runVerify(
-      [
-        '--svc',
-        'demo',
-        '--knob',
-        'PREFILL_INTERLEAVE',
-        '--value',
-        '1',
-        '--mode',
-        'replay',
-        '--fixtures',
-        'fixtures/demo/PREFILL_INTERLEAVE',
-        '--summary',
-        summary,
-      ],
-      { env: { VERIFY_API_KEY: 'sk-summary-Xy7Qp2Lm' } },
-    )
+    const r = await runVerify([...DEMO_REPLAY, '--summary', summary], { env: { VERIFY_API_KEY: 'sk-summary-Xy7Qp2Lm' } })
     expect(r.exitCode, r.stdout + r.stderr).toBe(0)
     cleanup(r)
     const md = readFileSync(summary, 'utf8')

@@ -13,6 +13,7 @@ import { afterAll, describe, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { API_KEY_FLAG_REFUSED } from '../../helpers/config/options.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, type VerifyRun } from '../support/run-verify.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const KEY = 'sk-armproof-secret-77aa66bb55cc'
 const dir = mkdtempSync(join(tmpdir(), 'armproof-secrets-'))
@@ -149,24 +150,7 @@ describe.concurrent('through pnpm, as the README shows it', () => {
     try {
       const forms = [['--api-key', KEY2], [`--api-key=${KEY2}`]]
       const runs = await Promise.all(
-        forms.map((form) =>
-          pnpmVerify(
-            [
-              '--svc',
-              'demo',
-              '--knob',
-              'PREFILL_INTERLEAVE',
-              '--value',
-              '1',
-              '--base-url',
-              `http://127.0.0.1:${port}`,
-              '--host',
-              'local',
-              ...form,
-            ],
-            {},
-          ),
-        ),
+        forms.map((form) => pnpmVerify([...DEMO_ARM, '--base-url', `http://127.0.0.1:${port}`, '--host', 'local', ...form], {})),
       )
       for (const r of runs) {
         expect(r.exitCode).toBe(2)

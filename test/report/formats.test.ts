@@ -13,6 +13,7 @@ import { finalLine, header, sparkline, stepDetail, stepLine } from '../../helper
 import { STEP_IDS, stepResult, type StepFields, type StepId, type StepResult, type StepVerdict } from '../../helpers/steps/verdict.ts'
 import type { StepEvidence } from '../../helpers/steps/evidence.ts'
 import { checkedReport } from '../support/report-schema.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const API_KEY = 'sk-live-7f3a9c2e51'
 const ROLLBACK = 'PREFILL_INTERLEAVE=0 then redeploy --service demo'
@@ -21,19 +22,7 @@ const T0 = new Date('2025-05-01T10:00:00.000Z')
 const T1 = new Date('2025-05-01T10:02:30.000Z')
 
 function makeTarget(extra: string[] = []): Target {
-  const argv = [
-    '--svc',
-    'demo',
-    '--knob',
-    'PREFILL_INTERLEAVE',
-    '--value',
-    '1',
-    '--previous',
-    '0',
-    '--base-url',
-    'http://gpu-7:8000',
-    ...extra,
-  ]
+  const argv = [...DEMO_ARM, '--previous', '0', '--base-url', 'http://gpu-7:8000', ...extra]
   const r = loadConfig({ argv, env: { VERIFY_API_KEY: API_KEY } })
   if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'))
   return r.target

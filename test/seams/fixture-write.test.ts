@@ -10,6 +10,7 @@ import { loadConfig } from '../../helpers/config/load.ts'
 import { FixturesUnwritten, markRecordedVerdict, nodeFixtureFs, writeFixtures, type FixtureFs } from '../../helpers/seams/fixture-write.ts'
 import { checkRecording, readFixtures, replayTarget } from '../../helpers/seams/recording.ts'
 import { FIXTURE_FORMAT, recordedTarget, type FixtureSet } from '../../helpers/seams/recording-files.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-fw-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -18,7 +19,7 @@ const fresh = () => join(dir, `rec-${++n}`)
 
 const target = (() => {
   const r = loadConfig({
-    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'],
+    argv: [...DEMO_ARM, '--base-url', 'http://gpu-7:8000'],
     env: {},
   })
   if (!r.ok) throw new Error('bad test target')

@@ -12,13 +12,14 @@ import { stableJson } from '../../helpers/seams/digest.ts'
 import { writeFixtures } from '../../helpers/seams/fixture-write.ts'
 import { HttpError } from '../../helpers/seams/http.ts'
 import { ReplayMiss, replaySeams } from '../../helpers/seams/replay.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-fx-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const target = (() => {
   const r = loadConfig({
-    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'],
+    argv: [...DEMO_ARM, '--base-url', 'http://gpu-7:8000'],
     env: {},
   })
   if (!r.ok) throw new Error('bad test target')

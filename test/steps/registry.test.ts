@@ -9,6 +9,7 @@ import { createContext } from '../../helpers/steps/context.ts'
 import { STEP_IDS, STEPS, stepGroups, stepsTable, stepTitle, type StepGroup, type StepId } from '../../helpers/steps/registry.ts'
 import { BEFORE_GROUP, JUDGES, beforeGroup, judgeStep, modelOf, proofRun } from '../../helpers/steps/judges.ts'
 import { readmeWithStepsTable } from '../../scripts/faults-doc.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 test("README.md's proof-steps table is the one generated from the step registry (run pnpm faults-doc after changing it)", () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
@@ -37,7 +38,7 @@ test('the registry holds the contract’s nine steps in order, each with a judge
  */
 async function givenBeforeEachStep(groups: readonly StepGroup[] = stepGroups()): Promise<Map<StepId, string[]>> {
   const config = loadConfig({
-    argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'],
+    argv: [...DEMO_ARM, '--mode', 'replay'],
     env: { VERIFY_NO_DOTENV: '1' },
   })
   if (!config.ok) throw new Error(formatProblems(config.problems))

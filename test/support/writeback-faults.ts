@@ -23,6 +23,7 @@ import type { FaultRow, Outcome } from './fault-row.ts'
 import { MERGE_FAULTS } from './merge-faults.ts'
 import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
 import { PAGE_FAULTS } from './page-faults.ts'
+import { DEMO_ARM } from './demo-args.ts'
 
 export type { FaultRow, Outcome } from './fault-row.ts'
 
@@ -83,7 +84,7 @@ async function recording(
   return dir
 }
 
-const DEMO_ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1']
+const DEMO_ARGS = [...DEMO_ARM]
 
 /**
  * Replays a recording folder as `pnpm verify --mode replay` does; the recording must be unchanged
@@ -729,17 +730,7 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
     expected: 'refused',
     exit: 2,
     message: 'was recorded for --previous 0, not 2',
-    run: async () =>
-      refusedReplay(await recording('demo', () => {}, true), [
-        '--svc',
-        'demo',
-        '--knob',
-        'PREFILL_INTERLEAVE',
-        '--value',
-        '1',
-        '--previous',
-        '2',
-      ]),
+    run: async () => refusedReplay(await recording('demo', () => {}, true), [...DEMO_ARM, '--previous', '2']),
   },
   {
     area: 'replay',

@@ -12,6 +12,7 @@ import { readReport } from '../../helpers/writeback/report.ts'
 import { unifiedDiff } from '../../helpers/writeback/diff.ts'
 import { ROOT, cleanup, runVerify } from '../support/run-verify.ts'
 import { passedSteps, sandbox as baseSandbox } from '../support/writeback-sandbox.ts'
+import { DEMO_ARM } from '../support/demo-args.ts'
 
 const FINISHED = '2026-11-30T02:31:05.120Z'
 const NOW = new Date('2026-11-30T03:00:00.000Z')
@@ -631,7 +632,7 @@ describe('options from env', () => {
 
 describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
   test('a real green report is refused as a replay, written with --allow-replay, and a second write is a no-op', async () => {
-    const verify = await runVerify(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'])
+    const verify = await runVerify([...DEMO_ARM, '--mode', 'replay'])
     try {
       expect(verify.exitCode).toBe(0)
       const box = await sandbox({ 'endpoints/demo.md': '# demo\n\nThe demo endpoint.\n' })

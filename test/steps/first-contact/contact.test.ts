@@ -16,12 +16,13 @@ import { classify, HttpError, type HttpClient, type HttpRequest, type HttpRespon
 import { FIRST_CONTACT_ELSEWHERE } from '../../support/fault-matrix.ts'
 import { cleanup, runVerify } from '../../support/run-verify.ts'
 import { verifyInProcess } from '../../support/verify-in-process.ts'
+import { DEMO_ARM } from '../../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-first-contact-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function target(baseUrl: string, extra: string[] = [], env: Record<string, string> = {}): Target {
-  const r = loadConfig({ argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', baseUrl, ...extra], env })
+  const r = loadConfig({ argv: [...DEMO_ARM, '--base-url', baseUrl, ...extra], env })
   if (!r.ok) throw new Error(JSON.stringify(r.problems))
   return r.target
 }
@@ -253,7 +254,7 @@ function handler(answer: (path: string, req: IncomingMessage) => number) {
   }
 }
 
-const base = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--host', 'local']
+const base = [...DEMO_ARM, '--host', 'local']
 const FOUND = Object.fromEntries(FIRST_CONTACT_ELSEWHERE.map((f) => [f.test, f]))
 
 // Every run here ends at first contact or before it: verify() runs in this process

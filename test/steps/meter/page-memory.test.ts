@@ -11,6 +11,7 @@ import { ownCopy, readMetrics, type MetricsReading } from '../../../helpers/step
 import type { HttpClient } from '../../../helpers/seams/http.ts'
 import type { HostClient } from '../../../helpers/seams/host.ts'
 import { realClock } from '../../../helpers/seams/clock.ts'
+import { DEMO_ARM } from '../../support/demo-args.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -33,7 +34,7 @@ function bigPage(tag: number): string {
 describe('a meter reading keeps nothing of its page', () => {
   test('twenty readings of 3 MB pages hold their samples, not their pages', async () => {
     const config = loadConfig({
-      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://engine.test:8000'],
+      argv: [...DEMO_ARM, '--base-url', 'http://engine.test:8000'],
       env: { VERIFY_NO_DOTENV: '1' },
     })
     if (!config.ok) throw new Error('config')

@@ -12,6 +12,7 @@ import { redactingHttp } from '../../../helpers/seams/redact.ts'
 import { createContext } from '../../../helpers/steps/context.ts'
 import { checkExact } from '../../../helpers/steps/probes/send.ts'
 import { pick, prng as rng } from '../../support/prng.ts'
+import { DEMO_ARM } from '../../support/demo-args.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
   return JSON.stringify({
@@ -181,7 +182,7 @@ describe('step probe.exact, in-process against a fake endpoint', () => {
   const KEY = 'sk-inproc-Hy7Gt6Fr5De4Sw3'
   function ctxWith(reply: (body: string) => { status: number; body: string }) {
     const r = loadConfig({
-      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', '--model', 'm'],
+      argv: [...DEMO_ARM, '--base-url', 'http://gpu-7:8000', '--model', 'm'],
       env: { VERIFY_API_KEY: KEY },
     })
     if (!r.ok) throw new Error('config')

@@ -11,6 +11,7 @@ import { CLOCK_SKEW_MS, judgeFresh, judgeModel, judgeSharedId, replyMeta, type R
 import { checkExact, checkTools, checkVision } from '../../../helpers/steps/probes/send.ts'
 import { servedModel } from '../../../helpers/steps/probes/served.ts'
 import type { Judgement } from '../../../helpers/steps/verdict.ts'
+import { DEMO_ARM } from '../../support/demo-args.ts'
 
 const meta = (model: unknown, id: string | null = 'chatcmpl-1', created: number | null = 1_800_000_000): ReplyMeta => ({
   model,
@@ -96,7 +97,7 @@ describe('the three probes side by side, against a fake endpoint', () => {
   /** Each chat completion answers as `shape` says; /v1/models lists CARDS. */
   function run(shape: (req: HttpRequest, n: number) => Record<string, unknown>, argv: string[] = []) {
     const r = loadConfig({
-      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000', ...argv],
+      argv: [...DEMO_ARM, '--base-url', 'http://gpu-7:8000', ...argv],
       env: {},
     })
     if (!r.ok) throw new Error(JSON.stringify(r.problems))
@@ -184,7 +185,7 @@ describe('the three probes side by side, against a fake endpoint', () => {
   })
   test('a probe that got no reply never holds the others up', async () => {
     const r = loadConfig({
-      argv: ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', 'http://gpu-7:8000'],
+      argv: [...DEMO_ARM, '--base-url', 'http://gpu-7:8000'],
       env: {},
     })
     if (!r.ok) throw new Error('config')
