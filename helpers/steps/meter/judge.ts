@@ -135,6 +135,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     stillWhy,
     onByDefault: !still && atDefault,
     ...(sent ? { traffic: trafficText(sent) } : {}),
+    ...(sent && sent.answered < sent.sent ? { trafficShort: sent.failures.join('; ') } : {}),
     renamed: (used: string) => renamedText(ctx.engine, meter.name, used),
     flag: ctx.spec.flag,
     env: ctx.spec.env,

@@ -252,6 +252,14 @@ function concludeWindow(
     return judged('inconclusive', `${name} stayed at 0${words.in}, but ${why} in ${window}${judgedText}${lost}`, words.noTrafficNext)
   }
   const flat = `${name} stayed at 0${words.in} for ${window} while ${traffic} request(s) reached the engine${view.traffic ? `, ${view.traffic}` : ''}${judgedText}`
+  // The meter moves only under the knob's own traffic: with part of it unanswered, a flat meter is
+  // neither the feature off (green at its off value) nor the engine ignoring the flag (red).
+  if (view.trafficShort !== undefined)
+    return judged(
+      'inconclusive',
+      `${flat}: not all of the traffic it moves only under was answered`,
+      `the knob's own requests failed (${view.trafficShort}), so a flat ${name} proves nothing either way: check what refused them (rate limit, queue, a proxy's timeout), then run again`,
+    )
   if (view.still) {
     if (!process) return { kind: 'recheck' }
     if (process.state === 'changed') {

@@ -23,6 +23,8 @@ export interface LadderView {
   still: boolean
   /** The traffic the knob's proof sent itself (the meter moves only under it), in words; absent when none. */
   traffic?: string
+  /** Some of that traffic was not answered (its failures): a flat meter proves nothing either way. */
+  trafficShort?: string
   /** Why, for the message: `at its default 0`, `at false, which turns its feature off`. */
   stillWhy: string
   /** The expected value is the knob's default, yet turns its feature on (vLLM's prefix caching): the meter must move at the default. */

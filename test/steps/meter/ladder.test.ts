@@ -184,6 +184,27 @@ describe('the ladder, rule by rule', () => {
       "only the series' process_start_time_seconds binds it",
     ],
     ['above zero before the run, in the process argv read', rising([7, 7, 7]), {}, 'passed', 'it moved before this run'],
+    [
+      "flat at its off value while the knob's own traffic failed: not the feature off",
+      rising([0, 0, 0]),
+      { still: true, value: 'false', traffic: '1 of 2 chat completions', trafficShort: 'request 2: HTTP 429 slow down' },
+      'inconclusive',
+      "the knob's own requests failed (request 2: HTTP 429 slow down)",
+    ],
+    [
+      "flat at a default that turns the feature on while the knob's own traffic failed: not the engine's fault",
+      rising([0, 0, 0]),
+      { onByDefault: true, traffic: '0 of 2 chat completions', trafficShort: 'request 1: timeout; request 2: timeout' },
+      'inconclusive',
+      'not all of the traffic it moves only under was answered',
+    ],
+    [
+      "a rise although part of the knob's own traffic failed",
+      rising([0, 0, 3]),
+      { trafficShort: 'request 2: HTTP 429 slow down' },
+      'passed',
+      '0 → 3',
+    ],
   ] as const)('%s', (_name, scrapes, over, verdict, text) => {
     const d = judge(view(over as Partial<LadderView>), readings([...scrapes]))
     expect(d.verdict, d.observed).toBe(verdict)
