@@ -8,7 +8,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { KnobName } from './knobs.ts'
 import type { ProfileDoc } from '../profiles/doc.ts'
-import { envBoolean } from './command-line.ts'
 import { API_KEY_ENV } from './options.ts'
 import { SVC_NAME, showValue } from './shell.ts'
 import { readReach, USER_RE, type HostSpec } from './reach.ts'
@@ -159,14 +158,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     else skip = parsed.skip
   }
 
-  let dropinCheck = true
-  if (read.switchOn('no-dropin-check')) dropinCheck = false
-  else if (read.env.VERIFY_DROPIN_CHECK !== undefined && read.env.VERIFY_DROPIN_CHECK !== '') {
-    const v = read.env.VERIFY_DROPIN_CHECK
-    const yes = envBoolean(v)
-    if (yes === false) dropinCheck = false
-    else if (yes === undefined) read.problem('VERIFY_DROPIN_CHECK', `${showValue(v)} must be 0 or 1`)
-  }
+  const dropinCheck = !read.switchOrEnv('no-dropin-check', 'VERIFY_DROPIN_CHECK', true)
 
   const healthBudgetMs = read.duration('health-budget', '15m')
   const meterWindowMs = read.duration('meter-window', '5m')

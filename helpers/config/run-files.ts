@@ -4,7 +4,6 @@
 // recording replace a fixtures folder holding another run.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { envBoolean } from './command-line.ts'
 import { showValue } from './shell.ts'
 import type { OptionReader } from './sources.ts'
 
@@ -39,13 +38,7 @@ export function readFiles(read: OptionReader, svc: string, knobName: string | un
       read.problem(caFrom, `${showValue(caFile)} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`)
     }
   }
-  let force = read.switchOn('force')
-  if (!force && read.env.VERIFY_FORCE !== undefined && read.env.VERIFY_FORCE !== '') {
-    const v = read.env.VERIFY_FORCE
-    const yes = envBoolean(v)
-    if (yes === true) force = true
-    else if (yes === undefined) read.problem('VERIFY_FORCE', `${showValue(v)} must be 0 or 1`)
-  }
+  const force = read.switchOrEnv('force', 'VERIFY_FORCE')
 
   return { fixtures, report, junit, summary, caFile: caFile === null ? null : resolve(cwd, caFile), force }
 }

@@ -7,7 +7,7 @@
 // loader (./load.ts) reads every option through the `OptionReader` made here.
 import { parse as parseDotenv } from 'dotenv'
 import { parseDuration } from './duration.ts'
-import { parseCommandLine } from './command-line.ts'
+import { envBoolean, parseCommandLine } from './command-line.ts'
 import { API_KEY_FLAG_REFUSED, OPTIONS, type OptionFlag, type OptionSpec } from './options.ts'
 import { showValue } from './shell.ts'
 
@@ -108,8 +108,12 @@ export interface OptionReader {
   raw(flag: OptionFlag): RawValue | undefined
   /** The option's value was refused (by `raw`): nothing more is said of it. */
   refused(flag: OptionFlag): boolean
-  /** A switch turned on by the highest option layer that sets it. */
-  switchOn(flag: OptionFlag): boolean
+  /**
+   * A switch with an env twin of 0/1: the highest option layer that sets it, true or false (an
+   * entry's `false` beats env); else the twin (`inverted`: 1 means the switch is off, as
+   * VERIFY_DROPIN_CHECK=1 for --no-dropin-check), a problem where it is neither 0 nor 1; else off.
+   */
+  switchOrEnv(flag: OptionFlag, name: string, inverted?: boolean): boolean
   /** Where a variable that is no option's twin came from: itself, or `NAME in .env`. */
   envFrom(name: string): string
   /** A problem with a value (said as `from: message`, at its place), or with an option named as given. */
@@ -177,7 +181,18 @@ export function optionReader(
     warnings: [],
     raw,
     refused: (flag) => refusedFlags.has(flag),
-    switchOn: (flag) => layers.find((l) => typeof l.values.get(flag) === 'boolean')?.values.get(flag) === true,
+    switchOrEnv(flag, name, inverted = false) {
+      const layer = layers.find((l) => typeof l.values.get(flag) === 'boolean')
+      if (layer) return layer.values.get(flag) === true
+      const v = env[name]
+      if (v === undefined || v === '') return false
+      const yes = envBoolean(v)
+      if (yes === undefined) {
+        problem(envFrom(name), `${showValue(v)} must be 0 or 1`)
+        return false
+      }
+      return yes !== inverted
+    },
     envFrom,
     problem,
     required(flag) {

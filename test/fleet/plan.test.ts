@@ -224,6 +224,22 @@ describe('precedence per target: the entry, then the command line, then defaults
     expect(r.ok && r.plan.targets.map((t) => t.target.dropinCheck)).toEqual([true, false])
   })
 
+  test('a switch set false in an entry beats its env twin too: the drop-in gate and the output guard stay on where the entry asks', () => {
+    const file =
+      'defaults:\n  knob: PREFILL_INTERLEAVE\ntargets:\n  - svc: a\n    base-url: http://a:1\n    no-dropin-check: false\n    force: false\n  - svc: b\n    base-url: http://b:1\n'
+    const r = plan(file, [], { VERIFY_DROPIN_CHECK: '0', VERIFY_FORCE: '1' })
+    expect(r.ok && r.plan.targets.map((t) => [t.label, t.target.dropinCheck, t.target.force])).toEqual([
+      ['a', true, false],
+      ['b', false, true],
+    ])
+    // A twin that is neither 0 nor 1 is refused, named where it came from.
+    const bad = plan(file.replace('    force: false\n', ''), [], { VERIFY_FORCE: 'maybe' })
+    expect(bad.ok ? [] : bad.problems.map((p) => p.message.replace(/^.*\): /, ''))).toEqual([
+      'VERIFY_FORCE: "maybe" must be 0 or 1',
+      'VERIFY_FORCE: "maybe" must be 0 or 1',
+    ])
+  })
+
   test("fleet outputs and knobs are the run's: the per-target report, junit and summary are never set; the paths are the operator's folder's", () => {
     const r = plan(TWO, ['--report', 'r.json', '--junit', 'j.xml', '--summary', 's.md', '--concurrency', '3'])
     expect(r.ok).toBe(true)
