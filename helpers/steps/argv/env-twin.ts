@@ -1,9 +1,12 @@
 // A flag's env twin (llama.cpp's `LLAMA_ARG_N_PARALLEL`) as the engine read it: from its own
-// environment, /proc/<pid>/environ, through the host seam. Only that one variable leaves the host
+// environment, /proc/<pid>/environ, where the engine's /proc is (on the host, or in its pod: the
+// pid is the pod's own), through the host seam. Only that one variable leaves the host
 // (the environment holds the engine's secrets: its API key, an HF token): the script prints the
 // twin's own line and nothing else, so no other variable reaches the recording or a report.
 import type { HostResult } from '../../seams/host.ts'
 import { quote } from '../../config/shell.ts'
+import { engineQuery } from '../../engine/query.ts'
+import { procRead } from '../../engine/runtime.ts'
 import type { Occurrence } from '../../argparse/resolve.ts'
 import type { RunContext } from '../context.ts'
 
@@ -11,7 +14,7 @@ import type { RunContext } from '../context.ts'
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** The shell that prints `name=value` from process `pid`'s environment, or nothing; exit 3 when it cannot be read. */
-export function envTwinScript(pid: string, name: string): string {
+function envTwinScript(pid: string, name: string): string {
   if (!ENV_NAME.test(name)) throw new Error(`not an environment variable name: ${JSON.stringify(name)}`)
   return `e=$(tr '\\0' '\\n' < /proc/${quote(pid)}/environ) || exit 3\nprintf '%s\\n' "$e" | grep -a -E '^${name}=' | tail -n 1\nexit 0`
 }
@@ -20,7 +23,7 @@ export type EnvTwinRead = { value: string | undefined; result: HostResult } | { 
 
 /** The twin's value in the engine's environment (undefined: not set). */
 export async function readEnvTwin(ctx: RunContext, pid: string, name: string): Promise<EnvTwinRead> {
-  const result = await ctx.host.run({ script: envTwinScript(pid, name), privileged: true, timeoutMs: ctx.target.hostTimeoutMs })
+  const result = await procRead(ctx.host, engineQuery(ctx.target), envTwinScript(pid, name))
   if (result.failure) return { problem: 'host', result }
   if (result.exitCode !== 0)
     return {
