@@ -15,27 +15,26 @@ import {
   type HostExchange,
   type HttpExchange,
   type RunMeta,
+  recordedTarget,
 } from './recording-files.ts'
 import { RECORDING_SCHEMAS } from './recording-schema.ts'
 
 /**
  * The target a replay runs with. What is judged (svc, knob, value, previous) comes from one source,
  * the command line, which `replayCheck` has checked against the recording; the rest of the recorded
- * run's options (process, commands, budgets) from the recording; outputs and key from this invocation.
+ * run's options (process, commands, budgets) from the recording; outputs, key and ssh identity from
+ * this invocation, never from the recording, even one whose run.json was edited to carry them
+ * (`recordedTarget` says which are never recorded).
  */
 export function replayTarget(target: Target, meta: RunMeta): Target {
   return {
     ...target,
-    ...meta.target,
+    ...recordedTarget(meta.target as Target),
     svc: target.svc,
     knob: target.knob,
     value: target.value,
     previous: target.previous ?? meta.target.previous,
-    apiKey: target.apiKey,
     mode: 'replay',
-    fixtures: target.fixtures,
-    report: target.report,
-    junit: target.junit,
   }
 }
 

@@ -220,6 +220,23 @@ describe('every recording armproof writes reads back', () => {
     expect((replayTarget(target, readFixtures(folder).meta) as unknown as { pidCmd?: string }).pidCmd).toBe('cat /run/radiance.pid')
   })
 
+  test("a recording's run.json that names outputs, a key or ssh options (edited, its digests recomputed) never sets them: the invocation's stay", () => {
+    const s = set()
+    const planted = {
+      summary: '/etc/cron.d/x',
+      force: true,
+      apiKey: 'sk-planted',
+      sshOpts: ['-o', 'ProxyCommand=x'],
+      caFile: '/x.pem',
+      report: '/x.json',
+      junit: '/x.xml',
+      fixtures: '/x',
+    }
+    const replayed = replayTarget(target, { ...s.meta, target: { ...s.meta.target, ...planted } as never })
+    for (const key of Object.keys(planted) as Array<keyof typeof planted>) expect([key, replayed[key]]).toEqual([key, target[key]])
+    expect(replayed.mode).toBe('replay')
+  })
+
   test('a copy of a recording verifies as the recording (the digests are of the files as written)', () => {
     const folder = fresh()
     writeFixtures(folder, set(), [])
