@@ -11,6 +11,7 @@ import type { EngineHandle } from '../../engine/launch.ts'
 import type { FleetMember } from '../../engine/fleet.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import type { Report } from '../../helpers/report/json.ts'
+import { oneLine, summarize } from '../../helpers/report/_summary.ts'
 import { countingShell, fleetEngine, FLAGS, memberArgv, memberEntry, timedVerify, type TreePeak } from './fleet-run.ts'
 
 export { FLAGS }
@@ -53,10 +54,8 @@ const served = async (m: FleetMember): Promise<number> => {
 function notGreenOf(reports: readonly Report[]): SizeRun['notGreen'] {
   const said = new Map<string, number>()
   for (const r of reports.filter((x) => x.verdict !== 'green')) {
-    const s = r.steps.find((x) => x.verdict !== 'passed' && x.verdict !== 'skipped')
-    const text = (s ? `${s.id} ${s.verdict}: ${s.observed}` : `${r.verdict}: ${r.error ?? r.notes[0] ?? '(no step says why)'}`)
-      .replace(/\s+/g, ' ')
-      .slice(0, 160)
+    // Why it is not green, as the CLI's own verdict line says it (the step that explains it).
+    const text = `${r.verdict}: ${oneLine(summarize(r).why)}`.slice(0, 160)
     said.set(text, (said.get(text) ?? 0) + 1)
   }
   return [...said]
