@@ -66,10 +66,6 @@ function loadImage(url: unknown): ColourName {
   }
 }
 
-/**
- * Validates every image_url part of every message (vLLM loads them all) and returns the colour
- * of the last image in `lastUser`, or null when that message carries no image.
- */
 /** Whether any message carries an `image_url` part (what a text-only model refuses before reading it). */
 export function hasImagePart(messages: readonly unknown[]): boolean {
   return messages.some(
@@ -81,6 +77,10 @@ export function hasImagePart(messages: readonly unknown[]): boolean {
   )
 }
 
+/**
+ * Validates every image_url part of every message (vLLM loads them all) and returns the colour
+ * of the last image in `lastUser`, or null when that message carries no image.
+ */
 export function scanImages(messages: readonly unknown[], lastUser: unknown): ColourName | null {
   let colour: ColourName | null = null
   for (const message of messages) {

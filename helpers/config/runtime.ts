@@ -4,7 +4,7 @@
 // commands for the ledger and --help, whether a systemd unit (and so the drop-in gate) applies,
 // and every value that reaches a shell: pod and namespace names by Kubernetes' DNS-1123 rules,
 // kubectl's options one by one. The lookup's own runtime step is helpers/engine/runtime.ts.
-import { quoteAll, ShellWordsError, showValue, splitWords } from './shell.ts'
+import { ShellWordsError, showValue, splitWords } from './shell.ts'
 
 export const RUNTIMES = ['podman', 'docker', 'kubernetes', 'process'] as const
 export type Runtime = (typeof RUNTIMES)[number]
@@ -183,11 +183,6 @@ export function kubectlOptions(target: { kubeOpts: readonly string[]; host: { ki
     ...target.kubeOpts,
     ...(target.host.kind === 'pod' && target.host.namespace !== undefined ? [`--namespace=${target.host.namespace}`] : []),
   ]
-}
-
-/** `{kube}` filled in: the options, quoted for a shell. */
-export function kubeWords(target: Parameters<typeof kubectlOptions>[0]): string {
-  return quoteAll(kubectlOptions(target))
 }
 
 /** What an operator's command template's placeholders stand for in one target (helpers/seams/host.ts `fillTemplate` quotes them). */

@@ -59,7 +59,7 @@ export function inPod(q: Pick<RuntimeReach, 'pod'>): string {
 
 /** What `kubectl get pod -o json` says of the pod, or why it could not say. */
 export type PodRead =
-  | { kind: 'pod'; phase: string; hostPID: boolean; containers: PodContainer[] }
+  | { kind: 'pod'; phase: string; containers: PodContainer[] }
   | { kind: 'no-pod' | 'unreachable' | 'forbidden' | 'no-kubectl' | 'unreadable'; said: string }
 
 export interface PodContainer {
@@ -155,7 +155,7 @@ export function parsePod(r: HostResult): PodRead {
       .filter((p): p is number => Number.isInteger(p))
     return { name, ports, state: kind ?? 'unknown', reason: typeof reason === 'string' ? reason : null }
   })
-  return { kind: 'pod', phase: typeof status.phase === 'string' ? status.phase : 'Unknown', hostPID: spec.hostPID === true, containers }
+  return { kind: 'pod', phase: typeof status.phase === 'string' ? status.phase : 'Unknown', containers }
 }
 
 /** Why the engine cannot be read in this pod (it is absent, or not running), or why kubectl could not say; undefined: it runs. */

@@ -136,10 +136,9 @@ const NO_LINES: EntryLines = { at: 1, keys: new Map() }
 
 /** The lines of a mapping node and of each of its keys. */
 function linesOf(node: unknown, lineAt: (offset: number) => number): EntryLines {
-  const y = yaml
-  const at = (n: unknown) => (y.isNode(n) && n.range ? lineAt(n.range[0]) : 1)
+  const at = (n: unknown) => (yaml.isNode(n) && n.range ? lineAt(n.range[0]) : 1)
   const keys = new Map<string, number>()
-  if (y.isMap(node)) for (const pair of node.items) if (y.isScalar(pair.key)) keys.set(String(pair.key.value), at(pair.key))
+  if (yaml.isMap(node)) for (const pair of node.items) if (yaml.isScalar(pair.key)) keys.set(String(pair.key.value), at(pair.key))
   return { at: at(node), keys }
 }
 
