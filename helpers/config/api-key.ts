@@ -1,8 +1,9 @@
 // The API key of a run: from `--api-key-file` / `VERIFY_API_KEY_FILE` (a file, or a pipe), or
 // from `VERIFY_API_KEY` in env or .env. Never from the command line (--api-key is refused, see
 // ./options.ts), never put in a message.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { readOpenFile } from '../schema/yaml-file.ts'
 import { API_KEY_ENV } from './options.ts'
 import { showValue } from './shell.ts'
 import { MAX_VALUE, type LayerName, type OptionReader, type RawValue } from './sources.ts'
@@ -26,8 +27,8 @@ function rank(layer: LayerName): number {
  * in a message; a key file is checked (a regular, readable, non-empty file holding one token) and
  * a file others may read is warned about.
  */
-export function loadApiKey(read: OptionReader, cwd: string): string | null {
-  const { env, warnings } = read
+export function loadApiKey(read: OptionReader, cwd: string, keyFiles?: Map<string, string>): string | null {
+  const { env } = read
   const fileRaw = read.raw('api-key-file')
   const envValue = env[API_KEY_ENV]
   const keyFrom = read.envFrom(API_KEY_ENV)
@@ -46,53 +47,9 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
   if (useFile) {
     from = file
     const path = resolve(cwd, file.value)
-    let text: string
-    try {
-      const fd = openSync(path, 'r')
-      try {
-        const st = fstatSync(fd)
-        if (st.isDirectory()) {
-          read.problem(from, `${showValue(file.value)} is a directory; give the file that holds the key`)
-          return null
-        }
-        // A regular file, or a pipe (`--api-key-file <(pass show endpoint)`): read to its end, bounded.
-        if (st.isFile() && (st.mode & 0o077) !== 0) {
-          warnings.push(
-            `${file.from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`,
-          )
-        }
-        const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
-        let got = 0
-        for (;;) {
-          const n = readSync(fd, buffer, got, buffer.length - got, null)
-          if (n === 0 || (got += n) >= buffer.length) break
-        }
-        if (got > MAX_KEY_FILE_BYTES) {
-          read.problem(from, `${showValue(file.value)} holds more than ${MAX_KEY_FILE_BYTES} bytes; a key file holds one token on one line`)
-          return null
-        }
-        text = buffer.subarray(0, got).toString('utf8')
-      } finally {
-        closeSync(fd)
-      }
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      const why =
-        code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EACCES' || code === 'EPERM'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'is a directory'
-              : (code ?? 'cannot be read')
-      // A value that is no path at all may be the key itself, given here by mistake: not shown then.
-      const shown =
-        code === 'ENOENT' && !/[/.~]/.test(file.value)
-          ? 'the value given (not shown: it does not look like a path; is it the key itself?)'
-          : showValue(file.value)
-      read.problem(from, `${shown} cannot be read (${why})`)
-      return null
-    }
+    const text = keyFiles?.get(path) ?? readKeyFile(read, file, path)
+    if (text === null) return null
+    keyFiles?.set(path, text)
     key = keyFromFileText(text)
     if (key === '') {
       read.problem(from, `${showValue(file.value)} is empty; it must hold the key on one line`)
@@ -109,4 +66,57 @@ export function loadApiKey(read: OptionReader, cwd: string): string | null {
     return null
   }
   return key
+}
+
+/** The key file's text (a regular file, or a pipe read to its end, bounded), or null with its problem said. */
+function readKeyFile(read: OptionReader, file: RawValue, path: string): string | null {
+  try {
+    // Without blocking: a named pipe nobody writes to reads as empty, never a hang.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const st = fstatSync(fd)
+      if (st.isDirectory()) {
+        read.problem(file, `${showValue(file.value)} is a directory; give the file that holds the key`)
+        return null
+      }
+      // A regular file, or a pipe (`--api-key-file <(pass show endpoint)`): read to its end, bounded.
+      if (st.isFile() && (st.mode & 0o077) !== 0) {
+        read.warnings.push(
+          `${file.from}: ${showValue(file.value)} may be read by group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); chmod 600 it`,
+        )
+      }
+      const got = readOpenFile(fd, MAX_KEY_FILE_BYTES)
+      if ('tooLarge' in got) {
+        read.problem(file, `${showValue(file.value)} holds more than ${MAX_KEY_FILE_BYTES} bytes; a key file holds one token on one line`)
+        return null
+      }
+      if ('silentPipe' in got) {
+        read.problem(
+          file,
+          `${showValue(file.value)} is a pipe that delivered no end of file within ${got.silentPipe}s; check the command that writes it`,
+        )
+        return null
+      }
+      return got.text
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : (code ?? 'cannot be read')
+    // A value that is no path at all may be the key itself, given here by mistake: not shown then.
+    const shown =
+      code === 'ENOENT' && !/[/.~]/.test(file.value)
+        ? 'the value given (not shown: it does not look like a path; is it the key itself?)'
+        : showValue(file.value)
+    read.problem(file, `${shown} cannot be read (${why})`)
+    return null
+  }
 }

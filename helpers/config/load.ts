@@ -87,6 +87,11 @@ export interface ConfigInput {
   dotenv?: string
   /** Where a relative --api-key-file (and a profile, a catalog, a CA file) is found; default the process's working directory. */
   cwd?: string
+  /**
+   * The key files this run has read, by path, and their text: a fleet's targets share one (a pipe,
+   * `--api-key-file <(pass show endpoint)`, can be read only once).
+   */
+  keyFiles?: Map<string, string>
 }
 
 /** Builds the Target from its layers, env and .env; returns every problem found, never throws. */
@@ -135,7 +140,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     })
   }
 
-  const apiKey = loadApiKey(read, cwd)
+  const apiKey = loadApiKey(read, cwd, input.keyFiles)
 
   const model = read.checked('model', /^[^\s\0]{1,256}$/, 'must be one model id without spaces')
 

@@ -208,6 +208,8 @@ export function planFleet(
   }
   const defaultsLayer = fileLayer('defaults', defaults, lines.defaults, fileRaw.value, (key) => `defaults.${key}`)
   const validated: Array<{ index: number; target: Target }> = []
+  // A key file is read once for all the targets (a pipe gives its text only once).
+  const keyFiles = new Map<string, string>()
   for (const [index, entry] of entries.entries()) {
     const where = label(index)
     const entryLines = lines.targets[index]!
@@ -227,7 +229,7 @@ export function planFleet(
             : undefined
     // The entry over the command line over defaults:, then env and .env (helpers/config/sources.ts).
     const layers = [fileLayer('entry', entry, entryLines, fileRaw.value, (key) => key), cli.layer, defaultsLayer]
-    const config = loadConfig({ layers, env: input.env, cwd: input.cwd, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
+    const config = loadConfig({ layers, env: input.env, cwd: input.cwd, keyFiles, ...(input.dotenv ? { dotenv: input.dotenv } : {}) })
     if (!config.ok) {
       for (const p of config.problems) {
         if (p.missing && p.key !== undefined && misspelt.has(p.key)) continue

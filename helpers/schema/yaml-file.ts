@@ -24,6 +24,31 @@ export interface FileWords {
 }
 
 /**
+ * What an open file (opened O_NONBLOCK) holds, at most `maxBytes`: its text, or that it holds
+ * more, or that it is a pipe that gave no end of file within PIPE_WAIT_MS. Other errors throw.
+ */
+export function readOpenFile(fd: number, maxBytes: number): { text: string } | { tooLarge: true } | { silentPipe: number } {
+  const buffer = Buffer.alloc(maxBytes + 1)
+  const deadline = Date.now() + PIPE_WAIT_MS
+  const nap = new Int32Array(new SharedArrayBuffer(4))
+  let got = 0
+  for (;;) {
+    let n: number
+    try {
+      n = readSync(fd, buffer, got, buffer.length - got, null)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+      if (Date.now() > deadline) return { silentPipe: PIPE_WAIT_MS / 1000 }
+      Atomics.wait(nap, 0, 0, 20)
+      continue
+    }
+    if (n === 0 || (got += n) >= buffer.length) break
+  }
+  if (got > maxBytes) return { tooLarge: true }
+  return { text: buffer.subarray(0, got).toString('utf8') }
+}
+
+/**
  * The file's text, at most `maxBytes`; a problem when it cannot be read whole. Opened without
  * blocking: a named pipe nobody writes to is an empty file, never a hang; a pipe being written is
  * read to its end within PIPE_WAIT_MS.
@@ -38,24 +63,10 @@ export function readBounded(path: string, maxBytes: number, words: FileWords): {
   }
   try {
     if (fstatSync(fd).isDirectory()) return { problem: `is a directory; ${words.directory}` }
-    const buffer = Buffer.alloc(maxBytes + 1)
-    const deadline = Date.now() + PIPE_WAIT_MS
-    const nap = new Int32Array(new SharedArrayBuffer(4))
-    let got = 0
-    for (;;) {
-      let n: number
-      try {
-        n = readSync(fd, buffer, got, buffer.length - got, null)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
-        if (Date.now() > deadline) return { problem: `is a pipe that delivered no end of file within ${PIPE_WAIT_MS / 1000}s` }
-        Atomics.wait(nap, 0, 0, 20)
-        continue
-      }
-      if (n === 0 || (got += n) >= buffer.length) break
-    }
-    if (got > maxBytes) return { problem: `is larger than ${maxBytes / 1024} KiB; ${words.tooLarge}` }
-    return { text: buffer.subarray(0, got).toString('utf8') }
+    const read = readOpenFile(fd, maxBytes)
+    if ('silentPipe' in read) return { problem: `is a pipe that delivered no end of file within ${read.silentPipe}s` }
+    if ('tooLarge' in read) return { problem: `is larger than ${maxBytes / 1024} KiB; ${words.tooLarge}` }
+    return read
   } catch (error) {
     return { problem: (error as NodeJS.ErrnoException).code ?? 'cannot be read' }
   } finally {

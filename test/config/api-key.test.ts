@@ -100,6 +100,27 @@ describe('the key from env or a file', () => {
     expect(String(r.stdout), String(r.stderr)).toBe('key read')
   })
 
+  test('a named pipe nobody writes to is an empty key file, never a hang (read in a child: a hang would stop this worker)', async () => {
+    const { execa } = await import('execa')
+    const fifo = join(dir, 'nobody-writes')
+    await execa('mkfifo', [fifo])
+    const r = await execa(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(new URL('../../helpers/config/load.ts', import.meta.url).href)})
+        const r = m.loadConfig({ argv: process.argv.slice(1), env: {} })
+        process.stdout.write(r.ok ? 'read a key' : r.problems.map((p) => p.message).join('\\n'))`,
+        '--',
+        ...['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:1', '--api-key-file', fifo],
+      ],
+      { reject: false, timeout: 20_000 },
+    )
+    expect(r.timedOut, String(r.stderr)).toBe(false)
+    expect(String(r.stdout)).toBe(`--api-key-file: "${fifo}" is empty; it must hold the key on one line`)
+  })
+
   test('a flag beats env, env beats .env; two sources at the same rank are refused', () => {
     const path = keyFile('key2', 'sk-from-file\n')
     const r = load(['--api-key-file', path], { VERIFY_API_KEY: KEY })

@@ -240,6 +240,26 @@ describe('precedence per target: the entry, then the command line, then defaults
     ])
   })
 
+  test('one key file for every target, read once: a pipe (--api-key-file <(pass show endpoint)) keys the whole fleet', async () => {
+    const { execa } = await import('execa')
+    const { path } = fileWith(TWO)
+    const script = `const { planFleet } = await import(${JSON.stringify(new URL('../../helpers/fleet/plan.ts', import.meta.url).href)})
+      const r = planFleet({ argv: process.argv.slice(1), env: { VERIFY_NO_DOTENV: '1' }, cwd: process.cwd() })
+      process.stdout.write(r.ok ? r.plan.targets.map((t) => t.target.apiKey === 'sk-piped' ? 'keyed' : 'other').join(' ') : r.problems.map((p) => p.message).join('; '))`
+    const r = await execa(
+      'bash',
+      [
+        '-c',
+        `"$0" --input-type=module -e "$1" -- --targets "$2" --api-key-file <(printf '%s\\n' sk-piped)`,
+        process.execPath,
+        script,
+        path,
+      ],
+      { reject: false, timeout: 30_000 },
+    )
+    expect(String(r.stdout), String(r.stderr)).toBe('keyed keyed')
+  })
+
   test("fleet outputs and knobs are the run's: the per-target report, junit and summary are never set; the paths are the operator's folder's", () => {
     const r = plan(TWO, ['--report', 'r.json', '--junit', 'j.xml', '--summary', 's.md', '--concurrency', '3'])
     expect(r.ok).toBe(true)
