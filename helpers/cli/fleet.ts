@@ -31,7 +31,7 @@ import { closingLine, countSteps } from '../report/closing.ts'
 import { ARM_SUITE } from './suites-project.ts'
 
 /** One target's report from its steps, as a one-target run builds it (replay re-judging and the recording's verdict included). */
-export async function targetReport(
+async function targetReport(
   target: Target,
   steps: StepResult[],
   notes: string[],

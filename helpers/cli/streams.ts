@@ -64,7 +64,7 @@ export interface VerifyIo extends StreamsIo {
 }
 
 /** --json or VERIFY_JSON (a yes/no word); a VERIFY_JSON that is neither is the operator's to fix. */
-export function jsonWanted(io: Pick<StreamsIo, 'env'>, cli: CommandLine): boolean | ConfigProblem {
+function jsonWanted(io: Pick<StreamsIo, 'env'>, cli: CommandLine): boolean | ConfigProblem {
   if (cli.layer.values.get('json') === true) return true
   const raw = io.env.VERIFY_JSON
   if (raw === undefined) return false

@@ -20,7 +20,7 @@ export interface PodHost {
 export const LEDGER_TAIL_LINES = 100_000
 
 /** The engine's own --help, as the default help commands run it (in the container, the pod or on the host). */
-export const ENGINE_HELP = 'radiance --help'
+const ENGINE_HELP = 'radiance --help'
 
 /** What each runtime reads by default. `{unit}` only where a unit is given (a bare process's ledger). */
 const DEFAULTS: Readonly<Record<Runtime, { ledger: string; help: (engineHelp: string) => string }>> = {

@@ -3,6 +3,7 @@
 // `false`), and the schema that checks it with helpers/schema/schema.ts. Keys are kebab-case, as the
 // contract's catalog keys are (`passed-only-when-non-default`). A recording and a report carry
 // the profile (without its knobs) and the knob's entry in this shape, checked by the same schemas.
+import { LABEL_NAME, METRIC_NAME } from '../prom/query.ts'
 import { array, literal, object, optional, record, string, type Infer } from '../schema/schema.ts'
 
 const text = (says: string, re: RegExp) => string({ re, says })
@@ -10,9 +11,8 @@ const SWITCH = literal('true', 'false')
 const NAME = text('a name of letters, digits, ".", "_" or "-"', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)
 const ONE_LINE = text('one line of text', /^[^\n\r\0]{1,400}$/)
 const COMMAND = text('a command of one line', /^[^\n\r\0]{1,400}$/)
-export const METRIC_NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
-const METRIC = text('a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)', METRIC_NAME_RE)
-const LABEL = text('a label name ([a-zA-Z_][a-zA-Z0-9_]*)', /^[a-zA-Z_][a-zA-Z0-9_]*$/)
+const METRIC = text('a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)', METRIC_NAME)
+const LABEL = text('a label name ([a-zA-Z_][a-zA-Z0-9_]*)', LABEL_NAME)
 const FLAG = text('a long flag, e.g. --max-num-seqs', /^--[A-Za-z0-9][A-Za-z0-9_-]*$/)
 const ANY_FLAG = text('a flag, e.g. -np or --parallel', /^--?[A-Za-z0-9][A-Za-z0-9_-]*$/)
 const ENV_NAME = text('an environment variable name ([A-Za-z_][A-Za-z0-9_]*)', /^[A-Za-z_][A-Za-z0-9_]*$/)
@@ -21,7 +21,7 @@ const INT = text('a whole number', /^-?\d{1,9}$/)
 const KEY = text('a key or dotted path', /^[A-Za-z0-9_.:-]{1,200}$/)
 const REGEX = text('a regular expression of one line', /^[^\n\r\0]{1,400}$/)
 export const KNOB_NAME_RE = /^[A-Z][A-Z0-9_]{0,63}$/
-export const SOURCE_ID_RE = /^[a-z][a-z0-9-]{0,63}$/
+const SOURCE_ID_RE = /^[a-z][a-z0-9-]{0,63}$/
 
 /** One knob's catalog entry (the contract's keys, and a few more the profiles need). */
 export const KNOB_DOC = object(
@@ -39,10 +39,7 @@ export const KNOB_DOC = object(
     'read-as': optional(record(VALUE, { re: /^[A-Za-z0-9_.+-]{1,64}$/, says: 'a value' })),
     allow: optional(record(array(VALUE, { max: 16 }), { re: /^[A-Za-z0-9_.+-]{1,64}$/, says: 'a value' })),
     meter: optional(
-      object(
-        { name: METRIC, labels: optional(record(string(), { re: /^[a-zA-Z_][a-zA-Z0-9_]*$/, says: 'a label name' })) },
-        { closed: true },
-      ),
+      object({ name: METRIC, labels: optional(record(string(), { re: LABEL_NAME, says: 'a label name' })) }, { closed: true }),
     ),
     evidence: optional(array(METRIC, { max: 16 })),
     stats: optional(KEY),
@@ -113,7 +110,7 @@ export const ENGINE_SHAPE = {
       'generation-tokens': optional(METRIC),
       'step-time': optional(object({ steps: METRIC, 'steps-decode': METRIC, seconds: METRIC, 'seconds-decode': METRIC }, { closed: true })),
       prefixes: optional(array(NAME, { max: 8 })),
-      renamed: optional(record(array(RENAMED_DOC, { max: 8 }), { re: METRIC_NAME_RE, says: 'a metric name' })),
+      renamed: optional(record(array(RENAMED_DOC, { max: 8 }), { re: METRIC_NAME, says: 'a metric name' })),
     },
     { closed: true },
   ),

@@ -52,7 +52,7 @@ function swap(fs: FixtureFs, temp: string, path: string): void {
 }
 
 /** Writes `files` (name → text) into `folder` as one recording: all or, where the disk says no, nothing new. */
-export function writeRecordingFiles(
+function writeRecordingFiles(
   folder: string,
   files: Readonly<Record<(typeof FIXTURE_FILES)[number], string>>,
   fs: FixtureFs = nodeFixtureFs,

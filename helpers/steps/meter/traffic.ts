@@ -16,7 +16,7 @@ export const KNOB_TRAFFIC = { 'shared-prefix': { completions: 2, maxTokens: 8 } 
  * The shared prefix: 64 words, each at least one token in any tokenizer, so well past one 16-token
  * block (four blocks even if a tokenizer merged every pair of words), the chat template's own tokens aside.
  */
-export const SHARED_PREFIX = Array.from(
+const SHARED_PREFIX = Array.from(
   { length: 64 },
   (_, i) => ['amber', 'basalt', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor'][i % 8]! + String(i),
 ).join(' ')

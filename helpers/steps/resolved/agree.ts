@@ -34,7 +34,7 @@ export interface Agreement {
 const SAYS = { parser: 'what the parser resolved', engine: 'what the engine runs' } as const
 
 function rowOf(spec: KnobSpec, expected: string, atDefault: boolean, r: SourceReading): SourceRow {
-  const name = `${r.key}`
+  const name = r.key
   if (r.state === 'silent') return { reading: r, standing: 'silent', said: r.problem ?? 'not printed by this boot' }
   if (r.state === 'unreadable') return { reading: r, standing: 'unreadable', said: `${r.problem ?? 'could not be read'}` }
   if (r.state === 'no-key') {
@@ -68,7 +68,7 @@ function rowOf(spec: KnobSpec, expected: string, atDefault: boolean, r: SourceRe
 }
 
 /** A row in the observed text: `the engine config line (what the engine runs): kv_cache_dtype=auto`. */
-export function rowText(row: SourceRow): string {
+function rowText(row: SourceRow): string {
   return `${row.reading.source.label} (${SAYS[row.reading.source.says]}): ${row.said}${row.reading.olderPath ? ` (from ${row.reading.olderPath}, an older build's name)` : ''}`
 }
 
@@ -84,9 +84,7 @@ export function agree(spec: KnobSpec, expected: string, atDefault: boolean, read
   const held = rows.filter((r) => r.standing === 'agrees' || r.standing === 'allowed')
   const all = said.map(rowText).join('; ')
   if (differs.length > 0) {
-    const parser =
-      held.find((r) => r.reading.source.says === 'parser') ??
-      rows.find((r) => r.reading.source.says === 'parser' && r.standing === 'agrees')
+    const parser = held.find((r) => r.reading.source.says === 'parser')
     const engineDiffers = differs.some((r) => r.reading.source.says === 'engine')
     const parserDiffers = differs.some((r) => r.reading.source.says === 'parser')
     const seen = differs
