@@ -15,24 +15,28 @@ const [{ verify }, { asksVersion, command, VERSION_TEXT }, { startEngine }] = aw
 /** What each demo arms: the engine's flags, and the verify options that prove them. */
 const DEMOS = {
   radiance: {
+    label: 'radiance',
     processName: 'radiance-demo',
     args: ['--prefill-interleave', '1'],
     verify: ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0'],
     report: 'reports/demo.json',
   },
   vllm: {
+    label: 'vLLM',
     processName: 'vllm-demo',
     args: ['--enable-prefix-caching'],
     verify: ['--engine', 'vllm', '--knob', 'ENABLE_PREFIX_CACHING', '--value', 'true', '--previous', 'false'],
     report: 'reports/demo-vllm.json',
   },
   sglang: {
+    label: 'SGLang',
     processName: 'sglang-demo',
     args: ['--chunked-prefill-size', '4096'],
     verify: ['--engine', 'sglang', '--knob', 'CHUNKED_PREFILL_SIZE', '--value', '4096'],
     report: 'reports/demo-sglang.json',
   },
   'llama.cpp': {
+    label: 'llama.cpp',
     processName: 'llama-demo',
     args: ['-np', '2', '--metrics'],
     verify: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2'],
@@ -40,7 +44,13 @@ const DEMOS = {
   },
 } as const
 type Demo = keyof typeof DEMOS
+/** `KNOB=value`, as the demo's verify options arm it. */
+const armed = (demo: Demo): string => {
+  const v: readonly string[] = DEMOS[demo].verify
+  return `${v[v.indexOf('--knob') + 1]}=${v[v.indexOf('--value') + 1]}`
+}
 const ENGINES = Object.keys(DEMOS) as Demo[]
+const OTHERS = ENGINES.filter((d) => d !== 'radiance')
 
 // Answered before the engine starts: the version, and what the demo is.
 if (asksVersion(process.argv.slice(2))) {
@@ -49,7 +59,11 @@ if (asksVersion(process.argv.slice(2))) {
 }
 if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
   process.stdout.write(
-    `Usage: ${command('demo')} [--engine radiance|vllm|sglang|llama.cpp] [verify options]\n\nStarts the reference engine on loopback with PREFILL_INTERLEAVE armed to 1, verifies it (no endpoint, no GPU, no network) and exits with verify's code; options given here are verify's (${command('verify')} --help) and win over the demo's own. --engine vllm, sglang or llama.cpp starts the reference engine speaking that engine instead, with ENABLE_PREFIX_CACHING=true (vLLM), CHUNKED_PREFILL_SIZE=4096 (SGLang) or PARALLEL=2 (llama.cpp) armed, and verifies it with that engine's profile (${command('verify')} --engine …).\n`,
+    `Usage: ${command('demo')} [--engine radiance|vllm|sglang|llama.cpp] [verify options]\n\nStarts the reference engine on loopback with ${armed('radiance')} armed, verifies it (no endpoint, no GPU, no network) and exits with verify's code; options given here are verify's (${command('verify')} --help) and win over the demo's own. --engine vllm, sglang or llama.cpp starts the reference engine speaking that engine instead, with ${OTHERS.map(
+      (e) => `${armed(e)} (${DEMOS[e].label})`,
+    )
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' or $1')} armed, and verifies it with that engine's profile (${command('verify')} --engine …).\n`,
   )
   process.exit(0)
 }

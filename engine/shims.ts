@@ -59,7 +59,7 @@ case "$cmd" in
     is_svc "$name" || no_such "$name"
     case "$tail" in
       ''|-1) cat "$LEDGER" ;;
-      *[!0-9]*) echo "Error: invalid --tail value "$tail"" >&2; exit 125 ;;
+      *[!0-9]*) echo "Error: invalid --tail value \\"$tail\\"" >&2; exit 125 ;;
       *) tail -n "$tail" "$LEDGER" ;;
     esac
     ;;
