@@ -232,27 +232,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../docs/writeback-faults.md', import.meta.url), writebackFaultsMarkdown())
   console.log(`docs/writeback-faults.md: ${WRITEBACK_FAULTS.length} cases`)
   if (process.argv.includes('--measure')) {
-    const { startRow } = await import('../test/support/row-engines.ts')
-    const { runVerify, engineArgs, cleanup } = await import('../test/support/run-verify.ts')
+    const { needsReady, rowArgs, startRow } = await import('../test/support/row-engines.ts')
+    const { runVerify, cleanup } = await import('../test/support/run-verify.ts')
     const budgetMs = 8_000 + 2_000 + 3_000 * 2 + 10_000 * 5
     console.log(`time to verdict per case (budgets: health 8s, meter 2s, probe 3s, host 10s; whole-run bound ${budgetMs / 1000}s)`)
     for (const [i, c] of FAULT_MATRIX.entries()) {
       const row = await startRow(c, `fd${i}`, `rfd-${i}`)
       const { engine } = row
-      // A mistake found on first contact is measured against an engine that is up (while closed, refused is "loading").
-      if (c.mistake) await row.waitReady()
-      const run = await runVerify(
-        [
-          ...engineArgs(engine, row.baseUrl),
-          ...runtimeArgs(c, engine),
-          '--knob',
-          c.knob,
-          ...(c.value !== undefined ? ['--value', c.value] : []),
-          ...(c.mistake ? [] : FAST),
-          ...(c.args ?? []),
-        ],
-        { engine, ...(c.env ? { env: c.env } : {}) },
-      )
+      if (needsReady(c)) await row.waitReady()
+      const run = await runVerify(rowArgs(c, engine, row.baseUrl), { engine, ...(c.env ? { env: c.env } : {}) })
       await row.stop()
       console.log(`${String(run.ms).padStart(6)} ms  exit ${run.exitCode}  ${c.fault}${c.mistake ? ' (default budgets)' : ''}`)
       cleanup(run)

@@ -11,13 +11,13 @@
 import dns from 'node:dns'
 import { expect } from 'vitest'
 import type { EngineHandle } from '../../engine/launch.ts'
-import { startRow } from './row-engines.ts'
+import { needsReady, rowArgs, startRow } from './row-engines.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
-import { END_TO_END, runtimeArgs, type FaultCase } from './fault-matrix.ts'
+import { END_TO_END, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
 import './nxdomain.ts'
 import { proveInProcess } from './prove-in-process.ts'
-import { FAST, cleanup, engineArgs, runVerify, verdicts } from './run-verify.ts'
+import { cleanup, runVerify, verdicts } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 
 export type How = 'pnpm verify' | 'verify in-process' | 'in-process'
@@ -58,19 +58,8 @@ function inProcessEnv(env: Record<string, string> | undefined): Record<string, s
 export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect): Promise<void> {
   const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
   const { engine, baseUrl } = row
-  // An operator's mistake runs with the default budgets (15m health): its answer cannot wait for one.
-  const args = [
-    ...engineArgs(engine, baseUrl),
-    ...runtimeArgs(c, engine),
-    '--knob',
-    c.knob,
-    ...(c.value !== undefined ? ['--value', c.value] : []),
-    ...(c.mistake ? [] : FAST),
-    ...(c.args ?? []),
-  ]
-  // A mistake found on first contact needs the engine up: while it is still closed, refused is "loading".
-  // So do several engines under one name: while the one verified is loading, none holds its port yet (argv cannot tell them apart).
-  if (c.mistake || c.beside || c.engine.copies) await row.waitReady()
+  const args = rowArgs(c, engine, baseUrl)
+  if (needsReady(c)) await row.waitReady()
   const env = c.how === 'pnpm verify' ? c.env : inProcessEnv(c.env)
   const preloaded = c.how !== 'pnpm verify' && c.env?.NODE_OPTIONS !== undefined
   const askedBefore = asked.length

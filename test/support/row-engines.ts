@@ -5,7 +5,8 @@
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { freePortNear, releasePort } from '../../engine/proc.ts'
 import { startProxy } from '../../engine/proxy.ts'
-import type { FaultCase } from './fault-matrix.ts'
+import { runtimeArgs, type FaultCase } from './fault-matrix.ts'
+import { FAST, engineArgs } from './run-verify.ts'
 
 export interface RowEngines {
   /** The row's engine: the one verify's --svc, --process and shims name. */
@@ -39,3 +40,23 @@ export async function startRow(c: FaultCase, svc: string, processName: string, s
     },
   }
 }
+
+/** The command line a row is verified with; an operator's mistake runs with the default budgets (15m health): its answer cannot wait for one. */
+export function rowArgs(c: FaultCase, engine: EngineHandle, baseUrl: string): string[] {
+  return [
+    ...engineArgs(engine, baseUrl),
+    ...runtimeArgs(c, engine),
+    '--knob',
+    c.knob,
+    ...(c.value !== undefined ? ['--value', c.value] : []),
+    ...(c.mistake ? [] : FAST),
+    ...(c.args ?? []),
+  ]
+}
+
+/**
+ * Whether the row's engines must be up before the run: a mistake found on first contact (while
+ * still closed, refused is "loading"), and several engines under one name (while the one verified
+ * is loading, none holds its port yet: argv cannot tell them apart).
+ */
+export const needsReady = (c: FaultCase): boolean => c.mistake !== undefined || c.beside !== undefined || c.engine.copies !== undefined
