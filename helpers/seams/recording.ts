@@ -85,8 +85,8 @@ function editedFiles(meta: RunMeta, texts: Record<(typeof FIXTURE_FILES)[number]
   return FIXTURE_FILES.filter((f) => meta.digests![f] !== now[f])
 }
 
-export function readFixtures(folder: string): FixtureSet {
-  const texts = readTexts(folder)
+/** The recording's files parsed and checked against their schemas; `texts` when they were read already (the digests are then of what is parsed). */
+export function readFixtures(folder: string, texts: Record<(typeof FIXTURE_FILES)[number], string> = readTexts(folder)): FixtureSet {
   const meta = parseChecked(folder, 'run.json', texts['run.json']) as RunMeta
   return {
     meta,
@@ -104,7 +104,7 @@ export function checkRecording(folder: string, digest?: string): { set: FixtureS
   let texts: Record<(typeof FIXTURE_FILES)[number], string>
   try {
     texts = readTexts(folder)
-    set = readFixtures(folder)
+    set = readFixtures(folder, texts)
   } catch (error) {
     if (!(error instanceof FixtureError)) throw error
     return { problem: error.message }
