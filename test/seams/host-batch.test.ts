@@ -6,12 +6,14 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { execa } from 'execa'
 import { afterAll, describe, expect, test, vi } from 'vitest'
 import { batchTag } from '../../helpers/seams/exec.ts'
-import { useSpawner } from '../../helpers/seams/executor.ts'
+import { LARGE_RSS, useSpawner } from '../../helpers/seams/executor.ts'
 import { batchScript, newNonce, splitBatch } from '../../helpers/seams/host-batch.ts'
 import { createHost, quote, type HostResult, type HostRun } from '../../helpers/seams/host.ts'
 import { pick, prng } from '../support/prng.ts'
+import { ROOT } from '../support/run-verify.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-batch-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -178,6 +180,21 @@ describe('through the spawner', () => {
     } finally {
       useSpawner(false)
     }
+  })
+  test('a process of LARGE_RSS or more starts its host programs from the spawner (a fork costs it more); a small one from itself', async () => {
+    const parentIn = async (mib: number) => {
+      const r = await execa(process.execPath, [join(ROOT, 'test/support/spawn-parent.ts'), String(mib)], {
+        cwd: ROOT,
+        env: { NODE_OPTIONS: '' },
+      })
+      return JSON.parse(String(r.stdout)) as { pid: number; parent: number; rss: number }
+    }
+    const [small, large] = await Promise.all([parentIn(0), parentIn(Math.ceil(LARGE_RSS / 2 ** 20))])
+    expect(small.rss).toBeLessThan(LARGE_RSS)
+    expect(small.parent).toBe(small.pid)
+    expect(large.rss).toBeGreaterThanOrEqual(LARGE_RSS)
+    expect(large.parent).not.toBe(large.pid)
+    expect(large.parent).toBeGreaterThan(0)
   })
   test('a spawner let go when its run ended is no broken one: the next run that asks starts a fresh one', async () => {
     const parentOf = async (): Promise<number> => Number((await local().run({ script: 'echo "$PPID"', timeoutMs: 5000 })).stdout.trim())
