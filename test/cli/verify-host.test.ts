@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, test } from 'vitest'
 import { ROOT, childEnv, childRun } from '../support/run-verify.ts'
-import { hostRun } from '../support/verify-host.ts'
+import { HOSTS, hostRun } from '../support/verify-host.ts'
 import { startKey, unhostable } from '../support/verify-route.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
@@ -90,6 +90,30 @@ describe('a run on a verify host is the run its child would have been', () => {
     expect(new Set([green.pid, refused.pid, relative.pid, actions.pid, after.pid]).size).toBe(1)
   })
 
+  test('a run with a per-run preload (no-sockets) takes a host started with it, in place of an idle one started otherwise; each run its own socket log', async () => {
+    const preload = { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` }
+    // Every host this worker may keep, with the worker's own env.
+    const plain = await Promise.all(Array.from({ length: HOSTS }, () => hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)))
+    expect(plain.map((r) => r?.exitCode)).toEqual(Array.from({ length: HOSTS }, () => 0))
+    // A live run: its first connection is refused by the preload, and logged to that run's own file.
+    const live = [...DEMO_ARM, '--host', 'local', '--base-url', 'http://127.0.0.1:9', '--no-dropin-check']
+    const logs = [join(dir, 'sockets-1.log'), join(dir, 'sockets-2.log')]
+    const hosted = []
+    for (const log of logs) hosted.push(await hostRun(live, childEnv({ ...BASE, ...preload, ARMPROOF_SOCKET_LOG: log }), ROOT, 60_000))
+    const [first, second] = hosted
+    expect(first, 'a host was started in place of an idle one').not.toBeNull()
+    expect(second?.pid).toBe(first!.pid)
+    expect(plain.map((r) => r!.pid)).not.toContain(first!.pid)
+    for (const [i, log] of logs.entries()) expect(readFileSync(log, 'utf8')).toMatch(new RegExp(`^${hosted[i]!.pid} connect `, 'm'))
+    const child = await childRun(live, { ...BASE, ...preload, ARMPROOF_SOCKET_LOG: join(dir, 'sockets-child.log') }, ROOT, 60_000)
+    expect([first!.exitCode, timeless(first!.stdout), timeless(first!.stderr)]).toEqual([
+      child.exitCode,
+      timeless(child.stdout),
+      timeless(child.stderr),
+    ])
+    expect(first!.exitCode).toBe(2)
+  })
+
   test('a run past its timeout is ended as a child past it is (SIGTERM: the interrupted report, exit 143); a fresh host takes the next run', async () => {
     // An endpoint that takes every request and never answers: first contact waits out its budget.
     const server = createServer(() => {})
@@ -133,6 +157,8 @@ describe('which runs go to a host', () => {
     expect(unhostable({ NODE_COMPILE_CACHE: '/c', LANG: 'C.UTF-8' }, base)).toBeNull()
     const startRead: Array<Record<string, string>> = [
       { NODE_OPTIONS: '--import=./test/support/no-sockets.ts' },
+      { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/throw-in.ts')}` },
+      { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')} --import=${join(ROOT, 'test/support/throw-in.ts')}` },
       { NODE_EXTRA_CA_CERTS: '/ca.pem' },
       { NODE_COMPILE_CACHE: '/other' },
       { UV_THREADPOOL_SIZE: '1' },
@@ -147,5 +173,18 @@ describe('which runs go to a host', () => {
     // A host serves only runs that would have started as it started (the worker's env may have changed since).
     expect(startKey({ ...base, VERIFY_API_KEY: 'k', PATH: '/x' })).toBe(startKey({ LANG: 'C.UTF-8', NODE_COMPILE_CACHE: '/c' }))
     for (const overlay of startRead) expect(startKey({ ...base, ...overlay }), JSON.stringify(overlay)).not.toBe(startKey(base))
+    // A preload that reads its env at each use (no-sockets, fs-faults) goes to a host started with it, by its absolute path
+    // (a relative one resolves against the folder a process starts in); never to the worker's hosts (another key).
+    for (const preload of [
+      `--import=${join(ROOT, 'test/support/no-sockets.ts')}`,
+      `--import ${join(ROOT, 'test/support/no-sockets.ts')}`,
+      `--import=${join(ROOT, 'test/support/fs-faults.ts')} --import=${join(ROOT, 'test/support/no-sockets.ts')}`,
+    ]) {
+      expect(unhostable({ NODE_OPTIONS: preload }, base), preload).toBeNull()
+      expect(unhostable({ NODE_OPTIONS: preload }, { ...base, NODE_OPTIONS: '--max-old-space-size=4096' }), preload).toMatch(
+        /once per process/,
+      )
+      expect(startKey({ ...base, NODE_OPTIONS: preload })).not.toBe(startKey(base))
+    }
   })
 })

@@ -19,17 +19,22 @@ import type { Report } from '../../helpers/report/json.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { prng } from '../support/prng.ts'
 import { checkedFleetReport, checkedReport } from '../support/report-schema.ts'
-import { ROOT } from '../support/run-verify.ts'
+import { ROOT, verifyCommand } from '../support/run-verify.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
-/** `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env). */
+/**
+ * `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env); bin/verify.ts
+ * on a verify host where the run can go to one (test/support/run-verify.ts, the same output).
+ */
 const bin = (file: string, args: readonly string[], env: Record<string, string> = {}) =>
-  execa(process.execPath, [join(ROOT, file), ...args], {
-    cwd: ROOT,
-    reject: false,
-    stdin: 'ignore',
-    env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
-  })
+  file === 'bin/verify.ts'
+    ? verifyCommand(args, { CI: 'true', VERIFY_NO_DOTENV: '1', ...env })
+    : execa(process.execPath, [join(ROOT, file), ...args], {
+        cwd: ROOT,
+        reject: false,
+        stdin: 'ignore',
+        env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
+      })
 
 /** The command each thin bin calls (bin/<name>.ts: its argv, env, cwd and streams handed to it), by bin. */
 const COMMANDS: Record<string, () => Promise<(io: CommandIo) => Promise<number>>> = {

@@ -4,49 +4,52 @@
 //   EXDEV   the folder is its own mount: a rename between it and anywhere outside it fails EXDEV
 //   ENOSPC  the disk under the folder is full: a write there puts down half its bytes, then fails
 //   EACCES  the folder refuses this user: creating or writing anything under it fails
-// The rest of the file system (vitest, the report, the temp folder) is left alone.
+// The rest of the file system (vitest, the report, the temp folder) is left alone. The variable is
+// read at each call, not at load: a verify host (./verify-host.ts) started with this preload serves
+// many runs, each with its own env (./verify-route.ts, PER_RUN_PRELOADS); without it, nothing fails.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { resolve, sep } from 'node:path'
 
-const spec = process.env.ARMPROOF_FS_FAULT ?? ''
-const at = spec.indexOf(':')
-const fault = spec.slice(0, at)
-const folder = resolve(spec.slice(at + 1))
-const under = (p: unknown) => typeof p === 'string' && (resolve(p) === folder || resolve(p).startsWith(`${folder}${sep}`))
+/** The fault this run asks for, and whether `p` is under its folder. */
+function asked(): { fault: string; under: (p: unknown) => boolean } | null {
+  const spec = process.env.ARMPROOF_FS_FAULT ?? ''
+  const at = spec.indexOf(':')
+  if (at <= 0) return null
+  const folder = resolve(spec.slice(at + 1))
+  return {
+    fault: spec.slice(0, at),
+    under: (p) => typeof p === 'string' && (resolve(p) === folder || resolve(p).startsWith(`${folder}${sep}`)),
+  }
+}
 const fail = (code: string, syscall: string, path: string) =>
   Object.assign(new Error(`${code}: simulated by test/support/fs-faults.ts, ${syscall} '${path}'`), { code, syscall, path })
 
-if (at > 0) {
-  const { renameSync, writeFileSync, mkdirSync, copyFileSync } = fs
-  if (fault === 'EXDEV') {
-    fs.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-      if (under(from) !== under(to)) throw fail('EXDEV', 'rename', String(from))
-      renameSync(from, to)
-    }
-  }
-  if (fault === 'ENOSPC') {
-    fs.writeFileSync = ((path: fs.PathOrFileDescriptor, data: string | NodeJS.ArrayBufferView, options?: fs.WriteFileOptions) => {
-      if (!under(path)) return writeFileSync(path, data, options)
-      const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString()
-      writeFileSync(path, text.slice(0, Math.floor(text.length / 2)), options)
-      throw fail('ENOSPC', 'write', String(path))
-    }) as typeof fs.writeFileSync
-  }
-  if (fault === 'EACCES') {
-    fs.mkdirSync = ((path: fs.PathLike, options?: fs.MakeDirectoryOptions) => {
-      if (under(path)) throw fail('EACCES', 'mkdir', String(path))
-      return mkdirSync(path, options)
-    }) as typeof fs.mkdirSync
-    fs.writeFileSync = ((path: fs.PathOrFileDescriptor, data: string | NodeJS.ArrayBufferView, options?: fs.WriteFileOptions) => {
-      if (under(path)) throw fail('EACCES', 'open', String(path))
-      return writeFileSync(path, data, options)
-    }) as typeof fs.writeFileSync
-    fs.copyFileSync = ((from: fs.PathLike, to: fs.PathLike, mode?: number) => {
-      if (under(to)) throw fail('EACCES', 'copyfile', String(to))
-      return copyFileSync(from, to, mode)
-    }) as typeof fs.copyFileSync
-  }
-  // `import { renameSync } from 'node:fs'` in the product sees the patched functions.
-  syncBuiltinESMExports()
+const { renameSync, writeFileSync, mkdirSync, copyFileSync } = fs
+fs.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+  const a = asked()
+  if (a?.fault === 'EXDEV' && a.under(from) !== a.under(to)) throw fail('EXDEV', 'rename', String(from))
+  renameSync(from, to)
 }
+fs.writeFileSync = ((path: fs.PathOrFileDescriptor, data: string | NodeJS.ArrayBufferView, options?: fs.WriteFileOptions) => {
+  const a = asked()
+  if (a?.fault === 'ENOSPC' && a.under(path)) {
+    const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString()
+    writeFileSync(path, text.slice(0, Math.floor(text.length / 2)), options)
+    throw fail('ENOSPC', 'write', String(path))
+  }
+  if (a?.fault === 'EACCES' && a.under(path)) throw fail('EACCES', 'open', String(path))
+  return writeFileSync(path, data, options)
+}) as typeof fs.writeFileSync
+fs.mkdirSync = ((path: fs.PathLike, options?: fs.MakeDirectoryOptions) => {
+  const a = asked()
+  if (a?.fault === 'EACCES' && a.under(path)) throw fail('EACCES', 'mkdir', String(path))
+  return mkdirSync(path, options)
+}) as typeof fs.mkdirSync
+fs.copyFileSync = ((from: fs.PathLike, to: fs.PathLike, mode?: number) => {
+  const a = asked()
+  if (a?.fault === 'EACCES' && a.under(to)) throw fail('EACCES', 'copyfile', String(to))
+  return copyFileSync(from, to, mode)
+}) as typeof fs.copyFileSync
+// `import { renameSync } from 'node:fs'` in the product sees the patched functions.
+syncBuiltinESMExports()

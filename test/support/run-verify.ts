@@ -56,10 +56,7 @@ export async function runVerify(
   const started = performance.now()
   const argv = [...args, '--report', reportPath, '--junit', junitPath]
   const overlay = { CI: 'true', VERIFY_NO_DOTENV: '1', ...(options.engine ? options.engine.env : {}), ...options.env }
-  const cwd = options.cwd ?? ROOT
-  const timeout = options.timeoutMs ?? 90_000
-  const hosted = !options.ownProcess && unhostable(overlay) === null ? await hostRun(argv, childEnv(overlay), cwd, timeout) : null
-  const result = hosted ?? (await childRun(argv, overlay, cwd, timeout))
+  const result = await verifyCommand(argv, overlay, options)
   return {
     exitCode: result.exitCode ?? -1,
     stdout: String(result.stdout),
@@ -70,6 +67,22 @@ export async function runVerify(
     ms: Math.round(performance.now() - started),
     dir,
   }
+}
+
+/**
+ * `node bin/verify.ts …` with this process's env and `overlay`: on a verify host when the run can
+ * go there and one is free, else in a child of its own; its exit code and output the same either way.
+ */
+export async function verifyCommand(
+  argv: readonly string[],
+  overlay: Record<string, string>,
+  options: { timeoutMs?: number; cwd?: string; ownProcess?: boolean } = {},
+): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
+  const cwd = options.cwd ?? ROOT
+  const timeout = options.timeoutMs ?? 90_000
+  const hosted = !options.ownProcess && unhostable(overlay) === null ? await hostRun(argv, childEnv(overlay), cwd, timeout) : null
+  if (hosted) return { exitCode: hosted.exitCode ?? undefined, stdout: hosted.stdout, stderr: hosted.stderr }
+  return childRun(argv, overlay, cwd, timeout)
 }
 
 /** `node bin/verify.ts …` in a child of its own, with this process's env and `overlay` (execa's extendEnv). */
@@ -147,7 +160,9 @@ export function spawnVerify(args: readonly string[], env: Record<string, string>
         waiters.push(check)
         check()
       }),
-    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    // 'close', not 'exit': the exit can be seen before the last of the pipes has been read (a
+    // closing line printed just before exit would be missing from output()).
+    exited: new Promise((resolve) => child.on('close', (code) => resolve(code))),
   }
 }
 

@@ -105,11 +105,21 @@ function start(env: Record<string, string>): Host {
 
 /**
  * An idle host started as this run's child would start, a new one while there are fewer than
- * HOSTS, or none (the run takes a child of its own).
+ * HOSTS (in place of an idle host started otherwise, which is ended), or none (the run takes a
+ * child of its own).
  */
 function acquire(env: Record<string, string>): Host | null {
   const key = startKey(env)
-  const h = [...hosts].find((x) => !x.busy && !x.exited && x.key === key) ?? (hosts.size < HOSTS ? start(env) : null)
+  const idle = [...hosts].filter((x) => !x.busy && !x.exited)
+  let h = idle.find((x) => x.key === key) ?? null
+  if (!h) {
+    const other = hosts.size >= HOSTS ? idle.find((x) => x.key !== key) : undefined
+    if (other) {
+      hosts.delete(other)
+      other.child.kill('SIGKILL')
+    }
+    if (hosts.size < HOSTS) h = start(env)
+  }
   if (h) h.busy = true
   return h
 }

@@ -47,7 +47,8 @@ const cacheDir = (raceDir: string) => process.env.NODE_COMPILE_CACHE || join(rac
 /** Forks a writeback worker and waits for its "ready"; `compileCache`: the NODE_COMPILE_CACHE folder it uses. */
 export async function startWorker(compileCache?: string): Promise<Worker> {
   const env = compileCache === undefined ? process.env : { ...process.env, NODE_COMPILE_CACHE: compileCache }
-  const child = fork(WORKER, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env })
+  // execArgv []: not the vitest worker's own flags (its --require and loader hooks, for nothing a writeback reads).
+  const child = fork(WORKER, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env, execArgv: [] })
   const queue: Msg[] = []
   const waiting: Array<(m: Msg) => void> = []
   child.on('message', (m: Msg) => {
