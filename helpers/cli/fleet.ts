@@ -180,7 +180,7 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     useSpawner(true)
     useSharedReads(true)
   }
-  // What a target's steps did not take of its reads ahead is dropped when the run ends.
+  // What a target's steps did not take of its reads ahead is dropped (cancelled) when the run ends.
   const dropReads: Array<() => void> = []
   try {
     enter('first contact', `${plan.targets.length} target(s)`)
@@ -194,6 +194,8 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
     contactedAt = new Date()
+    // A refused target's steps never run: its reads ahead are cancelled now, not when the fleet ends.
+    for (const [i, r] of refusals.entries()) if (r) dropReads[i]!()
     for (const [i, r] of refusals.entries())
       if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
     running = plan.targets.filter((_, i) => !refusals[i])
@@ -284,11 +286,12 @@ ${fleetTable(report)}
       return EXIT_CODES.error
     }
   } finally {
+    // Cancelled while the spawner still runs their programs: it ends them, then is let go once idle.
+    for (const drop of dropReads) drop()
     if (spawner) {
       useSpawner(false)
       useSharedReads(false)
     }
-    for (const drop of dropReads) drop()
     forgetGate()
     interrupt.dispose()
   }

@@ -119,11 +119,16 @@ export function surveyRead(q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs'
 /**
  * The survey: shared with the other targets of the host where reads are shared (a live fleet,
  * ./survey-many.ts), else its own. A pod's processes are seen from inside it alone: never shared.
+ * `signal`: the caller no longer wants it (the host seam's cancel).
  */
-export function readSurvey(host: HostClient, q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>): Promise<HostResult> {
+export function readSurvey(
+  host: HostClient,
+  q: Pick<EngineQuery, 'process' | 'port' | 'timeoutMs' | 'pod'>,
+  signal?: AbortSignal,
+): Promise<HostResult> {
   return host.gather && sharedReadsOn() && !q.pod
-    ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs)
-    : host.run(surveyRead(q))
+    ? host.gather(SURVEYS, { process: q.process, port: q.port }, q.timeoutMs, signal)
+    : host.run(surveyRead(q), signal)
 }
 
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */

@@ -2,7 +2,8 @@
 // mistake (a port one off, a copy-paste from another target), answered at once with the ports
 // the engines there do listen on, instead of waiting out the health budget for a port that will
 // never open. Only where the URL names the host inspected (./same-host.ts), and never while an
-// engine there may still be loading onto that port (its argv names it, or names no port).
+// engine there may still be loading onto that port (its argv names it, or names no port). `signal`:
+// the caller no longer wants the answer (the endpoint refused first): the reads end there.
 import type { HostClient } from '../seams/host.ts'
 import { readSurvey, type EngineQuery } from './find.ts'
 import { othersOf, portListeners } from './describe.ts'
@@ -15,16 +16,21 @@ export interface UnservedPort {
   where: string
 }
 
-export async function unservedPort(host: HostClient, q: EngineQuery, baseUrl: string): Promise<UnservedPort | undefined> {
+export async function unservedPort(
+  host: HostClient,
+  q: EngineQuery,
+  baseUrl: string,
+  signal?: AbortSignal,
+): Promise<UnservedPort | undefined> {
   if (q.port === null || !urlIsThisHost(q.urlHost, q.host)) return undefined
-  // A host that cannot be read is for the steps to report (inconclusive), not a mistake.
-  const surveyed = await readSurvey(host, q)
+  // A host that cannot be read (or a read cancelled) is for the steps to report (inconclusive), not a mistake.
+  const surveyed = await readSurvey(host, q, signal)
   if (surveyed.failure) return undefined
   const survey = surveyOf(surveyed)
   if (portListeners(survey, q).length > 0) return undefined
   const tool = containerTool(q.runtime)
   if (tool !== null) {
-    const inspected = await host.run({ script: containerScript(q.svc, tool), asDeployUser: true, timeoutMs: q.timeoutMs })
+    const inspected = await host.run({ script: containerScript(q.svc, tool), asDeployUser: true, timeoutMs: q.timeoutMs }, signal)
     // A container of that name (running or not) is the service: whatever its port does is for the steps to say.
     if (inspected.failure || parseContainer(inspected.stdout).pid !== null) return undefined
   }

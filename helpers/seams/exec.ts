@@ -2,7 +2,9 @@
 // the whole group gets SIGTERM, then SIGKILL, so a grandchild holding the pipes cannot keep us
 // waiting. A batch (./host-batch.ts) is one program whose parts print marker lines: each part has
 // its own timeout and output cap, watched here as the output streams in, so a part that hangs or
-// floods ends the program at that part, and the parts before it keep their results.
+// floods ends the program at that part, and the parts before it keep their results. A caller that
+// no longer wants the program (its run ended before a step took the read, ./read-ahead.ts) aborts
+// its signal: the group is ended the same way, and the answer says `cancelled`.
 //
 // Not execa (the project's choice elsewhere, e.g. the tests), although execa 10 has each piece
 // but one: `killDescendants`, `timeout` with `forceKillAfterDelay` and `maxBuffer` (in bytes with
@@ -43,6 +45,8 @@ export interface Exec {
   /** The output passed the cap: what is kept is its first `maxOutput` bytes. */
   cut: boolean
   spawnError?: string
+  /** Ended (or never started) because the caller's signal aborted: nobody reads what it printed. */
+  cancelled?: true
   /** A batch: the part that ran out of time or output (`timedOut`/`cut` are its), and each part's ms from its start to its end (null: did not end). */
   part?: { stopped: number | null; ms: Array<number | null> }
 }
@@ -50,7 +54,10 @@ export interface Exec {
 /** The process groups of the programs running now (each program leads its own). */
 const groups = new Set<number>()
 
-/** Ends every program still running, with its whole group (the spawner, when armproof is gone). */
+/**
+ * Ends every program still running, with its whole group: when armproof is gone (the spawner), and
+ * when this process exits (an interrupted run exits at once: nothing will read what they print).
+ */
 export function killAllGroups(): void {
   for (const pid of groups) {
     try {
@@ -95,8 +102,13 @@ export class MarkerScan {
   }
 }
 
-export function execPlan(plan: ExecPlan): Promise<Exec> {
+/** The answer for a program its caller no longer wanted before it started. */
+export const cancelledExec = (): Exec => ({ stdout: '', stderr: '', exitCode: null, timedOut: false, cut: false, cancelled: true })
+
+/** Runs `plan`; when `signal` aborts, the program's whole group is ended (TERM, then KILL) and the answer is marked `cancelled`. */
+export function execPlan(plan: ExecPlan, signal?: AbortSignal): Promise<Exec> {
   const { file, args, env, maxOutput } = plan
+  if (signal?.aborted) return Promise.resolve(cancelledExec())
   return new Promise((resolve) => {
     let child: ChildProcessByStdio<null, Readable, Readable>
     const started = performance.now()
@@ -108,11 +120,13 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
     }
     const pid = child.pid
     if (pid) groups.add(pid)
+    if (!process.listeners('exit').includes(killAllGroups)) process.once('exit', killAllGroups)
     const out: Buffer[] = []
     const err: Buffer[] = []
     let size = 0
     let cut = false
     let timedOut = false
+    let cancelled = false
     let settled = false
     let exited = false
     let exitCode: number | null = null
@@ -142,7 +156,7 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
       if (partTimer) clearTimeout(partTimer)
       partTimer = setTimeout(
         () => {
-          if (settled || stopped !== null) return
+          if (settled || cancelled || stopped !== null) return
           timedOut = true
           exitCode = null
           stopped = current
@@ -187,6 +201,7 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
     const finish = (spawnError?: string): void => {
       if (settled) return
       settled = true
+      signal?.removeEventListener('abort', cancel)
       if (pid) groups.delete(pid)
       for (const t of timers) clearTimeout(t)
       child.stdout.destroy()
@@ -198,6 +213,7 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
         timedOut,
         cut,
         ...(spawnError !== undefined ? { spawnError } : {}),
+        ...(cancelled ? { cancelled: true as const } : {}),
         ...(batch ? { part: { stopped, ms: partMs } } : {}),
       })
     }
@@ -209,7 +225,7 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
     child.on('error', (error) => finish(error.message))
     child.on('exit', (code) => {
       exited = true
-      if (!timedOut) exitCode = code
+      if (!timedOut && !cancelled) exitCode = code
       if (open === 0) finish()
       else {
         // A background grandchild still holds the pipes: give the output a moment, then end the
@@ -226,11 +242,20 @@ export function execPlan(plan: ExecPlan): Promise<Exec> {
         )
       }
     })
+    // The caller let go: ended as a timeout ends it; an abort after the end changes nothing.
+    function cancel(): void {
+      if (settled || cancelled) return
+      cancelled = true
+      exitCode = null
+      stop()
+    }
+    signal?.addEventListener('abort', cancel, { once: true })
     if (batch) arm(batch.timeoutsMs[0] ?? plan.timeoutMs)
     else {
       timers.push(
         setTimeout(
           () => {
+            if (cancelled) return
             timedOut = true
             exitCode = null
             stop()

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { quote } from '../config/shell.ts'
 import { batchTag, type Exec } from './exec.ts'
-import { classifyFailure, type HostResult } from './host-result.ts'
+import { cancelledResult, classifyFailure, type HostResult } from './host-result.ts'
 
 export const newNonce = (): string => randomBytes(12).toString('hex')
 
@@ -80,8 +80,8 @@ export function splitBatch(stdout: string, stderr: string, nonce: string, n: num
 
 /** What a batch needs of its host client: to start the batch's script, and how to read a failure. */
 export interface BatchLauncher {
-  /** Starts the batch (locally, or in one ssh session), each part with its own timeout. */
-  launch(script: string, nonce: string, timeoutsMs: readonly number[]): Promise<Exec>
+  /** Starts the batch (locally, or in one ssh session), each part with its own timeout; `signal` ends it. */
+  launch(script: string, nonce: string, timeoutsMs: readonly number[], signal?: AbortSignal): Promise<Exec>
   /** The program started ("ssh", "sh"), for a spawn failure's message. */
   file: string
   viaSsh: boolean
@@ -93,14 +93,20 @@ export interface BatchLauncher {
  * one, unless a part runs out of time or output, which ends that call there (that part gets
  * `timeout` or `output-cut`, as it would alone) and the parts after it run in the next. A call
  * that fails as a whole (ssh refused, unreachable) gives every part not yet ended its failure.
+ * `signal` aborting ends the call: the parts not yet ended are `cancelled`, and none runs after.
  */
-export async function runParts(scripts: readonly string[], timeoutsMs: readonly number[], launcher: BatchLauncher): Promise<HostResult[]> {
+export async function runParts(
+  scripts: readonly string[],
+  timeoutsMs: readonly number[],
+  launcher: BatchLauncher,
+  signal?: AbortSignal,
+): Promise<HostResult[]> {
   const results: HostResult[] = []
   while (results.length < scripts.length) {
     const from = results.length
     const nonce = newNonce()
     const started = performance.now()
-    const r = await launcher.launch(batchScript(scripts.slice(from), nonce), nonce, timeoutsMs.slice(from))
+    const r = await launcher.launch(batchScript(scripts.slice(from), nonce), nonce, timeoutsMs.slice(from), signal)
     const elapsed = Math.round(performance.now() - started)
     const split = splitBatch(r.stdout, r.stderr, nonce, scripts.length - from)
     const stopped = r.part?.stopped ?? null
@@ -125,6 +131,8 @@ export async function runParts(scripts: readonly string[], timeoutsMs: readonly 
           durationMs: r.part?.ms[k] ?? elapsed,
           ...(failure ? { failure } : {}),
         })
+      } else if (r.cancelled) {
+        results.push(cancelledResult(scripts[from + k]!, launcher.target))
       } else if (k === stopped) {
         results.push({
           ...base(k),
@@ -143,7 +151,7 @@ export async function runParts(scripts: readonly string[], timeoutsMs: readonly 
         results.push({ ...base(k), stdout: p.stdout, stderr: said, exitCode: r.exitCode, failure, durationMs: elapsed })
       }
     }
-    if (r.spawnError !== undefined) break
+    if (r.spawnError !== undefined || r.cancelled) break
   }
   return results
 }

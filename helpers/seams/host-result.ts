@@ -21,8 +21,11 @@ export interface HostRun {
 /**
  * `output-cut`: the command printed more than the host-output cap (`MAX_HOST_OUTPUT`); the output
  * was cut there and the command stopped, so what came back is partial and is never judged.
+ * `cancelled`: its caller's signal aborted (a read started ahead for a run that ended before a
+ * step took it, ./read-ahead.ts; first contact's host side once the endpoint refused): ended with
+ * its process group, or never started. No step is ever answered one, so none is recorded.
  */
-export type HostFailure = 'timeout' | 'unreachable' | 'host-key' | 'auth' | 'sudo-password' | 'spawn' | 'output-cut'
+export type HostFailure = 'timeout' | 'unreachable' | 'host-key' | 'auth' | 'sudo-password' | 'spawn' | 'output-cut' | 'cancelled'
 
 export interface HostResult {
   /** The command as it ran on the host (without ssh's options), for messages and fixtures. */
@@ -42,19 +45,37 @@ export interface HostClient {
   readonly where: string
   /** "local" or the ssh destination with its effective port, e.g. "root@127.0.0.1:2222". */
   readonly target?: string
-  run(req: HostRun): Promise<HostResult>
+  /** `signal` (as runAll's): aborting it ends the command with its process group, or keeps it from starting; the answer is `cancelled`. */
+  run(req: HostRun, signal?: AbortSignal): Promise<HostResult>
   /**
    * Runs the requests in one host call where it can (one process, one ssh session), each with
    * its own output, status and timeout, as if each had run alone: results in the same order.
-   * Absent: the client runs one request at a time.
+   * Absent: the client runs one request at a time. `signal` aborting ends the call with its
+   * process group (a part waiting for a host session never starts): each part not yet ended is
+   * answered `cancelled`.
    */
-  runAll?(reqs: readonly HostRun[]): Promise<HostResult[]>
+  runAll?(reqs: readonly HostRun[], signal?: AbortSignal): Promise<HostResult[]>
   /**
    * Makes this read together with the reads of the same kind that other clients of the same host
    * ask at about the same time (./host-gather.ts), and answers this client's part (`Gather.view`).
    * Absent where reads are not shared (a recording, a replay): the caller runs its own read.
+   * `signal` (as runAll's): this client's part is cancelled; the shared read itself only when no
+   * other client still waits on it.
    */
-  gather?<K>(g: Gather<K>, key: K, timeoutMs: number): Promise<HostResult>
+  gather?<K>(g: Gather<K>, key: K, timeoutMs: number, signal?: AbortSignal): Promise<HostResult>
+}
+
+/** The answer to a read its caller cancelled (`signal` aborted): nothing of it is judged. */
+export function cancelledResult(command: string, target?: string): HostResult {
+  return {
+    command,
+    stdout: '',
+    stderr: '',
+    exitCode: null,
+    failure: 'cancelled',
+    durationMs: 0,
+    ...(target !== undefined ? { target } : {}),
+  }
 }
 
 /** A read that several targets of one host may share: one script for all their keys, and each key's part of its result. */

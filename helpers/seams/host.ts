@@ -2,12 +2,14 @@
 // runs through a HostClient, locally for `--host local` (and for a pod: kubectl runs here, and the
 // reads in the pod go through `kubectl exec`, helpers/engine/runtime.ts), else over ssh in BatchMode. Every
 // command has a timeout (the whole process group is killed when it runs out); nothing can wait
-// for a password (sudo is always `sudo -n`, ssh always `-o BatchMode=yes`).
+// for a password (sudo is always `sudo -n`, ssh always `-o BatchMode=yes`). A call whose signal
+// aborts ends there: its program with its process group, or, still waiting for one of the host's
+// sessions, before it starts (answered `cancelled`).
 import { userInfo } from 'node:os'
 import type { HostSpec, SudoMode } from '../config/load.ts'
 import { quote, quoteAll } from '../config/shell.ts'
 import { classifyFailure, type HostClient, type HostFailure, type HostResult, type HostRun } from './host-result.ts'
-import type { Exec } from './exec.ts'
+import { cancelledExec, type Exec } from './exec.ts'
 import { runExec } from './executor.ts'
 import { runParts } from './host-batch.ts'
 import { hostSessions, overMaster, sshControl } from './host-sessions.ts'
@@ -98,23 +100,28 @@ export function createHost(options: HostOptions): HostClient {
     timeoutMs: number,
     batch?: { nonce: string; timeoutsMs: readonly number[] },
     urgent = false,
+    signal?: AbortSignal,
   ): Promise<Exec> => {
     const args = host.kind === 'ssh' ? sshArgs(host, sshOpts, script, timeoutMs, control) : ['-c', script]
-    const release = await sessions.acquire(urgent)
+    // Aborted while it waits for a session: it leaves the queue and never takes one.
+    const release = await sessions.acquire(urgent, signal).catch(() => null)
+    if (!release) return cancelledExec()
     try {
-      const run = () => runExec({ file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) })
+      const plan = { file, args, env, timeoutMs: Math.max(1, timeoutMs), maxOutput, ...(batch ? { batch } : {}) }
+      const run = () => runExec(plan, signal)
       return await (control ? overMaster(`${control}\n${target}`, run) : run())
     } finally {
       release()
     }
   }
 
-  const attempt = async (script: string, timeoutMs: number, urgent = false): Promise<HostResult> => {
+  const attempt = async (script: string, timeoutMs: number, urgent = false, signal?: AbortSignal): Promise<HostResult> => {
     const started = performance.now()
-    const r = await launch(script, timeoutMs, undefined, urgent)
+    const r = await launch(script, timeoutMs, undefined, urgent, signal)
     const durationMs = Math.round(performance.now() - started)
     let failure: HostFailure | undefined
     if (r.spawnError !== undefined) failure = 'spawn'
+    else if (r.cancelled) failure = 'cancelled'
     else if (r.cut) failure = 'output-cut'
     else if (r.timedOut) failure = 'timeout'
     else failure = classifyFailure(r.stderr, r.exitCode, host.kind === 'ssh')
@@ -123,43 +130,53 @@ export function createHost(options: HostOptions): HostClient {
   }
 
   /** `--sudo auto`: a privileged read refused as the plain user runs once more under `sudo -n`, in what is left of its time. */
-  const retryRefused = async (req: HostRun, script: string, first: HostResult, started: number): Promise<HostResult> => {
+  const retryRefused = async (
+    req: HostRun,
+    script: string,
+    first: HostResult,
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<HostResult> => {
     const refused = first.failure === undefined && first.exitCode !== 0 && PERMISSION_RE.test(first.stderr)
     const retry = req.privileged && sudo === 'auto' && script === req.script && user !== 'root' && refused
     if (!retry) return first
     const left = req.timeoutMs - (performance.now() - started)
     if (left < 50) return first
-    const second = await attempt(asRoot(req.script), left, req.urgent)
+    const second = await attempt(asRoot(req.script), left, req.urgent, signal)
     return { ...second, durationMs: Math.round(performance.now() - started) }
+  }
+
+  const runOne = async (req: HostRun, signal?: AbortSignal): Promise<HostResult> => {
+    const started = performance.now()
+    const script = hostScript(req, { deployUser, user, sudo })
+    return retryRefused(req, script, await attempt(script, req.timeoutMs, req.urgent, signal), started, signal)
   }
 
   return {
     where,
     target,
-    async run(req) {
-      const started = performance.now()
-      const script = hostScript(req, { deployUser, user, sudo })
-      return retryRefused(req, script, await attempt(script, req.timeoutMs, req.urgent), started)
-    },
-    async runAll(reqs) {
-      if (reqs.length === 1) return [await this.run(reqs[0]!)]
+    run: runOne,
+    async runAll(reqs, signal) {
+      if (reqs.length === 1) return [await runOne(reqs[0]!, signal)]
       const started = performance.now()
       const scripts = reqs.map((req) => hostScript(req, { deployUser, user, sudo }))
       const launcher = {
         file,
         viaSsh: host.kind === 'ssh',
         target,
-        launch: (script: string, nonce: string, timeoutsMs: readonly number[]) => launch(script, timeoutsMs[0]!, { nonce, timeoutsMs }),
+        launch: (script: string, nonce: string, timeoutsMs: readonly number[], signal?: AbortSignal) =>
+          launch(script, timeoutsMs[0]!, { nonce, timeoutsMs }, false, signal),
       }
       const results = await runParts(
         scripts,
         reqs.map((r) => r.timeoutMs),
         launcher,
+        signal,
       )
-      return Promise.all(results.map((r, i) => retryRefused(reqs[i]!, scripts[i]!, r, started)))
+      return Promise.all(results.map((r, i) => retryRefused(reqs[i]!, scripts[i]!, r, started, signal)))
     },
-    gather(g, key, timeoutMs) {
-      return gatherRead(shareKey, (req) => this.run(req), g, key, timeoutMs)
+    gather(g, key, timeoutMs, signal) {
+      return gatherRead(shareKey, runOne, g, key, timeoutMs, signal)
     },
   }
 }

@@ -13,6 +13,10 @@
 // Reads started for a run that ends before its steps take them (refused at first contact, its
 // suites' setup failed, interrupted) are dropped when it ends (`startReadsAhead`'s answer): in a
 // process that serves many runs, a later run of the same target must never be answered them.
+// Dropping cancels them (the host call is ended with its process group, or never starts if it
+// still waits for a host session; a shared read only when no other target waits on it): no host
+// program of a run outlives it. Reads a run's steps took are theirs: a drop never touches them;
+// reads too old to be taken are cancelled when found so.
 import type { Gather, HostClient, HostResult, HostRun } from './host-result.ts'
 
 export const AHEAD_MAX_AGE_MS = 20_000
@@ -27,6 +31,9 @@ interface Started {
   at: number
   reads: Promise<HostResult[]> | undefined
   gathers: Array<Promise<HostResult> | undefined>
+  /** A run's steps took them: they are never cancelled. */
+  taken: boolean
+  cancel(): void
 }
 
 const keyOf = (req: HostRun): string => JSON.stringify([req.script, req.asDeployUser === true, req.privileged === true, req.timeoutMs])
@@ -36,13 +43,15 @@ const aheadKey = (where: string, ahead: Ahead): string =>
 
 const early = new Map<string, Started>()
 
-function start(host: HostClient, ahead: Ahead): Started {
-  const reads = host.runAll && ahead.reads.length > 1 ? host.runAll(ahead.reads) : undefined
-  const gathers = host.gather ? ahead.gathers.map((x) => host.gather!(x.g, x.key, x.timeoutMs)) : []
+function start(host: HostClient, ahead: Ahead, taken: boolean): Started {
+  const controller = new AbortController()
+  const { signal } = controller
+  const reads = host.runAll && ahead.reads.length > 1 ? host.runAll(ahead.reads, signal) : undefined
+  const gathers = host.gather ? ahead.gathers.map((x) => host.gather!(x.g, x.key, x.timeoutMs, signal)) : []
   // Nobody may ever ask (the run ends first): an early read's failure is its step's to report, never an unhandled rejection.
   void reads?.catch(() => {})
   for (const p of gathers) void p.catch(() => {})
-  return { at: Date.now(), reads, gathers }
+  return { at: Date.now(), reads, gathers, taken, cancel: () => controller.abort() }
 }
 
 /**
@@ -51,31 +60,35 @@ function start(host: HostClient, ahead: Ahead): Started {
  */
 export function startReadsAhead(where: string, host: HostClient, ahead: Ahead): () => void {
   const id = aheadKey(where, ahead)
-  const started = start(host, ahead)
+  const started = start(host, ahead, false)
   early.set(id, started)
   return () => {
     if (early.get(id) === started) early.delete(id)
+    if (!started.taken) started.cancel()
   }
 }
 
 export function readAhead(host: HostClient, ahead: Ahead, where: string): HostClient {
   const id = aheadKey(where, ahead)
-  const taken = early.get(id)
+  const found = early.get(id)
   early.delete(id)
-  let started = taken && Date.now() - taken.at <= AHEAD_MAX_AGE_MS ? taken : undefined
+  let started = found && Date.now() - found.at <= AHEAD_MAX_AGE_MS ? found : undefined
+  // Taken now, before any await: a drop from here on leaves them to these steps.
+  if (started) started.taken = true
+  else found?.cancel()
   const reads = new Map<string, number[]>()
   for (const [i, req] of ahead.reads.entries()) reads.set(keyOf(req), [...(reads.get(keyOf(req)) ?? []), i])
   const gathers = new Map<string, number[]>()
   for (const [i, x] of ahead.gathers.entries())
     gathers.set(gatherKey(x.g, x.key, x.timeoutMs), [...(gathers.get(gatherKey(x.g, x.key, x.timeoutMs)) ?? []), i])
-  const now = (): Started => (started ??= start(host, ahead))
+  const now = (): Started => (started ??= start(host, ahead, true))
   return {
     where: host.where,
     ...(host.target !== undefined ? { target: host.target } : {}),
-    async run(req) {
+    async run(req, signal) {
       const batch = now().reads
       const index = batch ? reads.get(keyOf(req))?.shift() : undefined
-      if (index === undefined) return host.run(req)
+      if (index === undefined) return host.run(req, signal)
       // Each part is handed once: the batch does not keep it past its step.
       const parts: Array<HostResult | undefined> = await batch!
       const part = parts[index]!

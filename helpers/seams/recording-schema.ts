@@ -55,7 +55,8 @@ const HOST_FAILURES = [
 ] as const satisfies readonly HostFailure[]
 type Covers<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : ['not listed', Exclude<All, Listed>]
 const _httpFailures: Covers<HttpFailure, (typeof HTTP_FAILURES)[number]> = true
-const _hostFailures: Covers<HostFailure, (typeof HOST_FAILURES)[number]> = true
+// A cancelled read is never a step's (only reads no step took are cancelled): no recording holds one.
+const _hostFailures: Covers<Exclude<HostFailure, 'cancelled'>, (typeof HOST_FAILURES)[number]> = true
 void _httpFailures
 void _hostFailures
 const HOST_SPEC = tagged('kind', {

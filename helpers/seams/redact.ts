@@ -86,12 +86,17 @@ export function redactingHost(host: HostClient, secret: string | null): HostClie
   return {
     where: host.where,
     ...(host.target !== undefined ? { target: host.target } : {}),
-    async run(req) {
-      return cleaned(await host.run(req))
+    async run(req, signal) {
+      return cleaned(await host.run(req, signal))
     },
-    ...(host.runAll ? { runAll: async (reqs: readonly HostRun[]) => (await host.runAll!(reqs)).map(cleaned) } : {}),
+    ...(host.runAll
+      ? { runAll: async (reqs: readonly HostRun[], signal?: AbortSignal) => (await host.runAll!(reqs, signal)).map(cleaned) }
+      : {}),
     ...(host.gather
-      ? { gather: async <K>(g: Gather<K>, key: K, timeoutMs: number) => cleaned(await host.gather!(g, key, timeoutMs)) }
+      ? {
+          gather: async <K>(g: Gather<K>, key: K, timeoutMs: number, signal?: AbortSignal) =>
+            cleaned(await host.gather!(g, key, timeoutMs, signal)),
+        }
       : {}),
   }
 }

@@ -1,8 +1,12 @@
 // A counting semaphore: `acquire` resolves with the function that gives the slot back (once,
 // however often it is called). Used by the host sessions (./host-sessions.ts) and the fleet's gate.
 export interface Slots {
-  /** `first`: served before every waiter that did not ask so (a read many others wait on). */
-  acquire(first?: boolean): Promise<() => void>
+  /**
+   * `first`: served before every waiter that did not ask so (a read many others wait on).
+   * `signal`: when it aborts before a slot is free, the waiter leaves the queue (it never takes
+   * one) and the promise rejects with the signal's reason.
+   */
+  acquire(first?: boolean, signal?: AbortSignal): Promise<() => void>
   inUse(): number
   /** Waiting for a slot now. */
   waiting(): number
@@ -23,9 +27,21 @@ export function slots(n: number): Slots {
     }
   }
   return {
-    acquire: (first = false) =>
-      new Promise((resolve) => {
-        const grant = () => {
+    acquire: (first = false, signal?: AbortSignal) =>
+      new Promise((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(signal.reason)
+          return
+        }
+        const leave = (): void => {
+          const at = waiting.indexOf(grant)
+          if (at < 0) return
+          waiting.splice(at, 1)
+          if (at < firsts) firsts--
+          reject(signal!.reason)
+        }
+        function grant(): void {
+          signal?.removeEventListener('abort', leave)
           let done = false
           resolve(() => {
             if (done) return
@@ -36,8 +52,11 @@ export function slots(n: number): Slots {
         if (used < n) {
           used++
           grant()
-        } else if (first) waiting.splice(firsts++, 0, grant)
+          return
+        }
+        if (first) waiting.splice(firsts++, 0, grant)
         else waiting.push(grant)
+        signal?.addEventListener('abort', leave, { once: true })
       }),
     inUse: () => used,
     waiting: () => waiting.length,

@@ -25,6 +25,8 @@ const NEXT: Record<NonNullable<HostResult['failure']>, (ctx: RunContext, r: Host
   'sudo-password': (ctx) =>
     `sudo wants a password and armproof never types one; allow it in sudoers without a password (NOPASSWD) for ${ctx.target.deployUser ? `"sudo -u ${ctx.target.deployUser}"` : 'this command'}, or ssh in as that user`,
   spawn: () => 'the command could not be started on this machine (is ssh or sh installed?)',
+  // Only reads no step took are cancelled (helpers/seams/read-ahead.ts): said for completeness, never shown.
+  cancelled: () => 'armproof cancelled the command when its run ended; run armproof again',
   'output-cut': () =>
     `the command printed more than armproof's ${MAX_HOST_OUTPUT / 1024 / 1024} MiB host-output cap, so its output was cut and is not judged (a partial log could hold an older boot); make the command print less, e.g. the default --ledger-cmd "${DEFAULT_LEDGER_CMD}" reads only the log's tail`,
 }

@@ -2,9 +2,18 @@
 // program exits while a grandchild of its group holds the pipes, the output already in the pipes
 // when the drain timer fires is still read (a loop busy past DRAIN_MS after the exit would
 // otherwise end the run with it unread), and a process that left the group cannot hold the run.
+// And what ends a program from outside: a signal aborted before it starts, and the exit of the
+// process that started it.
 import { execFileSync } from 'node:child_process'
-import { expect, test } from 'vitest'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, test, vi } from 'vitest'
 import { DRAIN_MS, execPlan } from '../../helpers/seams/exec.ts'
+import { groupLive } from '../support/run-verify.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'armproof-exec-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const busy = (ms: number): void => {
@@ -49,4 +58,24 @@ test('a process that left the group and holds the pipes ends the wait within two
   } finally {
     execFileSync('sh', ['-c', `pkill -f '[s]leep 5; : ${marker}' || true`])
   }
+})
+
+test('a signal aborted before the start: nothing is spawned, and the answer says cancelled', async () => {
+  const marker = join(dir, 'never')
+  const r = await execPlan(plan(`: > ${marker}`), AbortSignal.abort())
+  expect([r.cancelled, r.exitCode, r.timedOut]).toEqual([true, null, false])
+  await sleep(200)
+  expect(existsSync(marker)).toBe(false)
+})
+
+test('a process that exits while its host program runs (an interrupted run exits at once) leaves none behind', async () => {
+  const pidFile = join(dir, 'exit.pid')
+  const exec = new URL('../../helpers/seams/exec.ts', import.meta.url).href
+  const child = `import { execPlan } from ${JSON.stringify(exec)}
+void execPlan({ file: 'sh', args: ['-c', 'echo $$ > ${pidFile}; sleep 30'], env: process.env, timeoutMs: 60000, maxOutput: 1024 })
+const wait = setInterval(() => { try { if (/^\\d+\\n$/.test(readFileSync(${JSON.stringify(pidFile)}, 'utf8'))) process.exit(0) } catch {} }, 10)
+import { readFileSync } from 'node:fs'`
+  execFileSync(process.execPath, ['--input-type=module', '-e', child], { timeout: 20_000 })
+  const group = Number(readFileSync(pidFile, 'utf8'))
+  await vi.waitFor(async () => expect(await groupLive(group), `process group ${group}`).toEqual([]), { timeout: 1000, interval: 20 })
 })

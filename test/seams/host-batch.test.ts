@@ -181,13 +181,13 @@ describe('through the spawner', () => {
       useSpawner(false)
     }
   })
-  test('a process of LARGE_RSS or more starts its host programs from the spawner (a fork costs it more); a small one from itself', async () => {
+  test('a process of LARGE_RSS or more starts its host programs from the spawner (a fork costs it more), one spawner for all of them; a small one from itself', async () => {
     const parentIn = async (mib: number) => {
       const r = await execa(process.execPath, [join(ROOT, 'test/support/spawn-parent.ts'), String(mib)], {
         cwd: ROOT,
         env: { NODE_OPTIONS: '' },
       })
-      return JSON.parse(String(r.stdout)) as { pid: number; parent: number; rss: number }
+      return JSON.parse(String(r.stdout)) as { pid: number; parent: number; again: number; rss: number }
     }
     const [small, large] = await Promise.all([parentIn(0), parentIn(Math.ceil(LARGE_RSS / 2 ** 20))])
     expect(small.rss).toBeLessThan(LARGE_RSS)
@@ -195,6 +195,8 @@ describe('through the spawner', () => {
     expect(large.rss).toBeGreaterThanOrEqual(LARGE_RSS)
     expect(large.parent).not.toBe(large.pid)
     expect(large.parent).toBeGreaterThan(0)
+    // One spawner for the process, not one per program.
+    expect([small.again, large.again]).toEqual([small.pid, large.parent])
   })
   test('a spawner let go when its run ended is no broken one: the next run that asks starts a fresh one', async () => {
     const parentOf = async (): Promise<number> => Number((await local().run({ script: 'echo "$PPID"', timeoutMs: 5000 })).stdout.trim())

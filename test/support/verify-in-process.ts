@@ -20,7 +20,14 @@ export class ReachedProofSteps extends Error {
 /** As runVerify, in this process; throws ReachedProofSteps when the run would start the suites. */
 export async function verifyInProcess(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; enterPhase?: VerifyIo['enterPhase']; hostEnv?: Record<string, string> } = {},
+  options: {
+    env?: Record<string, string>
+    cwd?: string
+    enterPhase?: VerifyIo['enterPhase']
+    hostEnv?: Record<string, string>
+    /** Called where the suites would start, instead of throwing there (a test of what holds at that moment); what it answers is the suites' failure. */
+    atSuites?: () => Promise<string | undefined>
+  } = {},
 ): Promise<VerifyRun> {
   const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
   const reportPath = join(dir, 'report.json')
@@ -36,6 +43,7 @@ export async function verifyInProcess(
     out: { write: (t: string) => (stdout += t) },
     err: { write: (t: string) => (stderr += t) },
     runSuites: () => {
+      if (options.atSuites) return options.atSuites()
       reached = true
       return Promise.reject(new ReachedProofSteps())
     },

@@ -90,13 +90,18 @@ export async function contactTarget(target: Target, hostEnv?: Record<string, str
   if (target.mode === 'replay' || target.baseUrl === null) return undefined
   const http = liveHttp(liveOptions(target))
   // The host side, beside the HTTP side: a port nothing on --host serves (helpers/engine/unserved.ts);
-  // the endpoint's own answer, when it has something to say, is said first.
-  const host = unservedPort(liveHost(target, hostEnv).host, engineQuery(target), target.baseUrl)
+  // the endpoint's own answer, when it has something to say, is said first, and the host side is
+  // then cancelled (its programs ended with their process groups): none outlives the run.
+  const hostSide = new AbortController()
+  const host = unservedPort(liveHost(target, hostEnv).host, engineQuery(target), target.baseUrl, hostSide.signal)
   void host.catch(() => {}) // awaited below; never an unhandled rejection if the HTTP side throws first
   let problem: FirstContactProblem | undefined
+  let wanted = false
   try {
     problem = await firstContact(target, http)
+    wanted = problem === undefined
   } finally {
+    if (!wanted) hostSide.abort()
     await http.close()
   }
   problem ??= await host
