@@ -24,7 +24,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          globalSetup: ['test/support/compile-cache.ts'],
+          // The compile cache kept from growing; a run with a TMPDIR of its own ends red if the tests leave anything in it.
+          globalSetup: ['test/support/compile-cache.ts', 'test/support/temp-check.ts'],
+          // After each file: the temp folders its tests made (test/support/temp-dir.ts) are removed.
+          setupFiles: ['test/support/temp-dir-sweep.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // The fault matrix judges most rows in-process, side by side: they wait on the engines'

@@ -75,15 +75,39 @@ export function closeMasters(): void {
 }
 
 /**
- * The ControlPath for ssh to one destination with these --ssh-opts: a master shared only by
- * calls made with the very same options (another key or jump host gets a master of its own).
- * ssh expands %C (a hash of the local host, the destination, its port and user).
+ * The longest ControlPath ssh can listen on: a socket's path is at most 103 bytes (macOS; 107 on
+ * Linux), and ssh first binds `<ControlPath>.<16 random characters>`, then renames it.
  */
-export function sshControl(sshOpts: readonly string[]): string {
+export const MAX_CONTROL_PATH = 103 - 17
+const CONTROL_DIR_PREFIX = 'armproof-ssh-'
+
+/**
+ * The ControlPath in `dir` for ssh to one destination (`user@host:port`) with these --ssh-opts: a
+ * master shared only by calls to the same destination made with the very same options (another
+ * key or jump host gets a master of its own). A short name of our own, not ssh's %C (40
+ * characters): under a long temp folder (macOS' TMPDIR is some 48) the path must still fit.
+ */
+export function controlPath(dir: string, target: string, sshOpts: readonly string[]): string {
+  return join(
+    dir,
+    createHash('sha256')
+      .update(JSON.stringify([target, sshOpts]))
+      .digest('hex')
+      .slice(0, 12),
+  )
+}
+
+/**
+ * The ControlPath for ssh to `target` with these --ssh-opts, in this process's folder; undefined
+ * when even that short path would be too long for a socket (TMPDIR deep down): then every call
+ * makes a connection of its own, slower but the same answers, where a master would fail every call.
+ */
+export function sshControl(target: string, sshOpts: readonly string[]): string | undefined {
+  const probe = controlPath(join(tmpdir(), `${CONTROL_DIR_PREFIX}XXXXXX`), target, sshOpts)
+  if (Buffer.byteLength(probe) > MAX_CONTROL_PATH) return undefined
   if (!controlDir) {
-    controlDir = mkdtempSync(join(tmpdir(), 'armproof-ssh-'))
+    controlDir = mkdtempSync(join(tmpdir(), CONTROL_DIR_PREFIX))
     if (!process.listeners('exit').includes(closeMasters)) process.once('exit', closeMasters)
   }
-  const opts = createHash('sha256').update(JSON.stringify(sshOpts)).digest('hex').slice(0, 8)
-  return join(controlDir, `${opts}-%C`)
+  return controlPath(controlDir, target, sshOpts)
 }

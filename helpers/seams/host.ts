@@ -92,7 +92,7 @@ export function createHost(options: HostOptions): HostClient {
     options.sshCommand ?? null,
     maxOutput,
   ])
-  const control = host.kind === 'ssh' ? sshControl(sshOpts) : undefined
+  const control = host.kind === 'ssh' ? sshControl(target, sshOpts) : undefined
 
   /** One program on the host: `sh -c`, or one ssh session; at most the host's sessions at once. */
   const launch = async (

@@ -3,8 +3,7 @@
 // `pnpm …` in a message), colour as --color/--no-color, FORCE_COLOR, a non-empty NO_COLOR and
 // TERM=dumb say, --json with the report alone on stdout, a closing line with the step counts and
 // the duration, and a progress line that ticks by time on a terminal.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { execa } from 'execa'
 import { afterEach, describe, expect, test, vi } from 'vitest'
@@ -21,6 +20,7 @@ import { prng } from '../support/prng.ts'
 import { checkedFleetReport, checkedReport } from '../support/report-schema.ts'
 import { ROOT, verifyCommand } from '../support/run-verify.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 /**
  * `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env); bin/verify.ts
@@ -356,7 +356,7 @@ describe('the progress line ticks by time on a terminal', () => {
 
 describe('fleet runs follow the same conventions', () => {
   test("--json puts the fleet report alone on stdout; the closing line counts every target's steps", async () => {
-    const targets = join(mkdtempSync(join(tmpdir(), 'armproof-conv-')), 'targets.yaml')
+    const targets = join(tempDir('armproof-conv-'), 'targets.yaml')
     writeFileSync(
       targets,
       `defaults:\n  knob: PREFILL_INTERLEAVE\n  value: 1\ntargets:\n  - svc: demo\n    fixtures: ${join(ROOT, 'fixtures/demo/PREFILL_INTERLEAVE')}\n  - svc: demo-ignored\n    fixtures: ${join(ROOT, 'fixtures/demo-ignored/PREFILL_INTERLEAVE')}\n`,

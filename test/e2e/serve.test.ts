@@ -3,8 +3,7 @@
 // reference engines, asked the way Argo Rollouts' web provider and Flagger's webhooks ask: green 200,
 // red and inconclusive 412, the body route 200 with the verdict for jsonPath, a run stopped at
 // --run-timeout answered with its interrupted report, and /metrics as Prometheus reads it.
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -15,6 +14,7 @@ import { runEnv } from '../../helpers/serve/run.ts'
 import { engineEntry, writeTargets } from '../support/fleet.ts'
 import { cleanup, runVerify, verdicts } from '../support/run-verify.ts'
 import { argoRequest, flaggerRequest, TOKEN } from '../support/serve.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
 const engines: Record<'healthy' | 'ignored' | 'loading', EngineHandle> = {} as never
@@ -303,7 +303,7 @@ describe('runs, as the controllers ask', () => {
 })
 
 test('the token from --token-file (a mounted secret): its one trailing newline is not part of it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-serve-token-'))
+  const dir = tempDir('armproof-serve-token-')
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`)
   const out: string[] = []
   const stop = new AbortController()

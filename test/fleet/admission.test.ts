@@ -14,9 +14,9 @@ import {
   type Resources,
 } from '../../helpers/fleet/admission.ts'
 import { planFleet } from '../../helpers/fleet/plan.ts'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from '../support/temp-dir.ts'
 
 const MiB = 1 << 20
 
@@ -111,7 +111,7 @@ describe('the fleet lets in as many targets as it can afford', () => {
 })
 
 describe('--concurrency', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-admission-'))
+  const dir = tempDir('armproof-admission-')
   const file = join(dir, 't.yaml')
   writeFileSync(file, 'targets:\n  - svc: a\n    base-url: http://127.0.0.1:1\n')
   const plan = (argv: string[], env: Record<string, string> = {}) =>

@@ -2,8 +2,7 @@
 // target validated with every problem of every target at once, the precedence of entry, command
 // line, defaults: and env, shards that cover every target exactly once, and the combined outputs.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { planFleet } from '../../helpers/fleet/plan.ts'
@@ -14,9 +13,10 @@ import { junitFleetXml } from '../../helpers/report/junit.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { STEP_IDS } from '../../helpers/steps/registry.ts'
 import type { RunVerdict } from '../../helpers/steps/verdict.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 function fileWith(text: string): { dir: string; path: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-plan-'))
+  const dir = tempDir('armproof-plan-')
   const path = join(dir, 'targets.yaml')
   writeFileSync(path, text)
   return { dir, path }
@@ -188,7 +188,7 @@ targets:
     const huge = plan(`targets:\n${'  - svc: a\n'.repeat(MAX_TARGETS_FILE_BYTES / 10)}`)
     expect(!huge.ok && huge.problems[0]!.message).toMatch(/larger than 1024 KiB/)
     // A named pipe nobody writes to is an empty file, never a hang; an endless device is cut.
-    const dir = mkdtempSync(join(tmpdir(), 'armproof-fifo-'))
+    const dir = tempDir('armproof-fifo-')
     execFileSync('mkfifo', [join(dir, 'fifo')])
     const fifo = planFleet({ argv: ['--targets', join(dir, 'fifo')], env: {}, cwd: dir })
     expect(!fifo.ok && fifo.problems.map((p) => p.message).join()).toMatch(/the file must be a mapping with targets:/)

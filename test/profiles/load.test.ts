@@ -1,15 +1,15 @@
 // Engine profiles and knob catalogs as data (helpers/profiles/): the built-ins load, radiance's is
 // the catalog armproof was born with, and a file is checked whole: every problem at once with its
 // file, line and key, hostile YAML refused as a targets file is.
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILTIN_PROFILES, builtinProfile, loadProfile, problemText, profileFromText, withCatalog } from '../../helpers/profiles/load.ts'
 import { array, literal, object, problemsOf, string } from '../../helpers/schema/schema.ts'
 import { canonicalValue, meterStill, valueProblem } from '../../helpers/profiles/values.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'armproof-profiles-'))
+const dir = tempDir('armproof-profiles-')
 const file = (name: string, text: string): string => {
   writeFileSync(join(dir, name), text)
   return name

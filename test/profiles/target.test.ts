@@ -1,14 +1,14 @@
 // `--engine`, `--catalog` and `--knob` by its flag, as the configuration reads them: the target
 // carries the profile it is judged with (a catalog's knobs in it), every problem of a file is
 // refused at once (exit 2, nothing contacted), and the env twins work as every option's do.
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadConfig } from '../../helpers/config/load.ts'
 import { targetProfile } from '../../helpers/profiles/target.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'armproof-engine-option-'))
+const dir = tempDir('armproof-engine-option-')
 const file = (name: string, text: string): string => {
   writeFileSync(join(dir, name), text)
   return name

@@ -5,14 +5,14 @@
 // continue-on-error on a verify, the packed tool or the image rather than a checkout of armproof,
 // the JUnit published to the platform's test report.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { validateWorkflow } from '@action-validator/core'
 import { describe, expect, test } from 'vitest'
 import { parse } from 'yaml'
 import { ROOT } from '../support/run-verify.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const run = promisify(execFile)
 const text = (file: string): string => readFileSync(join(ROOT, 'examples/ci', file), 'utf8')
@@ -22,7 +22,7 @@ const GITLAB_CI_LOCAL = join(ROOT, 'node_modules/gitlab-ci-local/dist/index.js')
 async function gitlabJobs(
   yamlText: string,
 ): Promise<{ ok: true; jobs: Array<{ name: string; stage: string; when: string; allow_failure: unknown }> } | { ok: false; out: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-gitlab-'))
+  const dir = tempDir('armproof-gitlab-')
   writeFileSync(join(dir, '.gitlab-ci.yml'), yamlText)
   const git = (...args: string[]) => run('git', ['-C', dir, '-c', 'user.name=armproof', '-c', 'user.email=armproof@localhost', ...args])
   await git('init', '-q')

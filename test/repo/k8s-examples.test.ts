@@ -3,8 +3,7 @@
 // does: the targets ConfigMap is a targets file armproof serve accepts, the controllers ask the
 // routes that answer them the right way, their timeouts outlast a run, the Argo conditions map each
 // verdict to the phase it must be, and the Indexed Job's shards cover the fleet exactly once.
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
@@ -15,6 +14,7 @@ import { parseServeOptions } from '../../helpers/serve/options.ts'
 import { route } from '../../helpers/serve/routes.ts'
 import { loadServedTargets } from '../../helpers/serve/targets.ts'
 import { jobSpecs, readManifests, schemaProblems, type Manifest } from '../support/manifests.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const FILES = [
   'targets-configmap.yaml',
@@ -27,7 +27,7 @@ const FILES = [
 ]
 const all = FILES.flatMap((f) => readManifests(f).map((m) => ({ file: f, m })))
 const find = (kind: string, name: string): Manifest => all.find((x) => x.m.kind === kind && x.m.metadata.name === name)!.m
-const dir = mkdtempSync(join(tmpdir(), 'armproof-k8s-'))
+const dir = tempDir('armproof-k8s-')
 const targetsFile = join(dir, 'targets.yaml')
 writeFileSync(targetsFile, (find('ConfigMap', 'armproof-targets').data as Record<string, string>)['targets.yaml']!)
 type Container = { name: string; image: string; command?: string[]; args?: string[]; env?: Array<{ name: string; value?: string }> }
@@ -157,7 +157,7 @@ describe('what the manifests say armproof does', () => {
     const c = containersOf(job)[0]!
     expect(c.command).toEqual(['/bin/sh', '-c'])
     // The container's own shell line, run by sh with `armproof` standing in as a script printing its argv.
-    const bin = mkdtempSync(join(tmpdir(), 'armproof-k8s-bin-'))
+    const bin = tempDir('armproof-k8s-bin-')
     writeFileSync(join(bin, 'armproof'), '#!/bin/sh\nprintf "%s\\n" "$@"\n')
     chmodSync(join(bin, 'armproof'), 0o755)
     const seen: string[] = []

@@ -1,11 +1,11 @@
 // Helpers for fleet runs against reference engines: a targets-file entry that points one target's
 // host commands at its own engine's shims (each engine answers only for its own service name), so
 // many engines on one machine are many targets of one run.
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { EngineHandle } from '../../engine/launch.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
+import { tempDir } from './temp-dir.ts'
 
 /** A YAML entry for one engine (keys are option names); `extra` adds or overrides keys. */
 export function engineEntry(engine: EngineHandle, extra: Record<string, string> = {}): Record<string, string> {
@@ -19,9 +19,9 @@ export function engineEntry(engine: EngineHandle, extra: Record<string, string> 
   }
 }
 
-/** Writes a targets file (as JSON, which is YAML) into a fresh temp folder; returns its path. */
+/** Writes a targets file (as JSON, which is YAML) into a fresh temp folder (removed after the test file); returns its path. */
 export function writeTargets(defaults: Record<string, string>, targets: ReadonlyArray<Record<string, string>>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-fleet-'))
+  const dir = tempDir('armproof-fleet-')
   const path = join(dir, 'targets.yaml')
   writeFileSync(path, JSON.stringify({ defaults, targets }, null, 2))
   return path

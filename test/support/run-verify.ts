@@ -1,14 +1,14 @@
 // Runs `pnpm verify` (bin/verify.ts) as a child process, the way an operator or CI does, and
 // reads back its JSON report.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import type { EngineHandle } from '../../engine/launch.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { checkedFleetReport, checkedReport } from './report-schema.ts'
+import { removeTempDir, tempDir } from './temp-dir.ts'
 import { hostRun } from './verify-host.ts'
 import { unhostable } from './verify-route.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
@@ -50,7 +50,7 @@ export async function runVerify(
     ownProcess?: boolean
   } = {},
 ): Promise<VerifyRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
+  const dir = tempDir('armproof-run-')
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
   const started = performance.now()
@@ -166,8 +166,9 @@ export function spawnVerify(args: readonly string[], env: Record<string, string>
   }
 }
 
+/** Removes the run's folder now; a test that does not is swept after its file (./temp-dir.ts). */
 export function cleanup(run: VerifyRun): void {
-  rmSync(run.dir, { recursive: true, force: true })
+  removeTempDir(run.dir)
 }
 
 /** step id → verdict, for compact assertions. */

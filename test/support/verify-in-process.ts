@@ -5,11 +5,10 @@
 // node start, and the vitest start it must never reach: a run that gets that far throws here
 // (the proof steps themselves are judged in-process by test/support/prove-in-process.ts, and end
 // to end by runVerify).
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verify, type VerifyIo } from '../../helpers/cli/verify.ts'
 import { reportAt, ROOT, type VerifyRun } from './run-verify.ts'
+import { tempDir } from './temp-dir.ts'
 
 export class ReachedProofSteps extends Error {
   constructor() {
@@ -29,7 +28,7 @@ export async function verifyInProcess(
     atSuites?: () => Promise<string | undefined>
   } = {},
 ): Promise<VerifyRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-run-'))
+  const dir = tempDir('armproof-run-')
   const reportPath = join(dir, 'report.json')
   const junitPath = join(dir, 'junit.xml')
   let stdout = ''

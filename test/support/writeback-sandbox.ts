@@ -1,12 +1,12 @@
 // A scratch vault and report for writeback tests, and a green report that passes the gate: every
 // field of the report's type, nine passed steps. No vitest here: scripts/faults-doc.ts imports the
 // fault table that uses it.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { runId } from '../../helpers/report/identity.ts'
 import { STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { writeback, type WritebackIo } from '../../helpers/writeback/command.ts'
+import { removeTempDir, tempDir } from './temp-dir.ts'
 
 export const METER = 'radiance:engine_steps_held_total'
 
@@ -102,12 +102,12 @@ export interface Sandbox {
   remove(): Promise<void>
 }
 
-/** A temp dir with `vault/` holding `pages` and `report.json` holding `report` (a string or Buffer is written as is). */
+/** A temp dir with `vault/` holding `pages` and `report.json` holding `report` (a string or Buffer is written as is); removed after the test file if not before. */
 export async function sandbox(
   pages: Record<string, string | Buffer>,
   report: Record<string, unknown> | string | Buffer = greenReport(new Date().toISOString()),
 ): Promise<Sandbox> {
-  const dir = await mkdtemp(join(tmpdir(), 'armproof-wb-'))
+  const dir = tempDir('armproof-wb-')
   const vault = join(dir, 'vault')
   await mkdir(vault)
   for (const [rel, text] of Object.entries(pages)) {
@@ -122,7 +122,7 @@ export async function sandbox(
     reportPath,
     page: (rel) => readFile(join(vault, rel), 'utf8'),
     files: async () => (await readdir(vault, { recursive: true })).map((f) => relative(vault, join(vault, f))).sort(),
-    remove: () => rm(dir, { recursive: true, force: true }),
+    remove: async () => removeTempDir(dir),
     async run(args = [], over = {}) {
       let out = ''
       let err = ''
