@@ -161,8 +161,12 @@ export function spawnVerify(args: readonly string[], env: Record<string, string>
         check()
       }),
     // 'close', not 'exit': the exit can be seen before the last of the pipes has been read (a
-    // closing line printed just before exit would be missing from output()).
-    exited: new Promise((resolve) => child.on('close', (code) => resolve(code))),
+    // closing line printed just before exit would be missing from output()); a pipe a leftover
+    // process still holds 5 s after the exit does not hold the test (groupLive names that process).
+    exited: new Promise((resolve) => {
+      child.on('exit', (code) => setTimeout(() => resolve(code), 5000).unref())
+      child.on('close', (code) => resolve(code))
+    }),
   }
 }
 
