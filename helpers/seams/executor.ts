@@ -23,12 +23,13 @@ interface Spawner {
 /**
  * From this resident size on, a host program starts from the spawner: a fork copies the forking
  * process's page tables and its child's exec tears them down, so a spawn's CPU grows with the
- * size (measured on 2 cores: about 1 ms from a 50 MB process, 5 ms at 150 MB, 25 ms at 350 MB,
- * parent and child together), while the spawner costs one small Node start. A one-target
- * `pnpm verify` stays below it; `armproof serve` after many runs, or a process judging many
- * targets, does not.
+ * size (measured on 2 cores, parent and child together: 1.8 ms from a 45 MB process, 6 ms at
+ * 145 MB, 13 ms at 245 MB, 21 ms at 345 MB), while the spawner costs one small Node start (about
+ * 80 ms) and 2 ms a program. A one-target `pnpm verify` stays below it (110 MB at first contact,
+ * 176 MB at its last host read); `armproof serve` after many runs, or a process judging many
+ * targets side by side, does not.
  */
-export const LARGE_RSS = 256 * 2 ** 20
+export const LARGE_RSS = 192 * 2 ** 20
 
 let wanted = false
 let broken = false
