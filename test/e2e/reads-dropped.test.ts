@@ -114,13 +114,13 @@ async function engine(svc: string, args: readonly string[] = []): Promise<Engine
   return e
 }
 
-/** Within a second, none of `sids` has a live process. */
+/** Well within the commands' sleep, none of `sids` has a live process (a bound on a kill that never comes, not on speed). */
 async function gone(sids: readonly number[], context: string): Promise<void> {
   await vi.waitFor(
     async () => {
       for (const sid of sids) expect(await groupLive(sid), `process group ${sid}\n${context}`).toEqual([])
     },
-    { timeout: 1000, interval: 20 },
+    { timeout: 3000, interval: 20 },
   )
 }
 

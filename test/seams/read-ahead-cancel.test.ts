@@ -45,11 +45,11 @@ function watched(): { host: HostClient; batches: Array<Promise<HostResult[]>> } 
 function sleeper(name: string): { ahead: Ahead; pidFile: string; after: string } {
   const pidFile = join(dir, `${name}.pid`)
   const after = join(dir, `${name}.after`)
-  const first = read(`echo "$$ $PPID" > ${quote(pidFile)}; sleep 1.5; : > ${quote(after)}`)
+  const first = read(`echo "$$ $PPID" > ${quote(pidFile)}; sleep 4; : > ${quote(after)}`)
   return { ahead: { reads: [first, read(`: > ${quote(after)}.second`)], gathers: [] }, pidFile, after }
 }
 
-/** Starts `name`'s sleeper ahead, waits until it runs, drops it: its group is gone within a second and it leaves nothing after. */
+/** Starts `name`'s sleeper ahead, waits until it runs, drops it: its group is gone well before its sleep would end, and it leaves nothing after. */
 async function dropWhileRunning(name: string): Promise<{ parent: number }> {
   const { host, batches } = watched()
   const { ahead, pidFile, after } = sleeper(name)
@@ -60,12 +60,13 @@ async function dropWhileRunning(name: string): Promise<{ parent: number }> {
   drop()
   // Gone, zombies aside (where PID 1 never reaps orphans, as on some VM inits, a killed group's orphans stay zombies).
   await vi.waitFor(async () => expect(await groupLive(group), `process group ${group} after the drop`).toEqual([]), {
-    timeout: 1000,
+    // Well within the sleeper's 4 s (a bound on a kill that never comes, not on speed: a loaded machine's ps is slow).
+    timeout: 3000,
     interval: 20,
   })
   // The promise settles, each part marked cancelled (nobody reads it: no rejection either).
   expect((await batches[0]!).map((r) => r.failure)).toEqual(['cancelled', 'cancelled'])
-  await sleep(1800)
+  await sleep(4300)
   expect([existsSync(after), existsSync(`${after}.second`)]).toEqual([false, false])
   return { parent }
 }

@@ -26,6 +26,8 @@ export const SLOW_FIRST: readonly string[] = [
   'e2e/fault-matrix-profiles.test.ts',
   'e2e/prometheus-meter.test.ts',
   'cli/verify-host.test.ts',
+  'seams/read-ahead-cancel.test.ts',
+  'e2e/reads-dropped.test.ts',
   'writeback/command.test.ts',
   'e2e/prometheus-faults.test.ts',
   'cli/contain.test.ts',
