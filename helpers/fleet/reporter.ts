@@ -94,6 +94,21 @@ export class FleetReporter implements Reporter {
     )
   }
 
+  /**
+   * When a target's steps ended: the end of its last step as vitest timed it, not when this event
+   * came (vitest hands the reporter its results in batches: under load two targets' results came
+   * in one, one after the other, with the same time); never before the target began.
+   */
+  #endOf(i: number, suite: SuiteLike): Date {
+    let end = Number.NEGATIVE_INFINITY
+    for (const t of suite.children.allTests()) {
+      const d = t.diagnostic?.()
+      if (d?.startTime !== undefined) end = Math.max(end, d.startTime + d.duration)
+    }
+    const began = this.#started.get(i)?.getTime() ?? Number.NEGATIVE_INFINITY
+    return Number.isFinite(end) ? new Date(Math.round(Math.max(end, began))) : new Date()
+  }
+
   onTestSuiteReady(suite: SuiteLike): void {
     const i = suite.meta().armproofTarget
     if (i !== undefined && suite.parent.type === 'module' && !this.#started.has(i)) this.#started.set(i, new Date())
@@ -102,7 +117,7 @@ export class FleetReporter implements Reporter {
   onTestSuiteResult(suite: SuiteLike): void {
     const i = suite.meta().armproofTarget
     if (i === undefined || suite.parent.type !== 'module' || this.#done.has(i)) return
-    this.#done.set(i, new Date())
+    this.#done.set(i, this.#endOf(i, suite))
     const { steps, unhandled } = this.#collect(suite)
     this.#doneNotes.set(
       i,

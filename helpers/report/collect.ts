@@ -17,7 +17,8 @@ export interface CaseLike {
   readonly name: string
   meta(): { armproof?: StepResult | undefined; armproofStep?: StepId | undefined }
   result(): { readonly state: string; readonly errors?: ReadonlyArray<ErrorLike> | undefined }
-  diagnostic?(): { readonly duration: number } | undefined
+  /** `startTime`: when it began, in ms since the epoch (vitest's Date.now()). */
+  diagnostic?(): { readonly duration: number; readonly startTime?: number } | undefined
 }
 
 /** The members of vitest's `TestModule` that the report reads. */
