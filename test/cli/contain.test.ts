@@ -14,7 +14,7 @@ import type { Phase } from '../../helpers/cli/contain.ts'
 import type { RunbookReporter } from '../../helpers/report/reporter.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { STEP_IDS, stepResult } from '../../helpers/steps/verdict.ts'
-import { FAST, ROOT, cleanup, engineArgs, runVerify } from '../support/run-verify.ts'
+import { ROOT, cleanup, engineArgs, runVerify, armedArgs } from '../support/run-verify.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
@@ -161,7 +161,7 @@ describe("a whole pnpm verify: the suites' setup, a proof step, and a redirect w
     const ca = join(dir, 'ca.pem')
     // Never parsed: the endpoint is plain http. What matters is that reading it throws inside the suites.
     writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
-    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+    const run = await runVerify([...armedArgs(e)], {
       engine: e,
       env: { ...preload('setup'), VERIFY_CA_FILE: ca },
     })
@@ -197,7 +197,7 @@ describe("a whole pnpm verify: the suites' setup, a proof step, and a redirect w
 
   test('a proof step (its judge throws): that step inconclusive, the others judged, exit 3, no frame', async ({ expect }) => {
     const e = await launch('j')
-    const run = await runVerify([...engineArgs(e), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+    const run = await runVerify([...armedArgs(e)], {
       engine: e,
       env: preload('step'),
     })

@@ -13,11 +13,11 @@ import nodeModule from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import type { WorkerRequest } from 'vitest/node'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { inProcessPool, type WorkerRuntime } from '../../helpers/cli/in-process-pool.ts'
-import { FAST, ROOT, cleanup, engineArgs, runVerify } from '../support/run-verify.ts'
+import { ROOT, cleanup, runVerify, armedArgs } from '../support/run-verify.ts'
+import { armedEngine } from '../support/armed-engine.ts'
 import { SUITE_PROCESS_LINE } from '../support/suite-process.ts'
 
 type InitOptions = Parameters<WorkerRuntime['init']>[0]
@@ -169,26 +169,18 @@ describe('the in-process worker, against a stand-in for vitest/worker', () => {
 })
 
 describe('the real runtime, run after run in one process', () => {
-  let engine: EngineHandle
-  beforeAll(async () => {
-    engine = await startEngine({ svc: 'pool-again', processName: 'rpoolagain', args: ['--prefill-interleave', '1'] })
-    await engine.waitReady()
-  })
-  afterAll(() => engine.stop())
+  const armed = armedEngine('pool-again', 'rpoolagain')
 
   test('verify() three times over in one process: three green verdicts, none waiting on a run before it', async () => {
+    const engine = armed()
     const dir = mkdtempSync(join(tmpdir(), 'armproof-repeat-'))
     try {
-      const r = await execa(
-        process.execPath,
-        [join(ROOT, 'test/support/verify-repeated.ts'), ...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST],
-        {
-          cwd: ROOT,
-          reject: false,
-          timeout: 45_000,
-          env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', ARMPROOF_REPEAT: '3', ARMPROOF_REPEAT_DIR: dir },
-        },
-      )
+      const r = await execa(process.execPath, [join(ROOT, 'test/support/verify-repeated.ts'), ...armedArgs(engine)], {
+        cwd: ROOT,
+        reject: false,
+        timeout: 45_000,
+        env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1', ARMPROOF_REPEAT: '3', ARMPROOF_REPEAT_DIR: dir },
+      })
       const out = `${r.stdout}\n${r.stderr}`
       expect(r.timedOut, out).toBe(false)
       expect(r.exitCode, out).toBe(0)
@@ -204,16 +196,12 @@ describe('the real runtime, run after run in one process', () => {
 })
 
 describe('a vitest whose worker runtime cannot be loaded at all', () => {
-  let engine: EngineHandle
-  beforeAll(async () => {
-    engine = await startEngine({ svc: 'pool-gone', processName: 'rpoolgone', args: ['--prefill-interleave', '1'] })
-    await engine.waitReady()
-  })
-  afterAll(() => engine.stop())
+  const armed = armedEngine('pool-gone', 'rpoolgone')
 
   test('the suite runs in a forked worker to a green verdict, and the warning says why in one line', async () => {
+    const engine = armed()
     const preload = ['suite-process.ts', 'no-worker-module.ts'].map((f) => `--import=${join(ROOT, 'test/support', f)}`).join(' ')
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+    const run = await runVerify(armedArgs(engine), {
       engine,
       env: { NODE_OPTIONS: preload },
     })

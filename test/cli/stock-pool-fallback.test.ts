@@ -4,11 +4,11 @@
 // report, with the reason in one line.
 import { join } from 'node:path'
 import * as vitestWorker from 'vitest/worker'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
+import { describe, expect, test } from 'vitest'
 import { workerRuntime } from '../../helpers/cli/in-process-pool.ts'
 import type { Report } from '../../helpers/report/json.ts'
-import { FAST, ROOT, cleanup, engineArgs, runVerify, verdicts } from '../support/run-verify.ts'
+import { ROOT, cleanup, runVerify, verdicts, armedArgs } from '../support/run-verify.ts'
+import { armedEngine } from '../support/armed-engine.ts'
 import { SUITE_PROCESS_LINE } from '../support/suite-process.ts'
 
 describe("vitest's worker runtime, checked before the in-process pool uses it", () => {
@@ -62,15 +62,11 @@ function verdictsAndShape(report: Report | undefined): unknown {
 }
 
 describe('the stock pool, against the reference engine', () => {
-  let engine: EngineHandle
-  beforeAll(async () => {
-    engine = await startEngine({ svc: 'pool', processName: 'rpool', args: ['--prefill-interleave', '1'] })
-    await engine.waitReady()
-  })
-  afterAll(() => engine.stop())
+  const armed = armedEngine('pool', 'rpool')
 
   test("a vitest whose worker runtime changed: the suite runs in a forked worker, says why in one line, and reaches the in-process pool's verdicts and report", async () => {
-    const args = [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST]
+    const engine = armed()
+    const args = armedArgs(engine)
     const preload = (...files: string[]) => ({ NODE_OPTIONS: files.map((f) => `--import=${join(ROOT, 'test/support', f)}`).join(' ') })
     const inProcess = await runVerify(args, { engine, env: preload('suite-process.ts') })
     const forked = await runVerify(args, { engine, env: preload('suite-process.ts', 'no-worker-runtime.ts') })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { stepOf } from '../../helpers/steps/verdict.ts'
 import { proveInProcess } from '../support/prove-in-process.ts'
-import { FAST, engineArgs } from '../support/run-verify.ts'
+import { armedArgs } from '../support/run-verify.ts'
 
 const NAME = `rone-${process.pid % 100_000}`
 let gpu0: EngineHandle
@@ -24,7 +24,7 @@ describe('two engines under one process name on one host', () => {
       [gpu0, gpu1],
       [gpu1, gpu0],
     ] as const) {
-      const run = await proveInProcess([...engineArgs(mine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine: mine })
+      const run = await proveInProcess([...armedArgs(mine)], { engine: mine })
       expect(run.report.verdict, run.stdout).toBe('green')
       const argv = stepOf(run.report.steps, 'argv')!
       expect(argv.evidence).toMatchObject({

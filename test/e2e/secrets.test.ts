@@ -12,7 +12,7 @@ import { execa } from 'execa'
 import { afterAll, describe, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { API_KEY_FLAG_REFUSED } from '../../helpers/config/options.ts'
-import { FAST, ROOT, cleanup, engineArgs, runVerify, type VerifyRun } from '../support/run-verify.ts'
+import { FAST, ROOT, cleanup, engineArgs, runVerify, type VerifyRun, armedArgs } from '../support/run-verify.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
 const KEY = 'sk-armproof-secret-77aa66bb55cc'
@@ -186,10 +186,7 @@ describe.concurrent('through pnpm, as the README shows it', () => {
         })
         engines.push(engine)
         const report = join(dir, `pnpm-${how}-report.json`)
-        const r = await pnpmVerify(
-          [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST, '--report', report, ...extra],
-          { ...engine.env, ...env },
-        )
+        const r = await pnpmVerify([...armedArgs(engine), '--report', report, ...extra], { ...engine.env, ...env })
         expect(r.exitCode, `${how}: ${String(r.stdout)}${String(r.stderr)}`).toBe(0)
         expect(String(r.stdout)).toMatch(/^GREEN · /m)
         for (const text of [String(r.stdout), String(r.stderr), read(report)]) expect(text, how).not.toContain(KEY2)

@@ -10,7 +10,7 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { STEP_IDS } from '../../helpers/steps/registry.ts'
-import { FAST, ROOT, cleanup, engineArgs, runVerify } from '../support/run-verify.ts'
+import { ROOT, cleanup, runVerify, armedArgs } from '../support/run-verify.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 
 const KEY = 'sk-armproof-cli-5b4a3c2d1e'
@@ -131,7 +131,7 @@ describe.concurrent('a green arm, with the API key set', () => {
     })
 
   test('is green, prints each step with its evidence, writes the reports, and never shows the key', async ({ expect }) => {
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+    const run = await runVerify(armedArgs(engine), {
       engine,
       env: { VERIFY_API_KEY: KEY },
     })
@@ -192,7 +192,7 @@ describe.concurrent('a green arm, with the API key set', () => {
     expect,
   }) => {
     const preload = join(ROOT, 'test/support/reject-mid-run.ts')
-    const run = await runVerify([...engineArgs(rejecting), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], {
+    const run = await runVerify([...armedArgs(rejecting)], {
       engine: rejecting,
       env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` },
     })

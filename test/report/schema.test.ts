@@ -7,7 +7,7 @@ import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { REPORT_FORMAT } from '../../helpers/report/head.ts'
 import { FLEET_FORMAT, type FleetReport } from '../../helpers/fleet/report.ts'
 import type { Report } from '../../helpers/report/json.ts'
-import { cleanup, engineArgs, FAST, ROOT, runVerify } from '../support/run-verify.ts'
+import { cleanup, ROOT, runVerify, armedArgs } from '../support/run-verify.ts'
 import {
   checkedFleetReport,
   checkedReport,
@@ -61,7 +61,7 @@ describe('a fresh live run', () => {
   afterAll(() => engine.stop())
 
   test('writes a report that fits the schema, names its endpoint and host at the top, and has no field the schema does not describe', async () => {
-    const run = await runVerify([...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST], { engine })
+    const run = await runVerify(armedArgs(engine), { engine })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     const report = run.report!
     expect(Object.keys(report).slice(0, 4)).toEqual(['format', 'endpoint', 'host', 'svc'])

@@ -1,5 +1,5 @@
-// Runs `pnpm verify` (bin/verify.ts) as a child process, the way an operator or CI does, and
-// reads back its JSON report.
+// Runs `pnpm verify` (bin/verify.ts) as an operator or CI does (on a verify host, ./verify-host.ts,
+// or in a child of its own: the same exit code, output and report), and reads back its JSON report.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -35,6 +35,11 @@ export function engineArgs(engine: EngineHandle, baseUrl: string = engine.baseUr
   return ['--svc', engine.svc, '--base-url', baseUrl, '--process', engine.processName, '--host', 'local']
 }
 
+/** verify's flags for a reference engine armed with PREFILL_INTERLEAVE=1, on FAST budgets. */
+export function armedArgs(engine: EngineHandle): string[] {
+  return [...engineArgs(engine), '--knob', 'PREFILL_INTERLEAVE', '--value', '1', ...FAST]
+}
+
 /**
  * A run's exit code and output: on a verify host (./verify-host.ts) when the run needs nothing a
  * host cannot give it (./verify-route.ts) and one is free, else in a child of its own; the same either way.
@@ -59,8 +64,8 @@ export async function runVerify(
   const result = await verifyCommand(argv, overlay, options)
   return {
     exitCode: result.exitCode ?? -1,
-    stdout: String(result.stdout),
-    stderr: String(result.stderr),
+    stdout: result.stdout,
+    stderr: result.stderr,
     report: reportAt(reportPath),
     reportPath,
     junitPath,

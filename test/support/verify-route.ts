@@ -30,7 +30,7 @@ export const PER_RUN_PRELOADS: readonly string[] = [join(SUPPORT, 'no-sockets.ts
 /** Whether a NODE_OPTIONS is only `--import` of PER_RUN_PRELOADS, each by its absolute path. */
 export function perRunPreloads(nodeOptions: string): boolean {
   const words = nodeOptions.trim().split(/\s+/)
-  if (words.length === 0 || words[0] === '') return false
+  if (words[0] === '') return false
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!
     const file = word.startsWith('--import=') ? word.slice('--import='.length) : word === '--import' ? words[++i] : undefined
