@@ -194,10 +194,12 @@ export async function runFleet(plan: FleetPlan, io: VerifyIo, streams: RunStream
     if (interrupt.stopped) return process.exitCode as number
     refusals = contacted
     contactedAt = new Date()
-    // A refused target's steps never run: its reads ahead are cancelled now, not when the fleet ends.
-    for (const [i, r] of refusals.entries()) if (r) dropReads[i]!()
-    for (const [i, r] of refusals.entries())
-      if (r) io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+    for (const [i, r] of refusals.entries()) {
+      if (!r) continue
+      // A refused target's steps never run: its reads ahead are cancelled now, not when the fleet ends.
+      dropReads[i]!()
+      io.err.write(`${r.line.replace(/^armproof: /, `armproof: ${plan.targets[i]!.label}: `)}\n`)
+    }
     running = plan.targets.filter((_, i) => !refusals[i])
     const targets = running.map((t) => ({ label: t.label, target: t.target }))
     reporter = new FleetReporter({ targets, out, err: io.err, live: streams.live, color: streams.color, width: out.columns ?? 160 })

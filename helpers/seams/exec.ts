@@ -53,6 +53,8 @@ export interface Exec {
 
 /** The process groups of the programs running now (each program leads its own). */
 const groups = new Set<number>()
+/** killAllGroups is this process's exit hook, from its first program on. */
+let exitHooked = false
 
 /**
  * Ends every program still running, with its whole group: when armproof is gone (the spawner), and
@@ -120,7 +122,10 @@ export function execPlan(plan: ExecPlan, signal?: AbortSignal): Promise<Exec> {
     }
     const pid = child.pid
     if (pid) groups.add(pid)
-    if (!process.listeners('exit').includes(killAllGroups)) process.once('exit', killAllGroups)
+    if (!exitHooked) {
+      exitHooked = true
+      process.once('exit', killAllGroups)
+    }
     const out: Buffer[] = []
     const err: Buffer[] = []
     let size = 0
