@@ -4,6 +4,7 @@
 // as a container's main process when asked to, and a proxy forwards to it.
 import { execFile } from 'node:child_process'
 import { afterAll, describe, expect, test } from 'vitest'
+import { loadConfigReader } from '../../engine/config-file.ts'
 import { CONFIG_FLAG, parseFlags } from '../../engine/flags.ts'
 import { startEngine, type EngineHandle, type EngineOptions } from '../../engine/launch.ts'
 import { startProxy } from '../../engine/proxy.ts'
@@ -11,6 +12,8 @@ import { parseStat } from '../../helpers/engine/proc.ts'
 import { readFileSync } from 'node:fs'
 
 const FAST = ['--load-closed-ms', '0', '--load-503-ms', '0']
+// parseFlags reads a --config file with the YAML reader the engine imports only when it is given one.
+await loadConfigReader()
 const engines: EngineHandle[] = []
 afterAll(async () => {
   await Promise.all(engines.map((e) => e.stop()))
