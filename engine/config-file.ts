@@ -1,15 +1,6 @@
 // radiance's `--config FILE`, as vLLM's FlexibleArgumentParser reads one: the YAML as PyYAML's
 // safe_load reads it, each top-level key a flag (engine/flags.ts puts them before the command line).
-import type * as Yaml from 'yaml'
-
-// The YAML reader is imported only for a command line that names a config file (loadConfigReader):
-// its import is a fifth of a bare engine start's CPU, and most engines start without one.
-let yaml: typeof Yaml | undefined
-
-/** Imports the YAML reader configWords needs: awaited before parsing a command line that names `--config` (engine/flags.ts readFlags). */
-export async function loadConfigReader(): Promise<void> {
-  yaml ??= await import('yaml')
-}
+import { yaml } from './profiles/yaml.ts'
 
 // PyYAML's YAML 1.1 booleans and ints (what vLLM's config file loader reads): see configWords.
 const PY_BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/
@@ -22,8 +13,7 @@ const PY_INT = /^[-+]?(?:0b[0-1_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$/
  * (so `1.0` stays "1.0", which an int flag refuses, as vLLM's would).
  */
 export function configWords(file: string, text: string): { words: string[] } | { error: string } {
-  if (yaml === undefined) throw new Error('configWords: await loadConfigReader() first')
-  const { isMap, isScalar, isSeq, parseDocument } = yaml
+  const { isMap, isScalar, isSeq, parseDocument } = yaml()
   // PyYAML builds a dict: a key given twice keeps its first place and takes its last value.
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: false })
   if (doc.errors.length > 0) return { error: `config file ${file}: not YAML (${doc.errors[0]!.message.split('\n')[0]})` }
