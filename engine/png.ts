@@ -41,7 +41,8 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     if (end > buf.length) throw new PngError(`chunk ${type} runs past the end of the file`)
     const body = buf.subarray(offset + 8, offset + 8 + length)
     const crc = buf.readUInt32BE(offset + 8 + length)
-    if (process.getBuiltinModule('node:zlib').crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0 !== crc) throw new PngError(`chunk ${type} has a bad CRC`)
+    if (process.getBuiltinModule('node:zlib').crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0 !== crc)
+      throw new PngError(`chunk ${type} has a bad CRC`)
     if (type === 'IHDR') {
       width = body.readUInt32BE(0)
       height = body.readUInt32BE(4)

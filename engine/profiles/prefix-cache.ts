@@ -15,7 +15,8 @@ export class BlockPrefixCache {
     let parent = ''
     for (let end = this.blockSize; end <= tokens.length; end += this.blockSize) {
       // node:crypto at the first prompt, not at every engine start.
-      parent = process.getBuiltinModule('node:crypto')
+      parent = process
+        .getBuiltinModule('node:crypto')
         .createHash('sha256')
         .update(parent)
         .update('\u0000')

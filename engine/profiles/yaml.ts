@@ -13,6 +13,7 @@ export async function loadYaml(): Promise<void> {
 
 /** The YAML library loadYaml imported (a parse that reads a config file without it is a bug, and throws). */
 export function yaml(): typeof Yaml {
-  if (lib === undefined) throw new Error('the YAML library is not loaded: await loadYaml() (engine/profiles/yaml.ts) before parsing a --config file')
+  if (lib === undefined)
+    throw new Error('the YAML library is not loaded: await loadYaml() (engine/profiles/yaml.ts) before parsing a --config file')
   return lib
 }
