@@ -1,6 +1,6 @@
 // radiance's `--config FILE`, as vLLM's FlexibleArgumentParser reads one: the YAML as PyYAML's
 // safe_load reads it, each top-level key a flag (engine/flags.ts puts them before the command line).
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml'
+import { yaml } from './profiles/yaml.ts'
 
 // PyYAML's YAML 1.1 booleans and ints (what vLLM's config file loader reads): see configWords.
 const PY_BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/
@@ -13,6 +13,7 @@ const PY_INT = /^[-+]?(?:0b[0-1_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$/
  * (so `1.0` stays "1.0", which an int flag refuses, as vLLM's would).
  */
 export function configWords(file: string, text: string): { words: string[] } | { error: string } {
+  const { isMap, isScalar, isSeq, parseDocument } = yaml()
   // PyYAML builds a dict: a key given twice keeps its first place and takes its last value.
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: false })
   if (doc.errors.length > 0) return { error: `config file ${file}: not YAML (${doc.errors[0]!.message.split('\n')[0]})` }

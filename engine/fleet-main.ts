@@ -3,12 +3,12 @@
 // command line (the radiance flags every member was started with) and one boot ledger. For
 // measuring armproof on hundreds of targets (scripts/perf/fleet.ts) where hundreds of engine
 // processes would measure the machine instead: each member counts its own traffic and meters.
-import { writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Server } from 'node:http'
 import { FLEET_ENV, ROOT_ENV } from './env.ts'
 import type { Config } from './flags.ts'
 import { bootOutput, startingLine } from './ledger.ts'
+import { renameSync, writeFileSync } from './fs.ts'
 import { markBooted, watchParent } from './parent.ts'
 import { buildServer } from './server.ts'
 import { createState } from './state.ts'

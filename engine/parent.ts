@@ -1,9 +1,9 @@
 // What a launched engine process does for its launcher (engine/launch.ts), whatever its profile:
 // it exits, removing its temp root, once the launcher's process is gone, and it marks its boot
 // output as written.
-import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PARENT_ENV, ROOT_ENV, bootedMarker } from './env.ts'
+import { rmSync, writeFileSync } from './fs.ts'
 
 export function watchParent(): void {
   const parent = Number(process.env[PARENT_ENV])

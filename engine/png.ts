@@ -1,7 +1,6 @@
 // The reference engine's PNG decoder: how it "sees" the vision probe's picture. 8-bit RGB or RGBA,
 // non-interlaced; the signature and every chunk's CRC are checked. The engine's own, as a real
 // engine's image decoding is: armproof's product only encodes (helpers/steps/probes/png.ts).
-import { crc32, inflateSync } from 'node:zlib'
 
 export type Rgb = readonly [number, number, number]
 
@@ -42,7 +41,8 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     if (end > buf.length) throw new PngError(`chunk ${type} runs past the end of the file`)
     const body = buf.subarray(offset + 8, offset + 8 + length)
     const crc = buf.readUInt32BE(offset + 8 + length)
-    if (crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0 !== crc) throw new PngError(`chunk ${type} has a bad CRC`)
+    if (process.getBuiltinModule('node:zlib').crc32(buf.subarray(offset + 4, offset + 8 + length)) >>> 0 !== crc)
+      throw new PngError(`chunk ${type} has a bad CRC`)
     if (type === 'IHDR') {
       width = body.readUInt32BE(0)
       height = body.readUInt32BE(4)
@@ -59,7 +59,8 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     offset = end
   }
   if (!width || !height || !channels) throw new PngError('PNG has no IHDR')
-  const raw = inflateSync(Buffer.concat(idat))
+  // node:zlib at the first image (the CRC above), not at every engine start.
+  const raw = process.getBuiltinModule('node:zlib').inflateSync(Buffer.concat(idat))
   const stride = width * channels
   if (raw.length < (stride + 1) * height) throw new PngError('PNG image data is shorter than its size says')
   const pixels = Buffer.alloc(stride * height)

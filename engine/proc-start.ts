@@ -2,7 +2,7 @@
 // `process_start_time_seconds`: field 22 of /proc/self/stat (clock ticks after boot) divided by
 // CLK_TCK, plus `btime` of /proc/stat. CLK_TCK is the kernel's AT_CLKTCK, read from
 // /proc/self/auxv (what sysconf(_SC_CLK_TCK) returns); 100 where that cannot be read.
-import { readFileSync } from 'node:fs'
+import { readFileSync } from './fs.ts'
 
 /** auxv entry type of the clock tick (include/uapi/linux/auxvec.h). */
 const AT_CLKTCK = 17n

@@ -10,6 +10,7 @@ import { faultsOf, isProfileFaultName } from './profiles/faults.ts'
 import type { ProfileFaultName } from './profiles/faults.ts'
 import { PROFILES } from './profiles/index.ts'
 import { isProfileName } from './profiles/types.ts'
+import { loadYaml } from './profiles/yaml.ts'
 import type { EmulatedProfile } from './profiles/types.ts'
 
 const write = (lines: readonly string[]): void => {
@@ -46,6 +47,8 @@ export async function runProfile(name: string, argv: readonly string[]): Promise
     refuse(`unknown profile ${JSON.stringify(name)} (one of: vllm, sglang, llama.cpp; radiance is the default)`)
   const profile = name as EmulatedProfile
   const faults = profileFaults(profile, process.env[FAULTS_ENV])
+  // vLLM reads the YAML file after the word `--config` (./profiles/vllm-args.ts).
+  if (argv.includes('--config')) await loadYaml()
   const started = PROFILES[profile].start(argv, process.env, faults, process.pid)
   if (started.kind === 'exit') {
     process.stdout.write(started.stdout)

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http'
 import { FLEET_ENV, PROFILE_ENV, STANDBY_ENV } from './env.ts'
 import { runFleet } from './fleet-main.ts'
-import { parseFlags } from './flags.ts'
+import { readFlags } from './flags.ts'
 import { helpText } from './help.ts'
 import { bootOutput, logLine, startingLine } from './ledger.ts'
 import { markBooted, watchParent } from './parent.ts'
@@ -15,8 +15,8 @@ function out(line: string): void {
   process.stdout.write(`${line}\n`)
 }
 
-function main(argv: readonly string[]): void {
-  const parsed = parseFlags(argv)
+async function main(argv: readonly string[]): Promise<void> {
+  const parsed = await readFlags(argv)
   if (parsed.kind === 'help') {
     process.stdout.write(helpText(parsed.faults))
     process.exit(0)
@@ -63,5 +63,5 @@ const argv = process.argv.slice(2)
 const profileFlag = argv[0] === '--profile' ? argv[1] : argv[0]?.startsWith('--profile=') ? argv[0].slice('--profile='.length) : undefined
 const profile = profileFlag ?? process.env[PROFILE_ENV] ?? 'radiance'
 const rest = profileFlag === undefined ? argv : argv.slice(argv[0] === '--profile' ? 2 : 1)
-if (profile === 'radiance') main(rest)
+if (profile === 'radiance') await main(rest)
 else await (await import('./profile-main.ts')).runProfile(profile, rest)

@@ -2,7 +2,6 @@
 // a running container (host networking, so the engine's port is the host's) and a pod with
 // hostPID and hostNetwork (so the pid and the port the host sees are the pod's too). Written as
 // JSON next to the engine's shims; engine/runtime-cli.ts reads it.
-import { createHash } from 'node:crypto'
 
 /** What the runtime itself can get wrong around a healthy engine (`startEngine({ runtimeFaults })`), for the runtime's own red and inconclusive rows. */
 export const RUNTIME_FAULTS = [
@@ -37,7 +36,8 @@ export interface RuntimeFacts {
 
 const stopped = (f: RuntimeFacts): boolean => f.faults?.includes('container_stopped') === true
 
-const hex64 = (seed: string): string => createHash('sha256').update(seed).digest('hex')
+// node:crypto's CommonJS module: its ESM view's getters load webcrypto too.
+const hex64 = (seed: string): string => process.getBuiltinModule('node:crypto').createHash('sha256').update(seed).digest('hex')
 
 export function dockerInspect(f: RuntimeFacts): unknown[] {
   const id = hex64(`container:${f.svc}:${f.pid}`)

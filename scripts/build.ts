@@ -107,9 +107,11 @@ await build({
 const vite = vendored.get('vite')
 if (!vite) throw new Error('scripts/build.ts: vite was not bundled; the build no longer matches what it copies')
 for (const folder of ['dist/client', 'misc']) cpSync(join(vite, folder), join(DIST, 'vendor/vite', folder), { recursive: true })
-// The built-in engine profiles are data the profile loader reads beside itself (helpers/profiles/load.ts).
+// The built-in engine profiles are data the profile loader reads beside itself (helpers/profiles/load.ts):
+// builtin.json, and the YAML files it is written from (what an operator copies to write a profile of their own).
 const PROFILES = join(ROOT, 'helpers/profiles')
-for (const f of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml'))) copyFileSync(join(PROFILES, f), join(DIST, 'helpers/profiles', f))
+for (const f of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml') || f === 'builtin.json'))
+  copyFileSync(join(PROFILES, f), join(DIST, 'helpers/profiles', f))
 // Every bundled package's license travels with its code.
 for (const [name, dir] of vendored) {
   const license = existsSync(dir) ? readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f)) : undefined

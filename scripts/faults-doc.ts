@@ -3,7 +3,8 @@
 // and replay fault table (test/support/writeback-faults.ts), and the README's generated tables
 // (the proof steps, each engine profile's knobs and sources), so the tables cannot drift from the
 // tests (test/scripts/faults-doc.test.ts, test/writeback/faults.test.ts, test/steps/registry.test.ts and
-// test/profiles/doc.test.ts check they are equal).
+// test/profiles/doc.test.ts check they are equal), and helpers/profiles/builtin.json, the built-in
+// profiles' YAML files as the data a run reads (test/profiles/load.test.ts keeps it equal).
 // With --measure it also runs every case live and prints each time to verdict against its budget.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -20,7 +21,7 @@ import {
   type FaultCase,
 } from '../test/support/fault-matrix.ts'
 import { PROFILE_MATRIX } from '../test/support/profile-matrix.ts'
-import { BUILTIN_PROFILES, builtinProfile } from '../helpers/profiles/load.ts'
+import { BUILTIN_PROFILES, builtinFromData, builtinProfileData, builtinProfilesJson } from '../helpers/profiles/load.ts'
 import { readmeWithProfileTables } from '../helpers/profiles/table.ts'
 import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/steps/first-contact/contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
@@ -224,8 +225,12 @@ export function readmeWithStepsTable(readme: string): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(new URL('../helpers/profiles/builtin.json', import.meta.url), builtinProfilesJson())
+  console.log(`helpers/profiles/builtin.json: ${BUILTIN_PROFILES.join(', ')}`)
   const readme = new URL('../README.md', import.meta.url)
-  writeFileSync(readme, readmeWithProfileTables(readmeWithStepsTable(readFileSync(readme, 'utf8')), BUILTIN_PROFILES.map(builtinProfile)))
+  // The profiles' tables from their YAML files as just written (this process may have read the JSON before).
+  const profiles = BUILTIN_PROFILES.map((name) => builtinFromData(name, builtinProfileData(name)))
+  writeFileSync(readme, readmeWithProfileTables(readmeWithStepsTable(readFileSync(readme, 'utf8')), profiles))
   console.log(`README.md: the proof-steps table, ${STEPS.length} steps; the knob and source tables of ${BUILTIN_PROFILES.join(', ')}`)
   writeFileSync(new URL('../docs/faults.md', import.meta.url), faultsMarkdown())
   console.log(`docs/faults.md: ${FAULT_MATRIX.length} cases, ${PROFILE_MATRIX.length} of the other engines, ${FAULTS.length} engine faults`)

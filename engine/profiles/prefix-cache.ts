@@ -1,7 +1,6 @@
 // A prefix cache over a prompt's tokens, in the two granularities the engines use: vLLM's KV
 // blocks (a hit is whole blocks of a chained hash, capped at the prompt's length minus one, as
 // KVCacheManager.get_computed_blocks does) and a token-level radix tree (SGLang's page size 1).
-import { createHash } from 'node:crypto'
 
 export class BlockPrefixCache {
   private readonly cached = new Set<string>()
@@ -15,7 +14,10 @@ export class BlockPrefixCache {
     const hashes: string[] = []
     let parent = ''
     for (let end = this.blockSize; end <= tokens.length; end += this.blockSize) {
-      parent = createHash('sha256')
+      // node:crypto at the first prompt, not at every engine start.
+      parent = process
+        .getBuiltinModule('node:crypto')
+        .createHash('sha256')
         .update(parent)
         .update('\u0000')
         .update(tokens.slice(end - this.blockSize, end).join('\u0001'))

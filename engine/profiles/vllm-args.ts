@@ -3,11 +3,10 @@
 // `--model X` moves to the positional model_tag with a warning, `--config FILE` inserts a YAML
 // file's keys after the subcommand (CLI > config > defaults), a repeated flag is warned about and
 // the last one wins, then Python's argparse (./argparse.ts) does the rest.
-import { readFileSync } from 'node:fs'
-import { parse as parseYaml } from 'yaml'
 import { errorText, parseArgs } from './argparse.ts'
 import type { OptionSpec, ParserSpec } from './argparse.ts'
 import type { PyValue } from './pyrepr.ts'
+import { yaml } from './yaml.ts'
 
 const int = { kind: 'int' } as const
 const str = { kind: 'str' } as const
@@ -159,9 +158,10 @@ export function dashed(arg: string): string {
 }
 
 /** The YAML keys of `--config FILE` as flags, as `load_config_file` turns them (a false bool becomes `--no-x` where one exists). */
-function configArgs(path: string): string[] {
+function configArgs(path: string, parseYaml: (text: string) => unknown): string[] {
   if (!/\.(ya?ml)$/.test(path)) throw new Error(`Config file must be of a yaml/yml type. ${path.split('.').pop()} supplied`)
-  const doc = parseYaml(readFileSync(path, 'utf8')) as Record<string, unknown> | null
+  // node:fs from its CommonJS module, at the one read (its ESM view's getters load fs/promises and the fs streams).
+  const doc = parseYaml(process.getBuiltinModule('node:fs').readFileSync(path, 'utf8')) as Record<string, unknown> | null
   const noFlags = new Set(VLLM_OPTIONS.filter((o) => o.action === 'boolean_optional').map((o) => `--no-${o.strings[0]!.slice(2)}`))
   const out: string[] = []
   for (const [key, value] of Object.entries(doc ?? {})) {
@@ -201,9 +201,11 @@ export function parseVllmServe(argvIn: readonly string[]): VllmArgs {
         stdout: '',
         stderr: 'ValueError: No config file specified! Please check your command-line arguments.\n',
       }
+    // Outside the try: a YAML library not loaded is this program's bug, never the file's ValueError.
+    const { parse } = yaml()
     let inserted: string[]
     try {
-      inserted = configArgs(file)
+      inserted = configArgs(file, parse)
     } catch (error) {
       return { kind: 'exit', code: 1, stdout: '', stderr: `ValueError: ${(error as Error).message}\n` }
     }

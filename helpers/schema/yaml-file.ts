@@ -5,8 +5,9 @@
 // build something), unique keys. The lines of every node are kept, so each problem names its
 // file:line. Nothing here contacts anything.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-// Imported, not required at first use: the built package bundles what it imports (scripts/build.ts),
-// and vite loads this parser in every run anyway.
+// Imported, not required at first use: the built package bundles what it imports (scripts/build.ts).
+// (vite imports yaml only for a PostCSS config written in YAML; a run of the built-in profiles
+// reads them as JSON, helpers/profiles/builtin.json, but this module is still imported.)
 import * as yaml from 'yaml'
 
 /** Aliases a file may expand: enough for any hand-written anchor, far too few for an expansion bomb. */

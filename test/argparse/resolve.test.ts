@@ -9,11 +9,14 @@ import { dashed, findConfig, resolveFlag, type ConfigArgs } from '../../helpers/
 import { RADIANCE_PARSER, type KnownFlag } from '../../helpers/argparse/rules.ts'
 import { listFlags } from '../../helpers/steps/help/parse.ts'
 import { parseFlags } from '../../engine/flags.ts'
+import { loadYaml } from '../../engine/profiles/yaml.ts'
 import { helpText } from '../../engine/help.ts'
 import { pick, prng } from '../support/prng.ts'
 import { PY_DASHED } from '../support/python-dashed.ts'
 
 const FLAG = '--prefill-interleave'
+// parseFlags reads a --config file with the YAML library an engine imports only when it is given one.
+await loadYaml()
 const KNOWN: KnownFlag[] = ['--host', '--port', FLAG, '--prefill-chunk', '--stager-depth', '--config']
   .map((name) => ({ name, takesValue: true }))
   .concat([{ name: '--enable-x', takesValue: false }])

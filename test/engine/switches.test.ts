@@ -5,12 +5,15 @@
 import { execFile } from 'node:child_process'
 import { afterAll, describe, expect, test } from 'vitest'
 import { CONFIG_FLAG, parseFlags } from '../../engine/flags.ts'
+import { loadYaml } from '../../engine/profiles/yaml.ts'
 import { startEngine, type EngineHandle, type EngineOptions } from '../../engine/launch.ts'
 import { startProxy } from '../../engine/proxy.ts'
 import { parseStat } from '../../helpers/engine/proc.ts'
 import { readFileSync } from 'node:fs'
 
 const FAST = ['--load-closed-ms', '0', '--load-503-ms', '0']
+// parseFlags reads a --config file with the YAML library an engine imports only when it is given one.
+await loadYaml()
 const engines: EngineHandle[] = []
 afterAll(async () => {
   await Promise.all(engines.map((e) => e.stop()))

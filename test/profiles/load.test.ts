@@ -1,10 +1,19 @@
 // Engine profiles and knob catalogs as data (helpers/profiles/): the built-ins load, radiance's is
 // the catalog armproof was born with, and a file is checked whole: every problem at once with its
 // file, line and key, hostile YAML refused as a targets file is.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { BUILTIN_PROFILES, builtinProfile, loadProfile, problemText, profileFromText, withCatalog } from '../../helpers/profiles/load.ts'
+import {
+  BUILTIN_PROFILES,
+  builtinProfile,
+  builtinProfileData,
+  builtinProfilesJson,
+  loadProfile,
+  problemText,
+  profileFromText,
+  withCatalog,
+} from '../../helpers/profiles/load.ts'
 import { array, literal, object, problemsOf, string } from '../../helpers/schema/schema.ts'
 import { canonicalValue, meterStill, valueProblem } from '../../helpers/profiles/values.ts'
 import { tempDir } from '../support/temp-dir.ts'
@@ -25,6 +34,17 @@ describe('the built-in profiles', () => {
     expect(p.knobs.size).toBeGreaterThan(0)
     for (const [, k] of p.knobs)
       for (const id of Object.keys(k.spec.proof.sources ?? {})) expect(p.engine.resolved.map((s) => s.id)).toContain(id)
+  })
+
+  test('builtin.json, what a run reads, is each YAML file as armproof reads it (run pnpm faults-doc after changing a profile)', () => {
+    const json = readFileSync(new URL('../../helpers/profiles/builtin.json', import.meta.url), 'utf8')
+    expect(json).toBe(builtinProfilesJson())
+    const docs = JSON.parse(json) as Record<string, unknown>
+    expect(Object.keys(docs)).toEqual([...BUILTIN_PROFILES])
+    for (const name of BUILTIN_PROFILES) {
+      expect(docs[name], name).toEqual(builtinProfileData(name))
+      expect(builtinProfile(name).doc, name).toEqual(builtinProfileData(name))
+    }
   })
 
   test("radiance's is the catalog armproof was born with, entry for entry", () => {

@@ -5,7 +5,7 @@
 // (engine/launch.ts startEngine).
 import type { Server } from 'node:http'
 import { once } from 'node:events'
-import { parseFlags } from '../../engine/flags.ts'
+import { readFlags } from '../../engine/flags.ts'
 import { buildServer } from '../../engine/server.ts'
 import { createState } from '../../engine/state.ts'
 
@@ -16,7 +16,7 @@ export interface InProcessEngine {
 
 /** Serves `argv` (radiance flags, `--fault X` included) on a free loopback port; rejects on flags the engine refuses. */
 export async function serveInProcess(argv: readonly string[]): Promise<InProcessEngine> {
-  const parsed = parseFlags(argv)
+  const parsed = await readFlags(argv)
   if (parsed.kind !== 'config')
     throw new Error(
       `serveInProcess: the engine refuses ${argv.join(' ')}: ${parsed.kind === 'error' ? parsed.errors.join('; ') : parsed.kind}`,
