@@ -17,7 +17,7 @@
 // What the runtime changes in the process it runs in is put back when the pool stops: it replaces
 // `process.exit` with one that throws (a test must not end the run), registers module hooks for
 // its native loader (removed, or the next run in this process would wait on them), and listens
-// for uncaught errors to report them as the run's. It reports them only when its listener is the only one, as
+// for uncaught errors to report them as the run's (the pool adds one module hook of its own, ./suite-source.ts, removed likewise). It reports them only when its listener is the only one, as
 // in a worker of its own: vitest's own listener (print, then exit) is set aside for the run and
 // put back after it, so an error no step caught reaches the report (never green), not a crash. The
 // command's exit on SIGINT / SIGTERM (helpers/cli/interrupt.ts) is bound before the run starts
@@ -27,6 +27,7 @@ import { EventEmitter } from 'node:events'
 import nodeModule from 'node:module'
 import type { PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/node'
 import type * as VitestWorker from 'vitest/worker'
+import { suiteAsJavaScript } from './suite-source.ts'
 
 const NAME = 'armproof-in-process'
 type Listener = (...args: unknown[]) => void
@@ -133,6 +134,8 @@ class InProcessWorker implements PoolWorker {
     const original = nodeModule.registerHooks
     if (typeof original !== 'function' || this.#registerHooks) return
     this.#registerHooks = original
+    // The suite file loaded as the JavaScript it is (./suite-source.ts); removed with the runtime's.
+    this.#hooks.push(original({ load: suiteAsJavaScript }))
     this.#ownRegisterHooks = (options) => {
       const hooks = original(options)
       this.#hooks.push(hooks)
