@@ -1,24 +1,65 @@
-// The tests' verify hosts (test/support/verify-host.ts): a run on a host is the run its child
+// The tests' verify hosts (test/support/verify-host*.ts): a run on a host is the run its child
 // `node bin/verify.ts …` would have been (exit code, stdout, stderr, report: the launcher named
 // in messages, the env replaced wholesale run by run, the working folder), several runs share one
-// host, a run past its timeout gets what execa gives a child past it and its host is replaced;
-// and which runs may go to a host at all (test/support/verify-route.ts).
+// host, a run past its timeout gets what execa gives a child past it and its host is replaced; the
+// broker shares one pool among every worker of a run (a host serves runs of several processes, a
+// run finding every host busy is told so, a worker dying mid-run frees its host); and which runs
+// may go to a host at all (test/support/verify-route.ts).
 import { createServer } from 'node:http'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import { afterAll, describe, expect, test } from 'vitest'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { ROOT, childEnv, childRun } from '../support/run-verify.ts'
-import { HOSTS, hostRun } from '../support/verify-host.ts'
+import { hostRun as routedRun } from '../support/verify-host.ts'
+import { BROKER_ENV, brokerRun, startBroker, type Broker } from '../support/verify-host-broker.ts'
+import type { HostedRun } from '../support/verify-host-pool.ts'
 import { startKey, unhostable } from '../support/verify-route.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-vhost-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const CLIENT = join(ROOT, 'test/support/verify-host-client-main.ts')
+// A broker of this file's own, its hosts known to these tests alone: one host, as a pool at its cap
+// (a run of another start key ends it once idle for EVICT_IDLE_MS); every host run here goes through it.
+const EVICT_IDLE_MS = 2000
+let broker: Broker
+beforeAll(async () => (broker = await startBroker(1, EVICT_IDLE_MS)))
+afterAll(async () => {
+  await broker.close()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 const BASE = { CI: 'true', VERIFY_NO_DOTENV: '1' }
 const REPLAY = [...DEMO_ARM, '--mode', 'replay']
+
+/** An endpoint that takes every request and never answers (first contact waits out its budget), and verify's args for it. */
+async function hungEndpoint() {
+  let reached = (): void => {}
+  const server = createServer(() => reached())
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    args: ['--svc', 'hung', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--base-url', url, '--process', 'radiance', '--host', 'local'],
+    /** Resolves once a request came. */
+    reached: new Promise<void>((resolve) => (reached = resolve)),
+    close: () => {
+      server.closeAllConnections()
+      server.close()
+    },
+  }
+}
+
+/** `ask` again (every 100 ms, up to 5 s) until a host takes the run: a host idle for too short to be evicted, or freed by a connection the broker sees closed a moment after. */
+const untilHosted = async (ask: () => Promise<HostedRun | null>): Promise<HostedRun | null> => {
+  for (let i = 0; i < 50; i++) {
+    const run = await ask()
+    if (run) return run
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return null
+}
 
 /** What differs between two runs of the same thing: durations, clock times, ports of the moment. */
 const timeless = (text: string): string =>
@@ -34,13 +75,20 @@ interface Outcome {
   report: string | null
 }
 
-/** The run of `args` on a host and in a child, side by side, each with its report (its path shown as <report>). */
+/** A run on the file's broker, as a worker asks it: null when its host is busy. */
+async function hostRun(args: readonly string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<HostedRun | null> {
+  const run = await brokerRun(broker.address, { args, env, cwd, timeoutMs })
+  expect(run, 'the broker answered').not.toBe('unreachable')
+  return run as HostedRun | null
+}
+
+/** The run of `args` on a host (the file's broker's) and in a child, side by side, each with its report (its path shown as <report>). */
 async function both(args: readonly string[], overlay: Record<string, string>, cwd = ROOT, timeout = 60_000) {
   const env = { ...BASE, ...overlay }
-  const once = async (on: 'host' | 'child') => {
-    const report = join(mkdtempSync(join(dir, `${on}-`)), 'report.json')
+  const once = async (where: 'host' | 'child') => {
+    const report = join(mkdtempSync(join(dir, `${where}-`)), 'report.json')
     const argv = [...args, '--report', report]
-    const r = on === 'host' ? await hostRun(argv, childEnv(env), cwd, timeout) : await childRun(argv, env, cwd, timeout)
+    const r = where === 'host' ? await hostRun(argv, childEnv(env), cwd, timeout) : await childRun(argv, env, cwd, timeout)
     expect(r, 'a host was free').not.toBeNull()
     const same = (text: string): string => timeless(text.replaceAll(report, '<report>'))
     const outcome: Outcome = {
@@ -90,20 +138,24 @@ describe('a run on a verify host is the run its child would have been', () => {
     expect(new Set([green.pid, refused.pid, relative.pid, actions.pid, after.pid]).size).toBe(1)
   })
 
-  test('a run with a per-run preload (no-sockets) takes a host started with it, in place of an idle one started otherwise; each run its own socket log', async () => {
+  test('a run with a per-run preload (no-sockets) takes a host started with it, in place of one started otherwise once that one has been idle long enough; each run its own socket log', async () => {
     const preload = { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` }
-    // Every host this worker may keep, with the worker's own env.
-    const plain = await Promise.all(Array.from({ length: HOSTS }, () => hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)))
-    expect(plain.map((r) => r?.exitCode)).toEqual(Array.from({ length: HOSTS }, () => 0))
+    // The pool's one host, with the worker's own env.
+    const plain = await hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)
+    expect(plain?.exitCode).toBe(0)
     // A live run: its first connection is refused by the preload, and logged to that run's own file.
     const live = [...DEMO_ARM, '--host', 'local', '--base-url', 'http://127.0.0.1:9', '--no-dropin-check']
     const logs = [join(dir, 'sockets-1.log'), join(dir, 'sockets-2.log')]
-    const hosted = []
-    for (const log of logs) hosted.push(await hostRun(live, childEnv({ ...BASE, ...preload, ARMPROOF_SOCKET_LOG: log }), ROOT, 60_000))
+    const preloaded = (log: string) => hostRun(live, childEnv({ ...BASE, ...preload, ARMPROOF_SOCKET_LOG: log }), ROOT, 60_000)
+    // At the cap, a host of another key idle for less than EVICT_IDLE_MS is kept: the run is told to take a child.
+    expect(await preloaded(logs[0]!)).toBeNull()
+    const hosted = [await untilHosted(() => preloaded(logs[0]!)), await preloaded(logs[1]!)]
     const [first, second] = hosted
     expect(first, 'a host was started in place of an idle one').not.toBeNull()
     expect(second?.pid).toBe(first!.pid)
-    expect(plain.map((r) => r!.pid)).not.toContain(first!.pid)
+    expect(first!.pid).not.toBe(plain!.pid)
+    // The one it replaced is ended.
+    await expect.poll(() => existsSync(`/proc/${plain!.pid}`)).toBe(false)
     for (const [i, log] of logs.entries()) expect(readFileSync(log, 'utf8')).toMatch(new RegExp(`^${hosted[i]!.pid} connect `, 'm'))
     const child = await childRun(live, { ...BASE, ...preload, ARMPROOF_SOCKET_LOG: join(dir, 'sockets-child.log') }, ROOT, 60_000)
     expect([first!.exitCode, timeless(first!.stdout), timeless(first!.stderr)]).toEqual([
@@ -115,27 +167,12 @@ describe('a run on a verify host is the run its child would have been', () => {
   })
 
   test('a run past its timeout is ended as a child past it is (SIGTERM: the interrupted report, exit 143); a fresh host takes the next run', async () => {
-    // An endpoint that takes every request and never answers: first contact waits out its budget.
-    const server = createServer(() => {})
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const hung = await hungEndpoint()
     try {
-      const hung = [
-        '--svc',
-        'hung',
-        '--knob',
-        'PREFILL_INTERLEAVE',
-        '--value',
-        '1',
-        '--base-url',
-        url,
-        '--process',
-        'radiance',
-        '--host',
-        'local',
-      ]
-      const first = await hostRun(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--version'], childEnv(BASE), ROOT, 60_000)
-      const timedOut = await both(hung, {}, ROOT, 4000)
+      const first = await untilHosted(() =>
+        hostRun(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--version'], childEnv(BASE), ROOT, 60_000),
+      )
+      const timedOut = await both(hung.args, {}, ROOT, 4000)
       expect(timedOut.host).toEqual(timedOut.child)
       expect(timedOut.host.exitCode).toBe(143)
       expect(timedOut.host.stdout).toContain('INTERRUPTED')
@@ -144,9 +181,68 @@ describe('a run on a verify host is the run its child would have been', () => {
       expect(next.host.exitCode).toBe(0)
       expect(next.pid).not.toBe(timedOut.pid)
     } finally {
-      server.closeAllConnections()
-      server.close()
+      hung.close()
     }
+  })
+})
+
+describe('the broker: one pool of hosts for every worker of a `pnpm test`', () => {
+  /** The parent of process `pid` (field 4 of /proc/PID/stat, after the command's parenthesis). */
+  const parentOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+  /** A run of `args` asked of the broker at `address` by another process, as another worker would. */
+  const otherWorker = (address: string, args: readonly string[]) =>
+    execa(process.execPath, [CLIENT, address, ...args], { env: BASE, reject: false, stdin: 'ignore' })
+
+  test('a second process’s run (another worker’s) lands on the host this one’s run started; the hosts are the broker’s children', async () => {
+    const mine = await hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)
+    const other = await otherWorker(broker.address, [...REPLAY, '--report', join(mkdtempSync(join(dir, 'other-')), 'report.json')])
+    const answer = JSON.parse(String(other.stdout)) as HostedRun
+    expect([mine?.exitCode, other.exitCode, answer.exitCode, answer.pid]).toEqual([0, 0, 0, mine!.pid])
+    // This process's (the broker's), as in `pnpm test` they are vitest's main process's.
+    expect(parentOf(mine!.pid)).toBe(process.pid)
+  })
+
+  test('a run that finds every host busy is answered null (it takes a child); a worker that dies mid-run frees its host at once', async () => {
+    const hung = await hungEndpoint()
+    try {
+      const dying = otherWorker(broker.address, hung.args)
+      // Its run is under way on the one host: it reached the endpoint.
+      await hung.reached
+      expect(await hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)).toBeNull()
+      dying.kill('SIGKILL')
+      await dying
+      // Not busy until its 60 s timeout: the next run takes a fresh host as soon as the broker sees the worker gone.
+      const next = await untilHosted(() => hostRun(REPLAY, childEnv(BASE), ROOT, 60_000))
+      expect(next?.exitCode).toBe(0)
+    } finally {
+      hung.close()
+    }
+  })
+
+  test('in this run, a worker’s runs go to the broker of the whole run (hosts of vitest’s main process); with no broker at its address, to a pool of the worker’s own', async () => {
+    expect(process.env[BROKER_ENV], 'the unit project’s globalSetup started the broker').toMatch(/armproof-broker-/)
+    const version = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--version']
+    const shared = await untilHosted(() => routedRun(version, childEnv(BASE), ROOT, 60_000))
+    expect([shared?.exitCode, parentOf(shared!.pid)]).toEqual([0, process.ppid])
+    vi.stubEnv(BROKER_ENV, join(dir, 'no-broker'))
+    try {
+      const own = await routedRun(version, childEnv(BASE), ROOT, 60_000)
+      expect([own?.exitCode, parentOf(own!.pid)]).toEqual([0, process.pid])
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
+  // Last: it ends the file's broker.
+  test('the socket’s folder is private (0700); the teardown ends the hosts and removes it', async () => {
+    const folder = dirname(broker.address)
+    expect(statSync(folder).mode & 0o777).toBe(0o700)
+    const last = await untilHosted(() =>
+      hostRun(['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--version'], childEnv(BASE), ROOT, 60_000),
+    )
+    await broker.close()
+    expect(existsSync(folder)).toBe(false)
+    await expect.poll(() => existsSync(`/proc/${last!.pid}`)).toBe(false)
   })
 })
 

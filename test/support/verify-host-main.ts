@@ -1,10 +1,10 @@
-// The verify host (./verify-host.ts starts it): a node process that runs `verify()` (the very
+// The verify host (./verify-host-pool.ts starts it): a node process that runs `verify()` (the very
 // function bin/verify.ts runs) once per message, one run at a time, each as the child
 // `node bin/verify.ts …` would have run it: argv[1] is bin/verify.ts (the launcher printed in
 // messages is decided from it, helpers/config/invocation.ts), process.env is replaced wholesale by
 // the run's, the working folder is the run's, stdout and stderr are this process's own pipes (not
 // a TTY), and `exit` is this process's exit (a run that exits ends the host, as it would end the
-// child); the ssh masters a run opened are closed after it, as the child's exit closes them. After a run each stream gets the host's marker line, with which the worker cuts the
+// child); the ssh masters a run opened are closed after it, as the child's exit closes them. After a run each stream gets the host's marker line, with which its pool cuts the
 // run's output from the pipe; then the exit code is sent.
 import { fileURLToPath } from 'node:url'
 import { startCompileCache } from '../../bin/compile-cache.mjs'
@@ -58,13 +58,13 @@ async function run(m: HostRunMessage): Promise<void> {
   process.send!({ id: m.id, exitCode: code } satisfies HostDoneMessage)
 }
 
-// Runs come one at a time (the worker waits for each); a message while one is under way is a bug of the worker.
+// Runs come one at a time (the pool waits for each); a message while one is under way is a bug of the pool.
 let busy = false
 process.on('message', (m: HostRunMessage) => {
   if (busy) throw new Error(`verify host: run ${m.id} sent while another was under way`)
   busy = true
   void run(m).finally(() => (busy = false))
 })
-// The worker gone (its IPC channel closed): nothing will ask again.
+// Its parent gone (the IPC channel closed: a worker, or the broker of a whole run): nothing will ask again.
 process.on('disconnect', () => exit(0))
 process.send!({ id: 0, exitCode: 0 } satisfies HostDoneMessage)
