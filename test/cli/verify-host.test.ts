@@ -16,7 +16,7 @@ import { ROOT, childEnv, childRun } from '../support/run-verify.ts'
 import { hostRun as routedRun } from '../support/verify-host.ts'
 import { BROKER_ENV, brokerRun, startBroker, type Broker } from '../support/verify-host-broker.ts'
 import type { HostedRun } from '../support/verify-host-pool.ts'
-import { startKey, unhostable } from '../support/verify-route.ts'
+import { imports, startKey, unhostable } from '../support/verify-route.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-vhost-'))
@@ -138,32 +138,50 @@ describe('a run on a verify host is the run its child would have been', () => {
     expect(new Set([green.pid, refused.pid, relative.pid, actions.pid, after.pid]).size).toBe(1)
   })
 
-  test('a run with a per-run preload (no-sockets) takes a host started with it, in place of one started otherwise once that one has been idle long enough; each run its own socket log', async () => {
+  test('a run with a per-run preload (no-sockets) takes the host a plain run had; the preload is in force in that run only, as in a child with it; each run its own socket log', async () => {
     const preload = { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` }
     // The pool's one host, with the worker's own env.
-    const plain = await hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)
+    const plain = await untilHosted(() => hostRun(REPLAY, childEnv(BASE), ROOT, 60_000))
     expect(plain?.exitCode).toBe(0)
     // A live run: its first connection is refused by the preload, and logged to that run's own file.
     const live = [...DEMO_ARM, '--host', 'local', '--base-url', 'http://127.0.0.1:9', '--no-dropin-check']
-    const logs = [join(dir, 'sockets-1.log'), join(dir, 'sockets-2.log')]
+    const logs = [join(dir, 'sockets-1.log'), join(dir, 'sockets-2.log'), join(dir, 'sockets-plain.log')]
     const preloaded = (log: string) => hostRun(live, childEnv({ ...BASE, ...preload, ARMPROOF_SOCKET_LOG: log }), ROOT, 60_000)
-    // At the cap, a host of another key idle for less than EVICT_IDLE_MS is kept: the run is told to take a child.
-    expect(await preloaded(logs[0]!)).toBeNull()
-    const hosted = [await untilHosted(() => preloaded(logs[0]!)), await preloaded(logs[1]!)]
-    const [first, second] = hosted
-    expect(first, 'a host was started in place of an idle one').not.toBeNull()
-    expect(second?.pid).toBe(first!.pid)
-    expect(first!.pid).not.toBe(plain!.pid)
-    // The one it replaced is ended.
-    await expect.poll(() => existsSync(`/proc/${plain!.pid}`)).toBe(false)
-    for (const [i, log] of logs.entries()) expect(readFileSync(log, 'utf8')).toMatch(new RegExp(`^${hosted[i]!.pid} connect `, 'm'))
+    const hosted = [await preloaded(logs[0]!), await preloaded(logs[1]!)]
+    expect(hosted.map((r) => r?.pid)).toEqual([plain!.pid, plain!.pid])
+    for (const [i, run] of hosted.entries()) expect(readFileSync(logs[i]!, 'utf8')).toMatch(new RegExp(`^${run!.pid} connect `, 'm'))
+    // The same live run on that host without the preload in its NODE_OPTIONS: nothing refused, nothing logged.
+    const after = await hostRun(live, childEnv({ ...BASE, ARMPROOF_SOCKET_LOG: logs[2]! }), ROOT, 60_000)
+    expect(after?.pid).toBe(plain!.pid)
+    expect(existsSync(logs[2]!)).toBe(false)
     const child = await childRun(live, { ...BASE, ...preload, ARMPROOF_SOCKET_LOG: join(dir, 'sockets-child.log') }, ROOT, 60_000)
-    expect([first!.exitCode, timeless(first!.stdout), timeless(first!.stderr)]).toEqual([
+    expect(readFileSync(join(dir, 'sockets-child.log'), 'utf8')).toMatch(/^\d+ connect /m)
+    expect([hosted[0]!.exitCode, timeless(hosted[0]!.stdout), timeless(hosted[0]!.stderr)]).toEqual([
       child.exitCode,
       timeless(child.stdout),
       timeless(child.stderr),
     ])
-    expect(first!.exitCode).toBe(2)
+    expect(hosted[0]!.exitCode).toBe(2)
+    const childAfter = await childRun(live, { ...BASE, ARMPROOF_SOCKET_LOG: join(dir, 'sockets-child-plain.log') }, ROOT, 60_000)
+    expect([after!.exitCode, timeless(after!.stdout), timeless(after!.stderr)]).toEqual([
+      childAfter.exitCode,
+      timeless(childAfter.stdout),
+      timeless(childAfter.stderr),
+    ])
+  })
+
+  test('at the cap, a run of another start key ends an idle host only once that one has been idle long enough; until then it is told to take a child', async () => {
+    const plain = await untilHosted(() => hostRun(REPLAY, childEnv(BASE), ROOT, 60_000))
+    expect(plain?.exitCode).toBe(0)
+    const other = () => hostRun(REPLAY, childEnv({ ...BASE, TZ: 'UTC' }), ROOT, 60_000)
+    expect(await other()).toBeNull()
+    const first = await untilHosted(other)
+    expect(first, 'a host was started in place of an idle one').not.toBeNull()
+    expect(first!.exitCode).toBe(0)
+    expect(first!.pid).not.toBe(plain!.pid)
+    expect((await other())?.pid).toBe(first!.pid)
+    // The one it replaced is ended.
+    await expect.poll(() => existsSync(`/proc/${plain!.pid}`)).toBe(false)
   })
 
   test('a run past its timeout is ended as a child past it is (SIGTERM: the interrupted report, exit 143); a fresh host takes the next run', async () => {
@@ -269,8 +287,8 @@ describe('which runs go to a host', () => {
     // A host serves only runs that would have started as it started (the worker's env may have changed since).
     expect(startKey({ ...base, VERIFY_API_KEY: 'k', PATH: '/x' })).toBe(startKey({ LANG: 'C.UTF-8', NODE_COMPILE_CACHE: '/c' }))
     for (const overlay of startRead) expect(startKey({ ...base, ...overlay }), JSON.stringify(overlay)).not.toBe(startKey(base))
-    // A preload that reads its env at each use (no-sockets, fs-faults) goes to a host started with it, by its absolute path
-    // (a relative one resolves against the folder a process starts in); never to the worker's hosts (another key).
+    // A preload in force only where the run's own NODE_OPTIONS names it (no-sockets, fs-faults), by its absolute path
+    // (a relative one resolves against the folder a process starts in), goes to any host: every host loads it at its start.
     for (const preload of [
       `--import=${join(ROOT, 'test/support/no-sockets.ts')}`,
       `--import ${join(ROOT, 'test/support/no-sockets.ts')}`,
@@ -280,7 +298,18 @@ describe('which runs go to a host', () => {
       expect(unhostable({ NODE_OPTIONS: preload }, { ...base, NODE_OPTIONS: '--max-old-space-size=4096' }), preload).toMatch(
         /once per process/,
       )
-      expect(startKey({ ...base, NODE_OPTIONS: preload })).not.toBe(startKey(base))
+      expect(startKey({ ...base, NODE_OPTIONS: preload })).toBe(startKey(base))
     }
+  })
+
+  test('a per-run preload is in force where the NODE_OPTIONS in place imports it: by its path, by one relative to the working folder, in either spelling of --import', () => {
+    const file = join(ROOT, 'test/support/no-sockets.ts')
+    expect(imports(file, { NODE_OPTIONS: `--import=${file}` })).toBe(true)
+    expect(imports(file, { NODE_OPTIONS: `--max-old-space-size=64 --import ${file}` })).toBe(true)
+    expect(imports(file, { NODE_OPTIONS: '--import=./test/support/no-sockets.ts' }, ROOT)).toBe(true)
+    expect(imports(file, { NODE_OPTIONS: '--import=./test/support/no-sockets.ts' }, join(ROOT, 'test'))).toBe(false)
+    expect(imports(file, { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/fs-faults.ts')}` })).toBe(false)
+    expect(imports(file, { NODE_OPTIONS: `--require ${file}` })).toBe(false)
+    expect(imports(file, {})).toBe(false)
   })
 })

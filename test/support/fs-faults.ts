@@ -5,14 +5,21 @@
 //   ENOSPC  the disk under the folder is full: a write there puts down half its bytes, then fails
 //   EACCES  the folder refuses this user: creating or writing anything under it fails
 // The rest of the file system (vitest, the report, the temp folder) is left alone. The variable is
-// read at each call, not at load: a verify host (./verify-host.ts) started with this preload serves
-// many runs, each with its own env (./verify-route.ts, PER_RUN_PRELOADS); without it, nothing fails.
+// read at each call, not at load: every verify host (./verify-host-pool.ts) loads this preload at
+// its start and serves many runs, each with its own env, and a fault is in force only while the
+// env in place names this file in its NODE_OPTIONS, as in a child started with it
+// (./verify-route.ts, `imports`); without both, nothing fails.
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { imports } from './verify-route.ts'
+
+const SELF = fileURLToPath(import.meta.url)
 
 /** The fault this run asks for, and whether `p` is under its folder. */
 function asked(): { fault: string; under: (p: unknown) => boolean } | null {
+  if (!imports(SELF)) return null
   const spec = process.env.ARMPROOF_FS_FAULT ?? ''
   const at = spec.indexOf(':')
   if (at <= 0) return null

@@ -25,12 +25,12 @@ export const BROKER_ENV = 'ARMPROOF_TEST_VERIFY_BROKER'
  */
 export const BROKER_HOSTS = 8
 /**
- * At the cap, a run of another start key (a no-sockets or fs-faults preload) ends an idle host
- * only once that one has been idle this long; until then it takes a child. Those runs come in
- * bursts (four fs-faults runs at once, one run each): evicting at once (measured, a whole
- * `pnpm test` at this cap) started 18 hosts for 79 runs, 10 of them in place of hosts the other
- * keys' bursts had just evicted; this way (replayed on the runs of a whole `pnpm test`) 8 hosts and
- * 6 children, and 14 hosts with no cap at all.
+ * At the cap, a run of another start key ends an idle host only once that one has been idle this
+ * long; until then it takes a child. Another key is rare since every host loads the per-run
+ * preloads (./verify-route.ts: a no-sockets or fs-faults run shares the plain runs' key); when
+ * those were keys of their own, their runs came in bursts (four fs-faults runs at once, one run
+ * each), and evicting at once (measured, a whole `pnpm test` at this cap) started 18 hosts for 79
+ * runs, 10 of them in place of hosts the other keys' bursts had just evicted.
  */
 export const BROKER_EVICT_IDLE_MS = 20_000
 

@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { HostDoneMessage, HostRunMessage } from './verify-host-main.ts'
-import { startKey } from './verify-route.ts'
+import { PER_RUN_PRELOADS, startKey } from './verify-route.ts'
 
 const MAIN = fileURLToPath(new URL('./verify-host-main.ts', import.meta.url))
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -95,7 +95,8 @@ export class HostPool {
     const child = fork(MAIN, [marker], {
       cwd: ROOT,
       env,
-      execArgv: [],
+      // The per-run preloads, each in force only in a run whose NODE_OPTIONS names it (./verify-route.ts).
+      execArgv: PER_RUN_PRELOADS.flatMap((file) => ['--import', file]),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     })
     let readied = (): void => {}

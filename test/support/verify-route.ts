@@ -16,9 +16,10 @@
 // (the host starts with the worker's), and a run goes only to a host whose start had the same of
 // them (`startKey`: a test may have stubbed one in the worker since); ARMPROOF_TEST_VERIFY_HOST=0
 // sends every run to a child. One exception: a NODE_OPTIONS made only of `--import` preloads of
-// PER_RUN_PRELOADS (each reads its env at each use, never at load) goes to a host started with
-// that NODE_OPTIONS (its key differs from the worker's hosts': it never serves their runs).
-import { isAbsolute, join } from 'node:path'
+// PER_RUN_PRELOADS goes to any host of its key: every host loads those preloads at its start, and
+// each is in force only in a run whose own NODE_OPTIONS names it (`imports`, read at each use),
+// as it is in a child started with that NODE_OPTIONS; such a NODE_OPTIONS is left out of the key.
+import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ONCE = /^(?:NODE_|UV_|OPENSSL_|SSL_CERT_|LC_)|^(?:TZ|LANG|LANGUAGE|npm_lifecycle_event|ARMPROOF_LAUNCHER)$/
@@ -27,16 +28,36 @@ const SUPPORT = fileURLToPath(new URL('.', import.meta.url))
 /** Preloads that read their env per use (so per run on a host), by absolute path. */
 export const PER_RUN_PRELOADS: readonly string[] = [join(SUPPORT, 'no-sockets.ts'), join(SUPPORT, 'fs-faults.ts')]
 
-/** Whether a NODE_OPTIONS is only `--import` of PER_RUN_PRELOADS, each by its absolute path. */
-export function perRunPreloads(nodeOptions: string): boolean {
-  const words = nodeOptions.trim().split(/\s+/)
-  if (words[0] === '') return false
+/** The files a NODE_OPTIONS imports (`--import=F`, `--import F`), as written, and whether it holds nothing else. */
+function importsOf(nodeOptions: string | undefined): { files: string[]; only: boolean } {
+  const words = (nodeOptions ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+  const files: string[] = []
+  let only = true
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!
     const file = word.startsWith('--import=') ? word.slice('--import='.length) : word === '--import' ? words[++i] : undefined
-    if (file === undefined || !isAbsolute(file) || !PER_RUN_PRELOADS.includes(file)) return false
+    if (file === undefined) only = false
+    else files.push(file)
   }
-  return true
+  return { files, only }
+}
+
+/** Whether a NODE_OPTIONS is only `--import` of PER_RUN_PRELOADS, each by its absolute path. */
+export function perRunPreloads(nodeOptions: string): boolean {
+  const { files, only } = importsOf(nodeOptions)
+  return only && files.length > 0 && files.every((f) => isAbsolute(f) && PER_RUN_PRELOADS.includes(f))
+}
+
+/**
+ * Whether `preload` (an absolute path) is in force now: this process's NODE_OPTIONS, as it is at
+ * this moment (a host puts each run's env in place), imports it, by its path or one relative to
+ * the working folder. What no-sockets.ts and fs-faults.ts ask at each use.
+ */
+export function imports(preload: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): boolean {
+  return importsOf(env.NODE_OPTIONS).files.some((file) => resolve(cwd, file) === preload)
 }
 
 /**
@@ -57,7 +78,7 @@ export function unhostable(overlay: Readonly<Record<string, string>>, base: Node
 export function startKey(env: Readonly<Record<string, string | undefined>>): string {
   return JSON.stringify(
     Object.entries(env)
-      .filter(([name, value]) => ONCE.test(name) && value !== undefined)
+      .filter(([name, value]) => ONCE.test(name) && value !== undefined && !(name === 'NODE_OPTIONS' && perRunPreloads(value)))
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   )
 }
