@@ -6,8 +6,8 @@
 // file:line. Nothing here contacts anything.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 // Imported, not required at first use: the built package bundles what it imports (scripts/build.ts).
-// (vite imports yaml only for a PostCSS config written in YAML; a run of the built-in profiles
-// reads them as JSON, helpers/profiles/builtin.json, but this module is still imported.)
+// Only a file the operator gives is parsed here (a targets file, a profile, a catalog): the
+// built-in profiles come as JSON (helpers/profiles/builtin.json).
 import * as yaml from 'yaml'
 
 /** Aliases a file may expand: enough for any hand-written anchor, far too few for an expansion bomb. */

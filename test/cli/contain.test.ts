@@ -161,7 +161,7 @@ describe("a whole pnpm verify: the suites' setup, a proof step, and a redirect w
     const ca = join(dir, 'ca.pem')
     // Never parsed: the endpoint is plain http. What matters is that reading it throws inside the suites.
     writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
-    const run = await runVerify([...armedArgs(e)], {
+    const run = await runVerify(armedArgs(e), {
       engine: e,
       env: { ...preload('setup'), VERIFY_CA_FILE: ca },
     })
@@ -197,7 +197,7 @@ describe("a whole pnpm verify: the suites' setup, a proof step, and a redirect w
 
   test('a proof step (its judge throws): that step inconclusive, the others judged, exit 3, no frame', async ({ expect }) => {
     const e = await launch('j')
-    const run = await runVerify([...armedArgs(e)], {
+    const run = await runVerify(armedArgs(e), {
       engine: e,
       env: preload('step'),
     })

@@ -18,6 +18,7 @@ import { BROKER_ENV, brokerRun, startBroker, type Broker } from '../support/veri
 import type { HostedRun } from '../support/verify-host-pool.ts'
 import { imports, startKey, unhostable } from '../support/verify-route.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
+import { parseStat } from '../../helpers/engine/proc.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'armproof-vhost-'))
 const CLIENT = join(ROOT, 'test/support/verify-host-client-main.ts')
@@ -52,13 +53,15 @@ async function hungEndpoint() {
 }
 
 /** `ask` again (every 100 ms, up to 5 s) until a host takes the run: a host idle for too short to be evicted, or freed by a connection the broker sees closed a moment after. */
-const untilHosted = async (ask: () => Promise<HostedRun | null>): Promise<HostedRun | null> => {
+const untilHosted = async (ask: () => Promise<HostedRun | null>): Promise<HostedRun> => {
   for (let i = 0; i < 50; i++) {
     const run = await ask()
     if (run) return run
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return null
+  throw new Error(
+    'no host took the run within 5 s (expected: a host freed, or an idle one evicted, within that); every answer was null (busy)',
+  )
 }
 
 /** What differs between two runs of the same thing: durations, clock times, ports of the moment. */
@@ -206,7 +209,7 @@ describe('a run on a verify host is the run its child would have been', () => {
 
 describe('the broker: one pool of hosts for every worker of a `pnpm test`', () => {
   /** The parent of process `pid` (field 4 of /proc/PID/stat, after the command's parenthesis). */
-  const parentOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+  const parentOf = (pid: number): number => Number(parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.ppid)
   /** A run of `args` asked of the broker at `address` by another process, as another worker would. */
   const otherWorker = (address: string, args: readonly string[]) =>
     execa(process.execPath, [CLIENT, address, ...args], { env: BASE, reject: false, stdin: 'ignore' })
@@ -214,6 +217,7 @@ describe('the broker: one pool of hosts for every worker of a `pnpm test`', () =
   test('a second process’s run (another worker’s) lands on the host this one’s run started; the hosts are the broker’s children', async () => {
     const mine = await hostRun(REPLAY, childEnv(BASE), ROOT, 60_000)
     const other = await otherWorker(broker.address, [...REPLAY, '--report', join(mkdtempSync(join(dir, 'other-')), 'report.json')])
+    expect(other.exitCode, `the other process's stderr:\n${other.stderr}`).toBe(0)
     const answer = JSON.parse(String(other.stdout)) as HostedRun
     expect([mine?.exitCode, other.exitCode, answer.exitCode, answer.pid]).toEqual([0, 0, 0, mine!.pid])
     // This process's (the broker's), as in `pnpm test` they are vitest's main process's.

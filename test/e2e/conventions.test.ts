@@ -26,15 +26,12 @@ import { tempDir } from '../support/temp-dir.ts'
  * `node <bin> args…` from the checkout root, as CI runs it (no terminal, no .env); bin/verify.ts
  * on a verify host where the run can go to one (test/support/run-verify.ts, the same output).
  */
-const bin = (file: string, args: readonly string[], env: Record<string, string> = {}) =>
-  file === 'bin/verify.ts'
-    ? verifyCommand(args, { CI: 'true', VERIFY_NO_DOTENV: '1', ...env })
-    : execa(process.execPath, [join(ROOT, file), ...args], {
-        cwd: ROOT,
-        reject: false,
-        stdin: 'ignore',
-        env: { CI: 'true', VERIFY_NO_DOTENV: '1', ...env },
-      })
+const bin = (file: string, args: readonly string[], env: Record<string, string> = {}) => {
+  const ci = { CI: 'true', VERIFY_NO_DOTENV: '1', ...env }
+  return file === 'bin/verify.ts'
+    ? verifyCommand(args, ci)
+    : execa(process.execPath, [join(ROOT, file), ...args], { cwd: ROOT, reject: false, stdin: 'ignore', env: ci })
+}
 
 /** The command each thin bin calls (bin/<name>.ts: its argv, env, cwd and streams handed to it), by bin. */
 const COMMANDS: Record<string, () => Promise<(io: CommandIo) => Promise<number>>> = {

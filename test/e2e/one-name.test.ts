@@ -24,7 +24,7 @@ describe('two engines under one process name on one host', () => {
       [gpu0, gpu1],
       [gpu1, gpu0],
     ] as const) {
-      const run = await proveInProcess([...armedArgs(mine)], { engine: mine })
+      const run = await proveInProcess(armedArgs(mine), { engine: mine })
       expect(run.report.verdict, run.stdout).toBe('green')
       const argv = stepOf(run.report.steps, 'argv')!
       expect(argv.evidence).toMatchObject({

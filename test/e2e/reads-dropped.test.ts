@@ -9,9 +9,8 @@
 // refused endpoint answers only once they have started, so the refusal comes while they run.
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test, vi } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -19,8 +18,9 @@ import { shQuote } from '../../engine/shims.ts'
 import { engineEntry, writeTargets } from '../support/fleet.ts'
 import { engineArgs, groupLive } from '../support/run-verify.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'armproof-reads-dropped-'))
+const dir = tempDir('armproof-reads-dropped-')
 /** How long a wrapped command sleeps before its work: past the moment each test looks. */
 const SLEEP_S = 4
 const KEY = 'sk-armproof-test-9f8e7d6c'
@@ -31,7 +31,6 @@ afterAll(async () => {
   for (const s of sockets) s.destroy()
   for (const g of gates) g.close()
   await Promise.all(engines.map((e) => e.stop()))
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -145,7 +144,6 @@ describe.concurrent('reads of a run refused at first contact', () => {
     // Past the sleep: none went on to its work.
     await sleep(SLEEP_S * 1000 + 300)
     expect(w.ended(), context).toEqual([])
-    if (run.dir) rmSync(run.dir, { recursive: true, force: true })
   })
 
   test("a fleet: the refused target's reads are cancelled when first contact is over, through the spawner; the others' run on until the fleet ends", async () => {
@@ -180,7 +178,5 @@ describe.concurrent('reads of a run refused at first contact', () => {
     await gone(w.sessions(), context)
     await sleep(SLEEP_S * 1000 + 300)
     expect(w.ended(), context).toEqual([])
-    rmSync(join(file, '..'), { recursive: true, force: true })
-    if (run.dir) rmSync(run.dir, { recursive: true, force: true })
   })
 })

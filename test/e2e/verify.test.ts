@@ -192,7 +192,7 @@ describe.concurrent('a green arm, with the API key set', () => {
     expect,
   }) => {
     const preload = join(ROOT, 'test/support/reject-mid-run.ts')
-    const run = await runVerify([...armedArgs(rejecting)], {
+    const run = await runVerify(armedArgs(rejecting), {
       engine: rejecting,
       env: { VERIFY_API_KEY: KEY, NODE_OPTIONS: `--import=${preload}` },
     })

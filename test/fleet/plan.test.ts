@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { execa } from 'execa'
 import { describe, expect, test } from 'vitest'
 import { planFleet } from '../../helpers/fleet/plan.ts'
 import { fleetMarkdown, fleetReport, fleetTable, worstVerdict } from '../../helpers/fleet/report.ts'
@@ -241,7 +242,6 @@ describe('precedence per target: the entry, then the command line, then defaults
   })
 
   test('one key file for every target, read once: a pipe (--api-key-file <(pass show endpoint)) keys the whole fleet', async () => {
-    const { execa } = await import('execa')
     const { path } = fileWith(TWO)
     const script = `const { planFleet } = await import(${JSON.stringify(new URL('../../helpers/fleet/plan.ts', import.meta.url).href)})
       const r = planFleet({ argv: process.argv.slice(1), env: { VERIFY_NO_DOTENV: '1' }, cwd: process.cwd() })

@@ -2,8 +2,7 @@
 // recordings' reports and a fresh live run's fit them, every field a report carries is described
 // in them (so the schema cannot fall behind the report), and they refuse what is not a report.
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startEngine, type EngineHandle } from '../../engine/launch.ts'
+import { describe, expect, test } from 'vitest'
 import { REPORT_FORMAT } from '../../helpers/report/head.ts'
 import { FLEET_FORMAT, type FleetReport } from '../../helpers/fleet/report.ts'
 import type { Report } from '../../helpers/report/json.ts'
@@ -18,6 +17,7 @@ import {
   type Json,
 } from '../support/report-schema.ts'
 import { writeTargets } from '../support/fleet.ts'
+import { armedEngine } from '../support/armed-engine.ts'
 
 describe('the committed recordings replay to reports that fit the schema', () => {
   test.concurrent.each([
@@ -54,13 +54,10 @@ describe('a fleet run', () => {
 })
 
 describe('a fresh live run', () => {
-  let engine: EngineHandle
-  beforeAll(async () => {
-    engine = await startEngine({ svc: 'schema-live', processName: 'rschema-live', args: ['--prefill-interleave', '1'] })
-  })
-  afterAll(() => engine.stop())
+  const armed = armedEngine('schema-live', 'rschema-live')
 
   test('writes a report that fits the schema, names its endpoint and host at the top, and has no field the schema does not describe', async () => {
+    const engine = armed()
     const run = await runVerify(armedArgs(engine), { engine })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     const report = run.report!

@@ -5,15 +5,14 @@
 // And what ends a program from outside: a signal aborted before it starts, and the exit of the
 // process that started it.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, expect, test, vi } from 'vitest'
+import { expect, test, vi } from 'vitest'
 import { DRAIN_MS, execPlan } from '../../helpers/seams/exec.ts'
 import { groupLive } from '../support/run-verify.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'armproof-exec-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = tempDir('armproof-exec-')
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const busy = (ms: number): void => {

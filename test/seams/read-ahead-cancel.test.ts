@@ -2,18 +2,17 @@
 // a real sh: a batch still running is ended with its whole process group and does nothing after
 // the drop, here and through the spawner (helpers/seams/spawner.ts); one still waiting for a host
 // session never starts; reads the steps took, and reads that already ended, are left as they are.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { LARGE_RSS, useSpawner } from '../../helpers/seams/executor.ts'
 import { createHost, quote, type HostClient, type HostResult, type HostRun } from '../../helpers/seams/host.ts'
 import { hostSessions, LOCAL_SESSIONS } from '../../helpers/seams/host-sessions.ts'
 import { AHEAD_MAX_AGE_MS, readAhead, startReadsAhead, type Ahead } from '../../helpers/seams/read-ahead.ts'
 import { groupLive } from '../support/run-verify.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'armproof-cancel-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = tempDir('armproof-cancel-')
 afterEach(() => {
   vi.useRealTimers()
   vi.restoreAllMocks()

@@ -23,16 +23,13 @@ export const BROKER_ENV = 'ARMPROOF_TEST_VERIFY_BROKER'
  * a child. A host's start and first run cost some 0.9 CPU-s, a child 0.55, a run on a warm host
  * 0.06: a host pays only from its second run on.
  */
-export const BROKER_HOSTS = 8
+const BROKER_HOSTS = 8
 /**
  * At the cap, a run of another start key ends an idle host only once that one has been idle this
- * long; until then it takes a child. Another key is rare since every host loads the per-run
- * preloads (./verify-route.ts: a no-sockets or fs-faults run shares the plain runs' key); when
- * those were keys of their own, their runs came in bursts (four fs-faults runs at once, one run
- * each), and evicting at once (measured, a whole `pnpm test` at this cap) started 18 hosts for 79
- * runs, 10 of them in place of hosts the other keys' bursts had just evicted.
+ * long; until then it takes a child: runs of one key come in bursts, and a host ended for each
+ * run of a burst is a host started again for the next run of its own key.
  */
-export const BROKER_EVICT_IDLE_MS = 20_000
+const BROKER_EVICT_IDLE_MS = 20_000
 
 export interface RunRequest {
   args: readonly string[]
@@ -71,7 +68,6 @@ function onLines(socket: Socket, onValue: (value: unknown) => void): void {
 export interface Broker {
   /** The socket's path. */
   address: string
-  pool: HostPool
   /** Kills the hosts, closes the socket and removes its folder. */
   close(): Promise<void>
 }
@@ -114,7 +110,6 @@ export async function startBroker(cap: number = BROKER_HOSTS, evictIdleMs: numbe
   server.unref()
   return {
     address,
-    pool,
     close: async () => {
       pool.end()
       for (const socket of sockets) socket.destroy()

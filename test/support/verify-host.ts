@@ -7,21 +7,19 @@
 import { BROKER_ENV, brokerRun } from './verify-host-broker.ts'
 import { HostPool, type HostedRun } from './verify-host-pool.ts'
 
-export type { HostedRun }
-
 /**
  * Hosts of this process's own pool: a file's runs side by side (a fleet's shards, the secrets runs)
  * each take one; a run that finds them all busy takes a child of its own rather than wait (runs
  * wait on engines' budgets, so queueing them would cost the file its wall time).
  */
-export const HOSTS = 3
+const HOSTS = 3
 
 let own: HostPool | undefined
 /** The broker's address that did not answer once: gone for the rest of this process. */
 let unreachable: string | undefined
 
 /** This process's own pool (started on first use). */
-export function ownPool(): HostPool {
+function ownPool(): HostPool {
   return (own ??= new HostPool(HOSTS))
 }
 

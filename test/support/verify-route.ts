@@ -6,15 +6,14 @@
 // a child, as before.
 //
 // Read once per process:
-// - NODE_* (NODE_OPTIONS: preloads such as no-sockets, the fs faults, throw-in, socket logs;
-//   NODE_EXTRA_CA_CERTS, read when TLS first loads its roots; NODE_COMPILE_CACHE, NODE_DEBUG…),
+// - NODE_* (NODE_OPTIONS: preloads such as throw-in, suite-process; NODE_EXTRA_CA_CERTS, read when TLS first loads its roots; NODE_COMPILE_CACHE, NODE_DEBUG…),
 //   UV_* (libuv's thread pool), OPENSSL_* / SSL_CERT_* (OpenSSL's config and roots),
 //   TZ and the locale (LANG, LC_*: ICU's, at the first date or collator);
 // - npm_lifecycle_event and ARMPROOF_LAUNCHER: the launcher messages name (`node bin/verify.ts`,
 //   `pnpm verify`, `sh bootstrap.sh verify`) is decided once (helpers/config/invocation.ts).
-// A variable that names one of these goes to a child when its value differs from the worker's
-// (the host starts with the worker's), and a run goes only to a host whose start had the same of
-// them (`startKey`: a test may have stubbed one in the worker since); ARMPROOF_TEST_VERIFY_HOST=0
+// A variable that names one of these goes to a child when its value differs from the calling
+// worker's (a host starts with the env of the run it was started for, the worker's env and that
+// run's own), and a run goes only to a host whose start had the same of them (`startKey`: a test may have stubbed one in the worker since); ARMPROOF_TEST_VERIFY_HOST=0
 // sends every run to a child. One exception: a NODE_OPTIONS made only of `--import` preloads of
 // PER_RUN_PRELOADS goes to any host of its key: every host loads those preloads at its start, and
 // each is in force only in a run whose own NODE_OPTIONS names it (`imports`, read at each use),
@@ -46,7 +45,7 @@ function importsOf(nodeOptions: string | undefined): { files: string[]; only: bo
 }
 
 /** Whether a NODE_OPTIONS is only `--import` of PER_RUN_PRELOADS, each by its absolute path. */
-export function perRunPreloads(nodeOptions: string): boolean {
+function perRunPreloads(nodeOptions: string): boolean {
   const { files, only } = importsOf(nodeOptions)
   return only && files.length > 0 && files.every((f) => isAbsolute(f) && PER_RUN_PRELOADS.includes(f))
 }
@@ -62,7 +61,7 @@ export function imports(preload: string, env: NodeJS.ProcessEnv = process.env, c
 
 /**
  * Why a run with `overlay` (what the run adds to the worker's env) cannot go to a host, or null
- * when it can. `base` is the env hosts start with (the worker's).
+ * when it can. `base` is the calling worker's env (what its child, and a host started for it, start with).
  */
 export function unhostable(overlay: Readonly<Record<string, string>>, base: NodeJS.ProcessEnv = process.env): string | null {
   if (base.ARMPROOF_TEST_VERIFY_HOST === '0') return 'ARMPROOF_TEST_VERIFY_HOST=0'
