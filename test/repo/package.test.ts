@@ -45,7 +45,9 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
 beforeAll(async () => {
   mkdirSync(prefix)
   await execa('pnpm', ['pack', '--pack-destination', work], { cwd: ROOT, stdin: 'ignore' })
-  await execa('pnpm', ['add', tarball, '--offline'], { cwd: prefix, stdin: 'ignore' })
+  // From the checkout's own store: pnpm would otherwise pick a store on the temp folder's filesystem (another one when that is a tmpfs), empty.
+  const store = String((await execa('pnpm', ['store', 'path'], { cwd: ROOT, stdin: 'ignore' })).stdout).trim()
+  await execa('pnpm', ['add', tarball, '--offline', '--store-dir', store], { cwd: prefix, stdin: 'ignore' })
 }, 180_000)
 
 afterAll(() => rmSync(work, { recursive: true, force: true }))

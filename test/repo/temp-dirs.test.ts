@@ -2,12 +2,13 @@
 // once its file has run (the unit project's setup file calls removeTempDirs after every file),
 // and a run started with a TMPDIR of its own ends red when anything else is left there
 // (test/support/temp-check.ts), naming what is left and where it should have been removed.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import config from '../../vitest.config.ts'
-import { leftMessage, strays, tempCheck } from '../support/temp-check.ts'
+import setup, { leftMessage, strays, tempCheck } from '../support/temp-check.ts'
 import { removeTempDir, removeTempDirs, tempDir } from '../support/temp-dir.ts'
+import { ours, sharedTempPath, sharedTempRoot } from '../support/temp-root.ts'
 
 /** A folder standing in for a run's TMPDIR, holding `names` (folders). */
 function fakeTmp(names: readonly string[]): string {
@@ -77,5 +78,46 @@ describe('the check of a TMPDIR of its own', () => {
     expect(leftMessage('/t', ['one'])).toContain('left 1 entry in')
     expect(leftMessage('/t', [])).toBeNull()
     expect(readdirSync(fakeTmp([]))).toEqual([])
+  })
+})
+
+describe("pnpm test's temp folder (test/support/temp-root.ts)", () => {
+  test("on a tmpfs with room, a folder of the user's own under it (0711), the same each time; elsewhere none", () => {
+    const onDisk = tempDir('armproof-not-tmpfs-')
+    // A temp folder on a disk is no tmpfs: the system's temp folder stays.
+    if (statfsSync(onDisk).type !== 0x01021994) expect(sharedTempRoot(onDisk)).toBeNull()
+    const shm = '/dev/shm'
+    const tmpfs = existsSync(shm) && statfsSync(shm).type === 0x01021994
+    const root = sharedTempRoot()
+    if (tmpfs && statfsSync(shm).bavail * statfsSync(shm).bsize >= 2 * 2 ** 30) {
+      expect(root).toBe(sharedTempPath())
+      expect(ours(root!)).toBe(true)
+      expect(sharedTempRoot()).toBe(root)
+    } else expect(root).toBeNull()
+  })
+
+  test('refuses a folder others may write, and a link where the folder should be', () => {
+    const dir = tempDir('armproof-temp-root-')
+    const open = join(dir, 'open')
+    mkdirSync(open)
+    chmodSync(open, 0o777)
+    expect(ours(open)).toBe(false)
+    const link = join(dir, 'link')
+    mkdirSync(join(dir, 'target'), { mode: 0o700 })
+    symlinkSync(join(dir, 'target'), link)
+    expect(ours(link)).toBe(false)
+    expect(ours(join(dir, 'target'))).toBe(true)
+  })
+
+  test('the check of a TMPDIR of its own leaves the shared folder alone (other runs write there), and checks a folder of its own', () => {
+    const own = fakeTmp(KEPT)
+    vi.stubEnv('TMPDIR', sharedTempPath()!)
+    try {
+      expect(setup()).toBeUndefined()
+      vi.stubEnv('TMPDIR', own)
+      expect(setup()).toBeTypeOf('function')
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })

@@ -1,10 +1,12 @@
 // A globalSetup of the unit project: a run started with a temp folder of its own (TMPDIR set, the
 // folder holding nothing but what is kept on purpose) ends red when its tests left anything else
 // in it: every test file removes what it makes there, passed or failed (./temp-dir.ts). Where the
-// temp folder is shared (TMPDIR unset, or a folder others write to) their files come and go at any
-// time, so nothing is checked.
+// temp folder is shared (TMPDIR unset, the folder `pnpm test` shares between runs (./temp-root.ts),
+// or a folder others write to) their files come and go at any time, so nothing is checked.
 import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { resolve } from 'node:path'
+import { sharedTempPath } from './temp-root.ts'
 
 /** Kept from one run to the next on purpose. */
 const KEPT: readonly RegExp[] = [
@@ -51,5 +53,6 @@ export function tempCheck(dir: string): (() => void) | undefined {
 
 /** vitest's globalSetup for the unit project: once per run, before any test file; the teardown after the last. */
 export default function setup(): (() => void) | undefined {
-  return process.env.TMPDIR ? tempCheck(tmpdir()) : undefined
+  const own = process.env.TMPDIR !== undefined && process.env.TMPDIR !== '' && resolve(process.env.TMPDIR) !== sharedTempPath()
+  return own ? tempCheck(tmpdir()) : undefined
 }
