@@ -17,7 +17,7 @@ import { prng, seedOf } from './prng.ts'
 import type { Direction } from './metrics.ts'
 import { sumBlocks } from './blocks.ts'
 import { bootstrap, permutation, type Interval } from './resample.ts'
-import { mannWhitney, mannWhitneyValues, quantile, relativeShift, total, type MannWhitney } from './stats.ts'
+import { mannWhitney, mannWhitneyValues, quantilesInto, relativeShift, total, type MannWhitney } from './stats.ts'
 
 export interface JudgeOptions {
   /** Fewer observations (or requests, steps) than this in a window is too little traffic. */
@@ -176,23 +176,26 @@ export function judgeHistogram(
     }
   }
   const test = { ...mannWhitney(a.map(Math.round), b.map(Math.round)), on: 'observations' as const }
-  const q = (counts: readonly number[], at: number) => quantile({ edges, counts }, at)?.value ?? NaN
-  const beyondOf = (at: number): Shift['beyond'] => {
-    const [inA, inB] = [quantile({ edges, counts: a }, at)?.beyond === true, quantile({ edges, counts: b }, at)?.beyond === true]
+  const qs = QUANTILES.map(([, at]) => at)
+  // the windows' own p50 and p95 (NaN where a window holds nothing), and which lie past the largest bucket
+  const quantilesOf = (counts: readonly number[]) => {
+    const values = new Float64Array(qs.length)
+    const beyond = new Uint8Array(qs.length)
+    if (!quantilesInto(edges, new Float64Array(counts), 0, counts.length, qs, values, beyond)) values.fill(NaN)
+    return { values, beyond }
+  }
+  const [qa, qb] = [quantilesOf(a), quantilesOf(b)]
+  const beyondOf = (i: number): Shift['beyond'] => {
+    const [inA, inB] = [qa.beyond[i] === 1, qb.beyond[i] === 1]
     return inA || inB ? { in: inA && inB ? 'both' : inA ? 'after' : 'baseline', le: edges.at(-1)! } : undefined
   }
   const random = prng(seedOf(`${spec.id}:histogram`))
-  const draw = quantileShifts(
-    edges,
-    after,
-    baseline,
-    QUANTILES.map(([, at]) => at),
-  )
+  const draw = quantileShifts(edges, after, baseline, qs)
   const intervals = bootstrap(after.length, baseline.length, draw.bootstrap, { rounds: options.rounds, level: options.level, random })
   const ps = permutation(after.length, baseline.length, draw.permutation, { rounds: options.rounds, random })
   const shifts: Record<string, Shift> = {}
   QUANTILES.forEach(
-    ([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options, beyondOf(at))),
+    ([name], i) => (shifts[name] = shiftOf(qa.values[i]!, qb.values[i]!, intervals[i]!, ps[i]!, test, spec, options, beyondOf(i))),
   )
   return decide(spec, shifts, test)
 }

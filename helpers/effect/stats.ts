@@ -24,7 +24,7 @@ export function quantile(b: Buckets, q: number): { value: number; beyond: boolea
   const value = new Float64Array(1)
   const beyond = new Uint8Array(1)
   // a Float64Array as the rounds of the judge hand it: one kind of array in its loop
-  if (!quantilesInto(b.edges, Float64Array.from(b.counts), 0, b.counts.length, [q], value, beyond)) return null
+  if (!quantilesInto(b.edges, new Float64Array(b.counts), 0, b.counts.length, [q], value, beyond)) return null
   return { value: value[0]!, beyond: beyond[0] === 1 }
 }
 
