@@ -20,39 +20,34 @@ const ratioWindow = (random: () => number, n: number, per: number, scale = 1) =>
   return { num: den.map((d) => poisson(random, d / per) * scale), den }
 }
 
+/** Hours of a window: how many, their median, the hour-to-hour wobble, and a factor on every count (increase() extrapolating). */
+type Hours = readonly [n: number, median: number, wobble: number, scale?: number]
+
+/** A histogram judgement of seeded hours (the baseline drawn first). */
+const histogram =
+  (seed: number, edges: readonly number[], baseline: Hours, after: Hours, options = JUDGE_DEFAULTS) =>
+  (): Judgement => {
+    const r = prng(seed)
+    return judgeHistogram(TTFT, edges, hours(r, edges, ...baseline), hours(r, edges, ...after), options)
+  }
+
 export const PINNED: Record<string, () => Judgement> = {
-  'histogram, integer counts, 25% slower': () => {
-    const r = prng(11)
-    return judgeHistogram(TTFT, TTFT_EDGES, hours(r, TTFT_EDGES, 6, 0.12, 0.05), hours(r, TTFT_EDGES, 6, 0.15, 0.05))
-  },
-  'histogram, extrapolated counts, nothing changed, 10% wobble': () => {
-    const r = prng(12)
-    return judgeHistogram(TTFT, TTFT_EDGES, hours(r, TTFT_EDGES, 6, 0.12, 0.1, 1.0137), hours(r, TTFT_EDGES, 6, 0.12, 0.1, 0.9871))
-  },
-  'histogram, extrapolated counts, 10% slower (near the threshold), 5 hours against 7': () => {
-    const r = prng(13)
-    return judgeHistogram(TTFT, TTFT_EDGES, hours(r, TTFT_EDGES, 5, 0.12, 0.05, 1.0213), hours(r, TTFT_EDGES, 7, 0.132, 0.05, 0.9937))
-  },
-  'histogram, p95 past the largest bucket after the arm, p50 three times slower': () => {
-    const r = prng(14)
-    return judgeHistogram(TTFT, OLD_EDGES, hours(r, OLD_EDGES, 6, 4, 0.05), hours(r, OLD_EDGES, 6, 12, 0.05))
-  },
-  'histogram, every quantile past the largest bucket in both windows': () => {
-    const r = prng(18)
-    return judgeHistogram(TTFT, OLD_EDGES, hours(r, OLD_EDGES, 6, 14, 0.05), hours(r, OLD_EDGES, 6, 42, 0.05))
-  },
-  'histogram, extrapolated counts, 30% faster': () => {
-    const r = prng(19)
-    return judgeHistogram(TTFT, TTFT_EDGES, hours(r, TTFT_EDGES, 6, 0.2, 0.05, 1.031), hours(r, TTFT_EDGES, 6, 0.14, 0.05, 1.029))
-  },
-  'histogram, 300 rounds at level 0.9': () => {
-    const r = prng(15)
-    return judgeHistogram(TTFT, TTFT_EDGES, hours(r, TTFT_EDGES, 6, 0.12, 0.05, 1.07), hours(r, TTFT_EDGES, 6, 0.108, 0.05, 1.07), {
-      ...JUDGE_DEFAULTS,
-      rounds: 300,
-      level: 0.9,
-    })
-  },
+  'histogram, integer counts, 25% slower': histogram(11, TTFT_EDGES, [6, 0.12, 0.05], [6, 0.15, 0.05]),
+  'histogram, extrapolated counts, nothing changed, 10% wobble': histogram(12, TTFT_EDGES, [6, 0.12, 0.1, 1.0137], [6, 0.12, 0.1, 0.9871]),
+  'histogram, extrapolated counts, 10% slower (near the threshold), 5 hours against 7': histogram(
+    13,
+    TTFT_EDGES,
+    [5, 0.12, 0.05, 1.0213],
+    [7, 0.132, 0.05, 0.9937],
+  ),
+  'histogram, p95 past the largest bucket after the arm, p50 three times slower': histogram(14, OLD_EDGES, [6, 4, 0.05], [6, 12, 0.05]),
+  'histogram, every quantile past the largest bucket in both windows': histogram(18, OLD_EDGES, [6, 14, 0.05], [6, 42, 0.05]),
+  'histogram, extrapolated counts, 30% faster': histogram(19, TTFT_EDGES, [6, 0.2, 0.05, 1.031], [6, 0.14, 0.05, 1.029]),
+  'histogram, 300 rounds at level 0.9': histogram(15, TTFT_EDGES, [6, 0.12, 0.05, 1.07], [6, 0.108, 0.05, 1.07], {
+    ...JUDGE_DEFAULTS,
+    rounds: 300,
+    level: 0.9,
+  }),
   'ratio, sparse, nothing changed': () => {
     const r = prng(16)
     const b = ratioWindow(r, 6, 300)
