@@ -10,9 +10,10 @@
 // its WAL and lock beside the blocks.
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cp, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { startPrometheus, type PrometheusHandle } from '../support/prometheus.ts'
 import { openMetrics, type Scenario } from './scenarios.ts'
@@ -58,24 +59,52 @@ export async function backfilledPrometheus(scenarios: readonly Scenario[]): Prom
   }
 }
 
-/** The kept blocks copied to `data`; false when there are none (or another run removed them meanwhile). */
-async function copied(cache: string, data: string): Promise<boolean> {
+/** Beside the kept blocks: every file's size, so that a copy taken while another run pruned the folder is known short. */
+const MANIFEST = 'armproof-blocks.json'
+
+/** Every file under `dir` (but the manifest) with its size, by path relative to `dir`. */
+async function sizes(dir: string): Promise<Record<string, number>> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name !== MANIFEST)
+  const entries = await Promise.all(
+    files.map(async (e) => [relative(dir, join(e.parentPath, e.name)), (await stat(join(e.parentPath, e.name))).size] as const),
+  )
+  return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+/** Whether `dir` holds its manifest and every file the manifest names, of its size, and no other. */
+async function whole(dir: string): Promise<boolean> {
   try {
-    await cp(cache, data, { recursive: true, errorOnExist: true, force: false })
-    const now = new Date()
-    await utimes(cache, now, now)
-    return true
+    return (await readFile(join(dir, MANIFEST), 'utf8')) === JSON.stringify(await sizes(dir))
   } catch {
-    await rm(data, { recursive: true, force: true })
     return false
   }
 }
 
-/** promtool's blocks kept: copied beside the cache, then renamed to it in one step (a run that reads it sees all or nothing). */
+/** The kept blocks copied to `data`, whole; false when there are none (or another run removed them meanwhile). */
+async function copied(cache: string, data: string): Promise<boolean> {
+  try {
+    await cp(cache, data, { recursive: true, errorOnExist: true, force: false })
+    if (await whole(data)) {
+      await rm(join(data, MANIFEST))
+      const now = new Date()
+      await utimes(cache, now, now)
+      return true
+    }
+  } catch {
+    // none kept
+  }
+  await rm(data, { recursive: true, force: true })
+  // kept blocks that do not match their manifest (or have none) make way for this run's
+  if (existsSync(cache) && !(await whole(cache))) await rm(cache, { recursive: true, force: true })
+  return false
+}
+
+/** promtool's blocks kept: copied beside the cache with their manifest, then renamed to it in one step (a run that reads it sees all or nothing). */
 async function keep(data: string, cache: string): Promise<void> {
   const staging = `${cache}.${process.pid}-${Date.now()}`
   try {
     await cp(data, staging, { recursive: true })
+    await writeFile(join(staging, MANIFEST), JSON.stringify(await sizes(data)))
     await rename(staging, cache)
   } catch {
     // another run kept the same blocks first, or the temp folder refused: the next run backfills
