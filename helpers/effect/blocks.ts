@@ -12,6 +12,8 @@ export interface BlockLayout {
   /** Every block holds zero outside the buckets [from, to). */
   from: number
   to: number
+  /** Scratch: where each chosen block starts in `flat` (grown as a sum needs). */
+  starts: Int32Array
 }
 
 export function layout(blocks: readonly (readonly number[])[], width: number): BlockLayout {
@@ -29,7 +31,7 @@ export function layout(blocks: readonly (readonly number[])[], width: number): B
       }
     }
   })
-  return { flat, width, from: Math.min(from, to), to }
+  return { flat, width, from: Math.min(from, to), to, starts: new Int32Array(blocks.length) }
 }
 
 /**
@@ -38,11 +40,17 @@ export function layout(blocks: readonly (readonly number[])[], width: number): B
  */
 export function sumInto(l: BlockLayout, chosen: ArrayLike<number>, count: number, offset: number, out: Float64Array): Float64Array {
   const { flat, width, from, to } = l
-  for (let k = 0; k < width; k++) out[k] = 0
-  for (let i = 0; i < count; i++) {
-    const base = (chosen[i]! + offset) * width
-    for (let k = from; k < to; k++) out[k]! += flat[base + k]!
+  if (l.starts.length < count) l.starts = new Int32Array(count)
+  const starts = l.starts
+  for (let i = 0; i < count; i++) starts[i] = (chosen[i]! + offset) * width
+  for (let k = 0; k < from; k++) out[k] = 0
+  // bucket by bucket, each sum in a register: the same additions in the same order as block by block
+  for (let k = from; k < to; k++) {
+    let sum = 0
+    for (let i = 0; i < count; i++) sum += flat[starts[i]! + k]!
+    out[k] = sum
   }
+  for (let k = to; k < width; k++) out[k] = 0
   return out
 }
 
