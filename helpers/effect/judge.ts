@@ -12,20 +12,12 @@
 //     hours a window: it let one identical pair in 25 through, where the deals keep to alpha.)
 // Too few observations in either window is inconclusive, never `no change`.
 import { pct, pValue } from './format.ts'
+import { quantileShifts, ratioShifts } from './draws.ts'
 import { prng, seedOf } from './prng.ts'
 import type { Direction } from './metrics.ts'
-import {
-  bootstrap,
-  mannWhitney,
-  mannWhitneyValues,
-  permutation,
-  quantile,
-  relativeShift,
-  sumBlocks,
-  total,
-  type Interval,
-  type MannWhitney,
-} from './stats.ts'
+import { sumBlocks } from './blocks.ts'
+import { bootstrap, permutation, type Interval } from './resample.ts'
+import { mannWhitney, mannWhitneyValues, quantilesInto, relativeShift, total, type MannWhitney } from './stats.ts'
 
 export interface JudgeOptions {
   /** Fewer observations (or requests, steps) than this in a window is too little traffic. */
@@ -184,32 +176,26 @@ export function judgeHistogram(
     }
   }
   const test = { ...mannWhitney(a.map(Math.round), b.map(Math.round)), on: 'observations' as const }
-  const q = (counts: readonly number[], at: number) => quantile({ edges, counts }, at)?.value ?? NaN
-  const beyondOf = (at: number): Shift['beyond'] => {
-    const [inA, inB] = [quantile({ edges, counts: a }, at)?.beyond === true, quantile({ edges, counts: b }, at)?.beyond === true]
+  const qs = QUANTILES.map(([, at]) => at)
+  // the windows' own p50 and p95 (NaN where a window holds nothing), and which lie past the largest bucket
+  const quantilesOf = (counts: readonly number[]) => {
+    const values = new Float64Array(qs.length)
+    const beyond = new Uint8Array(qs.length)
+    if (!quantilesInto(edges, new Float64Array(counts), 0, counts.length, qs, values, beyond)) values.fill(NaN)
+    return { values, beyond }
+  }
+  const [qa, qb] = [quantilesOf(a), quantilesOf(b)]
+  const beyondOf = (i: number): Shift['beyond'] => {
+    const [inA, inB] = [qa.beyond[i] === 1, qb.beyond[i] === 1]
     return inA || inB ? { in: inA && inB ? 'both' : inA ? 'after' : 'baseline', le: edges.at(-1)! } : undefined
   }
   const random = prng(seedOf(`${spec.id}:histogram`))
-  const shiftsOf = (
-    fromA: readonly (readonly number[])[],
-    ia: readonly number[],
-    fromB: readonly (readonly number[])[],
-    ib: readonly number[],
-  ) => {
-    const sa = sumBlocks(fromA, ia, width)
-    const sb = sumBlocks(fromB, ib, width)
-    return QUANTILES.map(([, at]) => relativeShift(q(sa, at), q(sb, at)))
-  }
-  const intervals = bootstrap(after.length, baseline.length, (ia, ib) => shiftsOf(after, ia, baseline, ib), {
-    rounds: options.rounds,
-    level: options.level,
-    random,
-  })
-  const both = [...after, ...baseline]
-  const ps = permutation(after.length, baseline.length, (ia, ib) => shiftsOf(both, ia, both, ib), { rounds: options.rounds, random })
+  const draw = quantileShifts(edges, after, baseline, qs)
+  const intervals = bootstrap(after.length, baseline.length, draw.bootstrap, { rounds: options.rounds, level: options.level, random })
+  const ps = permutation(after.length, baseline.length, draw.permutation, { rounds: options.rounds, random })
   const shifts: Record<string, Shift> = {}
   QUANTILES.forEach(
-    ([name, at], i) => (shifts[name] = shiftOf(q(a, at), q(b, at), intervals[i]!, ps[i]!, test, spec, options, beyondOf(at))),
+    ([name], i) => (shifts[name] = shiftOf(qa.values[i]!, qb.values[i]!, intervals[i]!, ps[i]!, test, spec, options, beyondOf(i))),
   )
   return decide(spec, shifts, test)
 }
@@ -241,32 +227,18 @@ export function judgeRatio(
       test: null,
     }
   }
-  const pooled = (w: { num: readonly number[]; den: readonly number[] }, pick: readonly number[]) => {
-    let n = 0
-    let d = 0
-    for (const i of pick) {
-      n += w.num[i]!
-      d += w.den[i]!
-    }
-    return d > 0 ? n / d : NaN
+  const pooled = (w: { num: readonly number[]; den: readonly number[] }) => {
+    const d = total(w.den)
+    return d > 0 ? total(w.num) / d : NaN
   }
-  const every = (w: { num: readonly number[] }) => w.num.map((_, i) => i)
   const test = { ...mannWhitneyValues(ra, rb), on: 'chunks' as const }
   const random = prng(seedOf(`${spec.id}:ratio`))
-  const [interval] = bootstrap(
-    after.num.length,
-    baseline.num.length,
-    (ia, ib) => [relativeShift(pooled(after, ia), pooled(baseline, ib))],
-    { rounds: options.rounds, level: options.level, random },
-  )
-  const both = { num: [...after.num, ...baseline.num], den: [...after.den, ...baseline.den] }
-  const [p] = permutation(after.num.length, baseline.num.length, (ia, ib) => [relativeShift(pooled(both, ia), pooled(both, ib))], {
+  const draw = ratioShifts(after, baseline)
+  const [interval] = bootstrap(after.num.length, baseline.num.length, draw.bootstrap, {
     rounds: options.rounds,
+    level: options.level,
     random,
   })
-  return decide(
-    spec,
-    { rate: shiftOf(pooled(after, every(after)), pooled(baseline, every(baseline)), interval!, p!, test, spec, options) },
-    test,
-  )
+  const [p] = permutation(after.num.length, baseline.num.length, draw.permutation, { rounds: options.rounds, random })
+  return decide(spec, { rate: shiftOf(pooled(after), pooled(baseline), interval!, p!, test, spec, options) }, test)
 }

@@ -4,10 +4,12 @@
 
 /** A generator of numbers in [0, 1) from a 32-bit seed. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0
+  // The state in a Uint32Array, not a `let`: a 32-bit unsigned value does not fit V8's small
+  // integers, so a captured variable would hold a new heap number after every draw.
+  const state = new Uint32Array([seed >>> 0])
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
+    state[0] = state[0]! + 0x6d2b79f5
+    let t = state[0]!
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296

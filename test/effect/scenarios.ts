@@ -54,25 +54,37 @@ const le = (e: number) => (Number.isInteger(e) ? `${e}.0` : String(e))
 
 interface Series {
   labels: string
-  points: string[]
+  /** The samples as numbers, made text only at the end: 125k lines kept as strings until then cost more in the GC than making them. */
+  values: number[]
+  times: number[]
 }
 
 /** The OpenMetrics text of every scenario (families contiguous, as the format requires). */
 export function openMetrics(scenarios: readonly Scenario[]): string {
-  const families = new Map<string, { type: string; series: Map<string, Series> }>()
+  // Found by name and labels, each the same string every scrape (its hash computed once); listed
+  // in the order of their first sample.
+  const families = new Map<string, { type: string; series: Series[]; byName: Map<string, Map<string, Series>> }>()
   const sample = (family: string, type: string, name: string, labels: string, value: number, t: number) => {
-    const f = families.get(family) ?? { type, series: new Map() }
-    families.set(family, f)
-    const key = `${name}${labels}`
-    const s = f.series.get(key) ?? { labels: key, points: [] }
-    f.series.set(key, s)
-    s.points.push(`${key} ${Number.isInteger(value) ? value : value.toFixed(6)} ${(t / 1000).toFixed(3)}`)
+    let f = families.get(family)
+    if (!f) families.set(family, (f = { type, series: [], byName: new Map() }))
+    let named = f.byName.get(name)
+    if (!named) f.byName.set(name, (named = new Map()))
+    let s = named.get(labels)
+    if (!s) {
+      named.set(labels, (s = { labels: `${name}${labels}`, values: [], times: [] }))
+      f.series.push(s)
+    }
+    s.values.push(value)
+    s.times.push(t)
   }
   for (const sc of scenarios) generate(sc, sample)
   const out: string[] = []
   for (const [family, f] of families) {
     out.push(`# TYPE ${family} ${f.type}`)
-    for (const s of f.series.values()) out.push(...s.points)
+    for (const s of f.series)
+      out.push(
+        s.values.map((v, i) => `${s.labels} ${Number.isInteger(v) ? v : v.toFixed(6)} ${(s.times[i]! / 1000).toFixed(3)}`).join('\n'),
+      )
   }
   out.push('# EOF')
   return `${out.join('\n')}\n`
@@ -89,6 +101,23 @@ function generate(sc: Scenario, sample: Sink): void {
     return hourly.get(key)!
   }
   const base = `instance="${sc.name}:8000",model_name="${MODEL}"`
+  const plain = `{${base}}`
+  // per latency and bucket layout: the running counts' keys and the series' names and labels, made once
+  const layouts = { ttft: new Map(), itl: new Map(), e2e: new Map() } as Record<
+    Latency,
+    Map<readonly number[], { keys: string[]; labels: string[] }>
+  >
+  const layoutOf = (kind: Latency, edges: readonly number[]) => {
+    let l = layouts[kind].get(edges)
+    if (!l)
+      layouts[kind].set(edges, (l = { keys: edges.map((e) => `${kind}:${le(e)}`), labels: edges.map((e) => `{${base},le="${le(e)}"}`) }))
+    return l
+  }
+  const names = Object.fromEntries(
+    (['ttft', 'itl', 'e2e'] as const).map((k) => [k, { bucket: `${NAME[k]}_bucket`, count: `${NAME[k]}_count`, sum: `${NAME[k]}_sum` }]),
+  ) as Record<Latency, { bucket: string; count: string; sum: string }>
+  const inf = `{${base},le="+Inf"}`
+  const reasons = ['stop', 'length', 'abort'].map((r) => ({ key: `req:${r}`, labels: `{${base},finished_reason="${r}"}` }))
   const has = (f: FamilyName) => sc.families.includes(f)
   const cum: Record<string, number> = {}
   const add = (k: string, v: number) => (cum[k] = (cum[k] ?? 0) + v)
@@ -106,11 +135,12 @@ function generate(sc: Scenario, sample: Sink): void {
       const edges = kind === 'ttft' && armed && sc.ttftEdgesAfter ? sc.ttftEdgesAfter : lat.edges
       const median = lat.median * (1 + 0.8 * load) * wobble(kind, t, 0.05) * (armed ? (sc.after?.[kind] ?? 1) : 1)
       const counts = bucketCounts(random, edges, requests * lat.perRequest, median, lat.sigma)
+      const layout = layoutOf(kind, edges)
       // Cumulative buckets: each edge counts every observation at or below it.
       let below = 0
-      edges.forEach((e, k) => {
+      edges.forEach((_, k) => {
         below += counts[k]!
-        add(`${kind}:${le(e)}`, below)
+        add(layout.keys[k]!, below)
       })
       const all = add(
         `${kind}:+Inf`,
@@ -121,10 +151,11 @@ function generate(sc: Scenario, sample: Sink): void {
         counts.reduce((a, c, k) => a + c * (k < edges.length ? edges[k]! * 0.7 : edges.at(-1)! * 1.5), 0),
       )
       if (isDown(t)) continue
-      for (const e of edges) sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="${le(e)}"}`, cum[`${kind}:${le(e)}`]!, t)
-      sample(NAME[kind], 'histogram', `${NAME[kind]}_bucket`, `{${base},le="+Inf"}`, all, t)
-      sample(NAME[kind], 'histogram', `${NAME[kind]}_count`, `{${base}}`, all, t)
-      sample(NAME[kind], 'histogram', `${NAME[kind]}_sum`, `{${base}}`, cum[`${kind}:sum`]!, t)
+      const name = names[kind]
+      edges.forEach((_, k) => sample(NAME[kind], 'histogram', name.bucket, layout.labels[k]!, cum[layout.keys[k]!]!, t))
+      sample(NAME[kind], 'histogram', name.bucket, inf, all, t)
+      sample(NAME[kind], 'histogram', name.count, plain, all, t)
+      sample(NAME[kind], 'histogram', name.sum, plain, cum[`${kind}:sum`]!, t)
     }
     if (has('requests')) {
       const stop = Math.round(requests * 0.85)
@@ -133,16 +164,15 @@ function generate(sc: Scenario, sample: Sink): void {
       add('req:length', requests - stop)
       add('req:abort', aborted)
       if (!isDown(t))
-        for (const r of ['stop', 'length', 'abort'])
-          sample('vllm:request_success', 'counter', 'vllm:request_success_total', `{${base},finished_reason="${r}"}`, cum[`req:${r}`]!, t)
+        for (const r of reasons) sample('vllm:request_success', 'counter', 'vllm:request_success_total', r.labels, cum[r.key]!, t)
     }
     if (has('tokens')) {
       add('tokens', poisson(random, requests * 120))
-      if (!isDown(t)) sample('vllm:generation_tokens', 'counter', 'vllm:generation_tokens_total', `{${base}}`, cum.tokens!, t)
+      if (!isDown(t)) sample('vllm:generation_tokens', 'counter', 'vllm:generation_tokens_total', plain, cum.tokens!, t)
     }
     if (has('preemptions')) {
       add('preempt', poisson(random, requests * 0.003))
-      if (!isDown(t)) sample('vllm:num_preemptions', 'counter', 'vllm:num_preemptions_total', `{${base}}`, cum.preempt!, t)
+      if (!isDown(t)) sample('vllm:num_preemptions', 'counter', 'vllm:num_preemptions_total', plain, cum.preempt!, t)
     }
     if (has('steps')) {
       const steps = isDown(t - SCRAPE_MS / 2) ? 0 : poisson(random, 20 * (0.3 + 0.7 * load) * (SCRAPE_MS / 1000))
@@ -156,9 +186,9 @@ function generate(sc: Scenario, sample: Sink): void {
       )
       add('held', armed ? poisson(random, steps * (sc.heldAfter ?? 0)) : 0)
       if (!isDown(t)) {
-        sample('radiance:engine_steps', 'counter', 'radiance:engine_steps_total', `{${base}}`, cum.steps!, t)
-        sample('radiance:engine_steps_decode', 'counter', 'radiance:engine_steps_decode_total', `{${base}}`, cum.steps_decode!, t)
-        sample('radiance:engine_step_seconds', 'counter', 'radiance:engine_step_seconds_total', `{${base}}`, cum.seconds!, t)
+        sample('radiance:engine_steps', 'counter', 'radiance:engine_steps_total', plain, cum.steps!, t)
+        sample('radiance:engine_steps_decode', 'counter', 'radiance:engine_steps_decode_total', plain, cum.steps_decode!, t)
+        sample('radiance:engine_step_seconds', 'counter', 'radiance:engine_step_seconds_total', plain, cum.seconds!, t)
         sample(
           'radiance:engine_step_seconds_decode',
           'counter',
@@ -167,7 +197,7 @@ function generate(sc: Scenario, sample: Sink): void {
           cum.seconds_decode!,
           t,
         )
-        sample('radiance:engine_steps_held', 'counter', 'radiance:engine_steps_held_total', `{${base}}`, cum.held!, t)
+        sample('radiance:engine_steps_held', 'counter', 'radiance:engine_steps_held_total', plain, cum.held!, t)
       }
     }
   }

@@ -1,16 +1,9 @@
 // The effect's statistics, pure: quantiles as histogram_quantile computes them, Mann-Whitney with
 // ties against values worked by hand, the permutation test's level, the bootstrap's determinism.
 import { describe, expect, test } from 'vitest'
-import {
-  bootstrap,
-  mannWhitney,
-  mannWhitneyValues,
-  normalTail,
-  permutation,
-  quantile,
-  relativeShift,
-  sumBlocks,
-} from '../../helpers/effect/stats.ts'
+import { mannWhitney, mannWhitneyValues, normalTail, quantile, quantilesInto, relativeShift } from '../../helpers/effect/stats.ts'
+import { layout, sumBlocks, sumInto } from '../../helpers/effect/blocks.ts'
+import { bootstrap, permutation } from '../../helpers/effect/resample.ts'
 import { prng } from '../../helpers/effect/prng.ts'
 
 describe('quantile (histogram_quantile semantics)', () => {
@@ -29,6 +22,26 @@ describe('quantile (histogram_quantile semantics)', () => {
 
   test('empty buckets below the rank are skipped (no division by zero)', () => {
     expect(quantile({ edges, counts: [0, 0, 4, 0] }, 0.5)!.value).toBeCloseTo(0.75, 12)
+  })
+
+  test('several quantiles in one pass are each what quantile gives alone, to the bit, also read over the span of nonzero buckets', () => {
+    const qs = [0, 0.01, 0.5, 0.5, 0.95, 0.99, 1]
+    for (let seed = 1; seed <= 200; seed++) {
+      const r = prng(seed)
+      const width = 1 + Math.floor(r() * 8)
+      const e = Array.from({ length: width - 1 }, (_, k) => (k === 0 && r() < 0.2 ? -0.5 : k + r()))
+      const counts = Array.from({ length: width }, () => (r() < 0.4 ? 0 : r() < 0.5 ? Math.floor(r() * 50) : r() * 50))
+      const from = counts.findIndex((c) => c !== 0)
+      const to = counts.findLastIndex((c) => c !== 0) + 1
+      const values = new Float64Array(qs.length)
+      const beyond = new Uint8Array(qs.length)
+      const some = quantilesInto(e, Float64Array.from(counts), Math.max(0, from), to, qs, values, beyond)
+      expect(some, `seed ${seed}`).toBe(from >= 0)
+      if (!some) continue
+      const one = qs.map((q) => quantile({ edges: e, counts }, q)!)
+      expect([...values], `seed ${seed}`).toEqual(one.map((x) => x.value))
+      expect([...beyond].map((b) => b === 1)).toEqual(one.map((x) => x.beyond))
+    }
   })
 })
 
@@ -80,6 +93,29 @@ describe('shifts, the bootstrap and the permutation test', () => {
     expect(bootstrap(6, 6, () => [0.25], { rounds: 50, level: 0.95, random: prng(1) })).toEqual([{ low: 0.25, high: 0.25 }])
   })
 
+  test('the interval is the draws sorted, read at the tails: ties, NaN left out, ±Infinity, any level, one array handed back each round', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const r = prng(seed)
+      const rounds = 1 + Math.floor(r() * 300)
+      const kind = seed % 4
+      const draws = Array.from({ length: rounds }, () => {
+        const x = r()
+        if (kind === 0) return Math.floor(x * 3)
+        if (kind === 1) return x < 0.1 ? NaN : x < 0.2 ? Infinity : x < 0.25 ? -Infinity : x
+        if (kind === 2) return x < 0.5 ? NaN : 7
+        return x - 0.5
+      })
+      const level = [0.95, 0.9, 0.5, 0, 1, 0.99, -0.5][seed % 7]!
+      let i = 0
+      const out = [0]
+      const [got] = bootstrap(2, 3, () => ((out[0] = draws[i++]!), out), { rounds, level, random: r })
+      const sorted = draws.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y)
+      const tail = (1 - level) / 2
+      const at = (f: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.floor(f * sorted.length)))]!
+      expect(got, `seed ${seed}`).toEqual(sorted.length ? { low: at(tail), high: at(1 - tail) } : { low: NaN, high: NaN })
+    }
+  })
+
   test('the permutation p of exchangeable blocks is below alpha at most alpha of the time', () => {
     const alpha = 0.05
     let below = 0
@@ -109,5 +145,23 @@ describe('shifts, the bootstrap and the permutation test', () => {
         2,
       ),
     ).toEqual([21, 42])
+  })
+
+  test('a sum over the span of nonzero buckets is the plain sum in the order drawn, to the bit (a short block counts 0 past its end)', () => {
+    for (let seed = 1; seed <= 100; seed++) {
+      const r = prng(seed * 17)
+      const width = 2 + Math.floor(r() * 10)
+      const blocks = Array.from({ length: 1 + Math.floor(r() * 8) }, () =>
+        Array.from({ length: r() < 0.2 ? Math.floor(r() * width) : width }, (_, k) =>
+          k < 1 || k > width - 3 || r() < 0.3 ? 0 : r() * 1e3,
+        ),
+      )
+      const chosen = Array.from({ length: 1 + Math.floor(r() * 10) }, () => Math.floor(r() * blocks.length))
+      const plain = new Array<number>(width).fill(0)
+      for (const i of chosen) for (let k = 0; k < width; k++) plain[k]! += blocks[i]![k] ?? 0
+      const l = layout(blocks, width)
+      expect([...sumInto(l, chosen, chosen.length, 0, new Float64Array(width).fill(7))], `seed ${seed}`).toEqual(plain)
+      for (let k = 0; k < width; k++) if (k < l.from || k >= l.to) expect(blocks.every((b) => !b[k])).toBe(true)
+    }
   })
 })

@@ -23,6 +23,7 @@ const KEPT = [
   'armproof-compile-cache',
   'radiance-ref-compile-cache',
   'radiance-ref-ports-0',
+  'armproof-effect-tsdb-cache-18e1ab7882795b78',
 ]
 
 describe('tempDir', () => {
@@ -48,8 +49,10 @@ describe('tempDir', () => {
 
 describe('the check of a TMPDIR of its own', () => {
   test("nothing is a stray but what no one keeps; vitest's own folder of the run is not one, ours of its length are", () => {
-    const dir = fakeTmp([...KEPT, 'V1StGXR8_Z5jdHi6B-myT', 'armproof-plan-Ab12Cd', 'armproof-fleet-As4dFg', 'radiance-ref-xY12zw'])
-    expect(strays(dir)).toEqual(['armproof-fleet-As4dFg', 'armproof-plan-Ab12Cd', 'radiance-ref-xY12zw'])
+    // (the effect's kept blocks, not their copy on its way in)
+    const staging = 'armproof-effect-tsdb-cache-18e1ab7882795b78.4242-1764620000000'
+    const dir = fakeTmp([...KEPT, 'V1StGXR8_Z5jdHi6B-myT', 'armproof-plan-Ab12Cd', 'armproof-fleet-As4dFg', 'radiance-ref-xY12zw', staging])
+    expect(strays(dir)).toEqual([staging, 'armproof-fleet-As4dFg', 'armproof-plan-Ab12Cd', 'radiance-ref-xY12zw'])
   })
 
   test('a folder with only the kept caches is checked: a teardown that passes while nothing is added, and is red naming what was left', () => {

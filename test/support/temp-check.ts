@@ -14,6 +14,7 @@ const KEPT: readonly RegExp[] = [
   /^armproof-compile-cache$/, // bin/compile-cache.mjs
   /^radiance-ref-compile-cache$/, // engine/launch.ts
   /^radiance-ref-ports-/, // engine/proc.ts: the port leases the machine's processes share
+  /^armproof-effect-tsdb-cache-[0-9a-f]{16}$/, // test/effect/tsdb.ts: promtool's blocks of the effect's scenarios
 ]
 /**
  * vitest's own folder of the run (join(tmpdir(), nanoid()), for its module copies; none in this

@@ -1,0 +1,26 @@
+// The judge's answers held to their numbers: every shift, interval, hours p and Mann-Whitney figure
+// of the judgements in pinned.cases.ts, exactly (to the last bit), as the statistics gave them
+// before they were made faster. The same input and seed must give the same judgement: a replay
+// reaches the recorded verdict, and a faster bootstrap or permutation test is only that. A change
+// here is a change of verdicts: say why in the commit that rewrites pinned.json.
+import { readFileSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import type { Judgement } from '../../helpers/effect/judge.ts'
+import { PINNED } from './pinned.cases.ts'
+
+const EXPECTED = JSON.parse(readFileSync(new URL('./pinned.json', import.meta.url), 'utf8')) as Record<string, Judgement>
+
+describe('the judge gives the same answer for the same input and seed, number for number', () => {
+  test('every case is pinned, and every pinned answer has its case', () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(PINNED).sort())
+  })
+
+  for (const [name, judge] of Object.entries(PINNED)) {
+    test(name, () => {
+      const first = judge()
+      // twice in one process: nothing a judgement leaves behind (a reused buffer) changes the next
+      expect(judge()).toEqual(first)
+      expect(JSON.parse(JSON.stringify(first))).toEqual(EXPECTED[name])
+    })
+  }
+})
