@@ -42,8 +42,13 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr), cwd }
 }
 
+/** What an older build left in dist/ (a module since renamed or gone): the build writes over dist/ and removes what it did not write. */
+const leftOver = join(ROOT, 'dist/armproof-left-over/gone.js')
+
 beforeAll(async () => {
   mkdirSync(prefix)
+  mkdirSync(dirname(leftOver), { recursive: true })
+  writeFileSync(leftOver, 'export {}\n')
   await execa('pnpm', ['pack', '--pack-destination', work], { cwd: ROOT, stdin: 'ignore' })
   // From the checkout's own store: pnpm would otherwise pick a store on the temp folder's filesystem (another one when that is a tmpfs), empty.
   const store = String((await execa('pnpm', ['store', 'path'], { cwd: ROOT, stdin: 'ignore' })).stdout).trim()
@@ -85,6 +90,7 @@ describe('the packed tarball', () => {
     ])
       expect(files).toContain(f)
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([])
+    expect([files.filter((f) => f.includes('armproof-left-over')), existsSync(dirname(leftOver))]).toEqual([[], false])
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('node_modules/'))).toEqual([])
   })
 
