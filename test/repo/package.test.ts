@@ -4,6 +4,7 @@
 // engine and `armproof demo`, each run from an empty folder. Also: an old Node gets one line.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { pathToFileURL } from 'node:url'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -45,8 +46,31 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
 /** What an older build left in dist/ (a module since renamed or gone): the build writes over dist/ and removes what it did not write. */
 const leftOver = join(ROOT, 'dist/armproof-left-over/gone.js')
 
+const COMMANDS = ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'] as const
+/** A module of dist/ each command's run loads (demo's: verify, which it loads once --help is answered), which its --help alone does not. */
+const COMMAND_MODULE: Record<(typeof COMMANDS)[number], string> = {
+  verify: 'helpers/cli/verify.js',
+  writeback: 'helpers/writeback/command.js',
+  'merge-reports': 'helpers/fleet/merge.js',
+  serve: 'helpers/serve/command.js',
+  demo: 'helpers/cli/verify.js',
+  effect: 'helpers/effect/command.js',
+}
+/** A preload that lists, as the process exits, every module it loaded into .armproof-loaded in its folder. */
+const loadedHook = join(work, 'loaded-hook.mjs')
+const hooked = { NODE_OPTIONS: `--import=${pathToFileURL(loadedHook).href}` }
+/** The installed package's modules a hooked run loaded, as paths under its dist/. */
+const loadedBy = (r: { cwd: string }): string[] =>
+  readFileSync(join(r.cwd, '.armproof-loaded'), 'utf8')
+    .split('\n')
+    .flatMap((url) => /\/node_modules\/armproof\/dist\/(.+)$/.exec(url)?.[1] ?? [])
+
 beforeAll(async () => {
   mkdirSync(prefix)
+  writeFileSync(
+    loadedHook,
+    "import { writeFileSync } from 'node:fs'\nimport { registerHooks } from 'node:module'\nconst loaded = []\nregisterHooks({ load(url, context, next) { loaded.push(url); return next(url, context) } })\nprocess.on('exit', () => writeFileSync('.armproof-loaded', loaded.join('\\n')))\n",
+  )
   mkdirSync(dirname(leftOver), { recursive: true })
   writeFileSync(leftOver, 'export {}\n')
   await execa('pnpm', ['pack', '--pack-destination', work], { cwd: ROOT, stdin: 'ignore' })
@@ -118,18 +142,17 @@ describe('the packed tarball', () => {
 })
 
 describe('armproof, installed, run from an empty folder', () => {
-  test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
+  test('--help names the commands; --version the version; each command its own --help, answered alone without loading the command; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
-    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'])
-      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     // Behaviour changed on purpose (issue 26): the top-level --version says `armproof X.Y.Z`, as every command's does.
     // Fifteen processes that only print a line: started side by side, each judged on its own.
     const versionArgs = [
       ['--version'],
       ['-V'],
       ['-v'],
-      ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [
+      ...COMMANDS.flatMap((c) => [
         [c, '--version'],
         [c, '-V'],
       ]),
@@ -138,30 +161,50 @@ describe('armproof, installed, run from an empty folder', () => {
     for (const [i, v] of versions.entries()) {
       expect([v.exitCode, v.stdout, v.stderr], versionArgs[i]!.join(' ')).toEqual([0, `armproof ${pkg.version}`, ''])
     }
-    const verifyHelp = await run(['verify', '--help'])
-    expect(verifyHelp.exitCode).toBe(0)
+    // Each command's --help alone is answered before the command loads (bin/armproof.ts; demo answers it itself, before verify
+    // and the engine load); with another word beside it, by the command. Both print the same bytes; a module hook
+    // (loadedHook) shows what each loaded.
+    const helps = await Promise.all(
+      COMMANDS.map(async (c) => {
+        // Alone, whatever env holds: a VERIFY_JSON that is no yes/no word refuses `verify --no-color --help` (exit 2).
+        const [alone, full] = await Promise.all([
+          run([c, '--help'], { ...hooked, VERIFY_JSON: 'maybe' }),
+          run([c, '--no-color', '--help'], hooked),
+        ])
+        return { c, alone, full, loaded: [loadedBy(alone), loadedBy(full)] }
+      }),
+    )
+    for (const { c, alone, full, loaded } of helps) {
+      expect([alone.exitCode, full.exitCode, alone.stderr, full.stderr], c).toEqual([0, 0, '', ''])
+      expect(alone.stdout, c).toBe(full.stdout)
+      // Alone: neither the command's run nor vitest (demo, which answers it itself: neither verify nor the engine).
+      const run = (m: string) => m === COMMAND_MODULE[c] || m.startsWith('vendor/vitest/') || (c !== 'demo' && m === `bin/${c}.js`)
+      expect(loaded[0]!.filter(run), c).toEqual([])
+      expect(loaded[1], c).toContain(`bin/${c}.js`)
+    }
+    const helpOf = (c: (typeof COMMANDS)[number]) => helps.find((h) => h.c === c)!.alone
+    const short = await run(['writeback', '-h'])
+    expect([short.exitCode, short.stdout]).toEqual([0, helpOf('writeback').stdout])
+    const verifyHelp = helpOf('verify')
     expect(verifyHelp.stdout).toContain('VERIFY_SVC')
     // Installed, every message names the installed command, never a pnpm script of a checkout.
     expect(verifyHelp.stdout).toMatch(/^Usage: armproof verify --svc <svc> --knob <knob> \[options\]$/m)
-    const writebackHelp = await run(['writeback', '--help'])
-    expect(writebackHelp.exitCode).toBe(0)
+    const writebackHelp = helpOf('writeback')
     expect(writebackHelp.stdout).toContain('--vault')
     expect(writebackHelp.stdout).toMatch(/^Usage: armproof writeback --report <file>/m)
-    const mergeHelp = await run(['merge-reports', '--help'])
-    expect(mergeHelp.exitCode).toBe(0)
+    const mergeHelp = helpOf('merge-reports')
     expect(mergeHelp.stdout).toContain('--out')
     expect(mergeHelp.stdout).toMatch(/^Usage: armproof merge-reports /m)
-    const effectHelp = await run(['effect', '--help'])
-    expect(effectHelp.exitCode).toBe(0)
+    const effectHelp = helpOf('effect')
     expect(effectHelp.stdout).toContain('EFFECT_REPORT')
     expect(effectHelp.stdout).toContain('Usage: armproof effect --report')
-    const serveHelp = await run(['serve', '--help'])
-    expect(serveHelp.exitCode).toBe(0)
+    const serveHelp = helpOf('serve')
     expect(serveHelp.stdout).toMatch(/^Usage: armproof serve /m)
+    expect(helpOf('demo').stdout).toMatch(/^Usage: armproof demo \[--engine /m)
     const refused = await run(['writeback', '--report', 'nothing.json', '--vault', '.'])
     expect(refused.exitCode).toBe(2)
     expect(refused.stderr).toContain('next: pass the file armproof verify wrote with --report')
-    for (const r of [help, verifyHelp, writebackHelp, mergeHelp, effectHelp, serveHelp, refused])
+    for (const r of [help, ...helps.flatMap((h) => [h.alone, h.full]), refused])
       expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect|test)\b/)
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
