@@ -6,11 +6,8 @@
 import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
-const [{ verify }, { asksVersion, command, VERSION_TEXT }, { startEngine }] = await Promise.all([
-  import('../helpers/cli/verify.ts'),
-  import('../helpers/config/invocation.ts'),
-  import('../engine/launch.ts'),
-])
+// verify and the engine's launcher are loaded only once the version and the help are answered (below).
+const { asksVersion, command, VERSION_TEXT } = await import('../helpers/config/invocation.ts')
 
 /** What each demo arms: the engine's flags, and the verify options that prove them. */
 const DEMOS = {
@@ -52,7 +49,7 @@ const armed = (demo: Demo): string => {
 const ENGINES = Object.keys(DEMOS) as Demo[]
 const OTHERS = ENGINES.filter((d) => d !== 'radiance')
 
-// Answered before the engine starts: the version, and what the demo is.
+// Answered before verify and the engine load: the version, and what the demo is.
 if (asksVersion(process.argv.slice(2))) {
   process.stdout.write(`${VERSION_TEXT}\n`)
   process.exit(0)
@@ -67,6 +64,7 @@ if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
   )
   process.exit(0)
 }
+const [{ verify }, { startEngine }] = await Promise.all([import('../helpers/cli/verify.ts'), import('../engine/launch.ts')])
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
 const engineAt = process.argv.findIndex((a) => a === '--engine' || a.startsWith('--engine='))

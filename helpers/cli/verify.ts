@@ -6,8 +6,8 @@ import { contactTarget } from '../steps/first-contact/contact.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
 import { formatProblems, readDotenv, type Target } from '../config/load.ts'
-import { BUILTIN_PROFILES, builtinProfile } from '../profiles/load.ts'
-import { EXIT_OUTPUT_UNWRITTEN, helpText } from '../config/options.ts'
+import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
+import { verifyHelp } from './verify-help.ts'
 import { buildReport, type Report, type ReportInput } from '../report/json.ts'
 import { RunbookReporter } from '../report/reporter.ts'
 import { finalLine } from '../report/terminal.ts'
@@ -204,7 +204,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, 
   }
   const prepared = prepareRun({ argv: io.rawArgs, commandLine, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })
   if (prepared.kind === 'help') {
-    io.out.write(`${helpText(BUILTIN_PROFILES.map((name) => [name, [...builtinProfile(name).knobs.keys()]] as const))}\n`)
+    io.out.write(`${verifyHelp()}\n`)
     return 0
   }
   if (prepared.kind === 'version') {

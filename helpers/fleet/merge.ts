@@ -16,9 +16,10 @@ import { MAX_REPORT_BYTES } from '../report/checked.ts'
 import { junitFleetXml } from '../report/junit.ts'
 import { writeAtomicAll } from '../seams/atomic.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
-import { command, VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
+import { VERSION_FLAGS, VERSION_TEXT } from '../config/invocation.ts'
 import { fleetMarkdown, fleetTable } from './report.ts'
 import { mergeFleetReports } from './merge-check.ts'
+import { mergeHelp, mergeUsage } from './merge-help.ts'
 
 export { mergeFleetReports } from './merge-check.ts'
 
@@ -28,11 +29,6 @@ export interface MergeIo {
   cwd: string
   out: { write(text: string): unknown }
   err: { write(text: string): unknown }
-}
-
-/** The usage line, named as this process was started (helpers/config/invocation.ts). */
-export function mergeUsage(): string {
-  return `Usage: ${command('merge-reports')} (--out <merged.json> | --json) [--junit <merged.xml>] <shard-report.json>…`
 }
 
 /** The shard at `path` as parsed JSON, or why it cannot be read (one line). */
@@ -119,9 +115,7 @@ export async function mergeReports(io: MergeIo): Promise<number> {
 async function merge(io: MergeIo): Promise<number> {
   const args = parseArgs(io.rawArgs)
   if (args.help) {
-    io.out.write(
-      `${mergeUsage()}\n\nMerges the --report files of a sharded fleet run (${command('verify')} --targets FILE --shard i/n) into one; refused unless every shard of one run is there once, each target's verdict is the one its steps give, and the outputs can be written. --json writes the merged report to stdout (the other lines then go to stderr). Exit: the merged worst verdict (0 green, 1 red, 3 inconclusive), 2 when refused (nothing is written then), 4 when the outputs could not be written after all.\n`,
-    )
+    io.out.write(`${mergeHelp()}\n`)
     return 0
   }
   if (args.version) {

@@ -4,6 +4,7 @@
 // engine and `armproof demo`, each run from an empty folder. Also: an old Node gets one line.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { pathToFileURL } from 'node:url'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -42,8 +43,38 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr), cwd }
 }
 
+/** What an older build left in dist/ (a module since renamed or gone): the build writes over dist/ and removes what it did not write. */
+const leftOver = join(ROOT, 'dist/armproof-left-over/gone.js')
+
+const COMMANDS = ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'] as const
+/** A module of dist/ each command's run loads (demo's: verify, which it loads once --help is answered), which its --help alone does not. */
+const COMMAND_MODULE: Record<(typeof COMMANDS)[number], string> = {
+  verify: 'helpers/cli/verify.js',
+  writeback: 'helpers/writeback/command.js',
+  'merge-reports': 'helpers/fleet/merge.js',
+  serve: 'helpers/serve/command.js',
+  demo: 'helpers/cli/verify.js',
+  effect: 'helpers/effect/command.js',
+}
+/** The commands whose --help is also asked beside another word, which the command answers itself: those no other test here runs whole. */
+const WHOLE_HELP: readonly string[] = ['merge-reports', 'effect']
+/** A preload that lists, as the process exits, every module it loaded into .armproof-loaded in its folder. */
+const loadedHook = join(work, 'loaded-hook.mjs')
+const hooked = { NODE_OPTIONS: `--import=${pathToFileURL(loadedHook).href}` }
+/** The installed package's modules a hooked run loaded, as paths under its dist/. */
+const loadedBy = (r: { cwd: string }): string[] =>
+  readFileSync(join(r.cwd, '.armproof-loaded'), 'utf8')
+    .split('\n')
+    .flatMap((url) => /\/node_modules\/armproof\/dist\/(.+)$/.exec(url)?.[1] ?? [])
+
 beforeAll(async () => {
   mkdirSync(prefix)
+  writeFileSync(
+    loadedHook,
+    "import { writeFileSync } from 'node:fs'\nimport { registerHooks } from 'node:module'\nconst loaded = []\nregisterHooks({ load(url, context, next) { loaded.push(url); return next(url, context) } })\nprocess.on('exit', () => writeFileSync('.armproof-loaded', loaded.join('\\n')))\n",
+  )
+  mkdirSync(dirname(leftOver), { recursive: true })
+  writeFileSync(leftOver, 'export {}\n')
   await execa('pnpm', ['pack', '--pack-destination', work], { cwd: ROOT, stdin: 'ignore' })
   // From the checkout's own store: pnpm would otherwise pick a store on the temp folder's filesystem (another one when that is a tmpfs), empty.
   const store = String((await execa('pnpm', ['store', 'path'], { cwd: ROOT, stdin: 'ignore' })).stdout).trim()
@@ -85,6 +116,7 @@ describe('the packed tarball', () => {
     ])
       expect(files).toContain(f)
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([])
+    expect([files.filter((f) => f.includes('armproof-left-over')), existsSync(dirname(leftOver))]).toEqual([[], false])
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('scripts/') || f.startsWith('node_modules/'))).toEqual([])
   })
 
@@ -112,18 +144,17 @@ describe('the packed tarball', () => {
 })
 
 describe('armproof, installed, run from an empty folder', () => {
-  test('--help names the commands; --version the version; each command its own --help; an unknown command exits 2', async () => {
+  test('--help names the commands; --version the version; each command its own --help, answered alone without loading the command; an unknown command exits 2', async () => {
     const help = await run(['--help'])
     expect(help.exitCode, help.stderr).toBe(0)
-    for (const c of ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'])
-      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     // Behaviour changed on purpose (issue 26): the top-level --version says `armproof X.Y.Z`, as every command's does.
     // Fifteen processes that only print a line: started side by side, each judged on its own.
     const versionArgs = [
       ['--version'],
       ['-V'],
       ['-v'],
-      ...['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'].flatMap((c) => [
+      ...COMMANDS.flatMap((c) => [
         [c, '--version'],
         [c, '-V'],
       ]),
@@ -132,30 +163,52 @@ describe('armproof, installed, run from an empty folder', () => {
     for (const [i, v] of versions.entries()) {
       expect([v.exitCode, v.stdout, v.stderr], versionArgs[i]!.join(' ')).toEqual([0, `armproof ${pkg.version}`, ''])
     }
-    const verifyHelp = await run(['verify', '--help'])
-    expect(verifyHelp.exitCode).toBe(0)
+    // Each command's --help alone is answered before the command loads (bin/armproof.ts; demo answers it itself, before verify
+    // and the engine load); with another word beside it, by the command. A module hook (loadedHook) shows what each loaded.
+    // Beside another word only for the two commands no other test here runs whole (verify, writeback, serve and demo are run
+    // below); that the alone text is the command's own for the others: "each command's help module …", in this process.
+    const helps = await Promise.all(
+      COMMANDS.map(async (c) => {
+        // Alone, whatever env holds: a VERIFY_JSON that is no yes/no word refuses `verify --no-color --help` (exit 2).
+        const [alone, full] = await Promise.all([
+          run([c, '--help'], { ...hooked, VERIFY_JSON: 'maybe' }),
+          WHOLE_HELP.includes(c) ? run([c, '--no-color', '--help'], hooked) : null,
+        ])
+        return { c, alone, full, loaded: [loadedBy(alone), full ? loadedBy(full) : []] }
+      }),
+    )
+    for (const { c, alone, full, loaded } of helps) {
+      expect([alone.exitCode, alone.stderr], c).toEqual([0, ''])
+      // Alone: neither the command's run nor vitest (demo, which answers it itself: neither verify nor the engine).
+      const run = (m: string) => m === COMMAND_MODULE[c] || m.startsWith('vendor/vitest/') || (c !== 'demo' && m === `bin/${c}.js`)
+      expect(loaded[0]!.filter(run), c).toEqual([])
+      if (full === null) continue
+      expect([full.exitCode, full.stderr, full.stdout], c).toEqual([0, '', alone.stdout])
+      expect(loaded[1], c).toContain(`bin/${c}.js`)
+    }
+    const helpOf = (c: (typeof COMMANDS)[number]) => helps.find((h) => h.c === c)!.alone
+    const short = await run(['writeback', '-h'])
+    expect([short.exitCode, short.stdout]).toEqual([0, helpOf('writeback').stdout])
+    const verifyHelp = helpOf('verify')
     expect(verifyHelp.stdout).toContain('VERIFY_SVC')
     // Installed, every message names the installed command, never a pnpm script of a checkout.
     expect(verifyHelp.stdout).toMatch(/^Usage: armproof verify --svc <svc> --knob <knob> \[options\]$/m)
-    const writebackHelp = await run(['writeback', '--help'])
-    expect(writebackHelp.exitCode).toBe(0)
+    const writebackHelp = helpOf('writeback')
     expect(writebackHelp.stdout).toContain('--vault')
     expect(writebackHelp.stdout).toMatch(/^Usage: armproof writeback --report <file>/m)
-    const mergeHelp = await run(['merge-reports', '--help'])
-    expect(mergeHelp.exitCode).toBe(0)
+    const mergeHelp = helpOf('merge-reports')
     expect(mergeHelp.stdout).toContain('--out')
     expect(mergeHelp.stdout).toMatch(/^Usage: armproof merge-reports /m)
-    const effectHelp = await run(['effect', '--help'])
-    expect(effectHelp.exitCode).toBe(0)
+    const effectHelp = helpOf('effect')
     expect(effectHelp.stdout).toContain('EFFECT_REPORT')
     expect(effectHelp.stdout).toContain('Usage: armproof effect --report')
-    const serveHelp = await run(['serve', '--help'])
-    expect(serveHelp.exitCode).toBe(0)
+    const serveHelp = helpOf('serve')
     expect(serveHelp.stdout).toMatch(/^Usage: armproof serve /m)
+    expect(helpOf('demo').stdout).toMatch(/^Usage: armproof demo \[--engine /m)
     const refused = await run(['writeback', '--report', 'nothing.json', '--vault', '.'])
     expect(refused.exitCode).toBe(2)
     expect(refused.stderr).toContain('next: pass the file armproof verify wrote with --report')
-    for (const r of [help, verifyHelp, writebackHelp, mergeHelp, effectHelp, serveHelp, refused])
+    for (const r of [help, ...helps.flatMap((h) => (h.full ? [h.alone, h.full] : [h.alone])), refused])
       expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect|test)\b/)
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
@@ -164,10 +217,11 @@ describe('armproof, installed, run from an empty folder', () => {
     )
   })
 
+  // One engine for the three runs against it, one after the other, as a fleet's endpoint is verified run after run.
   describe('against the reference engine', () => {
     let engine: EngineHandle
     beforeAll(async () => {
-      engine = await startEngine({ svc: 'pkg-green', processName: 'rpkg-green', args: ['--prefill-interleave', '1'] })
+      engine = await startEngine({ svc: 'pkg', processName: 'rpkg', args: ['--prefill-interleave', '1'] })
     })
     afterAll(() => engine.stop())
 
@@ -195,7 +249,7 @@ describe('armproof, installed, run from an empty folder', () => {
       )
       expect(r.exitCode, r.stdout + r.stderr).toBe(0)
       expect(r.stdout).toMatch(
-        /^GREEN · PREFILL_INTERLEAVE=1 proven on pkg-green .* · next: armproof writeback --report \S+pkg\.json --vault <dir> · /m,
+        /^GREEN · PREFILL_INTERLEAVE=1 proven on pkg .* · next: armproof writeback --report \S+pkg\.json --vault <dir> · /m,
       )
       expect(r.stdout).not.toMatch(/\bpnpm\b/)
       expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · /)
@@ -203,11 +257,8 @@ describe('armproof, installed, run from an empty folder', () => {
       expect(report.verdict).toBe('green')
       expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.map((id) => `${id} passed`))
     })
-  })
 
-  test('armproof verify --targets --json: a fleet from the bundled package, the fleet report alone on stdout', async () => {
-    const engine = await startEngine({ svc: 'pkg-fleet', processName: 'rpkg-fleet', args: ['--prefill-interleave', '1'] })
-    try {
+    test('armproof verify --targets --json: a fleet from the bundled package, the fleet report alone on stdout', async () => {
       const targets = join(mkdtempSync(join(work, 'fleet-')), 'targets.yaml')
       writeFileSync(
         targets,
@@ -218,14 +269,9 @@ describe('armproof, installed, run from an empty folder', () => {
       const fleet = checkedFleetReport(JSON.parse(r.stdout) as FleetReport)
       expect([fleet.verdict, fleet.targets.map((t) => `${t.name} ${t.report.verdict}`)]).toEqual(['green', [`${engine.svc} green`]])
       expect(r.stderr).toMatch(/^next for the green targets: armproof writeback /m)
-    } finally {
-      await engine.stop()
-    }
-  })
+    })
 
-  test('armproof serve from the bundled package: each run is a child verify of the package (its own dist/bin/verify.js), green answered 200, SIGTERM ends it', async () => {
-    const engine = await startEngine({ svc: 'pkg-serve', processName: 'rpkg-serve', args: ['--prefill-interleave', '1'] })
-    try {
+    test('armproof serve from the bundled package: each run is a child verify of the package (its own dist/bin/verify.js), green answered 200, SIGTERM ends it', async () => {
       const targets = join(mkdtempSync(join(work, 'serve-')), 'targets.yaml')
       writeFileSync(
         targets,
@@ -255,9 +301,7 @@ describe('armproof, installed, run from an empty folder', () => {
       const ended = await server
       expect(ended.exitCode, log).toBe(143)
       expect(`${log}${String(ended.stderr)}`).not.toMatch(/\bpnpm\b/)
-    } finally {
-      await engine.stop()
-    }
+    })
   })
 
   // Was inconclusive (exit 3) before the engine profiles: the packaged vllm profile now verifies it.
@@ -276,6 +320,33 @@ describe('armproof, installed, run from an empty folder', () => {
     expect(r.stdout).not.toMatch(/\bpnpm\b/)
     expect(readCheckedReport(join(r.cwd, 'demo.json')).verdict).toBe('green')
   })
+})
+
+test("each command's help module (what the installed command answers --help alone from) is the text the command prints itself: verify, writeback, serve, in this process", async () => {
+  const [{ verify }, { writeback }, { serve }, { verifyHelp }, { writebackHelp }, { serveHelp }] = await Promise.all([
+    import('../../helpers/cli/verify.ts'),
+    import('../../helpers/writeback/command.ts'),
+    import('../../helpers/serve/command.ts'),
+    import('../../helpers/cli/verify-help.ts'),
+    import('../../helpers/writeback/options.ts'),
+    import('../../helpers/serve/options.ts'),
+  ])
+  for (const [name, command, help] of [
+    ['verify', verify, verifyHelp],
+    ['writeback', writeback, writebackHelp],
+    ['serve', serve, serveHelp],
+  ] as const) {
+    let out = ''
+    let err = ''
+    const io = {
+      rawArgs: ['--help'],
+      env: { VERIFY_NO_DOTENV: '1' },
+      cwd: work,
+      out: { write: (t: string) => (out += t) },
+      err: { write: (t: string) => (err += t) },
+    }
+    expect([await command(io), err, out], name).toEqual([0, '', `${help()}\n`])
+  }
 })
 
 describe('engines is enforced before any TypeScript loads', () => {
@@ -312,9 +383,10 @@ describe('engines is enforced before any TypeScript loads', () => {
     expect(String(r.stderr).trim()).toMatch(
       /^armproof needs Node >=22\.19 \(24 LTS\); this is Node 20\.20\.2 \(.*\): run `sh bootstrap\.sh demo`/,
     )
-    const fits = await asNode('22.19.0', 'bin/run.mjs', ['verify', '--help'])
+    // A Node that fits runs the command (demo's --help: answered before verify loads, some 0.1 CPU-s less than verify's).
+    const fits = await asNode('22.19.0', 'bin/run.mjs', ['demo', '--help'])
     expect(fits.exitCode, String(fits.stderr)).toBe(0)
-    expect(String(fits.stdout)).toMatch(/^Usage: node bin\/verify\.ts --svc <svc> --knob <knob>/m)
+    expect(String(fits.stdout)).toMatch(/^Usage: node bin\/demo\.ts \[--engine radiance\|vllm\|sglang\|llama\.cpp\]/m)
     // A word that is no command run through it: exit 2, the commands named, nothing loaded.
     const other = await asNode('24.21.0', 'bin/run.mjs', ['armproof'])
     expect(other.exitCode).toBe(2)

@@ -1,0 +1,25 @@
+// `effect --help`. Its own module, with only what the text needs, so that the installed command
+// answers `armproof effect --help` without loading the judge and its HTTP client (bin/armproof.ts).
+import { COMMON_SWITCHES, optionRows } from '../config/options.ts'
+import { command } from '../config/invocation.ts'
+import { EFFECT_METAVARS, EFFECT_OPTIONS } from './options.ts'
+import { EFFECT_EXIT } from './result.ts'
+
+export function effectHelp(): string {
+  const self = command('effect')
+  return [
+    'armproof effect: judge, later and from the real traffic in Prometheus, what an arm did to latency, throughput and cadence.',
+    '',
+    `Usage: ${self} --report <verify report> [options]`,
+    `       ${self} --svc <svc> --knob <knob> --armed-at <RFC 3339 time> --prometheus-url <url> [options]`,
+    '',
+    'Options (each has an env twin; .env is read; a flag beats env):',
+    ...optionRows(EFFECT_OPTIONS, 34, (f) => EFFECT_METAVARS[f] ?? 'value'),
+    ...COMMON_SWITCHES,
+    '',
+    'Per metric: better, worse, no change, changed (cadence or throughput, which have no worse direction: never a failure) or inconclusive (too little traffic, a gap, bucket edges that differ, a series absent).',
+    'Worse or better only when Mann-Whitney (on the observations) and a permutation test over the hours both say p < 0.01, the bootstrap interval of the shift excludes zero, and the shift passes its threshold.',
+    '',
+    `Exit codes: ${EFFECT_EXIT.ok} no metric worse · ${EFFECT_EXIT.worse} a metric worse · ${EFFECT_EXIT.config} configuration (nothing contacted), or Prometheus refused on first contact · ${EFFECT_EXIT.inconclusive} inconclusive · ${EFFECT_EXIT.unwritten} the verdict was printed but an output (--out, a picture, --summary, --vault, the fixtures) was not written`,
+  ].join('\n')
+}
