@@ -5,7 +5,8 @@
 import { afterAll, describe, test } from 'vitest'
 import type { EngineHandle } from '../../engine/launch.ts'
 import { PROFILE_MATRIX } from '../support/profile-matrix.ts'
-import { checkRow, rows } from '../support/fault-matrix-check.ts'
+import { checkRow, rows, startRowOf } from '../support/fault-matrix-check.ts'
+import { sharedEngines } from '../support/shared-engines.ts'
 
 const engines: EngineHandle[] = []
 afterAll(async () => {
@@ -15,6 +16,12 @@ afterAll(async () => {
 // Numbered after radiance's rows (their svc and process names are machine-wide): 500 on.
 const CASES = rows(PROFILE_MATRIX, (c) => 500 + PROFILE_MATRIX.indexOf(c))
 
+// Rows that need the very same engine and never change it share one, one row after another (test/support/shared-engines.ts).
+const SHARED = sharedEngines(CASES, (first) => startRowOf(first, engines))
+
 describe.concurrent('the fault matrix of the other engines', () => {
-  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => checkRow(c, engines, expect))
+  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => {
+    const share = SHARED.get(c)
+    return share ? share.run((row) => checkRow(c, engines, expect, row)) : checkRow(c, engines, expect)
+  })
 })
