@@ -137,16 +137,21 @@ const radianceHelps = (path: string): Array<{ argv: readonly string[]; path: str
   { argv: ['-h'], path },
 ]
 
-/** An emulated engine's help command lines (engine/profile-launch.ts helpAnswers), each written to a file of `root`. */
+/** An emulated engine's help command lines (engine/profile-launch.ts helpAnswers), each answer written once to a file of `root`. */
 function profileHelps(
   root: string,
   profile: EmulatedProfile,
   env: Readonly<Record<string, string>>,
   faults: readonly string[],
 ): Array<{ argv: readonly string[]; path: string }> {
-  return helpAnswers(profile, env, faults).map(({ argv, stdout }, i) => {
-    const path = join(root, `help-${i}.txt`)
-    writeFileSync(path, stdout)
+  const files = new Map<string, string>()
+  return helpAnswers(profile, env, faults).map(({ argv, stdout }) => {
+    let path = files.get(stdout)
+    if (path === undefined) {
+      path = join(root, `help-${files.size}.txt`)
+      writeFileSync(path, stdout)
+      files.set(stdout, path)
+    }
     return { argv, path }
   })
 }
