@@ -17,7 +17,8 @@ import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../../helpers/writeback/report.ts'
 import { mergeReports } from '../../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from '../support/fleet.ts'
-import { cleanup, groupLive, ROOT, runVerify, spawnVerify, verdicts } from '../support/run-verify.ts'
+import { cleanup, groupLive, ROOT, runVerify as verifyRun, spawnVerify, verdicts } from '../support/run-verify.ts'
+import { slots } from '../../helpers/seams/slots.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
 
@@ -28,6 +29,21 @@ const keyDir = mkdtempSync(join(tmpdir(), 'armproof-fleet-key-'))
 const keyFile = join(keyDir, 'key')
 writeFileSync(keyFile, `${KEY}\n`, { mode: 0o600 })
 const healthyEntry = () => engineEntry(engines.healthy, { 'api-key-file': keyFile })
+/**
+ * Two `pnpm verify` runs at a time (a fleet's two shards side by side), the file's other runs
+ * waiting for one to end: each run side by side with others takes a verify host of its own
+ * (test/support/verify-host.ts), and a host's start costs more CPU than the run; their engines'
+ * budgets, not the CPU, are what the runs wait on.
+ */
+const LANES = slots(2)
+async function runVerify(...args: Parameters<typeof verifyRun>): ReturnType<typeof verifyRun> {
+  const release = await LANES.acquire()
+  try {
+    return await verifyRun(...args)
+  } finally {
+    release()
+  }
+}
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
 /**
  * The engines are ready before any run starts: the health budget is spent only by the never-ready
@@ -79,7 +95,8 @@ afterAll(async () => {
   rmSync(keyDir, { recursive: true, force: true })
 })
 
-describe.concurrent('a fleet in one run', () => {
+// A test's time includes its wait for a lane (LANES): up to three runs before it.
+describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
   test('healthy, knob-ignored and never-ready targets: GREEN, RED, INCONCLUSIVE; exit 1; every output shows every target', async () => {
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
       healthyEntry(),
