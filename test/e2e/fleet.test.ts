@@ -238,19 +238,26 @@ describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
     }
   })
 
-  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2', async () => {
+  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2. --concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
     // A server that answers 404 to everything: a --base-url that is not the engine's root.
     const { port } = await listening()
     const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
     const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
+    // One at a time: the never-ready target holds the only slot for its whole health budget; the
+    // healthy one after it is still judged with its full budgets (green). A refused target takes no slot.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+      engineEntry(engines.loading),
+      healthyEntry(),
+      keyless,
+      missing,
+    ])
     const summary = join(file, '..', 'fleet-summary.md')
-    const run = await runVerify(['--targets', file, '--summary', summary, ...FLEET_FAST])
+    const run = await runVerify(['--targets', file, '--summary', summary, '--concurrency', '1', ...FLEET_FAST])
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(2)
       // --summary PATH: the fleet's table, with the mode, the duration, each target's endpoint and the meter line.
       const md = readFileSync(summary, 'utf8')
-      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 3 target\(s\): 1 green, 2 error$/m)
+      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 4 target\(s\): 1 inconclusive, 1 green, 2 error$/m)
       expect(md).toMatch(/^mode \*\*live\*\* · took \d/m)
       expect(md).toContain(`| ${engines.healthy.svc} | \`${engines.healthy.baseUrl}\` |`)
       expect(md).toContain(`| ${missing.svc} | \`http://127.0.0.1:${port}\` |`)
@@ -259,8 +266,19 @@ describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
       expect(md).not.toContain(KEY)
       const report = run.report as unknown as FleetReport
       expect(report.verdict).toBe('error')
-      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
-      const [, k, m] = report.targets.map((t) => t.report)
+      expect(targetVerdicts(report), run.stdout).toEqual({
+        [engines.loading.svc]: 'inconclusive',
+        [engines.healthy.svc]: 'green',
+        [keyless.svc]: 'error',
+        [missing.svc]: 'error',
+      })
+      const [loading, healthy, k, m] = report.targets.map((t) => t.report)
+      // One at a time: the healthy target's steps began after the never-ready one's had ended.
+      const loadingEnd = Date.parse(loading!.finishedAt)
+      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
+      // The wait (at least the never-ready target's whole health budget) is not in its own step's time.
+      expect(healthStep.durationMs).toBeLessThan(HEALTH_BUDGET_MS)
+      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
       expect(k!.steps).toEqual([])
       expect(m!.steps).toEqual([])
       expect(k!.error).toMatch(/^first contact: \/v1\/models answers HTTP 401 \(the key\)/)
@@ -275,7 +293,7 @@ describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
       // No step of a refused target ran: its name never appears on a step line.
       expect(run.stdout).not.toMatch(new RegExp(`^${keyless.svc} +\\d+ . `, 'm'))
       for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
-      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(3)
+      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(4)
     } finally {
       cleanup(run)
     }
@@ -304,27 +322,6 @@ describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
     )
     expect(all).toMatch(/Tests +1 failed \| 8 passed/)
     expect(all).not.toContain(KEY)
-  })
-
-  test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
-    // The never-ready target holds the only slot for its whole health budget (and its meter window);
-    // the healthy one after it is still judged with its full budgets: green.
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [engineEntry(engines.loading), healthyEntry()])
-    const run = await runVerify(['--targets', file, '--concurrency', '1', ...FLEET_FAST])
-    try {
-      expect(run.exitCode, run.stdout + run.stderr).toBe(3)
-      const report = run.report as unknown as FleetReport
-      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
-      const [loading, healthy] = report.targets.map((t) => t.report)
-      // One at a time: the healthy target's steps began after the never-ready one's had ended.
-      const loadingEnd = Date.parse(loading!.finishedAt)
-      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
-      // The wait (at least the never-ready target's whole health budget) is not in its own step's time.
-      expect(healthStep.durationMs).toBeLessThan(HEALTH_BUDGET_MS)
-      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
-    } finally {
-      cleanup(run)
-    }
   })
 })
 
