@@ -15,9 +15,10 @@ import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
 import { helpText } from './help.ts'
 import { alive, freePort, releasePort, spawned } from './proc.ts'
-import { profilePlan, RADIANCE_IMAGE } from './profile-launch.ts'
+import { helpAnswers, profilePlan, RADIANCE_IMAGE } from './profile-launch.ts'
 import type { ProfileName } from './profile-launch.ts'
 import type { ProfileFaultName } from './profiles/faults.ts'
+import type { EmulatedProfile } from './profiles/types.ts'
 import { writeRuntimeShims } from './runtime-shims.ts'
 import type { RuntimeFaultName } from './runtime-objects.ts'
 import { writeShims } from './shims.ts'
@@ -130,6 +131,31 @@ async function bootPrinted(child: ChildProcess, root: string): Promise<void> {
   while (alive(child) && !existsSync(marker) && Date.now() < deadline) await sleep(15)
 }
 
+/** radiance's `--help` and `-h`: the file written at launch. */
+const radianceHelps = (path: string): Array<{ argv: readonly string[]; path: string }> => [
+  { argv: ['--help'], path },
+  { argv: ['-h'], path },
+]
+
+/** An emulated engine's help command lines (engine/profile-launch.ts helpAnswers), each answer written once to a file of `root`. */
+function profileHelps(
+  root: string,
+  profile: EmulatedProfile,
+  env: Readonly<Record<string, string>>,
+  faults: readonly string[],
+): Array<{ argv: readonly string[]; path: string }> {
+  const files = new Map<string, string>()
+  return helpAnswers(profile, env, faults).map(({ argv, stdout }) => {
+    let path = files.get(stdout)
+    if (path === undefined) {
+      path = join(root, `help-${files.size}.txt`)
+      writeFileSync(path, stdout)
+      files.set(stdout, path)
+    }
+    return { argv, path }
+  })
+}
+
 export async function startEngine(options: EngineOptions = {}): Promise<EngineHandle> {
   const profile = options.profile ?? 'radiance'
   const plan = profile === 'radiance' ? null : profilePlan(profile, options.args ?? [], options.faults ?? [], options.load)
@@ -215,7 +241,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
     entry: ENGINE_ENTRY,
     engineEnv: containerEnv,
     engineLead: faults.flatMap((f) => ['--fault', f]),
-    helpPath: plan ? null : helpPath,
+    helps: plan ? profileHelps(root, profile as EmulatedProfile, containerEnv, options.faults ?? []) : radianceHelps(helpPath),
     compileCache: COMPILE_CACHE,
     podman: plan !== null,
     facts: {

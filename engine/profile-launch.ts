@@ -52,3 +52,29 @@ export function profilePlan(
 }
 
 export const RADIANCE_IMAGE = IMAGES.radiance
+
+/** The help command lines of each profile (its own and its verifier profile's help command): each answered from a file, not a node start. */
+const HELP_ARGVS: Record<EmulatedProfile, readonly (readonly string[])[]> = {
+  vllm: [['--help'], ['-h'], ['serve', '--help'], ['serve', '-h'], ['serve', '--help=all']],
+  sglang: [['--help'], ['-h'], ['serve', '--help'], ['serve', '-h']],
+  'llama.cpp': [['--help'], ['-h'], ['--usage']],
+}
+
+/**
+ * What the engine prints for each of its help command lines, computed once by the launcher (the
+ * same start() its process runs, with the container's env: a `podman exec` gets that one, not the
+ * caller's): only the answers that are help (exit 0, nothing on stderr), which a shim prints with
+ * no node start; any other command line (or one whose env makes it an error) runs the engine.
+ */
+export function helpAnswers(
+  profile: EmulatedProfile,
+  env: Readonly<Record<string, string>>,
+  faults: readonly string[],
+): Array<{ argv: readonly string[]; stdout: string }> {
+  const answers: Array<{ argv: readonly string[]; stdout: string }> = []
+  for (const argv of HELP_ARGVS[profile]) {
+    const started = PROFILES[profile].start(argv, { ...env }, new Set(faults as ProfileFaultName[]), 0)
+    if (started.kind === 'exit' && started.code === 0 && started.stderr === '') answers.push({ argv, stdout: started.stdout })
+  }
+  return answers
+}

@@ -24,8 +24,8 @@ export interface RuntimeShimSpec {
   engineEnv: Readonly<Record<string, string>>
   /** argv the engine command gets before the user's (radiance's `--fault X` switches). */
   engineLead: readonly string[]
-  /** What `radiance --help` alone prints (a file), so it needs no node start; null: run the engine. */
-  helpPath: string | null
+  /** The engine command's help command lines, each with the file holding what it prints (exit 0): no node start for those. */
+  helps: ReadonlyArray<{ argv: readonly string[]; path: string }>
   compileCache: string
   /** Wrap engine/shims.ts's podman (already in binDir) so `exec <svc>` runs this engine's command (an emulated engine). */
   podman: boolean
@@ -36,10 +36,12 @@ function engineCase(spec: RuntimeShimSpec): string {
   const env = Object.entries(spec.engineEnv)
     .map(([k, v]) => `${k}=${shQuote(v)}`)
     .join(' ')
-  const help =
-    spec.helpPath === null
-      ? ''
-      : `if [ $# -eq 1 ] && { [ "$1" = "--help" ] || [ "$1" = "-h" ]; }; then exec cat ${shQuote(spec.helpPath)}; fi\n    `
+  const help = spec.helps
+    .map(({ argv, path }) => {
+      const words = argv.map((word, i) => ` && [ "$${i + 1}" = ${shQuote(word)} ]`).join('')
+      return `if [ $# -eq ${argv.length} ]${words}; then exec cat ${shQuote(path)}; fi\n    `
+    })
+    .join('')
   return `${shQuote(spec.facts.binary)})
     shift
     ${help}[ -n "\${NODE_COMPILE_CACHE:-}" ] || NODE_COMPILE_CACHE=${shQuote(spec.compileCache)}

@@ -17,7 +17,8 @@ import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { REPORT_SCHEMA } from '../../helpers/writeback/report.ts'
 import { mergeReports } from '../../helpers/fleet/merge.ts'
 import { engineEntry, targetVerdicts, writeTargets } from '../support/fleet.ts'
-import { cleanup, groupLive, ROOT, runVerify, spawnVerify, verdicts } from '../support/run-verify.ts'
+import { cleanup, groupLive, ROOT, runVerify as verifyRun, spawnVerify, verdicts } from '../support/run-verify.ts'
+import { slots } from '../../helpers/seams/slots.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 import { readCheckedReport } from '../support/report-schema.ts'
 
@@ -28,6 +29,21 @@ const keyDir = mkdtempSync(join(tmpdir(), 'armproof-fleet-key-'))
 const keyFile = join(keyDir, 'key')
 writeFileSync(keyFile, `${KEY}\n`, { mode: 0o600 })
 const healthyEntry = () => engineEntry(engines.healthy, { 'api-key-file': keyFile })
+/**
+ * Two `pnpm verify` runs at a time (a fleet's two shards side by side), the file's other runs
+ * waiting for one to end: each run side by side with others takes a verify host of its own
+ * (test/support/verify-host.ts), and a host's start costs more CPU than the run; their engines'
+ * budgets, not the CPU, are what the runs wait on.
+ */
+const LANES = slots(2)
+async function runVerify(...args: Parameters<typeof verifyRun>): ReturnType<typeof verifyRun> {
+  const release = await LANES.acquire()
+  try {
+    return await verifyRun(...args)
+  } finally {
+    release()
+  }
+}
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
 /**
  * The engines are ready before any run starts: the health budget is spent only by the never-ready
@@ -79,7 +95,8 @@ afterAll(async () => {
   rmSync(keyDir, { recursive: true, force: true })
 })
 
-describe.concurrent('a fleet in one run', () => {
+// A test's time includes its wait for a lane (LANES): up to three runs before it.
+describe.concurrent('a fleet in one run', { timeout: 120_000 }, () => {
   test('healthy, knob-ignored and never-ready targets: GREEN, RED, INCONCLUSIVE; exit 1; every output shows every target', async () => {
     const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
       healthyEntry(),
@@ -221,19 +238,26 @@ describe.concurrent('a fleet in one run', () => {
     }
   })
 
-  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2', async () => {
+  test('first contact per target: a refused key (401) and a /health that is not there (404) end those targets at once with verdict error, no step judged; the others run on; exit 2. --concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
     // A server that answers 404 to everything: a --base-url that is not the engine's root.
     const { port } = await listening()
     const keyless = { ...engineEntry(engines.healthy), svc: unique('fk-') }
     const missing = { ...engineEntry(engines.ignored), svc: unique('fn-'), 'base-url': `http://127.0.0.1:${port}` }
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [healthyEntry(), keyless, missing])
+    // One at a time: the never-ready target holds the only slot for its whole health budget; the
+    // healthy one after it is still judged with its full budgets (green). A refused target takes no slot.
+    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
+      engineEntry(engines.loading),
+      healthyEntry(),
+      keyless,
+      missing,
+    ])
     const summary = join(file, '..', 'fleet-summary.md')
-    const run = await runVerify(['--targets', file, '--summary', summary, ...FLEET_FAST])
+    const run = await runVerify(['--targets', file, '--summary', summary, '--concurrency', '1', ...FLEET_FAST])
     try {
       expect(run.exitCode, run.stdout + run.stderr).toBe(2)
       // --summary PATH: the fleet's table, with the mode, the duration, each target's endpoint and the meter line.
       const md = readFileSync(summary, 'utf8')
-      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 3 target\(s\): 1 green, 2 error$/m)
+      expect(md).toMatch(/^### ⛔ armproof fleet ERROR: 4 target\(s\): 1 inconclusive, 1 green, 2 error$/m)
       expect(md).toMatch(/^mode \*\*live\*\* · took \d/m)
       expect(md).toContain(`| ${engines.healthy.svc} | \`${engines.healthy.baseUrl}\` |`)
       expect(md).toContain(`| ${missing.svc} | \`http://127.0.0.1:${port}\` |`)
@@ -242,8 +266,19 @@ describe.concurrent('a fleet in one run', () => {
       expect(md).not.toContain(KEY)
       const report = run.report as unknown as FleetReport
       expect(report.verdict).toBe('error')
-      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.healthy.svc]: 'green', [keyless.svc]: 'error', [missing.svc]: 'error' })
-      const [, k, m] = report.targets.map((t) => t.report)
+      expect(targetVerdicts(report), run.stdout).toEqual({
+        [engines.loading.svc]: 'inconclusive',
+        [engines.healthy.svc]: 'green',
+        [keyless.svc]: 'error',
+        [missing.svc]: 'error',
+      })
+      const [loading, healthy, k, m] = report.targets.map((t) => t.report)
+      // One at a time: the healthy target's steps began after the never-ready one's had ended.
+      const loadingEnd = Date.parse(loading!.finishedAt)
+      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
+      // The wait (at least the never-ready target's whole health budget) is not in its own step's time.
+      expect(healthStep.durationMs).toBeLessThan(HEALTH_BUDGET_MS)
+      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
       expect(k!.steps).toEqual([])
       expect(m!.steps).toEqual([])
       expect(k!.error).toMatch(/^first contact: \/v1\/models answers HTTP 401 \(the key\)/)
@@ -258,7 +293,7 @@ describe.concurrent('a fleet in one run', () => {
       // No step of a refused target ran: its name never appears on a step line.
       expect(run.stdout).not.toMatch(new RegExp(`^${keyless.svc} +\\d+ . `, 'm'))
       for (const t of report.targets) expect(REPORT_SCHEMA.check(t.report, '').ok, t.name).toBe(true)
-      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(3)
+      expect(readFileSync(run.junitPath, 'utf8').match(/<testsuite /g)).toHaveLength(4)
     } finally {
       cleanup(run)
     }
@@ -287,27 +322,6 @@ describe.concurrent('a fleet in one run', () => {
     )
     expect(all).toMatch(/Tests +1 failed \| 8 passed/)
     expect(all).not.toContain(KEY)
-  })
-
-  test('--concurrency 1: a target waits for its slot, and its budgets start with its own steps, not while it waited', async () => {
-    // The never-ready target holds the only slot for its whole health budget (and its meter window);
-    // the healthy one after it is still judged with its full budgets: green.
-    const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [engineEntry(engines.loading), healthyEntry()])
-    const run = await runVerify(['--targets', file, '--concurrency', '1', ...FLEET_FAST])
-    try {
-      expect(run.exitCode, run.stdout + run.stderr).toBe(3)
-      const report = run.report as unknown as FleetReport
-      expect(targetVerdicts(report), run.stdout).toEqual({ [engines.loading.svc]: 'inconclusive', [engines.healthy.svc]: 'green' })
-      const [loading, healthy] = report.targets.map((t) => t.report)
-      // One at a time: the healthy target's steps began after the never-ready one's had ended.
-      const loadingEnd = Date.parse(loading!.finishedAt)
-      const healthStep = healthy!.steps.find((s) => s.id === 'health')!
-      // The wait (at least the never-ready target's whole health budget) is not in its own step's time.
-      expect(healthStep.durationMs).toBeLessThan(HEALTH_BUDGET_MS)
-      expect(Date.parse(healthy!.finishedAt)).toBeGreaterThan(loadingEnd)
-    } finally {
-      cleanup(run)
-    }
   })
 })
 

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 import { COMPILE_CACHE, ENGINE_ENTRY, startEngine } from '../../engine/launch.ts'
 import type { EngineHandle } from '../../engine/launch.ts'
+import { PROFILE_ENV } from '../../engine/env.ts'
+import { helpAnswers } from '../../engine/profile-launch.ts'
+import { builtinProfile } from '../../helpers/profiles/load.ts'
 
 interface Ran {
   code: number
@@ -151,6 +154,23 @@ describe('docker shim', () => {
     expect(await run('docker', ['exec', 'rad-0', 'radiance', '--help'], radiance.env)).toEqual(
       await run(process.execPath, [ENGINE_ENTRY, '--help']),
     )
+  })
+
+  test("an emulated engine's help command lines are answered from a file: byte for byte what its process prints, with no node start", async () => {
+    const own = await run(process.execPath, [ENGINE_ENTRY, '--profile', 'vllm', 'serve', '--help=all'])
+    expect(own.stdout).toContain('--max-num-seqs')
+    // A node that cannot start (its preload is missing) answers nothing; the file still does.
+    const noNode = { ...vllm.env, NODE_OPTIONS: '--import=/nonexistent/armproof-preload.mjs' }
+    for (const shim of ['podman', 'docker']) expect(await run(shim, ['exec', 'vllm-0', 'vllm', 'serve', '--help=all'], noNode)).toEqual(own)
+    expect((await run('docker', ['exec', 'vllm-0', 'vllm', 'serve', '--help=max-num-seqs'], noNode)).code).not.toBe(0)
+    // Each verifier profile's help command (helpers/profiles/*.yaml) is among its engine's answers, as its process prints it.
+    for (const profile of ['vllm', 'sglang', 'llama.cpp'] as const) {
+      const argv = builtinProfile(profile).engine.help.command.split(' ').slice(1)
+      const answer = helpAnswers(profile, { [PROFILE_ENV]: profile }, []).find((a) => a.argv.join(' ') === argv.join(' '))
+      expect(answer?.stdout, `${profile}: ${argv.join(' ')}`).toBe(
+        (await run(process.execPath, [ENGINE_ENTRY, '--profile', profile, ...argv])).stdout,
+      )
+    }
   })
 
   test('podman answers for an emulated engine too: logs and exec <svc> vllm …', async () => {

@@ -11,7 +11,7 @@
 import dns from 'node:dns'
 import { expect } from 'vitest'
 import type { EngineHandle } from '../../engine/launch.ts'
-import { needsReady, rowArgs, startRow } from './row-engines.ts'
+import { needsReady, rowArgs, startRow, type RowEngines } from './row-engines.ts'
 import { EXIT_CODES, STEP_IDS } from '../../helpers/steps/verdict.ts'
 import { END_TO_END, type FaultCase } from './fault-matrix.ts'
 // A name under .invalid answers NXDOMAIN in this process too (a row preloads it with NODE_OPTIONS).
@@ -54,9 +54,15 @@ function inProcessEnv(env: Record<string, string> | undefined): Record<string, s
   return rest
 }
 
-/** `x`: the test's own expect (rows run side by side). */
-export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect): Promise<void> {
-  const row = await startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
+/** The row's own engines, started for it (each row's svc and process name are its own). */
+export const startRowOf = (c: Row, engines: EngineHandle[]): Promise<RowEngines> => startRow(c, `fm${c.i}`, `rf${c.i}-${RUN}`, engines)
+
+/**
+ * `x`: the test's own expect (rows run side by side). `shared`: an engine the row shares with rows
+ * that run before or after it (./shared-engines.ts), left running; else the row starts and stops its own.
+ */
+export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect = expect, shared?: RowEngines): Promise<void> {
+  const row = shared ?? (await startRowOf(c, engines))
   const { engine, baseUrl } = row
   const args = rowArgs(c, engine, baseUrl)
   if (needsReady(c)) await row.waitReady()
@@ -71,7 +77,7 @@ export async function checkRow(c: Row, engines: EngineHandle[], x: typeof expect
           await verifyInProcess(args, { env: { ...engine.env, ...env }, hostEnv: engine.env })
         : await proveInProcess(args, { engine, ...(env ? { env } : {}) })
   const stats = c.stats ? await engine.stats() : undefined
-  await row.stop()
+  if (!shared) await row.stop()
   const context = `${run.stdout}\n${run.stderr}`
   if (c.stats) x(stats, `the engine's /stats after the run\n${context}`).toMatchObject(c.stats)
   // The preload's answer, not the machine's resolver: the run's connection asked the patched dns.lookup.
