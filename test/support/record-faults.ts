@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startEngine, type EngineHandle, type EngineOptions } from '../../engine/launch.ts'
-import type { FaultRow, Outcome } from './fault-row.ts'
+import { oneVerifyAtATime, type FaultRow, type Outcome } from './fault-row.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, verdicts, type VerifyRun } from './run-verify.ts'
 import { verifyExactly } from './verify-in-process.ts'
 import { writeTargets } from './fleet.ts'
@@ -29,8 +29,19 @@ const faultEnv = (fault: 'EXDEV' | 'ENOSPC' | 'EACCES', folder: string) => ({
   ARMPROOF_FS_FAULT: `${fault}:${folder}`,
 })
 
-/** A reference engine armed to 1 (with `faults`) and a fixtures folder `<parent>/rec` for `fn`; both gone after it. */
-async function withEngine<T>(
+/**
+ * A reference engine armed to 1 (with `faults`) and a fixtures folder `<parent>/rec` for `fn`; both
+ * gone after it. One such row at a time (oneVerifyAtATime): every one runs pnpm verify.
+ */
+function withEngine<T>(
+  faults: EngineOptions['faults'],
+  fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>,
+  prepare?: (folder: string) => Promise<void>,
+): Promise<T> {
+  return oneVerifyAtATime(() => engineRow(faults, fn, prepare))
+}
+
+async function engineRow<T>(
   faults: EngineOptions['faults'],
   fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>,
   prepare?: (folder: string) => Promise<void>,

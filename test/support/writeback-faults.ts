@@ -19,7 +19,7 @@ import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
 import { runId } from '../../helpers/report/identity.ts'
-import type { FaultRow, Outcome } from './fault-row.ts'
+import { oneVerifyAtATime, type FaultRow, type Outcome } from './fault-row.ts'
 import { MERGE_FAULTS } from './merge-faults.ts'
 import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
 import { PAGE_FAULTS } from './page-faults.ts'
@@ -101,7 +101,7 @@ async function replay(
   const argv = [...args, '--mode', 'replay', '--fixtures', dir]
   const run = options.before
     ? await verifyInProcess(argv)
-    : await runVerify(argv, { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+    : await oneVerifyAtATime(() => runVerify(argv, { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } }))
   try {
     assert.doesNotMatch(run.stderr, /^\s+at .+:\d+:\d+\)?$/m, 'a stack trace was printed')
     const after = await Promise.all(['run.json', 'http.json', 'host.json'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')))
