@@ -29,38 +29,49 @@ const faultEnv = (fault: 'EXDEV' | 'ENOSPC' | 'EACCES', folder: string) => ({
   ARMPROOF_FS_FAULT: `${fault}:${folder}`,
 })
 
+/** A reference engine armed to 1, with `faults`. */
+const armedEngine = (faults: NonNullable<EngineOptions['faults']>) =>
+  startEngine({ svc: `rf-${unique()}`, processName: `rrf-${unique()}`, args: ['--prefill-interleave', '1'], faults })
+
 /**
- * A reference engine armed to 1 (with `faults`) and a fixtures folder `<parent>/rec` for `fn`; both
- * gone after it. One such row at a time (oneVerifyAtATime): every one runs pnpm verify.
+ * The engine armed to 1, without faults, of the rows that only record from it (their harm is in
+ * the verify process's file system): one row after another (oneVerifyAtATime), so each verdict is
+ * about it alone, with no other row's traffic in flight. Started by the first; stopSharedEngine
+ * (faults.test.ts, after the table) stops it.
  */
-function withEngine<T>(
-  faults: EngineOptions['faults'],
-  fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>,
-  prepare?: (folder: string) => Promise<void>,
-): Promise<T> {
-  return oneVerifyAtATime(() => engineRow(faults, fn, prepare))
+let shared: Promise<EngineHandle> | undefined
+
+export async function stopSharedEngine(): Promise<void> {
+  const engine = shared
+  shared = undefined
+  await engine?.then(
+    (e) => e.stop(),
+    () => {},
+  )
 }
 
-async function engineRow<T>(
-  faults: EngineOptions['faults'],
+/**
+ * A reference engine armed to 1 (`'shared'`, or one of its own with `faults`, stopped after `fn`)
+ * and a fixtures folder `<parent>/rec` for `fn`, gone after it. One such row at a time
+ * (oneVerifyAtATime): every one runs pnpm verify.
+ */
+function withEngine<T>(
+  faults: 'shared' | NonNullable<EngineOptions['faults']>,
   fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>,
   prepare?: (folder: string) => Promise<void>,
 ): Promise<T> {
-  const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-row-'))
-  const folder = join(parent, 'rec')
-  await prepare?.(folder)
-  const engine = await startEngine({
-    svc: `rf-${unique()}`,
-    processName: `rrf-${unique()}`,
-    args: ['--prefill-interleave', '1'],
-    faults: faults ?? [],
+  return oneVerifyAtATime(async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-row-'))
+    const folder = join(parent, 'rec')
+    await prepare?.(folder)
+    const engine = await (faults === 'shared' ? (shared ??= armedEngine([])) : armedEngine(faults))
+    try {
+      return await fn(engine, folder, parent)
+    } finally {
+      if (faults !== 'shared') await engine.stop()
+      await rm(parent, { recursive: true, force: true })
+    }
   })
-  try {
-    return await fn(engine, folder, parent)
-  } finally {
-    await engine.stop()
-    await rm(parent, { recursive: true, force: true })
-  }
 }
 
 /** `run`'s outcome after `check`, the run's folder removed whatever happens. */
@@ -83,7 +94,7 @@ async function record(
   options: { prepare?: (folder: string) => Promise<void>; args?: string[] } = {},
 ): Promise<Outcome> {
   return withEngine(
-    [],
+    'shared',
     async (engine, folder, parent) => {
       const run = await runVerify(
         [...engineArgs(engine), ...ARM, ...FAST, '--mode', 'record', '--fixtures', folder, ...(options.args ?? [])],
@@ -177,7 +188,7 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
     exit: 4,
     message: 'could not write the fixtures to',
     run: () =>
-      withEngine([], async (engine, folder, parent) => {
+      withEngine('shared', async (engine, folder, parent) => {
         const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
           { svc: engine.svc, 'base-url': engine.baseUrl, process: engine.processName, fixtures: folder },
         ])
