@@ -2,13 +2,13 @@
 // see every exchange. Every request is bounded in time and in body size, and the API key stays
 // with its origin: no hop (a redirect, or a request to any other URL) carries `Authorization` to
 // an origin other than the base URL's.
-import { getCACertificates } from 'node:tls'
 import { pipeline } from 'node:stream'
-import { createGunzip } from 'node:zlib'
 import type { Agent } from 'undici'
 
 // undici (109 files) is loaded by the first live request, not with this module: a replay, --help
-// and a refused configuration never load it.
+// and a refused configuration never load it. node:tls and node:zlib too are taken where they are
+// used (process.getBuiltinModule): `pnpm writeback` imports this module (the replay seam's
+// HttpError) and makes no request, and loading those two cost ~10 ms of its ~80 ms start.
 let undici: Promise<typeof import('undici')> | undefined
 const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'))
 
@@ -167,7 +167,9 @@ async function once(agent: LazyAgent, req: HttpRequest, url: string): Promise<Om
     // here, and the cap counts the decoded bytes: a small bomb is as refused as a large page.
     const gzip = /^\s*(x-)?gzip\s*$/i.test(headers['content-encoding'] ?? '')
     // pipeline, not pipe: a body that breaks off (reset, timeout) ends the decoder with its error.
-    const source: AsyncIterable<Buffer> = gzip ? pipeline(res.body, createGunzip(), () => {}) : (res.body as AsyncIterable<Buffer>)
+    const source: AsyncIterable<Buffer> = gzip
+      ? pipeline(res.body, process.getBuiltinModule('node:zlib').createGunzip(), () => {})
+      : (res.body as AsyncIterable<Buffer>)
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of source) {
@@ -235,7 +237,7 @@ export interface LiveHttpOptions {
 /** The live client: undici, no keep-alive reuse surprises across polls, redirects by hand. */
 export function liveHttp(options: LiveHttpOptions = {}): HttpClient & { close(): Promise<void> } {
   // --ca-file adds to the trusted CAs (Node's default store, NODE_EXTRA_CA_CERTS included); it never replaces them.
-  const ca = options.caPem ? [...getCACertificates('default'), options.caPem] : undefined
+  const ca = options.caPem ? [...process.getBuiltinModule('node:tls').getCACertificates('default'), options.caPem] : undefined
   const agent = lazyAgent({ connect: { timeout: 10_000, ...(ca ? { ca } : {}) }, keepAliveTimeout: 1000 })
   return {
     async request(req) {

@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startEngine, type EngineHandle, type EngineOptions } from '../../engine/launch.ts'
-import type { FaultRow, Outcome } from './fault-row.ts'
+import { oneVerifyAtATime, type FaultRow, type Outcome } from './fault-row.ts'
 import { FAST, ROOT, cleanup, engineArgs, runVerify, verdicts, type VerifyRun } from './run-verify.ts'
 import { verifyExactly } from './verify-in-process.ts'
 import { writeTargets } from './fleet.ts'
@@ -29,27 +29,49 @@ const faultEnv = (fault: 'EXDEV' | 'ENOSPC' | 'EACCES', folder: string) => ({
   ARMPROOF_FS_FAULT: `${fault}:${folder}`,
 })
 
-/** A reference engine armed to 1 (with `faults`) and a fixtures folder `<parent>/rec` for `fn`; both gone after it. */
-async function withEngine<T>(
-  faults: EngineOptions['faults'],
+/** A reference engine armed to 1, with `faults`. */
+const armedEngine = (faults: NonNullable<EngineOptions['faults']>) =>
+  startEngine({ svc: `rf-${unique()}`, processName: `rrf-${unique()}`, args: ['--prefill-interleave', '1'], faults })
+
+/**
+ * The engine armed to 1, without faults, of the rows that only record from it (their harm is in
+ * the verify process's file system): one row after another (oneVerifyAtATime), so each verdict is
+ * about it alone, with no other row's traffic in flight. Started by the first; stopSharedEngine
+ * (faults.test.ts, after the table) stops it.
+ */
+let shared: Promise<EngineHandle> | undefined
+
+export async function stopSharedEngine(): Promise<void> {
+  const engine = shared
+  shared = undefined
+  await engine?.then(
+    (e) => e.stop(),
+    () => {},
+  )
+}
+
+/**
+ * A reference engine armed to 1 (`'shared'`, or one of its own with `faults`, stopped after `fn`)
+ * and a fixtures folder `<parent>/rec` for `fn`, gone after it. One such row at a time
+ * (oneVerifyAtATime): every one runs pnpm verify.
+ */
+function withEngine<T>(
+  faults: 'shared' | NonNullable<EngineOptions['faults']>,
   fn: (engine: EngineHandle, folder: string, parent: string) => Promise<T>,
   prepare?: (folder: string) => Promise<void>,
 ): Promise<T> {
-  const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-row-'))
-  const folder = join(parent, 'rec')
-  await prepare?.(folder)
-  const engine = await startEngine({
-    svc: `rf-${unique()}`,
-    processName: `rrf-${unique()}`,
-    args: ['--prefill-interleave', '1'],
-    faults: faults ?? [],
+  return oneVerifyAtATime(async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'armproof-rec-row-'))
+    const folder = join(parent, 'rec')
+    await prepare?.(folder)
+    const engine = await (faults === 'shared' ? (shared ??= armedEngine([])) : armedEngine(faults))
+    try {
+      return await fn(engine, folder, parent)
+    } finally {
+      if (faults !== 'shared') await engine.stop()
+      await rm(parent, { recursive: true, force: true })
+    }
   })
-  try {
-    return await fn(engine, folder, parent)
-  } finally {
-    await engine.stop()
-    await rm(parent, { recursive: true, force: true })
-  }
 }
 
 /** `run`'s outcome after `check`, the run's folder removed whatever happens. */
@@ -72,7 +94,7 @@ async function record(
   options: { prepare?: (folder: string) => Promise<void>; args?: string[] } = {},
 ): Promise<Outcome> {
   return withEngine(
-    [],
+    'shared',
     async (engine, folder, parent) => {
       const run = await runVerify(
         [...engineArgs(engine), ...ARM, ...FAST, '--mode', 'record', '--fixtures', folder, ...(options.args ?? [])],
@@ -166,7 +188,7 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
     exit: 4,
     message: 'could not write the fixtures to',
     run: () =>
-      withEngine([], async (engine, folder, parent) => {
+      withEngine('shared', async (engine, folder, parent) => {
         const file = writeTargets({ knob: 'PREFILL_INTERLEAVE', value: '1', host: 'local' }, [
           { svc: engine.svc, 'base-url': engine.baseUrl, process: engine.processName, fixtures: folder },
         ])

@@ -4,7 +4,6 @@
 // exit code and the message; docs/writeback-faults.md is generated from it (scripts/faults-doc.ts),
 // and a test keeps the two equal.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { chmod, chown, cp, link, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
@@ -13,13 +12,13 @@ import { fileDigests, stableJson } from '../../helpers/seams/digest.ts'
 import { verifyRecording } from '../../helpers/seams/recording.ts'
 import type { RunMeta } from '../../helpers/seams/recording-files.ts'
 import { nodeFs } from '../../helpers/writeback/atomic.ts'
-import { lockPathOf } from '../../helpers/writeback/lock.ts'
+import { alive, lockPathOf } from '../../helpers/writeback/lock.ts'
 import { cliRace, race, startWorker } from './writeback-race.ts'
 import { ROOT, cleanup, runVerify } from './run-verify.ts'
 import { verifyInProcess } from './verify-in-process.ts'
 import { greenReport, inSandbox, PAGE, passedSteps, sandbox, type Run } from './writeback-sandbox.ts'
 import { runId } from '../../helpers/report/identity.ts'
-import type { FaultRow, Outcome } from './fault-row.ts'
+import { oneVerifyAtATime, type FaultRow, type Outcome } from './fault-row.ts'
 import { MERGE_FAULTS } from './merge-faults.ts'
 import { OUTPUT_FAULTS, RECORD_FAULTS } from './record-faults.ts'
 import { PAGE_FAULTS } from './page-faults.ts'
@@ -33,6 +32,16 @@ export const RACE = { writers: 20, rounds: 10, commands: 5 } as const
 const now = () => new Date().toISOString()
 const outcome = (r: Run): Outcome => ({ exit: r.code, output: `${r.out}${r.err}` })
 const ESC = '\u001b'
+
+/**
+ * A live process on this host other than this one, as a live writeback's lock names it: this
+ * process's parent (vitest's main process, or whatever started it), alive for as long as this one runs.
+ */
+function liveOtherPid(): number {
+  const pid = process.ppid
+  assert.ok(pid !== process.pid && alive(pid), `the parent pid ${pid} is not a live process other than this one`)
+  return pid
+}
 
 /** Writes `report` (an object patched over a fresh green report) and runs writeback; the page must be unchanged when refused. */
 async function writebackWith(
@@ -101,7 +110,7 @@ async function replay(
   const argv = [...args, '--mode', 'replay', '--fixtures', dir]
   const run = options.before
     ? await verifyInProcess(argv)
-    : await runVerify(argv, { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } })
+    : await oneVerifyAtATime(() => runVerify(argv, { env: { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/no-sockets.ts')}` } }))
   try {
     assert.doesNotMatch(run.stderr, /^\s+at .+:\d+:\d+\)?$/m, 'a stack trace was printed')
     const after = await Promise.all(['run.json', 'http.json', 'host.json'].map((f) => readFile(join(dir, f), 'utf8').catch(() => '')))
@@ -200,18 +209,14 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
     message: 'page lock (',
     async run() {
       const box = await sandbox({ 'llm-7.md': PAGE })
-      const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+      const holder = liveOtherPid()
       try {
-        await writeFile(
-          lockPathOf(join(box.vault, 'llm-7.md')),
-          `${holder.pid} ${hostname().replace(/\s/g, '_') || 'localhost'} ${now()}\n`,
-        )
+        await writeFile(lockPathOf(join(box.vault, 'llm-7.md')), `${holder} ${hostname().replace(/\s/g, '_') || 'localhost'} ${now()}\n`)
         const r = await box.run([], { lockWaitMs: 300 })
-        assert.match(r.err, new RegExp(`locked by pid ${holder.pid}`))
+        assert.match(r.err, new RegExp(`locked by pid ${holder}`))
         assert.equal(await box.page('llm-7.md'), PAGE)
         return outcome(r)
       } finally {
-        holder.kill('SIGKILL')
         await box.remove()
       }
     },
@@ -224,20 +229,19 @@ const FAULTS_OF_ISSUE_11: readonly FaultRow[] = [
     message: 'wrote the PREFILL_INTERLEAVE entry',
     async run() {
       const box = await sandbox({ 'llm-7.md': PAGE })
-      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+      const other = liveOtherPid()
       try {
         const page = join(box.vault, 'llm-7.md')
         await writeFile(
           lockPathOf(page),
-          `${other.pid} ${hostname().replace(/\s/g, '_') || 'localhost'} ${new Date(Date.now() - 3_600_000).toISOString()}\n`,
+          `${other} ${hostname().replace(/\s/g, '_') || 'localhost'} ${new Date(Date.now() - 3_600_000).toISOString()}\n`,
         )
         // A temp file of this page whose pid is alive (reused) is garbage too: only the lock holder writes one.
-        await writeFile(join(box.vault, `.llm-7.md.armproof-${other.pid}-0badc0de.tmp`), 'half a page')
+        await writeFile(join(box.vault, `.llm-7.md.armproof-${other}-0badc0de.tmp`), 'half a page')
         const r = await box.run([], { lockWaitMs: 2000 })
         assert.deepEqual(await box.files(), ['llm-7.md'])
         return outcome(r)
       } finally {
-        other.kill('SIGKILL')
         await box.remove()
       }
     },

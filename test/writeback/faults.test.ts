@@ -2,8 +2,9 @@
 // its harm, checks what must hold (page, files, output), and must end with its exit code and
 // message. docs/writeback-faults.md is generated from the same rows and kept equal here.
 import { readFileSync } from 'node:fs'
-import { describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 import { writebackFaultsMarkdown } from '../../scripts/faults-doc.ts'
+import { stopSharedEngine } from '../support/record-faults.ts'
 import { WRITEBACK_FAULTS, type FaultRow } from '../support/writeback-faults.ts'
 
 async function check(row: FaultRow): Promise<void> {
@@ -11,6 +12,9 @@ async function check(row: FaultRow): Promise<void> {
   expect(got.output, got.output).toContain(row.message)
   expect(got.exit, got.output).toBe(row.exit)
 }
+
+// The record rows' shared engine (test/support/record-faults.ts) ends with the table.
+afterAll(stopSharedEngine)
 
 // The many-process rows one at a time, first; then every other row at once.
 describe('the writeback and replay fault table: many processes', () => {
