@@ -69,15 +69,17 @@ export function decodePng(bytes: Uint8Array): DecodedPng {
     const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1))
     const out = pixels.subarray(y * stride, (y + 1) * stride)
     const prev = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : undefined
+    // Filter 0 (none, what armproof's encoder writes): the row as it is, without the per-byte loop.
+    if (filter === 0) {
+      out.set(line)
+      continue
+    }
     for (let i = 0; i < stride; i++) {
       const a = i >= channels ? out[i - channels]! : 0
       const b = prev ? prev[i]! : 0
       const c = prev && i >= channels ? prev[i - channels]! : 0
       const x = line[i]!
       switch (filter) {
-        case 0:
-          out[i] = x
-          break
         case 1:
           out[i] = (x + a) & 0xff
           break

@@ -3,9 +3,7 @@
 // for --load-closed-ms, then serves (503 for --load-503-ms, then ready).
 import type { Server } from 'node:http'
 import { FLEET_ENV, PROFILE_ENV, STANDBY_ENV } from './env.ts'
-import { runFleet } from './fleet-main.ts'
 import { readFlags } from './flags.ts'
-import { helpText } from './help.ts'
 import { bootOutput, logLine, startingLine } from './ledger.ts'
 import { markBooted, watchParent } from './parent.ts'
 import { buildServer } from './server.ts'
@@ -17,8 +15,9 @@ function out(line: string): void {
 
 async function main(argv: readonly string[]): Promise<void> {
   const parsed = await readFlags(argv)
+  // --help and a fleet import their modules when asked: an engine's start imports only what it runs.
   if (parsed.kind === 'help') {
-    process.stdout.write(helpText(parsed.faults))
+    process.stdout.write((await import('./help.ts')).helpText(parsed.faults))
     process.exit(0)
   }
   if (parsed.kind === 'error') {
@@ -29,7 +28,7 @@ async function main(argv: readonly string[]): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0))
   const echoed = argv.filter((a, i) => a !== '--fault' && argv[i - 1] !== '--fault' && !a.startsWith('--fault='))
   if (process.env[FLEET_ENV]) {
-    runFleet(config, echoed)
+    ;(await import('./fleet-main.ts')).runFleet(config, echoed)
     return
   }
   watchParent()

@@ -8,7 +8,8 @@
 // With --measure it also runs every case live and prints each time to verdict against its budget.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { FAULTS, PROFILE_FAULTS } from '../engine/faults.ts'
+import { FAULTS } from '../engine/faults.ts'
+import { PROFILE_FAULTS } from '../engine/profiles/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
 import {
