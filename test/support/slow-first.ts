@@ -3,7 +3,11 @@
 // size, which starts the long waits (fleets, Prometheus scrapes, the fault matrix's engines) late
 // and leaves them running alone at the end. These files, longest first (each file's duration in a
 // `CI=true pnpm test` on 2 cores, paths under test/), start before the rest; the rest keep vitest's
-// own order. Re-measure with `pnpm test` when the list seems stale: an outdated list costs time,
+// own order. The files that mostly wait on timers (prometheus-verify, prometheus-meter, verify-host,
+// read-ahead-cancel, reads-dropped: scrapes, meter windows, a host's idle eviction) are spaced out
+// between files that keep the CPU busy: started side by side, they left both cores idle for some
+// 6 s of the run (/proc/stat each second); spaced, the run's wall per CPU-s fell 2–3 % (2 A/B pairs).
+// Re-measure with `pnpm test` when the list seems stale: an outdated list costs time,
 // never a result.
 import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,21 +29,21 @@ export const SLOW_FIRST: readonly string[] = [
   'e2e/prometheus-verify.test.ts',
   'e2e/fault-matrix-profiles.test.ts',
   'e2e/prometheus-meter.test.ts',
+  'effect/property.test.ts',
   'cli/verify-host.test.ts',
+  'repo/ci-examples.test.ts',
   'seams/read-ahead-cancel.test.ts',
+  'effect/prometheus.test.ts',
   'e2e/reads-dropped.test.ts',
+  'e2e/profile-replay.test.ts',
   'writeback/command.test.ts',
   'e2e/prometheus-faults.test.ts',
   'cli/contain.test.ts',
+  'e2e/verify.test.ts',
   'e2e/prometheus-exemplar.test.ts',
+  'fleet/plan.test.ts',
   'cli/stock-pool-fallback.test.ts',
   'e2e/fault-matrix-heavy.test.ts',
-  'effect/prometheus.test.ts',
-  'effect/property.test.ts',
-  'e2e/profile-replay.test.ts',
-  'e2e/verify.test.ts',
-  'fleet/plan.test.ts',
-  'repo/ci-examples.test.ts',
 ]
 
 /** Names in SLOW_FIRST are relative to test/ (a file in a folder keeps its folder: effect/x.test.ts). */
