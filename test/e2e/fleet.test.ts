@@ -36,14 +36,7 @@ const healthyEntry = () => engineEntry(engines.healthy, { 'api-key-file': keyFil
  * budgets, not the CPU, are what the runs wait on.
  */
 const LANES = slots(2)
-async function runVerify(...args: Parameters<typeof verifyRun>): ReturnType<typeof verifyRun> {
-  const release = await LANES.acquire()
-  try {
-    return await verifyRun(...args)
-  } finally {
-    release()
-  }
-}
+const runVerify = (...args: Parameters<typeof verifyRun>): ReturnType<typeof verifyRun> => LANES.run(() => verifyRun(...args))
 const unique = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`
 /**
  * The engines are ready before any run starts: the health budget is spent only by the never-ready

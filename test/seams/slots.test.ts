@@ -43,3 +43,29 @@ describe('slots: a waiter that lets go', () => {
     expect(gate.inUse()).toBe(0)
   })
 })
+
+describe('slots: run', () => {
+  test('runs one at a time on one slot, and gives the slot back whether the function resolves or rejects', async () => {
+    const gate = slots(1)
+    const order: string[] = []
+    const step = (name: string, fail: boolean) => async () => {
+      order.push(`${name} in (${gate.inUse()} in use, ${gate.waiting()} waiting)`)
+      await new Promise((r) => setTimeout(r, 5))
+      order.push(`${name} out`)
+      if (fail) throw new Error(`${name} failed`)
+      return name
+    }
+    const runs = [gate.run(step('a', true)), gate.run(step('b', false)), gate.run(step('c', false))]
+    const settled = await Promise.allSettled(runs)
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual(['a failed', 'b', 'c'])
+    expect(order).toEqual([
+      'a in (1 in use, 2 waiting)',
+      'a out',
+      'b in (1 in use, 1 waiting)',
+      'b out',
+      'c in (1 in use, 0 waiting)',
+      'c out',
+    ])
+    expect([gate.inUse(), gate.waiting()]).toEqual([0, 0])
+  })
+})

@@ -40,11 +40,4 @@ const verifySlot = slots(1)
  * a verify host of its own (test/support/verify-host.ts) or a child: six at once started six hosts,
  * some 0.4 CPU-s each, where one after another they share one. What a row runs and checks is the same.
  */
-export async function oneVerifyAtATime<T>(fn: () => Promise<T>): Promise<T> {
-  const release = await verifySlot.acquire()
-  try {
-    return await fn()
-  } finally {
-    release()
-  }
-}
+export const oneVerifyAtATime = <T>(fn: () => Promise<T>): Promise<T> => verifySlot.run(fn)
