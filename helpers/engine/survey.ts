@@ -59,7 +59,9 @@ export function sections(stdout: string): Array<{ name: string; arg: string; tex
 /** The per-process part of a survey and of `detailsScript`: stat and cmdline of each pid in `$P`. */
 const PROC_LOOP = [
   'for p in $P; do',
-  `  echo "${MARK}stat $p"; cat /proc/$p/stat 2>/dev/null`,
+  // The stat line is one line: read by the shell itself, with no process of its own (a process
+  // that just exited prints nothing, as cat printed nothing).
+  `  echo "${MARK}stat $p"; { IFS= read -r l < /proc/$p/stat && printf '%s\\n' "$l"; } 2>/dev/null`,
   // A cmdline that cannot be read (permission denied under hidepid) fails the script, so the host
   // seam's `--sudo auto` retries it under sudo -n; a process that just exited is simply absent.
   `  echo "${MARK}cmdline $p"; cat /proc/$p/cmdline || r=1; echo`,
@@ -80,14 +82,27 @@ export const portHex = (port: number | null): string => (port === null ? '' : `:
  * named ones and the port's holders, in numeric order, once each). One process where the survey
  * took ten awk, a sort and their shells; what it prints is what those printed.
  */
-const SOCKETS_AWK = String.raw`function tcp(file,  x, n, a, i) {
+/**
+ * The awk function that keeps the listening sockets (state 0A) of one /proc/net/tcp{,6} file, and
+ * stops reading at its first connection. The kernel prints its listening table first and its
+ * connections after it (net/ipv4/tcp_ipv4.c: the listening hash, then the established hash), and
+ * printing the rest walks the whole established hash and every connection of the host: on a host
+ * that serves thousands, lines armproof would only skip. A line in state 03 (SYN_RECV) does not
+ * stop it: kernels before 4.4 printed a listener's pending requests right after it. Nor does a
+ * line that does not parse.
+ */
+export const TCP_AWK = String.raw`function tcp(file,  x, n, a, i) {
   while ((getline x < file) > 0) {
     if (++i == 1) continue
     n = split(x, a)
-    if (n > 9 && a[4] == "0A") { L[++nl] = x; LI[nl] = a[10]; li[a[10]] = 1; if (index(h, " " substr(a[2], length(a[2]) - 4) " ")) q[a[10]] = 1 }
+    if (n <= 9) continue
+    if (a[4] == "0A") { L[++nl] = x; LI[nl] = a[10]; li[a[10]] = 1; if (index(h, " " substr(a[2], length(a[2]) - 4) " ")) q[a[10]] = 1 }
+    else if (a[4] != "03") break
   }
   close(file)
-}
+}`
+
+const SOCKETS_AWK = String.raw`${TCP_AWK}
 BEGIN {
   split(f, a); for (j in a) fs[a[j]] = 1
   while ((getline x < "/proc/stat") > 0) { split(x, a); if (a[1] == "btime") print a[2] }
