@@ -4,13 +4,16 @@
 // an origin other than the base URL's.
 import { pipeline } from 'node:stream'
 import type { Agent } from 'undici'
+import type { RequestParts } from './undici-parts.ts'
 
-// undici (109 files) is loaded by the first live request, not with this module: a replay, --help
-// and a refused configuration never load it. node:tls and node:zlib too are taken where they are
-// used (process.getBuiltinModule): `pnpm writeback` imports this module (the replay seam's
-// HttpError) and makes no request, and loading those two cost ~10 ms of its ~80 ms start.
-let undici: Promise<typeof import('undici')> | undefined
-const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'))
+// undici is loaded by the first live request, not with this module: a replay, --help and a
+// refused configuration never load it. And only the three parts of it armproof uses
+// (./undici-parts.ts): its index loads all 109 files (fetch, WebSocket, caches, mocks), some
+// 80 ms of CPU against 40 for these 25. node:tls and node:zlib too are taken where they are used
+// (process.getBuiltinModule): `pnpm writeback` imports this module (the replay seam's HttpError)
+// and makes no request, and loading those two cost ~10 ms of its ~80 ms start.
+let undici: Promise<RequestParts> | undefined
+const loadUndici = (): Promise<RequestParts> => (undici ??= import('./undici-parts.ts').then((m) => m.loadRequestParts()))
 
 /** The live client's connection pool, made on its first request. */
 interface LazyAgent {
@@ -151,11 +154,10 @@ async function once(agent: LazyAgent, req: HttpRequest, url: string): Promise<Om
   const signal = AbortSignal.timeout(req.timeoutMs)
   try {
     const [{ request }, dispatcher] = await Promise.all([loadUndici(), agent.get()])
-    const res = await request(url, {
+    const res = await request(dispatcher, url, {
       method: req.method,
       headers: req.headers,
       body: req.body,
-      dispatcher,
       signal,
       headersTimeout: req.timeoutMs,
       bodyTimeout: req.timeoutMs,
