@@ -13,6 +13,7 @@ import { loadYaml } from '../../engine/profiles/yaml.ts'
 import { helpText } from '../../engine/help.ts'
 import { pick, prng } from '../support/prng.ts'
 import { PY_DASHED } from '../support/python-dashed.ts'
+import { pythonBin } from '../support/python.ts'
 
 const FLAG = '--prefill-interleave'
 // parseFlags reads a --config file with the YAML library an engine imports only when it is given one.
@@ -255,7 +256,7 @@ describe("property: armproof reads argv as Python's argparse does", () => {
   const CASES = 600
   test(`${CASES} random command lines and config files (seeded), each checked against python3`, () => {
     const cases = Array.from({ length: CASES }, (_, i) => randomCase(prng(i + 1)))
-    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
+    const python = JSON.parse(execFileSync(pythonBin(), ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
       error: boolean
       value: string | null
     }>

@@ -13,6 +13,7 @@ import { parseVllmServe } from '../../engine/profiles/vllm-args.ts'
 import { vllmServeHelp } from '../../engine/profiles/vllm-help.ts'
 import { pick, prng } from '../support/prng.ts'
 import { PY_DASHED } from '../support/python-dashed.ts'
+import { pythonBin } from '../support/python.ts'
 
 const vllm = builtinProfile('vllm')
 const RULES: ParserRules = vllm.engine.parser
@@ -121,7 +122,7 @@ describe("property: a switch read as Python's argparse.BooleanOptionalAction rea
   const CASES = 500
   test(`${CASES} random command lines (seeded), each checked against python3`, () => {
     const cases = Array.from({ length: CASES }, (_, i) => randomArgv(prng(70_000 + i)))
-    const python = JSON.parse(execFileSync('python3', ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
+    const python = JSON.parse(execFileSync(pythonBin(), ['-c', PYTHON], { input: JSON.stringify(cases), encoding: 'utf8' })) as Array<{
       error: boolean
       value: string | null
     }>

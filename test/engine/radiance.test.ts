@@ -169,11 +169,13 @@ describe('radiance command line', () => {
 
 describe('loading', () => {
   test('the port is closed, then /health and /v1 answer 503, then /health is 200 with numeric in_flight and queue_cap', async () => {
-    const e = await launch({ args: ['--load-closed-ms', '300', '--load-503-ms', '500'] })
+    // 503 for 1.5 s: on a loaded machine the /v1/models request after a 503 of /health can come
+    // half a second later (it was red once at 500 ms, with the /health 503 seen once).
+    const e = await launch({ args: ['--load-closed-ms', '300', '--load-503-ms', '1500'] })
     const seen: (string | number)[] = []
     let models503 = false
     let body: any = null
-    const deadline = Date.now() + 5000
+    const deadline = Date.now() + 8000
     while (Date.now() < deadline && seen.at(-1) !== 200) {
       let state: string | number
       try {

@@ -11,6 +11,7 @@ import { startProxy } from '../../engine/proxy.ts'
 import { findEngine, type EngineQuery } from '../../helpers/engine/find.ts'
 import { unservedPort } from '../../helpers/engine/unserved.ts'
 import { createHost } from '../../helpers/seams/host.ts'
+import { pythonBin } from '../support/python.ts'
 
 const RUN = process.pid % 100_000
 const NAME = `rlook-${RUN}`
@@ -65,7 +66,7 @@ function pythonStartTime(pid: number): number {
     "parts = open('/proc/%s/stat' % sys.argv[1], 'rb').read().split(b')')[-1].split()",
     'print(repr(float(parts[19]) / ticks + btime))',
   ].join('\n')
-  return Number(execFileSync('python3', ['-c', code, String(pid)], { encoding: 'utf8' }).trim())
+  return Number(execFileSync(pythonBin(), ['-c', code, String(pid)], { encoding: 'utf8' }).trim())
 }
 
 describe('the engine lookup on this host', () => {
@@ -96,7 +97,7 @@ describe('the engine lookup on this host', () => {
   test('a listening socket shared by a parent and its forked child: the parent is the engine', async () => {
     const bin = join(dir, `rfork-${RUN}`)
     // The interpreter itself (python3 on PATH may be a wrapper script), under a name of its own.
-    symlinkSync(execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim(), bin)
+    symlinkSync(pythonBin(), bin)
     const code =
       "import os, socket, sys, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nprint(s.getsockname()[1], flush=True)\nif os.fork() == 0: print(os.getpid(), flush=True)\ntime.sleep(60)"
     const child = spawn(bin, ['-c', code], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -64,9 +64,3 @@ export async function complete(baseUrl: string, content: string, model?: string)
   const text = await res.text()
   return { status: res.status, json: text ? JSON.parse(text) : null }
 }
-
-/** Runs python3 on `script` with `input` on stdin, returning its stdout parsed as JSON. */
-export async function python(script: string, input: unknown): Promise<any> {
-  const { execFileSync } = await import('node:child_process')
-  return JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', timeout: 20_000 }))
-}

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { parsePrometheusText } from '../../../helpers/prom/parse.ts'
 import type { ProfileFaultName } from '../../../engine/profiles/faults.ts'
 import { faultsOf } from '../../../engine/profiles/faults.ts'
-import { complete, exitOf, python, serveProfile, tokens } from '../../support/profile-in-process.ts'
+import { complete, exitOf, serveProfile, tokens } from '../../support/profile-in-process.ts'
+import { python } from '../../support/python.ts'
 import type { InProcessProfile } from '../../support/profile-in-process.ts'
 
 const MODEL = ['--model-path', 'qwen/qwen2.5-0.5b-instruct']

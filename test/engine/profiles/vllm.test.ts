@@ -9,7 +9,8 @@ import type { ProfileFaultName } from '../../../engine/profiles/faults.ts'
 import { faultsOf } from '../../../engine/profiles/faults.ts'
 import { dashed, VLLM_OPTIONS, VLLM_PARSER } from '../../../engine/profiles/vllm-args.ts'
 import { pick, prng } from '../../support/prng.ts'
-import { complete, exitOf, python, serveProfile, tokens } from '../../support/profile-in-process.ts'
+import { complete, exitOf, serveProfile, tokens } from '../../support/profile-in-process.ts'
+import { python } from '../../support/python.ts'
 import type { InProcessProfile } from '../../support/profile-in-process.ts'
 
 const served: InProcessProfile[] = []

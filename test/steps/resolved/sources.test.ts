@@ -13,7 +13,7 @@ import type { ProfileFaultName } from '../../../engine/profiles/faults.ts'
 import { PROFILES } from '../../../engine/profiles/index.ts'
 import type { EmulatedProfile } from '../../../engine/profiles/types.ts'
 import { pick, prng } from '../../support/prng.ts'
-import { python } from '../../support/profile-in-process.ts'
+import { python } from '../../support/python.ts'
 
 /** A Python value as JSON can carry it (a tuple becomes a list in both). */
 type J = null | boolean | number | string | J[] | { [k: string]: J }
