@@ -4,9 +4,9 @@
 // and leaves them running alone at the end. These files, longest first (each file's duration in a
 // `CI=true pnpm test` on 2 cores, paths under test/), start before the rest; the rest keep vitest's
 // own order. The files that mostly wait on timers (prometheus-verify, prometheus-meter, verify-host,
-// read-ahead-cancel, reads-dropped: scrapes, meter windows, a host's idle eviction) are spaced out
-// between files that keep the CPU busy: started side by side, they left both cores idle for some
-// 6 s of the run (/proc/stat each second); spaced, the run's wall per CPU-s fell 2–3 % (2 A/B pairs).
+// read-ahead-cancel, reads-dropped: scrapes, meter windows, a host's idle eviction) start early,
+// each beside the long files that keep the CPU busy: started side by side late in the run, they
+// left both cores idle for some 6 s of it (/proc/stat each second).
 // Re-measure with `pnpm test` when the list seems stale: an outdated list costs time,
 // never a result.
 import { relative } from 'node:path'
@@ -15,26 +15,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 export const SLOW_FIRST: readonly string[] = [
   'e2e/fault-matrix.test.ts',
+  'e2e/prometheus-verify.test.ts',
   'writeback/faults.test.ts',
+  'cli/verify-host.test.ts',
   'e2e/record-replay.test.ts',
   'e2e/conventions.test.ts',
+  'e2e/prometheus-meter.test.ts',
   'e2e/fleet.test.ts',
   'e2e/serve.test.ts',
+  'seams/read-ahead-cancel.test.ts',
   'repo/package.test.ts',
   'engine/radiance.test.ts',
+  'e2e/reads-dropped.test.ts',
   'e2e/interrupt-progress-cli.test.ts',
   'e2e/secrets.test.ts',
   'e2e/ssh.test.ts',
   'e2e/fail-fast.test.ts',
-  'e2e/prometheus-verify.test.ts',
   'e2e/fault-matrix-profiles.test.ts',
-  'e2e/prometheus-meter.test.ts',
   'effect/property.test.ts',
-  'cli/verify-host.test.ts',
   'repo/ci-examples.test.ts',
-  'seams/read-ahead-cancel.test.ts',
   'effect/prometheus.test.ts',
-  'e2e/reads-dropped.test.ts',
   'e2e/profile-replay.test.ts',
   'writeback/command.test.ts',
   'e2e/prometheus-faults.test.ts',
