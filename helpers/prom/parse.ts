@@ -218,21 +218,6 @@ class PageBuilder {
   create(name: string): FamilyState {
     const fam: MetricFamily = { name, type: this.om ? 'unknown' : 'untyped', help: '', samples: [] }
     const st: FamilyState = { fam, typed: false, helped: false, unitSet: false, sampled: false, log: undefined }
-    // Text format: samples are recorded as numbers and built when first read (sample-log.ts);
-    // OpenMetrics checks each sample's fields as it reads it, so it builds them at once.
-    if (!this.om) {
-      const log = (st.log = new SampleLog(this.cur.s, this.cur.sets))
-      Object.defineProperty(fam, 'samples', {
-        get(this: MetricFamily) {
-          const samples = log.build()
-          st.log = undefined
-          Object.defineProperty(this, 'samples', { value: samples, writable: true, enumerable: true, configurable: true })
-          return samples
-        },
-        enumerable: true,
-        configurable: true,
-      })
-    }
     this.families.push(fam)
     this.states.set(name, st)
     return st
@@ -283,8 +268,29 @@ class PageBuilder {
     this.sampleCount++
     st.sampled = true
     if (!ns.keep) return
-    if (st.log) st.log.add(name, line, cur, ns.expected.pairs)
-    else st.fam.samples.push(s!)
+    // OpenMetrics checks each sample's fields as it reads it, so it builds them at once.
+    if (this.om) st.fam.samples.push(s!)
+    else (st.log ?? this.logOf(st)).add(name, line, cur, ns.expected.pairs)
+  }
+
+  /**
+   * A text-format family's samples, recorded as numbers and built when first read (sample-log.ts):
+   * the log is made with the family's first kept sample, so a family none of whose samples is kept
+   * (a scrape reads a few families of a page) keeps its empty `samples` and costs no log.
+   */
+  logOf(st: FamilyState): SampleLog {
+    const log = (st.log = new SampleLog(this.cur.s, this.cur.sets))
+    Object.defineProperty(st.fam, 'samples', {
+      get(this: MetricFamily) {
+        const samples = log.build()
+        st.log = undefined
+        Object.defineProperty(this, 'samples', { value: samples, writable: true, enumerable: true, configurable: true })
+        return samples
+      },
+      enumerable: true,
+      configurable: true,
+    })
+    return log
   }
 }
 
