@@ -27,8 +27,14 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           // The compile cache kept from growing; a run with a TMPDIR of its own ends red if the tests leave anything in it;
-          // the verify hosts every worker shares (torn down first, its folder gone before the temp folder is checked).
-          globalSetup: ['test/support/compile-cache.ts', 'test/support/temp-check.ts', 'test/support/verify-host-broker.ts'],
+          // the verify hosts every worker shares (torn down first, its folder gone before the temp folder is checked);
+          // the report schemas' validators, compiled once for every worker.
+          globalSetup: [
+            'test/support/compile-cache.ts',
+            'test/support/temp-check.ts',
+            'test/support/verify-host-broker.ts',
+            'test/support/report-validators.ts',
+          ],
           // After each file: the temp folders its tests made (test/support/temp-dir.ts) are removed.
           setupFiles: ['test/support/temp-dir-sweep.ts'],
           testTimeout: 60_000,

@@ -1,29 +1,20 @@
 // The published JSON Schemas (docs/schema/armproof-report-1.json, armproof-fleet-1.json), checked
-// by a real validator (ajv, draft 2020-12, with its formats): every report the tests read or
+// by a real validator (ajv, draft 2020-12, with its formats; compiled once, ./report-validators.ts): every report the tests read or
 // build goes through `checked*`, so a report the schema would refuse, or one carrying a field it
 // does not describe, fails the test that made it.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import type { Report } from '../../helpers/report/json.ts'
 import type { FleetReport } from '../../helpers/fleet/report.ts'
+import { FLEET_SCHEMA_PATH, loadValidators, REPORT_SCHEMA_PATH } from './report-validators.ts'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
-
-export const REPORT_SCHEMA_PATH = join(ROOT, 'docs/schema/armproof-report-1.json')
-export const FLEET_SCHEMA_PATH = join(ROOT, 'docs/schema/armproof-fleet-1.json')
+export { FLEET_SCHEMA_PATH, REPORT_SCHEMA_PATH }
 
 export const reportSchema = JSON.parse(readFileSync(REPORT_SCHEMA_PATH, 'utf8')) as Record<string, unknown>
 export const fleetSchema = JSON.parse(readFileSync(FLEET_SCHEMA_PATH, 'utf8')) as Record<string, unknown>
 
-const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }))
-ajv.addSchema(reportSchema)
-const validateReport = ajv.compile(reportSchema)
-const validateFleet = ajv.compile(fleetSchema)
+// ajv's validators, compiled once for the whole run (./report-validators.ts).
+const { report: validateReport, fleet: validateFleet } = loadValidators()
 
 export type Json = Record<string, unknown>
 
