@@ -7,9 +7,8 @@ import type { Agent } from 'undici'
 import type { RequestParts } from './undici-parts.ts'
 
 // undici is loaded by the first live request, not with this module: a replay, --help and a
-// refused configuration never load it. And only the three parts of it armproof uses
-// (./undici-parts.ts): its index loads all 109 files (fetch, WebSocket, caches, mocks), some
-// 80 ms of CPU against 40 for these 25. node:tls and node:zlib too are taken where they are used
+// refused configuration never load it; and then only the parts of it armproof uses
+// (./undici-parts.ts), not its index. node:tls and node:zlib too are taken where they are used
 // (process.getBuiltinModule): `pnpm writeback` imports this module (the replay seam's HttpError)
 // and makes no request, and loading those two cost ~10 ms of its ~80 ms start.
 let undici: Promise<RequestParts> | undefined
