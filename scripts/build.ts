@@ -12,7 +12,7 @@
 import { copyFileSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { RUNTIME_DEPENDENCIES } from './build-dependencies.ts'
+import { isProfileData, RUNTIME_DEPENDENCIES } from './build-dependencies.ts'
 
 // rolldown's native allocator (mimalloc) asks for transparent huge pages on its arenas; where the
 // kernel grants them on request (THP `madvise`, the default of many distributions) each first touch
@@ -140,11 +140,9 @@ for (const folder of COPIED) {
   rmSync(join(DIST, 'vendor/vite', folder), { recursive: true, force: true })
   cpSync(join(vite, folder), join(DIST, 'vendor/vite', folder), { recursive: true })
 }
-// The built-in engine profiles are data the profile loader reads beside itself (helpers/profiles/load.ts):
-// builtin.json, and the YAML files it is written from (what an operator copies to write a profile of their own).
+// The built-in engine profiles are data the profile loader reads beside itself (./build-dependencies.ts).
 const PROFILES = join(ROOT, 'helpers/profiles')
-for (const f of readdirSync(PROFILES).filter((f) => f.endsWith('.yaml') || f === 'builtin.json'))
-  copy(join(PROFILES, f), `helpers/profiles/${f}`)
+for (const f of readdirSync(PROFILES).filter(isProfileData)) copy(join(PROFILES, f), `helpers/profiles/${f}`)
 // Every bundled package's license travels with its code.
 for (const [name, dir] of vendored) {
   const license = existsSync(dir) ? readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f)) : undefined

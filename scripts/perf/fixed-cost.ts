@@ -14,6 +14,7 @@ import type { Report } from '../../helpers/report/json.ts'
 import { ROOT, engineArgs } from '../../test/support/run-verify.ts'
 import { breakdownOf, type VerifyBreakdown } from './live.ts'
 import { breakdown, type Breakdown } from './profile.ts'
+import { isProfileData } from '../build-dependencies.ts'
 
 export const REPLAY_ARGS = ['--svc', 'demo', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'] as const
 const LIVE_FLAGS = [
@@ -83,9 +84,10 @@ async function buildPackage(dir: string): Promise<string> {
   for (const f of ['bin/armproof.mjs', 'bin/node-check.mjs', 'package.json']) cpSync(join(ROOT, f), join(dir, f))
   // tsc compiles no JavaScript: the plain module the entries import goes beside them as it is (scripts/build.ts bundles it).
   cpSync(join(ROOT, 'bin/compile-cache.mjs'), join(dir, 'dist/bin/compile-cache.mjs'))
-  // The built-in engine profiles are data the profile loader reads beside itself, as scripts/build.ts copies them.
+  // The built-in engine profiles are data the profile loader reads beside itself, as scripts/build.ts copies them
+  // (builtin.json too: without it, `armproof verify --help` found no profiles and this measure failed).
   const profiles = join(ROOT, 'helpers/profiles')
-  for (const f of readdirSync(profiles).filter((f) => f.endsWith('.yaml'))) cpSync(join(profiles, f), join(dir, 'dist/helpers/profiles', f))
+  for (const f of readdirSync(profiles).filter(isProfileData)) cpSync(join(profiles, f), join(dir, 'dist/helpers/profiles', f))
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   return join(dir, 'bin/armproof.mjs')
 }
