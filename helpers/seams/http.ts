@@ -4,7 +4,7 @@
 // an origin other than the base URL's.
 import { pipeline } from 'node:stream'
 import type { Agent } from 'undici'
-import type { RequestParts } from './undici-parts.ts'
+import { loadRequestParts, type RequestParts } from './undici-parts.ts'
 
 // undici is loaded by the first live request, not with this module: a replay, --help and a
 // refused configuration never load it; and then only the parts of it armproof uses
@@ -12,7 +12,7 @@ import type { RequestParts } from './undici-parts.ts'
 // (process.getBuiltinModule): `pnpm writeback` imports this module (the replay seam's HttpError)
 // and makes no request, and loading those two cost ~10 ms of its ~80 ms start.
 let undici: Promise<RequestParts> | undefined
-const loadUndici = (): Promise<RequestParts> => (undici ??= import('./undici-parts.ts').then((m) => m.loadRequestParts()))
+const loadUndici = (): Promise<RequestParts> => (undici ??= loadRequestParts())
 
 /** The live client's connection pool, made on its first request. */
 interface LazyAgent {

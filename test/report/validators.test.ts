@@ -2,8 +2,8 @@
 // compiled code, kept between runs, judges every document as a fresh ajv compilation of the same
 // schemas does (the same verdict and the same errors), and a kept file that is short or broken is
 // made again.
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { describe, expect, test } from 'vitest'
@@ -57,7 +57,7 @@ describe('the kept validators', () => {
     expect(JSON.stringify(kept.fleet.errors)).toBe(JSON.stringify(compiled.fleet.errors))
   })
 
-  test('are named by the schemas they were made from, kept while they load, and made again when the kept file is broken', () => {
+  test('are named by the schemas they were made from, kept while they load, and made again when the kept file is broken (the code of earlier schemas removed)', () => {
     // A folder of its own beside the kept code (its require() of ajv's runtime must resolve).
     const dir = join(CACHE_DIR, `test-${process.pid}-${Date.now()}`)
     try {
@@ -69,9 +69,13 @@ describe('the kept validators', () => {
       expect(ensureValidators(dir).file).toBe(file)
       expect([statSync(file).ino, statSync(file).mtimeMs]).toEqual([before.ino, before.mtimeMs])
       writeFileSync(file, made.slice(0, 100))
+      // The code of earlier schemas, left from before: removed when the file is made again.
+      const earlier = join(dir, 'report-validators-0000000000000000.cjs')
+      writeFileSync(earlier, made)
       // Made again, whole: the same code, and it judges.
       const again = ensureValidators(dir)
       expect([again.file, readFileSync(file, 'utf8') === made, again.validators.report(null)]).toEqual([file, true, false])
+      expect(readdirSync(dir)).toEqual([basename(file)])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -6,7 +6,7 @@
 // worker then loads it. The code is ajv's own standalone output of the same compilation (the same
 // options, formats and error objects); a file that is missing, short or unreadable is made again.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,6 +19,7 @@ export const FLEET_SCHEMA_PATH = join(ROOT, 'docs/schema/armproof-fleet-1.json')
 export const CACHE_DIR = join(ROOT, 'node_modules/.cache/armproof')
 
 const OPTIONS = { allErrors: true, strict: true } as const
+const PREFIX = 'report-validators-'
 
 export interface Validators {
   report: ValidateFunction
@@ -33,7 +34,7 @@ export function validatorsFile(reportText: string, fleetText: string, dir: strin
     .update(JSON.stringify([reportText, fleetText, version('ajv'), version('ajv-formats'), OPTIONS]))
     .digest('hex')
     .slice(0, 16)
-  return join(dir, `report-validators-${key}.cjs`)
+  return join(dir, `${PREFIX}${key}.cjs`)
 }
 
 /** ajv's standalone code for both schemas (`module.exports.report`, `.fleet`). */
@@ -73,8 +74,14 @@ export function ensureValidators(dir: string = CACHE_DIR): { file: string; valid
   mkdirSync(dir, { recursive: true })
   // Written aside and renamed: a worker never loads half a file.
   const aside = `${file}.${process.pid}.tmp`
-  writeFileSync(aside, compileValidators(reportText, fleetText))
-  renameSync(aside, file)
+  try {
+    writeFileSync(aside, compileValidators(reportText, fleetText))
+    renameSync(aside, file)
+  } finally {
+    rmSync(aside, { force: true })
+  }
+  // Only the schemas as they are now are ever read: the code of earlier ones goes.
+  for (const name of readdirSync(dir)) if (name.startsWith(PREFIX) && join(dir, name) !== file) rmSync(join(dir, name), { force: true })
   const made = loadFile(file)
   if (!made) throw new Error(`the compiled report validators at ${file} do not load`)
   return { file, validators: made }
