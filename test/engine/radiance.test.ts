@@ -454,14 +454,16 @@ describe('knob meters', () => {
   })
 
   test('in_flight and num_requests_running count a completion while it runs; --api-key guards only /v1', async () => {
-    const e = await launch({ args: [...FAST, '--api-key', 'sekret', '--completion-latency-ms', '600', '--reasoning-field', 'reasoning'] })
+    const e = await launch({ args: [...FAST, '--api-key', 'sekret', '--completion-latency-ms', '2000', '--reasoning-field', 'reasoning'] })
     await e.waitReady()
     expect((await post(e, exactBody('quasar'))).status).toBe(401)
     expect((await post(e, exactBody('quasar'))).json).toEqual({ error: 'Unauthorized' })
     const pending = post(e, exactBody('quasar'), { authorization: 'Bearer sekret' })
-    await new Promise((r) => setTimeout(r, 200))
-    expect((await health(e)).in_flight).toBe(1)
-    expect(sample(await metrics(e), 'vllm:num_requests_running')).toBe('1.0')
+    // The completion is held 2 s: both reads land inside it even on a loaded machine (600 ms did not).
+    await until('the completion in flight', async () => (await health(e)).in_flight === 1)
+    const [during, page] = await Promise.all([health(e), metrics(e)])
+    expect(during.in_flight).toBe(1)
+    expect(sample(page, 'vllm:num_requests_running')).toBe('1.0')
     const done = await pending
     expect(done.json.choices[0].message).toEqual({
       role: 'assistant',
