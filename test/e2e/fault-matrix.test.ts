@@ -5,14 +5,21 @@
 // through the command's environment); the operator's mistakes run the same verify() in this
 // process (they are answered before the proof steps); the others judge the same steps in this
 // process (test/support/prove-in-process.ts). The three HEAVY rows run in
-// test/e2e/fault-matrix-heavy.test.ts.
-import { afterAll, describe, test } from 'vitest'
+// test/e2e/fault-matrix-heavy.test.ts. As in the profiles' matrix (fault-matrix-profiles.test.ts):
+// host programs start from the spawner, and rows that need the very same engine share one, one
+// row after another (test/support/shared-engines.ts).
+import { afterAll, beforeAll, describe, test } from 'vitest'
 import type { EngineHandle } from '../../engine/launch.ts'
+import { useSpawner } from '../../helpers/seams/executor.ts'
 import { FAULT_MATRIX, HEAVY, type FaultCase } from '../support/fault-matrix.ts'
-import { checkRow, rows } from '../support/fault-matrix-check.ts'
+import { checkRow, rows, startRowOf } from '../support/fault-matrix-check.ts'
+import { sharedEngines } from '../support/shared-engines.ts'
 
 const engines: EngineHandle[] = []
+// Forked from this worker (which holds every row's run), each host program would cost page-table copies of it.
+beforeAll(() => useSpawner(true))
 afterAll(async () => {
+  useSpawner(false)
   await Promise.all(engines.map((e) => e.stop()))
 })
 
@@ -23,6 +30,12 @@ const CASES = rows(
   (c) => FAULT_MATRIX.indexOf(c),
 ).sort((a, b) => Number(waitsHealthBudget(b)) - Number(waitsHealthBudget(a)))
 
+// Rows that need the very same engine and never change it share one, one row after another.
+const SHARED = sharedEngines(CASES, (first) => startRowOf(first, engines))
+
 describe.concurrent('the fault matrix', () => {
-  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => checkRow(c, engines, expect))
+  test.for(CASES)('$fault: $what → $verdict ($how)', (c, { expect }) => {
+    const share = SHARED.get(c)
+    return share ? share.run((row) => checkRow(c, engines, expect, row)) : checkRow(c, engines, expect)
+  })
 })
