@@ -1,6 +1,7 @@
-// One row of the fault matrix (test/support/fault-matrix.ts), checked against its own reference
-// engine: the verdict, exit code, red steps and message `pnpm verify` must give. Run by
-// test/e2e/fault-matrix.test.ts (every row but the HEAVY ones, side by side, those that share an engine one at a time) and
+// One row of the fault matrix (test/support/fault-matrix.ts), checked against its reference engine
+// (its own, or one it shares with rows that need the very same engine, ./shared-engines.ts): the
+// verdict, exit code, red steps and message `pnpm verify` must give. Run by
+// test/e2e/fault-matrix.test.ts (every row but the HEAVY ones, side by side; rows sharing an engine one at a time) and
 // test/e2e/fault-matrix-heavy.test.ts (the HEAVY rows, one after another in their own worker).
 //
 // How a row is run:
