@@ -57,8 +57,11 @@ ${Object.entries(COMMANDS)
 
 Reports, fixtures and .env are read and written relative to the current folder.`
 
+/** What asks for help, of armproof itself or of one command. */
+const HELP_FLAGS: readonly string[] = ['--help', '-h']
+
 const [command, ...rest] = process.argv.slice(2)
-if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+if (command === undefined || HELP_FLAGS.includes(command) || command === 'help') {
   process.stdout.write(`${USAGE}\n`)
 } else if (VERSION_FLAGS.includes(command) || command === '-v') {
   process.stdout.write(`${VERSION_TEXT}\n`)
@@ -67,7 +70,7 @@ if (command === undefined || command === '--help' || command === '-h' || command
   // `armproof <command> --version` or `--help` and nothing else: the same text the command prints,
   // at once, without loading the command (a verify's loads vitest: some 0.1–0.2 CPU-s more).
   if (rest.length === 1 && VERSION_FLAGS.includes(rest[0]!)) process.stdout.write(`${VERSION_TEXT}\n`)
-  else if (rest.length === 1 && (rest[0] === '--help' || rest[0] === '-h') && chosen.help) process.stdout.write(`${await chosen.help()}\n`)
+  else if (rest.length === 1 && HELP_FLAGS.includes(rest[0]!) && chosen.help) process.stdout.write(`${await chosen.help()}\n`)
   else {
     // Each command reads its own options from process.argv.slice(2), as under `pnpm <command>`.
     process.argv = [process.argv[0]!, process.argv[1]!, ...rest]

@@ -38,7 +38,8 @@ function engineCase(spec: RuntimeShimSpec): string {
     .join(' ')
   const help = spec.helps
     .map(({ argv, path }) => {
-      const words = argv.map((word, i) => ` && [ "$${i + 1}" = ${shQuote(word)} ]`).join('')
+      // ${N}, not $N: past the ninth word, sh reads $10 as ${1}0.
+      const words = argv.map((word, i) => ` && [ "\${${i + 1}}" = ${shQuote(word)} ]`).join('')
       return `if [ $# -eq ${argv.length} ]${words}; then exec cat ${shQuote(path)}; fi\n    `
     })
     .join('')

@@ -73,16 +73,6 @@ const PROC_LOOP = [
 export const portHex = (port: number | null): string => (port === null ? '' : `:${port.toString(16).toUpperCase().padStart(4, '0')}`)
 
 /**
- * One awk for every survey's reads of the host (it reads /proc/stat and /proc/net/tcp{,6} itself,
- * with getline, so a kernel without tcp6 costs nothing more; stdin is `ls -l /proc/[0-9]*\/fd`):
- * the btime value and the clk_tck section (`c`, getconf's answer), then of the listening sockets (state 0A)
- * those kept: the holders (`pid inode`) of the processes found by name (`f`, their pids between
- * spaces) and of the sockets on a port asked (`h`, ports as /proc prints them between spaces), the
- * listen lines of those sockets and the owners lines, then `=` and the processes to detail (the
- * named ones and the port's holders, in numeric order, once each). One process where the survey
- * took ten awk, a sort and their shells; what it prints is what those printed.
- */
-/**
  * The awk function that keeps the listening sockets (state 0A) of one /proc/net/tcp{,6} file, and
  * stops reading at its first connection. The kernel prints its listening table first and its
  * connections after it (net/ipv4/tcp_ipv4.c: the listening hash, then the established hash), and
@@ -102,6 +92,16 @@ export const TCP_AWK = String.raw`function tcp(file,  x, n, a, i) {
   close(file)
 }`
 
+/**
+ * One awk for every survey's reads of the host (it reads /proc/stat and /proc/net/tcp{,6} itself,
+ * with getline, so a kernel without tcp6 costs nothing more; stdin is `ls -l /proc/[0-9]*\/fd`):
+ * the btime value and the clk_tck section (`c`, getconf's answer), then of the listening sockets (state 0A)
+ * those kept: the holders (`pid inode`) of the processes found by name (`f`, their pids between
+ * spaces) and of the sockets on a port asked (`h`, ports as /proc prints them between spaces), the
+ * listen lines of those sockets and the owners lines, then `=` and the processes to detail (the
+ * named ones and the port's holders, in numeric order, once each). One process where the survey
+ * took ten awk, a sort and their shells; what it prints is what those printed.
+ */
 const SOCKETS_AWK = String.raw`${TCP_AWK}
 BEGIN {
   split(f, a); for (j in a) fs[a[j]] = 1

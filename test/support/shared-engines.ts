@@ -4,6 +4,7 @@
 // it, no env of their own and no /stats read. They run one after another on it: each verdict is
 // still about that one engine, and no other row's traffic is in flight while a row reads its
 // meter or its ledger. The engine stops after the last of them.
+import { slots } from '../../helpers/seams/slots.ts'
 import type { RowEngines } from './row-engines.ts'
 import type { Row } from './fault-matrix-check.ts'
 
@@ -23,23 +24,21 @@ export function shareable(c: Row): boolean {
   )
 }
 
-/** One engine for several rows, one row at a time. */
+/** One engine for several rows, one row at a time (a slot of helpers/seams/slots.ts). */
 export class SharedEngine {
-  private turns: Promise<unknown> = Promise.resolve()
+  private readonly turn = slots(1)
   private engine: Promise<RowEngines> | undefined
   private left: number
-  readonly rows: readonly Row[]
   private readonly start: () => Promise<RowEngines>
 
-  constructor(rows: readonly Row[], start: () => Promise<RowEngines>) {
-    this.rows = rows
+  constructor(rows: number, start: () => Promise<RowEngines>) {
     this.start = start
-    this.left = rows.length
+    this.left = rows
   }
 
   /** Runs `check` on the engine once the rows before it are done; the last row's turn stops it. */
   run<T>(check: (row: RowEngines) => Promise<T>): Promise<T> {
-    const turn = this.turns.then(async () => {
+    return this.turn.run(async () => {
       try {
         this.engine ??= this.start()
         return await check(await this.engine)
@@ -47,8 +46,6 @@ export class SharedEngine {
         if (--this.left === 0) await (await this.engine?.catch(() => undefined))?.stop()
       }
     })
-    this.turns = turn.catch(() => undefined)
-    return turn
   }
 }
 
@@ -62,7 +59,7 @@ export function sharedEngines(rows: readonly Row[], start: (first: Row) => Promi
   const shares = new Map<Row, SharedEngine>()
   for (const members of groups.values()) {
     if (members.length < 2) continue
-    const share = new SharedEngine(members, () => start(members[0]!))
+    const share = new SharedEngine(members.length, () => start(members[0]!))
     for (const c of members) shares.set(c, share)
   }
   return shares
