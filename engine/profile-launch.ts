@@ -63,8 +63,9 @@ const HELP_ARGVS: Record<EmulatedProfile, readonly (readonly string[])[]> = {
 /**
  * What the engine prints for each of its help command lines, computed once by the launcher (the
  * same start() its process runs, with the container's env: a `podman exec` gets that one, not the
- * caller's): only the answers that are help (exit 0, nothing on stderr), which a shim prints with
- * no node start; any other command line (or one whose env makes it an error) runs the engine.
+ * caller's): only the answers that are help (exit 0), whose stdout a shim prints with no node start
+ * (llama-server's one log line on stderr, `… srv  llama_server: initializing ...`, is not replayed);
+ * any other command line (or one whose env makes it an error) runs the engine.
  */
 export function helpAnswers(
   profile: EmulatedProfile,
@@ -74,7 +75,7 @@ export function helpAnswers(
   const answers: Array<{ argv: readonly string[]; stdout: string }> = []
   for (const argv of HELP_ARGVS[profile]) {
     const started = PROFILES[profile].start(argv, { ...env }, new Set(faults as ProfileFaultName[]), 0)
-    if (started.kind === 'exit' && started.code === 0 && started.stderr === '') answers.push({ argv, stdout: started.stdout })
+    if (started.kind === 'exit' && started.code === 0) answers.push({ argv, stdout: started.stdout })
   }
   return answers
 }

@@ -76,7 +76,9 @@ export async function runProfile(name: string, argv: readonly string[]): Promise
     server.listen(engine.port, '127.0.0.1', () => {
       listenedAt = Date.now()
       const address = server.address()
-      write(engine.listeningLines(new Date(), typeof address === 'object' && address ? address.port : engine.port))
+      const port = typeof address === 'object' && address ? address.port : engine.port
+      write(engine.listeningLines(new Date(), port))
+      if (engine.loadedLines) setTimeout(() => write(engine.loadedLines!(new Date(), port)), unavailableMs)
     })
   }, closedMs)
 }

@@ -34,6 +34,11 @@ async function chat(
     const e = error instanceof BadRequest ? error : new BadRequest(`JSON decode error: ${(error as Error).message}`)
     return send(res, e.status, nestedError(e.message, e.type, e.status))
   }
+  const refused = body !== null && typeof body === 'object' ? engine.refuse?.(body) : null
+  if (refused) {
+    if (refused.log) log(refused.log)
+    return reply(res, refused)
+  }
   const [first] = engine.servedNames
   // Any of the served names reaches the model; the reply names the first, as vLLM answers.
   const asked =

@@ -43,7 +43,15 @@ export const PROFILES: Record<EmulatedProfile, ProfileDefinition> = {
     processName: 'llama-server',
     svc: 'llamacpp-ref',
     binary: 'llama-server',
-    leading: (args) => (args.some((a) => a === '-m' || a === '--model') ? [] : ['-m', 'models/qwen2.5-0.5b-instruct-q4_k_m.gguf']),
+    // The reference model reads images: started without a model, it is served as a vision model is, with its projector.
+    leading: (args) =>
+      args.some((a) => a === '-m' || a === '--model')
+        ? []
+        : [
+            '-m',
+            'models/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+            ...(args.some((a) => a === '-mm' || a === '--mmproj') ? [] : ['--mmproj', 'models/mmproj-f16.gguf']),
+          ],
     load: { closedMs: 100, unavailableMs: 400 },
   },
 }

@@ -1,14 +1,20 @@
-// llama-server's command line (common/arg.cpp): exact option names only (no prefixes), `_` read as
-// `-` in `--` flags, every option's env twin (`LLAMA_ARG_*`) applied first and a command-line flag
+// llama-server's command line (common/arg.cpp), as the real de3ff81 build reads it
+// (fixtures/real/llama.cpp/de3ff81/): exact option names only (no prefixes), `_` read as `-` in
+// `--` flags, every option's env twin (`LLAMA_ARG_*`) applied first and a command-line flag
 // overriding it with a `warn:` line, the last occurrence winning, `error: invalid argument: X` for
-// an unknown one. `-np -1` (the server's default) is auto.
+// an unknown one, and a switch's `--no-` form. `-np -1` (the server's default) is auto. Each
+// option's --help block is the real build's, byte for byte (test/real/emulation.test.ts checks it).
 
 export interface LlamaOption {
+  /** Every name, as --help lists them; a switch's negations are in `negations`. */
   args: readonly string[]
+  negations?: readonly string[]
   env: string | null
   key: string
-  value: string | null
-  help: string
+  /** Takes a value (its hint is in the block). */
+  takesValue: boolean
+  /** Its --help block as the real build prints it. */
+  block: string
   /** Converts a raw value (from argv or env); throws with llama.cpp's reason. */
   parse?: (raw: string) => number | string
 }
@@ -18,39 +24,68 @@ const int = (raw: string): number => {
   return Number.parseInt(raw, 10)
 }
 
+const pad = ' '.repeat(40)
+/** A block: the head at column 0 (the help from column 40 when it fits), then each further line at column 40. */
+const block = (head: string, ...lines: string[]): string => {
+  const [first, ...rest] = lines
+  const top = head.length < 40 ? `${head.padEnd(40)}${first}` : `${head}\n${pad}${first}`
+  return [top, ...rest.map((l) => (l === '' ? pad : `${pad}${l}`))].join('\n')
+}
+
 export const LLAMA_OPTIONS: readonly LlamaOption[] = [
-  { args: ['-m', '--model'], env: 'LLAMA_ARG_MODEL', key: 'model', value: 'FNAME', help: 'model path to load', parse: String },
+  {
+    args: ['-m', '--model'],
+    env: 'LLAMA_ARG_MODEL',
+    key: 'model',
+    takesValue: true,
+    block: block('-m,    --model FNAME', 'model path to load', '(env: LLAMA_ARG_MODEL)'),
+    parse: String,
+  },
   {
     args: ['-a', '--alias'],
     env: 'LLAMA_ARG_ALIAS',
     key: 'alias',
-    value: 'STRING',
-    help: 'set alias for model name (to be used by REST API)',
+    takesValue: true,
+    block: block('-a,    --alias STRING', 'set model name aliases, comma-separated (to be used by API)', '(env: LLAMA_ARG_ALIAS)'),
     parse: String,
   },
   {
     args: ['--host'],
     env: 'LLAMA_ARG_HOST',
     key: 'host',
-    value: 'HOST',
-    help: 'ip address to listen, or bind to an UNIX socket if the address ends with .sock (default: 127.0.0.1)',
+    takesValue: true,
+    block: block(
+      '--host HOST',
+      'IP addresses to listen on, comma-separated, or UNIX socket paths',
+      'ending in .sock; with multiple TCP addresses, :: binds IPv6 only;',
+      'overlapping addresses result in undefined behavior (default:',
+      '127.0.0.1)',
+      '(env: LLAMA_ARG_HOST)',
+    ),
     parse: String,
   },
-  { args: ['--port'], env: 'LLAMA_ARG_PORT', key: 'port', value: 'PORT', help: 'port to listen (default: 8080)', parse: int },
+  {
+    args: ['--port'],
+    env: 'LLAMA_ARG_PORT',
+    key: 'port',
+    takesValue: true,
+    block: block('--port PORT', 'port to listen (default: 8080)', '(env: LLAMA_ARG_PORT)'),
+    parse: int,
+  },
   {
     args: ['-c', '--ctx-size'],
     env: 'LLAMA_ARG_CTX_SIZE',
     key: 'ctx_size',
-    value: 'N',
-    help: 'size of the prompt context (default: 0, 0 = loaded from model)',
+    takesValue: true,
+    block: block('-c,    --ctx-size N', 'size of the prompt context (default: 0, 0 = loaded from model)', '(env: LLAMA_ARG_CTX_SIZE)'),
     parse: int,
   },
   {
     args: ['-np', '--parallel'],
     env: 'LLAMA_ARG_N_PARALLEL',
     key: 'n_parallel',
-    value: 'N',
-    help: 'number of server slots (default: -1, -1 = auto)',
+    takesValue: true,
+    block: block('-np,   --parallel N', 'number of server slots (default: -1, -1 = auto)', '(env: LLAMA_ARG_N_PARALLEL)'),
     parse: (raw) => {
       const n = int(raw)
       if (n === 0 || n < -1) throw new Error('number of parallel sequences must be positive, or -1 for auto')
@@ -59,66 +94,164 @@ export const LLAMA_OPTIONS: readonly LlamaOption[] = [
   },
   {
     args: ['-kvu', '--kv-unified'],
+    negations: ['-no-kvu', '--no-kv-unified'],
     env: 'LLAMA_ARG_KV_UNIFIED',
     key: 'kv_unified',
-    value: null,
-    help: 'use single unified KV buffer shared across all sequences',
+    takesValue: false,
+    block: block(
+      '-kvu,  --kv-unified, -no-kvu, --no-kv-unified',
+      'use single unified KV buffer shared across all sequences (default:',
+      'enabled if number of slots is auto)',
+      '(env: LLAMA_ARG_KV_UNIFIED)',
+    ),
   },
-  { args: ['-no-kvu', '--no-kv-unified'], env: null, key: 'no_kv_unified', value: null, help: 'use a separate KV buffer per sequence' },
   {
     args: ['--metrics'],
     env: 'LLAMA_ARG_ENDPOINT_METRICS',
     key: 'metrics',
-    value: null,
-    help: 'enable prometheus compatible metrics endpoint (default: disabled)',
+    takesValue: false,
+    block: block('--metrics', 'enable prometheus compatible metrics endpoint (default: disabled)', '(env: LLAMA_ARG_ENDPOINT_METRICS)'),
   },
   {
     args: ['--slots'],
+    negations: ['--no-slots'],
     env: 'LLAMA_ARG_ENDPOINT_SLOTS',
     key: 'slots',
-    value: null,
-    help: 'expose slots monitoring endpoint (default: enabled)',
+    takesValue: false,
+    block: block('--slots, --no-slots', 'expose slots monitoring endpoint (default: enabled)', '(env: LLAMA_ARG_ENDPOINT_SLOTS)'),
   },
-  { args: ['--no-slots'], env: null, key: 'no_slots', value: null, help: 'disables slots monitoring endpoint' },
   {
     args: ['--props'],
-    env: null,
+    env: 'LLAMA_ARG_ENDPOINT_PROPS',
     key: 'props',
-    value: null,
-    help: 'enable changing global properties via POST /props (default: disabled)',
+    takesValue: false,
+    block: block('--props', 'enable changing global properties via POST /props (default: disabled)', '(env: LLAMA_ARG_ENDPOINT_PROPS)'),
   },
   {
     args: ['--api-key'],
     env: 'LLAMA_API_KEY',
     key: 'api_key',
-    value: 'KEY',
-    help: 'API key to use for authentication (default: none)',
+    takesValue: true,
+    block: block(
+      '--api-key KEY',
+      'API key to use for authentication, multiple keys can be provided as a',
+      'comma-separated list (default: none)',
+      '(env: LLAMA_API_KEY)',
+    ),
     parse: String,
+  },
+  {
+    args: ['--cache-prompt'],
+    negations: ['--no-cache-prompt'],
+    env: 'LLAMA_ARG_CACHE_PROMPT',
+    key: 'cache_prompt',
+    takesValue: false,
+    block: block(
+      '--cache-prompt, --no-cache-prompt',
+      'whether to enable prompt caching (default: enabled)',
+      '(env: LLAMA_ARG_CACHE_PROMPT)',
+    ),
   },
   {
     args: ['--cache-reuse'],
     env: 'LLAMA_ARG_CACHE_REUSE',
     key: 'cache_reuse',
-    value: 'N',
-    help: 'min chunk size to attempt reusing from the cache via KV shifting (default: 0)',
+    takesValue: true,
+    block: block(
+      '--cache-reuse N',
+      'min chunk size to attempt reusing from the cache via KV shifting,',
+      'requires prompt caching to be enabled (default: 0)',
+      '[(card)](https://ggml.ai/f0.png)',
+      '(env: LLAMA_ARG_CACHE_REUSE)',
+    ),
     parse: int,
   },
-  { args: ['--jinja'], env: 'LLAMA_ARG_JINJA', key: 'jinja', value: null, help: 'use jinja template for chat (default: disabled)' },
   {
-    args: ['-ngl', '--n-gpu-layers'],
+    args: ['--jinja'],
+    negations: ['--no-jinja'],
+    env: 'LLAMA_ARG_JINJA',
+    key: 'jinja',
+    takesValue: false,
+    block: block('--jinja, --no-jinja', 'whether to use jinja template engine for chat (default: enabled)', '(env: LLAMA_ARG_JINJA)'),
+  },
+  {
+    args: ['-mm', '--mmproj'],
+    env: 'LLAMA_ARG_MMPROJ',
+    key: 'mmproj',
+    takesValue: true,
+    block: block(
+      '-mm,   --mmproj FILE',
+      'path to a multimodal projector file. see tools/mtmd/README.md',
+      'note: if -hf is used, this argument can be omitted',
+      '(env: LLAMA_ARG_MMPROJ)',
+    ),
+    parse: String,
+  },
+  {
+    args: ['-ngl', '--gpu-layers', '--n-gpu-layers'],
     env: 'LLAMA_ARG_N_GPU_LAYERS',
     key: 'n_gpu_layers',
-    value: 'N',
-    help: 'max. number of layers to store in VRAM (default: -1)',
+    takesValue: true,
+    block: block(
+      '-ngl,  --gpu-layers, --n-gpu-layers N',
+      'max. number of layers to store in VRAM, either an exact number,',
+      "'auto', or 'all' (default: auto)",
+      '(env: LLAMA_ARG_N_GPU_LAYERS)',
+    ),
+    parse: String,
+  },
+  {
+    args: ['-v', '--verbose', '--log-verbose'],
+    env: null,
+    key: 'verbose',
+    takesValue: false,
+    block: block('-v,    --verbose, --log-verbose', 'Set verbosity level to infinity (i.e. log all messages, useful for', 'debugging)'),
+  },
+  {
+    args: ['-lv', '--verbosity', '--log-verbosity'],
+    env: 'LLAMA_ARG_LOG_VERBOSITY',
+    key: 'verbosity',
+    takesValue: true,
+    block: block(
+      '-lv,   --verbosity, --log-verbosity N',
+      'Set the verbosity threshold. Messages with a higher verbosity will be',
+      'ignored. Values:',
+      ' - 0: generic output',
+      ' - 1: error',
+      ' - 2: warning',
+      ' - 3: info',
+      ' - 4: trace (more info)',
+      ' - 5: debug',
+      '(default: 3)',
+      '',
+      '(env: LLAMA_ARG_LOG_VERBOSITY)',
+    ),
     parse: int,
+  },
+  {
+    args: ['--log-prefix'],
+    negations: ['--no-log-prefix'],
+    env: 'LLAMA_ARG_LOG_PREFIX',
+    key: 'log_prefix',
+    takesValue: false,
+    block: block('--log-prefix, --no-log-prefix', 'Enable prefix in log messages', '(env: LLAMA_ARG_LOG_PREFIX)'),
+  },
+  {
+    args: ['--log-timestamps'],
+    negations: ['--no-log-timestamps'],
+    env: 'LLAMA_ARG_LOG_TIMESTAMPS',
+    key: 'log_timestamps',
+    takesValue: false,
+    block: block('--log-timestamps, --no-log-timestamps', 'Enable timestamps in log messages', '(env: LLAMA_ARG_LOG_TIMESTAMPS)'),
   },
 ]
 
-export type LlamaValues = Map<string, number | string | true>
+export type LlamaValues = Map<string, number | string | boolean>
 
 export type LlamaArgs = { kind: 'ok'; values: LlamaValues; warnings: string[] } | { kind: 'help' } | { kind: 'error'; message: string }
 
 const TRUTHY = /^(1|true|on|enabled|yes)$/i
+const FALSY = /^(0|false|off|disabled|no)$/i
 
 /** Parses llama-server's argv (without argv[0]) with its env: env first, then argv, in order. */
 export function parseLlama(argv: readonly string[], env: NodeJS.ProcessEnv): LlamaArgs {
@@ -135,20 +268,21 @@ export function parseLlama(argv: readonly string[], env: NodeJS.ProcessEnv): Lla
         return { kind: 'error', message: `error while handling environment variable "${opt.env}": ${(error as Error).message}` }
       }
     } else if (TRUTHY.test(raw)) values.set(opt.key, true)
+    else if (FALSY.test(raw)) values.set(opt.key, false)
     fromEnv.add(opt.key)
   }
   for (let i = 0; i < argv.length; i++) {
     const given = argv[i]!
     if (given === '-h' || given === '--help' || given === '--usage') return { kind: 'help' }
     const name = given.startsWith('--') ? given.replaceAll('_', '-') : given
-    const opt = LLAMA_OPTIONS.find((o) => o.args.includes(name))
+    const opt = LLAMA_OPTIONS.find((o) => o.args.includes(name) || o.negations?.includes(name))
     if (!opt) return { kind: 'error', message: `error: invalid argument: ${given}` }
     if (opt.env !== null && fromEnv.has(opt.key)) {
       warnings.push(`warn: ${opt.env} environment variable is set, but will be overwritten by command line argument ${given}`)
       fromEnv.delete(opt.key)
     }
     if (!opt.parse) {
-      values.set(opt.key, true)
+      values.set(opt.key, !opt.negations?.includes(name))
       continue
     }
     const raw = argv[i + 1]
@@ -159,30 +293,20 @@ export function parseLlama(argv: readonly string[], env: NodeJS.ProcessEnv): Lla
     } catch (error) {
       return {
         kind: 'error',
-        message: `error while handling argument "${given}": ${(error as Error).message}\n\nusage:\n${optionUsage(opt)}\n\nto show complete usage, run with -h`,
+        message: `error while handling argument "${given}": ${(error as Error).message}\n\nusage:\n${opt.block}\n\nto show complete usage, run with -h`,
       }
     }
   }
   return { kind: 'ok', values, warnings }
 }
 
-/** One option as `-h` prints it: its names and value hint at column 0, the help from column 40, the env twin under it. */
-export function optionUsage(opt: LlamaOption): string {
-  const short = opt.args.filter((a) => !a.startsWith('--'))
-  const long = opt.args.filter((a) => a.startsWith('--'))
-  const names = short.length > 0 ? `${`${short.join(', ')},`.padEnd(7)}${long.join(', ')}` : long.join(', ')
-  const head = opt.value ? `${names} ${opt.value}` : names
-  const lines = [head.length < 40 ? head.padEnd(40) + opt.help : `${head}\n${' '.repeat(40)}${opt.help}`]
-  if (opt.env) lines.push(`${' '.repeat(40)}(env: ${opt.env})`)
-  return lines.join('\n')
-}
-
+/** What `--help` prints on stdout: the real build's blocks of the options emulated, under its first heading. */
 export function llamaHelp(): string {
   return [
     '----- common params -----',
     '',
-    `${'-h,    --help, --usage'.padEnd(40)}print usage and exit`,
-    ...LLAMA_OPTIONS.map(optionUsage),
+    block('-h,    --help, --usage', 'print usage and exit'),
+    ...LLAMA_OPTIONS.map((o) => o.block),
     '',
   ].join('\n')
 }

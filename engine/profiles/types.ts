@@ -51,6 +51,10 @@ export interface ProfileEngine {
   bootLines(now: Date): string[]
   /** Lines printed once the port is open. */
   listeningLines(now: Date, port: number): string[]
+  /** Lines printed when loading ends (the 503 phase is over): llama.cpp prints what it resolved then. */
+  loadedLines?(now: Date, port: number): string[]
+  /** A chat request the engine refuses before the model sees it (llama.cpp: an image without --mmproj), with its log lines; null: served. */
+  refuse?(body: Record<string, unknown>): (Reply & { log?: string[] }) | null
   /** The profile's own answer (health, self-description, metrics, 404s), or null: the common /v1 routes answer. */
   answer(req: Request, loading: boolean): (Reply & { log?: string[] }) | null
   /** Books one finished completion; returns the log lines the engine prints for it. */

@@ -4,7 +4,7 @@
 // so the loader can say the line. Pure.
 import type { Problem } from '../schema/schema.ts'
 import type { EngineDoc, KnobDoc, SourceDoc } from './doc.ts'
-import type { Engine, KnobSpec, KnobType, SourceSpec } from './types.ts'
+import { type Engine, type KnobSpec, type KnobType, NEUTRAL_PROBE_WORDS, type SourceSpec } from './types.ts'
 import { valueProblem } from './values.ts'
 
 /** A value of `allow:` that stands for any whole number the engine resolves `auto` to. */
@@ -41,6 +41,8 @@ function source(doc: SourceDoc): SourceSpec {
     ...(doc.metric !== undefined ? { metric: doc.metric } : {}),
     ...(doc.paths !== undefined ? { paths: doc.paths } : {}),
     ...(yes(doc.optional) ? { optional: true } : {}),
+    ...(doc['printed-at'] !== undefined ? { printedAt: doc['printed-at'] } : {}),
+    ...(doc.unverified !== undefined ? { unverified: doc.unverified } : {}),
   }
 }
 
@@ -68,6 +70,7 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
   return {
     name: doc.name,
     summary: doc.summary,
+    verifiedAgainst: doc['verified-against'] ?? null,
     process: doc.process,
     help: {
       command: doc.help.command,
@@ -113,6 +116,9 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
         ]),
       ),
     },
+    probes: doc.probes
+      ? { toolSetup: doc.probes['tool-setup'], toolParser: doc.probes['tool-parser'], visionSetup: doc.probes['vision-setup'] }
+      : NEUTRAL_PROBE_WORDS,
   }
 }
 
@@ -157,8 +163,18 @@ export function knobOf(doc: KnobDoc, engine: Engine, path: string, problems: Pro
       say(`sources.${id}`, `the ${engine.name} profile has no source ${id}; its sources are ${[...ids].join(', ') || 'none'}`)
   }
   if (doc.stats !== undefined && doc.meter !== undefined) say('stats', 'a knob is proven by its meter or by a /stats field, not both')
+  if (doc['no-resolved-line'] !== undefined && doc.meter === undefined && doc.stats === undefined)
+    say(
+      'no-resolved-line',
+      'a knob whose engine prints no resolved value needs a meter (or a /stats field) to prove it: argv alone proves only what was asked',
+    )
+  if (doc['no-resolved-line'] !== undefined && doc.sources !== undefined)
+    say('no-resolved-line', 'a knob with sources: has a resolved line; say one or the other')
   // Without sources of its own, a knob is read from the engine's flag-line sources (radiance's ledger) by its flag.
-  const sources = doc.sources ?? Object.fromEntries(engine.resolved.filter((s) => s.shape === 'flag-line').map((s) => [s.id, doc.flag]))
+  const sources =
+    doc.sources ??
+    (doc['no-resolved-line'] !== undefined ? {} : undefined) ??
+    Object.fromEntries(engine.resolved.filter((s) => s.shape === 'flag-line').map((s) => [s.id, doc.flag]))
   return {
     env: doc.env,
     flag: doc.flag as `--${string}`,
@@ -176,6 +192,7 @@ export function knobOf(doc: KnobDoc, engine: Engine, path: string, problems: Pro
       ...(doc.stats !== undefined ? { stats: doc.stats } : {}),
       ...(Object.keys(sources).length > 0 ? { sources } : {}),
       ...(doc.traffic ? { traffic: doc.traffic } : {}),
+      ...(doc['no-resolved-line'] !== undefined ? { noResolvedLine: doc['no-resolved-line'] } : {}),
     },
     summary: doc.summary ?? '',
   }

@@ -45,6 +45,7 @@ export const KNOB_DOC = object(
     stats: optional(KEY),
     sources: optional(record(KEY, { re: SOURCE_ID_RE, says: 'a source id of the profile (its resolved: list)' })),
     traffic: optional(literal('shared-prefix')),
+    'no-resolved-line': optional(ONE_LINE),
     summary: optional(ONE_LINE),
   },
   { closed: true },
@@ -66,6 +67,8 @@ const SOURCE_DOC = object(
     metric: optional(METRIC),
     paths: optional(array(text('a path starting with /', /^\/[^\s\0]{0,200}$/), { max: 4 })),
     optional: optional(SWITCH),
+    'printed-at': optional(ONE_LINE),
+    unverified: optional(ONE_LINE),
   },
   { closed: true },
 )
@@ -77,6 +80,7 @@ const RENAMED_DOC = object({ name: METRIC, before: optional(VALUE), unit: option
 export const ENGINE_SHAPE = {
   name: NAME,
   summary: ONE_LINE,
+  'verified-against': optional(ONE_LINE),
   process: text('a process name of [A-Za-z0-9_.-] not starting with "-"', /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/),
   help: object(
     { command: COMMAND, flag: optional(COMMAND), layout: literal('argparse', 'llama'), 'none-is-unset': optional(SWITCH) },
@@ -114,6 +118,7 @@ export const ENGINE_SHAPE = {
     },
     { closed: true },
   ),
+  probes: optional(object({ 'tool-setup': ONE_LINE, 'tool-parser': ONE_LINE, 'vision-setup': ONE_LINE }, { closed: true })),
 } as const
 
 export const ENGINE_DOC = object(ENGINE_SHAPE, { closed: true })

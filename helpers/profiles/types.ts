@@ -22,6 +22,11 @@ export interface KnobProof {
   sources?: Readonly<Record<string, string>>
   /** The traffic the meter moves only under, sent by the meter step itself (bounded): `shared-prefix`, two requests sharing a prompt prefix longer than one KV block. */
   traffic?: 'shared-prefix'
+  /**
+   * The engine prints and serves no resolved value for the flag (llama.cpp's --cache-prompt): why, in
+   * the catalog's words. Its ledger step is skipped with that reason; argv and its meter are the proof.
+   */
+  noResolvedLine?: string
 }
 
 export interface KnobSpec {
@@ -96,6 +101,13 @@ export interface SourceSpec {
   paths?: readonly string[]
   /** An endpoint the engine serves only when so configured (vLLM's /server_info under VLLM_SERVER_DEV_MODE=1): not served is not a failure. */
   optional?: boolean
+  /**
+   * The line is printed only at a higher log verbosity than the engine's default (llama.cpp's
+   * `-lv 4` trace lines): how to get it. Its absence from a boot is then no red.
+   */
+  printedAt?: string
+  /** No real engine's output backs this source yet: why, said beside what it reads. */
+  unverified?: string
 }
 
 /** What `/health` must answer, besides 200. */
@@ -129,10 +141,32 @@ export interface MetricsProfile {
   renamed: Readonly<Record<string, readonly Renamed[]>>
 }
 
+/** What an operator sets on this engine for the probes' features, in its own flags (the probes' next steps say these). */
+export interface ProbeWords {
+  /** How the server is made to return tool calls (vLLM: --enable-auto-tool-choice --tool-call-parser …). */
+  toolSetup: string
+  /** What parses a call the model emits (vLLM: --tool-call-parser; llama.cpp: the chat template). */
+  toolParser: string
+  /** How the server is made to take images (vLLM: --limit-mm-per-prompt; llama.cpp: --mmproj). */
+  visionSetup: string
+}
+
+/** A profile that names no words of its own: none of any engine's flags. */
+export const NEUTRAL_PROBE_WORDS: ProbeWords = {
+  toolSetup: "the server's tool-call settings (its tool parser and the chat template)",
+  toolParser: "the server's tool parser for this model, and the chat template",
+  visionSetup: 'a vision model, served with image input enabled',
+}
+
 /** An engine profile without its knobs: how to read that engine. */
 export interface Engine {
   name: string
   summary: string
+  /**
+   * The real build whose captured output this profile was checked against (a corpus under
+   * fixtures/real/); null: none, and every verdict that uses the profile says so.
+   */
+  verifiedAgainst: string | null
   /** The default `--process`. */
   process: string
   help: {
@@ -154,6 +188,7 @@ export interface Engine {
   resolved: readonly SourceSpec[]
   health: HealthProfile
   metrics: MetricsProfile
+  probes: ProbeWords
 }
 
 /** A whole profile: the engine and its built-in knob catalog. */

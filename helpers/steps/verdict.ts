@@ -66,13 +66,16 @@ export const INTERRUPT_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { 
 export type StepLike = Pick<StepFields, 'verdict' | 'intendedSkip'> & { id: StepId }
 
 /**
- * The steps a run may skip and still be green: the skip its knob's proof implies (a knob with no
- * meter and no `/stats` field is proven by its ledger line alone: its `meter` step is skipped) and
+ * The steps a run may skip and still be green: the skips its knob's proof implies (a knob with no
+ * meter and no `/stats` field is proven by its ledger line alone: its `meter` step is skipped; a
+ * knob whose engine prints no resolved value, by argv and its meter: its `ledger` step is) and
  * the skips the run declares on purpose (see `declaredSkips`). Nothing else: a skip is never a pass.
  */
 export function allowedSkips(proof: KnobProof | undefined, declared: readonly string[]): ReadonlySet<StepId> {
   const out = new Set<StepId>(declared.filter((id): id is StepId => (STEP_IDS as readonly string[]).includes(id)))
   if (proof && !proof.meter && !proof.stats) out.add('meter')
+  // A knob its engine prints no resolved value for is proven by argv and its meter: its ledger step is skipped.
+  if (proof?.noResolvedLine !== undefined && (proof.meter || proof.stats)) out.add('ledger')
   return out
 }
 

@@ -153,7 +153,7 @@ describe('a profile or catalog file is checked whole', () => {
       'mine.yaml',
     )
     expect(problems(second)).toEqual([
-      'mine.yaml:13: knobs.BAD.metre is not a key here; the keys are env, flag, aliases, env-twin, type, min, unit, default, passed-only-when-non-default, off, read-as, allow, meter, evidence, stats, sources, traffic, summary',
+      'mine.yaml:13: knobs.BAD.metre is not a key here; the keys are env, flag, aliases, env-twin, type, min, unit, default, passed-only-when-non-default, off, read-as, allow, meter, evidence, stats, sources, traffic, no-resolved-line, summary',
     ])
     const third = withCatalog(
       radiance,

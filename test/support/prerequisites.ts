@@ -82,6 +82,26 @@ export const PROMETHEUS: Prerequisite = {
   },
 }
 
+/**
+ * The real llama-server of test/real/, built from the llama.cpp source node-llama-cpp ships and
+ * cached outside the work tree by scripts/real/llama-server.sh (its --path says where).
+ */
+export const LLAMA_SERVER: Prerequisite = {
+  name: 'a real llama-server (built by scripts/real/llama-server.sh)',
+  install:
+    'sh scripts/real/llama-server.sh (needs cmake, g++ and git: apt-get install cmake g++ git; about 10 minutes on 2 cores, once a machine)',
+  check: () => (executable(llamaServerPath()) ? undefined : `${llamaServerPath()} is missing`),
+}
+
+/** Where scripts/real/llama-server.sh keeps the binary: its own --path, so the two cannot drift. */
+let llamaPath: string | undefined
+export function llamaServerPath(): string {
+  llamaPath ??= execFileSync('sh', [new URL('../../scripts/real/llama-server.sh', import.meta.url).pathname, '--path'], {
+    encoding: 'utf8',
+  }).trim()
+  return llamaPath
+}
+
 /** Root: sshd switches to the logged-in user; the tests add and remove a throwaway user. */
 export const ROOT_USER: Prerequisite = {
   name: 'root',

@@ -38,6 +38,11 @@ export async function serveProfile(
   )
   listenedAt = Date.now()
   log.push(...engine.listeningLines(new Date(), served.port))
+  if (engine.loadedLines) {
+    const loaded = () => log.push(...engine.loadedLines!(new Date(), served.port))
+    if ((options.unavailableMs ?? 0) > 0) setTimeout(loaded, options.unavailableMs).unref()
+    else loaded()
+  }
   return { baseUrl: served.baseUrl, engine, log, stop: served.stop }
 }
 

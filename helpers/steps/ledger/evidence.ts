@@ -20,4 +20,11 @@ export type LedgerEvidence = HostTroubleEvidence & {
   sources?: SourceEvidence[]
   /** The source the step passed on (what the engine runs over what its parser resolved). */
   strongest?: string
+  /** The knob's entry says its engine prints no resolved value (why): the step was not read. */
+  noResolvedLine?: string
+  /**
+   * A first read that did not hold was judged again once /health answered 200 (`loaded`, after
+   * `waitedMs`; `firstRead`: what that read showed), or /health never did within the budget (`loading`).
+   */
+  readAt?: { health: 'loaded' | 'loading'; waitedMs: number; firstRead?: string }
 }

@@ -15,6 +15,8 @@ import type { HostResult } from '../../seams/host.ts'
 import { isLogSource } from '../../profiles/convert.ts'
 import { readLogSources } from '../resolved/log-sources.ts'
 import { agree } from '../resolved/agree.ts'
+import { untilLoaded } from '../health/loaded.ts'
+import { formatDuration } from '../../config/duration.ts'
 import { sourceEvidence } from '../resolved/evidence.ts'
 
 /** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
@@ -49,7 +51,47 @@ function tailTooShort(ctx: RunContext, r: HostResult, what: string, expected: st
   }
 }
 
+/**
+ * The ledger as it stands once loading has ended. A first read that does not hold is not judged
+ * yet: an engine prints what it resolved when loading ends, and verify runs while it still loads.
+ * /health is polled until 200 (the health budget), the log read again and judged; still loading
+ * past the budget is inconclusive, never red. The evidence says when the judged read was made.
+ */
 export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
+  const first = await readAndJudge(ctx, inputs)
+  if (first.verdict !== 'failed') return first
+  const loaded = await untilLoaded(ctx)
+  if (loaded.state === 'other') return first
+  if (loaded.state === 'loading') {
+    return {
+      ...first,
+      verdict: 'inconclusive',
+      observed: `the engine had not finished loading within the health budget (${formatDuration(loaded.waitedMs)}; /health: ${loaded.last}), and its log does not yet hold what it resolves when loading ends: ${first.observed}`,
+      next: `the engine is still loading: watch the ledger (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}) until loading ends, then run again, with a larger --health-budget if the model is big`,
+      evidence: { ...first.evidence, readAt: { health: 'loading', waitedMs: loaded.waitedMs } },
+    }
+  }
+  const second = await readAndJudge(ctx, inputs)
+  const when = ` (read again once /health answered 200${loaded.waitedMs > 0 ? `, after ${formatDuration(loaded.waitedMs)} of loading` : ''})`
+  return {
+    ...second,
+    observed: `${second.observed}${when}`,
+    evidence: { ...second.evidence, readAt: { health: 'loaded', waitedMs: loaded.waitedMs, firstRead: first.observed.slice(0, 400) } },
+  }
+}
+
+async function readAndJudge(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
+  const none = ctx.spec.proof.noResolvedLine
+  if (none !== undefined && (ctx.spec.proof.meter || ctx.spec.proof.stats)) {
+    return {
+      verdict: 'skipped',
+      intendedSkip: true,
+      expected: `${ctx.spec.flag} resolved in the boot log`,
+      observed: `not read: ${none}`,
+      where: `the ${ctx.engine.name} profile's ${ctx.spec.env} entry`,
+      evidence: { noResolvedLine: none },
+    }
+  }
   const sources = ctx.engine.resolved.filter((s) => isLogSource(s) && ctx.spec.proof.sources?.[s.id] !== undefined)
   if (sources.length === 1 && sources[0]!.shape === 'flag-line') return checkFlagLine(ctx, inputs)
   return checkSources(

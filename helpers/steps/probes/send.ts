@@ -198,7 +198,7 @@ export function checkTools(ctx: RunContext, inputs: InputsOf<'probe.tools'>): Pr
     'probe.tools',
     `a real tool_calls entry record_probe_token({"token":"${token}"})`,
     (m) => toolsRequest(m, token),
-    (s, b) => judgeTools(s, b, token),
+    (s, b) => judgeTools(s, b, token, ctx.engine.probes),
     { token },
   )
 }
@@ -215,7 +215,7 @@ export function checkVision(ctx: RunContext, inputs: InputsOf<'probe.vision'>): 
     'probe.vision',
     `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`,
     (m) => visionRequest(m, colour, decoy),
-    (s, b) => judgeVision(s, b, colour, decoy),
+    (s, b) => judgeVision(s, b, colour, decoy, ctx.engine.probes),
     { colour, decoy },
   )
 }

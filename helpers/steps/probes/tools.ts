@@ -1,5 +1,6 @@
 // The tools probe's reply judged: a real tool_calls entry calling the probe's tool with its token
 // (arguments as a string or an object), not the call written as text. Pure: no I/O.
+import { NEUTRAL_PROBE_WORDS, type ProbeWords } from '../../profiles/types.ts'
 import { PROBE_TOOL } from './requests.ts'
 import { endedWithoutAnswer, errorMessage, readChoice, short, type ProbeReply } from './reply.ts'
 
@@ -7,7 +8,8 @@ import { endedWithoutAnswer, errorMessage, readChoice, short, type ProbeReply } 
 const NO_TOOLS_ON_PURPOSE =
   '; or, if this endpoint serves no tool calls on purpose, run again with --skip probe.tools (shown skipped, never passed)'
 
-export function judgeTools(status: number, body: string, token: string): ProbeReply {
+/** `words`: the engine's own flags for tool calls (its profile's `probes:`), which every next step names. */
+export function judgeTools(status: number, body: string, token: string, words: ProbeWords = NEUTRAL_PROBE_WORDS): ProbeReply {
   // llama.cpp answers tools without --jinja with HTTP 500 "tools param requires --jinja flag" (not 400).
   if (status >= 400 && /--jinja|\bjinja\b/i.test(errorMessage(body))) {
     return {
@@ -21,7 +23,7 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     return {
       verdict: 'failed',
       observed: `HTTP 400: ${short(errorMessage(body), 300)}`,
-      next: `tool parser misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser <parser for this model>${NO_TOOLS_ON_PURPOSE}`,
+      next: `tool calls misconfigured: start the engine with ${words.toolSetup}${NO_TOOLS_ON_PURPOSE}`,
       evidence: { status, body: body.slice(0, 1000) },
     }
   }
@@ -42,8 +44,8 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
         ? `no tool_calls; the call is written as text in content: ${short(content)}`
         : `no tool_calls; content ${JSON.stringify(short(content))} (finish_reason ${c.finish || 'none'})`,
       next: asText
-        ? 'tool parser misconfigured: the model emits the call but the server does not parse it; set --tool-call-parser to the one for this model (e.g. hermes) with --enable-auto-tool-choice'
-        : 'the model did not call the tool with tool_choice auto: check --enable-auto-tool-choice, --tool-call-parser and the chat template',
+        ? `tool parser misconfigured: the model emits the call but the server does not parse it; check ${words.toolParser}`
+        : `the model did not call the tool with tool_choice auto: check ${words.toolSetup}, and that the served model calls tools`,
       evidence,
     }
   }
@@ -53,7 +55,7 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     return {
       verdict: 'failed',
       observed: `tool_calls[0] calls ${JSON.stringify(name)}, not ${PROBE_TOOL.name}`,
-      next: 'the tool parser or model mangles function names: check --tool-call-parser',
+      next: `the tool parser or model mangles function names: check ${words.toolParser}`,
       evidence,
     }
   }
@@ -66,7 +68,7 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
       return {
         verdict: 'failed',
         observed: `arguments are not JSON: ${short(raw)}`,
-        next: 'the tool parser cuts or garbles arguments (a known hermes-parser failure): update the parser or the chat template',
+        next: `the tool parser cuts or garbles arguments (a known hermes-parser failure): check ${words.toolParser}`,
         evidence,
       }
     }
@@ -75,7 +77,7 @@ export function judgeTools(status: number, body: string, token: string): ProbeRe
     return {
       verdict: 'failed',
       observed: `arguments are not an object: ${short(JSON.stringify(raw))}`,
-      next: 'the tool parser returns malformed arguments: check --tool-call-parser',
+      next: `the tool parser returns malformed arguments: check ${words.toolParser}`,
       evidence,
     }
   }

@@ -11,6 +11,7 @@
 // before it: "Orange? No way.", "Orange? I don't think so.", "Orange. Not." ("anything but" denies).
 // Where the reading is unsure it errs towards denial, never towards an answer: a missed denial of
 // the picture's colour would be a false green.
+import { NEUTRAL_PROBE_WORDS, type ProbeWords } from '../../profiles/types.ts'
 import { COLOUR_NAMES, PROBE_MAX_TOKENS, type ProbeColour } from './requests.ts'
 import { answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeReply } from './reply.ts'
 
@@ -151,9 +152,10 @@ export function judgeReading(
   reading: ColourReading,
   colour: ProbeColour,
   decoy: ProbeColour,
+  words: ProbeWords = NEUTRAL_PROBE_WORDS,
 ): { verdict: 'passed' | 'failed'; why: string; next?: string } {
   const given = reading.affirms && !reading.asserted.includes(decoy) ? [decoy, ...reading.asserted] : reading.asserted
-  const blindNext = `the model gave the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (vision model, --limit-mm-per-prompt)`
+  const blindNext = `the model gave the prompt's decoy colour (${decoy}): it did not see the image; check the server takes image_url parts (${words.visionSetup})`
   if (given.length === 1 && given[0] === colour) return { verdict: 'passed', why: `answers ${colour}` }
   if (given.length === 0) {
     if (reading.denied.includes(colour)) {
@@ -198,15 +200,20 @@ export function judgeReading(
 export const TAKES_NO_IMAGES =
   /is not a multimodal model|At most 0 image|image_url is only supported by certain models|image input is not supported|\bmmproj\b/i
 
-export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
+/** `words`: the engine's own flags for images (its profile's `probes:`), which the next steps name. */
+export function judgeVision(
+  status: number,
+  body: string,
+  colour: ProbeColour,
+  decoy: ProbeColour,
+  words: ProbeWords = NEUTRAL_PROBE_WORDS,
+): ProbeReply {
   const c = readChoice(status, body)
   if ('verdict' in c) {
     if (status >= 400 && TAKES_NO_IMAGES.test(c.observed)) {
-      c.next =
-        'the served model takes no images: if it is a text-only model on purpose, run again with --skip probe.vision (shown skipped, never passed); else serve a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+      c.next = `the served model takes no images: if it is a text-only model on purpose, run again with --skip probe.vision (shown skipped, never passed); else serve ${words.visionSetup}`
     } else if (/multimodal|image/i.test(c.observed)) {
-      c.next =
-        'the server refused the image: check it serves a vision model, with --limit-mm-per-prompt allowing an image (or --mmproj for llama.cpp)'
+      c.next = `the server refused the image: check it serves ${words.visionSetup}`
     }
     return c
   }
@@ -226,7 +233,7 @@ export function judgeVision(status: number, body: string, colour: ProbeColour, d
     }
   }
   const reading = readColours(answer)
-  const judged = judgeReading(reading, colour, decoy)
+  const judged = judgeReading(reading, colour, decoy, words)
   const quoted = JSON.stringify(answer.replace(/\s+/g, ' ').slice(0, 160))
   const read = { ...evidence, asserted: reading.asserted, denied: reading.denied }
   if (judged.verdict === 'passed') return { verdict: 'passed', observed: `picture ${colour}, reply ${quoted}`, evidence: read }

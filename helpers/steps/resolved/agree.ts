@@ -35,7 +35,16 @@ const SAYS = { parser: 'what the parser resolved', engine: 'what the engine runs
 
 function rowOf(spec: KnobSpec, expected: string, atDefault: boolean, r: SourceReading): SourceRow {
   const name = r.key
-  if (r.state === 'silent') return { reading: r, standing: 'silent', said: r.problem ?? 'not printed by this boot' }
+  if (r.state === 'silent')
+    return {
+      reading: r,
+      standing: 'silent',
+      said:
+        r.problem ??
+        (r.source.printedAt
+          ? `not printed by this boot (printed only at ${r.source.printedAt}; its absence is no failure)`
+          : 'not printed by this boot'),
+    }
   if (r.state === 'unreadable') return { reading: r, standing: 'unreadable', said: r.problem ?? 'could not be read' }
   if (r.state === 'no-key') {
     // A source of non-defaults (vLLM's non-default args) leaves a flag at the parser's default out.

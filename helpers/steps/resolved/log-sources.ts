@@ -47,9 +47,12 @@ export function messageOf(line: string, prefix: RegExp | null): string | undefin
   if (prefix === null) return inner.replace(/^\s+/, '')
   for (const candidate of outer ? [text, inner] : [text]) {
     const m = prefix.exec(candidate)
-    if (m) return candidate.slice(m[0].length)
+    if (m && m[0].length > 0) return candidate.slice(m[0].length)
   }
-  return undefined
+  // A grammar whose every part is optional (llama.cpp's, under --no-log-prefix) matches nothing at
+  // all: the message is then what follows the runtime's own prefix.
+  const bare = outer ? inner : text
+  return prefix.exec(bare) ? bare : undefined
 }
 
 /** llama.cpp's `name = value` assignments in a message (`using n_parallel = 4 and kv_unified = true`). */

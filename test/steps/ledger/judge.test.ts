@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest'
 import { loadConfig, type Target } from '../../../helpers/config/load.ts'
 import { MAX_HOST_OUTPUT, createHost, type HostClient, type HostResult, type HostRun } from '../../../helpers/seams/host.ts'
-import type { HttpClient } from '../../../helpers/seams/http.ts'
+import { HttpError, type HttpClient } from '../../../helpers/seams/http.ts'
 import { findResolved, logMessage } from '../../../helpers/steps/ledger/parse.ts'
 import { DEFAULT_LEDGER_CMD, LEDGER_TAIL_LINES } from '../../../helpers/config/options.ts'
 import { recordingSeams } from '../../../helpers/seams/record.ts'
@@ -135,8 +135,12 @@ function fakeHost(result: Partial<HostResult>): HostClient & { runs: HostRun[] }
   }
 }
 
+/** The engine has loaded: /health answers 200 (a ledger that does not hold is read again once it does); nothing else is asked. */
 const noHttp: HttpClient = {
-  request: () => Promise.reject(new Error('the ledger step makes no HTTP request')),
+  request: (req) =>
+    req.url.endsWith('/health')
+      ? Promise.resolve({ status: 200, headers: {}, body: '{}', url: req.url } as unknown as Awaited<ReturnType<HttpClient['request']>>)
+      : Promise.reject(new Error(`the ledger step asks only /health, not ${req.url}`)),
 }
 
 async function judge(result: Partial<HostResult>, extra: string[] = []) {
@@ -214,6 +218,81 @@ describe('step ledger', () => {
     expect(tailAsked('podman logs --tail=20 {svc}')).toBe(20)
     expect(tailAsked('journalctl -u {unit} | tail -n 300')).toBe(300)
     expect(tailAsked('podman logs {svc}')).toBeUndefined()
+  })
+
+  describe('verify started while the engine loads: the ledger is judged once loading has ended', () => {
+    const EARLY = 'INFO [api_server.py:1] Starting server\n'
+    const RESOLVED = `${EARLY}INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n`
+    /** A host whose log grows: each run prints the next of `logs` (the last one again after that). */
+    const growing = (logs: string[]): HostClient & { runs: HostRun[] } => {
+      const runs: HostRun[] = []
+      return {
+        where: 'local',
+        runs,
+        async run(req) {
+          runs.push(req)
+          return { command: req.script, stdout: logs[Math.min(runs.length - 1, logs.length - 1)]!, stderr: '', exitCode: 0, durationMs: 1 }
+        },
+      }
+    }
+    /** /health: refused, then 503, then `last` (200 once loaded) for every later ask. */
+    const loading = (last: number | null): HttpClient & { asks: number } => {
+      const http = {
+        asks: 0,
+        request(req: { url: string }) {
+          http.asks++
+          if (http.asks === 1) return Promise.reject(new HttpError('refused', req.url, 'ECONNREFUSED'))
+          if (http.asks === 2 || last === null) return Promise.resolve({ status: 503, headers: {}, body: '', url: req.url })
+          return Promise.resolve({ status: last, headers: {}, body: '{}', url: req.url })
+        },
+      }
+      return http as unknown as HttpClient & { asks: number }
+    }
+    let now = 0
+    const run = (host: HostClient, http: HttpClient, extra: string[] = []) =>
+      checkLedger(
+        createContext({
+          target: target(['--health-budget', '10s', ...extra]),
+          http,
+          host,
+          clock: { now: () => now, sleep: async (ms: number) => void (now += ms) },
+          choices: { pick: (_n, o) => o[0]! },
+        }),
+        {},
+      )
+
+    test('the line printed when loading ends: passed on the read made after /health answered 200, saying so', async () => {
+      const host = growing([EARLY, RESOLVED])
+      const j = await run(host, loading(200))
+      expect(j.verdict).toBe('passed')
+      expect(host.runs).toHaveLength(2)
+      expect(j.observed).toMatch(/read again once \/health answered 200, after .* of loading/)
+      expect(j.evidence.readAt).toMatchObject({
+        health: 'loaded',
+        firstRead: expect.stringContaining('no line resolving --checkpoint-slots'),
+      })
+    })
+
+    test('still loading when the health budget ends: inconclusive with the next step, never red', async () => {
+      const j = await run(growing([EARLY]), loading(null))
+      expect(j.verdict).toBe('inconclusive')
+      expect(j.observed).toContain('had not finished loading within the health budget')
+      expect(j.next).toContain('--health-budget')
+      expect(j.evidence.readAt).toMatchObject({ health: 'loading' })
+    })
+
+    test('loaded and still no resolved line: red, as before, on the read made once loaded', async () => {
+      const host = growing([EARLY, EARLY])
+      const j = await run(host, loading(200))
+      expect(j.verdict).toBe('failed')
+      expect(host.runs).toHaveLength(2)
+    })
+
+    test('a /health that answers 401: the wait ends, the first read is judged (the health step names the mistake)', async () => {
+      const j = await run(growing([EARLY, RESOLVED]), loading(401))
+      expect(j.verdict).toBe('failed')
+      expect(j.evidence.readAt).toBeUndefined()
+    })
   })
 })
 

@@ -5,6 +5,7 @@ import { PROBE_COLOURS, exactRequest, toolsRequest, visionRequest } from '../../
 import { errorMessage } from '../../../helpers/steps/probes/reply.ts'
 import { judgeExact } from '../../../helpers/steps/probes/exact.ts'
 import { judgeTools } from '../../../helpers/steps/probes/tools.ts'
+import { builtinProfile } from '../../../helpers/profiles/load.ts'
 import { judgeVision } from '../../../helpers/steps/probes/vision.ts'
 
 function chat(message: Record<string, unknown>, finish = 'stop'): string {
@@ -141,7 +142,12 @@ describe('judging the tool call', () => {
     const body = JSON.stringify({
       error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', code: 400 },
     })
-    expect(judgeTools(400, body, 'quasar').next).toMatch(/--enable-auto-tool-choice --tool-call-parser/)
+    // The fix in the engine's own flags (its profile's probes: words); a profile with none names no engine's flags.
+    expect(judgeTools(400, body, 'quasar', builtinProfile('vllm').engine.probes).next).toMatch(
+      /--enable-auto-tool-choice --tool-call-parser/,
+    )
+    expect(judgeTools(400, body, 'quasar', builtinProfile('llama.cpp').engine.probes).next).toMatch(/--jinja .*--chat-template-file/)
+    expect(judgeTools(400, body, 'quasar').next).not.toMatch(/--(?!skip )[a-z]/)
   })
 })
 

@@ -127,7 +127,12 @@ function bootLog(profile: EmulatedProfile, argv: string[], faults: ProfileFaultN
   const def = PROFILES[profile]
   const started = def.start([...def.leading(argv), ...argv, '--port', '8000'], {}, new Set(faults), 4242)
   if (started.kind !== 'engine') throw new Error(`${profile} ${argv.join(' ')} does not start: ${started.stderr}`)
-  return [...started.engine.bootLines(new Date(2026, 5, 19, 15, 35)), ...started.engine.listeningLines(new Date(), 8000)].join('\n')
+  const e = started.engine
+  return [
+    ...e.bootLines(new Date(2026, 5, 19, 15, 35)),
+    ...e.listeningLines(new Date(), 8000),
+    ...(e.loadedLines?.(new Date(), 8000) ?? []),
+  ].join('\n')
 }
 
 function judged(profile: 'vllm' | 'sglang' | 'llama.cpp', knob: string, value: string | null, log: string, spec?: KnobSpec) {
@@ -156,6 +161,10 @@ describe("each profile's log sources, read from the reference engine's boot line
     expect(messageOf('[2026-03-20 03:17:15.120 TP0] max_total_num_tokens=1', sglang)).toBe('max_total_num_tokens=1')
     expect(messageOf('Nov 30 02:11:03 gpu-7 llama-server[812]: srv    load_model: initializing slots, n_slots = 2', null)).toBe(
       'srv    load_model: initializing slots, n_slots = 2',
+    )
+    const llama = new RegExp(`^(?:${builtinProfile('llama.cpp').engine.log.prefix})`)
+    expect(messageOf('Nov 30 02:11:03 gpu-7 llama-server[812]: 0.00.020.523 I srv    load_model: initializing, n_slots = 2', llama)).toBe(
+      'srv    load_model: initializing, n_slots = 2',
     )
   })
 
@@ -250,26 +259,26 @@ describe("each profile's log sources, read from the reference engine's boot line
     })
   })
 
-  test('llama.cpp: -np 2 in n_seq_max and n_slots; -1 is auto, resolved to 4 and said; an n_slots line that lies is red', () => {
+  test('llama.cpp: -np 2 in the n_slots line (and n_seq_max at -lv 4); -1 is auto, resolved to 4 and said at -lv 4; an n_slots line that lies is red', () => {
     const two = judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2']))
-    expect([two.verdict, two.observed]).toEqual([
-      'passed',
-      'the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; agreeing: the initializing slots, n_slots line (what the engine runs): n_slots=2',
-    ])
-    const auto = judged('llama.cpp', 'PARALLEL', 'auto', bootLog('llama.cpp', ['-np', '-1']))
-    expect([auto.verdict, auto.strongest?.reading.source.id]).toEqual(['passed', 'auto-line'])
+    expect([two.verdict, two.observed]).toEqual(['passed', 'the load_model: initializing, n_slots line (what the engine runs): n_slots=2'])
+    const traced = judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2', '-lv', '4']))
+    expect(traced.observed).toBe(
+      'the load_model: initializing, n_slots line (what the engine runs): n_slots=2; agreeing: the llama_context: n_seq_max line (what the engine runs): n_seq_max=2',
+    )
+    const auto = judged('llama.cpp', 'PARALLEL', 'auto', bootLog('llama.cpp', ['-np', '-1', '-lv', '4']))
+    expect(auto.verdict).toBe('passed')
     expect(auto.observed).toContain('the `n_parallel is set to auto` line (what the engine runs): n_parallel=4 [auto]')
-    // Asked 4, but the engine chose 4 itself: the explicit value did not reach it.
-    expect(judged('llama.cpp', 'PARALLEL', '4', bootLog('llama.cpp', []))).toMatchObject({ verdict: 'failed' })
+    // Asked 4, but the engine chose 4 itself (its trace line says auto): the explicit value did not reach it.
+    expect(judged('llama.cpp', 'PARALLEL', '4', bootLog('llama.cpp', ['-lv', '4']))).toMatchObject({ verdict: 'failed' })
     expect(judged('llama.cpp', 'PARALLEL', '2', bootLog('llama.cpp', ['-np', '2'], ['llamacpp_log_differs']))).toMatchObject({
       verdict: 'failed',
-      observed:
-        'the llama_context: n_seq_max line (what the engine runs): n_seq_max=2; the initializing slots, n_slots line (what the engine runs): n_slots=3',
+      observed: 'the load_model: initializing, n_slots line (what the engine runs): n_slots=3',
     })
   })
 
   test('only the latest boot is read: a line of an earlier boot that the latest does not print says nothing', () => {
-    const log = `${bootLog('llama.cpp', ['-np', '-1'])}\n${bootLog('llama.cpp', ['-np', '2'])}`
+    const log = `${bootLog('llama.cpp', ['-np', '-1', '-lv', '4'])}\n${bootLog('llama.cpp', ['-np', '2'])}`
     const r = judged('llama.cpp', 'PARALLEL', '2', log)
     expect([r.verdict, r.rows.find((x) => x.reading.source.id === 'auto-line')?.standing]).toEqual(['passed', 'silent'])
   })
