@@ -7,6 +7,7 @@ import type { Mode, Target } from '../config/load.ts'
 import type { TruthTable } from './truth.ts'
 import type { KnobName } from '../config/knobs.ts'
 import { targetProfile } from '../profiles/target.ts'
+import { profileCheck, type ProfileCheck } from '../profiles/verified.ts'
 import {
   EXIT_CODES,
   INTERRUPT_EXIT,
@@ -70,6 +71,11 @@ export interface Report extends ReportHead {
   tool: { name: 'armproof'; version: string }
   /** The argv-vs-default truth table (see truth.ts). */
   truth?: TruthTable
+  /**
+   * The engine profile the run read the engine by, and the real build its captured output was
+   * checked against; null: none (SGLang's, radiance's), and `unverified` says so in words.
+   */
+  profile?: ProfileCheck
   /** A replay only: when the replayed run was recorded (writeback's --max-age measures from it). */
   recordedAt?: string
   /** A replay only: the recording it re-judged, as verified before the replay. */
@@ -192,6 +198,7 @@ export function buildReport(input: ReportInput): Report {
     exitCode: input.interrupted ? INTERRUPT_EXIT[input.interrupted] : EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },
     ...(input.truth ? { truth: input.truth } : {}),
+    profile: profileCheck(targetProfile(target).engine),
     ...(input.recording ? { recordedAt: input.recording.recordedAt, recording: input.recording } : {}),
     run,
   }

@@ -4,6 +4,7 @@ import { styleText } from 'node:util'
 import type { Target } from '../config/load.ts'
 import { formatDuration } from '../config/duration.ts'
 import { targetProfile } from '../profiles/target.ts'
+import { profileCheck } from '../profiles/verified.ts'
 import type { StepResult, StepVerdict } from '../steps/verdict.ts'
 import type { MeterEvidence } from '../steps/meter/evidence.ts'
 import { GLYPHS, oneLine, summarize } from './_summary.ts'
@@ -130,7 +131,7 @@ export function finalLine(report: Report, options: { color?: boolean; reportPath
 export function header(target: Target, options: Pick<FormatOptions, 'color'> = {}): string {
   const def = targetProfile(target).spec.default
   const shown = (v: string | null) => v ?? (def !== null ? `${def} (default)` : 'the default')
-  return [
+  const line = [
     paint('armproof', 'bold', options.color),
     target.svc,
     `${target.knob} ${shown(target.previous)} → ${shown(target.value)}`,
@@ -138,4 +139,7 @@ export function header(target: Target, options: Pick<FormatOptions, 'color'> = {
     target.baseUrl ?? `fixtures ${target.fixtures}`,
     `host ${hostText(target.host)}`,
   ].join(' · ')
+  // A profile no real build's output backs (SGLang's, radiance's): said before any step, every run.
+  const check = profileCheck(targetProfile(target).engine)
+  return check.unverified ? `${line}\n  ${paint('note:', 'bold', options.color)} ${check.unverified}` : line
 }

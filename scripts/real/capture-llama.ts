@@ -337,7 +337,7 @@ async function main(): Promise<void> {
 
     writeFileSync(
       join(out, 'commands.json'),
-      `${JSON.stringify({ commit, model: basename(given ?? 'tiny.gguf (scripts/real/tiny-gguf.ts)'), files: made }, null, 2)}\n`,
+      `${JSON.stringify({ commit, model: given ? basename(given) : 'tiny.gguf, written by scripts/real/tiny-gguf.ts', files: made }, null, 2)}\n`,
     )
     process.stderr.write(`capture: ${made.length} files in ${out}\n`)
   } finally {

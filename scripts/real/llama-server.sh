@@ -51,5 +51,5 @@ done
 wait "$pid" || { tail -n 30 "$work/build.log" >&2; die "cmake --build failed (log above)"; }
 mkdir -p "$out"
 cp "$work/build/bin/llama-server" "$bin.tmp" && mv "$bin.tmp" "$bin"
-say "built $("$bin" --version 2>&1 | head -n 1)"
+say "built $("$bin" --version 2>&1 | grep '^version:')"
 echo "$bin"
