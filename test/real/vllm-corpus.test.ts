@@ -15,6 +15,8 @@ import { checkHelp } from '../../helpers/steps/help/judge.ts'
 import { findHelpEntry, listFlags } from '../../helpers/steps/help/parse.ts'
 import { endpointSources } from '../../helpers/steps/meter/described.ts'
 import { readMetrics } from '../../helpers/steps/meter/metrics.ts'
+import { prefixWords, trafficSizing } from '../../helpers/steps/meter/traffic.ts'
+import { probeBudget } from '../../helpers/steps/probes/budget.ts'
 import { judgeExact } from '../../helpers/steps/probes/exact.ts'
 import { replyMeta } from '../../helpers/steps/probes/identity.ts'
 import { judgeTools } from '../../helpers/steps/probes/tools.ts'
@@ -201,6 +203,23 @@ describe('the vllm profile on real vLLM 9aaf83ef5: /metrics', () => {
     ])
     const info = parsePrometheusText(metrics().body).samples('vllm:cache_config_info')
     expect(info.map((s) => [s.labels.block_size, s.value])).toEqual([['128', 1]])
+  })
+})
+
+describe('the vllm profile on real vLLM 9aaf83ef5: the traffic and budgets sized from what it says', () => {
+  test("the meter's shared prefix is sized from this page's block_size 128: 256 words, two whole blocks, within max_model_len 1024", async () => {
+    const ctx = corpusContext(['--knob', 'ENABLE_PREFIX_CACHING', '--value', 'true'])
+    const maxModelLen = modelCards(ROUTES['/v1/models'].body)![0]!.maxModelLen
+    const sizing = trafficSizing(engine, await readMetrics(ctx, 5000), maxModelLen)
+    expect(sizing).toEqual({ blockSize: 128, blockSizeFrom: 'vllm:cache_config_info{block_size="128"}', maxModelLen: 1024 })
+    // The old 64 words (sized for 16-token blocks) never filled one of this build's blocks: its hits stayed 0.
+    expect(prefixWords(sizing)).toBe(256)
+  })
+
+  test("the probes' max_tokens at this build's max_model_len 1024: 768 for text, 512 beside an image (1024 was answered 400)", () => {
+    const maxModelLen = modelCards(ROUTES['/v1/models'].body)![0]!.maxModelLen
+    expect([probeBudget(maxModelLen, 'text').maxTokens, probeBudget(maxModelLen, 'vision').maxTokens]).toEqual([768, 512])
+    expect(LOG).toContain("This model's maximum context length is 1024 tokens. However, you requested 1024 output tokens")
   })
 })
 

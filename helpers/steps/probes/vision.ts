@@ -198,7 +198,13 @@ export function judgeReading(
 export const TAKES_NO_IMAGES =
   /is not a multimodal model|At most 0 image|image_url is only supported by certain models|image input is not supported|\bmmproj\b/i
 
-export function judgeVision(status: number, body: string, colour: ProbeColour, decoy: ProbeColour): ProbeReply {
+export function judgeVision(
+  status: number,
+  body: string,
+  colour: ProbeColour,
+  decoy: ProbeColour,
+  maxTokens = PROBE_MAX_TOKENS,
+): ProbeReply {
   const c = readChoice(status, body)
   if ('verdict' in c) {
     if (status >= 400 && TAKES_NO_IMAGES.test(c.observed)) {
@@ -220,7 +226,7 @@ export function judgeVision(status: number, body: string, colour: ProbeColour, d
       observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
       next:
         c.finish === 'length'
-          ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs`
+          ? `thinking ate the budget (max_tokens ${maxTokens}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs`
           : budgetOrParser(c.finish, 'the image was not seen'),
       evidence,
     }
