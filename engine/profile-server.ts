@@ -44,11 +44,13 @@ async function chat(
   const asked =
     body !== null && typeof body === 'object' && engine.servedNames.includes(body.model as string) ? { ...body, model: first } : body
   const config = { ...defaultConfig(), servedModelName: first!, faults: new Set<never>() }
+  const refused = asked !== null && typeof asked === 'object' && engine.refuse ? engine.refuse(asked, words(asked.messages).length) : null
+  if (refused) return reply(res, refused)
   const started = Date.now()
   engine.running(1)
   try {
     const result = chatCompletion(config, asked)
-    const text = JSON.stringify(result.response)
+    const text = JSON.stringify(engine.reply ? engine.reply(result.response) : result.response)
     const c = result.completion
     log(
       engine.record(

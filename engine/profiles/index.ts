@@ -27,7 +27,8 @@ export const PROFILES: Record<EmulatedProfile, ProfileDefinition> = {
     processName: 'vllm',
     svc: 'vllm-ref',
     binary: 'vllm',
-    leading: (args) => (args[0] === 'serve' ? [] : ['serve', DEFAULT_MODEL]),
+    // A deployment that serves tool calls: real vLLM refuses tool_choice auto without both flags.
+    leading: (args) => (args[0] === 'serve' ? [] : ['serve', DEFAULT_MODEL, '--enable-auto-tool-choice', '--tool-call-parser', 'hermes']),
     load: { closedMs: 300, unavailableMs: 0 },
   },
   sglang: {

@@ -57,6 +57,10 @@ export interface ProfileEngine {
   refuse?(body: Record<string, unknown>): (Reply & { log?: string[] }) | null
   /** The profile's own answer (health, self-description, metrics, 404s), or null: the common /v1 routes answer. */
   answer(req: Request, loading: boolean): (Reply & { log?: string[] }) | null
+  /** The engine's own 400 for a chat request before the model sees it (`promptTokens`: the prompt as the model counts it), or null: served. */
+  refuse?(body: Record<string, unknown>, promptTokens: number): Reply | null
+  /** The reply's fields as this engine writes them (the common model's reply in, the engine's out). */
+  reply?(response: Record<string, unknown>): Record<string, unknown>
   /** Books one finished completion; returns the log lines the engine prints for it. */
   record(served: Served, now: Date): string[]
   /** A request started (+1) or ended (-1): what the running gauges show. */

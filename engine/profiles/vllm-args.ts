@@ -11,7 +11,24 @@ import { yaml } from './yaml.ts'
 const int = { kind: 'int' } as const
 const str = { kind: 'str' } as const
 const choice = (...choices: string[]) => ({ kind: 'choice', choices }) as const
-export const KV_CACHE_DTYPES = ['auto', 'bfloat16', 'int8', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla'] as const
+/** The real build's choices (fixtures/real/vllm/9aaf83ef5/serve-help-kv-cache-dtype.txt), in its order. */
+export const KV_CACHE_DTYPES = [
+  'auto',
+  'bfloat16',
+  'float16',
+  'fp8',
+  'fp8_ds_mla',
+  'fp8_e4m3',
+  'fp8_e5m2',
+  'fp8_inc',
+  'fp8_per_token_head',
+  'int8_per_token_head',
+  'nvfp4',
+  'turboquant_3bit_nc',
+  'turboquant_4bit_nc',
+  'turboquant_k3v4_nc',
+  'turboquant_k8v4',
+] as const
 export const DEFAULT_MODEL = 'Qwen/Qwen3-0.6B'
 
 const opt = (
@@ -35,7 +52,7 @@ export const VLLM_OPTIONS: readonly OptionSpec[] = [
     help: 'If provided, the server will require one of these keys to be presented in the header.',
   }),
   opt('Frontend', '--enable-auto-tool-choice', {
-    action: 'store_true',
+    action: 'boolean_optional',
     default: false,
     help: 'Enable auto tool choice for supported models. Use --tool-call-parser to specify which parser to use.',
   }),
@@ -83,6 +100,12 @@ export const VLLM_OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Trust remote code (e.g., from HuggingFace) when downloading the model and tokenizer.',
   }),
+  opt('LoadConfig', '--load-format', {
+    action: 'store',
+    type: str,
+    default: 'auto',
+    help: 'The format of the model weights to load.',
+  }),
   opt('ParallelConfig', ['--tensor-parallel-size', '-tp'], {
     action: 'store',
     type: int,
@@ -93,21 +116,34 @@ export const VLLM_OPTIONS: readonly OptionSpec[] = [
     action: 'store',
     type: int,
     default: null,
-    help: 'Size of a contiguous cache block in number of tokens.',
+    help: 'Size of a contiguous cache block in number of tokens. Accepts None (meaning "use default"). After construction, always int.',
   }),
   opt('CacheConfig', '--gpu-memory-utilization', {
     action: 'store',
     type: { kind: 'float' },
-    default: 0.9,
+    default: 0.92,
     help: 'The fraction of GPU memory to be used for the model executor, which can range from 0 to 1.',
   }),
   opt('CacheConfig', '--kv-cache-dtype', {
     action: 'store',
     type: choice(...KV_CACHE_DTYPES),
     default: 'auto',
-    help: 'Data type for kv cache storage. If "auto", will use model data type.',
+    help: 'Data type for kv cache storage. If "auto", will use model data type. CUDA 11.8+ supports fp8 (=fp8_e4m3) and fp8_e5m2. ROCm (AMD GPU) supports fp8 (=fp8_e4m3). Intel Gaudi (HPU) supports fp8 (using fp8_inc). Some models (namely DeepSeekV3.2) default to fp8, set to bfloat16 to use bfloat16 instead, this is an invalid option for models that do not default to fp8.',
+  }),
+  opt('CacheConfig', '--kv-cache-dtype-skip-layers', {
+    action: 'store',
+    type: str,
+    nargs: '+',
+    default: [],
+    help: "Layer patterns to skip KV cache quantization. Accepts layer indices (e.g., '0', '2', '4') or attention type names (e.g., 'sliding_window').",
   }),
   opt('CacheConfig', '--enable-prefix-caching', { action: 'boolean_optional', default: null, help: 'Whether to enable prefix caching.' }),
+  opt('ObservabilityConfig', '--show-hidden-metrics-for-version', {
+    action: 'store',
+    type: str,
+    default: null,
+    help: 'Enable deprecated Prometheus metrics that have been hidden since the specified version.',
+  }),
   opt('SchedulerConfig', '--max-num-batched-tokens', {
     action: 'store',
     type: int,
@@ -118,18 +154,12 @@ export const VLLM_OPTIONS: readonly OptionSpec[] = [
     action: 'store',
     type: int,
     default: null,
-    help: 'Maximum number of sequences to be processed in a single iteration.',
+    help: 'Maximum number of sequences to be processed in a single iteration.\nThe default value here is mainly for convenience when testing. In real usage, this should be set in `EngineArgs.create_engine_config`.',
   }),
   opt('SchedulerConfig', '--enable-chunked-prefill', {
     action: 'boolean_optional',
     default: null,
     help: 'If True, prefill requests can be chunked based on the remaining max_num_batched_tokens.',
-  }),
-  opt('ObservabilityConfig', '--show-hidden-metrics-for-version', {
-    action: 'store',
-    type: str,
-    default: null,
-    help: 'Enable deprecated Prometheus metrics that have been hidden since the specified version.',
   }),
   opt('AsyncEngineArgs', '--disable-log-stats', { action: 'store_true', default: false, help: 'Disable logging statistics.' }),
 ]

@@ -7,7 +7,15 @@ import type { OptionSpec } from './argparse.ts'
 import { optionStrings } from './argparse.ts'
 import { VLLM_OPTIONS, VLLM_PARSER } from './vllm-args.ts'
 
-const DESCRIPTION = 'Launch a local OpenAI-compatible API server to serve LLM completions via HTTP.'
+/** The real build's description, as it prints it (its own line breaks), and the search tip under it. */
+const DESCRIPTION = [
+  'Launch a local OpenAI-compatible API server to serve LLM',
+  'completions via HTTP. Defaults to Qwen/Qwen3-0.6B if no model is specified.',
+  '',
+  'Search by using: `--help=<ConfigGroup>` to explore options by section (e.g.,',
+  '--help=ModelConfig, --help=Frontend)',
+  '  Use `--help=all` to show all available flags at once.',
+]
 const EPILOG = [
   'For full list:            vllm serve --help=all',
   'For a section:            vllm serve --help=ModelConfig    (case-insensitive)',
@@ -61,7 +69,8 @@ function groups(): Array<{ title: string; summary: string; actions: OptionSpec[]
 }
 
 function positionalLines(): string[] {
-  return [`  model_tag             ${POSITIONAL.help} (default: None)`]
+  const [first, ...rest] = wrap(`${POSITIONAL.help} (default: None)`, 54)
+  return [`  model_tag             ${first}`, ...rest.map((l) => `${' '.repeat(24)}${l}`)]
 }
 
 function section(title: string, actions: readonly OptionSpec[], summary = ''): string[] {
@@ -74,7 +83,7 @@ export function vllmServeHelp(keyword: string | null): string {
   if (keyword !== null) {
     const kw = keyword.toLowerCase().replaceAll('_', '-')
     if (kw === 'all') {
-      return joinSections([usage, [DESCRIPTION], ...groups().map((g) => section(g.title, g.actions, g.summary)), JSON_TIP])
+      return joinSections([usage, DESCRIPTION, ...groups().map((g) => section(g.title, g.actions, g.summary)), JSON_TIP])
     }
     const group = groups().find((g) => g.title.toLowerCase() === kw)
     if (group) return joinSections([section(group.title, group.actions, group.summary), JSON_TIP])
@@ -92,7 +101,7 @@ export function vllmServeHelp(keyword: string | null): string {
     const wrapped = wrap(g.summary, width - titleWidth)
     return [`  ${g.title.padEnd(titleWidth)}${wrapped[0]}`, ...wrapped.slice(1).map((l) => `  ${' '.repeat(titleWidth)}${l}`)]
   })
-  return joinSections([usage, [DESCRIPTION], ['Config Groups:', ...lines], EPILOG])
+  return joinSections([usage, DESCRIPTION, ['Config Groups:', ...lines], EPILOG])
 }
 
 export const VLLM_TOP_USAGE = 'usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch} ...'

@@ -1,6 +1,7 @@
 // vLLM's log lines (vllm/logger.py): `%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s`
 // with datefmt `%m-%d %H:%M:%S`, every line of a multi-line message carrying the header, and the
-// process tag a multiprocess launch puts before it (`(APIServer pid=1) `, `(EngineCore pid=…) `).
+// process tag a multiprocess launch puts before it (`(APIServer pid=1) `, `(EngineCore pid=…) `,
+// `(Worker pid=…) `), as the real build's startup log shows.
 
 const two = (n: number): string => String(n).padStart(2, '0')
 
@@ -9,7 +10,7 @@ export function vllmStamp(now: Date): string {
 }
 
 export function vllmLog(
-  process: 'APIServer' | 'EngineCore',
+  process: 'APIServer' | 'EngineCore' | 'Worker',
   pid: number,
   level: 'INFO' | 'WARNING' | 'ERROR',
   now: Date,

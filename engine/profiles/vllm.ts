@@ -1,12 +1,15 @@
-// The vLLM profile of the reference engine (`vllm serve …`, v0.23-shaped): the command line of
-// ./vllm-args.ts, the startup log (the logo, `non-default args: {…}` keyed by dest holding only
-// what differs from the parser's defaults, the `Initializing a V1 LLM engine (v…) with config:
-// key=value, …` line of VllmConfig.__str__), /health (empty 200), /version, /v1/models, /metrics
-// always (./vllm-metrics.ts), /server_info only under VLLM_SERVER_DEV_MODE=1, and a prefix cache
-// of 16-token blocks that hits only when caching is on.
+// The vLLM profile of the reference engine (`vllm serve …`), shaped after the real build of
+// fixtures/real/vllm/9aaf83ef5 (stock source built for CPU; test/real/vllm-emulation.test.ts
+// compares the two): the command line of ./vllm-args.ts, the startup log (the logo, `non-default
+// args: {…}` keyed by dest holding only what differs from the parser's defaults, the `Initializing
+// a V1 LLM engine (v…) with config: key=value, …` line of VllmConfig.__str__, each behind its
+// process's tag), /health (empty 200), /version, /v1/models, /metrics always (./vllm-metrics.ts),
+// /server_info only under VLLM_SERVER_DEV_MODE=1, the real 400s (tools without
+// --enable-auto-tool-choice, an image for a text-only model, prompt and max_tokens past
+// max_model_len: ./vllm-refusals.ts), and a prefix cache of `block_size` blocks (128, as the CPU
+// build chooses) that hits only when caching is on and only for whole blocks.
 import { BlockPrefixCache } from './prefix-cache.ts'
 import type { ProfileFaults } from './faults.ts'
-import { PROMETHEUS_CONTENT_TYPE } from './prom-text.ts'
 import { observe } from './prom-text.ts'
 import { PyFloat, pyRepr, pyStrOf } from './pyrepr.ts'
 import type { PyValue } from './pyrepr.ts'
@@ -15,10 +18,15 @@ import type { ProfileEngine, Reply, Request, Served, Start } from './types.ts'
 import { parseVllmServe, vllmDefaults } from './vllm-args.ts'
 import { VLLM_TOP_USAGE, vllmServeHelp, vllmTopHelp } from './vllm-help.ts'
 import { thousands, versionMessage, vllmLog } from './vllm-log.ts'
-import { vllmMeters, vllmMetricsPage } from './vllm-metrics.ts'
+import { VLLM_METRICS_CONTENT_TYPE, vllmMeters, vllmMetricsPage } from './vllm-metrics.ts'
+import { vllmRefusal, vllmReply } from './vllm-refusals.ts'
 
 export const VLLM_VERSION = '0.23.0'
-export const NUM_GPU_BLOCKS = 57656
+/** The real CPU build's KV cache: 8192 blocks of 128 tokens (1 GiB; `GPU KV cache size: 1,048,576 tokens`). */
+export const NUM_GPU_BLOCKS = 8192
+/** The block size the real CPU build chooses when --block-size is not given (cache_config_info block_size="128"); GPU builds choose 16 or more. */
+export const DEFAULT_BLOCK_SIZE = 128
+const KV_CACHE_MEMORY_BYTES = 1073741824
 const TORCH_DTYPE: Record<string, string> = {
   auto: 'torch.bfloat16',
   bfloat16: 'torch.bfloat16',
@@ -42,6 +50,8 @@ export interface VllmResolved {
   maxNumSeqs: number
   maxNumBatchedTokens: number
   blockSize: number
+  /** --block-size was given (cache_config_info's user_specified_block_size). */
+  blockSizeGiven: boolean
   enablePrefixCaching: boolean
   kvCacheDtype: string
   enableChunkedPrefill: boolean
@@ -67,7 +77,8 @@ export function resolveVllm(values: Map<string, PyValue>, faults: ProfileFaults)
     maxModelLen: (get('max_model_len') as number | null) ?? 40960,
     maxNumSeqs: (get('max_num_seqs') as number | null) ?? 256,
     maxNumBatchedTokens: (get('max_num_batched_tokens') as number | null) ?? 2048,
-    blockSize: (get('block_size') as number | null) ?? 16,
+    blockSize: (get('block_size') as number | null) ?? DEFAULT_BLOCK_SIZE,
+    blockSizeGiven: get('block_size') !== null,
     enablePrefixCaching: (get('enable_prefix_caching') as boolean | null) ?? true,
     kvCacheDtype: faults.has('vllm_kv_fp8_fallback') && asked.startsWith('fp8') ? 'auto' : asked,
     enableChunkedPrefill: (get('enable_chunked_prefill') as boolean | null) ?? true,
@@ -76,37 +87,39 @@ export function resolveVllm(values: Map<string, PyValue>, faults: ProfileFaults)
   }
 }
 
-/** `CacheConfig.metrics_info()`: every field as str(), what `vllm:cache_config_info` carries. */
+/** `CacheConfig.metrics_info()`: every field as str(), what `vllm:cache_config_info` carries (the real build's fields, in its order). */
 export function cacheConfigInfo(r: VllmResolved, gpuMemoryUtilization: number): Record<string, string> {
   const fields: Array<[string, PyValue]> = [
+    ['_block_size_resolved', true],
     ['block_size', r.blockSize],
-    ['gpu_memory_utilization', new PyFloat(gpuMemoryUtilization)],
-    ['swap_space', new PyFloat(4)],
     ['cache_dtype', r.kvCacheDtype],
-    ['is_attention_free', false],
-    ['num_gpu_blocks_override', null],
-    ['sliding_window', null],
-    ['enable_prefix_caching', r.enablePrefixCaching],
-    ['prefix_caching_hash_algo', 'sha256'],
-    ['cpu_offload_gb', new PyFloat(0)],
     ['calculate_kv_scales', false],
-    ['cpu_kvcache_space_bytes', null],
-    ['mamba_page_size_padded', null],
+    ['enable_prefix_caching', r.enablePrefixCaching],
+    ['gpu_memory_utilization', new PyFloat(gpuMemoryUtilization)],
+    ['hash_block_size', null],
+    ['is_attention_free', false],
+    ['kv_cache_dtype_skip_layers', []],
+    ['kv_cache_memory_bytes', KV_CACHE_MEMORY_BYTES],
+    ['kv_offloading_backend', 'native'],
+    ['kv_offloading_size', null],
+    ['kv_sharing_fast_prefill', false],
     ['mamba_block_size', null],
     ['mamba_cache_dtype', 'auto'],
-    ['mamba_ssm_cache_dtype', 'auto'],
     ['mamba_cache_mode', 'none'],
-    ['num_gpu_blocks', NUM_GPU_BLOCKS],
+    ['mamba_page_size_padded', null],
+    ['mamba_ssm_cache_dtype', 'auto'],
     ['num_cpu_blocks', null],
-    ['kv_sharing_fast_prefill', false],
-    ['kv_cache_memory_bytes', null],
-    ['kv_offloading_size', null],
-    ['kv_offloading_backend', 'native'],
+    ['num_gpu_blocks', NUM_GPU_BLOCKS],
+    ['num_gpu_blocks_override', null],
+    ['prefix_caching_hash_algo', 'sha256'],
+    ['sliding_window', null],
+    ['user_specified_block_size', r.blockSizeGiven],
+    ['user_specified_mamba_block_size', false],
   ]
   return Object.fromEntries(fields.map(([k, v]) => [k, pyStrOf(v)]))
 }
 
-/** `VllmConfig.__str__`: the flat `key=value, ` list of the engine config line (max_num_seqs is not in it). */
+/** `VllmConfig.__str__`: the flat `key=value, ` list of the engine config line, the real build's keys in its order (max_num_seqs is not in it). */
 export function vllmConfigString(r: VllmResolved, shown: { enablePrefixCaching: boolean; kvCacheDtype: string }): string {
   const v = (k: string): PyValue => r.values.get(k) ?? null
   const eager = v('enforce_eager') === true
@@ -122,23 +135,26 @@ export function vllmConfigString(r: VllmResolved, shown: { enablePrefixCaching: 
     ['dtype', TORCH_DTYPE[String(v('dtype'))] ?? 'torch.bfloat16'],
     ['max_seq_len', String(r.maxModelLen)],
     ['download_dir', 'None'],
-    ['load_format', 'auto'],
+    ['load_format', String(v('load_format') ?? 'auto')],
     ['tensor_parallel_size', String(v('tensor_parallel_size'))],
     ['pipeline_parallel_size', '1'],
     ['data_parallel_size', '1'],
-    ['disable_custom_all_reduce', 'False'],
+    ['decode_context_parallel_size', '1'],
+    ['dcp_comm_backend', 'ag_rs'],
+    ['disable_custom_all_reduce', 'True'],
     ['quantization', 'None'],
+    ['quantization_config', 'None'],
     ['enforce_eager', eager ? 'True' : 'False'],
     ['enable_return_routed_experts', 'False'],
     ['kv_cache_dtype', shown.kvCacheDtype],
-    ['device_config', 'cuda'],
+    ['device_config', 'cpu'],
     [
       'structured_outputs_config',
-      "StructuredOutputsConfig(backend='auto', disable_fallback=False, disable_any_whitespace=False, disable_additional_properties=False, reasoning_parser='')",
+      "StructuredOutputsConfig(backend='auto', disable_any_whitespace=False, disable_additional_properties=False, reasoning_parser='', reasoning_parser_plugin='', enable_in_reasoning=False)",
     ],
     [
       'observability_config',
-      `ObservabilityConfig(show_hidden_metrics_for_version=${pyRepr(v('show_hidden_metrics_for_version'))}, otlp_traces_endpoint=None, collect_detailed_traces=None, kv_cache_metrics=False, kv_cache_metrics_sample=0.01, cudagraph_metrics=False, enable_mfu_metrics=False)`,
+      `ObservabilityConfig(show_hidden_metrics_for_version=${pyRepr(v('show_hidden_metrics_for_version'))}, otlp_traces_endpoint=None, collect_detailed_traces=None, kv_cache_metrics=False, kv_cache_metrics_sample=0.01, cudagraph_metrics=False, enable_layerwise_nvtx_tracing=False, enable_mfu_metrics=False, enable_mm_processor_stats=False, enable_logging_iteration_details=False)`,
     ],
     ['seed', String(v('seed'))],
     ['served_model_name', r.servedNames[0]!],
@@ -147,7 +163,11 @@ export function vllmConfigString(r: VllmResolved, shown: { enablePrefixCaching: 
     ['pooler_config', 'None'],
     [
       'compilation_config',
-      `{'mode': ${eager ? 0 : 3}, 'backend': 'inductor', 'custom_ops': ['none'], 'splitting_ops': ['vllm::unified_attention', 'vllm::unified_attention_with_output'], 'cudagraph_capture_sizes': ${eager ? '[]' : '[1, 2, 4, 8, 16, 24, 32]'}, 'max_cudagraph_capture_size': ${eager ? 0 : 32}}`,
+      `{'mode': <CompilationMode.${eager ? 'NONE: 0' : 'DYNAMO_TRACE_ONCE: 2'}>, 'backend': 'inductor', 'custom_ops': ['none'], 'splitting_ops': [], 'compile_ranges_endpoints': [${r.maxNumBatchedTokens}], 'cudagraph_mode': <CUDAGraphMode.NONE: 0>, 'cudagraph_capture_sizes': [], 'max_cudagraph_capture_size': None}`,
+    ],
+    [
+      'kernel_config',
+      "KernelConfig(ir_op_priority=IrOpPriorityConfig(rms_norm=['native'], fused_add_rms_norm=['native']), enable_flashinfer_autotune=True, moe_backend='auto', linear_backend='auto')",
     ],
   ]
   return parts.map(([k, val]) => `${k}=${val}`).join(', ')
@@ -178,10 +198,16 @@ function vllmEngine(
   faults: ProfileFaults,
   pid: number,
 ): ProfileEngine {
-  const meters = vllmMeters()
+  const meters = vllmMeters(r.maxModelLen)
   const cache = new BlockPrefixCache(r.blockSize)
-  const gpuMemoryUtilization = Number(r.values.get('gpu_memory_utilization') ?? 0.9)
+  const gpuMemoryUtilization = Number(r.values.get('gpu_memory_utilization') ?? 0.92)
   const devMode = env.VLLM_SERVER_DEV_MODE === '1'
+  const serving = {
+    maxModelLen: r.maxModelLen,
+    autoToolChoice: r.values.get('enable_auto_tool_choice') === true && r.values.get('tool_call_parser') !== null,
+    multimodal: env.REF_TEXT_ONLY_MODEL !== '1',
+    servedName: r.servedNames[0]!,
+  }
   const lie = faults.has('vllm_args_line_differs')
   const otherDtype = (d: string): string => (d === 'auto' ? 'fp8' : 'auto')
   const info = (): Record<string, string> => {
@@ -194,6 +220,8 @@ function vllmEngine(
   const config = vllmConfigString(r, lie ? { enablePrefixCaching: !r.enablePrefixCaching, kvCacheDtype: otherDtype(r.kvCacheDtype) } : r)
   const api = (now: Date, fileinfo: string, message: string, level: 'INFO' | 'WARNING' = 'INFO') =>
     vllmLog('APIServer', pid, level, now, fileinfo, message)
+  const core = (now: Date, fileinfo: string, message: string) => vllmLog('EngineCore', pid, 'INFO', now, fileinfo, message)
+  const worker = (now: Date, fileinfo: string, message: string) => vllmLog('Worker', pid, 'INFO', now, fileinfo, message)
   return {
     profile: 'vllm',
     host: r.host,
@@ -211,10 +239,10 @@ function vllmEngine(
         ...warnings.flatMap((w) => api(now, 'argparse_utils.py:283', w, 'WARNING')),
         ...api(
           now,
-          'api_utils.py:339',
+          'utils.py:306',
           versionMessage(VLLM_VERSION, r.model, env.VLLM_DISABLE_LOG_LOGO === undefined || env.VLLM_DISABLE_LOG_LOGO === '0'),
         ),
-        ...api(now, 'api_utils.py:273', `non-default args: ${pyRepr(Object.fromEntries(shown))}`),
+        ...api(now, 'utils.py:240', `non-default args: ${pyRepr(Object.fromEntries(shown))}`),
         ...(dtype.startsWith('fp8')
           ? api(
               now,
@@ -222,27 +250,19 @@ function vllmEngine(
               `Using ${dtype} data type to store kv cache. It reduces the GPU memory footprint and boosts performance. Meanwhile, it may cause accuracy drop without a proper scaling factor.`,
             )
           : []),
-        ...api(now, 'model.py:1745', `Using max model len ${r.maxModelLen}`),
-        ...(r.enableChunkedPrefill
-          ? api(now, 'scheduler.py:239', `Chunked prefill is enabled with max_num_batched_tokens=${r.maxNumBatchedTokens}.`)
-          : []),
-        ...vllmLog('EngineCore', pid, 'INFO', now, 'core.py:129', `Initializing a V1 LLM engine (v${VLLM_VERSION}) with config: ${config}`),
-        ...vllmLog(
-          'EngineCore',
-          pid,
-          'INFO',
+        ...api(now, 'model.py:576', 'Resolved architecture: Qwen3ForCausalLM'),
+        ...api(now, 'model.py:1711', `Using max model len ${r.maxModelLen}`),
+        ...api(now, 'vllm.py:964', 'Asynchronous scheduling is enabled.'),
+        ...core(now, 'core.py:109', `Initializing a V1 LLM engine (v${VLLM_VERSION}) with config: ${config}`),
+        ...worker(now, 'cpu_model_runner.py:104', `Starting to load model ${r.model}...`),
+        ...worker(now, 'cpu_model_runner.py:125', 'Warming up done.'),
+        ...core(now, 'kv_cache_utils.py:1733', `GPU KV cache size: ${thousands(NUM_GPU_BLOCKS * r.blockSize)} tokens`),
+        ...core(
           now,
-          'kv_cache_utils.py:849',
-          `GPU KV cache size: ${thousands(NUM_GPU_BLOCKS * r.blockSize)} tokens`,
-        ),
-        ...vllmLog(
-          'EngineCore',
-          pid,
-          'INFO',
-          now,
-          'kv_cache_utils.py:853',
+          'kv_cache_utils.py:1734',
           `Maximum concurrency for ${thousands(r.maxModelLen)} tokens per request: ${((NUM_GPU_BLOCKS * r.blockSize) / r.maxModelLen).toFixed(2)}x`,
         ),
+        ...core(now, 'core.py:306', 'init engine (profile, create kv cache, warmup model) took 1.00 s'),
         ...(devMode
           ? api(
               now,
@@ -251,11 +271,21 @@ function vllmEngine(
               'WARNING',
             )
           : []),
+        ...api(now, 'api_server.py:599', "Supported tasks: ['generate']"),
       ]
     },
     listeningLines(now, port) {
       return [
-        ...api(now, 'api_server.py:1920', `Starting vLLM API server 0 on http://${r.host}:${port}`),
+        ...api(now, 'api_server.py:603', `Starting vLLM server on http://${r.host}:${port}`),
+        ...api(now, 'launcher.py:37', 'Available routes are:'),
+        // The routes the real build lists at the default log level (the rest only at DEBUG).
+        ...[
+          ['/openapi.json', 'HEAD, GET'],
+          ['/docs', 'HEAD, GET'],
+          ['/docs/oauth2-redirect', 'HEAD, GET'],
+          ['/redoc', 'HEAD, GET'],
+          ['/metrics', 'GET'],
+        ].flatMap(([route, methods]) => api(now, 'launcher.py:46', `Route: ${route}, Methods: ${methods}`)),
         `(APIServer pid=${pid}) INFO:     Started server process [${pid}]`,
         `(APIServer pid=${pid}) INFO:     Waiting for application startup.`,
         `(APIServer pid=${pid}) INFO:     Application startup complete.`,
@@ -269,10 +299,11 @@ function vllmEngine(
           modelName: r.servedNames[0]!,
           blockSize: r.blockSize,
           numGpuBlocks: NUM_GPU_BLOCKS,
+          maxModelLen: r.maxModelLen,
           cacheInfo: info(),
           old: faults.has('vllm_old_metric_names'),
         })
-        return { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE }, body: page }
+        return { status: 200, headers: { 'content-type': VLLM_METRICS_CONTENT_TYPE }, body: page }
       }
       if (req.path === '/server_info' && devMode) {
         const vllmEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('VLLM_') && !k.includes('KEY')))
@@ -300,10 +331,19 @@ function vllmEngine(
       if (req.path.startsWith('/v1/')) return null
       return json(404, { detail: 'Not Found' })
     },
+    refuse(body, promptTokens) {
+      return vllmRefusal(body, promptTokens, serving)
+    },
+    reply(response) {
+      return vllmReply(response, VLLM_VERSION)
+    },
     record(s: Served) {
       meters.promptTokens += s.tokens.length
       meters.generationTokens += s.completionTokens
       meters.success[s.finishReason === 'length' ? 'length' : s.finishReason === 'abort' ? 'abort' : 'stop'] += 1
+      observe(meters.requestPromptTokens, s.tokens.length)
+      observe(meters.requestGenerationTokens, s.completionTokens)
+      observe(meters.paramsN, 1)
       let hit = 0
       if (r.enablePrefixCaching) {
         hit = cache.lookupAndInsert(s.tokens)
@@ -333,7 +373,22 @@ function vllmEngine(
           root: r.model,
           parent: null,
           max_model_len: r.maxModelLen,
-          permission: [],
+          permission: [
+            {
+              id: `modelperm-${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}`,
+              object: 'model_permission',
+              created: Math.floor(Date.now() / 1000),
+              allow_create_engine: false,
+              allow_sampling: true,
+              allow_logprobs: true,
+              allow_search_indices: false,
+              allow_view: true,
+              allow_fine_tuning: false,
+              organization: '*',
+              group: null,
+              is_blocking: false,
+            },
+          ],
         })),
       }
     },

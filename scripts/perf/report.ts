@@ -224,8 +224,8 @@ ${
   live.knobTraffic
     ? `
 A knob whose meter moves only under a traffic shape brings it, bounded (\`helpers/steps/meter/traffic.ts\`): vLLM's
-prefix caching counts hits in tokens of whole 16-token KV blocks, so its meter step sends two chat completions
-sharing a 64-word prompt prefix (\`max_tokens\` 8 each). One verdict of \`--engine vllm --knob ${live.knobTraffic.knob}\` cost
+prefix caching counts hits in tokens of whole KV blocks, so its meter step sends two chat completions
+sharing a prompt prefix of two blocks of the engine's block_size (\`max_tokens\` 8 each). One verdict of \`--engine vllm --knob ${live.knobTraffic.knob}\` cost
 the endpoint ${live.knobTraffic.completions} chat completions (the three probes and ${live.knobTraffic.reportedSent ?? '?'} of its own; bound ${live.knobTraffic.bound}).
 `
     : ''

@@ -11,6 +11,9 @@ import { PROFILE_ENV } from '../../engine/env.ts'
 import { helpAnswers } from '../../engine/profile-launch.ts'
 import { builtinProfile } from '../../helpers/profiles/load.ts'
 
+/** What the launcher adds to a vLLM command line that names no subcommand: a deployment serving tool calls (engine/profiles/index.ts). */
+const TOOLS = ['--enable-auto-tool-choice', '--tool-call-parser', 'hermes']
+
 interface Ran {
   code: number
   stdout: string
@@ -52,10 +55,10 @@ describe('a launched emulated engine', () => {
   test("its argv is the engine's own (no --profile, no fault switch) and pidof finds it under the engine's process name", async () => {
     expect(vllm.profile).toBe('vllm')
     const argv = readFileSync(`/proc/${vllm.pids[0]}/cmdline`, 'utf8').split('\0').filter(Boolean)
-    expect(argv.slice(1)).toEqual([ENGINE_ENTRY, 'serve', 'Qwen/Qwen3-0.6B', '--max-num-seqs', '8', '--port', String(vllm.port)])
+    expect(argv.slice(1)).toEqual([ENGINE_ENTRY, 'serve', 'Qwen/Qwen3-0.6B', ...TOOLS, '--max-num-seqs', '8', '--port', String(vllm.port)])
     expect((await run('pidof', [vllm.processName])).stdout.trim()).toBe(String(vllm.pids[0]))
     expect(readFileSync(vllm.ledgerPath, 'utf8')).toMatch(
-      /non-default args: \{'model_tag': 'Qwen\/Qwen3-0\.6B', 'port': \d+, 'max_num_seqs': 8\}\n/,
+      /non-default args: \{'model_tag': 'Qwen\/Qwen3-0\.6B', 'port': \d+, 'enable_auto_tool_choice': True, 'tool_call_parser': 'hermes', 'max_num_seqs': 8\}\n/,
     )
   })
 
@@ -120,7 +123,7 @@ describe('docker shim', () => {
       stderr: '',
     })
     expect((await run('docker', ['inspect', '-f', '{{.State.Status}} {{json .Config.Cmd}}', 'vllm-0'], vllm.env)).stdout).toBe(
-      `running ["serve","Qwen/Qwen3-0.6B","--max-num-seqs","8","--port","${vllm.port}"]\n`,
+      `running ${JSON.stringify(['serve', 'Qwen/Qwen3-0.6B', ...TOOLS, '--max-num-seqs', '8', '--port', String(vllm.port)])}\n`,
     )
     const whole = JSON.parse((await run('docker', ['container', 'inspect', 'vllm-0'], vllm.env)).stdout) as Array<{
       Name: string
@@ -217,7 +220,9 @@ describe('kubectl shim', () => {
     expect(pod).toMatchObject({
       kind: 'Pod',
       status: { phase: 'Running' },
-      spec: { containers: [{ name: 'vllm', args: ['serve', 'Qwen/Qwen3-0.6B', '--max-num-seqs', '8', '--port', String(vllm.port)] }] },
+      spec: {
+        containers: [{ name: 'vllm', args: ['serve', 'Qwen/Qwen3-0.6B', ...TOOLS, '--max-num-seqs', '8', '--port', String(vllm.port)] }],
+      },
     })
     expect(await run('kubectl', ['get', 'pod', 'other', '-n', 'llm'], vllm.env)).toEqual({
       code: 1,

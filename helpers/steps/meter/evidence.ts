@@ -47,6 +47,13 @@ export interface TrafficSent {
   failures: string[]
   /** The prefix's length in words (each at least one token). */
   prefixWords: number
+  /** The KV block the prefix was sized for, and where that size came from (the engine's cache_config_info, or assumed). */
+  blockSize: number
+  blockSizeFrom: string
+  /** The served context the prefix was kept within (GET /v1/models), when it said. */
+  maxModelLen?: number
+  /** usage.prompt_tokens of each answered request (null: not said). */
+  promptTokens: Array<number | null>
 }
 
 /** Whether the process argv read still ran after the watch. */

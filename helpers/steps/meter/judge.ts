@@ -11,7 +11,7 @@ import { sourceEvidence } from '../resolved/evidence.ts'
 import { checkDescribed, endpointSources, selfDescription } from './described.ts'
 import { checkStats } from './stats.ts'
 import { namesOf, renamedText } from './names.ts'
-import { sendKnobTraffic, trafficText, type TrafficSent } from './traffic.ts'
+import { sendKnobTraffic, trafficSizing, trafficText, trafficTooShort, type TrafficSent } from './traffic.ts'
 import { defaultValue, endpointUrl, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { pageSource } from './from-metrics.ts'
@@ -39,6 +39,12 @@ function meterLabel(ctx: RunContext): string {
 async function servedModel(ctx: RunContext, model: StepOutputs['model'] | undefined): Promise<string | undefined> {
   if (ctx.target.model) return ctx.target.model
   return model ? model.settled() : undefined
+}
+
+/** The context the probed model is served with, as /v1/models' card says (asked once, shared with the probes); undefined when unknown. */
+async function servedContext(served: StepOutputs['model'] | undefined, model: string | undefined): Promise<number | undefined> {
+  if (!served || model === undefined) return undefined
+  return (await served.cards())?.find((c) => c.id === model)?.maxModelLen
 }
 
 export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Promise<Outcome<'meter'>> {
@@ -124,8 +130,21 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
       },
     }
   }
-  // The traffic its meter moves only under, sent once before the watch (bounded: ./traffic.ts).
-  const sent: TrafficSent | undefined = ctx.spec.proof.traffic ? await sendKnobTraffic(ctx, ctx.spec.proof.traffic, model) : undefined
+  // The traffic its meter moves only under, sent once before the watch (bounded: ./traffic.ts), sized
+  // by what the engine says of itself on the page the baseline read and the context /v1/models gave.
+  const sent: TrafficSent | undefined = ctx.spec.proof.traffic
+    ? await sendKnobTraffic(
+        ctx,
+        ctx.spec.proof.traffic,
+        model,
+        trafficSizing(
+          ctx.engine,
+          inputs.baseline?.source === 'metrics' ? inputs.baseline.reading : undefined,
+          await servedContext(inputs.model, model),
+        ),
+      )
+    : undefined
+  const weak = sent ? trafficTooShort(sent) : undefined
   const view = (sinceMs: number, baseline: boolean, words: LadderView['words']): LadderView => ({
     meterName: meter.name,
     shown: name,
@@ -136,6 +155,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     onByDefault: !still && atDefault,
     ...(sent ? { traffic: trafficText(sent) } : {}),
     ...(sent && sent.answered < sent.sent ? { trafficShort: sent.failures.join('; ') } : {}),
+    ...(weak ? { trafficWeak: weak } : {}),
     renamed: (used: string) => renamedText(ctx.engine, meter.name, used),
     flag: ctx.spec.flag,
     env: ctx.spec.env,

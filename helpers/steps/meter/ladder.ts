@@ -122,7 +122,7 @@ function decideOnce(view: LadderView, readings: MeterReadings, at: { final: bool
     const proc = process.state === 'same' ? `; ${process.detail}` : `; the process was not re-checked: ${process.detail}`
     return judged(
       'passed',
-      `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`,
+      `${rose.name} ${fromTo(rose)}${words.in}: rose during this run's traffic${view.traffic ? ` (${view.traffic})` : ''}, moved after ${formatDuration(Math.max(0, moved.at - view.sinceMs))}${proc}${others}`,
       undefined,
       { ...found, chosen: rose, proof: 'rose' },
     )
@@ -259,6 +259,13 @@ function concludeWindow(
       'inconclusive',
       `${flat}: not all of the traffic it moves only under was answered`,
       `the knob's own requests failed (${view.trafficShort}), so a flat ${name} proves nothing either way: check what refused them (rate limit, queue, a proxy's timeout), then run again`,
+    )
+  // Traffic that could not fill one whole block moves no hit even when the feature is on: a flat meter is neither green nor red.
+  if (view.trafficWeak !== undefined)
+    return judged(
+      'inconclusive',
+      `${flat}: ${view.trafficWeak}`,
+      `the knob's own traffic could not show the feature either way: serve the model with a context that holds a prompt of two KV blocks (--max-model-len), or send such traffic yourself, then run again`,
     )
   if (view.still) {
     if (!process) return { kind: 'recheck' }

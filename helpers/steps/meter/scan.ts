@@ -25,6 +25,8 @@ export interface LadderView {
   traffic?: string
   /** Some of that traffic was not answered (its failures): a flat meter proves nothing either way. */
   trafficShort?: string
+  /** The traffic could not fill one whole KV block (why, in words): a flat meter proves nothing either way. */
+  trafficWeak?: string
   /** Why, for the message: `at its default 0`, `at false, which turns its feature off`. */
   stillWhy: string
   /** The expected value is the knob's default, yet turns its feature on (vLLM's prefix caching): the meter must move at the default. */

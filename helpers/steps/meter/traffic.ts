@@ -1,30 +1,99 @@
 // The traffic a knob's meter moves only under, sent by the meter step itself, bounded: vLLM's
-// prefix cache counts hits in tokens of whole cached KV blocks (16 tokens each), capped at the
-// prompt's length minus one, so the probes' own prompts (short, each its own) never hit it. Two
-// chat completions sharing a prompt prefix far longer than one block do: the second finds the
-// first's blocks. Deterministic (no random choice): a replay sends the same two requests.
+// prefix cache counts hits in tokens of whole cached KV blocks, capped at the prompt's length
+// minus one, so the probes' own prompts (short, each its own) never hit it. Two chat completions
+// sharing a prompt prefix of at least one whole block do: the second finds the first's blocks.
+// A block is as long as the engine says (`block_size` of vllm:cache_config_info, on the page the
+// meter already read): 16 tokens on most GPU builds, 128 on the CPU build (fixtures/real/vllm/
+// 9aaf83ef5: a 64-word prefix never moved its hits, one filling a block moved them 0 → 256);
+// where the engine does not say, a block of 256 is assumed, and the evidence says which. The
+// prefix stays within the served context (max_model_len of /v1/models). Deterministic (no random
+// choice): a replay sends the same two requests.
 import { HttpError } from '../../seams/http.ts'
+import type { Engine } from '../../profiles/types.ts'
 import { endpointUrl, v1Headers, type RunContext } from '../context.ts'
 import type { TrafficSent } from './evidence.ts'
+import type { MetricsReading } from './reading.ts'
 
 export type { TrafficSent } from './evidence.ts'
 
 /** What each kind of traffic costs the endpoint: completions and their max_tokens (pnpm perf counts them). */
 export const KNOB_TRAFFIC = { 'shared-prefix': { completions: 2, maxTokens: 8 } } as const
 
-/**
- * The shared prefix: 64 words, each at least one token in any tokenizer, so well past one 16-token
- * block (four blocks even if a tokenizer merged every pair of words), the chat template's own tokens aside.
- */
-const SHARED_PREFIX = Array.from(
-  { length: 64 },
-  (_, i) => ['amber', 'basalt', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor'][i % 8]! + String(i),
-).join(' ')
+/** The block assumed where the engine does not say its own: larger than vLLM's GPU (16) and CPU (128) builds choose. */
+export const DEFAULT_BLOCK_TOKENS = 256
+/** Whole blocks the prefix is sized for (each word at least one token): two, so one stays whole whatever the chat template puts before it. */
+const BLOCKS = 2
+/** At most this many tokens per prefix word (`amber17`: a word and a number), for keeping the prompt within the served context. */
+const TOKENS_PER_WORD = 3
+/** The prompt's tokens besides the prefix: the question, the chat template's own. */
+const PROMPT_REST = 64
+const WORDS = ['amber', 'basalt', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor']
+
+/** How long the shared prefix must be, from what the engine says about itself. */
+export interface TrafficSizing {
+  blockSize: number
+  /** Where the block size came from, in words for the evidence. */
+  blockSizeFrom: string
+  /** The served context (GET /v1/models), when it said. */
+  maxModelLen?: number
+}
+
+/** The block size from the engine's info gauge on a page the meter read (vLLM's cache_config_info `block_size`), else the assumed one. */
+export function trafficSizing(engine: Engine, page: MetricsReading | undefined, maxModelLen: number | undefined): TrafficSizing {
+  const context = maxModelLen === undefined ? {} : { maxModelLen }
+  for (const source of engine.resolved) {
+    if (source.shape !== 'info-metric' || !source.metric) continue
+    const said = page?.series[source.metric]?.[0]?.labels.block_size
+    const n = said === undefined ? Number.NaN : Number(said)
+    if (Number.isSafeInteger(n) && n > 0) return { blockSize: n, blockSizeFrom: `${source.metric}{block_size="${said}"}`, ...context }
+  }
+  return {
+    blockSize: DEFAULT_BLOCK_TOKENS,
+    blockSizeFrom: `no block_size on the engine's /metrics: assumed ${DEFAULT_BLOCK_TOKENS} tokens, more than vLLM's builds choose`,
+    ...context,
+  }
+}
+
+/** The prefix's length in words: two blocks' worth, at most what fits the served context. */
+export function prefixWords(s: TrafficSizing, maxTokens: number = KNOB_TRAFFIC['shared-prefix'].maxTokens): number {
+  const wanted = BLOCKS * s.blockSize
+  if (s.maxModelLen === undefined) return wanted
+  return Math.max(1, Math.min(wanted, Math.floor((s.maxModelLen - maxTokens - PROMPT_REST) / TOKENS_PER_WORD)))
+}
+
+const prefixOf = (words: number): string => Array.from({ length: words }, (_, i) => WORDS[i % WORDS.length]! + String(i)).join(' ')
+
+/** usage.prompt_tokens of a 200 reply; null when it does not say. */
+function promptTokens(body: string): number | null {
+  try {
+    const n = (JSON.parse(body) as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens
+    return typeof n === 'number' ? n : null
+  } catch {
+    return null
+  }
+}
 
 /** Sends the knob's traffic, one request after the other (the second must find the first's blocks cached). */
-export async function sendKnobTraffic(ctx: RunContext, kind: 'shared-prefix', model: string | undefined): Promise<TrafficSent> {
+export async function sendKnobTraffic(
+  ctx: RunContext,
+  kind: 'shared-prefix',
+  model: string | undefined,
+  sizing: TrafficSizing,
+): Promise<TrafficSent> {
   const url = endpointUrl(ctx, '/v1/chat/completions')
-  const out: TrafficSent = { kind, sent: 0, answered: 0, failures: [], prefixWords: SHARED_PREFIX.split(' ').length }
+  const words = prefixWords(sizing)
+  const prefix = prefixOf(words)
+  const out: TrafficSent = {
+    kind,
+    sent: 0,
+    answered: 0,
+    failures: [],
+    prefixWords: words,
+    blockSize: sizing.blockSize,
+    blockSizeFrom: sizing.blockSizeFrom,
+    ...(sizing.maxModelLen !== undefined ? { maxModelLen: sizing.maxModelLen } : {}),
+    promptTokens: [],
+  }
   for (const [i, ask] of [
     'Which word comes first in the list above? Answer with one word.',
     'Which word comes last in the list above? Answer with one word.',
@@ -33,7 +102,7 @@ export async function sendKnobTraffic(ctx: RunContext, kind: 'shared-prefix', mo
       ...(model ? { model } : {}),
       temperature: 0,
       max_tokens: KNOB_TRAFFIC[kind].maxTokens,
-      messages: [{ role: 'user', content: `${SHARED_PREFIX}\n${ask}` }],
+      messages: [{ role: 'user', content: `${prefix}\n${ask}` }],
     }
     out.sent++
     try {
@@ -44,8 +113,10 @@ export async function sendKnobTraffic(ctx: RunContext, kind: 'shared-prefix', mo
         body: JSON.stringify(body),
         timeoutMs: ctx.target.probeTimeoutMs,
       })
-      if (res.status === 200) out.answered++
-      else out.failures.push(`request ${i + 1}: HTTP ${res.status} ${res.body.slice(0, 120)}`)
+      if (res.status === 200) {
+        out.answered++
+        out.promptTokens.push(promptTokens(res.body))
+      } else out.failures.push(`request ${i + 1}: HTTP ${res.status} ${res.body.slice(0, 160)}`)
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       out.failures.push(`request ${i + 1}: ${error.message}`)
@@ -54,7 +125,20 @@ export async function sendKnobTraffic(ctx: RunContext, kind: 'shared-prefix', mo
   return out
 }
 
+/** Why this traffic could not fill one whole block, when it could not: a flat meter then proves nothing either way. */
+export function trafficTooShort(t: TrafficSent): string | undefined {
+  if (t.prefixWords < t.blockSize)
+    return `its ${t.prefixWords}-word prefix (all that fits max_model_len ${t.maxModelLen ?? '?'} beside the question) may be shorter than one KV block of ${t.blockSize} tokens`
+  const fewest = Math.min(...t.promptTokens.map((n) => n ?? Number.POSITIVE_INFINITY))
+  if (Number.isFinite(fewest) && fewest <= t.blockSize)
+    return `the engine counted ${fewest} prompt tokens (usage.prompt_tokens), not more than one KV block of ${t.blockSize}: no whole block was shared`
+  return undefined
+}
+
 /** The traffic in words, for the meter's messages. */
 export function trafficText(t: TrafficSent): string {
-  return `${t.answered} of ${t.sent} chat completions sharing a ${t.prefixWords}-word prompt prefix (more than one 16-token KV block)${t.failures.length ? `; ${t.failures.join('; ')}` : ''}`
+  const tokens = t.promptTokens.filter((n): n is number => n !== null)
+  const blocks = Math.floor(t.prefixWords / t.blockSize)
+  const whole = blocks === 0 ? 'less than one KV block' : `at least ${blocks} KV block${blocks === 1 ? '' : 's'}`
+  return `${t.answered} of ${t.sent} chat completions sharing a ${t.prefixWords}-word prompt prefix (${whole} of ${t.blockSize} tokens at one token a word; block size: ${t.blockSizeFrom}${tokens.length ? `; prompt_tokens ${tokens.join(', ')}` : ''})${t.failures.length ? `; ${t.failures.join('; ')}` : ''}`
 }

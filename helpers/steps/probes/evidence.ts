@@ -20,6 +20,9 @@ export type ProbeEvidence = CrashEvidence & {
   /** The model asked, the token budget, and the reply's time. */
   model?: string
   maxTokens?: number
+  /** The context /v1/models says the model is served with (null: it did not say), and why the budget is below 512 or the probe not sent. */
+  maxModelLen?: number | null
+  budget?: string
   ms?: number
   /** A non-200 answer (or one without a chat completion): its status and the head of its body. */
   status?: number

@@ -77,6 +77,10 @@ export function readChoice(status: number, body: string): { message: Message; fi
       next = 'the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH'
     if (status === 404 && /model/i.test(msg)) next = 'the model id is wrong: pass --model with an id from /v1/models'
     if (status === 429 || status === 503) next = 'the endpoint (or a gateway before it) answers "later": run again when it has room'
+    // vLLM: "This model's maximum context length is N tokens. However, you requested M output tokens …".
+    if (status === 400 && /maximum context length|context length is/i.test(msg))
+      next =
+        "the probe's prompt and its max_tokens do not fit the context the model is served with: armproof keeps max_tokens within the max_model_len /v1/models reports, so check that /v1/models (or a gateway before it) reports the engine's real --max-model-len"
     return { verdict: 'failed', observed: `HTTP ${status}: ${short(msg, 300)}`, next, evidence: { status, body: body.slice(0, 1000) } }
   }
   let parsed: unknown

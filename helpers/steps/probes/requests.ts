@@ -33,21 +33,22 @@ export interface ChatRequest {
   tool_choice?: 'auto'
 }
 
-export function exactRequest(model: string, word: string): ChatRequest {
+/** `maxTokens`: the budget within the served context (./budget.ts); 1024 where the context allows. */
+export function exactRequest(model: string, word: string, maxTokens = PROBE_MAX_TOKENS): ChatRequest {
   return {
     model,
     messages: [{ role: 'user', content: `Reply with exactly this one word and nothing else: ${word}` }],
     temperature: 0,
-    max_tokens: PROBE_MAX_TOKENS,
+    max_tokens: maxTokens,
   }
 }
 
-export function toolsRequest(model: string, token: string): ChatRequest {
+export function toolsRequest(model: string, token: string, maxTokens = PROBE_MAX_TOKENS): ChatRequest {
   return {
     model,
     messages: [{ role: 'user', content: `Call ${PROBE_TOOL.name} with the token "${token}".` }],
     temperature: 0,
-    max_tokens: PROBE_MAX_TOKENS,
+    max_tokens: maxTokens,
     tools: [{ type: 'function', function: PROBE_TOOL }],
     tool_choice: 'auto',
   }

@@ -15,6 +15,7 @@ import type { StepId } from '../registry.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ProbeEvidence } from './evidence.ts'
 import { ProbeBlocked, withRetries } from './ask.ts'
+import { probeBudget, type PROMPT_MARGIN } from './budget.ts'
 import { servedModel } from './served.ts'
 import { judgeFresh, judgeModel, judgeSharedId, replyMeta, sameWithoutCards, type ReplyMeta } from './identity.ts'
 
@@ -51,13 +52,19 @@ async function judgeIdentity(
   return judgeSharedId(meta, await sharing) ?? judgeFresh(meta, sentAtMs)
 }
 
+/** How a probe is asked and judged: its request for a model and a max_tokens, its reply's judge, and which prompt margin its budget keeps. */
+interface ProbeWay {
+  build: (model: string, maxTokens: number) => ChatRequest
+  judge: (status: number, body: string, maxTokens: number) => ProbeReply
+  prompt: keyof typeof PROMPT_MARGIN
+}
+
 async function probe(
   ctx: RunContext,
   inputs: ProbeInputs,
   id: StepId,
   expected: string,
-  build: (model: string) => ChatRequest,
-  judge: (status: number, body: string) => ProbeReply,
+  way: ProbeWay,
   extra: ProbeEvidence,
 ): Promise<Judgement> {
   // Judged alone (no shared model handed in), a probe settles its reply id with itself only.
@@ -68,7 +75,7 @@ async function probe(
     return served.replyId(id, replyId)
   }
   try {
-    return await sendProbe(ctx, inputs, served, settle, expected, build, judge, extra)
+    return await sendProbe(ctx, inputs, served, settle, expected, way, extra)
   } finally {
     // Every way out settles: the other probes never wait for one that got no reply.
     if (!settled) void settle(null)
@@ -81,8 +88,7 @@ async function sendProbe(
   served: ServedModel,
   settle: (replyId: string | null) => Promise<StepId[]>,
   expected: string,
-  build: (model: string) => ChatRequest,
-  judge: (status: number, body: string) => ProbeReply,
+  way: ProbeWay,
   extra: ProbeEvidence,
 ): Promise<Judgement> {
   const blocked = notAttempted(ctx, inputs, expected)
@@ -95,8 +101,22 @@ async function sendProbe(
     if (error instanceof ProbeBlocked) return { ...error.judgement, expected }
     throw error
   }
-  const request = build(model)
+  // max_tokens within the context /v1/models says the model is served with (asked once, shared).
+  const card = (await served.cards())?.find((c) => c.id === model)
+  const budget = probeBudget(card?.maxModelLen, way.prompt)
   const where = `POST ${url} (model ${model})`
+  const sized = { maxModelLen: budget.maxModelLen, ...(budget.note ? { budget: budget.note } : {}) }
+  if (budget.maxTokens === undefined)
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: budget.note!,
+      where,
+      next: `the model is served with too small a context for this probe: serve it with a larger --max-model-len, or run again with --skip ${way.prompt === 'vision' ? 'probe.vision' : 'this probe'} (shown skipped, never passed)`,
+      evidence: { ...extra, model, ...sized },
+    }
+  const maxTokens = budget.maxTokens
+  const request = way.build(model, maxTokens)
   try {
     const { res, retries } = await withRetries(ctx, {
       method: 'POST',
@@ -105,7 +125,7 @@ async function sendProbe(
       body: JSON.stringify(request),
       timeoutMs: ctx.target.probeTimeoutMs,
     })
-    const reply = judge(res.status, res.body)
+    const reply = way.judge(res.status, res.body, maxTokens)
     const retried = retries.length > 0 ? { retries } : {}
     // A 429/503 that outlasted the probe's timeout: the gateway's overload, said as such, never a completion.
     if (res.status === 429 || res.status === 503) {
@@ -118,7 +138,7 @@ async function sendProbe(
         evidence: { ...reply.evidence, ...extra, ...retried, model },
       }
     }
-    const evidence = { ...reply.evidence, ...extra, ...retried, model, maxTokens: request.max_tokens, ms: res.durationMs }
+    const evidence = { ...reply.evidence, ...extra, ...retried, model, maxTokens: request.max_tokens, ...sized, ms: res.durationMs }
     const meta = res.status === 200 ? replyMeta(res.body) : undefined
     if (meta) {
       const identity = await judgeIdentity(served, model, meta, res, settle(meta.id))
@@ -184,8 +204,7 @@ export function checkExact(ctx: RunContext, inputs: InputsOf<'probe.exact'>): Pr
     inputs,
     'probe.exact',
     `content says "${word}" at temperature 0`,
-    (m) => exactRequest(m, word),
-    (s, b) => judgeExact(s, b, word),
+    { build: (m, n) => exactRequest(m, word, n), judge: (s, b) => judgeExact(s, b, word), prompt: 'text' },
     { word },
   )
 }
@@ -197,8 +216,7 @@ export function checkTools(ctx: RunContext, inputs: InputsOf<'probe.tools'>): Pr
     inputs,
     'probe.tools',
     `a real tool_calls entry record_probe_token({"token":"${token}"})`,
-    (m) => toolsRequest(m, token),
-    (s, b) => judgeTools(s, b, token, ctx.engine.probes),
+    { build: (m, n) => toolsRequest(m, token, n), judge: (s, b) => judgeTools(s, b, token, ctx.engine.probes), prompt: 'text' },
     { token },
   )
 }
@@ -214,8 +232,11 @@ export function checkVision(ctx: RunContext, inputs: InputsOf<'probe.vision'>): 
     inputs,
     'probe.vision',
     `the reply names the picture's colour (${colour}); the prompt names only ${decoy}`,
-    (m) => visionRequest(m, colour, decoy),
-    (s, b) => judgeVision(s, b, colour, decoy, ctx.engine.probes),
+    {
+      build: (m, n) => visionRequest(m, colour, decoy, n),
+      judge: (s, b, n) => judgeVision(s, b, colour, decoy, n, ctx.engine.probes),
+      prompt: 'vision',
+    },
     { colour, decoy },
   )
 }

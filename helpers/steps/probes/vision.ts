@@ -206,6 +206,7 @@ export function judgeVision(
   body: string,
   colour: ProbeColour,
   decoy: ProbeColour,
+  maxTokens = PROBE_MAX_TOKENS,
   words: ProbeWords = NEUTRAL_PROBE_WORDS,
 ): ProbeReply {
   const c = readChoice(status, body)
@@ -227,7 +228,7 @@ export function judgeVision(
       observed: `content is ${answer === null ? 'null' : 'empty'} (finish_reason ${c.finish || 'none'})`,
       next:
         c.finish === 'length'
-          ? `thinking ate the budget (max_tokens ${PROBE_MAX_TOKENS}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs`
+          ? `thinking ate the budget (max_tokens ${maxTokens}): a thinking model reads as blind; check the reasoning budget or chat_template_kwargs`
           : budgetOrParser(c.finish, 'the image was not seen'),
       evidence,
     }

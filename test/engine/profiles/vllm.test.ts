@@ -1,7 +1,8 @@
 // The reference engine speaking vLLM (engine/profiles/vllm*.ts): its command line against Python's
 // own argparse, its startup lines in vLLM's shapes (a non-default args dict Python's
 // ast.literal_eval reads back), its endpoints, a /metrics page helpers/prom reads with no error, a
-// prefix cache that hits only past one 16-token block, its --help, and each of its faults.
+// prefix cache that hits only past one 128-token block (the real CPU build's), its --help, and each
+// of its faults. test/real/vllm-emulation.test.ts compares its output with the real build's.
 import { afterAll, describe, expect, test } from 'vitest'
 import { parsePrometheusText } from '../../../helpers/prom/parse.ts'
 import { parseArgs } from '../../../engine/profiles/argparse.ts'
@@ -21,7 +22,7 @@ const serve = async (argv: string[], options: Parameters<typeof serveProfile>[2]
 }
 afterAll(async () => Promise.all(served.map((e) => e.stop())))
 
-const PREFIX = /^\((APIServer|EngineCore) pid=\d+\) (INFO|WARNING) \d\d-\d\d \d\d:\d\d:\d\d \[[a-z_]+\.py:\d+\] /
+const PREFIX = /^\((APIServer|EngineCore|Worker) pid=\d+\) (INFO|WARNING) \d\d-\d\d \d\d:\d\d:\d\d \[[a-z_]+\.py:\d+\] /
 const lineOf = (log: readonly string[], what: string): string => log.find((l) => l.includes(what)) ?? ''
 const argsDict = (log: readonly string[]): string => lineOf(log, 'non-default args: ').split('non-default args: ')[1]!
 const configLine = (log: readonly string[]): string => lineOf(log, 'with config: ').split('with config: ')[1]!
@@ -139,7 +140,7 @@ print(json.dumps(out))
       'vllm serve: error: ambiguous option: --max could match --max-model-len, --max-num-batched-tokens, --max-num-seqs',
     )
     expect(exitOf('vllm', ['serve', 'm', '--kv-cache-dtype', 'fp9'])!.stderr).toContain(
-      "argument --kv-cache-dtype: invalid choice: 'fp9' (choose from 'auto', 'bfloat16', 'int8', 'fp8'",
+      "argument --kv-cache-dtype: invalid choice: 'fp9' (choose from 'auto', 'bfloat16', 'float16', 'fp8'",
     )
     expect(exitOf('vllm', ['--version'])).toEqual({ code: 0, stdout: '0.23.0\n', stderr: '' })
     expect(exitOf('vllm', ['serve', '--model', 'x/y', '--port', '8000'])).toBeNull()
@@ -182,7 +183,7 @@ describe('vLLM startup log', () => {
       'qwen',
       'qwen-b',
       '--gpu-memory-utilization',
-      '0.9',
+      '0.92',
     ])
     for (const line of e.log.filter((l) => l.startsWith('('))) if (!line.includes('INFO:     ')) expect(line).toMatch(PREFIX)
     expect(e.log.join('\n')).not.toContain('sk-secret')
@@ -207,7 +208,7 @@ describe('vLLM startup log', () => {
   test('the engine config line is VllmConfig.__str__: resolved values (prefix caching on by default in V1), never max_num_seqs', async () => {
     const e = await serve([])
     const line = lineOf(e.log, 'Initializing a V1 LLM engine (v0.23.0) with config: ')
-    expect(line).toMatch(/^\(EngineCore pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[core\.py:129\] Initializing/)
+    expect(line).toMatch(/^\(EngineCore pid=\d+\) INFO \d\d-\d\d \d\d:\d\d:\d\d \[core\.py:109\] Initializing/)
     const config = configLine(e.log)
     expect(config).toMatch(/^model='Qwen\/Qwen3-0\.6B', speculative_config=None, tokenizer='Qwen\/Qwen3-0\.6B', /)
     for (const part of [
@@ -219,10 +220,7 @@ describe('vLLM startup log', () => {
       expect(config).toContain(part)
     expect(config).not.toContain('max_num_seqs')
     expect(argsDict(e.log)).toBe("{'model_tag': 'Qwen/Qwen3-0.6B'}")
-    expect(lineOf(e.log, 'GPU KV cache size: ')).toMatch(/\[kv_cache_utils\.py:849\] GPU KV cache size: 922,496 tokens$/)
-    expect(lineOf(e.log, 'Chunked prefill is enabled')).toMatch(
-      /\[scheduler\.py:239\] Chunked prefill is enabled with max_num_batched_tokens=2048\.$/,
-    )
+    expect(lineOf(e.log, 'GPU KV cache size: ')).toMatch(/\[kv_cache_utils\.py:1733\] GPU KV cache size: 1,048,576 tokens$/)
   })
 })
 
@@ -253,19 +251,22 @@ describe('vLLM endpoints and meters', () => {
     const parsed = parsePrometheusText(text)
     expect(parsed.errors).toEqual([])
     expect(parsed.prefixes()).toEqual(['vllm'])
-    expect(text).not.toContain('_created')
+    // prometheus_client's default registry: each counter and histogram followed by its _created gauge.
+    expect(parsed.family('vllm:prompt_tokens_created')?.type).toBe('gauge')
     for (const f of parsed.families)
       for (const s of f.samples)
-        if (f.name !== 'vllm:cache_config_info') expect(s.labels, s.name).toMatchObject({ engine: '0', model_name: 'Qwen/Qwen3-0.6B' })
+        if (f.name.startsWith('vllm:') && f.name !== 'vllm:cache_config_info')
+          expect(s.labels, s.name).toMatchObject({ engine: '0', model_name: 'Qwen/Qwen3-0.6B' })
     expect(parsed.family('vllm:iteration_tokens_total')?.type).toBe('histogram')
     const info = parsed.samples('vllm:cache_config_info')[0]!
     expect(info.value).toBe(1)
     expect(info.labels).toMatchObject({
       enable_prefix_caching: 'True',
       cache_dtype: 'fp8_e5m2',
-      block_size: '16',
-      gpu_memory_utilization: '0.9',
-      num_gpu_blocks: '57656',
+      block_size: '128',
+      gpu_memory_utilization: '0.92',
+      num_gpu_blocks: '8192',
+      engine: '0',
       sliding_window: 'None',
     })
     expect(Object.keys(info.labels).join(',')).toBe(Object.keys(info.labels).sort().join(','))
@@ -278,26 +279,34 @@ describe('vLLM endpoints and meters', () => {
     expect(value(text, 'vllm:request_success_total')).toBe(1)
   })
 
-  test('prefix cache hits count tokens, only for a shared prefix longer than one 16-token block, and only with caching on', async () => {
+  test('prefix cache hits count tokens, only for a shared prefix of a whole 128-token block (the CPU build), and only with caching on', async () => {
     const on = await serve([])
-    await complete(on.baseUrl, tokens(16, 'a'))
-    await complete(on.baseUrl, `${tokens(16, 'a')} other words`)
+    await complete(on.baseUrl, tokens(128, 'a'))
+    await complete(on.baseUrl, `${tokens(128, 'a')} other words`)
     expect([value(await page(on), 'vllm:prefix_cache_queries_total'), value(await page(on), 'vllm:prefix_cache_hits_total')]).toEqual([
-      34, 16,
+      258, 128,
     ])
-    await complete(on.baseUrl, `${tokens(15, 'b')} x`)
-    await complete(on.baseUrl, `${tokens(15, 'b')} y`)
-    expect(value(await page(on), 'vllm:prefix_cache_hits_total')).toBe(16)
-    await complete(on.baseUrl, tokens(40, 'c'))
-    await complete(on.baseUrl, tokens(40, 'c'))
-    expect(value(await page(on), 'vllm:prefix_cache_hits_total')).toBe(16 + 32)
+    // 127 shared words, or the 64 of the old meter traffic, never fill a block: no hit.
+    await complete(on.baseUrl, `${tokens(127, 'b')} x`)
+    await complete(on.baseUrl, `${tokens(127, 'b')} y`)
+    await complete(on.baseUrl, `${tokens(64, 'd')} x`)
+    await complete(on.baseUrl, `${tokens(64, 'd')} y`)
+    expect(value(await page(on), 'vllm:prefix_cache_hits_total')).toBe(128)
+    await complete(on.baseUrl, tokens(300, 'c'))
+    await complete(on.baseUrl, tokens(300, 'c'))
+    expect(value(await page(on), 'vllm:prefix_cache_hits_total')).toBe(128 + 256)
+    // --block-size 16 (a GPU build's): a 40-word prefix hits two blocks.
+    const small = await serve(['--block-size', '16'])
+    await complete(small.baseUrl, tokens(40, 'c'))
+    await complete(small.baseUrl, tokens(40, 'c'))
+    expect(value(await page(small), 'vllm:prefix_cache_hits_total')).toBe(32)
     const off = await serve(['--no-enable-prefix-caching'])
-    await complete(off.baseUrl, tokens(40, 'c'))
-    await complete(off.baseUrl, tokens(40, 'c'))
+    await complete(off.baseUrl, tokens(300, 'c'))
+    await complete(off.baseUrl, tokens(300, 'c'))
     expect([value(await page(off), 'vllm:prefix_cache_queries_total'), value(await page(off), 'vllm:prefix_cache_hits_total')]).toEqual([
       0, 0,
     ])
-    expect(value(await page(off), 'vllm:prompt_tokens_total')).toBe(80)
+    expect(value(await page(off), 'vllm:prompt_tokens_total')).toBe(600)
   })
 })
 
@@ -335,22 +344,23 @@ const CHECKS: Record<Extract<ProfileFaultName, `vllm_${string}`>, { args: string
   vllm_prefix_cache_still: {
     args: [],
     async check(e) {
-      await complete(e.baseUrl, tokens(40))
-      await complete(e.baseUrl, tokens(40))
+      // Two blocks' worth shared: an engine that counts would show 256.
+      await complete(e.baseUrl, tokens(300))
+      await complete(e.baseUrl, tokens(300))
       const text = await page(e)
-      expect([value(text, 'vllm:prefix_cache_queries_total'), value(text, 'vllm:prefix_cache_hits_total')]).toEqual([80, 0])
+      expect([value(text, 'vllm:prefix_cache_queries_total'), value(text, 'vllm:prefix_cache_hits_total')]).toEqual([600, 0])
     },
   },
   vllm_old_metric_names: {
     args: [],
     async check(e) {
-      await complete(e.baseUrl, tokens(40))
-      await complete(e.baseUrl, tokens(40))
+      await complete(e.baseUrl, tokens(300))
+      await complete(e.baseUrl, tokens(300))
       const parsed = parsePrometheusText(await page(e))
       expect(parsed.errors).toEqual([])
       expect(parsed.samples('vllm:prefix_cache_hits_total')).toEqual([])
       expect(parsed.samples('vllm:gpu_prefix_cache_hits_total')[0]).toMatchObject({ value: 2, labels: { model_name: 'Qwen/Qwen3-0.6B' } })
-      expect(parsed.samples('vllm:gpu_prefix_cache_queries_total')[0]!.value).toBe(5)
+      expect(parsed.samples('vllm:gpu_prefix_cache_queries_total')[0]!.value).toBe(4)
       expect(parsed.family('vllm:time_per_output_token_seconds')?.type).toBe('histogram')
       expect(parsed.family('vllm:inter_token_latency_seconds')).toBeUndefined()
       expect(parsed.samples('vllm:gpu_cache_usage_perc')[0]!.labels).toEqual({ model_name: 'Qwen/Qwen3-0.6B' })

@@ -159,13 +159,14 @@ describe('the three probes side by side, against a fake endpoint', () => {
         'another model answered: the reply says "model": "fallback/gpt-4o-mini", the probe asked for "llama-8b" (/v1/models lists "llama-8b", "llama", "qwen", "gw-a", "gw-b")',
       )
   })
-  test('--model names an alias, the replies the first served name: green (the cards tie them; /v1/models is asked for them only then)', async () => {
+  test('--model names an alias, the replies the first served name: green (the cards tie them; /v1/models is asked once, shared with the budget)', async () => {
     const { judged, asked } = run(() => ({ model: 'llama-8b' }), ['--model', 'llama'])
     expect(verdicts(await judged)).toEqual(['passed', 'passed', 'passed'])
     expect(asked.filter((p) => p === '/v1/models')).toHaveLength(1)
+    // With --model too, the cards are asked once: the served context bounds max_tokens (./budget.ts).
     const echoed = run(() => ({}), ['--model', 'llama'])
     expect(verdicts(await echoed.judged)).toEqual(['passed', 'passed', 'passed'])
-    expect(echoed.asked).not.toContain('/v1/models')
+    expect(echoed.asked.filter((p) => p === '/v1/models')).toHaveLength(1)
   })
   test('one id for all three replies: every probe that got it is red, each naming the others', async () => {
     const js = await run(() => ({ id: 'chatcmpl-cached' })).judged
