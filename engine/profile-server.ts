@@ -34,18 +34,16 @@ async function chat(
     const e = error instanceof BadRequest ? error : new BadRequest(`JSON decode error: ${(error as Error).message}`)
     return send(res, e.status, nestedError(e.message, e.type, e.status))
   }
-  const refused = body !== null && typeof body === 'object' ? engine.refuse?.(body) : null
-  if (refused) {
-    if (refused.log) log(refused.log)
-    return reply(res, refused)
-  }
   const [first] = engine.servedNames
   // Any of the served names reaches the model; the reply names the first, as vLLM answers.
   const asked =
     body !== null && typeof body === 'object' && engine.servedNames.includes(body.model as string) ? { ...body, model: first } : body
   const config = { ...defaultConfig(), servedModelName: first!, faults: new Set<never>() }
   const refused = asked !== null && typeof asked === 'object' && engine.refuse ? engine.refuse(asked, words(asked.messages).length) : null
-  if (refused) return reply(res, refused)
+  if (refused) {
+    if (refused.log) log(refused.log)
+    return reply(res, refused)
+  }
   const started = Date.now()
   engine.running(1)
   try {

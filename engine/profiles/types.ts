@@ -53,12 +53,14 @@ export interface ProfileEngine {
   listeningLines(now: Date, port: number): string[]
   /** Lines printed when loading ends (the 503 phase is over): llama.cpp prints what it resolved then. */
   loadedLines?(now: Date, port: number): string[]
-  /** A chat request the engine refuses before the model sees it (llama.cpp: an image without --mmproj), with its log lines; null: served. */
-  refuse?(body: Record<string, unknown>): (Reply & { log?: string[] }) | null
   /** The profile's own answer (health, self-description, metrics, 404s), or null: the common /v1 routes answer. */
   answer(req: Request, loading: boolean): (Reply & { log?: string[] }) | null
-  /** The engine's own 400 for a chat request before the model sees it (`promptTokens`: the prompt as the model counts it), or null: served. */
-  refuse?(body: Record<string, unknown>, promptTokens: number): Reply | null
+  /**
+   * The engine's own refusal of a chat request before the model sees it (vLLM's 400s, llama.cpp's
+   * 500 for an image without --mmproj), with the log lines it prints (`promptTokens`: the prompt as
+   * the model counts it); null: served.
+   */
+  refuse?(body: Record<string, unknown>, promptTokens: number): (Reply & { log?: string[] }) | null
   /** The reply's fields as this engine writes them (the common model's reply in, the engine's out). */
   reply?(response: Record<string, unknown>): Record<string, unknown>
   /** Books one finished completion; returns the log lines the engine prints for it. */
