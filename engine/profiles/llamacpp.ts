@@ -8,7 +8,8 @@
 // auto line and the llama_context block only at -lv 4; /props with total_slots and n_ctx per slot;
 // /slots; /metrics only with --metrics (501 otherwise), `llamacpp:` families with no labels and
 // values with 6 significant digits, prompt_tokens_cached_total moved by the prompt cache (off with
-// --no-cache-prompt); images refused with a 500 without --mmproj; print_timing lines per request.
+// --no-cache-prompt); images refused with a 500 without --mmproj, a prompt past a slot's context
+// with a 400 that says both token counts; print_timing lines per request.
 import type { ProfileFaults } from './faults.ts'
 import { llamaHelp, parseLlama } from './llamacpp-args.ts'
 import { sampleLine } from './prom-text.ts'
@@ -190,7 +191,21 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
         line('I', `${tag('srv ', 'update_slots')} all slots are idle`, 4),
       )
     },
-    refuse(body) {
+    refuse(body, promptTokens) {
+      if (promptTokens >= nCtxSlot)
+        return {
+          status: 400,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({
+            error: {
+              code: 400,
+              message: `request (${promptTokens} tokens) exceeds the available context size (${nCtxSlot} tokens), try increasing it`,
+              type: 'exceed_context_size_error',
+              n_prompt_tokens: promptTokens,
+              n_ctx: nCtxSlot,
+            },
+          }),
+        }
       const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : []
       const image = messages.some(
         (x) => Array.isArray(x.content) && (x.content as Array<{ type?: unknown }>).some((p) => p.type === 'image_url'),

@@ -7,7 +7,7 @@ export interface ModelCard {
   id: string
   /** The model path the served names of one model share (vLLM's ModelCard.root); null when absent. */
   root: string | null
-  /** The context the model is served with, prompt and reply together (vLLM's and SGLang's `max_model_len`); absent when the card does not say. */
+  /** The context one request may use, prompt and reply together (vLLM's and SGLang's `max_model_len`, llama.cpp's per-slot `meta.n_ctx`); absent when the card does not say. */
   maxModelLen?: number
 }
 
@@ -21,9 +21,10 @@ export function modelCards(body: string): ModelCard[] | undefined {
   }
   if (!Array.isArray(data)) return undefined
   return data.flatMap((m) => {
-    const card = m as { id?: unknown; root?: unknown; max_model_len?: unknown } | null
+    const card = m as { id?: unknown; root?: unknown; max_model_len?: unknown; meta?: { n_ctx?: unknown } } | null
     if (typeof card?.id !== 'string') return []
-    const len = card.max_model_len
+    // vLLM's and SGLang's max_model_len; llama.cpp's meta.n_ctx (the context of one slot, what one request may use).
+    const len = card.max_model_len ?? card.meta?.n_ctx
     return [
       {
         id: card.id,

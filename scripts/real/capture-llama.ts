@@ -254,6 +254,17 @@ async function main(): Promise<void> {
         {},
         `an image to a text-only model: status ${image.status}`,
       )
+      const long = await ask(s.port, 'POST', '/v1/chat/completions', {
+        messages: [{ role: 'user', content: sharedText(600) }],
+        max_tokens: 8,
+      })
+      write(
+        'chat-too-long.json',
+        long.body,
+        [...main, '(POST a prompt past the slot context)'],
+        {},
+        `a prompt longer than a slot's context: status ${long.status}`,
+      )
       await sharedPrefixTraffic(s.port)
       const metrics = await ask(s.port, 'GET', '/metrics')
       write(

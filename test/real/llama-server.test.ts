@@ -135,6 +135,10 @@ describe.runIf(ready)('CACHE_PROMPT, a --no- switch with a meter and no resolved
     expect(verdicts(r.report), r.stdout + r.stderr).toEqual(CACHED)
     expect(step(r.report, 'ledger')?.observed).toContain('prints no line resolving --cache-prompt')
     expect(r.report?.meter?.name).toBe('llamacpp:prompt_tokens_cached_total')
+    // The tiny model's byte vocabulary counts ~10 tokens a word: the engine's 400 said by how much, the prefix was cut to fit its slot.
+    const traffic = (step(r.report, 'meter')?.evidence as { traffic?: { resized?: string; maxModelLen?: number } }).traffic
+    expect(traffic?.maxModelLen).toBe(2048)
+    expect(traffic?.resized).toMatch(/past its context of 2048: cut to \d+ words and sent again/)
   })
   test('--no-cache-prompt at false: argv reads the negation, the counter stays 0 while traffic flows', async () => {
     const s = await serve(['--metrics', '--parallel', '2', '--no-cache-prompt'])

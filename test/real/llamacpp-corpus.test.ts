@@ -16,6 +16,8 @@ import { judgeVision } from '../../helpers/steps/probes/vision.ts'
 import { agree } from '../../helpers/steps/resolved/agree.ts'
 import { messageOf, readLogSources } from '../../helpers/steps/resolved/log-sources.ts'
 import { llamaCommands, readLlamaCorpus } from '../support/real-corpus.ts'
+import { contextRefusal } from '../../helpers/steps/meter/traffic.ts'
+import { modelCards } from '../../helpers/seams/models.ts'
 
 const read = readLlamaCorpus
 const profile = builtinProfile('llama.cpp')
@@ -155,9 +157,11 @@ describe('the real endpoints', () => {
     expect(value(read('metrics-no-cache-prompt.txt'), 'llamacpp:prompt_tokens_cached_total')).toBe(0)
     expect(value(read('metrics-no-cache-prompt.txt'), 'llamacpp:prompt_tokens_total')).toBeGreaterThan(0)
     expect(read('metrics.headers')).toMatch(/^Content-Type: text\/plain; version=0\.0\.4$/m)
-    // The header is there, but it is not the process's start time (2011 here): never a tie.
+    // The header is there, but it is not the process's start time: ggml's monotonic clock in µs (the
+    // machine's uptime), nowhere near the same server's wall clock in its reply's `created`: never a tie.
     const header = Number(/^Process-Start-Time-Unix: (\d+)$/m.exec(read('metrics.headers'))![1])
-    expect(header).toBeLessThan(Date.parse('2020-01-01') / 1000)
+    const created = (JSON.parse(read('chat.json')) as { created: number }).created
+    expect(Math.abs(header - created)).toBeGreaterThan(365 * 86400)
   })
   test('/metrics without --metrics is 501 with the hint to start it with --metrics', () => {
     expect(read('metrics-disabled.txt')).toMatch(/^HTTP\/1\.1 501 /)
@@ -174,6 +178,20 @@ describe('the real endpoints', () => {
     expect(props.default_generation_settings.n_ctx).toBe(2048)
     const models = JSON.parse(read('v1-models.json')) as { data: { id: string; owned_by: string; meta: { n_ctx: number } }[] }
     expect(models.data[0]).toMatchObject({ id: 'tiny.gguf', owned_by: 'llamacpp' })
+  })
+  test("a prompt past a slot's context: the meter's traffic reads both numbers from the real 400 (and from vLLM's words)", () => {
+    const real = read('chat-too-long.json')
+    expect(contextRefusal(400, real)).toEqual({ asked: 5120, context: 2048 })
+    expect(contextRefusal(200, real)).toBeNull()
+    expect(contextRefusal(400, '{"error":{"message":"Loading model"}}')).toBeNull()
+    expect(
+      contextRefusal(
+        400,
+        "This model's maximum context length is 1024 tokens. However, you requested 8 output tokens and your prompt contains 1300 input tokens, for a total of 1308 tokens.",
+      ),
+    ).toEqual({ asked: 1308, context: 1024 })
+    // /v1/models says the context one request may use: a slot's (meta.n_ctx), as the probes and the traffic size to it.
+    expect(modelCards(read('v1-models.json'))).toEqual([{ id: 'tiny.gguf', root: null, maxModelLen: 2048 }])
   })
   test('the probes on the real replies of a random-weight model: true reds, each naming llama.cpp terms only', () => {
     const exact = judgeExact(200, read('chat.json'), 'kestrel')

@@ -126,6 +126,20 @@ describe('the emulation answers as the real llama-server does', () => {
     expect(res.status).toBe(500)
     expect(await res.text()).toBe(read('chat-image.json'))
   })
+  test("a prompt past a slot's context: the real 400, its fields and wording", async () => {
+    const e = await emulate('boot-parallel-2.log')
+    const res = await fetch(`${e.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'w '.repeat(40_000) }] }),
+    })
+    const real = JSON.parse(read('chat-too-long.json')) as { error: Record<string, unknown> }
+    const got = (await res.json()) as { error: Record<string, unknown> }
+    expect(res.status).toBe(400)
+    expect(Object.keys(got.error)).toEqual(Object.keys(real.error))
+    expect(skeleton(String(got.error.message))).toBe(skeleton(String(real.error.message)))
+    expect(got.error.type).toBe(real.error.type)
+  })
   test('the prompt cache: shared-prefix traffic moves prompt_tokens_cached_total, and --no-cache-prompt keeps it at 0 (as the real pages say)', async () => {
     const value = (text: string) => parsePrometheusText(text).samples('llamacpp:prompt_tokens_cached_total')[0]!.value
     expect(value(read('metrics.txt'))).toBeGreaterThan(0)

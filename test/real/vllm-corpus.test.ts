@@ -251,10 +251,10 @@ describe('the vllm profile on real vLLM 9aaf83ef5: the endpoints and the replies
   })
 
   test('the tools 400 (no --enable-auto-tool-choice) is red with the flags that serve tool calls', () => {
-    const j = judgeTools(400, text('live/chat-tools.json'), 'kestrel')
+    const j = judgeTools(400, text('live/chat-tools.json'), 'kestrel', builtinProfile('vllm').engine.probes)
     expect(j.verdict).toBe('failed')
     expect(j.observed).toBe('HTTP 400: "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set')
-    expect(j.next).toMatch(/^tool parser misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser/)
+    expect(j.next).toMatch(/^tool calls misconfigured: start the engine with --enable-auto-tool-choice --tool-call-parser/)
   })
 
   test('the image 400 (a text-only model) is red as a model that takes no images, with the way to skip the probe', () => {

@@ -54,6 +54,8 @@ export interface TrafficSent {
   maxModelLen?: number
   /** usage.prompt_tokens of each answered request (null: not said). */
   promptTokens: Array<number | null>
+  /** The first prefix was refused as longer than the engine's context, and cut to fit by its own numbers: said. */
+  resized?: string
 }
 
 /** Whether the process argv read still ran after the watch. */

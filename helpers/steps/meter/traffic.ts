@@ -73,16 +73,59 @@ function promptTokens(body: string): number | null {
   }
 }
 
-/** Sends the knob's traffic, one request after the other (the second must find the first's blocks cached). */
+/**
+ * The engine's own words for a prompt past its context: how many tokens were asked and how many fit
+ * (llama.cpp: "request (4774 tokens) exceeds the available context size (2048 tokens)"; vLLM:
+ * "maximum context length is 1024 tokens. However, you requested 8 output tokens and your prompt
+ * contains 1300 input tokens"). Null for any other answer.
+ */
+export function contextRefusal(status: number, body: string): { asked: number; context: number } | null {
+  if (status !== 400) return null
+  const llama = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/.exec(body)
+  if (llama) return { asked: Number(llama[1]), context: Number(llama[2]) }
+  const vllm =
+    /maximum context length is (\d+) tokens\. However, you requested (\d+) output tokens and your prompt contains (\d+) input tokens/.exec(
+      body,
+    )
+  if (vllm) return { asked: Number(vllm[2]) + Number(vllm[3]), context: Number(vllm[1]) }
+  return null
+}
+
+/**
+ * Sends the knob's traffic, one request after the other (the second must find the first's blocks
+ * cached). Where the engine refuses the first as longer than its context and says by how much (its
+ * tokenizer counts more tokens a word than assumed: a byte-level vocabulary), the prefix is cut to
+ * fit once, by the engine's own numbers, and both are sent again; the evidence says so.
+ */
 export async function sendKnobTraffic(
   ctx: RunContext,
   kind: 'shared-prefix',
   model: string | undefined,
   sizing: TrafficSizing,
 ): Promise<TrafficSent> {
+  const first = await sendShared(ctx, kind, model, sizing, prefixWords(sizing))
+  const refused = first.refusal
+  if (!refused) return first.sent
+  const maxTokens = KNOB_TRAFFIC[kind].maxTokens
+  const fit = Math.floor((first.sent.prefixWords * (refused.context - maxTokens - PROMPT_REST)) / refused.asked)
+  if (fit < 1 || fit >= first.sent.prefixWords) return first.sent
+  const again = await sendShared(ctx, kind, model, { ...sizing, maxModelLen: sizing.maxModelLen ?? refused.context }, fit)
+  return {
+    ...again.sent,
+    resized: `the engine refused a ${first.sent.prefixWords}-word prefix as ${refused.asked} tokens past its context of ${refused.context}: cut to ${fit} words and sent again`,
+  }
+}
+
+async function sendShared(
+  ctx: RunContext,
+  kind: 'shared-prefix',
+  model: string | undefined,
+  sizing: TrafficSizing,
+  words: number,
+): Promise<{ sent: TrafficSent; refusal?: { asked: number; context: number } }> {
   const url = endpointUrl(ctx, '/v1/chat/completions')
-  const words = prefixWords(sizing)
   const prefix = prefixOf(words)
+  let refusal: { asked: number; context: number } | undefined
   const out: TrafficSent = {
     kind,
     sent: 0,
@@ -116,18 +159,25 @@ export async function sendKnobTraffic(
       if (res.status === 200) {
         out.answered++
         out.promptTokens.push(promptTokens(res.body))
-      } else out.failures.push(`request ${i + 1}: HTTP ${res.status} ${res.body.slice(0, 160)}`)
+      } else {
+        out.failures.push(`request ${i + 1}: HTTP ${res.status} ${res.body.slice(0, 160)}`)
+        // Too long for the engine's context: the second would be refused the same way.
+        refusal = i === 0 ? (contextRefusal(res.status, res.body) ?? undefined) : undefined
+        if (refusal) return { sent: out, refusal }
+      }
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
       out.failures.push(`request ${i + 1}: ${error.message}`)
     }
   }
-  return out
+  return { sent: out }
 }
 
 /** Why this traffic could not fill one whole block, when it could not: a flat meter then proves nothing either way. */
 export function trafficTooShort(t: TrafficSent): string | undefined {
-  if (t.prefixWords < t.blockSize)
+  // The engine's own token counts, where it gave them, decide; else the words, at one token a word at least.
+  const counted = t.promptTokens.some((n) => n !== null)
+  if (!counted && t.prefixWords < t.blockSize)
     return `its ${t.prefixWords}-word prefix (all that fits max_model_len ${t.maxModelLen ?? '?'} beside the question) may be shorter than one KV block of ${t.blockSize} tokens`
   const fewest = Math.min(...t.promptTokens.map((n) => n ?? Number.POSITIVE_INFINITY))
   if (Number.isFinite(fewest) && fewest <= t.blockSize)
@@ -140,5 +190,5 @@ export function trafficText(t: TrafficSent): string {
   const tokens = t.promptTokens.filter((n): n is number => n !== null)
   const blocks = Math.floor(t.prefixWords / t.blockSize)
   const whole = blocks === 0 ? 'less than one KV block' : `at least ${blocks} KV block${blocks === 1 ? '' : 's'}`
-  return `${t.answered} of ${t.sent} chat completions sharing a ${t.prefixWords}-word prompt prefix (${whole} of ${t.blockSize} tokens at one token a word; block size: ${t.blockSizeFrom}${tokens.length ? `; prompt_tokens ${tokens.join(', ')}` : ''})${t.failures.length ? `; ${t.failures.join('; ')}` : ''}`
+  return `${t.answered} of ${t.sent} chat completions sharing a ${t.prefixWords}-word prompt prefix (${whole} of ${t.blockSize} tokens at one token a word; block size: ${t.blockSizeFrom}${tokens.length ? `; prompt_tokens ${tokens.join(', ')}` : ''}${t.resized ? `; ${t.resized}` : ''})${t.failures.length ? `; ${t.failures.join('; ')}` : ''}`
 }
