@@ -54,7 +54,7 @@ export function socketPorts(survey: Survey, pid: string): number[] {
 }
 
 /** The pids in `pid`'s subtree among the processes the survey read (its children after a fork). */
-function family(survey: Survey, pid: string): Set<string> {
+export function family(survey: Survey, pid: string): Set<string> {
   const stats = new Map([...survey.procs].flatMap(([p, r]) => (r.stat ? [[p, r.stat] as const] : [])))
   return new Set(processTree(pid, stats))
 }
@@ -86,6 +86,16 @@ export function holdersOf(survey: Survey, listeners: readonly Listener[]): PortH
     for (const pid of pids) if (!out.some((h) => h.pid === pid)) out.push({ pid, name: nameOf(survey, pid), address: l.address })
   }
   return out
+}
+
+/**
+ * The holders of the URL's port outside `pid`'s family (a child it forked may hold its socket),
+ * where the URL names the host inspected: another process serves the endpoint. Holders this
+ * user cannot see are not counted (what they are cannot be told).
+ */
+export function foreignHolders(survey: Survey, holders: readonly PortHolder[], pid: string): PortHolder[] {
+  const mine = family(survey, pid)
+  return holders.filter((h) => h.pid !== null && !mine.has(h.pid))
 }
 
 /** "pid 12 (nginx) on 0.0.0.0", for messages. */

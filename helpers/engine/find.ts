@@ -43,6 +43,7 @@ import {
   bearsName,
   describeHolders,
   describeOthers,
+  foreignHolders,
   holdersOf,
   othersOf,
   portListeners,
@@ -87,6 +88,12 @@ export interface EngineFound extends Seen {
   /** Seconds, 1 / CLK_TCK. */
   startTimeResolution: number
   listenerTied: boolean
+  /**
+   * Found by its name alone while other processes (not its own children) hold the base URL's port
+   * on the host inspected: the endpoint answers from them (a proxy in front, or another engine).
+   * Only a page's process_start_time_seconds can then tie the endpoint to this pid.
+   */
+  servedByOthers: PortHolder[]
 }
 
 export interface EngineNotFound extends Seen {
@@ -194,6 +201,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const start =
       stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
     const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
+    const servedByOthers = foundBy === 'pidof' && urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
     return {
       kind: 'found',
       pid,
@@ -203,6 +211,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       startTimeSeconds: start,
       startTimeResolution: resolution,
       listenerTied,
+      servedByOthers,
       ...base(pid),
     }
   }

@@ -393,14 +393,25 @@ describe('an engine an interpreter runs as a script (a pip-installed vLLM)', () 
     expect((await unservedPort(host, q(), 'http://127.0.0.1:8011'))?.message).toContain('no engine named vllm runs there either')
   })
 
-  test('a port held by another process is still not this engine: the loading script is found untied, the holder named', async () => {
+  test('a port held by another process is still not this engine: the loading script is found untied, the holder named as serving it', async () => {
     const found = await findEngine(
       fakeProcHost({ procs: [vllm(), { pid: '3', name: 'nginx', argv: ['nginx: master process'], sockets: [{ port: 8011 }] }] }),
       q(),
     )
-    expect(found).toMatchObject({ kind: 'found', pid: '6683', foundBy: 'pidof', listenerTied: false })
+    expect(found).toMatchObject({ kind: 'found', pid: '6683', foundBy: 'pidof', listenerTied: false, servedByOthers: [{ pid: '3' }] })
     expect(found.kind === 'found' && found.how).toContain(
       'port 8011 is served by pid 3 (nginx: master process) on 0.0.0.0, not by a process named vllm',
     )
+    // Its own child holding the socket (an API server it forked) is not another process; nor is a holder this user cannot see.
+    const child = await findEngine(
+      fakeProcHost({ procs: [vllm(), { pid: '6700', name: 'ApiServer_0', ppid: '6683', sockets: [{ port: 8011 }] }] }),
+      q(),
+    )
+    expect(child).toMatchObject({ kind: 'found', pid: '6683', servedByOthers: [] })
+    const hidden = await findEngine(
+      fakeProcHost({ procs: [vllm(), { pid: '9', name: 'x', sockets: [{ port: 8011 }], hidden: true }] }),
+      q(),
+    )
+    expect(hidden).toMatchObject({ kind: 'found', pid: '6683', servedByOthers: [] })
   })
 })
