@@ -7,9 +7,9 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { FLEET_ENV, PARENT_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { FLEET_ENV, PARENT_ENV, PROFILE_ENV, ROOT_ENV, STANDBY_ENV, bootedMarker } from './env.ts'
 import { fleetMembers, fleetSvcPattern, type FleetMember } from './fleet.ts'
 import { isFaultName } from './faults.ts'
 import type { FaultName } from './faults.ts'
@@ -64,6 +64,16 @@ export interface EngineOptions {
   files?: Readonly<Record<string, string>>
   /** This one process serves that many engines, each on its own port (engine/fleet-main.ts); the shims answer for `<svc>-0` … `<svc>-<n-1>`. */
   fleet?: number
+  /**
+   * The engine runs as a script named `processName` that node runs, as a pip-installed vLLM is
+   * `…/bin/python3 …/bin/vllm serve …` (argv[0] the interpreter, argv[1] the script, no process
+   * whose argv[0] or exe bears the name): `shebang`, its first line names node's path, so the
+   * kernel names the process after the script (pip writes its scripts so); `env`, through
+   * `#!/usr/bin/env node`, so the process is named node. The script picks the profile itself, so
+   * `<node> <script> … --help` prints that engine's help, as the real one's does. Default: node
+   * started through a link named `processName`, the entry its argv[1].
+   */
+  script?: 'shebang' | 'env'
 }
 
 export interface EngineHandle {
@@ -156,6 +166,17 @@ function profileHelps(
   })
 }
 
+/** The script of `EngineOptions.script`: CommonJS (an extensionless file), which sets the profile and imports the entry. */
+function engineScript(kind: 'shebang' | 'env', profile: ProfileName): string {
+  return [
+    kind === 'env' ? '#!/usr/bin/env node' : `#!${process.execPath}`,
+    `// The reference engine speaking ${profile}, run as a script (written by engine/launch.ts).`,
+    `process.env.${PROFILE_ENV} ??= ${JSON.stringify(profile)}`,
+    `import(${JSON.stringify(pathToFileURL(ENGINE_ENTRY).href)})`,
+    '',
+  ].join('\n')
+}
+
 export async function startEngine(options: EngineOptions = {}): Promise<EngineHandle> {
   const profile = options.profile ?? 'radiance'
   const plan = profile === 'radiance' ? null : profilePlan(profile, options.args ?? [], options.faults ?? [], options.load)
@@ -174,11 +195,12 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   mkdirSync(binDir)
   mkdirSync(engineDir)
   const enginePath = join(engineDir, processName)
-  symlinkSync(process.execPath, enginePath)
+  if (options.script) writeFileSync(enginePath, engineScript(options.script, profile), { mode: 0o755 })
+  else symlinkSync(process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
   // A fleet's members listen on ports of their own choosing (engine/fleet-main.ts): no --port.
   const engineArgs = plan ? plan.argv(port) : options.fleet ? [...userArgs] : ['--port', String(port), ...userArgs]
-  const argv = [ENGINE_ENTRY, ...engineArgs, ...faults.flatMap((f) => ['--fault', f])]
+  const argv = [...(options.script ? [] : [ENGINE_ENTRY]), ...engineArgs, ...faults.flatMap((f) => ['--fault', f])]
   // What `radiance --fault … --help` prints (and exit 0), computed here once: the shim prints it without a node start.
   const helpPath = join(root, 'radiance-help.txt')
   writeFileSync(helpPath, helpText(new Set(faults)))
@@ -217,6 +239,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
       [ROOT_ENV]: root,
       ...(i > 0 ? { [STANDBY_ENV]: '1' } : {}),
       ...(options.fleet ? { [FLEET_ENV]: String(options.fleet) } : {}),
+      // `#!/usr/bin/env node` finds this node first.
+      ...(options.script === 'env' ? { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}` } : {}),
     }
     const child = spawn(enginePath, argv, { stdio: ['ignore', fd, fd], env, cwd })
     closeSync(fd)

@@ -159,7 +159,7 @@ export const OPTIONS = [
     env: 'VERIFY_HELP_CMD',
     kind: 'string',
     meaning:
-      "command printing the pinned build's --help (the runtime's exec, then the engine profile's help command: radiance --help; vllm serve --help=all); substituted as --ledger-cmd is",
+      "command printing the pinned build's --help (the runtime's exec, then the engine profile's help command: radiance --help; vllm serve --help=all); substituted as --ledger-cmd is; under --runtime process also {engine}, the program the engine process runs (its /proc/<pid>/exe, or its interpreter and script)",
     default: `the runtime's: ${defaultHelpCmd('podman')} (podman), ${defaultHelpCmd('docker')}, ${defaultHelpCmd('kubernetes')}, ${defaultHelpCmd('process')} (process)`,
   },
   {

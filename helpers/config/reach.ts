@@ -10,6 +10,7 @@ import {
   RUNTIMES,
   defaultHelpCmd,
   defaultLedgerCmd,
+  helpPlaceholders,
   parseKubeOpts,
   parsePodHost,
   templatePlaceholders,
@@ -152,7 +153,7 @@ export function readReach(read: OptionReader, svc: string, engineHelp?: string):
       '--ledger-cmd',
       "--runtime process: give --ledger-cmd (the command printing the engine's boot log) or --unit (its journal is read with journalctl -u <unit>)",
     )
-  const helpCmd = template('help-cmd', defaultHelpCmd(runtime, engineHelp)) as string
+  const helpCmd = template('help-cmd', defaultHelpCmd(runtime, engineHelp), helpPlaceholders(runtime)) as string
   // --pid-cmd may also name the base URL's port.
   const pidCmd = template('pid-cmd', null, ['port'])
   return { runtime, host, sshOpts, kubeOpts, unit, ledgerCmd: ledgerCmd ?? '', helpCmd, pidCmd }

@@ -22,12 +22,24 @@ export const LEDGER_TAIL_LINES = 100_000
 /** The engine's own --help, as the default help commands run it (in the container, the pod or on the host). */
 const ENGINE_HELP = 'radiance --help'
 
+/**
+ * `{engine}` in a help command: the program the engine process runs, read from its /proc
+ * (helpers/engine/binary.ts: its exe, or its interpreter and script), so a bare process's --help
+ * is its own build's and never that of whatever is first on PATH.
+ */
+export const ENGINE_PLACEHOLDER = '{engine}'
+
+/** The profile's help command with its program replaced by `{engine}`: `vllm serve --help=all` → `{engine} serve --help=all`. */
+export function engineHelpCmd(engineHelp: string): string {
+  return engineHelp.trim().replace(/^\S+/, ENGINE_PLACEHOLDER)
+}
+
 /** What each runtime reads by default. `{unit}` only where a unit is given (a bare process's ledger). */
 const DEFAULTS: Readonly<Record<Runtime, { ledger: string; help: (engineHelp: string) => string }>> = {
   podman: { ledger: `podman logs --tail ${LEDGER_TAIL_LINES} {svc}`, help: (h) => `podman exec {svc} ${h}` },
   docker: { ledger: `docker logs --tail ${LEDGER_TAIL_LINES} {svc}`, help: (h) => `docker exec {svc} ${h}` },
   kubernetes: { ledger: `kubectl logs {kube} --tail ${LEDGER_TAIL_LINES} {pod}`, help: (h) => `kubectl exec {kube} {pod} -- ${h}` },
-  process: { ledger: `journalctl -u {unit} -o cat --no-pager -n ${LEDGER_TAIL_LINES}`, help: (h) => h },
+  process: { ledger: `journalctl -u {unit} -o cat --no-pager -n ${LEDGER_TAIL_LINES}`, help: engineHelpCmd },
 }
 
 /** The default `--ledger-cmd` of a runtime (a bare process's needs a `--unit`: journalctl reads the unit's journal). */
@@ -38,6 +50,11 @@ export function defaultLedgerCmd(runtime: Runtime): string {
 /** The default `--help-cmd` of a runtime; `engineHelp` is how the engine prints its help (a profile may say otherwise). */
 export function defaultHelpCmd(runtime: Runtime, engineHelp: string = ENGINE_HELP): string {
   return DEFAULTS[runtime].help(engineHelp)
+}
+
+/** The placeholders a help command may use besides the others: `{engine}` under a bare process (a container's binary is its image's, run by its exec). */
+export function helpPlaceholders(runtime: Runtime): string[] {
+  return runtime === 'process' ? ['engine'] : []
 }
 
 /** The placeholders an operator's command template may use under a runtime. */

@@ -6,6 +6,7 @@ import { resolveFlag } from '../argparse/resolve.ts'
 import { processTree, type Listener } from './proc.ts'
 import { reaches } from './same-host.ts'
 import type { Survey } from './survey.ts'
+import { commOf, runsScript } from './named.ts'
 
 /** Another engine of the same name on the host, and the ports it listens on (or, not listening yet, names on its argv). */
 export interface OtherEngine {
@@ -23,11 +24,15 @@ export interface PortHolder {
 
 const basename = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
 
-/** A process bears the engine's name as pidof sees it: its argv[0]'s basename, or its task name. */
+/** A process bears the engine's name as the survey reads it (./named.ts): its argv[0]'s basename, its task name, or the script an interpreter runs. */
 export function bearsName(survey: Survey, pid: string, name: string): boolean {
   if (survey.named.includes(pid)) return true
   const p = survey.procs.get(pid)
-  return (p?.argv[0] !== undefined && basename(p.argv[0]) === name) || p?.stat?.comm === name.slice(0, 15)
+  return (
+    (p?.argv[0] !== undefined && basename(p.argv[0]) === name) ||
+    p?.stat?.comm === commOf(name) ||
+    (p !== undefined && runsScript(p.argv, name))
+  )
 }
 
 /** A process's name for messages: its argv[0]'s basename (node's task name is "MainThread"), else its task name. */
@@ -49,7 +54,7 @@ export function socketPorts(survey: Survey, pid: string): number[] {
 }
 
 /** The pids in `pid`'s subtree among the processes the survey read (its children after a fork). */
-function family(survey: Survey, pid: string): Set<string> {
+export function family(survey: Survey, pid: string): Set<string> {
   const stats = new Map([...survey.procs].flatMap(([p, r]) => (r.stat ? [[p, r.stat] as const] : [])))
   return new Set(processTree(pid, stats))
 }
@@ -81,6 +86,16 @@ export function holdersOf(survey: Survey, listeners: readonly Listener[]): PortH
     for (const pid of pids) if (!out.some((h) => h.pid === pid)) out.push({ pid, name: nameOf(survey, pid), address: l.address })
   }
   return out
+}
+
+/**
+ * The holders of the URL's port outside `pid`'s family (a child it forked may hold its socket),
+ * where the URL names the host inspected: another process serves the endpoint. Holders this
+ * user cannot see are not counted (what they are cannot be told).
+ */
+export function foreignHolders(survey: Survey, holders: readonly PortHolder[], pid: string): PortHolder[] {
+  const mine = family(survey, pid)
+  return holders.filter((h) => h.pid !== null && !mine.has(h.pid))
 }
 
 /** "pid 12 (nginx) on 0.0.0.0", for messages. */

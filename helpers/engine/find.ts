@@ -14,7 +14,18 @@ import { sharedReadsOn } from '../seams/host-gather.ts'
 import { SURVEYS } from './survey-many.ts'
 import { processTree, startTimeSeconds } from './proc.ts'
 import { urlIsThisHost } from './same-host.ts'
-import { containerScript, detailsScript, parseContainer, parseDetails, ranScript, surveyOf, surveyScript, type ProcRead } from './survey.ts'
+import { runsScript } from './named.ts'
+import {
+  containerScript,
+  detailsScript,
+  parseContainer,
+  parseDetails,
+  ranScript,
+  surveyOf,
+  surveyScript,
+  type ProcRead,
+  type Survey,
+} from './survey.ts'
 import {
   containerTool,
   declaredPorts,
@@ -32,6 +43,7 @@ import {
   bearsName,
   describeHolders,
   describeOthers,
+  foreignHolders,
   holdersOf,
   othersOf,
   portListeners,
@@ -76,6 +88,12 @@ export interface EngineFound extends Seen {
   /** Seconds, 1 / CLK_TCK. */
   startTimeResolution: number
   listenerTied: boolean
+  /**
+   * Found by its name alone while other processes (not its own children) hold the base URL's port
+   * on the host inspected: the endpoint answers from them (a proxy in front, or another engine).
+   * Only a page's process_start_time_seconds can then tie the endpoint to this pid.
+   */
+  servedByOthers: PortHolder[]
 }
 
 export interface EngineNotFound extends Seen {
@@ -131,6 +149,19 @@ export function readSurvey(
     : host.run(surveyRead(q), signal)
 }
 
+/** The processes of `pids` whose parent is not among them: a fork's children keep their parent's name and command line. */
+function familyRoots(survey: Survey, pids: readonly string[]): string[] {
+  return pids.filter((p) => !pids.includes(survey.procs.get(p)?.stat?.ppid ?? ''))
+}
+
+/** How the one process of the name was found, for `how`: pidof's words, or the interpreter and the script it runs. */
+function namedBy(survey: Survey, pid: string, name: string): string {
+  const argv = survey.procs.get(pid)?.argv ?? []
+  if (runsScript(argv, name)) return `named ${name} (${argv[0]} running its script ${argv[1]})`
+  const argv0 = argv[0]?.slice(argv[0].lastIndexOf('/') + 1)
+  return argv0 === undefined || argv0 === name ? `pidof ${name} finds` : `named ${name} (its task name; its argv[0] is ${argv[0]})`
+}
+
 /** Looks the engine process up on the host (one host call when the listener or pidof decides). */
 export async function findEngine(host: HostClient, q: EngineQuery): Promise<EngineLookup> {
   const commands: string[] = []
@@ -170,6 +201,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const start =
       stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
     const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
+    const servedByOthers = foundBy === 'pidof' && urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
     return {
       kind: 'found',
       pid,
@@ -179,6 +211,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       startTimeSeconds: start,
       startTimeResolution: resolution,
       listenerTied,
+      servedByOthers,
       ...base(pid),
     }
   }
@@ -293,12 +326,14 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     return found(pids[0]!, 'pid-cmd', `is the pid --pid-cmd prints; ${servedBy}`)
   }
 
-  // 4. pidof, where exactly one runs; of several, the one whose command line names the port (still loading: not listening yet).
-  if (survey.named.length === 1)
-    return found(survey.named[0]!, 'pidof', `is the only process pidof ${q.process} finds${inPod(q)}; ${servedBy}`)
+  // 4. pidof, where exactly one runs (a fork's children keep the name: the family's root is the
+  // engine); of several, the one whose command line names the port (still loading: not listening yet).
+  const named = familyRoots(survey, survey.named)
+  if (named.length === 1)
+    return found(named[0]!, 'pidof', `is the only process ${namedBy(survey, named[0]!, q.process)}${inPod(q)}; ${servedBy}`)
   const loading =
     portListeners(survey, q).length === 0 && q.port !== null
-      ? survey.named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0)
+      ? named.filter((p) => argvPort(survey.procs.get(p)?.argv ?? []) === q.port && socketPorts(survey, p).length === 0)
       : []
   if (loading.length === 1)
     return found(
@@ -327,8 +362,8 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
   }
   return {
     kind: 'ambiguous',
-    pids: survey.named,
-    observed: `${survey.named.length} processes named ${q.process} (${describeOthers(others)}), and ${servedBy}: which of them serves the base URL cannot be told`,
+    pids: named,
+    observed: `${named.length} processes named ${q.process} (${describeOthers(others)}), and ${servedBy}: which of them serves the base URL cannot be told`,
     next: `point --base-url at the engine's own port${others.some((o) => o.ports.length) ? ` (${[...new Set(others.flatMap((o) => o.ports))].join(' or ')})` : ''} so the one serving it is proven, or give --pid-cmd to name it`,
     ...base(null),
   }

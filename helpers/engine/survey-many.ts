@@ -1,5 +1,5 @@
 // The survey of ./survey.ts for many targets of one host at once: one call reads the listening
-// sockets, their holders, `pidof` of every process name asked and the stat line and command line
+// sockets, their holders, the processes of every name asked (./named.ts) and the stat line and command line
 // of each process any target needs, and each target is then handed exactly what its own survey
 // would have printed at that moment (`surveyView`: the same sections, the same lines, filtered as
 // its script filters them). A fleet of engines on one host costs one survey per moment instead
@@ -8,7 +8,8 @@
 import { quote } from '../config/shell.ts'
 import type { Gather, HostResult } from '../seams/host-result.ts'
 import { parseListeners, parseOwners, type Listener } from './proc.ts'
-import { MARK, parseSurvey, portHex, readProcs, readSurveys, sections, socketReads, type ProcRead, type Survey } from './survey.ts'
+import { namedLine } from './named.ts'
+import { MARK, parseSurvey, pidsOf, portHex, readProcs, readSurveys, sections, socketReads, type ProcRead, type Survey } from './survey.ts'
 
 /** What one target's survey asks: its process name and its base URL's port. */
 export interface SurveyKey {
@@ -21,11 +22,7 @@ export function manySurveyScript(keys: readonly SurveyKey[]): string {
   const names = [...new Set(keys.map((k) => k.process))]
   const hexes = [...new Set(keys.flatMap((k) => (k.port === null ? [] : [portHex(k.port)])))]
   return [
-    ...socketReads(
-      names.map((n, i) => `F${i}=$(pidof ${quote(n)} 2>/dev/null)`).join('\n'),
-      names.map((_, i) => `$F${i}`).join(' '),
-      hexes,
-    ),
+    ...socketReads(names.map((n, i) => namedLine(`F${i}`, n, quote)).join('\n'), names.map((_, i) => `$F${i}`).join(' '), hexes),
     ...names.map((_, i) => `echo '${MARK}pidof ${i}'; echo $F${i}`),
     // As the one-target survey: a cmdline that cannot be read fails the script (so --sudo auto
     // retries it under sudo -n); its error is also kept with its pid, for that target's view.
@@ -136,11 +133,7 @@ function viewOf(read: ManyRead, keys: readonly SurveyKey[], key: SurveyKey): { s
   const names = [...new Set(keys.map((k) => k.process))]
   const hex = portHex(key.port)
   const onPort = new Set(hex === '' ? [] : (read.byPort.get(hex) ?? []))
-  const named = read
-    .one('pidof', String(names.indexOf(key.process)))
-    .trim()
-    .split(/\s+/)
-    .filter((p) => /^\d+$/.test(p))
+  const named = pidsOf(read.one('pidof', String(names.indexOf(key.process))))
   const held = heldBy(read, named)
   const onPortOwners = [...onPort].flatMap((i) => read.ownersByInode.get(i) ?? [])
   // Shared with every target of that name when its port's sockets are all the named processes' own (a fleet of one process); else its own cut.

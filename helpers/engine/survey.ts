@@ -3,14 +3,16 @@
 // into a script is quoted; every section of the output is marked, and parsed by ./proc.ts.
 //
 // - survey: the boot time and clock tick, the listening TCP sockets of the host's network
-//   namespace, which process holds each (fd links `socket:[inode]`), `pidof <name>`, and the stat
-//   line and command line of each of those processes: one call answers "who serves port P" and
-//   "which engines of that name run here".
+//   namespace, which process holds each (fd links `socket:[inode]`), the processes named <name>
+//   (`pidof`'s, and an interpreter running a script of that name: ./named.ts), and the stat line
+//   and command line of each of those processes: one call answers "who serves port P" and "which
+//   engines of that name run here".
 // - container: `podman inspect` (or `docker inspect`) of the service (as the deploy user) and the
 //   stat lines of the container's process tree, to find the engine in it.
 // - details: the stat line and command line of given pids (one found another way).
 import { quote } from '../config/shell.ts'
 import type { HostResult } from '../seams/host-result.ts'
+import { namedLine } from './named.ts'
 import { parseCmdline, parseListeners, parseOwners, parseStat, parseStats, type Listener, type ProcStat } from './proc.ts'
 
 export const MARK = '@@armproof '
@@ -28,7 +30,7 @@ export interface Survey {
   listeners: Listener[]
   /** Listening-socket inode → the pids holding it (only those this user may see). */
   owners: Map<string, string[]>
-  /** What `pidof <name>` found. */
+  /** The processes named `<name>`: what `pidof` found, and the scripts of that name an interpreter runs (./named.ts). */
   named: string[]
   procs: Map<string, ProcRead>
 }
@@ -147,7 +149,7 @@ export function socketReads(pidof: string, named: string, hexes: readonly string
 export function surveyScript(processName: string, port: number | null): string {
   const hex = portHex(port)
   return [
-    ...socketReads(`F=$(pidof ${quote(processName)} 2>/dev/null)`, '$F', hex === '' ? [] : [hex]),
+    ...socketReads(namedLine('F', processName, quote), '$F', hex === '' ? [] : [hex]),
     `echo '${MARK}pidof'; echo $F`,
     PROC_LOOP,
   ].join('\n')
@@ -180,6 +182,11 @@ export function surveyOf(result: HostResult): Survey {
   return readSurveys.get(result) ?? parseSurvey(result.stdout)
 }
 
+/** The pids of a `pidof` section, each once, in its order. */
+export function pidsOf(text: string): string[] {
+  return [...new Set(text.split(/\s+/).filter((p) => /^\d+$/.test(p)))]
+}
+
 export function parseSurvey(stdout: string): Survey {
   const parts = sections(stdout)
   const one = (name: string) => parts.find((s) => s.name === name)?.text ?? ''
@@ -190,10 +197,7 @@ export function parseSurvey(stdout: string): Survey {
     clkTck: clk !== null && clk > 0 ? clk : null,
     listeners: parseListeners(one('listen')),
     owners: parseOwners(one('owners')),
-    named: one('pidof')
-      .trim()
-      .split(/\s+/)
-      .filter((p) => /^\d+$/.test(p)),
+    named: pidsOf(one('pidof')),
     procs: readProcs(parts),
   }
 }

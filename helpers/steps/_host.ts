@@ -56,14 +56,26 @@ export function tail(text: string, lines = 3, max = 300): string {
 
 /**
  * The read of an operator's command template (`--ledger-cmd`, `--help-cmd`): as the deploy user,
- * with `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`) quoted in and stderr folded into stdout
- * (containers log to both).
+ * with `{svc}`/`{unit}` (and a pod's `{pod}`/`{kube}`; `more`, a help command's `{engine}`)
+ * quoted in and stderr folded into stdout (containers log to both).
  */
-export function templateRead(target: Pick<Target, 'svc' | 'unit' | 'hostTimeoutMs' | 'kubeOpts' | 'host'>, template: string): HostRun {
-  return { script: `{ ${fillTemplate(template, templateValues(target))} ; } 2>&1`, asDeployUser: true, timeoutMs: target.hostTimeoutMs }
+export function templateRead(
+  target: Pick<Target, 'svc' | 'unit' | 'hostTimeoutMs' | 'kubeOpts' | 'host'>,
+  template: string,
+  more: Readonly<Record<string, readonly string[]>> = {},
+): HostRun {
+  return {
+    script: `{ ${fillTemplate(template, { ...templateValues(target), ...more })} ; } 2>&1`,
+    asDeployUser: true,
+    timeoutMs: target.hostTimeoutMs,
+  }
 }
 
 /** Runs an operator's command template (`templateRead`). */
-export function runTemplate(ctx: RunContext, template: string): Promise<HostResult> {
-  return ctx.host.run(templateRead(ctx.target, template))
+export function runTemplate(
+  ctx: RunContext,
+  template: string,
+  more: Readonly<Record<string, readonly string[]>> = {},
+): Promise<HostResult> {
+  return ctx.host.run(templateRead(ctx.target, template, more))
 }

@@ -1,9 +1,10 @@
 // The host reads a run's steps will ask for, in the order they ask: drop-ins (when checked),
-// --help, the engine lookup's pod (under kubernetes) and survey (shared by the targets of one host
+// --help (unless it is the engine binary's own, `{engine}`: that one waits for the lookup), the engine lookup's pod (under kubernetes) and survey (shared by the targets of one host
 // in a live fleet), the ledger. Built by the same functions the steps read
 // with, so the seams can take them all in one host call ahead (helpers/seams/read-ahead.ts); a
 // step whose read is not among them simply runs its own.
 import type { Target } from '../config/load.ts'
+import { ENGINE_PLACEHOLDER } from '../config/runtime.ts'
 import { surveyRead } from '../engine/find.ts'
 import { podRun } from '../engine/runtime.ts'
 import { engineQuery } from '../engine/query.ts'
@@ -22,7 +23,8 @@ export function plannedReads(target: Target): Ahead {
   const shared = sharedReadsOn() && !q.pod
   const own: HostRun[] = [
     ...(target.dropinCheck && target.unit !== null ? [dropinsRead({ unit: target.unit, hostTimeoutMs: target.hostTimeoutMs })] : []),
-    templateRead(target, target.helpCmd),
+    // A help command of the engine's own binary ({engine}) is known only once the engine is found.
+    ...(target.helpCmd.includes(ENGINE_PLACEHOLDER) ? [] : [templateRead(target, target.helpCmd)]),
     ...(q.pod ? [podRun({ ...q, pod: q.pod })] : []),
     ...(shared ? [] : [surveyRead(q)]),
     templateRead(target, target.ledgerCmd),

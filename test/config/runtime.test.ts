@@ -72,13 +72,28 @@ describe('each runtime has its default commands, unit and placeholders', () => {
     ])
   })
 
-  test('process: journalctl -u <unit> with --unit, else --ledger-cmd is required; --help from the engine command on the host', () => {
+  test('process: journalctl -u <unit> with --unit, else --ledger-cmd is required; --help from the binary the engine process runs', () => {
     const t = target(['--runtime', 'process', '--unit', 'radiance@{svc}'])
     expect([t.ledgerCmd, t.helpCmd, t.unit]).toEqual([
       'journalctl -u {unit} -o cat --no-pager -n 100000',
-      'radiance --help',
+      '{engine} --help',
       'radiance@llm-7',
     ])
+    // The profile's help command with its program replaced: vLLM's asks `serve --help=all` of the engine's own binary.
+    expect(target(['--runtime', 'process', '--unit', 'x', '--engine', 'vllm', '--knob', 'MAX_NUM_SEQS']).helpCmd).toBe(
+      '{engine} serve --help=all',
+    )
+    // {engine} in the operator's --help-cmd too (and quoted in as words, helpers/engine/binary.ts); never in another command, nor under a container's runtime.
+    expect(target(['--runtime', 'process', '--unit', 'x', '--help-cmd', 'sudo -u vllm {engine} --help']).helpCmd).toBe(
+      'sudo -u vllm {engine} --help',
+    )
+    expect(fillTemplate('{engine} --help', { engine: ['/opt/venv/bin/python3', '/opt/my venv/bin/vllm'] })).toBe(
+      "/opt/venv/bin/python3 '/opt/my venv/bin/vllm' --help",
+    )
+    expect(problems(['--runtime', 'process', '--unit', 'x', '--ledger-cmd', 'cat {engine}.log'])[0]).toContain(
+      'unknown placeholder {engine}',
+    )
+    expect(problems(['--help-cmd', 'podman exec {svc} {engine} --help'])[0]).toContain('unknown placeholder {engine}; known: {svc}, {unit}')
     expect(fillTemplate(t.ledgerCmd, templateValues(t))).toBe('journalctl -u radiance@llm-7 -o cat --no-pager -n 100000')
     expect(problems(['--runtime', 'process'])).toEqual([
       "--ledger-cmd: --runtime process: give --ledger-cmd (the command printing the engine's boot log) or --unit (its journal is read with journalctl -u <unit>)",

@@ -5,7 +5,7 @@
 // Debian packages openssh-server and sudo); without them the tests are not run and say why, or
 // fail under CI=true (test/support/prerequisites.ts).
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -166,6 +166,17 @@ describe.concurrent('through a real sshd', () => {
     }
     // Over ssh at all (the tests beside it connect too; how many logins one verify makes is counted alone, above).
     expect(sshd.connections() - before).toBeGreaterThanOrEqual(1)
+    cleanup(run)
+  })
+
+  test('--runtime process over ssh: --help is asked, through the same ssh, of the binary the engine process runs there', async () => {
+    const run = await verifyOverSsh('root@127.0.0.1', sshd.sshOptsText, ['--runtime', 'process', '--unit', '{svc}'])
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const help = run.report?.steps.find((s) => s.id === 'help')
+    // The reference engine is node running its entry script, through a link named after the engine.
+    const argv = readFileSync(`/proc/${engine.pids[0]}/cmdline`, 'utf8').split('\0')
+    expect(help?.evidence).toMatchObject({ binary: { pid: String(engine.pids[0]), asked: [argv[0], argv[1]] } })
+    expect(help?.where).toBe(`ssh root@127.0.0.1:${sshd.port}: { ${argv[0]} ${argv[1]} --help ; } 2>&1`)
     cleanup(run)
   })
 

@@ -335,3 +335,83 @@ describe('first contact: a port nothing on --host serves', () => {
     expect(await ask({ procs: [], failure: 'unreachable' })).toBeUndefined()
   })
 })
+
+describe('an engine an interpreter runs as a script (a pip-installed vLLM)', () => {
+  // As a real vLLM's process listing has it: `…/venv/bin/python3 …/venv/bin/vllm serve …`,
+  // its task name `vllm`, a resource tracker and the renamed VLLM::EngineCore below it.
+  const VENV = '/srv/real/venv/bin'
+  const vllm = (more: Partial<FakeHostState['procs'][number]> = {}) => ({
+    pid: '6683',
+    name: 'vllm',
+    argv: [`${VENV}/python3`, `${VENV}/vllm`, 'serve', '/srv/real/tiny', '--port', '8011', '--max-num-seqs', '8'],
+    ...more,
+  })
+  const children = [
+    {
+      pid: '7884',
+      name: 'python3',
+      ppid: '6683',
+      argv: [`${VENV}/python3`, '-B', '-c', 'from multiprocessing.resource_tracker import main;main(32)'],
+    },
+    { pid: '7885', name: 'VLLM::EngineCore', ppid: '6683', argv: ['VLLM::EngineCore'] },
+  ]
+  const q = (more: Partial<EngineQuery> = {}) => query({ process: 'vllm', port: 8011, runtime: 'process', ...more })
+
+  test('while it loads (its port not bound yet) it is found by its script, and first contact does not call the port a mistake', async () => {
+    const host = fakeProcHost({ procs: [vllm(), ...children] })
+    const found = await findEngine(host, q())
+    expect(found).toMatchObject({ kind: 'found', pid: '6683', foundBy: 'pidof', listenerTied: false, others: [] })
+    expect(found.kind === 'found' && found.how).toBe(
+      `is the only process named vllm (${VENV}/python3 running its script ${VENV}/vllm); no process here listens on port 8011`,
+    )
+    expect(await unservedPort(host, q(), 'http://127.0.0.1:8011')).toBeUndefined()
+  })
+
+  test('once it listens, it holds the port: found by its listening socket, tied to the endpoint', async () => {
+    const found = await findEngine(fakeProcHost({ procs: [vllm({ sockets: [{ port: 8011, address: '127.0.0.1' }] }), ...children] }), q())
+    expect(found).toMatchObject({ kind: 'found', pid: '6683', foundBy: 'listener', listenerTied: true })
+  })
+
+  test('through `#!/usr/bin/env python3` its task name is the interpreter: its command line still names the script', async () => {
+    const envRun = vllm({ name: 'python3', argv: ['python3', '/opt/venv/bin/vllm', 'serve', 'm', '--port', '8011'] })
+    expect(await findEngine(fakeProcHost({ procs: [envRun] }), q())).toMatchObject({ kind: 'found', pid: '6683' })
+  })
+
+  test("a fork's child keeps the name and the command line while loading: the family's root is the engine, not a second one", async () => {
+    const found = await findEngine(fakeProcHost({ procs: [vllm(), vllm({ pid: '6690', ppid: '6683' })] }), q())
+    expect(found).toMatchObject({ kind: 'found', pid: '6683', others: [] })
+  })
+
+  test('a process that only names the script (sudo, tail, an interpreter running another script) is not the engine', async () => {
+    const strays = [
+      { pid: '20', name: 'sudo', argv: ['sudo', 'vllm', 'serve', 'm', '--port', '8011'] },
+      { pid: '21', name: 'tail', argv: ['tail', '-f', '/var/log/vllm'] },
+      { pid: '22', name: 'python3', argv: ['/usr/bin/python3', '/opt/tools/watch.py', 'vllm'] },
+    ]
+    const host = fakeProcHost({ procs: strays })
+    expect(await findEngine(host, q())).toMatchObject({ kind: 'missing', pids: [] })
+    expect((await unservedPort(host, q(), 'http://127.0.0.1:8011'))?.message).toContain('no engine named vllm runs there either')
+  })
+
+  test('a port held by another process is still not this engine: the loading script is found untied, the holder named as serving it', async () => {
+    const found = await findEngine(
+      fakeProcHost({ procs: [vllm(), { pid: '3', name: 'nginx', argv: ['nginx: master process'], sockets: [{ port: 8011 }] }] }),
+      q(),
+    )
+    expect(found).toMatchObject({ kind: 'found', pid: '6683', foundBy: 'pidof', listenerTied: false, servedByOthers: [{ pid: '3' }] })
+    expect(found.kind === 'found' && found.how).toContain(
+      'port 8011 is served by pid 3 (nginx: master process) on 0.0.0.0, not by a process named vllm',
+    )
+    // Its own child holding the socket (an API server it forked) is not another process; nor is a holder this user cannot see.
+    const child = await findEngine(
+      fakeProcHost({ procs: [vllm(), { pid: '6700', name: 'ApiServer_0', ppid: '6683', sockets: [{ port: 8011 }] }] }),
+      q(),
+    )
+    expect(child).toMatchObject({ kind: 'found', pid: '6683', servedByOthers: [] })
+    const hidden = await findEngine(
+      fakeProcHost({ procs: [vllm(), { pid: '9', name: 'x', sockets: [{ port: 8011 }], hidden: true }] }),
+      q(),
+    )
+    expect(hidden).toMatchObject({ kind: 'found', pid: '6683', servedByOthers: [] })
+  })
+})

@@ -78,7 +78,7 @@ describe('one survey for many targets of a host', () => {
       { process: 'b', port: 2 },
     ]
     const script = manySurveyScript([...keys, keys[0]!])
-    expect(script.match(/pidof a /g)).toHaveLength(1)
+    expect(script.match(/pidof a;/g)).toHaveLength(1)
     const out = [
       '@@armproof btime\n1\n',
       '@@armproof clk_tck\n100\n',
@@ -159,7 +159,7 @@ describe('gathering', () => {
         readSurvey(host(), query({ process: NAME, port: fleet.members![2]!.port })),
       ])
       expect(a.command).toBe(b.command)
-      expect(a.command).toContain('F0=$(pidof ')
+      expect(a.command).toContain('F0=$( { pidof ')
       expect(parseSurvey(a.stdout).listeners.map((l) => l.port)).toContain(lone.port)
     } finally {
       useSharedReads(false)

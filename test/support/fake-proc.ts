@@ -3,6 +3,7 @@
 // command lines), for tests of the lookup and of the steps that run it without real processes.
 import { splitWords } from '../../helpers/config/shell.ts'
 import type { HostClient, HostResult } from '../../helpers/seams/host.ts'
+import { runsScript } from '../../helpers/engine/named.ts'
 import type { EngineProcess } from '../../helpers/steps/context.ts'
 
 export interface FakeSocket {
@@ -129,7 +130,8 @@ export function surveyText(state: FakeHostState, name: string, port: number | nu
   let inode = 9000
   const sockets = state.procs.flatMap((p) => (p.sockets ?? []).map((s) => ({ p, s, inode: s.inode ?? String(++inode) })))
   const listening = sockets.filter((x) => (x.s.state ?? '0A') === '0A')
-  const named = state.procs.filter((p) => p.name === name).map((p) => p.pid)
+  // As helpers/engine/named.ts' line: pidof's (argv[0]'s basename), the task name, or an interpreter running a script of that name.
+  const named = state.procs.filter((p) => p.name === name || runsScript(p.argv ?? [], name)).map((p) => p.pid)
   const onPort = new Set(listening.filter((x) => x.s.port === port).map((x) => x.inode))
   const kept = listening.filter((x) => !x.p.hidden && (named.includes(x.p.pid) || onPort.has(x.inode)))
   const keptInodes = new Set([...onPort, ...kept.map((x) => x.inode)])
@@ -185,7 +187,7 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
       if (script.includes('getconf CLK_TCK')) {
         const hex = /-v h='([^']*)'/.exec(script)![1]!.trim()
         return done(
-          surveyText(s, /pidof (\S+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)),
+          surveyText(s, /pidof ([^\s;]+)/.exec(script)![1]!.replace(/^'|'$/g, ''), hex === '' ? null : Number.parseInt(hex.slice(1), 16)),
         )
       }
       if (script.includes('podman inspect') || script.includes('docker inspect')) {

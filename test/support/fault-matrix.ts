@@ -1249,7 +1249,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   },
   {
     fault: 'process, under a unit',
-    what: "a bare process a systemd unit starts: the ledger from journalctl -u <unit>, --help from the engine command on the host, the unit's drop-ins checked",
+    what: "a bare process a systemd unit starts: the ledger from journalctl -u <unit>, --help from the binary the engine process runs (its /proc/<pid>/exe and script), never from PATH, the unit's drop-ins checked",
     engine: ARMED,
     runtime: 'process',
     args: ['--unit', '{svc}'],

@@ -10,8 +10,8 @@ import { canonicalValue } from '../../config/knobs.ts'
 import { flagNames, type KnownFlag } from '../../argparse/rules.ts'
 import { readEnvTwin, twinOccurrence } from './env-twin.ts'
 import { findConfig, resolveFlag, type ConfigArgs, type Resolution } from '../../argparse/resolve.ts'
-import { findEngine, type EngineFound } from '../../engine/find.ts'
-import { describeOthers } from '../../engine/describe.ts'
+import { endpointOf, findEngine, type EngineFound } from '../../engine/find.ts'
+import { describeHolders, describeOthers } from '../../engine/describe.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
 import { procPlace } from '../../engine/runtime.ts'
@@ -23,8 +23,26 @@ import { hostTrouble } from '../_host.ts'
 /** Hands on the engine process it read (`engineProcess`): the meter ties its pages to it and checks it still serves after its watch. */
 export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
   const gives: Pick<Partial<StepOutputs>, 'engineProcess'> = {}
-  const judgement = await judgeArgv(ctx, inputs, gives)
-  return { ...judgement, gives }
+  const read: { lookup?: EngineFound } = {}
+  const judgement = await judgeArgv(ctx, inputs, gives, read)
+  return { ...servedElsewhere(ctx, judgement, read.lookup), gives }
+}
+
+/**
+ * The command line held, but the engine was found by its name while another process holds the
+ * base URL's port here: the endpoint answers from that one. A knob with a counter is still bound
+ * by its page's process_start_time_seconds (step meter: a proxy in front of this very engine is
+ * green there); a knob without one has nothing that could tie the endpoint to this pid, so the
+ * run's probes and ledger-only proof would be about two processes: inconclusive, never green.
+ */
+function servedElsewhere(ctx: RunContext, j: Judgement<'argv'>, lookup: EngineFound | undefined): Judgement<'argv'> {
+  if (j.verdict !== 'passed' || !lookup || lookup.servedByOthers.length === 0 || ctx.spec.proof.meter) return j
+  return {
+    ...j,
+    verdict: 'inconclusive',
+    observed: `${j.observed}; but port ${endpointOf(ctx.target.baseUrl).port} is served by ${describeHolders(lookup.servedByOthers)}, not by pid ${lookup.pid}, and ${ctx.spec.env} has no counter whose page could tie the endpoint to it: the probes would be answered by another process`,
+    next: `point --base-url at the engine's own port (where pid ${lookup.pid} listens once loaded), or give --pid-cmd naming the process that serves it; then run again`,
+  }
 }
 
 /** How the engine was found, and the other engines of its name, for `observed`. */
@@ -46,6 +64,7 @@ async function judgeArgv(
   ctx: RunContext,
   inputs: InputsOf<'argv'>,
   gives: Pick<Partial<StepOutputs>, 'engineProcess'>,
+  read: { lookup?: EngineFound },
 ): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
   const rules = ctx.engine.parser
@@ -78,6 +97,7 @@ async function judgeArgv(
     }
   }
   const { pid, argv } = lookup
+  read.lookup = lookup
   const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
   const found = {
     pid,

@@ -11,4 +11,8 @@ export type HelpEvidence = HostTroubleEvidence & {
   default?: string | null
   choices?: string[] | null
   catalogDefault?: string | null
+  /** `{engine}`: the binary asked, as the engine process runs it (its pid, /proc/<pid>/exe, the script an interpreter runs, the words run). */
+  binary?: { pid: string; exe: string; replaced: boolean; script: string | null; asked: string[] }
+  /** `{engine}` and no one engine process found: the candidates. */
+  pids?: string[]
 }

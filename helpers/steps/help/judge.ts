@@ -1,21 +1,38 @@
 // Step `help`: the flag exists in the pinned build's --help (run from the running container
-// image, as the deploy user; the engine profile says which command prints every flag, and how its
-// entries are laid out), and an enum value is one of the choices printed there.
+// image, or under a bare process from the binary the engine process runs, `{engine}`, as the
+// deploy user; the engine profile says which command prints every flag, and how its entries are
+// laid out), and an enum value is one of the choices printed there.
 import { findHelpEntry, findLlamaHelpEntry, listFlags, listLlamaFlags, type HelpEntry } from './parse.ts'
 import type { KnownFlag } from '../../argparse/rules.ts'
 import { canonicalValue } from '../../config/knobs.ts'
 import { expectedValue, type Outcome, type RunContext } from '../context.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { runtimeHint } from '../_runtime.ts'
+import { ENGINE_PLACEHOLDER } from '../../config/runtime.ts'
+import type { EngineBinary } from '../../engine/binary.ts'
+import { engineBinary } from './engine-binary.ts'
+
+/** The binary asked, for the evidence. */
+const asked = (b: EngineBinary) => ({ pid: b.pid, exe: b.exe, replaced: b.replaced, script: b.script, asked: b.words })
 
 /** Hands on every flag --help lists (`buildFlags`), and the build's default for the knob (`buildDefault`) when it defines the flag. */
 export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   const { flag } = ctx.spec
   const expected = `${flag} is listed by the pinned build's --help`
-  const r = await runTemplate(ctx, ctx.target.helpCmd)
+  const template = ctx.target.helpCmd
+  let binary: EngineBinary | undefined
+  if (template.includes(ENGINE_PLACEHOLDER)) {
+    const found = await engineBinary(ctx, expected)
+    if (found.kind === 'unread') return found.judgement
+    binary = found.binary
+  }
+  const r = await runTemplate(ctx, template, binary ? { engine: binary.words } : {})
   const trouble = hostTrouble(ctx, r, expected)
-  if (trouble) return trouble
+  if (trouble) return binary ? { ...trouble, evidence: { ...trouble.evidence, binary: asked(binary) } } : trouble
   const where = whereHost(ctx, r.command)
+  // Which build answered, where the command asked the engine's own binary.
+  const from = binary ? ` (asked ${binary.said})` : ''
+  const more = binary ? { binary: asked(binary) } : {}
   const { layout, noneIsUnset } = ctx.engine.help
   const found: HelpEntry | undefined = layout === 'llama' ? findLlamaHelpEntry(r.stdout, flag) : findHelpEntry(r.stdout, flag)
   // A default printed `None` is decided later by the engine (Python engines): no default of the build's.
@@ -32,26 +49,30 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
       return {
         verdict: 'inconclusive',
         expected,
-        observed: `the help command exited ${r.exitCode}: ${tail(r.stdout) || '(no output)'}`,
+        observed: `the help command exited ${r.exitCode}${from}: ${tail(r.stdout) || '(no output)'}`,
         where,
-        next: runtimeHint(ctx, r.stdout) ?? 'run the help command on the host by hand; set --help-cmd if the image is started differently',
-        evidence: { exitCode: r.exitCode, output: r.stdout.slice(0, 4000) },
+        next:
+          runtimeHint(ctx, r.stdout) ??
+          (binary
+            ? `run the help command on the host by hand as the deploy user; if the engine needs its own environment to start (a PYTHONPATH, a library path), give --help-cmd with it`
+            : 'run the help command on the host by hand; set --help-cmd if the image is started differently'),
+        evidence: { exitCode: r.exitCode, output: r.stdout.slice(0, 4000), ...more },
       }
     }
     return {
       verdict: 'failed',
       expected,
-      observed: `--help (${r.stdout.split('\n').length} lines) does not define ${flag}`,
+      observed: `--help (${r.stdout.split('\n').length} lines${from}) does not define ${flag}`,
       where,
       next: `this build does not have the knob: do not promise it; check the image tag pinned for ${ctx.target.svc}, or a newer build's --help${ctx.engine.help.flag ? ` (one flag's help: ${ctx.engine.help.flag.replaceAll('{flag}', flag.replace(/^-+/, ''))})` : ''}`,
-      evidence: { helpLines: r.stdout.split('\n').length },
+      evidence: { helpLines: r.stdout.split('\n').length, ...more },
       gives: buildFlags,
     }
   }
   const gives = { buildDefault: entry.default, buildChoices: entry.choices, ...buildFlags }
-  const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default }
+  const evidence = { entry: entry.block, default: entry.default, choices: entry.choices, catalogDefault: ctx.spec.default, ...more }
   if (ctx.spec.type.kind !== 'enum') {
-    return { verdict: 'passed', expected, observed: entry.block.trim().replace(/\s+/g, ' '), where, evidence, gives }
+    return { verdict: 'passed', expected, observed: `${entry.block.trim().replace(/\s+/g, ' ')}${from}`, where, evidence, gives }
   }
   const value = expectedValue(ctx, entry.default)
   if (!entry.choices || entry.choices.length === 0) {
@@ -90,7 +111,7 @@ export async function checkHelp(ctx: RunContext): Promise<Outcome<'help'>> {
   return {
     verdict: 'passed',
     expected: `${value} is one of ${flag}'s choices`,
-    observed: `${flag} {${entry.choices.join(',')}}${entry.default !== null ? ` (default: ${entry.default})` : ''}`,
+    observed: `${flag} {${entry.choices.join(',')}}${entry.default !== null ? ` (default: ${entry.default})` : ''}${from}`,
     where,
     evidence,
     gives,

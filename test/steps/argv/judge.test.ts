@@ -166,3 +166,37 @@ describe('step argv, against the engine process serving the base URL', () => {
     }
   })
 })
+
+describe('step argv, where the engine was found by its name while another process holds the port', () => {
+  // A loading vLLM found by its script (its port not bound), and nginx on the base URL's port.
+  const state = (): FakeHostState => ({
+    procs: [
+      {
+        pid: '50',
+        name: 'vllm',
+        argv: ['/opt/venv/bin/python3', '/opt/venv/bin/vllm', 'serve', 'm', '--port', '8000', '--max-num-seqs', '8'],
+      },
+      { pid: '3', name: 'nginx', argv: ['nginx: master process'], sockets: [{ port: 8000 }] },
+    ],
+  })
+  const judgeVllm = (knob: string, value: string) =>
+    checkArgv(stepContext(stepTarget(['--engine', 'vllm', '--knob', knob, '--value', value]), fakeProcHost(state())), {})
+
+  test("a knob without a counter is inconclusive: nothing could tie the endpoint to the pid, so its probes would be another process's", async () => {
+    const j = await judgeVllm('MAX_NUM_SEQS', '8')
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(
+      /^--max-num-seqs 8 \(pid 50 .*\); but port 8000 is served by pid 3 \(nginx: master process\) on 0\.0\.0\.0, not by pid 50, and MAX_NUM_SEQS has no counter whose page could tie the endpoint to it/,
+    )
+    expect(j.next).toBe(
+      "point --base-url at the engine's own port (where pid 50 listens once loaded), or give --pid-cmd naming the process that serves it; then run again",
+    )
+    // What it read is still handed on (the meter is not watched for a run that is not green anyway).
+    expect(j.gives?.engineProcess).toMatchObject({ pid: '50', foundBy: 'pidof', listenerTied: false })
+  })
+
+  test('a knob with a counter passes: step meter binds its page by process_start_time_seconds (a proxy in front of this very engine is green there)', async () => {
+    const j = await judgeVllm('ENABLE_PREFIX_CACHING', 'true')
+    expect(j.verdict, j.observed).not.toBe('inconclusive')
+  })
+})

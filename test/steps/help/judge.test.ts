@@ -6,7 +6,9 @@ import { describe, expect, test } from 'vitest'
 import { helpText } from '../../../engine/help.ts'
 import { FLAGS } from '../../../engine/flags.ts'
 import { checkHelp } from '../../../helpers/steps/help/judge.ts'
+import type { HostClient } from '../../../helpers/seams/host.ts'
 import { answeringHost, stepContext, stepTarget, type HostAnswer } from '../../support/step-context.ts'
+import { fakeProcHost, type FakeHostState } from '../../support/fake-proc.ts'
 
 const HELP = helpText(new Set())
 const COMMAND = '{ podman exec llm-7 radiance --help ; } 2>&1'
@@ -121,5 +123,105 @@ describe('step help, against what the pinned build prints', () => {
       ])
       expect(b.gives).toMatchObject({ buildDefault: null, buildChoices: ['always', 'on_evict', 'never'] })
     })
+  })
+})
+
+describe('under --runtime process: --help asked of the binary the engine process runs ({engine})', () => {
+  const PROCESS = ['--runtime', 'process', '--ledger-cmd', 'cat /var/log/radiance.log', '--knob', 'PREFILL_INTERLEAVE', '--value', '1']
+  const VENV = '/opt/venv/bin'
+  const engine = {
+    pid: '42',
+    name: 'radiance',
+    argv: [`${VENV}/python3`, `${VENV}/radiance`, '--prefill-interleave', '1'],
+    sockets: [{ port: 8000 }],
+  }
+  /** The lookup's reads from a made-up /proc, the binary read as `exe` says, and the help command as `help` says. */
+  function processHost(state: FakeHostState, exe: string, help: HostAnswer = { stdout: HELP }) {
+    const procs = fakeProcHost(state)
+    const calls: string[] = []
+    const host: HostClient = {
+      where: 'local',
+      async run(req) {
+        calls.push(req.script)
+        if (req.script.includes('readlink /proc/')) {
+          const argv0 = exe.replace(/ \(deleted\)$/, '')
+          return {
+            command: req.script,
+            stdout: `@@armproof exe\n${exe}\n@@armproof cwd\n/srv\n@@armproof argv0\n${argv0}\n`,
+            stderr: '',
+            exitCode: 0,
+            durationMs: 1,
+          }
+        }
+        if (req.script.startsWith('{ ')) return { command: req.script, stdout: '', stderr: '', exitCode: 0, durationMs: 1, ...help }
+        return procs.run(req)
+      },
+    }
+    return { host, calls }
+  }
+
+  test('the interpreter and the script it runs are asked, as the process runs them, and the evidence names that binary', async () => {
+    expect(stepTarget(PROCESS).helpCmd).toBe('{engine} --help')
+    const { host, calls } = processHost({ procs: [engine] }, '/usr/bin/python3.11')
+    const j = await checkHelp(stepContext(stepTarget(PROCESS), host))
+    const command = `{ ${VENV}/python3 ${VENV}/radiance --help ; } 2>&1`
+    expect([j.verdict, j.where]).toEqual(['passed', `local: ${command}`])
+    expect(calls.at(-1)).toBe(command)
+    expect(j.observed).toContain(`(asked ${VENV}/python3 running ${VENV}/radiance, as pid 42 runs it (/proc/42/exe: /usr/bin/python3.11))`)
+    expect(j.evidence).toMatchObject({
+      binary: { pid: '42', exe: '/usr/bin/python3.11', script: `${VENV}/radiance`, asked: [`${VENV}/python3`, `${VENV}/radiance`] },
+    })
+  })
+
+  test('a binary replaced on disk since the engine started is asked as /proc/<pid>/exe, the running build; a build lacking the flag is red, naming it', async () => {
+    const native = { ...engine, argv: ['/opt/radiance/bin/radiance', '--prefill-interleave', '1'] }
+    const older = helpText(new Set(['help_missing_flag']))
+    const { host, calls } = processHost({ procs: [native] }, '/opt/radiance/bin/radiance (deleted)', { stdout: older })
+    const j = await checkHelp(stepContext(stepTarget(PROCESS), host))
+    expect(calls.at(-1)).toBe('{ /proc/42/exe --help ; } 2>&1')
+    expect(j.verdict).toBe('failed')
+    expect(j.observed).toContain('(asked /proc/42/exe, as pid 42 runs it (/proc/42/exe: /opt/radiance/bin/radiance (deleted)))')
+    expect(j.evidence).toMatchObject({ binary: { replaced: true, asked: ['/proc/42/exe'] } })
+  })
+
+  test("no engine process: inconclusive with the lookup's words, and no help of some other binary is asked", async () => {
+    const { host, calls } = processHost({ procs: [] }, '/usr/bin/python3.11')
+    const j = await checkHelp(stepContext(stepTarget(PROCESS), host))
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(
+      /^--help is asked of the binary the engine process runs, and no one engine process was found: engine not running/,
+    )
+    expect(j.next).toContain('or give --help-cmd')
+    expect(calls.some((c) => c.startsWith('{ '))).toBe(false)
+  })
+
+  test("its exe cannot be read (another user's process, no sudo): inconclusive, naming the rights it needs", async () => {
+    const procs = fakeProcHost({ procs: [engine] })
+    const host: HostClient = {
+      where: 'local',
+      run: (req) =>
+        req.script.includes('readlink /proc/')
+          ? Promise.resolve({
+              command: req.script,
+              stdout: '@@armproof exe\n@@armproof cwd\n',
+              stderr: 'readlink: /proc/42/exe: Permission denied\n',
+              exitCode: 1,
+              durationMs: 1,
+            })
+          : procs.run(req),
+    }
+    const j = await checkHelp(stepContext(stepTarget(PROCESS), host))
+    expect(j).toMatchObject({ verdict: 'inconclusive', where: 'local: readlink /proc/42/exe' })
+    expect(j.observed).toBe(
+      'could not tell which binary pid 42 runs: readlink /proc/42/exe printed nothing (readlink: /proc/42/exe: Permission denied)',
+    )
+    expect(j.next).toContain('the rights to read /proc/42/exe')
+  })
+
+  test('a --help-cmd of the operator is run as given: no lookup', async () => {
+    const { host, calls } = processHost({ procs: [engine] }, '/usr/bin/python3.11')
+    const j = await checkHelp(stepContext(stepTarget([...PROCESS, '--help-cmd', '/opt/radiance/bin/radiance --help']), host))
+    expect(j.verdict).toBe('passed')
+    expect(calls).toEqual(['{ /opt/radiance/bin/radiance --help ; } 2>&1'])
   })
 })
