@@ -28,7 +28,8 @@ function verify(s: RealLlama, knob: string, value: string, extra: readonly strin
   return runVerify(
     [
       ...['--svc', 'tiny', '--engine', 'llama.cpp', '--runtime', 'process', '--host', 'local', '--base-url', s.baseUrl],
-      ...['--knob', knob, '--value', value, '--ledger-cmd', `cat ${s.logFile}`, '--help-cmd', `${s.bin} --help`],
+      // No --help-cmd: under --runtime process the help step asks the binary the engine process runs (not PATH's).
+      ...['--knob', knob, '--value', value, '--ledger-cmd', `cat ${s.logFile}`],
       ...['--health-budget', '30s', '--meter-window', '5s', '--probe-timeout', '20s', '--host-timeout', '10s'],
       ...extra,
     ],
@@ -65,6 +66,8 @@ describe.runIf(ready)('PARALLEL on a real llama-server', () => {
     expect(r.exitCode).toBe(1)
     expect(step(r.report, 'ledger')?.observed).toContain('n_slots=2')
     expect(step(r.report, 'meter')?.observed).toContain('total_slots=2')
+    // llama-server is not on PATH: the help the step read is the running binary's own.
+    expect((step(r.report, 'help')?.evidence as { binary?: { exe: string } }).binary?.exe).toBe(s.bin)
     probesAreTrueReds(r.report)
   })
 
