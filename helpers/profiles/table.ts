@@ -46,7 +46,10 @@ export function knobTable(profile: LoadedProfile): string {
     const allow = Object.entries(spec.allow ?? {})
       .map(([a, to]) => `${a} → ${to.join(', ')}`)
       .join('; ')
-    return `| \`${name}\` | ${flagText(spec, engine.parser.negation)} | ${typeText(spec)} | ${def}${spec.passedOnlyWhenNonDefault ? ' (flag passed only when not)' : ''} | ${off} | ${meter} | ${sources || '—'} | ${allow ? cell(allow) : '—'} | ${cell(spec.summary)} |`
+    const read =
+      sources ||
+      (spec.proof.noResolvedLine !== undefined ? 'none: the engine prints none (step ledger skipped; argv and the meter prove it)' : '—')
+    return `| \`${name}\` | ${flagText(spec, engine.parser.negation)} | ${typeText(spec)} | ${def}${spec.passedOnlyWhenNonDefault ? ' (flag passed only when not)' : ''} | ${off} | ${meter} | ${read} | ${allow ? cell(allow) : '—'} | ${cell(spec.summary)} |`
   })
   return [
     '| knob | flag | value | default | meter still at | meter | resolved value read from | resolved otherwise, allowed | what it does |',
@@ -65,7 +68,7 @@ export function sourcesTable(profile: LoadedProfile): string {
         ? `/metrics: the labels of ${code(s.metric ?? '')}`
         : s.shape === 'json'
           ? `GET ${(s.paths ?? []).map(code).join(', else ')}${s.optional ? ' (when served)' : ''}`
-          : `the boot log, after ${code(s.marker ?? '')}`
+          : `the boot log, after ${code(s.marker ?? '')}${s.printedAt ? ` (printed only at ${cell(s.printedAt)})` : ''}`
   const SHAPE: Record<string, string> = {
     'flag-line': '`--flag VALUE [auto] … bound by X`',
     'python-dict': 'a Python dict repr',
@@ -97,7 +100,10 @@ export function readmeWithProfileTables(readme: string, profiles: readonly Loade
     const a = out.indexOf(begin)
     const b = a < 0 ? -1 : out.indexOf(END, a)
     if (a < 0 || b < 0) throw new Error(`README.md lacks the markers around the ${p.engine.name} profile's tables`)
-    out = out.slice(0, a + begin.length) + `${knobTable(p)}\n\n${sourcesTable(p)}` + out.slice(b)
+    const verified = p.engine.verifiedAgainst
+      ? `Checked against a real build: ${cell(p.engine.verifiedAgainst)}.`
+      : `**Not verified against a real build**: no captured output of a real ${p.engine.name} backs these facts (every run that uses this profile says so; \`docs/real-corpus.md\` says how to capture one).`
+    out = out.slice(0, a + begin.length) + `${verified}\n\n${knobTable(p)}\n\n${sourcesTable(p)}` + out.slice(b)
   }
   return out
 }

@@ -9,7 +9,7 @@
 // is named by its file name), and is stopped with SIGTERM; its whole log is kept with its shutdown.
 // commands.json says, for each file, the argv and environment that made it.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -195,9 +195,11 @@ async function main(): Promise<void> {
   if (!commit) throw new Error(`no commit in ${bin} --version:\n${versionText}`)
   const out = resolve(flag('--out') ?? join(ROOT, 'fixtures/real/llama.cpp', commit))
   const work = mkdtempSync(join(tmpdir(), 'armproof-capture-'))
-  const model = 'tiny.gguf'
+  // The server is given the model by a name in its own folder (a link to --model, never a copy of
+  // it), so no path of this machine reaches what it prints.
   const given = flag('--model')
-  if (given) copyFileSync(given, join(work, model))
+  const model = given ? 'model.gguf' : 'tiny.gguf'
+  if (given) symlinkSync(resolve(given), join(work, model))
   else writeFileSync(join(work, model), tinyGguf())
   mkdirSync(out, { recursive: true })
   const made: Made[] = []
@@ -230,7 +232,17 @@ async function main(): Promise<void> {
     // The main server: --parallel 2 with --metrics, asked every endpoint.
     const main = [...base, '--metrics', '--parallel', '2']
     const { log } = await run(main, {}, async (s) => {
-      await ready(s)
+      const loadingAnswers = await ready(s)
+      // A real model loads for a while by itself: its 503 is the one kept (the tiny one gets its own boot below).
+      const first503 = loadingAnswers.find((a) => a.status === 503)
+      if (given && first503)
+        write(
+          'health-loading.txt',
+          `${first503.head}\n${first503.body}`,
+          [...main, '(GET /health while loading)'],
+          {},
+          '/health while loading',
+        )
       const health = await ask(s.port, 'GET', '/health')
       write('health.txt', health.head + '\n' + health.body, [...main, '(GET /health)'], {}, '/health once loaded')
       for (const [file, path] of [
@@ -329,7 +341,13 @@ async function main(): Promise<void> {
       '/metrics at --no-cache-prompt',
     )
 
-    // Loading: a context this large takes seconds to allocate; /health answers 503 meanwhile.
+    // Loading: a context this large takes the tiny model seconds to allocate; /health answers 503
+    // meanwhile. Not with a real model (--model): its KV cache at that context would not fit.
+    if (given) {
+      writeFileSync(join(out, 'commands.json'), `${JSON.stringify({ commit, model: basename(given), files: made }, null, 2)}\n`)
+      process.stderr.write(`capture: ${made.length} files in ${out}\n`)
+      return
+    }
     const loading = [...base, '--metrics', '--parallel', '2', '-c', '2097152']
     const ld = await run(loading, {}, async (s) => {
       const before = await ready(s)

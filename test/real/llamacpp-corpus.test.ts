@@ -15,7 +15,9 @@ import { judgeTools } from '../../helpers/steps/probes/tools.ts'
 import { judgeVision } from '../../helpers/steps/probes/vision.ts'
 import { agree } from '../../helpers/steps/resolved/agree.ts'
 import { messageOf, readLogSources } from '../../helpers/steps/resolved/log-sources.ts'
-import { llamaCommands, readLlamaCorpus } from '../support/real-corpus.ts'
+import { type CorpusCommand, llamaCommands, llamaCorpora, readLlamaCorpus } from '../support/real-corpus.ts'
+import { readFileSync as readFile } from 'node:fs'
+import { basename, join } from 'node:path'
 import { contextRefusal } from '../../helpers/steps/meter/traffic.ts'
 import { modelCards } from '../../helpers/seams/models.ts'
 
@@ -203,3 +205,38 @@ describe('the real endpoints', () => {
     expect(read('chat-image.json')).toContain('image input is not supported')
   })
 })
+
+// Every corpus of fixtures/real/llama.cpp/ (docs/real-corpus.md: an operator adds their build's with
+// scripts/real/capture-llama.ts): the profile must hold on each, whatever the build and the model.
+describe.each(llamaCorpora().map((dir) => [basename(dir), dir] as const))(
+  'the llama.cpp profile on the corpus of build %s',
+  (_build, dir) => {
+    const at = (file: string) => readFile(join(dir, file), 'utf8')
+    const commands = (JSON.parse(at('commands.json')) as { files: CorpusCommand[] }).files
+    const known = listLlamaFlags(at('help.txt'))
+    const rules = { ...engine.parser }
+    test('--help lists every flag the profile reads, with the --no- forms of its switches', () => {
+      for (const [, { spec }] of profile.knobs) {
+        expect(findLlamaHelpEntry(at('help.txt'), spec.flag), spec.flag).toBeDefined()
+        if (spec.type.kind === 'bool') expect(known.map((f) => f.name)).toContain(`--no-${spec.flag.slice(2)}`)
+      }
+    })
+    test('each boot: its latest boot read, and the n_slots line printed when loading ends says what argv and the env twin asked', () => {
+      const boots = commands.filter((c) => /^boot-.*\.log$/.test(c.file))
+      expect(boots.length).toBeGreaterThan(0)
+      for (const boot of boots) {
+        const asked = resolveFlag(boot.argv, flagNames(parallel, rules), rules, known).value ?? boot.env.LLAMA_ARG_N_PARALLEL ?? '-1'
+        const slots = readLogSources(at(boot.file), engine, logSources).find((r) => r.source.id === 'slots')!
+        expect(slots.state, boot.file).toBe('value')
+        if (asked === '-1') expect(Number(slots.raw), boot.file).toBeGreaterThan(0)
+        else expect(slots.raw, boot.file).toBe(asked)
+      }
+    })
+    test('/metrics parses as Prometheus would read it: llamacpp: families, no labels, no errors', () => {
+      const page = parsePrometheusText(at('metrics.txt'))
+      expect(page.errors).toEqual([])
+      expect(page.prefixes()).toEqual(['llamacpp'])
+      for (const name of [engine.metrics.promptTokens!, engine.metrics.generationTokens!]) expect(page.samples(name), name).toHaveLength(1)
+    })
+  },
+)

@@ -185,9 +185,16 @@ describe('JSON report', () => {
       'notes',
       'exitCode',
       'tool',
+      'profile',
       'run',
     ])
     expect(r.format).toBe('armproof-report/1')
+    // Added (issue 35): the profile the engine was read by, and whether a real build's output backs it.
+    expect(r.profile).toMatchObject({
+      name: 'radiance',
+      verifiedAgainst: null,
+      unverified: expect.stringContaining('not verified against a real build'),
+    })
     expect(checkedReport(r)).toBe(r)
     // Added: the run's identity (mode, declared skips, the options it was judged with) and its digest.
     expect(r.run).toMatchObject({ mode: 'live', skips: [], target: { svc: 'demo', knob: 'PREFILL_INTERLEAVE', value: '1' } })
@@ -401,9 +408,13 @@ describe('terminal output', () => {
   })
 
   test('the header names service, knob change, mode, endpoint and host', () => {
-    expect(header(makeTarget(['--host', 'ops@gpu-7:2222']))).toBe(
+    expect(header(makeTarget(['--host', 'ops@gpu-7:2222'])).split('\n')).toEqual([
       'armproof · demo · PREFILL_INTERLEAVE 0 → 1 · live · http://gpu-7:8000 · host ops@gpu-7:2222',
-    )
+      // radiance's profile has no captured real output behind it: said under the header of every run.
+      expect.stringMatching(/^ {2}note: the radiance profile is not verified against a real build: /),
+    ])
+    // A profile a real build's corpus backs says nothing more.
+    expect(header(makeTarget(['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2', '--previous', '3']))).not.toContain('\n')
   })
 })
 

@@ -1,6 +1,6 @@
 // Where the real engines' captured output lives (fixtures/real/): the reference the profiles' readers
 // and the reference engine's emulations are checked against (test/real/).
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -18,3 +18,9 @@ export interface CorpusCommand {
   what: string
 }
 export const llamaCommands = (): CorpusCommand[] => (JSON.parse(readLlamaCorpus('commands.json')) as { files: CorpusCommand[] }).files
+
+/** Every llama.cpp corpus under fixtures/real/llama.cpp/ (one folder a build): ours, and any an operator captured. */
+export const llamaCorpora = (): string[] =>
+  readdirSync(join(LLAMA_CORPUS, '..'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(LLAMA_CORPUS, '..', e.name))

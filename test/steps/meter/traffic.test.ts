@@ -48,9 +48,15 @@ describe('the shared prefix, sized from the engine', () => {
 
   test('traffic that cannot fill one block is said (a flat meter proves nothing); traffic that can is not', () => {
     expect(trafficTooShort(sent({}))).toBeUndefined()
+    // The engine's own token counts decide where it gave them; the words only where it did not.
     expect(trafficTooShort(sent({ prefixWords: 82, maxModelLen: 320, promptTokens: [94, 94] }))).toBe(
+      'the engine counted 94 prompt tokens (usage.prompt_tokens), not more than one KV block of 128: no whole block was shared',
+    )
+    expect(trafficTooShort(sent({ prefixWords: 82, maxModelLen: 320, promptTokens: [null, null] }))).toBe(
       'its 82-word prefix (all that fits max_model_len 320 beside the question) may be shorter than one KV block of 128 tokens',
     )
+    // Fewer words than a block, but the engine counted more tokens than a block (a byte-level vocabulary): a block was shared.
+    expect(trafficTooShort(sent({ prefixWords: 82, promptTokens: [940, 941] }))).toBeUndefined()
     expect(trafficTooShort(sent({ promptTokens: [128, null] }))).toBe(
       'the engine counted 128 prompt tokens (usage.prompt_tokens), not more than one KV block of 128: no whole block was shared',
     )
