@@ -83,7 +83,7 @@ export function sourcesTable(profile: LoadedProfile): string {
     '|---|---|---|---|',
     ...engine.resolved.map(
       (s) =>
-        `| ${cell(s.label)} | ${s.says === 'parser' ? 'what the parser resolved' : 'what the engine runs'}${s.omitsDefaults ? ' (non-defaults only)' : ''}${s.auto ? ' (its own choice)' : ''} | ${where(s)} | ${SHAPE[s.shape]} |`,
+        `| ${cell(s.label)} | ${s.says === 'parser' ? 'what the parser resolved' : 'what the engine runs'}${s.omitsDefaults ? ' (non-defaults only)' : ''}${s.auto ? ' (its own choice)' : ''} | ${where(s)}${s.unverified ? ` (not verified: ${cell(s.unverified)})` : ''} | ${SHAPE[s.shape]} |`,
     ),
   ].join('\n')
 }

@@ -16,6 +16,8 @@ export interface SourceEvidence {
   line?: number
   text?: string
   where?: string
+  /** The profile says no real build's output backs this source (why). */
+  unverified?: string
 }
 
 export function sourceEvidence(readings: readonly SourceReading[], rows?: readonly SourceRow[]): SourceEvidence[] {
@@ -30,5 +32,6 @@ export function sourceEvidence(readings: readonly SourceReading[], rows?: readon
     ...(r.line !== undefined ? { line: r.line } : {}),
     ...(r.text !== undefined ? { text: r.text.slice(0, 2000) } : {}),
     ...(r.where !== undefined ? { where: r.where } : {}),
+    ...(r.source.unverified !== undefined ? { unverified: r.source.unverified } : {}),
   }))
 }
