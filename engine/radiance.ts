@@ -4,7 +4,7 @@
 import type { Server } from 'node:http'
 import { FLEET_ENV, PROFILE_ENV, STANDBY_ENV } from './env.ts'
 import { readFlags } from './flags.ts'
-import { bootOutput, logLine, startingLine } from './ledger.ts'
+import { bootOutput, ledgerLines, logLine, startingLine } from './ledger.ts'
 import { markBooted, watchParent } from './parent.ts'
 import { buildServer } from './server.ts'
 import { createState } from './state.ts'
@@ -52,6 +52,7 @@ async function main(argv: readonly string[]): Promise<void> {
       listenedAt = Date.now()
       const address = server.address()
       out(startingLine(config.host, typeof address === 'object' && address ? address.port : config.port))
+      if (config.faults.has('ledger_after_load')) setTimeout(() => out(ledgerLines(config).slice(1).join('\n')), config.load503Ms)
     })
   }, config.loadClosedMs)
 }

@@ -576,6 +576,16 @@ const CHECKS: Record<FaultName, FaultCheck> = {
       x(await noAnswerWithin(`${e.baseUrl}/health`, 300)).toBe(true)
     },
   },
+  ledger_after_load: {
+    launched: true,
+    async check(e, x) {
+      await until('the resolved lines', () => readFileSync(e.ledgerPath, 'utf8').includes('--stager-depth'))
+      const log = readFileSync(e.ledgerPath, 'utf8')
+      // Printed once the port answered and loading ended, not at boot: after the Starting server line.
+      x(log.indexOf('--prefill-interleave 1')).toBeGreaterThan(log.indexOf('Starting server'))
+      x(log.split('\n')[0]).toMatch(/radiance \S+ starting, model /)
+    },
+  },
   never_listen: {
     launched: true,
     ready: 'ledger',
