@@ -2,7 +2,6 @@
 // launcher's RADIANCE_REF_PROFILE): parse its command line as that engine does (help, version and
 // errors exit as it does), print its startup log, keep the port closed, then answer 503 while
 // loading if the engine does, then serve. Faults come from RADIANCE_REF_FAULTS.
-import type { Server } from 'node:http'
 import { FAULTS_ENV, LOAD_ENV, STANDBY_ENV } from './env.ts'
 import { markBooted, watchParent } from './parent.ts'
 import { buildProfileServer } from './profile-server.ts'
@@ -66,7 +65,14 @@ export async function runProfile(name: string, argv: readonly string[]): Promise
   }
   const { closedMs, unavailableMs } = loadTimes(profile)
   let listenedAt = Number.POSITIVE_INFINITY
-  const server: Server = buildProfileServer(engine, () => listenedAt, unavailableMs, write)
+  let boundPort = engine.port
+  const server = buildProfileServer(
+    engine,
+    () => listenedAt,
+    unavailableMs,
+    write,
+    () => boundPort,
+  )
   server.on('error', (error: NodeJS.ErrnoException) => {
     process.stderr.write(`cannot listen on ${engine.host}:${engine.port}: ${error.code ?? error.message}\n`)
     process.exit(1)
@@ -76,9 +82,9 @@ export async function runProfile(name: string, argv: readonly string[]): Promise
     server.listen(engine.port, '127.0.0.1', () => {
       listenedAt = Date.now()
       const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : engine.port
-      write(engine.listeningLines(new Date(), port))
-      if (engine.loadedLines) setTimeout(() => write(engine.loadedLines!(new Date(), port)), unavailableMs)
+      boundPort = typeof address === 'object' && address ? address.port : engine.port
+      write(engine.listeningLines(new Date(), boundPort))
+      setTimeout(() => server.loadEnded(), unavailableMs)
     })
   }, closedMs)
 }

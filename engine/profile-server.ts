@@ -72,18 +72,31 @@ async function chat(
   }
 }
 
-/** Serves `engine`; `listenedAt()` tells when the port opened, for the profile's 503 phase of `unavailableMs`. */
+/**
+ * Serves `engine`; `listenedAt()` tells when the port opened, for the profile's 503 phase of
+ * `unavailableMs`. A profile that prints lines when loading ends (`loadedLines`: llama.cpp's
+ * n_slots line) prints them at the first request after that phase, before it answers it: so no
+ * 200 is ever seen before they are in the log, as the real engine prints them before it is ready.
+ */
 export function buildProfileServer(
   engine: ProfileEngine,
   listenedAt: () => number,
   unavailableMs: number,
   log: (lines: readonly string[]) => void,
-): Server {
+  port: () => number = () => engine.port,
+): Server & { loadEnded(): void } {
+  let loadedSaid = false
+  const loadEnded = (): void => {
+    if (loadedSaid || !engine.loadedLines) return
+    loadedSaid = true
+    log(engine.loadedLines(new Date(), port()))
+  }
   const served = { chat_completions: 0, health: 0, metrics: 0, models: 0 }
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://engine')
     const method = req.method ?? 'GET'
     const loading = Date.now() < listenedAt() + unavailableMs
+    if (!loading) loadEnded()
     if (url.pathname === '/stats') return send(res, 200, { ...engine.stats(), served, loading })
     if (url.pathname.startsWith('/health')) served.health += 1
     if (url.pathname === '/metrics') served.metrics += 1
@@ -106,10 +119,12 @@ export function buildProfileServer(
     }
     return send(res, 404, nestedError('Not Found', 'NotFoundError', 404))
   }
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, nestedError(String((error as Error)?.message ?? error), 'InternalServerError', 500))
       else res.destroy()
     })
   })
+  // The launcher's timer ends loading too, when no request came first (the same lines, once).
+  return Object.assign(server, { loadEnded })
 }

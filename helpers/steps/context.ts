@@ -86,6 +86,14 @@ export interface StepOutputs {
   baseline: MeterBaseline
   /** The served model id, shared by the three probes and read by the meter. */
   model: ServedModel
+  /** How long step `ledger` waited for /health to answer 200 (loading to end) before it read the log, and how that ended: the health step's budget counts it. */
+  loadWait: LoadWait
+}
+
+/** Step ledger's wait for loading to end (../steps/health/loaded.ts). */
+export interface LoadWait {
+  state: 'loaded' | 'loading' | 'other'
+  waitedMs: number
 }
 
 export interface RunContext {

@@ -21,6 +21,8 @@ export type StepInput =
   | 'baseline'
   /** The served model id the probes resolved. */
   | 'model'
+  /** How long step `ledger` waited for loading to end before it read the log (the health budget counts it). */
+  | 'loadWait'
 
 /**
  * The runbook's sections by id, each with its title (a `describe` of the suite). Code keys a
@@ -84,14 +86,14 @@ export const STEPS = [
     title: 'the boot ledger resolved the expected value',
     inputs: ['buildDefault'],
     proves:
-      "the boot ledger's latest resolved line equals the expected value; `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
+      "the boot ledger's latest resolved line equals the expected value, read once `/health` answers 200 (an engine prints what it resolved when loading ends; still loading past `--health-budget` is inconclusive, never red); `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
   },
   {
     id: 'health',
     group: 'serves',
     title: '/health answers 200 with in_flight and queue_cap',
     titlePlain: '/health answers 200 as the engine does when ready',
-    inputs: [],
+    inputs: ['loadWait'],
     proves:
       "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200; refused and 503 count as loading",
   },

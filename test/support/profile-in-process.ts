@@ -28,21 +28,20 @@ export async function serveProfile(
   const { engine } = started
   const log = engine.bootLines(new Date())
   let listenedAt = Number.POSITIVE_INFINITY
-  const served = await listenOnLoopback(
-    buildProfileServer(
-      engine,
-      () => listenedAt,
-      options.unavailableMs ?? 0,
-      (lines) => log.push(...lines),
-    ),
+  let port = engine.port
+  const server = buildProfileServer(
+    engine,
+    () => listenedAt,
+    options.unavailableMs ?? 0,
+    (lines) => log.push(...lines),
+    () => port,
   )
+  const served = await listenOnLoopback(server)
+  port = served.port
   listenedAt = Date.now()
   log.push(...engine.listeningLines(new Date(), served.port))
-  if (engine.loadedLines) {
-    const loaded = () => log.push(...engine.loadedLines!(new Date(), served.port))
-    if ((options.unavailableMs ?? 0) > 0) setTimeout(loaded, options.unavailableMs).unref()
-    else loaded()
-  }
+  if ((options.unavailableMs ?? 0) > 0) setTimeout(() => server.loadEnded(), options.unavailableMs).unref()
+  else server.loadEnded()
   return { baseUrl: served.baseUrl, engine, log, stop: served.stop }
 }
 

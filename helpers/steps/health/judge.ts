@@ -6,7 +6,7 @@
 import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
-import { endpointUrl, type Outcome, type RunContext } from '../context.ts'
+import { endpointUrl, type InputsOf, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 
 function pollInterval(budgetMs: number): number {
@@ -14,9 +14,10 @@ function pollInterval(budgetMs: number): number {
 }
 
 /** Hands on `healthy` once /health answered 200: the probes are not attempted without it. */
-export async function checkHealth(ctx: RunContext): Promise<Outcome<'health'>> {
+export async function checkHealth(ctx: RunContext, inputs: InputsOf<'health'> = {}): Promise<Outcome<'health'>> {
   let healthy = false
-  const judgement = await judgeHealth(ctx, () => (healthy = true))
+  // What step ledger already waited for loading to end counts against the same budget.
+  const judgement = await judgeHealth(ctx, () => (healthy = true), inputs.loadWait?.waitedMs ?? 0)
   return { ...judgement, gives: { healthy } }
 }
 
@@ -30,12 +31,13 @@ function bodyClause(ctx: RunContext): string {
   return parts.length ? ` with ${parts.join(' and ')}` : ''
 }
 
-async function judgeHealth(ctx: RunContext, answered: () => void): Promise<Judgement<'health'>> {
+async function judgeHealth(ctx: RunContext, answered: () => void, waitedBefore: number): Promise<Judgement<'health'>> {
   const url = endpointUrl(ctx, '/health')
   const budget = ctx.target.healthBudgetMs
   const expected = `200${bodyClause(ctx)} within ${formatDuration(budget)}`
   const started = ctx.clock.now()
-  const deadline = started + budget
+  // At least one ask, even when step ledger's wait spent the budget.
+  const deadline = started + Math.max(1, budget - waitedBefore)
   const seen = new Map<string, number>()
   let last = 'nothing yet'
   let attempts = 0

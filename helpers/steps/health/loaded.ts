@@ -1,8 +1,10 @@
 // Whether the engine has finished loading: GET /health polled until it answers 200 (any body),
 // within the health budget. The ledger step waits on it before it calls a missing resolved line
 // red: an engine prints what it resolved when loading ends (llama.cpp's n_slots line, a budget
-// known only after the memory profile), and verify runs the moment the deploy returns. Refused
-// connections and 503s are loading; any other answer ends the wait (the health step judges it).
+// known only after the memory profile), and verify runs the moment the deploy returns. Its
+// answers are read as the health step reads them: 200 is loaded; 401, 403, 404, a TLS scheme
+// mistake or a broken redirect end the wait (the health step says which); anything else, a
+// refused connection or a 503 above all, is loading, waited out within the budget.
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { pollWait } from '../../seams/poll.ts'
@@ -34,11 +36,13 @@ export async function untilLoaded(ctx: RunContext, budgetMs: number = ctx.target
         followRedirects: true,
       })
       if (res.status === 200) return { state: 'loaded', waitedMs: ctx.clock.now() - started, asks }
-      if (res.status !== 503) return { state: 'other', waitedMs: ctx.clock.now() - started, asks, last: `HTTP ${res.status}` }
-      last = '503 (loading)'
+      // As the health step reads them: 401/403/404 are no loading (a key, a gateway, a path), the rest is waited out.
+      if (res.status === 401 || res.status === 403 || res.status === 404)
+        return { state: 'other', waitedMs: ctx.clock.now() - started, asks, last: `HTTP ${res.status}` }
+      last = res.status === 503 ? '503 (loading)' : `HTTP ${res.status}`
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
-      if (error.failure !== 'refused' && error.failure !== 'timeout' && error.failure !== 'reset')
+      if (error.failure === 'not-tls' || error.failure === 'redirect')
         return { state: 'other', waitedMs: ctx.clock.now() - started, asks, last: error.failure }
       last = `${error.failure} (loading)`
     }

@@ -23,8 +23,10 @@ export type LedgerEvidence = HostTroubleEvidence & {
   /** The knob's entry says its engine prints no resolved value (why): the step was not read. */
   noResolvedLine?: string
   /**
-   * A first read that did not hold was judged again once /health answered 200 (`loaded`, after
-   * `waitedMs`; `firstRead`: what that read showed), or /health never did within the budget (`loading`).
+   * When the log was read: once /health answered 200 (`loaded`, after `waitedMs` of loading), or
+   * when the health budget ran out still loading (`loading`), or after another answer ended the
+   * wait (`other`: a key, a gateway, a path; the health step says which); `reads`: how many reads
+   * were made (a read that did not hold is made again for a few seconds: a log lags behind its engine).
    */
-  readAt?: { health: 'loaded' | 'loading'; waitedMs: number; firstRead?: string }
+  readAt?: { health: 'loaded' | 'loading' | 'other'; waitedMs: number; reads: number }
 }

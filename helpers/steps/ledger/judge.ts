@@ -7,7 +7,7 @@
 import { redactSecretFlags } from '../argv/parse.ts'
 import { canonicalValue } from '../../config/knobs.ts'
 import { findResolved, unresolvedMentions } from './parse.ts'
-import { defaultValue, expectedValue, type InputsOf, type RunContext } from '../context.ts'
+import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { runtimeHint } from '../_runtime.ts'
@@ -17,6 +17,7 @@ import { readLogSources } from '../resolved/log-sources.ts'
 import { agree } from '../resolved/agree.ts'
 import { untilLoaded } from '../health/loaded.ts'
 import { formatDuration } from '../../config/duration.ts'
+import { pollWait } from '../../seams/poll.ts'
 import { sourceEvidence } from '../resolved/evidence.ts'
 
 /** The line count a ledger command asks `podman logs` (or `tail -n`) for, if it asks for a tail. */
@@ -51,47 +52,65 @@ function tailTooShort(ctx: RunContext, r: HostResult, what: string, expected: st
   }
 }
 
+/** How long a log may lag behind the engine that wrote it, and how often it is read again meanwhile. */
+const LOG_LAG_MS = 5000
+const LOG_LAG_POLL_MS = 250
+/** At most this many reads in all, whatever a clock says. */
+const LOG_LAG_READS = 1 + LOG_LAG_MS / LOG_LAG_POLL_MS
+
 /**
- * The ledger as it stands once loading has ended. A first read that does not hold is not judged
- * yet: an engine prints what it resolved when loading ends, and verify runs while it still loads.
- * /health is polled until 200 (the health budget), the log read again and judged; still loading
- * past the budget is inconclusive, never red. The evidence says when the judged read was made.
+ * The ledger as it stands once loading has ended: an engine prints what it resolved when loading
+ * ends (llama.cpp's n_slots line, a budget known after the memory profile), and verify runs the
+ * moment the deploy returns, while it still loads. /health is polled until 200 (the health
+ * budget; the health step counts this wait), then the log is read and judged. Still loading past
+ * the budget: a read that does not hold is inconclusive, never red. The evidence says when it read.
  */
-export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
-  const first = await readAndJudge(ctx, inputs)
-  if (first.verdict !== 'failed') return first
+export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Outcome<'ledger'>> {
+  if (ctx.spec.proof.noResolvedLine !== undefined && (ctx.spec.proof.meter || ctx.spec.proof.stats)) return notPrinted(ctx)
   const loaded = await untilLoaded(ctx)
-  if (loaded.state === 'other') return first
-  if (loaded.state === 'loading') {
+  const gives = { loadWait: { state: loaded.state, waitedMs: loaded.waitedMs } }
+  // A log lags behind the engine (its logger's thread, journald, a runtime's log driver): a read that
+  // does not hold is made again for a few seconds before it is judged.
+  let judged = await readAndJudge(ctx, inputs)
+  let reads = 1
+  const graceEnd = ctx.clock.now() + LOG_LAG_MS
+  while (judged.verdict === 'failed' && loaded.state !== 'other' && ctx.clock.now() < graceEnd && reads < LOG_LAG_READS) {
+    await pollWait(ctx.clock, graceEnd, LOG_LAG_POLL_MS)
+    judged = await readAndJudge(ctx, inputs)
+    reads++
+  }
+  const readAt = { health: loaded.state, waitedMs: loaded.waitedMs, reads }
+  if (loaded.state === 'loading' && judged.verdict === 'failed') {
     return {
-      ...first,
+      ...judged,
       verdict: 'inconclusive',
-      observed: `the engine had not finished loading within the health budget (${formatDuration(loaded.waitedMs)}; /health: ${loaded.last}), and its log does not yet hold what it resolves when loading ends: ${first.observed}`,
+      observed: `the engine had not finished loading within the health budget (${formatDuration(loaded.waitedMs)}; /health: ${loaded.last}), and its log does not yet hold what it resolves when loading ends: ${judged.observed}`,
       next: `the engine is still loading: watch the ledger (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}) until loading ends, then run again, with a larger --health-budget if the model is big`,
-      evidence: { ...first.evidence, readAt: { health: 'loading', waitedMs: loaded.waitedMs } },
+      evidence: { ...judged.evidence, readAt },
+      gives,
     }
   }
-  const second = await readAndJudge(ctx, inputs)
-  const when = ` (read again once /health answered 200${loaded.waitedMs > 0 ? `, after ${formatDuration(loaded.waitedMs)} of loading` : ''})`
+  const when =
+    loaded.state === 'loaded' && loaded.waitedMs > 0
+      ? ` (read once /health answered 200, after ${formatDuration(loaded.waitedMs)} of loading)`
+      : ''
+  return { ...judged, observed: `${judged.observed}${when}`, evidence: { ...judged.evidence, readAt }, gives }
+}
+
+/** A knob whose engine prints no resolved value (its catalog entry says why): argv and its meter prove it. */
+function notPrinted(ctx: RunContext): Judgement<'ledger'> {
+  const none = ctx.spec.proof.noResolvedLine!
   return {
-    ...second,
-    observed: `${second.observed}${when}`,
-    evidence: { ...second.evidence, readAt: { health: 'loaded', waitedMs: loaded.waitedMs, firstRead: first.observed.slice(0, 400) } },
+    verdict: 'skipped',
+    intendedSkip: true,
+    expected: `${ctx.spec.flag} resolved in the boot log`,
+    observed: `not read: ${none}`,
+    where: `the ${ctx.engine.name} profile's ${ctx.spec.env} entry`,
+    evidence: { noResolvedLine: none },
   }
 }
 
 async function readAndJudge(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Judgement<'ledger'>> {
-  const none = ctx.spec.proof.noResolvedLine
-  if (none !== undefined && (ctx.spec.proof.meter || ctx.spec.proof.stats)) {
-    return {
-      verdict: 'skipped',
-      intendedSkip: true,
-      expected: `${ctx.spec.flag} resolved in the boot log`,
-      observed: `not read: ${none}`,
-      where: `the ${ctx.engine.name} profile's ${ctx.spec.env} entry`,
-      evidence: { noResolvedLine: none },
-    }
-  }
   const sources = ctx.engine.resolved.filter((s) => isLogSource(s) && ctx.spec.proof.sources?.[s.id] !== undefined)
   if (sources.length === 1 && sources[0]!.shape === 'flag-line') return checkFlagLine(ctx, inputs)
   return checkSources(

@@ -220,23 +220,11 @@ describe('step ledger', () => {
     expect(tailAsked('podman logs {svc}')).toBeUndefined()
   })
 
-  describe('verify started while the engine loads: the ledger is judged once loading has ended', () => {
+  describe('verify started while the engine loads: the ledger is read once loading has ended', () => {
     const EARLY = 'INFO [api_server.py:1] Starting server\n'
     const RESOLVED = `${EARLY}INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n`
-    /** A host whose log grows: each run prints the next of `logs` (the last one again after that). */
-    const growing = (logs: string[]): HostClient & { runs: HostRun[] } => {
-      const runs: HostRun[] = []
-      return {
-        where: 'local',
-        runs,
-        async run(req) {
-          runs.push(req)
-          return { command: req.script, stdout: logs[Math.min(runs.length - 1, logs.length - 1)]!, stderr: '', exitCode: 0, durationMs: 1 }
-        },
-      }
-    }
-    /** /health: refused, then 503, then `last` (200 once loaded) for every later ask. */
-    const loading = (last: number | null): HttpClient & { asks: number } => {
+    /** /health: refused, then 503, then `last` (200 once loaded) for every later ask; the log as it stands at each ask. */
+    const loading = (last: number | null, logs: { early: string; late: string }) => {
       const http = {
         asks: 0,
         request(req: { url: string }) {
@@ -246,52 +234,68 @@ describe('step ledger', () => {
           return Promise.resolve({ status: last, headers: {}, body: '{}', url: req.url })
         },
       }
-      return http as unknown as HttpClient & { asks: number }
+      // The engine's log grows while it loads: what a read sees depends on when it is made.
+      const host = fakeHost({})
+      const run = host.run.bind(host)
+      host.run = async (req) => ({ ...(await run(req)), stdout: http.asks >= 3 ? logs.late : logs.early })
+      return { http: http as unknown as HttpClient & { asks: number }, host }
     }
     let now = 0
-    const run = (host: HostClient, http: HttpClient, extra: string[] = []) =>
+    const judgeWith = (t: { http: HttpClient; host: HostClient }) =>
       checkLedger(
         createContext({
-          target: target(['--health-budget', '10s', ...extra]),
-          http,
-          host,
+          target: target(['--health-budget', '10s']),
+          http: t.http,
+          host: t.host,
           clock: { now: () => now, sleep: async (ms: number) => void (now += ms) },
           choices: { pick: (_n, o) => o[0]! },
         }),
         {},
       )
 
-    test('the line printed when loading ends: passed on the read made after /health answered 200, saying so', async () => {
-      const host = growing([EARLY, RESOLVED])
-      const j = await run(host, loading(200))
+    test('the line printed when loading ends: read after /health answered 200, so passed, saying when; the health step is handed the wait', async () => {
+      const t = loading(200, { early: EARLY, late: RESOLVED })
+      const j = await judgeWith(t)
       expect(j.verdict).toBe('passed')
-      expect(host.runs).toHaveLength(2)
-      expect(j.observed).toMatch(/read again once \/health answered 200, after .* of loading/)
-      expect(j.evidence.readAt).toMatchObject({
-        health: 'loaded',
-        firstRead: expect.stringContaining('no line resolving --checkpoint-slots'),
-      })
+      expect(t.host.runs).toHaveLength(1)
+      expect(j.observed).toMatch(/\(read once \/health answered 200, after .* of loading\)$/)
+      expect(j.evidence.readAt).toMatchObject({ health: 'loaded' })
+      expect(j.gives?.loadWait).toMatchObject({ state: 'loaded' })
+      expect(j.gives!.loadWait!.waitedMs).toBeGreaterThan(0)
     })
 
     test('still loading when the health budget ends: inconclusive with the next step, never red', async () => {
-      const j = await run(growing([EARLY]), loading(null))
+      const j = await judgeWith(loading(null, { early: EARLY, late: EARLY }))
       expect(j.verdict).toBe('inconclusive')
       expect(j.observed).toContain('had not finished loading within the health budget')
       expect(j.next).toContain('--health-budget')
       expect(j.evidence.readAt).toMatchObject({ health: 'loading' })
+      expect(j.gives?.loadWait).toMatchObject({ state: 'loading' })
     })
 
-    test('loaded and still no resolved line: red, as before, on the read made once loaded', async () => {
-      const host = growing([EARLY, EARLY])
-      const j = await run(host, loading(200))
+    test('loaded and still no resolved line: red, once the log had its few seconds to catch up (read again meanwhile)', async () => {
+      const t = loading(200, { early: EARLY, late: EARLY })
+      const j = await judgeWith(t)
       expect(j.verdict).toBe('failed')
-      expect(host.runs).toHaveLength(2)
+      expect(t.host.runs.length).toBeGreaterThan(1)
+      expect(j.evidence.readAt?.reads).toBe(t.host.runs.length)
     })
 
-    test('a /health that answers 401: the wait ends, the first read is judged (the health step names the mistake)', async () => {
-      const j = await run(growing([EARLY, RESOLVED]), loading(401))
-      expect(j.verdict).toBe('failed')
-      expect(j.evidence.readAt).toBeUndefined()
+    test('a log that lags behind the engine (its logger thread, journald): the line that arrives a read later is read', async () => {
+      const t = loading(200, { early: EARLY, late: EARLY })
+      let reads = 0
+      const run = t.host.run.bind(t.host)
+      t.host.run = async (req) => ({ ...(await run(req)), stdout: ++reads >= 2 ? RESOLVED : EARLY })
+      const j = await judgeWith(t)
+      expect(j.verdict).toBe('passed')
+      expect(j.evidence.readAt).toMatchObject({ health: 'loaded', reads: 2 })
+    })
+
+    test('a /health that answers 401: the wait ends at once, the log is read and judged (the health step names the mistake)', async () => {
+      const t = loading(401, { early: EARLY, late: RESOLVED })
+      const j = await judgeWith(t)
+      expect(j.verdict).toBe('passed')
+      expect(j.evidence.readAt).toMatchObject({ health: 'other' })
     })
   })
 })
