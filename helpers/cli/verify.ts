@@ -19,6 +19,7 @@ import { evidenceLines } from '../report/evidence.ts'
 import { githubAnnotations } from '../report/github.ts'
 import { formatTruth } from '../report/truth.ts'
 import { EXIT_CODES } from '../steps/verdict.ts'
+import { firstMistake, mistakeLine } from '../steps/mistake.ts'
 import { Interrupt } from './interrupt.ts'
 import { runArmSuite } from './run-suites.ts'
 import { judgedReport } from './judged-report.ts'
@@ -122,6 +123,9 @@ async function runSuites(
   // The workflow commands go with the runbook's lines (stderr under --json: the runner reads both).
   for (const line of githubAnnotations(io.env, [{ report }])) streams.lines.write(`${line}\n`)
   for (const line of unwritten) io.err.write(`armproof: ${line}\n`)
+  // An operator's mistake a step found after first contact: its one line, as first contact prints its own.
+  const mistake = firstMistake(report.steps)
+  if (mistake) io.err.write(`${mistakeLine(mistake)}\n`)
   closeRun(streams, report, unwritten.length > 0 ? null : target.report)
   if (unwritten.length > 0) {
     io.err.write(

@@ -38,6 +38,7 @@ const STEP = object({
   observed: string(),
   where: string(),
   next: optional(string()),
+  mistake: optional(string()),
   intendedSkip: optional(literal(true)),
   evidence: record(unknownValue()),
   durationMs: number({ min: 0 }),

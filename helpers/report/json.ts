@@ -23,6 +23,7 @@ import {
 import { runIdentity, type RunIdentity } from './identity.ts'
 import { meterProof, type MeterProof } from '../steps/meter/evidence.ts'
 import { reportHead, type ReportHead } from './head.ts'
+import { firstMistake, mistakeError } from '../steps/mistake.ts'
 
 import { REDACTED, scrub } from '../seams/redact.ts'
 
@@ -150,6 +151,7 @@ function reportStep<Id extends StepId>(s: StepResult<Id>): ReportStep<Id> {
       observed: s.observed,
       where: s.where,
       ...(s.next ? { next: s.next } : {}),
+      ...(s.mistake !== undefined ? { mistake: s.mistake } : {}),
       ...(s.intendedSkip === true && s.verdict === 'skipped' ? { intendedSkip: true } : {}),
       evidence: s.evidence,
     },
@@ -169,13 +171,16 @@ export function buildReport(input: ReportInput): Report {
       `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps; the steps not listed were not judged`,
     )
   const run = runIdentity(target)
+  // An operator's mistake a step found (after first contact): the run's error names the step and the one line.
+  const mistake = firstMistake(steps)
+  const error = input.error ?? (mistake ? mistakeError(mistake) : undefined)
   // The one green rule (helpers/steps/verdict.ts), with the skips this run declares: what
   // merge-reports and writeback derive again from the report.
   const judged = judgeRun({
     steps,
     allowed: targetAllowedSkips(target),
     notes,
-    ...(input.error !== undefined ? { error: input.error } : {}),
+    ...(error !== undefined ? { error } : {}),
   })
   const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
   const report: Report = {
@@ -191,9 +196,7 @@ export function buildReport(input: ReportInput): Report {
     steps: steps.map(reportStep),
     meter: meterOf(target, steps),
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
-    error: input.interrupted
-      ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps`
-      : (input.error ?? null),
+    error: input.interrupted ? `interrupted by ${input.interrupted} after ${steps.length} of ${STEP_IDS.length} steps` : (error ?? null),
     notes,
     exitCode: input.interrupted ? INTERRUPT_EXIT[input.interrupted] : EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },

@@ -14,6 +14,7 @@ import type { Judgement } from './verdict.ts'
 import type { MeterBaseline } from './meter/reading.ts'
 import type { KnownFlag } from '../argparse/rules.ts'
 import type { FoundBy } from '../engine/find.ts'
+import type { FirstContactProblem } from './first-contact/answers.ts'
 
 /** The engine process step `argv` read (helpers/engine/find.ts found it). */
 export interface EngineProcess {
@@ -54,6 +55,8 @@ export interface ServedModel {
   settled(): Promise<string | undefined>
   /** The cards /v1/models lists (asked once, shared with `get`); undefined when it cannot be read. */
   cards(): Promise<ModelCard[] | undefined>
+  /** What /v1/models (asked once, shared) shows the operator got wrong, by first contact's rule; undefined: nothing. */
+  mistake(): Promise<FirstContactProblem | undefined>
   /**
    * Settles this probe's reply id (null: no reply) and resolves, once every probe has settled its
    * own, to the probes whose reply carried the same id. A probe settles exactly once, replied or not.
@@ -82,6 +85,11 @@ export interface StepOutputs {
    * judged (./judges.ts), and step `step` is judged with this proof and its verdict.
    */
   wrongEngine: WrongEngine
+  /**
+   * A step found an operator's mistake (./mistake.ts): the runner ends the run, the steps after it
+   * are not judged (./judges.ts), and the run is `error`.
+   */
+  mistake: { id: StepId; mistake: string; where: string }
   /** The meter's starting point, taken before the probes sent their traffic (the probes' section, before them): the /metrics page, or when Prometheus' window starts. */
   baseline: MeterBaseline
   /** The served model id, shared by the three probes and read by the meter. */

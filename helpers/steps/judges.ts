@@ -17,6 +17,7 @@ import { checkExact, checkTools, checkVision } from './probes/send.ts'
 import { servedModel } from './probes/served.ts'
 import { stepSpec, type SectionId, type StepId } from './registry.ts'
 import { skippedOnPurpose } from './skipped.ts'
+import { afterMistake } from './mistake.ts'
 import type { JudgementFields, StepResult } from './verdict.ts'
 
 export type Judge<Id extends StepId> = (ctx: RunContext, inputs: InputsOf<Id>) => Promise<Outcome<Id>>
@@ -77,10 +78,10 @@ export function inputsFor<Id extends StepId>(id: Id, given: Partial<StepOutputs>
   ) as InputsOf<Id>
 }
 
-/** Runs a section's `BEFORE_GROUP` work, keeping what it hands on; none once the run is proven to be about another engine. */
+/** Runs a section's `BEFORE_GROUP` work, keeping what it hands on; none once the run is proven to be about another engine, or a step found an operator's mistake. */
 export async function beforeGroup(run: ProofRun, section: SectionId): Promise<void> {
   const before = BEFORE_GROUP[section]
-  if (before && !run.given.wrongEngine) Object.assign(run.given, await before(run.ctx, run.given))
+  if (before && !run.given.wrongEngine && !run.given.mistake) Object.assign(run.given, await before(run.ctx, run.given))
 }
 
 /**
@@ -112,7 +113,11 @@ export async function judgeStep<Id extends StepId>(run: ProofRun, id: Id, title:
   return scrub({ id, title, ...judged, durationMs: Math.round(performance.now() - started), ...handed }, ctx.target.apiKey) as StepResult
 }
 
-/** How one step ends: after a proof of another engine, skipped on purpose, or by its judge (with what the report keeps of what it hands on). */
+/**
+ * How one step ends: after a proof of another engine, skipped on purpose, after an operator's
+ * mistake an earlier step found (not judged: the run is `error`, ./mistake.ts), or by its judge
+ * (with what the report keeps of what it hands on).
+ */
 async function judgement<Id extends StepId>(
   run: ProofRun,
   id: Id,
@@ -123,9 +128,13 @@ async function judgement<Id extends StepId>(
   // --skip: the judge is not called (the served model's reply ids were settled for it, ./probes/served.ts).
   const skipped = skippedOnPurpose(ctx, id)
   if (skipped) return { ...skipped, evidence: {} }
+  const found = run.given.mistake
+  if (found) return { ...afterMistake(id, found), evidence: {} }
   const judge: Judge<Id> = JUDGES[id]
   const { gives, ...judged } = await judge(ctx, inputsFor(id, run.given))
   if (gives) Object.assign(run.given, gives)
+  // The first mistake found ends the run: what is after it is not judged.
+  if (judged.mistake !== undefined) run.given.mistake ??= { id, mistake: judged.mistake, where: judged.where }
   return { ...judged, ...(gives?.buildDefault !== undefined ? { handed: { buildDefault: gives.buildDefault } } : {}) }
 }
 

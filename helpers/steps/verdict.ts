@@ -22,6 +22,12 @@ export interface StepFields {
   where: string
   /** What to do next; always set when the step did not pass. */
   next?: string
+  /**
+   * An operator's mistake this step found (first contact's rule, ./first-contact/answers.ts): its
+   * cause and fix in one line. The step is `inconclusive` (it proved nothing about the engine), the
+   * steps after it are not judged, and the run is `error`, exit 2 (`judgeRun`).
+   */
+  mistake?: string
   /** A skip the operator asked for or the knob implies (e.g. --no-dropin-check); other skips never make a run green. */
   intendedSkip?: boolean
   durationMs: number
@@ -63,7 +69,7 @@ export const EXIT_CODES: Readonly<Record<RunVerdict, number>> = { green: 0, red:
 export const INTERRUPT_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 }
 
 /** A step as the green rule reads it: from a judge in this process, or from a report read back. */
-export type StepLike = Pick<StepFields, 'verdict' | 'intendedSkip'> & { id: StepId }
+export type StepLike = Pick<StepFields, 'verdict' | 'intendedSkip' | 'mistake'> & { id: StepId }
 
 /**
  * The steps a run may skip and still be green: the skips its knob's proof implies (a knob with no
@@ -98,6 +104,8 @@ export function targetAllowedSkips(target: Target): ReadonlySet<StepId> {
 /** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. */
 export type NotGreen =
   | { kind: 'error'; text: string }
+  /** An operator's mistake a step found (after first contact): the run is `error`, whatever else its steps say. */
+  | { kind: 'mistake'; id: StepId; text: string }
   | { kind: 'no-steps' }
   | { kind: 'missing'; ids: StepId[] }
   | { kind: 'twice'; ids: StepId[] }
@@ -119,12 +127,14 @@ export interface RunFacts {
  * The one green rule: verify's verdict, and the verdict merge-reports and writeback derive again
  * from a report. Green only when every step of the contract is there once and passed, or was
  * skipped on purpose (marked so, and allowed for this run), with no error and no error note; a
- * missing step is never green. `error` when the run could not be judged, `red` when a step failed,
- * else `inconclusive`.
+ * missing step is never green. `error` when the run could not be judged or a step found an
+ * operator's mistake (its `mistake`: what first contact refuses, found later, e.g. once the engine
+ * had loaded), `red` when a step failed, else `inconclusive`.
  */
 export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[] } {
   const why: NotGreen[] = []
   if (facts.error !== undefined && facts.error !== null) why.push({ kind: 'error', text: facts.error })
+  for (const s of facts.steps) if (s.mistake !== undefined) why.push({ kind: 'mistake', id: s.id, text: s.mistake })
   const seen = new Map<StepId, number>()
   for (const s of facts.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
   const missing = STEP_IDS.filter((id) => !seen.has(id))
@@ -142,7 +152,7 @@ export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[
   if (notHeld.length) why.push({ kind: 'not-held', steps: notHeld })
   const notes = facts.notes ?? []
   if (notes.length) why.push({ kind: 'notes', count: notes.length, first: notes[0]! })
-  const verdict: RunVerdict = why.some((w) => w.kind === 'error')
+  const verdict: RunVerdict = why.some((w) => w.kind === 'error' || w.kind === 'mistake')
     ? 'error'
     : facts.steps.some((s) => s.verdict === 'failed')
       ? 'red'

@@ -161,6 +161,8 @@ export function rederive(report: CheckedReport['report']): string[] {
     switch (w.kind) {
       case 'error':
         return `error: ${showText(w.text, 100)}`
+      case 'mistake':
+        return `step ${w.id} found an operator's mistake: ${showText(w.text, 100)}`
       case 'no-steps':
         return 'steps: none recorded'
       case 'missing':

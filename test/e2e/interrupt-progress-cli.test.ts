@@ -428,13 +428,14 @@ describe.concurrent('steps that wait only for what can change', () => {
       choices: { pick: (_n, o) => o[0]! },
     })
 
-  test('health: a 404 after the engine came up ends the step at once, naming the path, not the engine; redirects are followed', async ({
+  test("health: a 404 after the engine came up ends the step at once, the path named as the operator's mistake (not judged, never red); redirects are followed", async ({
     expect,
   }) => {
     const http = scripted(['ECONNREFUSED', 503, 404])
     const j = await checkHealth(ctxWith(http))
-    expect(j.verdict).toBe('failed')
-    expect(j.next).toContain("the path is wrong, not the engine: --base-url must be the engine's root")
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.mistake).toContain("/health answers HTTP 404 (the path): --base-url must be the engine's root")
+    expect(j.next).toBe(j.mistake)
     expect(http.asked).toHaveLength(3)
     expect(http.asked.every((r) => r.followRedirects === true)).toBe(true)
   })

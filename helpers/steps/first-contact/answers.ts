@@ -1,5 +1,8 @@
 // What each answer of first contact (./contact.ts) means for the operator: a problem (cause
 // and fix in one line) only where waiting cannot help and the fix is theirs; undefined otherwise.
+// The one rule: the proof steps judge the same answers by it when they meet them later (an
+// engine still loading at first contact, ../mistake.ts): health's /health, the probes' /v1/models
+// and /v1/chat/completions (`fromV1`), the meter's /metrics.
 import type { Target } from '../../config/load.ts'
 import type { HttpError, HttpResponse } from '../../seams/http.ts'
 import { modelCards } from '../../seams/models.ts'
@@ -53,6 +56,27 @@ export function fromError(error: HttpError, target: Target, where: string): Firs
   return undefined
 }
 
+/**
+ * An answer from another origin than the base URL's: a redirect followed there (first contact
+ * follows them), or one not followed that points there (the probes follow none).
+ */
+function leftOrigin(res: HttpResponse, target: Target, path: string, where: string): FirstContactProblem | undefined {
+  const origin = new URL(target.baseUrl!).origin
+  const location = res.status >= 300 && res.status < 400 ? res.headers.location : undefined
+  const to = location !== undefined && URL.canParse(location, res.url) ? new URL(location, res.url).href : res.url
+  const landed = new URL(to).origin
+  if (landed === origin) return undefined
+  const key =
+    target.apiKey !== null
+      ? ' armproof did not send the key there (it stays with the origin of --base-url, as curl and browsers keep it);'
+      : ''
+  const status = to === res.url ? `HTTP ${res.status} there` : `HTTP ${res.status}, not followed`
+  return {
+    where,
+    message: `${path} redirects to another origin, ${to} (${status}):${key} the probes post to ${origin}/v1/chat/completions and follow no redirect: pass --base-url ${landed} if the engine is there, or point it at the engine itself`,
+  }
+}
+
 function keyProblem(res: HttpResponse, target: Target, path: string, where: string): FirstContactProblem | undefined {
   if (res.status !== 401 && res.status !== 403) return undefined
   const fix =
@@ -90,17 +114,8 @@ export function fromHealth(res: HttpResponse, target: Target, where: string): Fi
  */
 export function fromModels(res: HttpResponse, target: Target, where: string): FirstContactProblem | undefined {
   const origin = new URL(target.baseUrl!).origin
-  const landed = new URL(res.url).origin
-  if (landed !== origin) {
-    const key =
-      target.apiKey !== null
-        ? ' armproof did not send the key there (it stays with the origin of --base-url, as curl and browsers keep it);'
-        : ''
-    return {
-      where,
-      message: `/v1/models redirects to another origin, ${res.url} (HTTP ${res.status} there):${key} the probes post to ${origin}/v1/chat/completions and follow no redirect: pass --base-url ${landed} if the engine is there, or point it at the engine itself`,
-    }
-  }
+  const away = leftOrigin(res, target, '/v1/models', where)
+  if (away) return away
   const keyed = keyProblem(res, target, '/v1/models', where)
   if (keyed) return keyed
   if (res.status === 404) {
@@ -122,6 +137,14 @@ export function fromModels(res: HttpResponse, target: Target, where: string): Fi
     where,
     message: `--model ${JSON.stringify(target.model)}: /v1/models does not list it (${lists}); pass --model with one of those, or leave --model out to probe the first`,
   }
+}
+
+/**
+ * Any other /v1/* answer (the probes' POST /v1/chat/completions, which follows no redirect): a
+ * redirect to another origin, or the key (401/403), as on /v1/models.
+ */
+export function fromV1(res: HttpResponse, target: Target, path: string, where: string): FirstContactProblem | undefined {
+  return leftOrigin(res, target, path, where) ?? keyProblem(res, target, path, where)
 }
 
 /** /metrics (asked with HEAD, without the key, as the meter reads it): a gateway guarding it. */

@@ -2,11 +2,14 @@
 // 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must be what the
 // engine profile's health semantics say: radiance's carries numeric `in_flight` and `queue_cap`,
 // llama.cpp's says `"status": "ok"`, vLLM's and SGLang's are an empty 200. A spent budget is
-// inconclusive, never red.
+// inconclusive, never red; an operator's mistake (the key, the path, the scheme, TLS) is first
+// contact's, found here when the engine was still loading then (../mistake.ts): never red.
 import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { endpointUrl, type InputsOf, type Outcome, type RunContext } from '../context.ts'
+import { fromError, fromHealth } from '../first-contact/answers.ts'
+import { mistaken } from '../mistake.ts'
 import type { Judgement } from '../verdict.ts'
 
 function pollInterval(budgetMs: number): number {
@@ -91,39 +94,26 @@ async function judgeHealth(ctx: RunContext, answered: () => void, waitedBefore: 
           evidence,
         }
       }
-      // 401/403/404 are not "loading": the path or a gateway's key is wrong, and waiting will not
-      // change it (first contact ends the run on these; here the engine came up later).
-      if (res.status === 401 || res.status === 403 || res.status === 404) {
-        return {
-          verdict: 'failed',
+      // 401/403/404 (and plain HTTP sent to a TLS port) are not "loading": the path, a gateway's key
+      // or the scheme is the operator's, and waiting will not change it. First contact's rule
+      // (../first-contact/answers.ts) judges it: here the engine came up after first contact.
+      const problem = fromHealth(res, ctx.target, `GET ${url}`)
+      if (problem) {
+        return mistaken(problem, {
           expected,
           observed: `HTTP ${res.status} ${res.body.slice(0, 120).trim()}`.trim(),
-          where: `GET ${res.url}`,
-          next:
-            res.status === 404
-              ? `the path is wrong, not the engine: --base-url must be the engine's root, where /health, /metrics and /v1 live (got ${ctx.target.baseUrl})`
-              : 'the key, not the engine: something before the engine guards /health; point --base-url at the engine itself (armproof sends the key only on /v1/*)',
           evidence: { status: res.status, attempts },
-        }
+        })
       }
       last = res.status === 503 ? '503 (loading)' : `${res.status} ${res.body.slice(0, 80)}`
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
-      // https:// against a plain-HTTP port, or a redirect whose Location is no URL: no wait changes
-      // either (first contact ends the run on these; here they began after it).
-      if (error.failure === 'not-tls' || error.failure === 'redirect') {
-        return {
-          verdict: 'failed',
-          expected,
-          observed: error.message,
-          where: `GET ${url}`,
-          next:
-            error.failure === 'not-tls'
-              ? `the scheme, not the engine: the port serves plain HTTP; pass --base-url ${ctx.target.baseUrl?.replace(/^https:/, 'http:')}`
-              : "a proxy before the engine, not the engine: its redirect's Location is broken (nginx: $host:$server_port writes the port twice); fix the proxy, or point --base-url at the engine itself",
-          evidence: { attempts, failure: error.failure },
-        }
-      }
+      // https:// against a plain-HTTP port, a certificate not trusted, a redirect whose Location is
+      // no URL: no wait changes any (first contact ends the run on these; here they began after it,
+      // the port refused then). A name that resolved at first contact and no longer does is not
+      // --base-url's name being wrong: waited for, as a refused port is.
+      const problem = error.failure === 'dns' ? undefined : fromError(error, ctx.target, `GET ${url}`)
+      if (problem) return mistaken(problem, { expected, observed: error.message, evidence: { attempts, failure: error.failure } })
       last = error.failure === 'refused' ? 'connection refused (loading)' : `${error.failure} (${error.message})`
     }
     seen.set(last, (seen.get(last) ?? 0) + 1)

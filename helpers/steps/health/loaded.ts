@@ -2,13 +2,15 @@
 // within the health budget. The ledger step waits on it before it calls a missing resolved line
 // red: an engine prints what it resolved when loading ends (llama.cpp's n_slots line, a budget
 // known only after the memory profile), and verify runs the moment the deploy returns. Its
-// answers are read as the health step reads them: 200 is loaded; 401, 403, 404, a TLS scheme
-// mistake or a broken redirect end the wait (the health step says which); anything else, a
-// refused connection or a 503 above all, is loading, waited out within the budget.
+// answers are read as the health step reads them: 200 is loaded; what first contact calls an
+// operator's mistake (../first-contact/answers.ts: a key, a path, the scheme, TLS, a broken
+// redirect) ends the wait, and the health step names it; anything else, a refused connection or a
+// 503 above all, is loading, waited out within the budget.
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
 import { pollWait } from '../../seams/poll.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
+import { fromError, fromHealth } from '../first-contact/answers.ts'
 
 export type Loaded =
   /** /health answered 200 after `waitedMs` (0: at the first ask). */
@@ -36,13 +38,13 @@ export async function untilLoaded(ctx: RunContext, budgetMs: number = ctx.target
         followRedirects: true,
       })
       if (res.status === 200) return { state: 'loaded', waitedMs: ctx.clock.now() - started, asks }
-      // As the health step reads them: 401/403/404 are no loading (a key, a gateway, a path), the rest is waited out.
-      if (res.status === 401 || res.status === 403 || res.status === 404)
+      // As the health step reads them (first contact's rule): an operator's mistake is no loading.
+      if (fromHealth(res, ctx.target, `GET ${url}`))
         return { state: 'other', waitedMs: ctx.clock.now() - started, asks, last: `HTTP ${res.status}` }
       last = res.status === 503 ? '503 (loading)' : `HTTP ${res.status}`
     } catch (error) {
       if (!(error instanceof HttpError)) throw error
-      if (error.failure === 'not-tls' || error.failure === 'redirect')
+      if (error.failure !== 'dns' && fromError(error, ctx.target, `GET ${url}`))
         return { state: 'other', waitedMs: ctx.clock.now() - started, asks, last: error.failure }
       last = `${error.failure} (loading)`
     }

@@ -86,7 +86,16 @@ export function pageSource(
           where: `GET ${error.url}`,
           next: `check ${url} is reachable from here, then run again`,
         }
-        if (!error.unreachable)
+        // A gateway guarding /metrics (first contact's rule): the operator's, never "the exporter is broken".
+        if (error.mistake)
+          halted = {
+            blame: 'operator',
+            what: error.detail,
+            where: error.mistake.where,
+            next: error.mistake.message,
+            mistake: error.mistake,
+          }
+        else if (!error.unreachable)
           halted = {
             ...lastFailure,
             what: `/metrics did not serve a page: ${error.detail}`,

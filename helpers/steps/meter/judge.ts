@@ -20,6 +20,7 @@ import type { LadderView } from './ladder.ts'
 import { meterPollInterval, watchMeter, type MeterSource } from './watch.ts'
 import { pageWords, promWords } from './words.ts'
 import { tieToEndpoint } from '../_engine.ts'
+import { mistaken } from '../mistake.ts'
 
 export { takeBaseline } from './from-metrics.ts'
 export { meterPollInterval } from './watch.ts'
@@ -171,6 +172,9 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
   })
   const watch = async (v: LadderView, source: MeterSource, startMs: number): Promise<Judgement<'meter'>> => {
     const j = await watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
+    // The watch ended on an operator's mistake (a gateway's 401 on /metrics): first contact's, found here (../mistake.ts).
+    const mistake = source.readings().halted?.mistake
+    if (mistake) return mistaken(mistake, { expected, observed: j.observed, evidence: j.evidence })
     const extra = {
       ...(described
         ? {

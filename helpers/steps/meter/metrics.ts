@@ -5,6 +5,7 @@
 import { HttpError } from '../../seams/http.ts'
 import { parsePrometheusText, contentTypeFormat, type Sample } from '../../prom/parse.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
+import { fromMetrics, type FirstContactProblem } from '../first-contact/answers.ts'
 import { seriesKey, seriesName, type MetricsReading, type SeriesValue } from './reading.ts'
 
 import { allTrafficNames, namesOf, trafficNames } from './names.ts'
@@ -17,11 +18,14 @@ export class MetricsUnavailable extends Error {
   readonly detail: string
   /** Nothing answered (refused, timed out), as opposed to a page that could not be used. */
   readonly unreachable: boolean
-  constructor(url: string, detail: string, unreachable: boolean) {
+  /** The answer is the operator's mistake by first contact's rule (a gateway guarding /metrics). */
+  readonly mistake: FirstContactProblem | undefined
+  constructor(url: string, detail: string, unreachable: boolean, mistake?: FirstContactProblem) {
     super(`${url}: ${detail}`)
     this.url = url
     this.detail = detail
     this.unreachable = unreachable
+    this.mistake = mistake
   }
 }
 
@@ -114,7 +118,8 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
     if (!(error instanceof HttpError)) throw error
     throw new MetricsUnavailable(url, error.message, error.failure === 'refused' || error.failure === 'timeout' || error.failure === 'dns')
   }
-  if (res.status !== 200) throw new MetricsUnavailable(res.url, `HTTP ${res.status}: ${res.body.slice(0, 200)}`, false)
+  if (res.status !== 200)
+    throw new MetricsUnavailable(res.url, `HTTP ${res.status}: ${res.body.slice(0, 200)}`, false, fromMetrics(res, `GET ${url}`))
   const page = parsePrometheusText(res.body, {
     format: contentTypeFormat(res.headers['content-type']),
     keep: (name) => {

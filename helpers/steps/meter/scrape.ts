@@ -3,6 +3,7 @@
 // (./from-prometheus.ts). Plain data: the sources fill it, the ladder only reads it.
 import type { MetricType } from '../../prom/types.ts'
 import type { SeriesValue } from './reading.ts'
+import type { FirstContactProblem } from '../first-contact/answers.ts'
 
 /** The first malformed line of a page the Prometheus server would refuse whole. */
 export interface Refusal {
@@ -51,6 +52,8 @@ export interface ReadFailure {
   what: string
   where: string
   next: string
+  /** The answer is the operator's mistake by first contact's rule (blame operator): the step says it as such (../mistake.ts). */
+  mistake?: FirstContactProblem
 }
 
 /** Everything the meter has read so far in this run. */

@@ -15,6 +15,8 @@ import type { StepId } from '../registry.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ProbeEvidence } from './evidence.ts'
 import { ProbeBlocked, withRetries } from './ask.ts'
+import { fromError, fromV1 } from '../first-contact/answers.ts'
+import { mistaken } from '../mistake.ts'
 import { probeBudget, type PROMPT_MARGIN } from './budget.ts'
 import { servedModel } from './served.ts'
 import { judgeFresh, judgeModel, judgeSharedId, replyMeta, sameWithoutCards, type ReplyMeta } from './identity.ts'
@@ -101,6 +103,14 @@ async function sendProbe(
     if (error instanceof ProbeBlocked) return { ...error.judgement, expected }
     throw error
   }
+  // What /v1/models shows the operator got wrong (a --model it does not list, the key): first contact's, found here.
+  const mistake = await served.mistake()
+  if (mistake)
+    return mistaken(mistake, {
+      expected,
+      observed: `GET ${endpointUrl(ctx, '/v1/models')} before the probe`,
+      evidence: { ...extra, model },
+    })
   // max_tokens within the context /v1/models says the model is served with (asked once, shared).
   const card = (await served.cards())?.find((c) => c.id === model)
   const budget = probeBudget(card?.maxModelLen, way.prompt)
@@ -127,6 +137,10 @@ async function sendProbe(
     })
     const reply = way.judge(res.status, res.body, maxTokens)
     const retried = retries.length > 0 ? { retries } : {}
+    // The key (401/403), or a redirect to another origin: the operator's, by first contact's rule.
+    const mistake = fromV1(res, ctx.target, '/v1/chat/completions', `POST ${url}`)
+    if (mistake)
+      return mistaken(mistake, { expected, observed: reply.observed, evidence: { ...reply.evidence, ...extra, ...retried, model } })
     // A 429/503 that outlasted the probe's timeout: the gateway's overload, said as such, never a completion.
     if (res.status === 429 || res.status === 503) {
       return {
@@ -170,16 +184,9 @@ async function sendProbe(
         evidence: { ...extra, failure: error.failure },
       }
     }
-    if (error.failure === 'tls') {
-      return {
-        verdict: 'inconclusive',
-        expected,
-        observed: error.message,
-        where,
-        next: 'the certificate changed after first contact: pass its CA with --ca-file PATH (NODE_EXTRA_CA_CERTS works too), then run again',
-        evidence: { ...extra, failure: error.failure },
-      }
-    }
+    // A certificate not trusted, https:// on a plain port: the operator's, by first contact's rule.
+    const mistake = fromError(error, ctx.target, `POST ${url}`)
+    if (mistake) return mistaken(mistake, { expected, observed: error.message, evidence: { ...extra, failure: error.failure } })
     return {
       verdict: 'failed',
       expected,

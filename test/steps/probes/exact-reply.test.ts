@@ -224,12 +224,16 @@ describe('step probe.exact, in-process against a fake endpoint', () => {
     expect(j.next).toBeTruthy()
   })
 
-  test('a 401 body quoting the key across the 300-character cut leaves no piece of it; next names the safe ways', async () => {
+  test("a 401 body quoting the key across the 300-character cut leaves no piece of it; the key given is the operator's mistake, never red", async () => {
     const body = JSON.stringify({ error: { message: `${'-'.repeat(280)} Authorization: Bearer ${KEY} ${'-'.repeat(700)} Bearer ${KEY}` } })
     const { ctx } = ctxWith(() => ({ status: 401, body }))
     const j = await checkExact(ctx, { healthy: true })
-    expect(j.verdict).toBe('failed')
-    expect(j.next).toBe('the endpoint wants an API key: set VERIFY_API_KEY (env or .env) or pass --api-key-file PATH')
+    expect(j.verdict).toBe('inconclusive')
+    // The fake answers /v1/models (asked first, for the model's context) with the same 401.
+    expect(j.mistake).toBe(
+      "/v1/models answers HTTP 401 (the key): the key given is refused: check VERIFY_API_KEY or the --api-key-file it came from (expired, another endpoint's key?)",
+    )
+    expect(j.next).toBe(j.mistake)
     const text = JSON.stringify(j)
     for (let i = 0; i + 8 <= KEY.length; i++) expect(text).not.toContain(KEY.slice(i, i + 8))
   })
