@@ -102,6 +102,8 @@ export interface StepOutputs {
 export interface LoadWait {
   state: 'loaded' | 'loading' | 'other'
   waitedMs: number
+  /** What /health last answered while it waited (`503 (loading)`), when it did not end loaded. */
+  last?: string
 }
 
 export interface RunContext {

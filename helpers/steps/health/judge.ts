@@ -7,7 +7,7 @@
 import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
-import { endpointUrl, type InputsOf, type Outcome, type RunContext } from '../context.ts'
+import { endpointUrl, type InputsOf, type LoadWait, type Outcome, type RunContext } from '../context.ts'
 import { fromError, fromHealth } from '../first-contact/answers.ts'
 import { mistaken } from '../mistake.ts'
 import type { Judgement } from '../verdict.ts'
@@ -20,7 +20,7 @@ function pollInterval(budgetMs: number): number {
 export async function checkHealth(ctx: RunContext, inputs: InputsOf<'health'> = {}): Promise<Outcome<'health'>> {
   let healthy = false
   // What step ledger already waited for loading to end counts against the same budget.
-  const judgement = await judgeHealth(ctx, () => (healthy = true), inputs.loadWait?.waitedMs ?? 0)
+  const judgement = await judgeHealth(ctx, () => (healthy = true), inputs.loadWait)
   return { ...judgement, gives: { healthy } }
 }
 
@@ -34,13 +34,17 @@ function bodyClause(ctx: RunContext): string {
   return parts.length ? ` with ${parts.join(' and ')}` : ''
 }
 
-async function judgeHealth(ctx: RunContext, answered: () => void, waitedBefore: number): Promise<Judgement<'health'>> {
+/** The one ask the health step still makes when step ledger's wait spent the budget: long enough to be an answer. */
+const LAST_ASK_MS = 2000
+
+async function judgeHealth(ctx: RunContext, answered: () => void, before: LoadWait | undefined): Promise<Judgement<'health'>> {
+  const waitedBefore = before?.waitedMs ?? 0
   const url = endpointUrl(ctx, '/health')
   const budget = ctx.target.healthBudgetMs
   const expected = `200${bodyClause(ctx)} within ${formatDuration(budget)}`
   const started = ctx.clock.now()
   // At least one ask, even when step ledger's wait spent the budget.
-  const deadline = started + Math.max(1, budget - waitedBefore)
+  const deadline = started + Math.max(LAST_ASK_MS, budget - waitedBefore)
   const seen = new Map<string, number>()
   let last = 'nothing yet'
   let attempts = 0
@@ -125,7 +129,7 @@ async function judgeHealth(ctx: RunContext, answered: () => void, waitedBefore: 
   return {
     verdict: 'inconclusive',
     expected,
-    observed: `no 200 within ${formatDuration(budget)} (${attempts} tries): ${summary || last}`,
+    observed: `no 200 within ${formatDuration(budget)} (${attempts} tries${waitedBefore > 0 ? `, after step ledger's ${formatDuration(waitedBefore)} of waiting for it${before?.last ? `: ${before.last}` : ''}` : ''}): ${summary || last}`,
     where: `GET ${url}`,
     next: `the engine is still loading or is down: watch the ledger (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}), then run again, with a larger --health-budget if the model is big`,
     evidence: { attempts, seen: Object.fromEntries(seen) },

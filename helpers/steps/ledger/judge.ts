@@ -68,7 +68,9 @@ const LOG_LAG_READS = 1 + LOG_LAG_MS / LOG_LAG_POLL_MS
 export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Outcome<'ledger'>> {
   if (ctx.spec.proof.noResolvedLine !== undefined && (ctx.spec.proof.meter || ctx.spec.proof.stats)) return notPrinted(ctx)
   const loaded = await untilLoaded(ctx)
-  const gives = { loadWait: { state: loaded.state, waitedMs: loaded.waitedMs } }
+  const gives = {
+    loadWait: { state: loaded.state, waitedMs: loaded.waitedMs, ...(loaded.state !== 'loaded' ? { last: loaded.last } : {}) },
+  }
   // A log lags behind the engine (its logger's thread, journald, a runtime's log driver): a read that
   // does not hold is made again for a few seconds before it is judged.
   let judged = await readAndJudge(ctx, inputs)
