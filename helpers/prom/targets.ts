@@ -3,7 +3,6 @@
 // API says it (2.x since about 2.30). Read by the series tie (helpers/steps/meter/prom-tie.ts): which
 // host:port the series under the selector are scraped from. An API without the endpoint (a
 // Prometheus-compatible store that does not scrape) answers 404: `unsupported`, no failure.
-import { parseDuration } from '../config/duration.ts'
 import { badShape, envelope, type PromFailure } from './answer.ts'
 import { LABEL_NAME } from './query.ts'
 
@@ -13,6 +12,24 @@ export interface ActiveTarget {
   scrapeUrl: string
   /** ms */
   scrapeIntervalMs?: number
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+  y: 31_536_000_000,
+}
+
+/** A Prometheus duration (`1m30s`, `500ms`, `15s`) in ms; undefined for any other text. */
+export function promDuration(text: string): number | undefined {
+  if (!/^(\d+(ms|s|m|h|d|w|y))+$/.test(text)) return undefined
+  let total = 0
+  for (const m of text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(m[1]) * UNIT_MS[m[2]!]!
+  return total
 }
 
 export function parseActiveTargets(
@@ -36,7 +53,7 @@ export function parseActiveTargets(
     )
       return badShape(`activeTargets[${n}]: labels is not label name → string`, where)
     if (typeof x.scrapeUrl !== 'string') return badShape(`activeTargets[${n}]: no scrapeUrl`, where)
-    const interval = typeof x.scrapeInterval === 'string' ? parseDuration(x.scrapeInterval) : undefined
+    const interval = typeof x.scrapeInterval === 'string' ? promDuration(x.scrapeInterval) : undefined
     targets.push({
       labels: labels as Record<string, string>,
       scrapeUrl: x.scrapeUrl,

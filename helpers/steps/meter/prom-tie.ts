@@ -10,7 +10,8 @@
 //    the series is of, the pid serves; without it a second process started in the same window
 //    (another replica of one deploy) would fit as well;
 //  - the current life's first sample F is after the pid's start S, and the last success before it
-//    P is before S, each by more than the clock skew bound and the pid's resolution; between P
+//    P is before S, each by more than the clock skew bound and the pid's resolution (and F by the
+//    second /proc's btime is cut to: the wall-clock start lies up to 1 s after S); between P
 //    (or the lookback's first scrape, which must precede S) and F, Prometheus scraped the target
 //    at every interval (no hole): the target was seen failing (or reset) across the pid's start;
 //  - every sample of the engine's series lies on a successful scrape of that target (no other
@@ -24,6 +25,11 @@ import { scrapeIntervalOf } from './prom-reading.ts'
 
 /** The bound assumed on the clock skew between Prometheus and the engine's host (NTP keeps both within milliseconds). */
 export const SKEW_BOUND_S = 1
+/**
+ * The pid's start as /proc gives it (field 22 / CLK_TCK + btime) is early by up to this much against
+ * the wall clock: btime is the boot time cut to a whole second (measured here: 0.86 s early).
+ */
+export const BTIME_CUT_S = 1
 /** How far before the pid's start the tie reads the target's history. */
 export const LOOKBACK_BEFORE_S = 300
 /** How long after the pid's start the tie still reads the whole history (beyond it, the answer would be too large). */
@@ -134,7 +140,8 @@ export function seriesTie(x: TieInput): Tie {
   }
   const slack = SKEW_BOUND_S + x.resolutionS / 2
   const startLo = (x.startS - slack) * 1000
-  const startHi = (x.startS + slack) * 1000
+  // The wall-clock start lies in [startS, startS + BTIME_CUT_S): /proc's btime is cut to a whole second.
+  const startHi = (x.startS + BTIME_CUT_S + slack) * 1000
   const hole = interval * HOLE_INTERVALS
   // The current life: back from the last success while consecutive successes are continuous.
   const successes = ups.flatMap((p, i) => (p.value === 1 ? [i] : []))
@@ -166,7 +173,7 @@ export function seriesTie(x: TieInput): Tie {
   const before = k > 0 ? ups[successes[k - 1]!]! : undefined
   if (first.t <= startHi)
     return no(
-      `the series' current life began at ${iso(first.t)}, not after pid ${x.pid} started (${iso(x.startS * 1000)}, ±${slack.toFixed(2)} s): it ran across the pid's start without a break, so it is not shown to be this process`,
+      `the series' current life began at ${iso(first.t)}, not after pid ${x.pid} started (${iso(x.startS * 1000)}, to ${BTIME_CUT_S} s as btime is a whole second, ±${slack.toFixed(2)} s of skew): it ran across the pid's start without a break, so it is not shown to be this process`,
       "a series that existed before the pid started is another process's, or this one's read from before it: run again once the engine was restarted with Prometheus scraping it, or export process_start_time_seconds",
     )
   if (broke === 'hole')
@@ -209,7 +216,7 @@ export function seriesTie(x: TieInput): Tie {
     skewBoundS: SKEW_BOUND_S,
   }
   const why = broke === 'counter-reset' ? 'its counters went down (a restart)' : 'its scrapes failed'
-  const said = `tied by the series' birth (no process_start_time_seconds): ${target.scrapeUrl}, the base URL's port that pid ${x.pid} listens on, was last scraped successfully ${before ? `at ${iso(before.t)}` : `not at all since ${iso(firstSeen.t)}`}, before the pid started (${iso(x.startS * 1000)}); then ${why}, and its series was born between ${iso(bornAfter.t)} and ${iso(first.t)} (resolution one scrape interval, ${interval} ms; clocks of Prometheus and the host assumed within ${SKEW_BOUND_S} s)`
+  const said = `tied by the series' birth (no process_start_time_seconds): ${target.scrapeUrl}, the base URL's port that pid ${x.pid} listens on, was last scraped successfully ${before ? `at ${iso(before.t)}` : `not at all since ${iso(firstSeen.t)}`}, before the pid started (${iso(x.startS * 1000)}); then ${why}, and its series was born between ${iso(bornAfter.t)} and ${iso(first.t)} (resolution one scrape interval, ${interval} ms; clocks of Prometheus and the host assumed within ${SKEW_BOUND_S} s, the pid's start known to ${BTIME_CUT_S} s as /proc's btime is a whole second)`
   return { tied: true, evidence, said }
 }
 

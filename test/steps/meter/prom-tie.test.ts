@@ -5,7 +5,14 @@
 // never for a series that ran across the start, a hole, two candidates or an untied pid.
 import { describe, expect, test } from 'vitest'
 import type { PromSample } from '../../../helpers/prom/answer.ts'
-import { HOLE_INTERVALS, SKEW_BOUND_S, seriesTie, type TieInput, type TieSeries } from '../../../helpers/steps/meter/prom-tie.ts'
+import {
+  BTIME_CUT_S,
+  HOLE_INTERVALS,
+  SKEW_BOUND_S,
+  seriesTie,
+  type TieInput,
+  type TieSeries,
+} from '../../../helpers/steps/meter/prom-tie.ts'
 import { pick, prng } from '../../support/prng.ts'
 
 const LABELS = { instance: '127.0.0.1:8080', job: 'llama' }
@@ -124,15 +131,26 @@ describe('seriesTie: the rule', () => {
     expect(t).toMatchObject({ tied: false, observed: expect.stringMatching(/previous life lasted until .* after pid 4242 started/) })
   })
 
-  test('not tied: the series was born within the skew bound of the pid start', () => {
-    const t = seriesTie(input(every(-60, 60, (x) => x < ms(-10) || x > ms(0))))
-    expect(t.tied).toBe(false)
+  test("not tied: the series was born within the skew bound of the pid start, or within the second /proc's btime is cut to", () => {
+    expect(seriesTie(input(every(-60, 60, (x) => x < ms(-10) || x > ms(0)))).tied).toBe(false)
+    // First sample 1.3 s after the /proc start: the wall-clock start may be 0.99 s after it, and the clocks 1 s apart.
+    expect(seriesTie(input(every(-60, 60, (x) => x < ms(-10) || x > ms(1)))).tied).toBe(false)
+    expect(seriesTie(input(every(-60, 60, (x) => x < ms(-10) || x > ms(2)))).tied).toBe(true)
   })
 
   test('not tied: Prometheus did not scrape the target around the start (a hole), though it failed before and answers after', () => {
     const scrapes = [...every(-60, -20, (x) => x < ms(-30)), ...every(10, 60, () => true)]
     const t = seriesTie(input(scrapes))
     expect(t).toMatchObject({ tied: false, observed: expect.stringMatching(/holds no scrape of the target between/) })
+  })
+
+  test('not tied: born after the start, then Prometheus missed the target for 15 s (a hole in the life: another process could have taken over)', () => {
+    const scrapes = every(-60, 60, (x) => x > ms(5)).filter((x) => x.t < ms(10) || x.t > ms(25))
+    const t = seriesTie(input(scrapes))
+    expect(t).toMatchObject({
+      tied: false,
+      observed: expect.stringMatching(/holds no scrape of the target between .*more than 2 intervals/),
+    })
   })
 
   test('not tied: Prometheus began scraping after the pid started (the series appears, nothing seen before)', () => {
@@ -200,7 +218,7 @@ describe('seriesTie: the rule', () => {
 function truth(scrapes: readonly Scrape[], startS: number): boolean {
   const slack = (SKEW_BOUND_S + 0.005) * 1000
   const lo = startS * 1000 - slack
-  const hi = startS * 1000 + slack
+  const hi = startS * 1000 + BTIME_CUT_S * 1000 + slack
   const oks = scrapes.map((x, i) => ({ ...x, i })).filter((x) => x.ok)
   if (oks.length === 0) return false
   let k = oks.length - 1
@@ -254,14 +272,14 @@ describe('seriesTie: property tests over random scrape times (seeded)', () => {
     expect(tied).toBeLessThan(CASES / 2)
   })
 
-  test('never tied when the series has a successful scrape within the skew bound of the pid start, whatever else', () => {
+  test('never tied when the series has a successful scrape within the skew bound of the pid wall-clock start, whatever else', () => {
     for (let seed = 0; seed < 300; seed++) {
       const random = prng(37_000 + seed)
       const { scrapes } = randomHistory(random)
       const hit = scrapes.filter((x) => x.ok)
       if (hit.length === 0) continue
       // The pid started right at a successful scrape: that scrape read another process, or this one just started: no tie either way.
-      const at = pick(random, hit).t / 1000 + (random() - 0.5) * 2 * SKEW_BOUND_S
+      const at = pick(random, hit).t / 1000 - BTIME_CUT_S * random() + (random() - 0.5) * 2 * SKEW_BOUND_S
       const t = seriesTie(input(scrapes, { startS: at, fromMs: ms(-120) }))
       expect(t.tied, `seed ${37_000 + seed}`).toBe(false)
     }
