@@ -60,7 +60,7 @@ export const labelKey = (m: Record<string, string>): string => JSON.stringify(Ob
 const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((w) => typeof w === 'string')
 
 /** The JSON envelope of any API answer: HTTP status, JSON, `status: success`, and `warnings` when given. */
-function envelope(
+export function envelope(
   res: { status: number; body: string },
   where: string,
 ): { ok: true; data: unknown; warnings: string[] } | { ok: false; failure: PromFailure } {
@@ -116,7 +116,7 @@ function envelope(
   return { ok: true, data: o.data, warnings: o.warnings ?? [] }
 }
 
-const badShape = (why: string, where: string) => ({
+export const badShape = (why: string, where: string) => ({
   ok: false as const,
   failure: fail(
     'bad-shape',

@@ -28,7 +28,7 @@ export function sameStart(page: number, pid: number, resolution: number): boolea
   return Math.abs(page - pid) <= resolution / 2 + 1e-6
 }
 
-const HOW: Readonly<Record<EngineProcess['foundBy'], string>> = {
+export const HOW: Readonly<Record<EngineProcess['foundBy'], string>> = {
   listener: 'by its listening socket',
   container: "as the container's process",
   'pid-cmd': 'by --pid-cmd',
@@ -67,6 +67,20 @@ export function unbound(
     }
   }
   if (listenerBinds && engine.listenerTied) return undefined
+  // No start time in Prometheus: the series' birth may tie it (./prom-tie.ts), or says why it does not.
+  if (r.processStart === undefined && r.seriesTie) {
+    if (r.seriesTie.tied) return undefined
+    // Fewer than two scrapes so far: the tie is judged again at the next poll, over every scrape (a
+    // rise, a flat window or a value before the run all need two scrapes, so nothing is green on this).
+    if (r.seriesTie.pending) return undefined
+    return {
+      said: {
+        verdict: 'inconclusive',
+        observed: `nothing ties ${r.where} to the pid step argv read (${pid}): ${scrapeName} carries no process_start_time_seconds, and the series' birth does not tie it: ${r.seriesTie.observed}`,
+        next: r.seriesTie.next,
+      },
+    }
+  }
   const missing =
     r.processStart === undefined
       ? `${scrapeName} carries no process_start_time_seconds${listenerBinds ? `, and the base URL's listening socket was not tied to pid ${pid} (found ${HOW[engine.foundBy]})` : ''}`

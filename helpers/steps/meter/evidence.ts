@@ -93,6 +93,8 @@ export type MeterEvidence = CrashEvidence & {
     warnings?: readonly string[]
     shared?: { targets: number; queries: number }
     waited?: PromWait
+    /** The series tie, where Prometheus held no process_start_time_seconds (./prom-tie.ts): tied or why not, its evidence (the scrape interval its resolution), its queries. */
+    tie?: { tied: boolean; said: string; queries: number; evidence?: unknown }
   }
   /** A knob proved through /stats: the field read and its value. */
   status?: number

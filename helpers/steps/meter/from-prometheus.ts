@@ -4,7 +4,7 @@
 // it on as the ladder reads scrapes (./scrape.ts), one per `up` sample. It only reads; the ladder
 // (./ladder.ts) decides.
 import { HttpError, type HttpClient } from '../../seams/http.ts'
-import type { RunContext, StepOutputs } from '../context.ts'
+import type { EngineProcess, RunContext, StepOutputs } from '../context.ts'
 import type { MeterEvidence } from './evidence.ts'
 import { allTrafficNames, trafficNames, type TrafficNames } from './names.ts'
 import { checkPromOptions, PromSourceError, type PromFetch } from './prom-options.ts'
@@ -16,9 +16,12 @@ import type { MetricType } from '../../prom/types.ts'
 import type { PromWait, SeriesValue } from './reading.ts'
 import { countsAsRequest, trafficCounts, type MeterReadings, type MeterScrape, type ReadFailure } from './scrape.ts'
 import type { MeterSource } from './watch.ts'
+import type { Tie } from './prom-tie.ts'
+import { historyWindow, needsTie, tieNow, tieRecord, type TieHistory, type TieRecord } from './prom-tie-read.ts'
+import { MAX_AGE_S } from './prom-tie.ts'
 
 /** What a source polls: a target's own, or its part of a live fleet's shared polls (./prom-fleet.ts). */
-export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries'> & {
+export type MeterPromSource = Pick<PromSource, 'matchers' | 'selector' | 'poll' | 'queries' | 'history'> & {
   shared?: () => { targets: number; queries: number }
   scrapeIntervalMs?: () => number | null
 }
@@ -122,6 +125,7 @@ export function promScrapes(
   where: string,
   meterLabels: Readonly<Record<string, string>>,
   names: TrafficNames,
+  tie?: Tie,
 ): Omit<MeterReadings, 'reads' | 'failures'> {
   const ups = r.series.filter((s) => s.role === 'up')
   const family = r.series.filter((s) => s.role === 'meter')
@@ -164,14 +168,26 @@ export function promScrapes(
       lookalikes,
       prefixes: r.prefixes,
       sampleCount: meter.length,
+      ...(tie ? { seriesTie: tie } : {}),
     }
   })
   const unobserved = ups.reduce((n, s) => n + s.samples.filter((p) => p.value !== 1 && inWindow(p.t)).length, 0)
   return { scrapes, absentAfter: 2, counted, targets: r.targets, unobserved, warnings: r.warnings }
 }
 
-/** The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). */
-export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: number, intervalMs: number, waited?: PromWait): MeterSource {
+/**
+ * The Prometheus source of one meter step: the window runs from `fromMs` (the baseline's). Where
+ * Prometheus holds no process_start_time_seconds of the target, the series are tied to `engine` by
+ * their birth (./prom-tie.ts): its history is read once, at the first poll.
+ */
+export function promSource(
+  ctx: RunContext,
+  source: MeterPromSource,
+  fromMs: number,
+  intervalMs: number,
+  waited?: PromWait,
+  engine?: EngineProcess,
+): MeterSource {
   const url = ctx.target.prometheusUrl!
   const labels = ctx.spec.proof.meter!.labels ?? {}
   let polls = 0
@@ -180,6 +196,9 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
   let lastFailure: ReadFailure | undefined
   let halted: ReadFailure | undefined
   let last: PromReading | undefined
+  let history: TieHistory | undefined
+  let tie: TieRecord | undefined
+  let tieQueries = 0
   let seen: Omit<MeterReadings, 'reads' | 'failures'> = { scrapes: [], absentAfter: 2, counted: false }
   return {
     intervalMs,
@@ -196,7 +215,23 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
       }
       reads++
       last = result.reading
-      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels, trafficNames(ctx.engine))
+      let tied: Tie | undefined
+      if (needsTie(engine, last)) {
+        const window = historyWindow(engine.startTimeSeconds, now)
+        if (window && !history) tieQueries += 2
+        history ??= window
+          ? await source.history(window.fromMs, Math.max(now, window.fromMs + 1000))
+          : {
+              ok: false,
+              observed: `pid ${engine.pid} started more than ${MAX_AGE_S / 3600} h ago: the series tie reads no history that long`,
+              next: "export process_start_time_seconds, or read the engine's own /metrics (without --prometheus-url)",
+            }
+        tied = tieNow(engine, ctx.target.baseUrl ?? '', history, last)
+        // Fewer than two scrapes in the history: read it again at the next poll.
+        if (!tied.tied && tied.pending) history = undefined
+        tie = tieRecord(tied, tieQueries)
+      }
+      seen = promScrapes(last, fromMs, `Prometheus ${url}: ${last.selector}`, labels, trafficNames(ctx.engine), tied)
     },
     readings(): MeterReadings {
       return { ...seen, reads, failures, ...(lastFailure ? { lastFailure } : {}), ...(halted ? { halted } : {}) }
@@ -214,6 +249,7 @@ export function promSource(ctx: RunContext, source: MeterPromSource, fromMs: num
           warnings: last?.warnings ?? [],
           ...(source.shared ? { shared: source.shared() } : {}),
           ...(waited ? { waited } : {}),
+          ...(tie ? { tie } : {}),
         },
       }
     },

@@ -171,10 +171,20 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     listenerBinds: !viaProm,
   })
   const watch = async (v: LadderView, source: MeterSource, startMs: number): Promise<Judgement<'meter'>> => {
-    const j = await watchMeter(ctx, { view: v, source, expected, labels: meter.labels ?? {}, engineProcess: inputs.engineProcess, startMs })
+    const watched = await watchMeter(ctx, {
+      view: v,
+      source,
+      expected,
+      labels: meter.labels ?? {},
+      engineProcess: inputs.engineProcess,
+      startMs,
+    })
     // The watch ended on an operator's mistake (a gateway's 401 on /metrics): first contact's, found here (../mistake.ts).
     const mistake = source.readings().halted?.mistake
-    if (mistake) return mistaken(mistake, { expected, observed: j.observed, evidence: j.evidence })
+    if (mistake) return mistaken(mistake, { expected, observed: watched.observed, evidence: watched.evidence })
+    // A series tied by its birth, not by a start time: the pass says how, and at what resolution.
+    const tie = (watched.evidence as { prometheus?: { tie?: { tied: boolean; said: string } } }).prometheus?.tie
+    const j = watched.verdict === 'passed' && tie?.tied ? { ...watched, observed: `${watched.observed}; ${tie.said}` } : watched
     const extra = {
       ...(described
         ? {
@@ -212,6 +222,7 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
       since,
       Math.max(1000, meterPollInterval(window)),
       inputs.baseline?.source === 'prometheus' ? inputs.baseline.waited : undefined,
+      inputs.engineProcess,
     )
     return watch(view(since, true, promWords(target.prometheusUrl!, made.source.selector, meter.name)), source, start)
   }

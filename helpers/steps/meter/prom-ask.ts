@@ -5,12 +5,37 @@ import { fail, parseApiAnswer, parseTargetsMetadata, type Matrix, type PromFailu
 import { buildQueries, renderMatchers, type LabelMatcher } from '../../prom/query.ts'
 import type { PromFetch } from './prom-options.ts'
 import type { PollAnswer } from './prom-reading.ts'
+import { parseActiveTargets, type ActiveTarget } from '../../prom/targets.ts'
 
 /** An API path under Prometheus' base URL (a path prefix kept), with its query parameters. */
 function apiUrl(base: URL, path: string, params: Record<string, string>): string {
   const u = new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base)
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v)
   return u.toString()
+}
+
+/** One GET of the API: its answer read by `read`, or the failure of nothing answering. */
+async function askOne<T>(
+  fetch: PromFetch,
+  url: string,
+  read: (res: { status: number; body: string }, where: string) => T,
+): Promise<T | { ok: false; failure: PromFailure }> {
+  const where = `GET ${url}`
+  let res: { status: number; body: string }
+  try {
+    res = await fetch(url)
+  } catch (error) {
+    return {
+      ok: false as const,
+      failure: fail(
+        'unreachable',
+        `Prometheus did not answer: ${error instanceof Error ? error.message : String(error)}`,
+        where,
+        'check --prometheus-url is reachable from here (Prometheus up, firewall), then run again',
+      ),
+    }
+  }
+  return read(res, where)
 }
 
 /** One poll's two requests for `matchers` over [sinceMs, nowMs]: the answers, validated, or the first failure. */
@@ -23,27 +48,7 @@ export async function askPoll(
   nowMs: number,
   fetch: PromFetch,
 ): Promise<{ ok: true; answer: PollAnswer; queries: number } | { ok: false; failure: PromFailure; queries: number }> {
-  const ask = async <T>(
-    url: string,
-    read: (res: { status: number; body: string }, where: string) => T,
-  ): Promise<T | { ok: false; failure: PromFailure }> => {
-    const where = `GET ${url}`
-    let res: { status: number; body: string }
-    try {
-      res = await fetch(url)
-    } catch (error) {
-      return {
-        ok: false as const,
-        failure: fail(
-          'unreachable',
-          `Prometheus did not answer: ${error instanceof Error ? error.message : String(error)}`,
-          where,
-          'check --prometheus-url is reachable from here (Prometheus up, firewall), then run again',
-        ),
-      }
-    }
-    return read(res, where)
-  }
+  const ask = <T>(url: string, read: (res: { status: number; body: string }, where: string) => T) => askOne(fetch, url, read)
   const q = buildQueries(matchers, meterName, trafficNames, (nowMs - sinceMs) / 1000)
   const rangeUrl = apiUrl(base, '/api/v1/query', { query: q.range, time: (nowMs / 1000).toFixed(3) })
   const targetsUrl = apiUrl(base, '/api/v1/targets/metadata', { match_target: q.targets })
@@ -74,4 +79,37 @@ export async function askUp(
   } catch {
     return null
   }
+}
+
+/**
+ * What the series tie reads once (./prom-tie.ts): the raw samples of the poll's selector over
+ * [fromMs, nowMs] (from before the pid started), and Prometheus' active targets (their labels and
+ * scrape URLs). Two requests.
+ */
+export async function askTieHistory(
+  base: URL,
+  matchers: readonly LabelMatcher[],
+  meterName: string,
+  trafficNames: readonly string[],
+  fromMs: number,
+  nowMs: number,
+  fetch: PromFetch,
+): Promise<{ ok: true; data: Matrix; targets: ActiveTarget[] | 'unsupported' } | { ok: false; failure: PromFailure }> {
+  const q = buildQueries(matchers, meterName, trafficNames, (nowMs - fromMs) / 1000)
+  const rangeUrl = apiUrl(base, '/api/v1/query', { query: q.range, time: (nowMs / 1000).toFixed(3) })
+  const targetsUrl = apiUrl(base, '/api/v1/targets', { state: 'active' })
+  const [range, targets] = await Promise.all([askOne(fetch, rangeUrl, parseApiAnswer), askOne(fetch, targetsUrl, parseActiveTargets)])
+  if (!range.ok) return range
+  if (!targets.ok) return targets
+  if (range.warnings.length > 0)
+    return {
+      ok: false,
+      failure: fail(
+        'bad-shape',
+        `Prometheus answered the history with warnings (${range.warnings.join('; ').slice(0, 200)}): a partial answer proves no gap`,
+        `GET ${rangeUrl}`,
+        'fix what the warning names, then run again',
+      ),
+    }
+  return { ok: true, data: range.data, targets: targets.targets }
 }

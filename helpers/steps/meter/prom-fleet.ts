@@ -17,6 +17,7 @@ import { askPoll, askUp } from './prom-ask.ts'
 import type { PromFetch, PromSourceOptions } from './prom-options.ts'
 import type { PromResult } from './prometheus-source.ts'
 import { readingOf, scrapeIntervalOf, type PollAnswer } from './prom-reading.ts'
+import { tieHistory } from './prometheus-source.ts'
 
 /** The least time between two polls of one fleet poller. */
 export const MIN_GAP_MS = 500
@@ -248,5 +249,8 @@ export function sharedPromSource(
     shared: () => ({ targets: peers, queries: promFleetQueries() }),
     /** This target's scrape interval as Prometheus' `up` showed it (known after its first poll), or null. */
     scrapeIntervalMs: () => intervalMs,
+    /** The series tie's reads, this target's own (./prom-tie-read.ts). */
+    history: (fromMs: number, nowMs: number) =>
+      tieHistory(base, matchers, options.meterName, options.trafficNames, fromMs, nowMs, shared.fetch),
   }
 }

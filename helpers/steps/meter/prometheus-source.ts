@@ -11,7 +11,8 @@
 import type { PromFailure } from '../../prom/answer.ts'
 import { buildQueries, type LabelMatcher } from '../../prom/query.ts'
 import { checkPromOptions, type PromSourceOptions } from './prom-options.ts'
-import { askPoll } from './prom-ask.ts'
+import { askPoll, askTieHistory } from './prom-ask.ts'
+import type { TieHistory } from './prom-tie-read.ts'
 import { readingOf, type PromReading } from './prom-reading.ts'
 
 export type PromResult = { ok: true; reading: PromReading } | { ok: false; failure: PromFailure }
@@ -39,7 +40,26 @@ export function createPromSource(options: PromSourceOptions) {
     poll,
     /** Queries sent so far (each poll sends exactly two). */
     queries: () => queriesSent,
+    /** The series tie's reads over [fromMs, nowMs] (./prom-tie-read.ts): two requests, not counted as a poll's. */
+    history: (fromMs: number, nowMs: number): Promise<TieHistory> =>
+      tieHistory(base, matchers, options.meterName, options.trafficNames, fromMs, nowMs, options.fetch),
   }
 }
 
 export type PromSource = ReturnType<typeof createPromSource>
+
+/** The tie's history through `fetch`, a failure said as the tie's. */
+export async function tieHistory(
+  base: URL,
+  matchers: readonly LabelMatcher[],
+  meterName: string,
+  trafficNames: readonly string[],
+  fromMs: number,
+  nowMs: number,
+  fetch: PromSourceOptions['fetch'],
+): Promise<TieHistory> {
+  const r = await askTieHistory(base, matchers, meterName, trafficNames, fromMs, nowMs, fetch)
+  if (!r.ok)
+    return { ok: false, observed: `the target's history could not be read: ${r.failure.what} (${r.failure.where})`, next: r.failure.next }
+  return { ok: true, data: r.data, targets: r.targets, fromMs, nowMs }
+}

@@ -4,6 +4,7 @@
 import type { MetricType } from '../../prom/types.ts'
 import type { SeriesValue } from './reading.ts'
 import type { FirstContactProblem } from '../first-contact/answers.ts'
+import type { Tie } from './prom-tie.ts'
 
 /** The first malformed line of a page the Prometheus server would refuse whole. */
 export interface Refusal {
@@ -37,6 +38,8 @@ export interface MeterScrape {
   /** `process_start_time_seconds`, when the page exports exactly one, and its value as written. */
   processStart?: number
   processStartRaw?: string
+  /** Where Prometheus holds no process_start_time_seconds: the tie of the target's series to the pid by their birth (./prom-tie.ts). */
+  seriesTie?: Tie
   /** The served model's traffic counters on this page (absent is undefined, not zero). */
   traffic: { requests?: number; prompt?: number; generation?: number }
   /** Sample names whose name after the prefix equals the meter's (e.g. vllm: instead of radiance:). */

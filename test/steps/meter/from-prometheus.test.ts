@@ -53,6 +53,10 @@ interface Scenario {
   healthy?: boolean
   /** process_start_time_seconds per scrape, as Prometheus holds it; default START (the pid's); null: not exported. */
   processStart?: (sc: Scrape) => number | null
+  /** The pid's start (s), when not START. */
+  pidStart?: number
+  /** Step argv found the pid as the holder of the base URL's listening socket (default: by pidof). */
+  listenerTied?: boolean
 }
 
 /** The start time of the pid step argv read, and of the engine's process collector unless a case says otherwise. */
@@ -98,6 +102,14 @@ function fakeProm(s: Scenario): { http: HttpClient; queries: () => number } {
         durationMs: 1,
       })
       if (s.refuse) return reply(s.refuse, { status: 'error', errorType: 'bad_data', error: 'parse error: unexpected character' })
+      if (u.pathname === '/api/v1/targets') {
+        expect(u.searchParams.get('state')).toBe('active')
+        const activeTargets = targets().map((t) => ({
+          labels: { instance: t.instance, job: 'radiance' },
+          scrapeUrl: `http://${t.instance}/metrics`,
+        }))
+        return reply(200, { status: 'success', data: { activeTargets, droppedTargets: [] } })
+      }
       if (u.pathname === '/api/v1/targets/metadata') {
         expect(u.searchParams.get('match_target')).toBe(`{instance="${INSTANCE}"}`)
         const declared = s.declared ?? s.scrapes.some((sc) => sc.meter !== 'absent')
@@ -167,7 +179,7 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   if (!config.ok) throw new Error(JSON.stringify(config.problems))
   const prom = fakeProm(s)
   // The engine lookup of step argv, run again after the watch: one process named radiance, pid PID, started at START.
-  const { btime, startTicks } = startedAt(START)
+  const { btime, startTicks } = startedAt(s.pidStart ?? START)
   const host: HostClient = fakeProcHost({ procs: [{ pid: PID, name: 'radiance', startTicks }], btime })
   const ctx: RunContext = createContext({
     target: config.target,
@@ -178,7 +190,14 @@ async function judge(s: Scenario): Promise<{ j: Judgement<'meter'>; queries: num
   })
   const health = s.healthy !== undefined ? { healthy: s.healthy } : {}
   const given = await BEFORE_GROUP.behaviour!(ctx, health)
-  const j = await JUDGES.meter(ctx, { ...given, ...health, engineProcess: engineSeen(PID, true, { startTimeSeconds: START }) })
+  const j = await JUDGES.meter(ctx, {
+    ...given,
+    ...health,
+    engineProcess: engineSeen(PID, true, {
+      startTimeSeconds: s.pidStart ?? START,
+      ...(s.listenerTied ? { listenerTied: true, foundBy: 'listener' as const } : {}),
+    }),
+  })
   return { j, queries: prom.queries() }
 }
 
@@ -409,11 +428,49 @@ describe('the meter through Prometheus', () => {
     )
   })
 
-  test('a series set without process_start_time_seconds: nothing ties it to the pid, inconclusive (through Prometheus only the start time binds)', async () => {
+  test('a series set without process_start_time_seconds, the pid found by pidof: the series birth cannot tie it (another process may have started in the same window), inconclusive', async () => {
     const { j } = await judge({ value: '1', scrapes: timeline([0, 0, 2, 3], [0, 0, 3]), processStart: () => null })
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toContain('carries no process_start_time_seconds')
-    expect(j.next).toMatch(/^through Prometheus only the series' process_start_time_seconds binds it to the pid/)
+    expect(j.observed).toMatch(
+      /the series' birth does not tie it: pid 4242 was found by pidof --process, not as the holder of the base URL's listening socket/,
+    )
+  })
+
+  test('a series set without process_start_time_seconds whose first scrape already succeeded: its birth is not observed, nothing ties it to the pid, inconclusive', async () => {
+    const { j, queries } = await judge({
+      value: '1',
+      scrapes: timeline([0, 0, 2, 3], [0, 0, 3]),
+      processStart: () => null,
+      listenerTied: true,
+    })
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(
+      /the series' birth does not tie it: Prometheus' first scrape of the target since .* already successful, not before pid 4242 started/,
+    )
+    expect(j.next).toMatch(/^let Prometheus keep the target's series across the restart/)
+    const p = j.evidence.prometheus as { polls: number; queries: number; tie: { tied: boolean; queries: number } }
+    // The tie's two reads (the history, the active targets), again at each poll while fewer than two scrapes are held, beside the polls' two each.
+    expect(p.tie.tied).toBe(false)
+    expect(p.tie.queries % 2).toBe(0)
+    expect(p.tie.queries).toBeGreaterThanOrEqual(2)
+    expect(queries).toBe(2 * (p.polls + 1) + p.tie.queries)
+  })
+
+  test('a series set without process_start_time_seconds born after the pid started (every scrape failed before): tied by its birth, green, the resolution said', async () => {
+    const down = Array.from({ length: 6 }, (_, i) => ({ dt: -5500 + i * 1000, meter: 'absent' as const, requests: 0, down: true }))
+    const { j } = await judge({
+      value: '1',
+      scrapes: [...down, ...timeline([0, 0, 2, 3, 3, 3], [0, 0, 3])],
+      processStart: () => null,
+      listenerTied: true,
+      pidStart: (T0 - 3000) / 1000,
+    })
+    expect(j.verdict).toBe('passed')
+    expect(j.observed).toMatch(/tied by the series' birth \(no process_start_time_seconds\): http:\/\/gpu-7\.test:8000\/metrics/)
+    expect(j.observed).toContain('resolution one scrape interval, 1000 ms')
+    const tie = (j.evidence.prometheus as { tie: { tied: boolean; evidence: { intervalMs: number; broke: string } } }).tie
+    expect(tie).toMatchObject({ tied: true, evidence: { intervalMs: 1000, broke: 'failed-scrapes', lastBefore: null } })
   })
 
   test('/health never answered 200: no baseline wait and no query, inconclusive at once', async () => {
