@@ -45,6 +45,7 @@ import {
   describeOthers,
   foreignHolders,
   holdersOf,
+  isForwarder,
   othersOf,
   portListeners,
   socketPorts,
@@ -89,9 +90,10 @@ export interface EngineFound extends Seen {
   startTimeResolution: number
   listenerTied: boolean
   /**
-   * Found by its name alone while other processes (not its own children) hold the base URL's port
-   * on the host inspected: the endpoint answers from them (a proxy in front, or another engine).
-   * Only a page's process_start_time_seconds can then tie the endpoint to this pid.
+   * Found by its name or as a container's process while other processes (not its own children,
+   * nor, for a container, the runtime's port forwarder) hold the base URL's port on the host
+   * inspected: the endpoint answers from them (a proxy in front, or another engine). Only the
+   * page's process_start_time_seconds can then tie the endpoint to this pid (step argv).
    */
   servedByOthers: PortHolder[]
 }
@@ -201,7 +203,8 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const start =
       stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
     const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
-    const servedByOthers = foundBy === 'pidof' && urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
+    const foreign = urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
+    const servedByOthers = foundBy === 'pidof' ? foreign : foundBy === 'container' ? foreign.filter((h) => !isForwarder(h)) : []
     return {
       kind: 'found',
       pid,

@@ -28,6 +28,16 @@ export interface EngineProcess {
   foundBy: FoundBy
   /** The pid holds the listening socket of the URL's port AND the URL's host is the host inspected (loopback with --host local, or the ssh host's own name/address): the endpoint is tied to it. */
   listenerTied: boolean
+  /** What ties the endpoint to this pid, step argv's precondition (./argv/tie.ts); absent: nothing did. */
+  tie?: EndpointTie
+}
+
+/** What tied the base URL to the pid argv read: every proof read at the base URL is about that pid through it. */
+export interface EndpointTie {
+  /** The pid's listening socket; the container (or pod) named; --pid-cmd's word; the /metrics page's process_start_time_seconds. */
+  by: 'listener' | 'container' | 'pod' | 'pid-cmd' | 'start-time'
+  /** The tie in words, for observed and the evidence. */
+  said: string
 }
 
 /**

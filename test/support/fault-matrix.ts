@@ -883,7 +883,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   },
   {
     fault: 'replica behind a proxy, argv through its container',
-    what: "argv reads replica X (--prefill-interleave 1) as {svc}'s container process while the base URL reaches replica Y (2) through a proxy: Y's page carries another start time than X's pid, so the run is about two engines and ends at the baseline page (the probes not sent): inconclusive, never green",
+    what: "argv reads replica X (--prefill-interleave 1) as {svc}'s container process while the base URL reaches replica Y (2) through a proxy that is no container runtime's port forwarder: the container does not tie the endpoint, and Y's page carries another start time than X's pid, so argv is inconclusive naming the proxy, and the run ends at the baseline page (the probes not sent): never green",
     engine: { ...ARMED, container: true },
     beside: { args: ['--prefill-interleave', '2'] },
     reach: 'proxy to beside',
@@ -891,8 +891,8 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     knob: 'PREFILL_INTERLEAVE',
     value: '1',
     verdict: 'inconclusive',
-    steps: { 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' },
-    message: 'this run is about two engines',
+    steps: { argv: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' },
+    message: 'another engine answers there',
   },
   {
     fault: 'underscore spelling',
@@ -1080,7 +1080,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   },
   {
     fault: 'behind a proxy',
-    what: "a TCP proxy on the host in front of the engine: its socket is held by no engine process, but the page's start time is the pid's: green",
+    what: "a TCP proxy on the host in front of the engine: its socket is held by no engine process, but the page's start time is the pid's, which ties the endpoint to it at argv (once /health answered): green",
     engine: ARMED,
     reach: 'proxy',
     baseUrlShown: 'http://127.0.0.1:PROXY',
@@ -1092,15 +1092,15 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   },
   {
     fault: 'no_start_time behind a proxy',
-    what: 'a page without process_start_time_seconds, through a proxy: nothing ties the endpoint to the pid argv read, inconclusive, naming what to give',
+    what: 'a page without process_start_time_seconds, through a proxy: nothing ties the endpoint to the pid argv read, so argv is inconclusive (whatever the knob proof), naming the proxy and what to give',
     engine: arm(['no_start_time']),
     reach: 'proxy',
     baseUrlShown: 'http://127.0.0.1:PROXY',
     knob: 'PREFILL_INTERLEAVE',
     value: '1',
     verdict: 'inconclusive',
-    steps: { meter: 'inconclusive' },
-    message: 'carries no process_start_time_seconds',
+    steps: { argv: 'inconclusive', meter: 'inconclusive' },
+    message: 'carries no (single) process_start_time_seconds that could tie the endpoint to it',
   },
   {
     fault: 'meter_lazy (arm)',
