@@ -33,7 +33,7 @@ export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Prom
  * The endpoint tied to the pid whose command line was read (./tie.ts), whatever the knob's proof:
  * a green argv needs the tie, and a red one where another process holds the port is about a pid
  * the endpoint may not be (inconclusive unless the tie holds). A red about the only engine there,
- * with no one else on its port, stays red without waiting for it to load.
+ * with no one else on its port, stays red even where the tie cannot be made (still loading).
  */
 async function tiedToEndpoint(
   ctx: RunContext,
@@ -49,8 +49,9 @@ async function tiedToEndpoint(
     engine.tie = atOnce
     return { ...j, evidence: { ...j.evidence, tie: atOnce } }
   }
-  if (j.verdict === 'failed' && lookup.servedByOthers.length === 0) return j
   const settled = await settleTie(ctx, lookup, q)
+  // A red of the only engine, nobody else on its port, stays red untied (its later steps then say what they could not read).
+  if (j.verdict === 'failed' && lookup.servedByOthers.length === 0 && !('tie' in settled)) return j
   if ('tie' in settled) {
     engine.tie = settled.tie
     if (settled.tie.by === 'listener') Object.assign(engine, { listenerTied: true, foundBy: 'listener' })

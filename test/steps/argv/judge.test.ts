@@ -313,10 +313,33 @@ describe('step argv ties the endpoint to the pid it read, whatever the knob proo
     expect(tied.verdict).toBe('failed')
   })
 
-  test('a red command line of the only engine, no one else on its port, stays red without waiting for it to load', async () => {
-    // The context's HTTP refuses any request: none is sent.
-    const j = await judgeVllm('MAX_NUM_SEQS', '16', { procs: [VLLM] })
-    expect(j.verdict).toBe('failed')
+  test('a red command line of the only engine, no one else on its port, stays red, tied or not', async () => {
+    // Never loaded within the budget: untied, and still red.
+    const http: HttpClient = { request: (req) => Promise.reject(new HttpError('refused', req.url, 'connect ECONNREFUSED')) }
+    const ctx = stepContext(
+      stepTarget(['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '16', '--health-budget', '2s']),
+      fakeProcHost({ procs: [VLLM] }),
+    )
+    let t = 0
+    const j = await checkArgv({ ...ctx, http, clock: { now: () => t, sleep: async (ms) => void (t += ms) } }, {})
+    expect([j.verdict, j.observed]).toEqual(['failed', 'argv carries --max-num-seqs 8: the engine runs with --max-num-seqs 8'])
+    expect(j.gives?.engineProcess?.tie).toBeUndefined()
+    // Loaded and then listening: tied (the steps after it may read the endpoint for it), still red.
+    let listening = false
+    const loaded: HttpClient = {
+      async request(req) {
+        listening = true
+        return { status: 200, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 }
+      },
+    }
+    const tied = await judgeVllm(
+      'MAX_NUM_SEQS',
+      '16',
+      () => ({ procs: [listening ? { ...VLLM, sockets: [{ port: 8000 }] } : VLLM] }),
+      loaded,
+    )
+    expect(tied.verdict).toBe('failed')
+    expect(tied.gives?.engineProcess?.tie?.by).toBe('listener')
   })
 
   test("the container --svc names ties it, unless a process other than the runtime's port forwarder holds the port", async () => {
