@@ -93,7 +93,7 @@ export const STEPS = [
     titlePlain: '/health answers 200 as the engine does when ready',
     inputs: [],
     proves:
-      "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200; refused and 503 count as loading",
+      "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200 (`body: empty`); refused and 503 count as loading. An HTML page (a gateway's), or a body where the engine answers none, is not the engine: red, its evidence `failureKind: not-the-engine`, the fix the base URL",
   },
   {
     id: 'probe.exact',
