@@ -29,6 +29,8 @@ import {
 import {
   containerTool,
   declaredPorts,
+  engineContainer,
+  inContainer,
   inPod,
   inPodTrouble,
   parsePod,
@@ -36,6 +38,7 @@ import {
   procRead,
   procRun,
   readPod,
+  type PodContainerChoice,
   type RuntimeReach,
 } from './runtime.ts'
 import {
@@ -96,6 +99,8 @@ export interface EngineFound extends Seen {
    * page's process_start_time_seconds can then tie the endpoint to this pid (step argv).
    */
   servedByOthers: PortHolder[]
+  /** Under kubernetes, the container of a pod of several its reads ran in (`kubectl exec -c`), and why. */
+  container?: PodContainerChoice
 }
 
 export interface EngineNotFound extends Seen {
@@ -176,6 +181,9 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const trouble = podTrouble(podRead!, q.pod!)
     if (trouble) return { ...trouble, pids: [], named: [], others: [], portHolders: [], commands }
   }
+  // A pod of several containers: every read in the one declaring the base URL's port, not kubectl's default (the first: a sidecar).
+  const container = podRead ? engineContainer(podRead, q.port) : undefined
+  q = inContainer(q, container)
   const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
   commands.push(surveyed.command)
@@ -215,6 +223,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       startTimeResolution: resolution,
       listenerTied,
       servedByOthers,
+      ...(container ? { container } : {}),
       ...base(pid),
     }
   }

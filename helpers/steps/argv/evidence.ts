@@ -4,6 +4,7 @@ import type { FoundBy } from '../../engine/find.ts'
 import type { OtherEngine, PortHolder } from '../../engine/describe.ts'
 import type { HostTroubleEvidence } from '../_host-evidence.ts'
 import type { EndpointTie } from '../context.ts'
+import type { PodContainerChoice } from '../../engine/runtime.ts'
 
 export type ArgvEvidence = HostTroubleEvidence & {
   /** The candidates when no single engine was found (pidof's, or those sharing the port). */
@@ -22,6 +23,8 @@ export type ArgvEvidence = HostTroubleEvidence & {
   startTimeSeconds?: number | null
   startTimeResolution?: number
   listenerTied?: boolean
+  /** Under kubernetes, the container of a pod of several the reads ran in (kubectl exec -c), and why. */
+  container?: PodContainerChoice
   /** What tied the base URL to this pid (null: nothing did, and the step is not green). */
   tie?: EndpointTie | null
   /** Untied: the processes holding the base URL's port instead of it. */

@@ -15,7 +15,7 @@ import { describeOthers } from '../../engine/describe.ts'
 import { settleTie, tieAtLookup } from './tie.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
-import { procPlace } from '../../engine/runtime.ts'
+import { inContainer, procPlace } from '../../engine/runtime.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ArgvEvidence } from './evidence.ts'
@@ -124,7 +124,7 @@ async function judgeArgv(
   }
   const { pid, argv } = lookup
   read.lookup = lookup
-  const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
+  const where = `${procPlace(ctx.host.where, inContainer(q, lookup.container))}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
   const found = {
     pid,
     foundBy: lookup.foundBy,
@@ -133,6 +133,7 @@ async function judgeArgv(
     startTimeSeconds: lookup.startTimeSeconds,
     startTimeResolution: lookup.startTimeResolution,
     listenerTied: lookup.listenerTied,
+    ...(lookup.container ? { container: lookup.container } : {}),
   }
   if (argv.length === 0) {
     return {
@@ -158,7 +159,7 @@ async function judgeArgv(
   const ref = findConfig(argv, rules)
   let config: ConfigArgs | undefined
   if (ref && !('problem' in ref)) {
-    const read = await readConfig(ctx, pid, argv, ref)
+    const read = await readConfig(ctx, pid, argv, ref, lookup.container)
     if ('problem' in read) {
       if (read.result?.failure) return hostTrouble(ctx, read.result, expected)!
       return {
@@ -183,7 +184,7 @@ async function judgeArgv(
   // An env twin sets the flag where the command line does not (llama.cpp reads it first; the command line wins).
   const twin = rules.envTwins ? ctx.spec.envTwin : undefined
   if (twin) {
-    const read = await readEnvTwin(ctx, pid, twin)
+    const read = await readEnvTwin(ctx, pid, twin, lookup.container)
     if ('problem' in read) {
       if (read.result.failure) return hostTrouble(ctx, read.result, expected)!
       return {
