@@ -14,6 +14,7 @@ import type { Judgement } from './verdict.ts'
 import type { MeterBaseline } from './meter/reading.ts'
 import type { KnownFlag } from '../argparse/rules.ts'
 import type { FoundBy } from '../engine/find.ts'
+import type { EndpointTie } from '../engine/tie.ts'
 
 /** The engine process step `argv` read (helpers/engine/find.ts found it). */
 export interface EngineProcess {
@@ -32,13 +33,7 @@ export interface EngineProcess {
   tie?: EndpointTie
 }
 
-/** What tied the base URL to the pid argv read: every proof read at the base URL is about that pid through it. */
-export interface EndpointTie {
-  /** The pid's listening socket; the container (or pod) named; --pid-cmd's word; the /metrics page's process_start_time_seconds. */
-  by: 'listener' | 'container' | 'pod' | 'pid-cmd' | 'start-time'
-  /** The tie in words, for observed and the evidence. */
-  said: string
-}
+export type { EndpointTie } from '../engine/tie.ts'
 
 /**
  * What proved the run is about another engine than the one argv read, and the step judged with

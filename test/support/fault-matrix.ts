@@ -214,13 +214,20 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   },
   {
     fault: 'never_listen',
-    what: 'connection refused for the whole health budget',
+    what: 'connection refused for the whole health budget (the engine found by its name, never tied to the endpoint: argv inconclusive too)',
     engine: arm(['never_listen']),
     knob: 'PREFILL_INTERLEAVE',
     value: '1',
     verdict: 'inconclusive',
-    steps: { health: 'inconclusive', 'probe.exact': 'skipped', 'probe.tools': 'skipped', 'probe.vision': 'skipped', meter: 'inconclusive' },
-    message: 'connection refused (loading)',
+    steps: {
+      argv: 'inconclusive',
+      health: 'inconclusive',
+      'probe.exact': 'skipped',
+      'probe.tools': 'skipped',
+      'probe.vision': 'skipped',
+      meter: 'inconclusive',
+    },
+    message: 'did not answer 200 within',
   },
   {
     fault: 'health_hang',

@@ -3,7 +3,7 @@ import type { Occurrence } from '../../argparse/resolve.ts'
 import type { FoundBy } from '../../engine/find.ts'
 import type { OtherEngine, PortHolder } from '../../engine/describe.ts'
 import type { HostTroubleEvidence } from '../_host-evidence.ts'
-import type { EndpointTie } from '../context.ts'
+import type { EndpointTie } from '../../engine/tie.ts'
 import type { PodContainerChoice } from '../../engine/runtime.ts'
 
 export type ArgvEvidence = HostTroubleEvidence & {
