@@ -98,6 +98,25 @@ export function foreignHolders(survey: Survey, holders: readonly PortHolder[], p
   return holders.filter((h) => h.pid !== null && !mine.has(h.pid))
 }
 
+/**
+ * The processes a container runtime publishes a container's port with on the host: docker's
+ * userland proxy, rootless podman's rootlessport (slirp4netns) or pasta. Holding the port, they
+ * stand for the container, not for another server.
+ */
+const FORWARDERS: ReadonlySet<string> = new Set([
+  'docker-proxy',
+  'rootlessport',
+  'rootlessport-child',
+  'pasta',
+  'pasta.avx2',
+  'slirp4netns',
+])
+
+/** Whether a port's holder is a container runtime's port forwarder (by its name). */
+export function isForwarder(h: PortHolder): boolean {
+  return h.name !== null && FORWARDERS.has(h.name)
+}
+
 /** "pid 12 (nginx) on 0.0.0.0", for messages. */
 export function describeHolders(holders: readonly PortHolder[]): string {
   return holders

@@ -29,6 +29,8 @@ import {
 import {
   containerTool,
   declaredPorts,
+  engineContainer,
+  inContainer,
   inPod,
   inPodTrouble,
   parsePod,
@@ -36,6 +38,7 @@ import {
   procRead,
   procRun,
   readPod,
+  type PodContainerChoice,
   type RuntimeReach,
 } from './runtime.ts'
 import {
@@ -45,6 +48,7 @@ import {
   describeOthers,
   foreignHolders,
   holdersOf,
+  isForwarder,
   othersOf,
   portListeners,
   socketPorts,
@@ -89,11 +93,14 @@ export interface EngineFound extends Seen {
   startTimeResolution: number
   listenerTied: boolean
   /**
-   * Found by its name alone while other processes (not its own children) hold the base URL's port
-   * on the host inspected: the endpoint answers from them (a proxy in front, or another engine).
-   * Only a page's process_start_time_seconds can then tie the endpoint to this pid.
+   * Found by its name or as a container's process while other processes (not its own children,
+   * nor, for a container, the runtime's port forwarder) hold the base URL's port on the host
+   * inspected: the endpoint answers from them (a proxy in front, or another engine). Only the
+   * page's process_start_time_seconds can then tie the endpoint to this pid (step argv).
    */
   servedByOthers: PortHolder[]
+  /** Under kubernetes, the container of a pod of several its reads ran in (`kubectl exec -c`), and why. */
+  container?: PodContainerChoice
 }
 
 export interface EngineNotFound extends Seen {
@@ -174,6 +181,9 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const trouble = podTrouble(podRead!, q.pod!)
     if (trouble) return { ...trouble, pids: [], named: [], others: [], portHolders: [], commands }
   }
+  // A pod of several containers: every read in the one declaring the base URL's port, not kubectl's default (the first: a sidecar).
+  const container = podRead ? engineContainer(podRead, q.port) : undefined
+  q = inContainer(q, container)
   const surveyed = await readSurvey(host, q)
   if (surveyed.failure) return { kind: 'trouble', result: surveyed }
   commands.push(surveyed.command)
@@ -201,7 +211,8 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
     const start =
       stat && survey.btime !== null && survey.clkTck !== null ? startTimeSeconds(stat.startTicks, survey.btime, survey.clkTck) : null
     const listenerTied = foundBy === 'listener' && urlIsThisHost(q.urlHost, q.host)
-    const servedByOthers = foundBy === 'pidof' && urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
+    const foreign = urlIsThisHost(q.urlHost, q.host) ? foreignHolders(survey, portHolders, pid) : []
+    const servedByOthers = foundBy === 'pidof' ? foreign : foundBy === 'container' ? foreign.filter((h) => !isForwarder(h)) : []
     return {
       kind: 'found',
       pid,
@@ -212,6 +223,7 @@ export async function findEngine(host: HostClient, q: EngineQuery): Promise<Engi
       startTimeResolution: resolution,
       listenerTied,
       servedByOthers,
+      ...(container ? { container } : {}),
       ...base(pid),
     }
   }

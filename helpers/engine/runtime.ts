@@ -17,6 +17,45 @@ export interface PodReach {
   pod: string
   name: string
   kube: readonly string[]
+  /**
+   * The container `kubectl exec` runs in (`-c`), where the pod has several: the one declaring the
+   * base URL's port (./find.ts chooses it from the pod read). Unset: kubectl's default, the first
+   * (a sidecar listed first would take every read).
+   */
+  container?: string
+}
+
+/** The same query, its pod's reads in `container` (the lookup's choice, `EngineFound.container`). */
+export function inContainer<Q extends RuntimeReach>(q: Q, container: PodContainerChoice | undefined): Q {
+  return q.pod && container ? { ...q, pod: { ...q.pod, container: container.name } } : q
+}
+
+/** The container of a pod of several that the reads run in, and why (for the evidence). */
+export interface PodContainerChoice {
+  name: string
+  why: string
+}
+
+/**
+ * Of a pod's several running containers, the one declaring the base URL's port; else the only one
+ * declaring a port at all (a Service's port is often not the container's). A pod of one container
+ * needs no choice (undefined: kubectl's default is it); several that cannot be told apart are
+ * left to kubectl's default, said.
+ */
+export function engineContainer(read: PodRead, port: number | null): PodContainerChoice | undefined {
+  if (read.kind !== 'pod' || read.containers.length < 2) return undefined
+  const running = read.containers.filter((c) => c.state === 'running')
+  const declaring = running.filter((c) => port !== null && c.ports.includes(port))
+  if (declaring.length === 1) return { name: declaring[0]!.name, why: `the container declaring port ${port} (kubectl get pod)` }
+  const withPorts = running.filter((c) => c.ports.length > 0)
+  if (declaring.length === 0 && withPorts.length === 1)
+    return { name: withPorts[0]!.name, why: `the only container declaring a port (${withPorts[0]!.ports.join(', ')}; kubectl get pod)` }
+  return undefined
+}
+
+/** `-c <container>` for kubectl exec, where one was chosen. */
+function containerWords(pod: PodReach): string[] {
+  return pod.container ? ['-c', quote(pod.container)] : []
 }
 
 /** What the lookup needs to know of the runtime. */
@@ -38,7 +77,12 @@ export function kubectl(pod: PodReach, verb: string, ...rest: string[]): string 
 
 /** The request of a read of the engine's /proc (the survey, a pid's details, its --config file) where its processes are. */
 export function procRun(q: Pick<RuntimeReach, 'pod' | 'timeoutMs'>, script: string): HostRun {
-  if (q.pod) return { script: kubectl(q.pod, 'exec', '--', 'sh', '-c', quote(script)), asDeployUser: true, timeoutMs: q.timeoutMs }
+  if (q.pod)
+    return {
+      script: kubectl(q.pod, 'exec', ...containerWords(q.pod), '--', 'sh', '-c', quote(script)),
+      asDeployUser: true,
+      timeoutMs: q.timeoutMs,
+    }
   return { script, privileged: true, timeoutMs: q.timeoutMs }
 }
 
@@ -49,7 +93,7 @@ export function procRead(host: HostClient, q: RuntimeReach, script: string): Pro
 
 /** Where the lookup read, for `where`: the host, or the pod through kubectl (as one would type it). */
 export function procPlace(hostWhere: string, q: Pick<RuntimeReach, 'pod'>): string {
-  return q.pod ? `${hostWhere}: ${kubectl(q.pod, 'exec', '--')}` : hostWhere
+  return q.pod ? `${hostWhere}: ${kubectl(q.pod, 'exec', ...containerWords(q.pod), '--')}` : hostWhere
 }
 
 /** ` in pod ns/x` where the lookup read a pod's processes. */

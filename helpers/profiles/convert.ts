@@ -88,7 +88,7 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
     },
     log: { prefix: doc.log?.prefix ?? null, boot: doc.log?.boot ?? null },
     resolved: doc.resolved.map(source),
-    health: { numeric: doc.health.numeric ?? [], equal: doc.health.equal ?? {} },
+    health: { numeric: doc.health.numeric ?? [], equal: doc.health.equal ?? {}, body: doc.health.body ?? 'any' },
     metrics: {
       modelLabel: m['model-label'] ?? null,
       ...(m.requests !== undefined ? { requests: m.requests } : {}),

@@ -103,6 +103,7 @@ export const ENGINE_SHAPE = {
     {
       numeric: optional(array(LABEL, { max: 8 })),
       equal: optional(record(VALUE, { re: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'a field name' })),
+      body: optional(literal('empty')),
     },
     { closed: true },
   ),

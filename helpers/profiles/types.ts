@@ -116,6 +116,12 @@ export interface HealthProfile {
   numeric: readonly string[]
   /** JSON fields that must equal these texts (llama.cpp: status ok). */
   equal: Readonly<Record<string, string>>
+  /**
+   * What a 200's body must be, besides `numeric` and `equal`: `empty` (vLLM's and SGLang's
+   * /health: no body at all); `any` (unsaid in the profile). An HTML page is never an engine's
+   * health answer, whatever the profile: a gateway or web server answers there.
+   */
+  body: 'empty' | 'any'
 }
 
 /** A metric's earlier names, newest first. */

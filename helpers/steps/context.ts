@@ -15,6 +15,7 @@ import type { MeterBaseline } from './meter/reading.ts'
 import type { KnownFlag } from '../argparse/rules.ts'
 import type { FoundBy } from '../engine/find.ts'
 import type { FirstContactProblem } from './first-contact/answers.ts'
+import type { EndpointTie } from '../engine/tie.ts'
 
 /** The engine process step `argv` read (helpers/engine/find.ts found it). */
 export interface EngineProcess {
@@ -29,7 +30,11 @@ export interface EngineProcess {
   foundBy: FoundBy
   /** The pid holds the listening socket of the URL's port AND the URL's host is the host inspected (loopback with --host local, or the ssh host's own name/address): the endpoint is tied to it. */
   listenerTied: boolean
+  /** What ties the endpoint to this pid, step argv's precondition (./argv/tie.ts); absent: nothing did. */
+  tie?: EndpointTie
 }
+
+export type { EndpointTie } from '../engine/tie.ts'
 
 /**
  * What proved the run is about another engine than the one argv read, and the step judged with

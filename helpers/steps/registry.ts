@@ -21,7 +21,7 @@ export type StepInput =
   | 'baseline'
   /** The served model id the probes resolved. */
   | 'model'
-  /** How long step `ledger` waited for loading to end before it read the log (the health budget counts it). */
+  /** How long steps `argv` and `ledger` waited for loading to end (to tie the endpoint, to read the log): the health budget counts it. */
   | 'loadWait'
 
 /**
@@ -84,7 +84,7 @@ export const STEPS = [
     id: 'ledger',
     group: 'flag',
     title: 'the boot ledger resolved the expected value',
-    inputs: ['buildDefault'],
+    inputs: ['buildDefault', 'loadWait'],
     proves:
       "the boot ledger's latest resolved line equals the expected value, read once `/health` answers 200 (an engine prints what it resolved when loading ends; still loading past `--health-budget` is inconclusive, never red); `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
   },
@@ -95,7 +95,7 @@ export const STEPS = [
     titlePlain: '/health answers 200 as the engine does when ready',
     inputs: ['loadWait'],
     proves:
-      "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200; refused and 503 count as loading",
+      "`GET /health` is 200 within `--health-budget` with what the engine profile's health semantics ask: radiance's numeric `in_flight` and `queue_cap`, llama.cpp's `\"status\": \"ok\"`, vLLM's and SGLang's empty 200 (`body: empty`); refused and 503 count as loading. An HTML page (a gateway's), or a body where the engine answers none, is not the engine: an operator's mistake (exit 2, the step not judged), its evidence `failureKind: not-the-engine`, the fix the base URL",
   },
   {
     id: 'probe.exact',

@@ -9,7 +9,7 @@ import { loadConfig, type Target } from '../../helpers/config/load.ts'
 import { parseKubeOpts, parsePodHost } from '../../helpers/config/runtime.ts'
 import { findEngine, type EngineQuery } from '../../helpers/engine/find.ts'
 import { engineQuery } from '../../helpers/engine/query.ts'
-import { kubectlFailure, parsePod } from '../../helpers/engine/runtime.ts'
+import { inPodTrouble, kubectlFailure, parsePod, procRun } from '../../helpers/engine/runtime.ts'
 import { fillTemplate } from '../../helpers/seams/host.ts'
 import { templateValues } from '../../helpers/config/runtime.ts'
 import { declaredSkips } from '../../helpers/steps/verdict.ts'
@@ -305,6 +305,45 @@ describe("the engine lookup's runtime step", () => {
     expect(host.calls[0]).toBe('kubectl get pod --context=prod --namespace=llm llm-7-0 -o json')
     expect(host.calls.slice(1).every((c) => c.startsWith("kubectl exec --context=prod --namespace=llm llm-7-0 -- sh -c '"))).toBe(true)
     expect(host.calls.some((c) => /inspect/.test(c))).toBe(false)
+  })
+
+  test("kubernetes: a sidecar listed first (kubectl exec's default) does not take the reads: they run with -c in the container declaring the port, said", async () => {
+    const pod = podObject([8000], { sidecar: { name: 'istio-proxy', ports: [15090] } })
+    const engine = [{ pid: '200', name: 'radiance', sockets: [{ port: 8000 }] }]
+    const host = fakeProcHost({ procs: engine, kubectl: { pod } })
+    const found = await findEngine(host, Q({ runtime: 'kubernetes', pod: POD, port: 8000 }))
+    expect(found).toMatchObject({
+      kind: 'found',
+      pid: '200',
+      container: { name: 'engine', why: 'the container declaring port 8000 (kubectl get pod)' },
+    })
+    expect(host.calls.slice(1).every((c) => c.startsWith("kubectl exec --context=prod --namespace=llm llm-7-0 -c engine -- sh -c '"))).toBe(
+      true,
+    )
+    // Without -c every read lands in the sidecar, which cannot run them: the lookup observes nothing of the engine.
+    const defaulted = await host.run(procRun({ pod: POD, timeoutMs: 1000 }, 'true'))
+    expect([defaulted.exitCode, defaulted.stderr]).toEqual([
+      126,
+      expect.stringContaining('Defaulted container "istio-proxy" out of: istio-proxy, engine'),
+    ])
+    const unread = inPodTrouble(defaulted, POD, false)
+    expect(unread?.observed).toContain('could not be read in pod llm/llm-7-0')
+    // A pod of one container: no -c (kubectl's default is it), the commands as before.
+    const one = fakeProcHost({ procs: engine, kubectl: { pod: podObject([8000]) } })
+    expect(await findEngine(one, Q({ runtime: 'kubernetes', pod: POD, port: 8000 }))).not.toHaveProperty('container')
+    expect(one.calls.slice(1).every((c) => c.startsWith("kubectl exec --context=prod --namespace=llm llm-7-0 -- sh -c '"))).toBe(true)
+    // Through a Service port no container declares: the only one declaring a port at all.
+    const svc = await findEngine(
+      fakeProcHost({
+        procs: [{ pid: '200', name: 'radiance', sockets: [{ port: 9000 }] }],
+        kubectl: { pod: podObject([9000], { sidecar: { name: 'log-shipper', ports: [] } }) },
+      }),
+      Q({ runtime: 'kubernetes', pod: POD, port: 8443 }),
+    )
+    expect(svc).toMatchObject({
+      kind: 'found',
+      container: { name: 'engine', why: 'the only container declaring a port (9000; kubectl get pod)' },
+    })
   })
 
   test("kubernetes: a pod that is not there is red's missing; a refused or forbidden kubectl observes nothing; a crash-looping container is named", async () => {

@@ -173,7 +173,7 @@ describe('an engine an interpreter runs as a script named like it, under --runti
       expect(step(run, 'argv')).toMatchObject({
         verdict: 'inconclusive',
         observed: expect.stringContaining(
-          `but port ${port} is served by pid ${holder.pids[0]} (${holder.processName}) on 127.0.0.1, not by pid ${e.pids[0]}`,
+          `but nothing ties the endpoint to pid ${e.pids[0]}: port ${port} is served by pid ${holder.pids[0]} (${holder.processName}) on 127.0.0.1, not by pid ${e.pids[0]}`,
         ),
       })
     } finally {

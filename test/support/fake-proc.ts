@@ -51,19 +51,30 @@ export interface FakeHostState {
 /** A running pod of one container declaring `ports`, in `kubectl get pod -o json`'s shape. */
 export function podObject(
   ports: readonly number[] = [],
-  more: { phase?: string; state?: Record<string, unknown>; hostPID?: boolean } = {},
+  more: { phase?: string; state?: Record<string, unknown>; hostPID?: boolean; sidecar?: { name: string; ports: number[] } } = {},
 ): unknown {
+  const running = { running: { startedAt: '2026-11-30T02:00:00Z' } }
+  const sidecar = more.sidecar
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'llm-7-0', namespace: 'llm' },
     spec: {
       hostPID: more.hostPID ?? false,
-      containers: [{ name: 'engine', image: 'radiance:1', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }],
+      containers: [
+        // A sidecar listed first (a service mesh's proxy): kubectl exec's default container.
+        ...(sidecar
+          ? [{ name: sidecar.name, image: 'proxyv2:1', ports: sidecar.ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) }]
+          : []),
+        { name: 'engine', image: 'radiance:1', ports: ports.map((containerPort) => ({ containerPort, protocol: 'TCP' })) },
+      ],
     },
     status: {
       phase: more.phase ?? 'Running',
-      containerStatuses: [{ name: 'engine', ready: true, state: more.state ?? { running: { startedAt: '2026-11-30T02:00:00Z' } } }],
+      containerStatuses: [
+        ...(sidecar ? [{ name: sidecar.name, ready: true, state: running }] : []),
+        { name: 'engine', ready: true, state: more.state ?? running },
+      ],
     },
   }
 }
@@ -181,6 +192,18 @@ export function fakeProcHost(state: FakeHostState | (() => FakeHostState), where
         if (words[1] === 'get') return done(`${JSON.stringify(k.pod, null, 4)}\n`)
         if (s.kubectlExec)
           return { command: req.script, stdout: '', stderr: `${s.kubectlExec.stderr}\n`, exitCode: s.kubectlExec.exit, durationMs: 1 }
+        // kubectl exec runs in -c's container, else the pod's first: a sidecar there has its own pid namespace (no engine in it) and, distroless, no sh.
+        const containers = ((k.pod as { spec?: { containers?: Array<{ name: string }> } }).spec?.containers ?? []).map((c) => c.name)
+        const c = words.slice(0, words.indexOf('--')).indexOf('-c')
+        const into = c >= 0 ? words[c + 1]! : containers[0]
+        if (into !== undefined && into !== 'engine')
+          return {
+            command: req.script,
+            stdout: '',
+            stderr: `${c < 0 ? `Defaulted container "${into}" out of: ${containers.join(', ')}\n` : ''}OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": executable file not found in $PATH: unknown\ncommand terminated with exit code 126\n`,
+            exitCode: 126,
+            durationMs: 1,
+          }
         // kubectl exec … -- sh -c '<script>': the script, read in the pod.
         script = words.at(-1)!
       }

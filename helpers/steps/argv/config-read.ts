@@ -8,7 +8,7 @@ import type { ConfigArgs, ConfigRef } from '../../argparse/resolve.ts'
 import type { HostResult } from '../../seams/host.ts'
 import { quote } from '../../config/shell.ts'
 import { engineQuery } from '../../engine/query.ts'
-import { procRead } from '../../engine/runtime.ts'
+import { inContainer, procRead, type PodContainerChoice } from '../../engine/runtime.ts'
 import type { RunContext } from '../context.ts'
 
 export type ConfigRead = { ok: ConfigArgs; result: HostResult } | { problem: string; result?: HostResult; next: string }
@@ -27,7 +27,14 @@ export function configScript(pid: string, argv: readonly string[], ref: ConfigRe
   ].join('\n')
 }
 
-export async function readConfig(ctx: RunContext, pid: string, argv: readonly string[], ref: ConfigRef): Promise<ConfigRead> {
+/** `container`: the pod's container the lookup read the engine in (kubernetes). */
+export async function readConfig(
+  ctx: RunContext,
+  pid: string,
+  argv: readonly string[],
+  ref: ConfigRef,
+  container?: PodContainerChoice,
+): Promise<ConfigRead> {
   const script = configScript(pid, argv, ref)
   if (script === undefined)
     return {
@@ -35,7 +42,7 @@ export async function readConfig(ctx: RunContext, pid: string, argv: readonly st
       next: 'start the engine with a config file whose name is one line',
     }
   // Where the engine's /proc is: on the host, or in its pod.
-  const result = await procRead(ctx.host, engineQuery(ctx.target), script)
+  const result = await procRead(ctx.host, inContainer(engineQuery(ctx.target), container), script)
   if (result.failure) return { problem: 'host', result, next: '' }
   if (result.exitCode !== 0) {
     return {

@@ -6,7 +6,7 @@
 import type { HostResult } from '../../seams/host.ts'
 import { quote } from '../../config/shell.ts'
 import { engineQuery } from '../../engine/query.ts'
-import { procRead } from '../../engine/runtime.ts'
+import { inContainer, procRead, type PodContainerChoice } from '../../engine/runtime.ts'
 import type { Occurrence } from '../../argparse/resolve.ts'
 import type { RunContext } from '../context.ts'
 
@@ -22,8 +22,8 @@ function envTwinScript(pid: string, name: string): string {
 export type EnvTwinRead = { value: string | undefined; result: HostResult } | { problem: string; result: HostResult }
 
 /** The twin's value in the engine's environment (undefined: not set). */
-export async function readEnvTwin(ctx: RunContext, pid: string, name: string): Promise<EnvTwinRead> {
-  const result = await procRead(ctx.host, engineQuery(ctx.target), envTwinScript(pid, name))
+export async function readEnvTwin(ctx: RunContext, pid: string, name: string, container?: PodContainerChoice): Promise<EnvTwinRead> {
+  const result = await procRead(ctx.host, inContainer(engineQuery(ctx.target), container), envTwinScript(pid, name))
   if (result.failure) return { problem: 'host', result }
   if (result.exitCode !== 0)
     return {

@@ -3,6 +3,8 @@ import type { Occurrence } from '../../argparse/resolve.ts'
 import type { FoundBy } from '../../engine/find.ts'
 import type { OtherEngine, PortHolder } from '../../engine/describe.ts'
 import type { HostTroubleEvidence } from '../_host-evidence.ts'
+import type { EndpointTie } from '../../engine/tie.ts'
+import type { PodContainerChoice } from '../../engine/runtime.ts'
 
 export type ArgvEvidence = HostTroubleEvidence & {
   /** The candidates when no single engine was found (pidof's, or those sharing the port). */
@@ -21,6 +23,12 @@ export type ArgvEvidence = HostTroubleEvidence & {
   startTimeSeconds?: number | null
   startTimeResolution?: number
   listenerTied?: boolean
+  /** Under kubernetes, the container of a pod of several the reads ran in (kubectl exec -c), and why. */
+  container?: PodContainerChoice
+  /** What tied the base URL to this pid (null: nothing did, and the step is not green). */
+  tie?: EndpointTie | null
+  /** Untied: the processes holding the base URL's port instead of it. */
+  servedBy?: PortHolder[]
   /** An excerpt of its command line. */
   argv?: string
   /** Each occurrence of the flag as written (`--x 1`, `--x=1`, a config file's `x: 1`); empty when absent. */

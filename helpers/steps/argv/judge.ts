@@ -10,38 +10,64 @@ import { canonicalValue } from '../../config/knobs.ts'
 import { flagNames, type KnownFlag } from '../../argparse/rules.ts'
 import { readEnvTwin, twinOccurrence } from './env-twin.ts'
 import { findConfig, resolveFlag, type ConfigArgs, type Resolution } from '../../argparse/resolve.ts'
-import { endpointOf, findEngine, type EngineFound } from '../../engine/find.ts'
-import { describeHolders, describeOthers } from '../../engine/describe.ts'
+import { findEngine, type EngineFound } from '../../engine/find.ts'
+import { describeOthers } from '../../engine/describe.ts'
+import { settleTie, tieAtLookup } from './tie.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
-import { procPlace } from '../../engine/runtime.ts'
+import { inContainer, procPlace } from '../../engine/runtime.ts'
 import { defaultValue, expectedValue, type InputsOf, type Outcome, type RunContext, type StepOutputs } from '../context.ts'
 import type { Judgement } from '../verdict.ts'
 import type { ArgvEvidence } from './evidence.ts'
 import { hostTrouble } from '../_host.ts'
 
-/** Hands on the engine process it read (`engineProcess`): the meter ties its pages to it and checks it still serves after its watch. */
+/** Hands on the engine process it read (`engineProcess`), with what ties the endpoint to it: the meter ties its pages to it and checks it still serves after its watch. */
 export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
-  const gives: Pick<Partial<StepOutputs>, 'engineProcess'> = {}
+  const gives: Pick<Partial<StepOutputs>, 'engineProcess' | 'loadWait'> = {}
   const read: { lookup?: EngineFound } = {}
   const judgement = await judgeArgv(ctx, inputs, gives, read)
-  return { ...servedElsewhere(ctx, judgement, read.lookup), gives }
+  return { ...(await tiedToEndpoint(ctx, judgement, read.lookup, gives)), gives }
 }
 
 /**
- * The command line held, but the engine was found by its name while another process holds the
- * base URL's port here: the endpoint answers from that one. A knob with a counter is still bound
- * by its page's process_start_time_seconds (step meter: a proxy in front of this very engine is
- * green there); a knob without one has nothing that could tie the endpoint to this pid, so the
- * run's probes and ledger-only proof would be about two processes: inconclusive, never green.
+ * The endpoint tied to the pid whose command line was read (./tie.ts), whatever the knob's proof:
+ * a green argv needs the tie, and a red one where another process holds the port is about a pid
+ * the endpoint may not be (inconclusive unless the tie holds). A red about the only engine there,
+ * with no one else on its port, stays red even where the tie cannot be made (still loading).
  */
-function servedElsewhere(ctx: RunContext, j: Judgement<'argv'>, lookup: EngineFound | undefined): Judgement<'argv'> {
-  if (j.verdict !== 'passed' || !lookup || lookup.servedByOthers.length === 0 || ctx.spec.proof.meter) return j
+async function tiedToEndpoint(
+  ctx: RunContext,
+  j: Judgement<'argv'>,
+  lookup: EngineFound | undefined,
+  gives: Pick<Partial<StepOutputs>, 'engineProcess' | 'loadWait'>,
+): Promise<Judgement<'argv'>> {
+  const engine = gives.engineProcess
+  if (!lookup || !engine || (j.verdict !== 'passed' && j.verdict !== 'failed')) return j
+  const q = engineQuery(ctx.target)
+  const atOnce = tieAtLookup(lookup, q)
+  if (atOnce) {
+    engine.tie = atOnce
+    return { ...j, evidence: { ...j.evidence, tie: atOnce } }
+  }
+  const settled = await settleTie(ctx, lookup, q, (w) => (gives.loadWait = w))
+  // A red of the only engine, nobody else on its port, stays red untied (its later steps then say what they could not read).
+  if (j.verdict === 'failed' && lookup.servedByOthers.length === 0 && !('tie' in settled)) return j
+  if ('tie' in settled) {
+    engine.tie = settled.tie
+    if (settled.tie.by === 'listener') Object.assign(engine, { listenerTied: true, foundBy: 'listener' })
+    return {
+      ...j,
+      observed: `${j.observed}; the endpoint is tied to it: ${settled.tie.said}`,
+      evidence: { ...j.evidence, tie: settled.tie },
+    }
+  }
+  const u = settled.untied
   return {
     ...j,
     verdict: 'inconclusive',
-    observed: `${j.observed}; but port ${endpointOf(ctx.target.baseUrl).port} is served by ${describeHolders(lookup.servedByOthers)}, not by pid ${lookup.pid}, and ${ctx.spec.env} has no counter whose page could tie the endpoint to it: the probes would be answered by another process`,
-    next: `point --base-url at the engine's own port (where pid ${lookup.pid} listens once loaded), or give --pid-cmd naming the process that serves it; then run again`,
+    observed: `${j.observed}; but nothing ties the endpoint to pid ${lookup.pid}: ${u.observed}${!u.other && u.holders.length > 0 ? ': the probes and the ledger would be about another process than the one whose command line was read' : ''}`,
+    next: u.next,
+    evidence: { ...j.evidence, tie: null, servedBy: u.holders },
   }
 }
 
@@ -98,7 +124,7 @@ async function judgeArgv(
   }
   const { pid, argv } = lookup
   read.lookup = lookup
-  const where = `${procPlace(ctx.host.where, q)}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
+  const where = `${procPlace(ctx.host.where, inContainer(q, lookup.container))}${q.pod ? ' ' : ': '}tr '\\0' ' ' < /proc/${pid}/cmdline`
   const found = {
     pid,
     foundBy: lookup.foundBy,
@@ -107,6 +133,7 @@ async function judgeArgv(
     startTimeSeconds: lookup.startTimeSeconds,
     startTimeResolution: lookup.startTimeResolution,
     listenerTied: lookup.listenerTied,
+    ...(lookup.container ? { container: lookup.container } : {}),
   }
   if (argv.length === 0) {
     return {
@@ -132,7 +159,7 @@ async function judgeArgv(
   const ref = findConfig(argv, rules)
   let config: ConfigArgs | undefined
   if (ref && !('problem' in ref)) {
-    const read = await readConfig(ctx, pid, argv, ref)
+    const read = await readConfig(ctx, pid, argv, ref, lookup.container)
     if ('problem' in read) {
       if (read.result?.failure) return hostTrouble(ctx, read.result, expected)!
       return {
@@ -157,7 +184,7 @@ async function judgeArgv(
   // An env twin sets the flag where the command line does not (llama.cpp reads it first; the command line wins).
   const twin = rules.envTwins ? ctx.spec.envTwin : undefined
   if (twin) {
-    const read = await readEnvTwin(ctx, pid, twin)
+    const read = await readEnvTwin(ctx, pid, twin, lookup.container)
     if ('problem' in read) {
       if (read.result.failure) return hostTrouble(ctx, read.result, expected)!
       return {

@@ -13,4 +13,6 @@ export type HealthEvidence = CrashEvidence & {
   seen?: Record<string, number>
   /** A failure no wait changes (https:// on a plain port, a broken redirect): its kind. */
   failure?: HttpFailure
+  /** A 200 that is no engine's /health answer (an HTML page; a body where the profile says none): the base URL reaches something else, the operator's to fix. */
+  failureKind?: 'not-the-engine'
 }

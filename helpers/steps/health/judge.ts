@@ -1,9 +1,11 @@
 // Step `health`: GET /health polled until 200 within the health budget. Connection refused and
 // 503 are "loading" (stock vLLM binds only after the model loads); the 200 body must be what the
 // engine profile's health semantics say: radiance's carries numeric `in_flight` and `queue_cap`,
-// llama.cpp's says `"status": "ok"`, vLLM's and SGLang's are an empty 200. A spent budget is
-// inconclusive, never red; an operator's mistake (the key, the path, the scheme, TLS) is first
-// contact's, found here when the engine was still loading then (../mistake.ts): never red.
+// llama.cpp's says `"status": "ok"`, vLLM's and SGLang's are an empty 200 (`body: empty`). A spent
+// budget is inconclusive, never red. An operator's mistake (the key, the path, the scheme, TLS) is
+// first contact's, found here when the engine was still loading then (../mistake.ts): never red;
+// so is a 200 that is not the engine at all (an HTML page, a body where the engine answers none: a
+// gateway's page; evidence failureKind `not-the-engine`): the base URL is the operator's to fix.
 import { pollWait } from '../../seams/poll.ts'
 import { formatDuration } from '../../config/duration.ts'
 import { HttpError } from '../../seams/http.ts'
@@ -26,12 +28,34 @@ export async function checkHealth(ctx: RunContext, inputs: InputsOf<'health'> = 
 
 /** What the profile asks of a 200's body, in the words of `expected`. */
 function bodyClause(ctx: RunContext): string {
-  const { numeric, equal } = ctx.engine.health
+  const { numeric, equal, body } = ctx.engine.health
+  if (body === 'empty') return ' with an empty body'
   const parts = [
     ...(numeric.length ? [`numeric ${numeric.join(' and ')}`] : []),
     ...Object.entries(equal).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`),
   ]
   return parts.length ? ` with ${parts.join(' and ')}` : ''
+}
+
+/** An HTML page (by its content type or its first tag): a gateway's or web server's, never an engine's /health. */
+function htmlPage(res: { headers: Record<string, string>; body: string }): string | undefined {
+  const head = res.body.trimStart().slice(0, 200).toLowerCase()
+  if (!/^text\/html\b/i.test(res.headers['content-type'] ?? '') && !/^<(!doctype html|html|head|body)\b/.test(head)) return undefined
+  const title = /<title[^>]*>([^<]{0,120})/i.exec(res.body)?.[1]?.trim()
+  return title ? `an HTML page titled ${JSON.stringify(title)}` : 'an HTML page'
+}
+
+/**
+ * A 200 that is not this engine's health answer at all (an HTML page; a body where the profile
+ * says the engine answers none): the base URL answers from something else. A failure of its own
+ * kind (evidence `failureKind: 'not-the-engine'`): the operator's to fix, not the engine's.
+ */
+function notTheEngine(ctx: RunContext, res: { headers: Record<string, string>; body: string }): string | undefined {
+  const html = htmlPage(res)
+  if (html) return html
+  if (ctx.engine.health.body === 'empty' && res.body.trim() !== '')
+    return `a body (${JSON.stringify(res.body.trim().slice(0, 80))}${res.headers['content-type'] ? `, ${res.headers['content-type']}` : ''}) where ${ctx.engine.name} answers an empty 200`
+  return undefined
 }
 
 /** The one ask the health step still makes when step ledger's wait spent the budget: long enough to be an answer. */
@@ -71,6 +95,19 @@ async function judgeHealth(ctx: RunContext, answered: () => void, before: LoadWa
         const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : {}
         const isNumber = (k: string) => typeof fields[k] === 'number' && Number.isFinite(fields[k])
         const evidence = { status: 200, body: res.body.slice(0, 500), attempts, waitedMs: waited }
+        const other = notTheEngine(ctx, res)
+        if (other)
+          return mistaken(
+            {
+              where: `GET ${res.url}`,
+              message: `the base URL, not the engine: ${ctx.target.baseUrl ?? 'it'} answers from a gateway or another server (curl -si ${url}); point --base-url at the engine itself, its root where /health, /metrics and /v1 live${ctx.engine.health.body === 'empty' ? `, or check that --engine names the engine that serves it` : ''}`,
+            },
+            {
+              expected,
+              observed: `200 with ${other}: not ${ctx.engine.name}'s /health answer, so the base URL does not reach the engine${waited > 0 ? ` (after ${formatDuration(waited)})` : ''}`,
+              evidence: { ...evidence, failureKind: 'not-the-engine' as const },
+            },
+          )
         const { numeric, equal } = ctx.engine.health
         const missing = numeric.filter((k) => !isNumber(k))
         const unequal = Object.entries(equal).filter(([k, v]) => fields[k] !== v)

@@ -20,7 +20,12 @@ export type Loaded =
   /** Something else answered (a 401, a 404, a TLS mistake): not loading, and not loaded either. */
   | { state: 'other'; waitedMs: number; asks: number; last: string }
 
-export async function untilLoaded(ctx: RunContext, budgetMs: number = ctx.target.healthBudgetMs): Promise<Loaded> {
+/** `waiting`: the progress line's head (which step waits, and why). */
+export async function untilLoaded(
+  ctx: RunContext,
+  budgetMs: number = ctx.target.healthBudgetMs,
+  waiting = 'ledger: waiting for loading to end before judging the log',
+): Promise<Loaded> {
   const url = endpointUrl(ctx, '/health')
   const started = ctx.clock.now()
   const deadline = started + budgetMs
@@ -49,9 +54,7 @@ export async function untilLoaded(ctx: RunContext, budgetMs: number = ctx.target
       last = `${error.failure} (loading)`
     }
     const elapsed = ctx.clock.now() - started
-    ctx.progress(
-      `ledger: waiting for loading to end before judging the log (${url}: ${last}) · ${formatDuration(elapsed)} of ${formatDuration(budgetMs)}`,
-    )
+    ctx.progress(`${waiting} (${url}: ${last}) · ${formatDuration(elapsed)} of ${formatDuration(budgetMs)}`)
     await pollWait(ctx.clock, deadline, Math.min(1000, Math.max(100, Math.floor(budgetMs / 30))))
   }
 }

@@ -7,7 +7,7 @@ import { readBinary, type EngineBinary } from '../../engine/binary.ts'
 import { findEngine } from '../../engine/find.ts'
 import { engineQuery } from '../../engine/query.ts'
 import { lookupLabel } from '../../engine/recheck.ts'
-import { procPlace } from '../../engine/runtime.ts'
+import { inContainer, procPlace } from '../../engine/runtime.ts'
 import type { RunContext } from '../context.ts'
 import { hostTrouble, tail } from '../_host.ts'
 import type { Judgement } from '../verdict.ts'
@@ -32,7 +32,7 @@ export async function engineBinary(ctx: RunContext, expected: string): Promise<E
         evidence: { pids: lookup.pids },
       },
     }
-  const read = await readBinary(ctx.host, q, lookup.pid, lookup.argv)
+  const read = await readBinary(ctx.host, inContainer(q, lookup.container), lookup.pid, lookup.argv)
   if (read.kind === 'read') return { kind: 'binary', binary: read.binary }
   if (read.result.failure) return { kind: 'unread', judgement: hostTrouble(ctx, read.result, expected)! }
   return {
@@ -41,7 +41,7 @@ export async function engineBinary(ctx: RunContext, expected: string): Promise<E
       verdict: 'inconclusive',
       expected,
       observed: `could not tell which binary pid ${lookup.pid} runs: ${read.problem}${read.result.stderr.trim() ? ` (${tail(read.result.stderr)})` : ''}`,
-      where: `${procPlace(ctx.host.where, q)}: readlink /proc/${lookup.pid}/exe`,
+      where: `${procPlace(ctx.host.where, inContainer(q, lookup.container))}: readlink /proc/${lookup.pid}/exe`,
       next: `give armproof the rights to read /proc/${lookup.pid}/exe (run as the engine's user, or --sudo always), or give --help-cmd, the command that prints the pinned build's --help`,
       evidence: { exitCode: read.result.exitCode, stderr: read.result.stderr.slice(-2000) },
     },

@@ -67,10 +67,11 @@ const LOG_LAG_READS = 1 + LOG_LAG_MS / LOG_LAG_POLL_MS
  */
 export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): Promise<Outcome<'ledger'>> {
   if (ctx.spec.proof.noResolvedLine !== undefined && (ctx.spec.proof.meter || ctx.spec.proof.stats)) return notPrinted(ctx)
-  const loaded = await untilLoaded(ctx)
-  const gives = {
-    loadWait: { state: loaded.state, waitedMs: loaded.waitedMs, ...(loaded.state !== 'loaded' ? { last: loaded.last } : {}) },
-  }
+  // What step argv already waited (to tie the endpoint once loaded) counts against the same budget: at least one ask.
+  const before = inputs.loadWait?.waitedMs ?? 0
+  const loaded = await untilLoaded(ctx, Math.max(1, ctx.target.healthBudgetMs - before))
+  const waitedMs = before + loaded.waitedMs
+  const gives = { loadWait: { state: loaded.state, waitedMs, ...(loaded.state !== 'loaded' ? { last: loaded.last } : {}) } }
   // A log lags behind the engine (its logger's thread, journald, a runtime's log driver): a read that
   // does not hold is made again for a few seconds before it is judged.
   let judged = await readAndJudge(ctx, inputs)
@@ -81,21 +82,19 @@ export async function checkLedger(ctx: RunContext, inputs: InputsOf<'ledger'>): 
     judged = await readAndJudge(ctx, inputs)
     reads++
   }
-  const readAt = { health: loaded.state, waitedMs: loaded.waitedMs, reads }
+  const readAt = { health: loaded.state, waitedMs, reads }
   if (loaded.state === 'loading' && judged.verdict === 'failed') {
     return {
       ...judged,
       verdict: 'inconclusive',
-      observed: `the engine had not finished loading within the health budget (${formatDuration(loaded.waitedMs)}; /health: ${loaded.last}), and its log does not yet hold what it resolves when loading ends: ${judged.observed}`,
+      observed: `the engine had not finished loading within the health budget (${formatDuration(waitedMs)}; /health: ${loaded.last}), and its log does not yet hold what it resolves when loading ends: ${judged.observed}`,
       next: `the engine is still loading: watch the ledger (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}) until loading ends, then run again, with a larger --health-budget if the model is big`,
       evidence: { ...judged.evidence, readAt },
       gives,
     }
   }
   const when =
-    loaded.state === 'loaded' && loaded.waitedMs > 0
-      ? ` (read once /health answered 200, after ${formatDuration(loaded.waitedMs)} of loading)`
-      : ''
+    loaded.state === 'loaded' && waitedMs > 0 ? ` (read once /health answered 200, after ${formatDuration(waitedMs)} of loading)` : ''
   return { ...judged, observed: `${judged.observed}${when}`, evidence: { ...judged.evidence, readAt }, gives }
 }
 

@@ -1,13 +1,17 @@
 // The endpoints an engine describes itself on (vLLM's cache_config_info, SGLang's /server_info,
 // llama.cpp's /props: the profile's resolved sources other than the log), read for the knob and
 // set against the expected value: every one must agree (../resolved/). They prove a knob without a
-// counter alone (`checkDescribed`), and must agree before a counter's watch (./judge.ts).
+// counter alone (`checkDescribed`), and must agree before a counter's watch (./judge.ts). They are
+// asked at the base URL, so they speak for the pid step argv read only through the tie argv made
+// (engineProcess.tie: its listening socket, its container or pod, --pid-cmd, the page's start
+// time): without it they are not asked, and the step is inconclusive.
 import { canonicalValue } from '../../config/knobs.ts'
 import { isLogSource } from '../../profiles/convert.ts'
 import { agree, type Agreement } from '../resolved/agree.ts'
 import { readEndpointSources } from '../resolved/endpoints.ts'
 import { sourceEvidence } from '../resolved/evidence.ts'
-import { defaultValue, endpointUrl, expectedValue, type InputsOf, type RunContext } from '../context.ts'
+import { defaultValue, endpointUrl, expectedValue, type EngineProcess, type InputsOf, type RunContext } from '../context.ts'
+import type { MetricsReading } from './reading.ts'
 import type { Judgement } from '../verdict.ts'
 
 /** The profile's self-describing endpoints this knob is read from, with its key in each. */
@@ -16,11 +20,30 @@ export function endpointSources(ctx: RunContext): Array<{ source: RunContext['en
   return ctx.engine.resolved.filter((s) => !isLogSource(s) && keys[s.id] !== undefined).map((source) => ({ source, key: keys[source.id]! }))
 }
 
-/** What the engine's self-describing endpoints say of the knob, against the expected value: every one must agree. */
-export async function selfDescription(ctx: RunContext, value: string, atDefault: boolean): Promise<Agreement | undefined> {
+/** Why the endpoints cannot speak for the pid argv read: nothing tied the base URL to it (undefined: it is tied). */
+export function untiedEndpoint(ctx: RunContext, engine: EngineProcess | undefined): string | undefined {
+  if (engine?.tie) return undefined
+  const labels = endpointSources(ctx)
+    .map((s) => s.source.label)
+    .join(', ')
+  return engine
+    ? `not read: nothing ties ${ctx.target.baseUrl ?? 'the endpoint'} to pid ${engine.pid}, whose command line step argv read (see step argv), so what ${labels} say would not be about it`
+    : `not read: step argv found no single engine process, so nothing ties what ${labels} say to one`
+}
+
+/**
+ * What the engine's self-describing endpoints say of the knob, against the expected value: every
+ * one must agree. `page`: the /metrics page the meter already read (an info gauge is read from it).
+ */
+export async function selfDescription(
+  ctx: RunContext,
+  value: string,
+  atDefault: boolean,
+  page?: MetricsReading,
+): Promise<Agreement | undefined> {
   const sources = endpointSources(ctx)
   if (sources.length === 0) return undefined
-  return agree(ctx.spec, canonicalValue(ctx.spec, value), atDefault, await readEndpointSources(ctx, sources))
+  return agree(ctx.spec, canonicalValue(ctx.spec, value), atDefault, await readEndpointSources(ctx, sources, page))
 }
 
 /** The meter step of a knob with no counter, proven by the endpoints its engine describes itself on. */
@@ -47,6 +70,16 @@ export async function checkDescribed(ctx: RunContext, inputs: InputsOf<'meter'>)
       observed: `not read: /health never answered 200 (see step health), so ${labels} could not be asked`,
       where,
       next: 'get /health to answer 200 first (step health says what it saw), then run again',
+      evidence: {},
+    }
+  const untied = untiedEndpoint(ctx, inputs.engineProcess)
+  if (untied)
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: untied,
+      where,
+      next: 'tie the endpoint to the engine first (step argv says what holds the port and what to give), then run again',
       evidence: {},
     }
   const a = (await selfDescription(ctx, value, value === defaultValue(ctx, inputs.buildDefault)))!

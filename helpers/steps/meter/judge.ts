@@ -8,7 +8,7 @@
 import { formatDuration } from '../../config/duration.ts'
 import { meterStill } from '../../config/knobs.ts'
 import { sourceEvidence } from '../resolved/evidence.ts'
-import { checkDescribed, endpointSources, selfDescription } from './described.ts'
+import { checkDescribed, endpointSources, selfDescription, untiedEndpoint } from './described.ts'
 import { checkStats } from './stats.ts'
 import { namesOf, renamedText } from './names.ts'
 import { sendKnobTraffic, trafficSizing, trafficText, trafficTooShort, type TrafficSent } from './traffic.ts'
@@ -112,8 +112,12 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
     }
   }
   const model = await servedModel(ctx, inputs.model)
-  // Where the engine describes itself, it must say the value first: a contradiction is red without waiting out the window.
-  const described = await selfDescription(ctx, value, atDefault)
+  // Where the engine describes itself, it must say the value first: a contradiction is red without
+  // waiting out the window. Asked only through argv's tie; an info gauge read from the baseline page.
+  const untiedSources = endpointSources(ctx).length > 0 ? untiedEndpoint(ctx, inputs.engineProcess) : undefined
+  const described = untiedSources
+    ? undefined
+    : await selfDescription(ctx, value, atDefault, inputs.baseline?.source === 'metrics' ? inputs.baseline.reading : undefined)
   if (described && described.verdict === 'failed') {
     return {
       verdict: 'failed',
@@ -197,6 +201,14 @@ export async function checkMeter(ctx: RunContext, inputs: InputsOf<'meter'>): Pr
       ...(sent ? { traffic: sent } : {}),
     }
     const evidence = { ...j.evidence, ...extra }
+    if (untiedSources && j.verdict === 'passed')
+      return {
+        ...j,
+        verdict: 'inconclusive',
+        observed: `${j.observed}; but ${untiedSources}`,
+        next: 'tie the endpoint to the engine first (step argv says what holds the port and what to give), then run again',
+        evidence,
+      }
     if (!described || j.verdict !== 'passed') return { ...j, evidence }
     // The counter proved it; the self-description agreed, or could not be read (then nothing is proven whole).
     if (described.verdict === 'inconclusive')

@@ -101,8 +101,12 @@ export async function readMetrics(ctx: RunContext, timeoutMs: number): Promise<M
   // The meter under its name, else under an earlier version's (the profile's renamed:).
   const meterNames = meter ? namesOf(engine, meter.name) : []
   const stepTime = engine.metrics.stepTime ? Object.values(engine.metrics.stepTime) : []
-  // A knob with its own traffic reads the engine's info gauges too (vLLM's cache_config_info: the block size its traffic is sized by, ./traffic.ts).
-  const infos = ctx.spec.proof.traffic ? engine.resolved.flatMap((r) => (r.shape === 'info-metric' && r.metric ? [r.metric] : [])) : []
+  // The engine's info gauges a knob reads: those it is described by (../resolved/endpoints.ts reads
+  // them from this page), and with its own traffic vLLM's cache_config_info (the block size its traffic is sized by, ./traffic.ts).
+  const described = ctx.spec.proof.sources ?? {}
+  const infos = engine.resolved.flatMap((r) =>
+    r.shape === 'info-metric' && r.metric && (ctx.spec.proof.traffic || described[r.id] !== undefined) ? [r.metric] : [],
+  )
   const others = [
     ...new Set([...(ctx.spec.proof.evidence ?? []), ...allTrafficNames(trafficNames(engine)), ...stepTime, PROCESS_START, ...infos]),
   ].filter((n) => !meterNames.includes(n))

@@ -9,6 +9,7 @@ import type { InputsOf } from '../../../helpers/steps/context.ts'
 import { fakeProcHost, type FakeHostState } from '../../support/fake-proc.ts'
 import { pick, prng } from '../../support/prng.ts'
 import { stepContext, stepTarget } from '../../support/step-context.ts'
+import { HttpError, type HttpClient, type HttpResponse } from '../../../helpers/seams/http.ts'
 
 const PROC = '(pid 4242 holds the listening socket of port 8000 (0.0.0.0))'
 const WHERE = "local: tr '\\0' ' ' < /proc/4242/cmdline"
@@ -43,6 +44,7 @@ describe('step argv, against the engine process serving the base URL', () => {
       startTimeResolution: 0.01,
       foundBy: 'listener',
       listenerTied: true,
+      tie: { by: 'listener', said: "pid 4242 holds the listening socket of port 8000 on the base URL's host" },
     })
   })
 
@@ -167,36 +169,196 @@ describe('step argv, against the engine process serving the base URL', () => {
   })
 })
 
-describe('step argv, where the engine was found by its name while another process holds the port', () => {
-  // A loading vLLM found by its script (its port not bound), and nginx on the base URL's port.
-  const state = (): FakeHostState => ({
-    procs: [
-      {
-        pid: '50',
-        name: 'vllm',
-        argv: ['/opt/venv/bin/python3', '/opt/venv/bin/vllm', 'serve', 'm', '--port', '8000', '--max-num-seqs', '8'],
+describe('step argv ties the endpoint to the pid it read, whatever the knob proof', () => {
+  // A vLLM found by its script while loading (its port not bound yet); on the base URL's port, maybe nginx.
+  const VLLM = {
+    pid: '50',
+    name: 'vllm',
+    argv: ['/opt/venv/bin/python3', '/opt/venv/bin/vllm', 'serve', 'm', '--port', '8000', '--max-num-seqs', '8'],
+  }
+  const NGINX = { pid: '3', name: 'nginx', argv: ['nginx: master process'], sockets: [{ port: 8000 }] }
+  /** pid 50's start as the lookup computes it (btime 1764500000 + 1000 ticks / 100). */
+  const START = 1764500010
+  /** /health: refused twice, 503 once (loading), then 200; /metrics: a page with `start` as its process_start_time_seconds (none: no such line; null: 502). */
+  function loadingHttp(start: number | null | 'none') {
+    const asked: string[] = []
+    let healths = 0
+    const http: HttpClient = {
+      async request(req): Promise<HttpResponse> {
+        const path = new URL(req.url).pathname
+        asked.push(`${req.method} ${path}`)
+        const answer = (status: number, body: string) => ({ status, headers: {}, body, url: req.url, redirects: [], durationMs: 1 })
+        if (path === '/health') {
+          healths++
+          if (healths <= 2) throw new HttpError('refused', req.url, 'connect ECONNREFUSED')
+          return healths === 3 ? answer(503, '') : answer(200, '')
+        }
+        if (path === '/metrics') {
+          if (start === null) return answer(502, '<html><body>502 Bad Gateway</body></html>')
+          return answer(
+            200,
+            `# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 0.0\n${start === 'none' ? '' : `process_start_time_seconds ${start}\n`}`,
+          )
+        }
+        throw new Error(`not asked in this test: ${req.url}`)
       },
-      { pid: '3', name: 'nginx', argv: ['nginx: master process'], sockets: [{ port: 8000 }] },
-    ],
-  })
-  const judgeVllm = (knob: string, value: string) =>
-    checkArgv(stepContext(stepTarget(['--engine', 'vllm', '--knob', knob, '--value', value]), fakeProcHost(state())), {})
+    }
+    return { http, asked }
+  }
+  const judgeVllm = (knob: string, value: string, state: FakeHostState | (() => FakeHostState), http?: HttpClient) => {
+    const ctx = stepContext(stepTarget(['--engine', 'vllm', '--knob', knob, '--value', value]), fakeProcHost(state))
+    return checkArgv(http ? { ...ctx, http } : ctx, {})
+  }
+  const BOTH = [
+    ['MAX_NUM_SEQS', '8', 'a knob proven by its ledger alone'],
+    ['ENABLE_PREFIX_CACHING', 'true', 'a knob with a counter'],
+  ] as const
 
-  test("a knob without a counter is inconclusive: nothing could tie the endpoint to the pid, so its probes would be another process's", async () => {
-    const j = await judgeVllm('MAX_NUM_SEQS', '8')
+  test.each(BOTH)(
+    '%s (%s): another engine behind the proxy on the port is inconclusive at argv, naming the holder, once loading ended (%s)',
+    async (knob, value) => {
+      const { http, asked } = loadingHttp(START + 3600)
+      const j = await judgeVllm(knob, value, { procs: [VLLM, NGINX] }, http)
+      expect(j.verdict).toBe('inconclusive')
+      expect(j.observed).toMatch(
+        /; but nothing ties the endpoint to pid 50: port 8000 is served by pid 3 \(nginx: master process\) on 0\.0\.0\.0, not by pid 50: the endpoint is served by a process started at 2025-11-30T11:53:30\.000Z \(process_start_time_seconds at http:\/\/127\.0\.0\.1:8000\/metrics\), pid 50 started at 2025-11-30T10:53:30\.000Z: another engine answers there$/,
+      )
+      expect(j.next).toBe(
+        'point --base-url at the engine step argv read, not at a load balancer or proxy in front of another, or tell armproof which process serves the URL (--process, --pid-cmd); then run again',
+      )
+      expect(j.evidence).toMatchObject({ tie: null, servedBy: [{ pid: '3', name: 'nginx: master process', address: '0.0.0.0' }] })
+      // Waited for loading to end (refused, refused, 503, 200), then one page.
+      expect(asked).toEqual(['GET /health', 'GET /health', 'GET /health', 'GET /health', 'GET /metrics'])
+      expect(j.gives?.engineProcess?.tie).toBeUndefined()
+    },
+  )
+
+  test.each(BOTH)(
+    "%s (%s): a proxy in front of this very engine is green, tied by the page's start time and said (%s)",
+    async (knob, value) => {
+      const { http } = loadingHttp(START)
+      const j = await judgeVllm(knob, value, { procs: [VLLM, NGINX] }, http)
+      expect(j.verdict, j.observed).toBe('passed')
+      expect(j.observed).toMatch(
+        /; the endpoint is tied to it: port 8000 is served by pid 3 \(nginx: master process\) on 0\.0\.0\.0 in front of it: http:\/\/127\.0\.0\.1:8000\/metrics's process_start_time_seconds is pid 50's start \(2025-11-30T10:53:30\.000Z\)$/,
+      )
+      expect(j.gives?.engineProcess?.tie?.by).toBe('start-time')
+    },
+  )
+
+  test.each(BOTH)(
+    '%s (%s): a page without process_start_time_seconds, or none at all, ties nothing: inconclusive (%s)',
+    async (knob, value) => {
+      for (const page of ['none', null] as const) {
+        const { http } = loadingHttp(page)
+        const j = await judgeVllm(knob, value, { procs: [VLLM, NGINX] }, http)
+        expect(j.verdict, j.observed).toBe('inconclusive')
+        expect(j.observed).toContain(
+          'but nothing ties the endpoint to pid 50: port 8000 is served by pid 3 (nginx: master process) on 0.0.0.0, not by pid 50, and http://127.0.0.1:8000/metrics',
+        )
+        expect(j.observed).toMatch(
+          page === 'none'
+            ? /carries no \(single\) process_start_time_seconds/
+            : /served no page whose process_start_time_seconds could tie the endpoint to it \(HTTP 502/,
+        )
+        expect(j.observed).toContain('the probes and the ledger would be about another process than the one whose command line was read')
+        expect(j.next).toBe(
+          "point --base-url at the engine's own port (where pid 50 listens once loaded), or give --pid-cmd naming the process that serves it; then run again",
+        )
+      }
+    },
+  )
+
+  test('started while the engine loads (port closed, then 503), with no one else on the port: green once it holds the listening socket', async () => {
+    let listening = false
+    const { http, asked } = loadingHttp('none')
+    const wrapped: HttpClient = {
+      async request(req) {
+        const r = await http.request(req)
+        if (r.status === 200) listening = true
+        return r
+      },
+    }
+    const j = await judgeVllm('MAX_NUM_SEQS', '8', () => ({ procs: [listening ? { ...VLLM, sockets: [{ port: 8000 }] } : VLLM] }), wrapped)
+    expect(j.verdict, j.observed).toBe('passed')
+    expect(j.observed).toMatch(/; the endpoint is tied to it: pid 50 holds the listening socket of port 8000 once loaded/)
+    expect(j.gives?.engineProcess).toMatchObject({ pid: '50', listenerTied: true, foundBy: 'listener', tie: { by: 'listener' } })
+    // Tied by the socket: no page was needed.
+    expect(asked.filter((a) => a === 'GET /metrics')).toEqual([])
+  })
+
+  test('still loading past the health budget: inconclusive, never green', async () => {
+    const http: HttpClient = { request: (req) => Promise.reject(new HttpError('refused', req.url, 'connect ECONNREFUSED')) }
+    const ctx = stepContext(
+      stepTarget(['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '8', '--health-budget', '2s']),
+      fakeProcHost({ procs: [VLLM] }),
+    )
+    let t = 0
+    const j = await checkArgv({ ...ctx, http, clock: { now: () => t, sleep: async (ms) => void (t += ms) } }, {})
     expect(j.verdict).toBe('inconclusive')
     expect(j.observed).toMatch(
-      /^--max-num-seqs 8 \(pid 50 .*\); but port 8000 is served by pid 3 \(nginx: master process\) on 0\.0\.0\.0, not by pid 50, and MAX_NUM_SEQS has no counter whose page could tie the endpoint to it/,
+      /no process listened on port 8000 when argv read it, and \/health did not answer 200 within 2\.0s \(refused \(loading\)\)/,
     )
-    expect(j.next).toBe(
-      "point --base-url at the engine's own port (where pid 50 listens once loaded), or give --pid-cmd naming the process that serves it; then run again",
-    )
-    // What it read is still handed on (the meter is not watched for a run that is not green anyway).
-    expect(j.gives?.engineProcess).toMatchObject({ pid: '50', foundBy: 'pidof', listenerTied: false })
   })
 
-  test('a knob with a counter passes: step meter binds its page by process_start_time_seconds (a proxy in front of this very engine is green there)', async () => {
-    const j = await judgeVllm('ENABLE_PREFIX_CACHING', 'true')
-    expect(j.verdict, j.observed).not.toBe('inconclusive')
+  test("a red command line with another process on the port is not red: it may not be the endpoint's engine", async () => {
+    const { http } = loadingHttp(START + 3600)
+    const j = await judgeVllm('MAX_NUM_SEQS', '16', { procs: [VLLM, NGINX] }, http)
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.observed).toMatch(
+      /^argv carries --max-num-seqs 8: the engine runs with --max-num-seqs 8; but nothing ties the endpoint to pid 50/,
+    )
+    // The same red where the proxy fronts this very engine stays red.
+    const tied = await judgeVllm('MAX_NUM_SEQS', '16', { procs: [VLLM, NGINX] }, loadingHttp(START).http)
+    expect(tied.verdict).toBe('failed')
+  })
+
+  test('a red command line of the only engine, no one else on its port, stays red, tied or not', async () => {
+    // Never loaded within the budget: untied, and still red.
+    const http: HttpClient = { request: (req) => Promise.reject(new HttpError('refused', req.url, 'connect ECONNREFUSED')) }
+    const ctx = stepContext(
+      stepTarget(['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '16', '--health-budget', '2s']),
+      fakeProcHost({ procs: [VLLM] }),
+    )
+    let t = 0
+    const j = await checkArgv({ ...ctx, http, clock: { now: () => t, sleep: async (ms) => void (t += ms) } }, {})
+    expect([j.verdict, j.observed]).toEqual(['failed', 'argv carries --max-num-seqs 8: the engine runs with --max-num-seqs 8'])
+    expect(j.gives?.engineProcess?.tie).toBeUndefined()
+    // Loaded and then listening: tied (the steps after it may read the endpoint for it), still red.
+    let listening = false
+    const loaded: HttpClient = {
+      async request(req) {
+        listening = true
+        return { status: 200, headers: {}, body: '', url: req.url, redirects: [], durationMs: 1 }
+      },
+    }
+    const tied = await judgeVllm(
+      'MAX_NUM_SEQS',
+      '16',
+      () => ({ procs: [listening ? { ...VLLM, sockets: [{ port: 8000 }] } : VLLM] }),
+      loaded,
+    )
+    expect(tied.verdict).toBe('failed')
+    expect(tied.gives?.engineProcess?.tie?.by).toBe('listener')
+  })
+
+  test("the container --svc names ties it, unless a process other than the runtime's port forwarder holds the port", async () => {
+    const forwarded: FakeHostState = { container: '50', procs: [VLLM, { pid: '7', name: 'rootlessport', sockets: [{ port: 8000 }] }] }
+    const ctx = (state: FakeHostState, http?: HttpClient) => {
+      const c = stepContext(
+        stepTarget(['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '8', '--process', 'vllm']),
+        fakeProcHost(state),
+      )
+      return http ? { ...c, http } : c
+    }
+    const j = await checkArgv(ctx(forwarded), {})
+    expect(j.verdict, j.observed).toBe('passed')
+    expect(j.gives?.engineProcess?.tie).toEqual({
+      by: 'container',
+      said: 'pid 50 is the engine of container llm-7, which publishes the endpoint',
+    })
+    const proxied = await checkArgv(ctx({ container: '50', procs: [VLLM, NGINX] }, loadingHttp(START + 3600).http), {})
+    expect(proxied.verdict).toBe('inconclusive')
+    expect(proxied.observed).toContain('port 8000 is served by pid 3 (nginx: master process) on 0.0.0.0, not by pid 50')
   })
 })
