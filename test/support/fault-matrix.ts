@@ -205,7 +205,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   {
     fault: 'health_503_forever',
     what: '/health stays 503 past the health budget',
-    engine: arm(['health_503_forever']),
+    engine: { args: ['--prefill-interleave', '1', '--load-closed-ms', '0'], faults: ['health_503_forever'] },
     knob: 'PREFILL_INTERLEAVE',
     value: '1',
     verdict: 'inconclusive',
@@ -252,7 +252,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
   {
     fault: 'health_hang',
     what: '/health accepts the connection and never answers',
-    engine: arm(['health_hang']),
+    engine: { args: ['--prefill-interleave', '1', '--load-closed-ms', '0'], faults: ['health_hang'] },
     knob: 'PREFILL_INTERLEAVE',
     value: '1',
     verdict: 'inconclusive',

@@ -61,10 +61,12 @@ describe('step health, started while the engine loads, judges the 200 by the pro
     expect([ok.verdict, ok.expected]).toEqual(['passed', '200 with an empty body within 15m 00s'])
     expect(ok.observed).toMatch(/^200 \(an empty body, as this engine answers\) after /)
     const page = await judge(engine, GATEWAY)
-    expect(page.verdict).toBe('failed')
+    // The operator's mistake, not the engine's: the step is not judged, the run ends with exit 2 (../mistake.ts).
+    expect(page.verdict).toBe('inconclusive')
+    expect(page.mistake).toBe(page.next)
     expect(page.observed).toMatch(
       new RegExp(
-        `^200 with an HTML page titled "Welcome to nginx!": not ${engine}'s /health answer, so the base URL does not reach the engine \\(after `,
+        `^200 with an HTML page titled "Welcome to nginx!": not ${engine}'s /health answer, so the base URL does not reach the engine \\(after .*\\(an operator's mistake, not the engine's: not judged\\)$`,
       ),
     )
     expect(page.next).toBe(
@@ -73,17 +75,17 @@ describe('step health, started while the engine loads, judges the 200 by the pro
     expect(page.evidence).toMatchObject({ failureKind: 'not-the-engine', status: 200 })
     // Served as a JSON body, where the engine answers none: another server's health (llama.cpp's, a gateway's).
     const body = await judge(engine, LLAMA_OK)
-    expect(body.verdict).toBe('failed')
+    expect([body.verdict, body.mistake]).toEqual(['inconclusive', body.next])
     expect(body.observed).toContain(
       `200 with a body ("{\\"status\\":\\"ok\\"}", application/json; charset=utf-8) where ${engine} answers an empty 200`,
     )
     expect(body.evidence).toMatchObject({ failureKind: 'not-the-engine' })
   })
 
-  test('llama.cpp: its {"status":"ok"} is green; an HTML page is not the engine; another status is the old red', async () => {
+  test('llama.cpp: its {"status":"ok"} is green; an HTML page is not the engine; another status is the old red (the engine’s own answer)', async () => {
     expect((await judge('llama.cpp', LLAMA_OK)).verdict).toBe('passed')
     const page = await judge('llama.cpp', { status: 200, body: '<html><body>502 upstream</body></html>' })
-    expect([page.verdict, page.evidence]).toMatchObject(['failed', { failureKind: 'not-the-engine' }])
+    expect([page.verdict, page.evidence]).toMatchObject(['inconclusive', { failureKind: 'not-the-engine' }])
     expect(page.observed).toMatch(/^200 with an HTML page: not llama\.cpp's \/health answer/)
     const other = await judge('llama.cpp', { status: 200, body: '{"status":"no slot available"}' })
     expect(other.verdict).toBe('failed')
@@ -92,7 +94,8 @@ describe('step health, started while the engine loads, judges the 200 by the pro
 
   test("radiance: a gateway's page is not the engine either, whatever fields the profile asks", async () => {
     const page = await judge('radiance', GATEWAY)
-    expect([page.verdict, page.evidence]).toMatchObject(['failed', { failureKind: 'not-the-engine' }])
+    expect([page.verdict, page.evidence]).toMatchObject(['inconclusive', { failureKind: 'not-the-engine' }])
+    expect(page.mistake).toContain('the base URL, not the engine')
     const ok = await judge('radiance', { status: 200, body: '{"in_flight":0,"queue_cap":64}' })
     expect(ok.verdict).toBe('passed')
   })
