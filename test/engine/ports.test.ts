@@ -57,9 +57,11 @@ test('two processes of one slice never hand out one port, and a killed holder’
   const first = await takeAll()
   expect(first.exhausted).toMatch(/^freePort: no free port on 127\.0\.0\.1 in \d+-\d+$/)
   expect(first.ports.filter((p) => other.ports.includes(p))).toEqual([])
-  // Everything else of the slice that was free (a port some other program listens on is skipped).
+  // Everything else of the slice that was free (a port some other program listens on is skipped:
+  // in a whole pnpm test, this worker's earlier files may still have engines and servers holding a
+  // few dozen of its ports; seen 60 once the real-engine files were added).
   expect(first.ports.length + other.ports.length).toBeLessThanOrEqual(SLICE)
-  expect(first.ports.length).toBeGreaterThan(SLICE - 200 - 20)
+  expect(first.ports.length).toBeGreaterThan(SLICE - 200 - 100)
 
   // The holder dies without releasing: its leases are stale and its ports are handed out again.
   other.child.kill('SIGKILL')
