@@ -52,22 +52,24 @@ async function takeAll(): Promise<{ ports: number[]; exhausted: string }> {
 }
 
 test('two processes of one slice never hand out one port, and a killed holder’s ports come back', async () => {
+  // In a whole pnpm test, this worker's earlier files may still hold some of the slice's ports
+  // (their engines, Prometheus servers and leases live until the file or the worker ends): what the
+  // holder gets is what was free, and every bound below is taken from it.
   const other = await holder(200)
-  expect(new Set(other.ports).size).toBe(200)
+  expect(new Set(other.ports).size).toBe(other.ports.length)
+  expect(other.ports.length).toBeGreaterThan(50)
   const first = await takeAll()
   expect(first.exhausted).toMatch(/^freePort: no free port on 127\.0\.0\.1 in \d+-\d+$/)
   expect(first.ports.filter((p) => other.ports.includes(p))).toEqual([])
-  // Everything else of the slice that was free (a port some other program listens on is skipped:
-  // in a whole pnpm test, this worker's earlier files may still have engines and servers holding a
-  // few dozen of its ports; seen 60 once the real-engine files were added).
+  // Everything else of the slice that was free (a port some other program listens on is skipped).
   expect(first.ports.length + other.ports.length).toBeLessThanOrEqual(SLICE)
-  expect(first.ports.length).toBeGreaterThan(SLICE - 200 - 100)
+  if (other.ports.length === 200) expect(first.ports.length).toBeGreaterThan(SLICE - 200 - 100)
 
   // The holder dies without releasing: its leases are stale and its ports are handed out again.
   other.child.kill('SIGKILL')
   await once(other.child, 'exit')
   const second = await takeAll()
-  expect(second.ports.filter((p) => other.ports.includes(p)).length).toBeGreaterThan(180)
+  expect(second.ports.filter((p) => other.ports.includes(p)).length).toBeGreaterThan(other.ports.length * 0.9)
   expect(second.ports.filter((p) => first.ports.includes(p))).toEqual([])
 })
 
