@@ -38,7 +38,11 @@ export function engineHelpCmd(engineHelp: string): string {
 const DEFAULTS: Readonly<Record<Runtime, { ledger: string; help: (engineHelp: string) => string }>> = {
   podman: { ledger: `podman logs --tail ${LEDGER_TAIL_LINES} {svc}`, help: (h) => `podman exec {svc} ${h}` },
   docker: { ledger: `docker logs --tail ${LEDGER_TAIL_LINES} {svc}`, help: (h) => `docker exec {svc} ${h}` },
-  kubernetes: { ledger: `kubectl logs {kube} --tail ${LEDGER_TAIL_LINES} {pod}`, help: (h) => `kubectl exec {kube} {pod} -- ${h}` },
+  // {container}: `-c <the container declaring the base URL's port>` in a pod of several (a sidecar may be kubectl's default), else nothing.
+  kubernetes: {
+    ledger: `kubectl logs {kube} {container} --tail ${LEDGER_TAIL_LINES} {pod}`,
+    help: (h) => `kubectl exec {kube} {pod} {container} -- ${h}`,
+  },
   process: { ledger: `journalctl -u {unit} -o cat --no-pager -n ${LEDGER_TAIL_LINES}`, help: engineHelpCmd },
 }
 
@@ -59,7 +63,7 @@ export function helpPlaceholders(runtime: Runtime): string[] {
 
 /** The placeholders an operator's command template may use under a runtime. */
 export function templatePlaceholders(runtime: Runtime, extra: readonly string[] = []): ReadonlySet<string> {
-  return new Set(['svc', 'unit', ...(runtime === 'kubernetes' ? ['pod', 'kube'] : []), ...extra])
+  return new Set(['svc', 'unit', ...(runtime === 'kubernetes' ? ['pod', 'kube', 'container'] : []), ...extra])
 }
 
 /** Whether a systemd unit stands for the engine by default: podman's quadlet / unit is named after the service; a docker container, a pod and a bare process are no unit unless `--unit` says so. */
@@ -212,6 +216,7 @@ export function templateValues(target: {
   return {
     svc: target.svc,
     unit: target.unit,
-    ...(target.host.kind === 'pod' ? { pod: target.host.pod!, kube: kubectlOptions(target) } : {}),
+    // {container}: nothing until a step has read the pod (../steps/_host.ts runTemplate fills it).
+    ...(target.host.kind === 'pod' ? { pod: target.host.pod!, kube: kubectlOptions(target), container: [] } : {}),
   }
 }

@@ -188,10 +188,12 @@ export function createHost(options: HostOptions): HostClient {
  * with no value (null) is left empty: the configuration refuses a template that names one.
  */
 export function fillTemplate(template: string, values: Readonly<Record<string, string | readonly string[] | null | undefined>>): string {
-  return template.replace(/\{([a-z]+)\}/g, (whole, name: string) => {
+  return template.replace(/( ?)\{([a-z]+)\}/g, (whole, space: string, name: string) => {
     if (!Object.hasOwn(values, name)) return whole
     const v = values[name]
-    return v === null || v === undefined ? '' : typeof v === 'string' ? quote(v) : quoteAll(v)
+    // A list of no words (kubernetes' `{container}` in a pod of one) leaves no word, nor its space.
+    if (Array.isArray(v) && v.length === 0) return ''
+    return space + (v === null || v === undefined ? '' : typeof v === 'string' ? quote(v) : quoteAll(v as readonly string[]))
   })
 }
 

@@ -4,6 +4,8 @@ import { templateValues } from '../config/runtime.ts'
 import { MAX_HOST_OUTPUT, fillTemplate, type HostResult, type HostRun } from '../seams/host.ts'
 import type { Target } from '../config/load.ts'
 import type { RunContext } from './context.ts'
+import { engineQuery } from '../engine/query.ts'
+import { engineContainer, parsePod, readPod } from '../engine/runtime.ts'
 import type { HostTroubleEvidence } from './_host-evidence.ts'
 import type { JudgementFields } from './verdict.ts'
 
@@ -71,11 +73,27 @@ export function templateRead(
   }
 }
 
-/** Runs an operator's command template (`templateRead`). */
-export function runTemplate(
+/**
+ * Runs an operator's command template (`templateRead`). Under kubernetes a `{container}` in it
+ * (the default ledger and help commands have one) is `-c <name>` of the container that declares
+ * the base URL's port, read from `kubectl get pod -o json` as the engine lookup reads it; nothing
+ * in a pod of one container, or where the pod cannot say (kubectl's default then, as before).
+ */
+export async function runTemplate(
   ctx: RunContext,
   template: string,
   more: Readonly<Record<string, readonly string[]>> = {},
 ): Promise<HostResult> {
-  return ctx.host.run(templateRead(ctx.target, template, more))
+  const filled = template.includes('{container}') && !('container' in more) ? { ...more, container: await podContainerWords(ctx) } : more
+  return ctx.host.run(templateRead(ctx.target, template, filled))
+}
+
+/** `-c <name>` for kubectl where the pod has several containers and one declares the base URL's port; else none. */
+async function podContainerWords(ctx: RunContext): Promise<readonly string[]> {
+  const q = engineQuery(ctx.target)
+  if (!q.pod) return []
+  const r = await readPod(ctx.host, { ...q, pod: q.pod })
+  if (r.failure) return []
+  const chosen = engineContainer(parsePod(r), q.port)
+  return chosen ? ['-c', chosen.name] : []
 }

@@ -1,6 +1,6 @@
 // The host reads a run's steps will ask for, in the order they ask: drop-ins (when checked),
 // --help (unless it is the engine binary's own, `{engine}`: that one waits for the lookup), the engine lookup's pod (under kubernetes) and survey (shared by the targets of one host
-// in a live fleet), the ledger. Built by the same functions the steps read
+// in a live fleet); never the ledger (read once loading has ended). Built by the same functions the steps read
 // with, so the seams can take them all in one host call ahead (helpers/seams/read-ahead.ts); a
 // step whose read is not among them simply runs its own.
 import type { Target } from '../config/load.ts'
@@ -27,7 +27,8 @@ export function plannedReads(target: Target): Ahead {
     ...(target.helpCmd.includes(ENGINE_PLACEHOLDER) ? [] : [templateRead(target, target.helpCmd)]),
     ...(q.pod ? [podRun({ ...q, pod: q.pod })] : []),
     ...(shared ? [] : [surveyRead(q)]),
-    templateRead(target, target.ledgerCmd),
+    // Not the ledger: step ledger reads it once /health answers 200 (an engine prints what it
+    // resolved when loading ends), so a read made at the start would be the wrong moment's.
   ]
   return {
     reads: own,

@@ -19,6 +19,7 @@ import { fakeProcHost, podObject, type FakeHostState } from '../support/fake-pro
 import { cleanup } from '../support/run-verify.ts'
 import { createContext } from '../../helpers/steps/context.ts'
 import { checkArgv } from '../../helpers/steps/argv/judge.ts'
+import { runTemplate } from '../../helpers/steps/_host.ts'
 import { verifyInProcess } from '../support/verify-in-process.ts'
 
 const BASE = ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000']
@@ -305,6 +306,35 @@ describe("the engine lookup's runtime step", () => {
     expect(host.calls[0]).toBe('kubectl get pod --context=prod --namespace=llm llm-7-0 -o json')
     expect(host.calls.slice(1).every((c) => c.startsWith("kubectl exec --context=prod --namespace=llm llm-7-0 -- sh -c '"))).toBe(true)
     expect(host.calls.some((c) => /inspect/.test(c))).toBe(false)
+  })
+
+  test("kubernetes: the default ledger and help commands take -c into the container declaring the port where a sidecar is kubectl's default; a pod of one, none", async () => {
+    const t = target(['--runtime', 'kubernetes', '--host', 'llm/llm-7-0', '--kube-opts', '--context prod'])
+    const ctx = (host: ReturnType<typeof fakeProcHost>) =>
+      createContext({
+        target: t,
+        http: { request: () => Promise.reject(new Error('no HTTP')) },
+        host,
+        clock: { now: () => 0, sleep: async () => {} },
+        choices: { pick: (_n, o) => o[0]! },
+      })
+    const port = new URL(t.baseUrl!).port
+    const sidecar = fakeProcHost({
+      procs: [],
+      kubectl: { pod: podObject([Number(port)], { sidecar: { name: 'istio-proxy', ports: [15090] } }) },
+    })
+    await runTemplate(ctx(sidecar), t.ledgerCmd)
+    await runTemplate(ctx(sidecar), t.helpCmd)
+    expect(sidecar.calls).toEqual([
+      'kubectl get pod --context=prod --namespace=llm llm-7-0 -o json',
+      '{ kubectl logs --context=prod --namespace=llm -c engine --tail 100000 llm-7-0 ; } 2>&1',
+      'kubectl get pod --context=prod --namespace=llm llm-7-0 -o json',
+      '{ kubectl exec --context=prod --namespace=llm llm-7-0 -c engine -- radiance --help ; } 2>&1',
+    ])
+    // Without -c, kubectl's default (the sidecar, listed first) would take both reads.
+    const one = fakeProcHost({ procs: [], kubectl: { pod: podObject([Number(port)]) } })
+    await runTemplate(ctx(one), t.ledgerCmd)
+    expect(one.calls.at(-1)).toBe('{ kubectl logs --context=prod --namespace=llm --tail 100000 llm-7-0 ; } 2>&1')
   })
 
   test("kubernetes: a sidecar listed first (kubectl exec's default) does not take the reads: they run with -c in the container declaring the port, said", async () => {

@@ -126,25 +126,26 @@ describe('reads ahead', () => {
     ])
   })
 
-  test("a target's plan: drop-ins when checked, --help, the survey (shared in a live fleet), the ledger", () => {
+  test("a target's plan: drop-ins when checked, --help, the survey (shared in a live fleet); never the ledger (read once loading has ended)", () => {
     const config = loadConfig({
       argv: ['--svc', 'llm-7', '--knob', 'PREFILL_INTERLEAVE', '--base-url', 'http://127.0.0.1:8000'],
       env: { VERIFY_NO_DOTENV: '1' },
     })
     if (!config.ok) throw new Error('config')
     const own = plannedReads(config.target)
-    expect(own.reads.map((r) => r.script.split(/\s/)[0])).toEqual(['systemctl', '{', 'echo', '{'])
+    expect(own.reads.map((r) => r.script.split(/\s/)[0])).toEqual(['systemctl', '{', 'echo'])
+    expect(own.reads.some((r) => r.script.includes('podman logs'))).toBe(false)
     expect(own.gathers).toEqual([])
     useSharedReads(true)
     try {
       const shared = plannedReads({ ...config.target, dropinCheck: false })
-      expect(shared.reads).toHaveLength(2)
+      expect(shared.reads).toHaveLength(1)
       expect(shared.gathers.map((x) => x.key)).toEqual([{ process: 'radiance', port: 8000 }])
     } finally {
       useSharedReads(false)
     }
   })
-  test("a pod's plan: no drop-ins (no unit), --help, the pod, the survey in the pod (never shared), the ledger, each through kubectl", () => {
+  test("a pod's plan: no drop-ins (no unit), --help, the pod, the survey in the pod (never shared), each through kubectl; never the ledger", () => {
     const config = loadConfig({
       argv: [
         '--svc',
@@ -167,11 +168,11 @@ describe('reads ahead', () => {
         const plan = plannedReads(config.target)
         expect(plan.gathers).toEqual([])
         const scripts = plan.reads.map((r) => r.script)
-        expect(scripts).toHaveLength(4)
+        expect(scripts).toHaveLength(3)
         expect(scripts[0]).toContain('kubectl exec --namespace=llm llm-7-0 -- radiance --help')
         expect(scripts[1]).toBe('kubectl get pod --namespace=llm llm-7-0 -o json')
         expect(scripts[2]!.startsWith("kubectl exec --namespace=llm llm-7-0 -- sh -c '")).toBe(true)
-        expect(scripts[3]).toContain('kubectl logs --namespace=llm')
+        expect(scripts.some((x) => x.includes('kubectl logs'))).toBe(false)
         // kubectl reads the deploy user's kubeconfig, never root's.
         expect(plan.reads.every((r) => r.asDeployUser === true && r.privileged !== true)).toBe(true)
       } finally {
