@@ -84,9 +84,9 @@ export const STEPS = [
     id: 'ledger',
     group: 'flag',
     title: 'the boot ledger resolved the expected value',
-    inputs: ['buildDefault', 'loadWait'],
+    inputs: ['buildDefault', 'loadWait', 'engineProcess'],
     proves:
-      "the boot ledger's latest resolved line equals the expected value, read once `/health` answers 200 (an engine prints what it resolved when loading ends; still loading past `--health-budget` is inconclusive, never red); `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
+      "the boot ledger's latest resolved line equals the expected value, read once `/health` answers 200 (an engine prints what it resolved when loading ends; still loading past `--health-budget` is inconclusive, never red; where the log stamps its lines, a latest boot stamped before the pid argv read started is an earlier process's: inconclusive); `[auto]` and `bound by X` reported; a clamped value is red. Only a resolved line counts: after its log prefix the message begins with the flag and its value and names no other flag (`--checkpoint-slots 20 [auto] … bound by None`); a command-line echo (`+ exec radiance serve … --checkpoint-slots 16`) is not one",
   },
   {
     id: 'health',

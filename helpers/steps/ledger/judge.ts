@@ -13,7 +13,7 @@ import { hostTrouble, runTemplate, tail, whereHost } from '../_host.ts'
 import { runtimeHint } from '../_runtime.ts'
 import type { HostResult } from '../../seams/host.ts'
 import { isLogSource } from '../../profiles/convert.ts'
-import { readLogSources } from '../resolved/log-sources.ts'
+import { bootBeforePid, readLogSources } from '../resolved/log-sources.ts'
 import { agree } from '../resolved/agree.ts'
 import { untilLoaded } from '../health/loaded.ts'
 import { formatDuration } from '../../config/duration.ts'
@@ -148,6 +148,19 @@ async function checkSources(
   const trouble = hostTrouble(ctx, r, expected)
   if (trouble) return trouble
   const where = whereHost(ctx, r.command)
+  // A boot stamped before the pid argv read started is another process's: never judged as this one's.
+  const engineProcess = inputs.engineProcess
+  const earlier = engineProcess ? bootBeforePid(r.stdout, ctx.engine, engineProcess.pid, engineProcess.startTimeSeconds) : undefined
+  if (earlier) {
+    return {
+      verdict: 'inconclusive',
+      expected,
+      observed: earlier,
+      where,
+      next: `read the log of the process that serves the endpoint: check that --ledger-cmd reads this engine's current log (${ctx.target.ledgerCmd.replaceAll('{svc}', ctx.target.svc)}), and that the deploy restarted it; then run again`,
+      evidence: { tail: redactSecretFlags(tail(r.stdout, 10, 2000)) },
+    }
+  }
   const readings = readLogSources(r.stdout, ctx.engine, sources)
   if (value === undefined) {
     return {

@@ -133,3 +133,36 @@ export function readLogSources(
   }
   return sources.map(({ source, key }, j) => found[j] ?? { source, key, state: 'silent' })
 }
+
+/** The time a runtime put before a line (`podman logs -t`, `docker logs -t`, a CRI log): epoch seconds; undefined when it has none. */
+function outerTime(line: string): number | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s/.exec(line.replace(ANSI, ''))
+  if (!m) return undefined
+  const ms = Date.parse(m[1]!.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+  return Number.isFinite(ms) ? ms / 1000 : undefined
+}
+
+/** How much earlier than the pid's start (read from /proc, whole-second boot time) a boot line may be stamped and still be its. */
+const BOOT_SLACK_S = 2
+
+/**
+ * Where the log stamps its lines with times and the latest boot's first line is stamped before the
+ * pid argv read started, that boot is an earlier process's: this one's is not in the log (yet, or
+ * the command reads another's). Said in words; undefined when it is this pid's, or nothing tells.
+ */
+export function bootBeforePid(ledger: string, engine: Engine, pid: string, pidStart: number | null): string | undefined {
+  if (pidStart === null || engine.log.boot === null) return undefined
+  const lines = ledger.split(/\r?\n/)
+  const prefix = engine.log.prefix === null ? null : anchored(engine.log.prefix)
+  const boot = anchored(engine.log.boot)
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i]!
+    if (l.length > MAX_LINE) continue
+    const m = messageOf(l, prefix)
+    if (m === undefined || !boot.test(m)) continue
+    const at = outerTime(l)
+    if (at === undefined || at >= pidStart - BOOT_SLACK_S) return undefined
+    return `the log's latest boot began at ${new Date(at * 1000).toISOString()} (line ${i + 1}), before pid ${pid} started at ${new Date(pidStart * 1000).toISOString()}: it is an earlier process's boot, and this process's is not in the log`
+  }
+  return undefined
+}

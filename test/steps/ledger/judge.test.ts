@@ -220,6 +220,39 @@ describe('step ledger', () => {
     expect(tailAsked('podman logs {svc}')).toBeUndefined()
   })
 
+  test("a log stamped with times whose latest boot began before the pid argv read started: inconclusive, never this pid's ledger", async () => {
+    const r = loadConfig({
+      argv: ['--svc', 'llm-3', '--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2', '--base-url', 'http://127.0.0.1:1'],
+      env: {},
+    })
+    if (!r.ok) throw new Error(JSON.stringify(r.problems))
+    const log = [
+      '2026-12-02T06:00:00.000000000+00:00 0.00.000.398 I srv  llama_server: initializing ...',
+      "2026-12-02T06:00:00.100000000+00:00 0.00.020.523 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048, kv_unified = 'false'",
+    ].join('\n')
+    const ctx = createContext({
+      target: r.target,
+      http: noHttp,
+      host: fakeHost({ stdout: `${log}\n` }),
+      clock: { now: () => 0, sleep: async () => {} },
+      choices: { pick: (_n, o) => o[0]! },
+    })
+    const process = (iso: string) => ({
+      pid: '812',
+      flagHeld: true,
+      foundBy: 'listener' as const,
+      startTimeSeconds: Date.parse(iso) / 1000,
+      startTimeResolution: 0.01,
+      listenerTied: true,
+    })
+    const later = await checkLedger(ctx, { engineProcess: process('2026-12-02T07:00:00Z') as never })
+    expect(later.verdict).toBe('inconclusive')
+    expect(later.observed).toContain('before pid 812 started at 2026-12-02T07:00:00.000Z')
+    expect(later.next).toContain('--ledger-cmd')
+    // The same log for the pid that printed it: passed.
+    expect((await checkLedger(ctx, { engineProcess: process('2026-12-02T06:00:00.5Z') as never })).verdict).toBe('passed')
+  })
+
   describe('verify started while the engine loads: the ledger is read once loading has ended', () => {
     const EARLY = 'INFO [api_server.py:1] Starting server\n'
     const RESOLVED = `${EARLY}INFO [l.py:1] --checkpoint-slots 16 slots of 1.5 GiB each of a budget of 31.5 GiB, bound by None\n`

@@ -7,7 +7,7 @@ import { builtinProfile, withCatalog } from '../../../helpers/profiles/load.ts'
 import { isLogSource } from '../../../helpers/profiles/convert.ts'
 import type { KnobSpec } from '../../../helpers/profiles/types.ts'
 import { pyAt, pyText, readPyCall, readPyDict, readPyKeywords, type Py } from '../../../helpers/steps/resolved/pyrepr.ts'
-import { messageOf, readAssignments, readLogSources } from '../../../helpers/steps/resolved/log-sources.ts'
+import { bootBeforePid, messageOf, readAssignments, readLogSources } from '../../../helpers/steps/resolved/log-sources.ts'
 import { agree } from '../../../helpers/steps/resolved/agree.ts'
 import type { ProfileFaultName } from '../../../engine/profiles/faults.ts'
 import { PROFILES } from '../../../engine/profiles/index.ts'
@@ -281,5 +281,26 @@ describe("each profile's log sources, read from the reference engine's boot line
     const log = `${bootLog('llama.cpp', ['-np', '-1', '-lv', '4'])}\n${bootLog('llama.cpp', ['-np', '2'])}`
     const r = judged('llama.cpp', 'PARALLEL', '2', log)
     expect([r.verdict, r.rows.find((x) => x.reading.source.id === 'auto-line')?.standing]).toEqual(['passed', 'silent'])
+  })
+
+  test("a log stamped with times (podman logs -t): a latest boot stamped before the pid argv read started is an earlier process's, said; one at or after it is this pid's", () => {
+    const llama = builtinProfile('llama.cpp').engine
+    const boot = (at: string, slots: number) =>
+      [
+        `${at} 0.00.000.398 I srv  llama_server: initializing ...`,
+        `${at} 0.00.020.523 I srv    load_model: initializing, n_slots = ${slots}, n_ctx_slot = 2048, kv_unified = 'false'`,
+      ].join('\n')
+    const log = `${boot('2026-12-02T05:00:00.000000000+00:00', 3)}\n${boot('2026-12-02T06:00:00.000000000+00:00', 2)}`
+    const at = (iso: string) => Date.parse(iso) / 1000
+    // The pid started with the latest boot (within the /proc start's second): this pid's.
+    expect(bootBeforePid(log, llama, '812', at('2026-12-02T06:00:01Z'))).toBeUndefined()
+    // The pid started an hour later, and the log holds no boot of it: an earlier process's.
+    expect(bootBeforePid(log, llama, '812', at('2026-12-02T07:00:00Z'))).toBe(
+      "the log's latest boot began at 2026-12-02T06:00:00.000Z (line 3), before pid 812 started at 2026-12-02T07:00:00.000Z: it is an earlier process's boot, and this process's is not in the log",
+    )
+    // No times in the log, no start time, or an engine without a boot marker: nothing tells.
+    expect(bootBeforePid(log.replace(/^\S+ /gm, ''), llama, '812', at('2026-12-02T07:00:00Z'))).toBeUndefined()
+    expect(bootBeforePid(log, llama, '812', null)).toBeUndefined()
+    expect(bootBeforePid(log, builtinProfile('radiance').engine, '812', at('2026-12-02T07:00:00Z'))).toBeUndefined()
   })
 })
