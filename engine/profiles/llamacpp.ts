@@ -42,6 +42,19 @@ export function elapsedPrefix(ms: number): string {
   return `${min}.${String(s).padStart(2, '0')}.${String(Math.floor(us / 1000) % 1000).padStart(3, '0')}.${String(us % 1000).padStart(3, '0')}`
 }
 
+/** An endpoint the server was started without (de3ff81's 501, fixtures/real/llama.cpp/de3ff81/metrics-disabled.txt). */
+const notSupported = (endpoint: string, flag: string): Reply => ({
+  status: 501,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({
+    error: {
+      code: 501,
+      message: `This server does not support ${endpoint} endpoint. Start it with \`${flag}\``,
+      type: 'not_supported_error',
+    },
+  }),
+})
+
 const tag = (subsystem: 'srv ' | 'slot' | 'cmn ', fn: string): string => `${subsystem} ${fn.slice(0, 12).padStart(12)}:`
 type Level = 'I' | 'W' | 'E'
 
@@ -246,14 +259,7 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
         })
       }
       if (req.path === '/slots') {
-        if (!slotsOn)
-          return json(501, {
-            error: {
-              code: 501,
-              message: 'This server does not support slots endpoint. Start it with `--slots`',
-              type: 'not_supported_error',
-            },
-          })
+        if (!slotsOn) return notSupported('slots', '--slots')
         return json(
           200,
           Array.from({ length: slots }, (_, id) => ({
@@ -266,18 +272,7 @@ export function startLlama(argv: readonly string[], env: NodeJS.ProcessEnv, faul
         )
       }
       if (req.path === '/metrics') {
-        if (!metricsOn)
-          return {
-            status: 501,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
-            body: JSON.stringify({
-              error: {
-                code: 501,
-                message: 'This server does not support metrics endpoint. Start it with `--metrics`',
-                type: 'not_supported_error',
-              },
-            }),
-          }
+        if (!metricsOn) return notSupported('metrics', '--metrics')
         const z = (n: number): number => (still ? 0 : n)
         const rows: ReadonlyArray<readonly [string, 'counter' | 'gauge', string, number]> = [
           ['prompt_tokens_total', 'counter', 'Number of prompt tokens processed, excluding cached tokens', z(m.promptTokens)],

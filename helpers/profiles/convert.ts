@@ -4,8 +4,15 @@
 // so the loader can say the line. Pure.
 import type { Problem } from '../schema/schema.ts'
 import type { EngineDoc, KnobDoc, SourceDoc } from './doc.ts'
-import { type Engine, type KnobSpec, type KnobType, NEUTRAL_PROBE_WORDS, type SourceSpec } from './types.ts'
+import type { Engine, KnobSpec, KnobType, ProbeWords, SourceSpec } from './types.ts'
 import { valueProblem } from './values.ts'
+
+/** A profile that names no words of its own: none of any engine's flags. */
+export const NEUTRAL_PROBE_WORDS: ProbeWords = {
+  toolSetup: "the server's tool-call settings (its tool parser and the chat template)",
+  toolParser: "the server's tool parser for this model, and the chat template",
+  visionSetup: 'a vision model, served with image input enabled',
+}
 
 /** A value of `allow:` that stands for any whole number the engine resolves `auto` to. */
 export const ANY_NUMBER = 'any-number'

@@ -157,13 +157,6 @@ export interface ProbeWords {
   visionSetup: string
 }
 
-/** A profile that names no words of its own: none of any engine's flags. */
-export const NEUTRAL_PROBE_WORDS: ProbeWords = {
-  toolSetup: "the server's tool-call settings (its tool parser and the chat template)",
-  toolParser: "the server's tool parser for this model, and the chat template",
-  visionSetup: 'a vision model, served with image input enabled',
-}
-
 /** An engine profile without its knobs: how to read that engine. */
 export interface Engine {
   name: string

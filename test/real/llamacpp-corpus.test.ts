@@ -232,6 +232,11 @@ describe.each(llamaCorpora().map((dir) => [basename(dir), dir] as const))(
         else expect(slots.raw, boot.file).toBe(asked)
       }
     })
+    test("every flag the probes' next steps name (the profile's probes: words) is one this build's --help lists", () => {
+      const named = Object.values(engine.probes).flatMap((w) => [...w.matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]))
+      expect(named.length).toBeGreaterThan(0)
+      for (const flag of named) expect(findLlamaHelpEntry(at('help.txt'), flag), flag).toBeDefined()
+    })
     test('/metrics parses as Prometheus would read it: llamacpp: families, no labels, no errors', () => {
       const page = parsePrometheusText(at('metrics.txt'))
       expect(page.errors).toEqual([])

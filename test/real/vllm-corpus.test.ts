@@ -250,6 +250,12 @@ describe('the vllm profile on real vLLM 9aaf83ef5: the endpoints and the replies
     expect(j.observed).toBe('content "began form we came we came we came" does not contain "kestrel"')
   })
 
+  test("every flag the probes' next steps name (the profile's probes: words) is one the real --help=all lists", () => {
+    const named = Object.values(profile.engine.probes).flatMap((w) => [...w.matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]))
+    expect(named).toEqual(expect.arrayContaining(['--enable-auto-tool-choice', '--tool-call-parser', '--limit-mm-per-prompt']))
+    for (const flag of named) expect(HELP_ALL, flag).toMatch(new RegExp(`^\\s+${flag}(?![\\w-])`, 'm'))
+  })
+
   test('the tools 400 (no --enable-auto-tool-choice) is red with the flags that serve tool calls', () => {
     const j = judgeTools(400, text('live/chat-tools.json'), 'kestrel', builtinProfile('vllm').engine.probes)
     expect(j.verdict).toBe('failed')

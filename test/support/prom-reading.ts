@@ -3,6 +3,7 @@
 // or pending in one reading, the resets and rise of a series' raw samples as Prometheus counts
 // them, and the scrape interval from Prometheus' own config dump. The product's rules are the
 // meter's ladder's (helpers/steps/meter/ladder.ts); these say what a reading holds.
+import { promDuration } from '../../helpers/prom/targets.ts'
 import type { PromReading, SeriesReading } from '../../helpers/steps/meter/prom-reading.ts'
 import type { PromSample } from '../../helpers/prom/answer.ts'
 
@@ -63,30 +64,8 @@ export const walk = (s: SeriesReading): { resets: number; increase: number } => 
 export const meterResets = (r: PromReading): number =>
   r.series.filter((s) => s.role === 'meter' && s.servedModel !== false).reduce((n, s) => n + walk(s).resets, 0)
 
-/** A Prometheus duration (`1s`, `1m30s`, `250ms`, `1h`) in ms; undefined when not one. */
-export function parsePromDuration(text: string): number | undefined {
-  const units: Readonly<Record<string, number>> = {
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 604_800_000,
-    y: 31_536_000_000,
-  }
-  const re = /(\d+)(ms|s|m|h|d|w|y)/y
-  let ms = 0
-  let i = 0
-  if (!text) return undefined
-  while (i < text.length) {
-    re.lastIndex = i
-    const m = re.exec(text)
-    if (!m) return undefined
-    ms += Number(m[1]) * units[m[2]!]!
-    i = re.lastIndex
-  }
-  return ms
-}
+/** A Prometheus duration (`1s`, `1m30s`, `250ms`, `1h`) in ms; undefined when not one: the product's own reader. */
+export const parsePromDuration = promDuration
 
 /**
  * The scrape interval of `job` (or the global one) from the YAML that /api/v1/status/config

@@ -12,6 +12,7 @@ import { HttpError } from '../../seams/http.ts'
 import { endpointUrl, type InputsOf, type LoadWait, type Outcome, type RunContext } from '../context.ts'
 import { fromError, fromHealth } from '../first-contact/answers.ts'
 import { mistaken } from '../mistake.ts'
+import { askHealth } from './loaded.ts'
 import type { Judgement } from '../verdict.ts'
 
 function pollInterval(budgetMs: number): number {
@@ -77,12 +78,7 @@ async function judgeHealth(ctx: RunContext, answered: () => void, before: LoadWa
     if (remaining <= 0) break
     attempts++
     try {
-      const res = await ctx.http.request({
-        method: 'GET',
-        url,
-        timeoutMs: Math.max(50, Math.min(10_000, remaining)),
-        followRedirects: true,
-      })
+      const res = await askHealth(ctx, url, remaining)
       if (res.status === 200) {
         answered()
         const waited = ctx.clock.now() - started

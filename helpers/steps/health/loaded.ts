@@ -7,7 +7,7 @@
 // redirect) ends the wait, and the health step names it; anything else, a refused connection or a
 // 503 above all, is loading, waited out within the budget.
 import { formatDuration } from '../../config/duration.ts'
-import { HttpError } from '../../seams/http.ts'
+import { HttpError, type HttpResponse } from '../../seams/http.ts'
 import { pollWait } from '../../seams/poll.ts'
 import { endpointUrl, type RunContext } from '../context.ts'
 import { fromError, fromHealth } from '../first-contact/answers.ts'
@@ -19,6 +19,11 @@ export type Loaded =
   | { state: 'loading'; waitedMs: number; asks: number; last: string }
   /** Something else answered (a 401, a 404, a TLS mistake): not loading, and not loaded either. */
   | { state: 'other'; waitedMs: number; asks: number; last: string }
+
+/** One GET /health as every wait for it asks: redirects followed, its timeout within what is left of the budget. */
+export function askHealth(ctx: RunContext, url: string, remainingMs: number): Promise<HttpResponse> {
+  return ctx.http.request({ method: 'GET', url, timeoutMs: Math.max(50, Math.min(10_000, remainingMs)), followRedirects: true })
+}
 
 /** `waiting`: the progress line's head (which step waits, and why). */
 export async function untilLoaded(
@@ -36,12 +41,7 @@ export async function untilLoaded(
     if (remaining <= 0) return { state: 'loading', waitedMs: ctx.clock.now() - started, asks, last }
     asks++
     try {
-      const res = await ctx.http.request({
-        method: 'GET',
-        url,
-        timeoutMs: Math.max(50, Math.min(10_000, remaining)),
-        followRedirects: true,
-      })
+      const res = await askHealth(ctx, url, remaining)
       if (res.status === 200) return { state: 'loaded', waitedMs: ctx.clock.now() - started, asks }
       // As the health step reads them (first contact's rule): an operator's mistake is no loading.
       if (fromHealth(res, ctx.target, `GET ${url}`))

@@ -1,6 +1,7 @@
 // The tools probe's reply judged: a real tool_calls entry calling the probe's tool with its token
 // (arguments as a string or an object), not the call written as text. Pure: no I/O.
-import { NEUTRAL_PROBE_WORDS, type ProbeWords } from '../../profiles/types.ts'
+import { NEUTRAL_PROBE_WORDS } from '../../profiles/convert.ts'
+import type { ProbeWords } from '../../profiles/types.ts'
 import { PROBE_TOOL } from './requests.ts'
 import { endedWithoutAnswer, errorMessage, readChoice, short, type ProbeReply } from './reply.ts'
 

@@ -11,7 +11,8 @@
 // before it: "Orange? No way.", "Orange? I don't think so.", "Orange. Not." ("anything but" denies).
 // Where the reading is unsure it errs towards denial, never towards an answer: a missed denial of
 // the picture's colour would be a false green.
-import { NEUTRAL_PROBE_WORDS, type ProbeWords } from '../../profiles/types.ts'
+import { NEUTRAL_PROBE_WORDS } from '../../profiles/convert.ts'
+import type { ProbeWords } from '../../profiles/types.ts'
 import { COLOUR_NAMES, PROBE_MAX_TOKENS, type ProbeColour } from './requests.ts'
 import { answerText, budgetOrParser, endedWithoutAnswer, readChoice, type ProbeReply } from './reply.ts'
 

@@ -86,9 +86,9 @@ function readRest(source: SourceSpec, rest: string, key: string): Pick<SourceRea
   return { state: 'value', raw: v.t === 'none' ? null : pyText(v) }
 }
 
-/** Where the latest boot starts: the last line whose message matches `boot` (0 when none does, or the profile has no boot line). */
-function latestBoot(lines: readonly string[], engine: Engine, prefix: RegExp | null): number {
-  if (engine.log.boot === null) return 0
+/** The index of the line the latest boot starts at: the last whose message matches `boot`; -1 when none does (or the profile has no boot line). */
+function latestBootLine(lines: readonly string[], engine: Engine, prefix: RegExp | null): number {
+  if (engine.log.boot === null) return -1
   const boot = anchored(engine.log.boot)
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i]!
@@ -96,8 +96,12 @@ function latestBoot(lines: readonly string[], engine: Engine, prefix: RegExp | n
     const m = messageOf(l, prefix)
     if (m !== undefined && boot.test(m)) return i
   }
-  return 0
+  return -1
 }
+
+/** Where the latest boot starts (0 when no line marks one: every line is read). */
+const latestBoot = (lines: readonly string[], engine: Engine, prefix: RegExp | null): number =>
+  Math.max(0, latestBootLine(lines, engine, prefix))
 
 /** What each of `sources` (log sources of the profile, with the knob's key in each) says in `ledger`, its latest boot. */
 export function readLogSources(
@@ -151,18 +155,10 @@ const BOOT_SLACK_S = 2
  * the command reads another's). Said in words; undefined when it is this pid's, or nothing tells.
  */
 export function bootBeforePid(ledger: string, engine: Engine, pid: string, pidStart: number | null): string | undefined {
-  if (pidStart === null || engine.log.boot === null) return undefined
+  if (pidStart === null) return undefined
   const lines = ledger.split(/\r?\n/)
-  const prefix = engine.log.prefix === null ? null : anchored(engine.log.prefix)
-  const boot = anchored(engine.log.boot)
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const l = lines[i]!
-    if (l.length > MAX_LINE) continue
-    const m = messageOf(l, prefix)
-    if (m === undefined || !boot.test(m)) continue
-    const at = outerTime(l)
-    if (at === undefined || at >= pidStart - BOOT_SLACK_S) return undefined
-    return `the log's latest boot began at ${new Date(at * 1000).toISOString()} (line ${i + 1}), before pid ${pid} started at ${new Date(pidStart * 1000).toISOString()}: it is an earlier process's boot, and this process's is not in the log`
-  }
-  return undefined
+  const i = latestBootLine(lines, engine, engine.log.prefix === null ? null : anchored(engine.log.prefix))
+  const at = i < 0 ? undefined : outerTime(lines[i]!)
+  if (at === undefined || at >= pidStart - BOOT_SLACK_S) return undefined
+  return `the log's latest boot began at ${new Date(at * 1000).toISOString()} (line ${i + 1}), before pid ${pid} started at ${new Date(pidStart * 1000).toISOString()}: it is an earlier process's boot, and this process's is not in the log`
 }
