@@ -18,9 +18,15 @@ export interface PreviousResult {
   engine: EngineRead | undefined
 }
 
+/**
+ * `listed`: the running build's --help defines the flag. Where it does not, what the engine runs is
+ * not judged (no value of a flag the build lacks can be the engine's): argv is read only to find the
+ * engine process, for the env-file check.
+ */
 export async function judgePrevious(
   ctx: RunContext,
   help: Partial<Pick<StepOutputs, 'buildDefault' | 'buildFlags'>>,
+  listed = true,
 ): Promise<PreviousResult> {
   const at = { ...ctx, target: { ...ctx.target, value: ctx.target.previous } }
   const fallback = ctx.spec.default ?? help.buildDefault ?? null
@@ -33,6 +39,18 @@ export async function judgePrevious(
   })
   const { gives = {}, ...a } = argv
   const engine = gives.engineProcess ? { process: gives.engineProcess, container: a.evidence.container } : undefined
+  if (!listed)
+    return {
+      judgement: {
+        verdict: 'skipped',
+        expected,
+        observed: `not judged: the running build's --help does not define ${ctx.spec.flag} (preflight.help)`,
+        where: a.where,
+        next: 'fix what preflight.help says first',
+        evidence: { argv: a.evidence },
+      },
+      engine,
+    }
   const differs = (observed: string) =>
     `do not deploy yet: the engine does not run --previous ${shown} (${observed}); give --previous what it runs (the rollback line restores --previous), or find out why it runs another value (a drop-in, an earlier deploy) before arming`
   if (a.verdict !== 'passed')

@@ -42,7 +42,7 @@ export async function runPreflight(ctx: RunContext, ask: PreflightAsk): Promise<
   const given = help.outcome.gives ?? {}
   const read: { engine?: Awaited<ReturnType<typeof judgePrevious>>['engine'] } = {}
   await step('preflight.previous', async () => {
-    const r = await judgePrevious(ctx, given)
+    const r = await judgePrevious(ctx, given, help.listed)
     read.engine = r.engine
     return r.judgement
   })
