@@ -171,12 +171,13 @@ function prepare(io: PreflightIo, dotenvText: string | undefined): Prepared {
   return { kind: 'run', target, own, value, color: cli.color }
 }
 
-/** The header: `armproof preflight · demo · PREFILL_INTERLEAVE 0 → 1 · http://… · host local · checkout /srv/deploy`. */
+/** The header: `armproof · preflight · demo · PREFILL_INTERLEAVE 0 → 1 · http://… · host local · checkout /srv/deploy`. */
 function headerLine(target: Target, value: string | null, checkout: string): string {
   const def = targetProfile(target).spec.default
   const shown = (v: string | null) => v ?? (def !== null ? `${def} (default)` : 'the default')
   return [
-    'armproof preflight',
+    'armproof',
+    'preflight',
     target.svc,
     `${target.knob} ${shown(target.previous)} → ${shown(value)}`,
     target.baseUrl ?? '',

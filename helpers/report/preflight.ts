@@ -12,6 +12,7 @@ import { PREFLIGHT_STEP_IDS, type PreflightStepId, type PreflightStepResult } fr
 import { EXIT_CODES, judgeSteps, type RunVerdict } from '../steps/verdict.ts'
 import { reportHead, type ReportHead } from './head.ts'
 import { oneLine } from './_summary.ts'
+import { command } from '../config/invocation.ts'
 
 export interface PreflightReport extends ReportHead {
   svc: string
@@ -102,7 +103,7 @@ export function preflightFinalLine(report: PreflightReport, options: { color?: b
   const unsure = report.steps.filter((s) => s.verdict === 'inconclusive')
   const saved = options.reportPath ? ` · report ${options.reportPath}` : ''
   if (report.verdict === 'green')
-    return `${word} · ${report.knob} ${report.previous ?? 'the default'} → ${report.expected ?? 'the default'} on ${report.svc}: every check held · after the deploy: verify --svc ${report.svc} --knob ${report.knob}${report.expected !== null ? ` --value ${report.expected}` : ''}${report.previous !== null ? ` --previous ${report.previous}` : ''} · rollback: ${report.rollback}${saved}`
+    return `${word} · ${report.knob} ${report.previous ?? 'the default'} → ${report.expected ?? 'the default'} on ${report.svc}: every check held · after the deploy: ${command('verify')} --svc ${report.svc} --knob ${report.knob}${report.expected !== null ? ` --value ${report.expected}` : ''}${report.previous !== null ? ` --previous ${report.previous}` : ''} · rollback: ${report.rollback}${saved}`
   if (report.verdict === 'error') return `${word} · ${oneLine(report.error ?? 'the checks could not be made')}${saved}`
   const focus = failed[0] ?? unsure[0]
   const why =

@@ -44,7 +44,9 @@ describe.concurrent('armproof preflight against the reference engine', () => {
     expect(r.report!.verdict).toBe('green')
     expect(r.report!.steps.map((s) => [s.id, s.verdict])).toEqual(PREFLIGHT_STEP_IDS.map((id) => [id, 'passed']))
     for (const id of PREFLIGHT_STEP_IDS) expect(r.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
-    expect(r.stdout).toMatch(/^READY to deploy · PREFILL_INTERLEAVE 0 → 1 on pf-main: every check held · after the deploy: verify /m)
+    expect(r.stdout).toMatch(
+      /^READY to deploy · PREFILL_INTERLEAVE 0 → 1 on pf-main: every check held · after the deploy: pnpm verify --svc pf-main --knob PREFILL_INTERLEAVE --value 1 --previous 0 · rollback: PREFILL_INTERLEAVE=0 then redeploy --service pf-main /m,
+    )
     expect(step(r, 'preflight.env-file')!.observed).toMatch(
       /PREFILL_INTERLEAVE="1" \("0" now\); the other 2 variables it sets equal the engine's/,
     )

@@ -54,6 +54,10 @@ export function differenceText(d: EnvDifference): string {
   return `${d.name}: the engine runs ${showVar(d.running)}, the file sets ${showVar(d.file)}`
 }
 
+/** The variables besides the knob's, all equal to the engine's, in words. */
+const sameText = (n: number): string =>
+  n === 0 ? 'it sets no other variable' : `the other ${n} variable${n === 1 ? '' : 's'} it sets equal the engine's`
+
 export async function judgeEnvFile(ctx: RunContext, ask: EnvFileAsk | null, engine: EngineRead | undefined): Promise<PreflightJudgement> {
   const { spec } = ctx
   const knobVars = [spec.env, ...(spec.envTwin ? [spec.envTwin] : [])]
@@ -191,7 +195,7 @@ export async function judgeEnvFile(ctx: RunContext, ask: EnvFileAsk | null, engi
   return {
     verdict: 'passed',
     expected,
-    observed: `${ask.shown}: ${knobSeen.length ? knobSeen.join(', ') : `${spec.env} unset (the default, ${ask.fallback})`}; the other ${parsed.vars.size - knobSeen.length} variable${parsed.vars.size - knobSeen.length === 1 ? '' : 's'} it sets equal the engine's; ${unjudged}${dup}`,
+    observed: `${ask.shown}: ${knobSeen.length ? knobSeen.join(', ') : `${spec.env} unset (the default, ${ask.fallback})`}; ${sameText(parsed.vars.size - knobSeen.length)}; ${unjudged}${dup}`,
     where,
     evidence,
   }
