@@ -42,3 +42,28 @@ export function preflightHelp(): string {
     `Exit codes: ${PREFLIGHT_EXIT_CODES_TEXT}`,
   ].join('\n')
 }
+
+/** A markdown cell: pipes escaped, one line. */
+const cell = (text: string): string => text.replaceAll('|', '\\|').replace(/\s+/g, ' ')
+
+/**
+ * The options tables of docs/guide/preflight.md, generated from the option tables (scripts/faults-doc.ts
+ * writes them; test/preflight/doc.test.ts keeps them equal): preflight's own, then verify's it takes.
+ */
+export function preflightOptionsTables(): string {
+  const row = (o: { flag: string; env: string; kind: string; meaning: string; default: string }, metavar: string) =>
+    `| ${cell(`\`--${o.flag}${o.kind === 'boolean' ? '' : ` <${metavar}>`}\``)} | \`${o.env}\` | ${cell(o.meaning)} | ${cell(o.default)} |`
+  return [
+    "preflight's own options:",
+    '',
+    '| flag | env | meaning | default |',
+    '|---|---|---|---|',
+    ...PREFLIGHT_OPTIONS.map((o) => row(o, OWN_METAVARS[o.flag] ?? 'value')),
+    '',
+    "verify's options preflight takes, with verify's meaning, default and env twin:",
+    '',
+    '| flag | env | meaning | default |',
+    '|---|---|---|---|',
+    ...PREFLIGHT_VERIFY_OPTIONS.map((o) => row(o, METAVARS[o.flag] ?? 'value')),
+  ].join('\n')
+}

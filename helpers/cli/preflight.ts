@@ -13,13 +13,14 @@ import { outputProblem } from '../config/outputs.ts'
 import { showValue } from '../config/shell.ts'
 import { commandLineLayer, MAX_VALUE, optionReader, type CommandLine } from '../config/sources.ts'
 import { targetProfile } from '../profiles/target.ts'
+import { profileCheck } from '../profiles/verified.ts'
 import { writeAtomic } from '../seams/atomic.ts'
 import { createHost } from '../seams/host.ts'
 import { openSeams } from '../seams/open.ts'
 import { redactingHost } from '../seams/redact.ts'
 import { createContext } from '../steps/context.ts'
 import { runPreflight } from '../steps/preflight/run.ts'
-import type { PreflightStepResult } from '../steps/preflight/registry.ts'
+import { PREFLIGHT_STEP_IDS, type PreflightStepResult } from '../steps/preflight/registry.ts'
 import { EXIT_CODES } from '../steps/verdict.ts'
 import { buildPreflightReport, preflightFinalLine, type PreflightReport } from '../report/preflight.ts'
 import { hostText } from '../report/head.ts'
@@ -39,6 +40,9 @@ export interface PreflightIo {
   /** Only an in-process test passes it: extra environment for the host commands (the reference engine's shims on PATH). */
   hostEnv?: Record<string, string>
 }
+
+/** The id column: the longest check id. */
+const ID_WIDTH = Math.max(...PREFLIGHT_STEP_IDS.map((id) => id.length))
 
 /** verify's options and preflight's own, one table for the one parser. */
 const TABLE = [...PREFLIGHT_VERIFY_OPTIONS, ...PREFLIGHT_OPTIONS]
@@ -175,7 +179,7 @@ function prepare(io: PreflightIo, dotenvText: string | undefined): Prepared {
 function headerLine(target: Target, value: string | null, checkout: string): string {
   const def = targetProfile(target).spec.default
   const shown = (v: string | null) => v ?? (def !== null ? `${def} (default)` : 'the default')
-  return [
+  const line = [
     'armproof',
     'preflight',
     target.svc,
@@ -184,6 +188,9 @@ function headerLine(target: Target, value: string | null, checkout: string): str
     `host ${hostText(target.host)}`,
     `checkout ${checkout}`,
   ].join(' · ')
+  // A profile no real build's output backs (SGLang's, radiance's): said before any check, as verify says it.
+  const check = profileCheck(targetProfile(target).engine)
+  return check.unverified ? `${line}\n  note: ${check.unverified}` : line
 }
 
 export async function preflight(io: PreflightIo): Promise<number> {
@@ -231,7 +238,7 @@ export async function preflight(io: PreflightIo): Promise<number> {
       local,
       onStep: (s) => {
         steps.push(s)
-        lines.write(`${stepLine(s, steps.length - 1, { color, width })}\n`)
+        lines.write(`${stepLine(s, steps.length - 1, { color, width, idWidth: ID_WIDTH })}\n`)
         lines.write(`${stepDetail(s, { color, always: true })}\n`)
       },
     })

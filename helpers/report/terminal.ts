@@ -16,6 +16,8 @@ export interface FormatOptions {
   color?: boolean
   /** Terminal width that step lines are cut to; 120 when unknown. */
   width?: number
+  /** The id column's width; verify's ids fit 12 (preflight's are longer). */
+  idWidth?: number
 }
 
 /** The styles the terminal lines use; node:util's styleText writes them. */
@@ -66,7 +68,7 @@ export function stepLine(
   return fit(
     [
       [`${String(index + 1).padStart(2)} `, undefined],
-      [`${GLYPHS[result.verdict]} ${result.id.padEnd(ID_WIDTH)}`, style],
+      [`${GLYPHS[result.verdict]} ${result.id.padEnd(options.idWidth ?? ID_WIDTH)}`, style],
       [` ${oneLine(result.title)}`, undefined],
       [`  — ${oneLine(result.observed)}`, 'dim'],
     ],
