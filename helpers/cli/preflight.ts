@@ -20,6 +20,7 @@ import { openSeams } from '../seams/open.ts'
 import { redactingHost } from '../seams/redact.ts'
 import { createContext } from '../steps/context.ts'
 import { runPreflight } from '../steps/preflight/run.ts'
+import { contactTarget } from '../steps/first-contact/contact.ts'
 import { PREFLIGHT_STEP_IDS, type PreflightStepResult } from '../steps/preflight/registry.ts'
 import { EXIT_CODES } from '../steps/verdict.ts'
 import { buildPreflightReport, preflightFinalLine, type PreflightReport } from '../report/preflight.ts'
@@ -224,6 +225,21 @@ export async function preflight(io: PreflightIo): Promise<number> {
   const steps: PreflightStepResult[] = []
   let error: string | undefined
   lines.write(`${headerLine(target, target.value ?? value.raw, own.checkout)}\n`)
+  // First contact, as verify makes it: what only the operator can fix (a host name that does not
+  // resolve, TLS, 401/403, 404 on /health, a port nothing on --host serves) ends the run, exit 2.
+  const refused = await contactTarget(target, io.hostEnv)
+  if (refused) {
+    io.err.write(`${refused.line}\n`)
+    const report = buildPreflightReport({
+      target,
+      steps: [],
+      value: target.value,
+      startedAt,
+      finishedAt: new Date(),
+      error: `first contact: ${refused.message}`,
+    })
+    return await writeReport(io, own, report, lines, color)
+  }
   const seams = await openSeams(target, io.hostEnv ? { hostEnv: io.hostEnv } : {})
   try {
     const ctx = createContext({ target, ...seams })
@@ -258,20 +274,24 @@ export async function preflight(io: PreflightIo): Promise<number> {
     // No check said the deploy is wrong, and not all were made: cannot tell (a note keeps it from ready).
     notes: error !== undefined ? [error] : [],
   })
-  const verdict = report
+  return await writeReport(io, own, report, lines, color)
+}
+
+/** The report to --report and (--json) stdout, the final line; the exit code (4: the report could not be written). */
+async function writeReport(io: PreflightIo, own: OwnOptions, report: PreflightReport, lines: OutStream, color: boolean): Promise<number> {
   let unwritten: string | undefined
   if (own.report) {
     try {
-      await writeAtomic(own.report, `${JSON.stringify(verdict, null, 2)}\n`)
+      await writeAtomic(own.report, `${JSON.stringify(report, null, 2)}\n`)
     } catch (e) {
       unwritten = `--report ${own.report} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`
     }
   }
-  if (own.json) io.out.write(`${JSON.stringify(verdict, null, 2)}\n`)
-  lines.write(`\n${preflightFinalLine(verdict, { color, reportPath: unwritten ? null : own.report })}\n`)
+  if (own.json) io.out.write(`${JSON.stringify(report, null, 2)}\n`)
+  lines.write(`\n${preflightFinalLine(report, { color, reportPath: unwritten ? null : own.report })}\n`)
   if (unwritten) {
-    io.err.write(`armproof: ${unwritten}; the verdict above stands (${verdict.verdict})\n`)
+    io.err.write(`armproof: ${unwritten}; the verdict above stands (${report.verdict})\n`)
     return EXIT_OUTPUT_UNWRITTEN
   }
-  return verdict.exitCode
+  return report.exitCode
 }

@@ -46,6 +46,8 @@ export interface PreflightReportInput {
   finishedAt: Date
   /** Why the checks could not all be made (an exception no check expected): the run cannot tell. */
   notes?: readonly string[]
+  /** Why no check was made: an operator's mistake first contact found (exit 2). */
+  error?: string
 }
 
 export function buildPreflightReport(input: PreflightReportInput): PreflightReport {
@@ -57,6 +59,7 @@ export function buildPreflightReport(input: PreflightReportInput): PreflightRepo
     ids: PREFLIGHT_STEP_IDS,
     allowed: PREFLIGHT_SKIPPABLE,
     notes: input.notes ?? [],
+    ...(input.error !== undefined ? { error: input.error } : {}),
   })
   const verdict = judged.verdict
   const report: PreflightReport = {
@@ -72,7 +75,7 @@ export function buildPreflightReport(input: PreflightReportInput): PreflightRepo
     steps: [...steps],
     meter: null,
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
-    error: null,
+    error: input.error ?? null,
     notes: [...(input.notes ?? [])],
     exitCode: EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },

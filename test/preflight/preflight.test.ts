@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
 import { PREFLIGHT_STEP_IDS } from '../../helpers/steps/preflight/registry.ts'
+import { writeback } from '../../helpers/writeback/command.ts'
 import { gitCheckout } from '../support/git-checkout.ts'
 import { preflightEngineArgs, preflightInProcess, type PreflightRun } from '../support/preflight-in-process.ts'
 import { tempDir } from '../support/temp-dir.ts'
@@ -52,6 +53,31 @@ describe.concurrent('armproof preflight against the reference engine', () => {
     )
     // The engine's secret never reaches the output or the report, though its environment was read whole.
     expect(r.stdout + r.stderr + JSON.stringify(r.report)).not.toContain(SECRET)
+    // A ready preflight proves nothing about an arm: writeback refuses its report (its steps are not verify's).
+    const vault = tempDir('armproof-pf-vault-')
+    writeFileSync(join(vault, 'pf-main.md'), '---\nservice: pf-main\n---\n# pf-main\n')
+    const err = { text: '', write: (t: string) => ((err.text += t), true) }
+    const wb = await writeback({ rawArgs: ['--report', r.reportPath, '--vault', vault], env: {}, cwd: vault, out: err, err })
+    expect(wb, err.text).toBe(2)
+    expect(err.text).toMatch(/^armproof writeback: refused .*the vault was not changed/m)
+    expect(err.text).toMatch(/is not an armproof report: missing or malformed steps/)
+  })
+
+  test('--json: the report alone on stdout, every line on stderr', async () => {
+    const r = await run([...ARM, '--checkout', checkout('PREFILL_INTERLEAVE=1\n'), '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual(r.report)
+    expect(r.stderr).toMatch(/^READY to deploy/m)
+  })
+
+  test('a --base-url port nothing on --host serves: refused on first contact (exit 2), the port the engine listens on named', async () => {
+    const args = preflightEngineArgs(engine).map((a) => (a === engine.baseUrl ? 'http://127.0.0.1:9' : a))
+    const r = await preflightInProcess([...args, ...ARM, '--checkout', checkout('')], { engine })
+    expect(r.exitCode, r.stdout + r.stderr).toBe(2)
+    expect(r.stderr).toMatch(new RegExp(`did you mean --base-url http://127\\.0\\.0\\.1:${engine.port}\\?`))
+    expect(r.report!.verdict).toBe('error')
+    expect(r.report!.steps).toEqual([])
+    expect(r.stdout).toMatch(/^ERROR · first contact: /m)
   })
 
   test('without --env-file that check is skipped, saying so, and the run is still ready', async () => {

@@ -39,6 +39,23 @@ describe.runIf(ready)('preflight on a real llama-server', () => {
     expect(r.report!.steps.find((x) => x.id === 'preflight.previous')!.observed).toMatch(/n_slots=1/)
   }, 60_000)
 
+  test("the env file arming it through llama.cpp's own env twin (LLAMA_ARG_N_PARALLEL=2) alone: ready; both set apart: red", async () => {
+    const twin = gitCheckout({ 'tiny.env': 'LLAMA_ARG_N_PARALLEL=2\n' })
+    const r = await preflightInProcess(args('PARALLEL', ['--value', '2', '--previous', '1', '--checkout', twin, '--env-file', 'tiny.env']))
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    expect(r.report!.steps.find((x) => x.id === 'preflight.env-file')!.observed).toMatch(
+      /^tiny\.env: LLAMA_ARG_N_PARALLEL="2" \(unset now\)/,
+    )
+    const apart = gitCheckout({ 'tiny.env': 'PARALLEL=2\nLLAMA_ARG_N_PARALLEL=3\n' })
+    const red = await preflightInProcess(
+      args('PARALLEL', ['--value', '2', '--previous', '1', '--checkout', apart, '--env-file', 'tiny.env']),
+    )
+    expect(red.exitCode, red.stdout).toBe(1)
+    expect(red.report!.steps.find((x) => x.id === 'preflight.env-file')!.observed).toMatch(
+      /LLAMA_ARG_N_PARALLEL="3" in tiny\.env \(line 2\), not 2/,
+    )
+  }, 60_000)
+
   test('a misspelt flag (--paralel in a --catalog): the real --help does not define it, red (exit 1)', async () => {
     const catalog = join(tempDir('armproof-catalog-'), 'misspelt.yaml')
     writeFileSync(

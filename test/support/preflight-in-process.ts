@@ -13,6 +13,7 @@ export interface PreflightRun {
   stdout: string
   stderr: string
   report: PreflightReport | undefined
+  reportPath: string
 }
 
 /** A stream that keeps what is written. */
@@ -61,5 +62,5 @@ export async function preflightInProcess(
     ...(options.engine ? { hostEnv: options.engine.env } : {}),
   })
   const report = existsSync(reportPath) ? checkedReport(JSON.parse(readFileSync(reportPath, 'utf8')) as PreflightReport) : undefined
-  return { exitCode, stdout: out.text, stderr: err.text, report }
+  return { exitCode, stdout: out.text, stderr: err.text, report, reportPath }
 }

@@ -5,7 +5,7 @@
 // value; every other difference is named, with both values unless the variable looks secret
 // (helpers/seams/redact.ts `secretVariable`): then only that it differs. Nothing read here is
 // written anywhere but this check's result, and that holds no secret's value.
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { canonicalValue, valueProblem } from '../../config/knobs.ts'
 import { quote, showValue } from '../../config/shell.ts'
 import { engineQuery } from '../../engine/query.ts'
@@ -37,6 +37,9 @@ export interface EnvDifference {
   file: string | null
   line?: number
 }
+
+/** An env file larger than this is not one (1 MiB). */
+const MAX_ENV_FILE = 1024 * 1024
 
 /** How many differences `observed` names one by one. */
 const SHOWN = 12
@@ -77,6 +80,16 @@ export async function judgeEnvFile(ctx: RunContext, ask: EnvFileAsk | null, engi
   const fileWhere = `local: ${ask.path}`
   let text: string
   try {
+    const st = statSync(ask.path)
+    if (!st.isFile() || st.size > MAX_ENV_FILE)
+      return {
+        verdict: 'failed',
+        expected,
+        observed: `${ask.shown} is ${st.isFile() ? `${st.size} bytes, more than an env file's ${MAX_ENV_FILE}` : 'not a regular file'}`,
+        where: fileWhere,
+        next: `do not deploy: give --env-file the env file deploy.sh ships for ${ctx.target.svc}`,
+        evidence: {},
+      }
     text = readFileSync(ask.path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
@@ -123,7 +136,10 @@ export async function judgeEnvFile(ctx: RunContext, ask: EnvFileAsk | null, engi
       expected,
       observed: `could not read /proc/${pid}/environ (exit ${r.exitCode}): ${r.stderr.trim().split('\n').at(-1) ?? ''}`,
       where,
-      next: `give armproof the rights to read /proc/${pid}/environ (--sudo always, or run as the engine's user)`,
+      next:
+        r.exitCode === 127
+          ? `od (POSIX, in coreutils and busybox) is missing where the engine runs: install it there, or check ${spec.env} in ${ctx.target.svc}'s environment by hand`
+          : `give armproof the rights to read /proc/${pid}/environ (--sudo always, or run as the engine's user)`,
       evidence: { exitCode: r.exitCode },
     }
   const running = parseEnviron(bytes)
@@ -139,24 +155,28 @@ export async function judgeEnvFile(ctx: RunContext, ask: EnvFileAsk | null, engi
     const now = running.get(name)
     if (now !== entry.value) others.push({ name, ...shownPair(name, now, entry.value), line: entry.line })
   }
-  // The knob's own variables: set to the new value, or unset where the new value is the default.
+  // The knob's own variables (its env, and its engine's env twin): each one the file sets means the
+  // new value; none set is right only where the new value is the default ("unset means default").
   const knobWrong: string[] = []
   const knobSeen: string[] = []
+  const nowText = (name: string): string => {
+    const now = running.get(name)
+    return now === undefined ? 'unset now' : `${secret(name, now) ? REDACTED : showValue(now, 60)} now`
+  }
   for (const name of knobVars) {
     const entry = parsed.vars.get(name)
-    const now = running.get(name)
-    const nowText = now === undefined ? 'unset now' : `${secret(name, now) ? REDACTED : showValue(now, 60)} now`
-    if (!entry) {
-      if (name === spec.env && ask.value !== null && ask.value !== ask.fallback)
-        knobWrong.push(`${name} is not set in ${ask.shown} (${nowText}): the deploy would not arm ${ask.value}`)
-      continue
-    }
+    if (!entry) continue
     const v = entry.value
     const fits = v === '' || valueProblem(spec, v) === undefined
     const meant = v === '' ? ask.fallback : canonicalValue(spec, v)
     if (!fits || meant !== ask.value)
       knobWrong.push(`${name}=${showValue(v, 60)} in ${ask.shown} (line ${entry.line}), not ${ask.value ?? 'the new value'}`)
-    else knobSeen.push(`${name}=${showValue(v, 60)} (${nowText})`)
+    else knobSeen.push(`${name}=${showValue(v, 60)} (${nowText(name)})`)
+  }
+  if (knobSeen.length === 0 && knobWrong.length === 0 && ask.value !== null && ask.value !== ask.fallback) {
+    const which = knobVars.length > 1 ? `neither ${knobVars.join(' nor ')} is set` : `${spec.env} is not set`
+    const now = knobVars.length > 1 ? knobVars.map((n) => `${n} ${nowText(n)}`).join(', ') : nowText(spec.env)
+    knobWrong.push(`${which} in ${ask.shown} (${now}): the deploy would not arm ${ask.value}`)
   }
   const notInFile = [...running.keys()].filter((n) => !parsed.vars.has(n)).sort()
   const evidence = {
