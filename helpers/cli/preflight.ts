@@ -252,6 +252,8 @@ export async function preflight(io: PreflightIo): Promise<number> {
       checkout: own.checkout,
       envFile: own.envFile,
       local,
+      // A long wait (an engine still loading, a slow host) says so, in a plain line.
+      progress: (line) => lines.write(`  … ${line}\n`),
       onStep: (s) => {
         steps.push(s)
         lines.write(`${stepLine(s, steps.length - 1, { color, width, idWidth: ID_WIDTH })}\n`)

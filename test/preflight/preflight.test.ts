@@ -3,7 +3,7 @@
 // section warns of red with its next step (a misspelt flag, an illegal enum, a value out of the
 // catalog's bounds, --previous not what the engine runs, nothing to arm, a drop-in, an env file
 // that changes a second variable); the operator's configuration mistakes exit 2 with nothing contacted.
-import { symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -132,6 +132,15 @@ describe.concurrent('armproof preflight against the reference engine', () => {
     const v = step(r, 'preflight.value')!
     expect(v.verdict).toBe('failed')
     expect(v.observed).toBe('--value "-5": must be a whole number ≥ 0 (tokens)')
+  })
+
+  test('a --value with shell syntax: red at preflight.value (it reaches no shell), nothing run from it', async () => {
+    const sentinel = join(tempDir('armproof-pf-hostile-'), 'sentinel')
+    const hostile = `1$(touch ${sentinel})\`touch ${sentinel}\``
+    const r = await run(['--knob', 'PREFILL_INTERLEAVE', '--value', hostile, '--previous', '0', '--checkout', checkout('')])
+    expect(r.exitCode, r.stdout + r.stderr).toBe(1)
+    expect(step(r, 'preflight.value')!.observed).toMatch(/: must be a whole number ≥ 0$/)
+    expect(existsSync(sentinel)).toBe(false)
   })
 
   test('--value the same as --previous: nothing to arm, red (exit 1)', async () => {

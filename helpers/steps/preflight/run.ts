@@ -7,10 +7,11 @@ import { checkDropins } from '../dropins/judge.ts'
 import type { RunContext } from '../context.ts'
 import { judgeCheckout } from './checkout.ts'
 import { judgeEnvFile, type EnvFileAsk } from './env-file.ts'
-import { judgeListed, judgeValue, readHelp, type AskedValue } from './flag.ts'
+import { judgeListed, judgeValue, readHelp, type AskedValue, type HelpRead } from './flag.ts'
 import { judgePrevious } from './previous.ts'
 import { preflightTitle, type PreflightJudgement, type PreflightStepId, type PreflightStepResult } from './registry.ts'
 import { canonicalValue, valueProblem } from '../../config/knobs.ts'
+import { formatDuration } from '../../config/duration.ts'
 
 export interface PreflightAsk {
   value: AskedValue
@@ -22,13 +23,38 @@ export interface PreflightAsk {
   local: HostClient
   /** Each check's result as it is judged (the terminal prints it at once). */
   onStep?: (result: PreflightStepResult) => void
+  /** A plain line during a long wait: what the check waits for, at most one per `PROGRESS_EVERY_MS`. */
+  progress?: (line: string) => void
+  /** How often a silent check is said waiting; default `PROGRESS_EVERY_MS` (a test shortens it). */
+  progressEveryMs?: number
 }
 
-export async function runPreflight(ctx: RunContext, ask: PreflightAsk): Promise<PreflightStepResult[]> {
+/** A check that says nothing for this long is shown waiting (a log gets a line at least every 15 s). */
+export const PROGRESS_EVERY_MS = 10_000
+
+export async function runPreflight(base: RunContext, ask: PreflightAsk): Promise<PreflightStepResult[]> {
   const results: PreflightStepResult[] = []
+  const every = ask.progressEveryMs ?? PROGRESS_EVERY_MS
+  let said = 0
+  const say = (line: string): void => {
+    if (!ask.progress || Date.now() - said < every) return
+    said = Date.now()
+    ask.progress(scrub(line, base.target.apiKey) as string)
+  }
+  // What a judge says while it waits (the ledger waiting for loading to end), at most one line per period.
+  const ctx: RunContext = { ...base, progress: say }
   const step = async (id: PreflightStepId, judge: () => Promise<PreflightJudgement> | PreflightJudgement): Promise<void> => {
     const started = performance.now()
-    const judged = await judge()
+    said = Date.now()
+    // Real time, as verify's heartbeat: a check silent for a period is shown waiting, with how long.
+    const heartbeat = setInterval(() => say(`${id}: waiting · ${formatDuration(performance.now() - started)}`), every)
+    heartbeat.unref()
+    let judged: PreflightJudgement
+    try {
+      judged = await judge()
+    } finally {
+      clearInterval(heartbeat)
+    }
     const result = scrub(
       { id, title: preflightTitle(id), ...judged, durationMs: Math.round(performance.now() - started) },
       ctx.target.apiKey,
@@ -36,13 +62,17 @@ export async function runPreflight(ctx: RunContext, ask: PreflightAsk): Promise<
     results.push(result)
     ask.onStep?.(result)
   }
-  const help = await readHelp(ctx)
-  await step('preflight.help', () => judgeListed(ctx, help))
-  await step('preflight.value', () => judgeValue(ctx, help, ask.value))
-  const given = help.outcome.gives ?? {}
+  let help: HelpRead | undefined
+  await step('preflight.help', async () => {
+    help = await readHelp(ctx)
+    return judgeListed(ctx, help)
+  })
+  const helpRead = help!
+  await step('preflight.value', () => judgeValue(ctx, helpRead, ask.value))
+  const given = helpRead.outcome.gives ?? {}
   const read: { engine?: Awaited<ReturnType<typeof judgePrevious>>['engine'] } = {}
   await step('preflight.previous', async () => {
-    const r = await judgePrevious(ctx, given, help.listed)
+    const r = await judgePrevious(ctx, given, helpRead.listed)
     read.engine = r.engine
     return r.judgement
   })
