@@ -224,7 +224,8 @@ export async function preflight(io: PreflightIo): Promise<number> {
   const startedAt = new Date()
   const steps: PreflightStepResult[] = []
   let error: string | undefined
-  lines.write(`${headerLine(target, target.value ?? value.raw, own.checkout)}\n`)
+  // An illegal value is shown as the checks show it (escaped, cut): it may hold anything.
+  lines.write(`${headerLine(target, target.value ?? (value.raw === null ? null : showValue(value.raw, 40)), own.checkout)}\n`)
   // First contact, as verify makes it: what only the operator can fix (a host name that does not
   // resolve, TLS, 401/403, 404 on /health, a port nothing on --host serves) ends the run, exit 2.
   const refused = await contactTarget(target, io.hostEnv)
