@@ -395,7 +395,7 @@ describe('engines is enforced before any TypeScript loads', () => {
     const other = await asNode('24.21.0', 'bin/run.mjs', ['armproof'])
     expect(other.exitCode).toBe(2)
     expect(String(other.stderr)).toMatch(
-      /^armproof: bin\/run\.mjs needs a command first \(verify, writeback, demo, merge-reports, serve, effect\), got "armproof"/,
+      /^armproof: bin\/run\.mjs needs a command first \(verify, preflight, writeback, demo, merge-reports, serve, effect\), got "armproof"/,
     )
   })
 
