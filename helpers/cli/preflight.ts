@@ -14,7 +14,7 @@ import { showValue } from '../config/shell.ts'
 import { commandLineLayer, MAX_VALUE, optionReader, type CommandLine } from '../config/sources.ts'
 import { targetProfile } from '../profiles/target.ts'
 import { profileCheck } from '../profiles/verified.ts'
-import { writeAtomic } from '../seams/atomic.ts'
+import { writeAtomic, writeAtomicSync } from '../seams/atomic.ts'
 import { createHost } from '../seams/host.ts'
 import { openSeams } from '../seams/open.ts'
 import { redactingHost } from '../seams/redact.ts'
@@ -27,6 +27,7 @@ import { buildPreflightReport, preflightFinalLine, type PreflightReport } from '
 import { hostText } from '../report/head.ts'
 import { stepDetail, stepLine } from '../report/terminal.ts'
 import { colorChoice, paints } from './color.ts'
+import { Interrupt } from './interrupt.ts'
 import { preflightHelp, PREFLIGHT_VERIFY_OPTIONS } from './preflight-help.ts'
 import type { OutStream } from './streams.ts'
 import { userCwd } from './verify.ts'
@@ -40,6 +41,12 @@ export interface PreflightIo {
   err: OutStream
   /** Only an in-process test passes it: extra environment for the host commands (the reference engine's shims on PATH). */
   hostEnv?: Record<string, string>
+  /**
+   * Given by the command itself (bin/preflight.ts), never by an in-process caller: SIGINT and
+   * SIGTERM are then caught, the checks made so far written as the report, marked interrupted, and
+   * the process ended with this (130 / 143; the host commands still running end with it).
+   */
+  exit?: (code: number) => void
 }
 
 /** The id column: the longest check id. */
@@ -241,6 +248,21 @@ export async function preflight(io: PreflightIo): Promise<number> {
     })
     return await writeReport(io, own, report, lines, color)
   }
+  // Ctrl-C, a CI cancel: the checks made so far are the report, marked interrupted (helpers/cli/interrupt.ts).
+  const interrupt = new Interrupt(io.exit, (signal) => {
+    const partial = buildPreflightReport({ target, steps, value: target.value, startedAt, finishedAt: new Date(), interrupted: signal })
+    if (own.report) {
+      try {
+        writeAtomicSync(own.report, `${JSON.stringify(partial, null, 2)}\n`)
+      } catch (e) {
+        io.err.write(
+          `armproof: --report ${own.report} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`,
+        )
+      }
+    }
+    if (own.json) io.out.write(`${JSON.stringify(partial, null, 2)}\n`)
+    lines.write(`\n${preflightFinalLine(partial, { color, reportPath: own.report })}\n`)
+  })
   const seams = await openSeams(target, io.hostEnv ? { hostEnv: io.hostEnv } : {})
   try {
     const ctx = createContext({ target, ...seams })
@@ -265,8 +287,10 @@ export async function preflight(io: PreflightIo): Promise<number> {
     // An exception no check expected: the checks not made are named, and the run cannot tell.
     error = `preflight stopped after ${steps.length} check${steps.length === 1 ? '' : 's'}: ${(e as Error).message ?? String(e)}`
   } finally {
+    interrupt.dispose()
     await seams.close().catch(() => {})
   }
+  if (interrupt.stopped) return process.exitCode as number
   const armed = steps.find((s) => s.id === 'preflight.value')?.evidence.value
   const report: PreflightReport = buildPreflightReport({
     target,

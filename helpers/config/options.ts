@@ -403,7 +403,7 @@ export const PREFLIGHT_OPTIONS = [
 export type PreflightFlag = (typeof PREFLIGHT_OPTIONS)[number]['flag']
 
 /** What a `preflight` run ends with, for --help and the docs: one wording. */
-export const PREFLIGHT_EXIT_CODES_TEXT = `0 ready to deploy (every check passed, or was skipped saying why) · 1 not ready: do not deploy (a check failed; each names what to fix) · 2 usage or configuration error, before contact (a bad option, a --checkout that is no folder, an --env-file leaving the checkout, an unwritable --report; nothing contacted) or on first contact, as verify's (a host name that does not resolve, TLS, 401/403, 404 on /health, a port nothing on --host serves) · 3 cannot tell (a check could not be made: a host command failed, the engine could not be found) · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but --report could not be written`
+export const PREFLIGHT_EXIT_CODES_TEXT = `0 ready to deploy (every check passed, or was skipped saying why) · 1 not ready: do not deploy (a check failed; each names what to fix) · 2 usage or configuration error, before contact (a bad option, a --checkout that is no folder, an --env-file leaving the checkout, an unwritable --report; nothing contacted) or on first contact, as verify's (a host name that does not resolve, TLS, 401/403, 404 on /health, a port nothing on --host serves) · 3 cannot tell (a check could not be made: a host command failed, the engine could not be found) · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but --report could not be written · 130/143 interrupted (SIGINT/SIGTERM): the checks made so far are the report, verdict interrupted`
 
 /** `--help` rows: the flag, what it means, its env twin and its default (shared with pnpm writeback). */
 export function optionRows(

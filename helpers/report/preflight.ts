@@ -9,7 +9,7 @@ import { targetProfile } from '../profiles/target.ts'
 import { profileCheck, type ProfileCheck } from '../profiles/verified.ts'
 import { scrub } from '../seams/redact.ts'
 import { PREFLIGHT_STEP_IDS, type PreflightStepId, type PreflightStepResult } from '../steps/preflight/registry.ts'
-import { EXIT_CODES, judgeSteps, type RunVerdict } from '../steps/verdict.ts'
+import { EXIT_CODES, INTERRUPT_EXIT, judgeSteps, type RunVerdict } from '../steps/verdict.ts'
 import { reportHead, type ReportHead } from './head.ts'
 import { oneLine } from './_summary.ts'
 import { command } from '../config/invocation.ts'
@@ -48,6 +48,8 @@ export interface PreflightReportInput {
   notes?: readonly string[]
   /** Why no check was made: an operator's mistake first contact found (exit 2). */
   error?: string
+  /** The run was stopped by this signal: verdict `interrupted`, the checks made keep their verdicts. */
+  interrupted?: 'SIGINT' | 'SIGTERM'
 }
 
 export function buildPreflightReport(input: PreflightReportInput): PreflightReport {
@@ -61,7 +63,10 @@ export function buildPreflightReport(input: PreflightReportInput): PreflightRepo
     notes: input.notes ?? [],
     ...(input.error !== undefined ? { error: input.error } : {}),
   })
-  const verdict = judged.verdict
+  const verdict: RunVerdict = input.interrupted ? 'interrupted' : judged.verdict
+  const stopped = input.interrupted
+    ? `interrupted by ${input.interrupted} after ${steps.length} of ${PREFLIGHT_STEP_IDS.length} checks; the checks not listed were not made`
+    : undefined
   const report: PreflightReport = {
     ...reportHead(target),
     svc: target.svc,
@@ -75,9 +80,9 @@ export function buildPreflightReport(input: PreflightReportInput): PreflightRepo
     steps: [...steps],
     meter: null,
     rollback: `${spec.env}=${previous ?? ''} then redeploy --service ${target.svc}`,
-    error: input.error ?? null,
+    error: stopped ?? input.error ?? null,
     notes: [...(input.notes ?? [])],
-    exitCode: EXIT_CODES[verdict],
+    exitCode: input.interrupted ? INTERRUPT_EXIT[input.interrupted] : EXIT_CODES[verdict],
     tool: { name: 'armproof', version: pkg.version },
     profile: profileCheck(targetProfile(target).engine),
   }
@@ -107,7 +112,8 @@ export function preflightFinalLine(report: PreflightReport, options: { color?: b
   const saved = options.reportPath ? ` · report ${options.reportPath}` : ''
   if (report.verdict === 'green')
     return `${word} · ${report.knob} ${report.previous ?? 'the default'} → ${report.expected ?? 'the default'} on ${report.svc}: every check held · after the deploy: ${command('verify')} --svc ${report.svc} --knob ${report.knob}${report.expected !== null ? ` --value ${report.expected}` : ''}${report.previous !== null ? ` --previous ${report.previous}` : ''} · rollback: ${report.rollback}${saved}`
-  if (report.verdict === 'error') return `${word} · ${oneLine(report.error ?? 'the checks could not be made')}${saved}`
+  if (report.verdict === 'error' || report.verdict === 'interrupted')
+    return `${word} · ${oneLine(report.error ?? 'the checks could not be made')}${saved}`
   const focus = failed[0] ?? unsure[0]
   const why =
     failed.length > 0

@@ -3,7 +3,8 @@
 // section warns of red with its next step (a misspelt flag, an illegal enum, a value out of the
 // catalog's bounds, --previous not what the engine runs, nothing to arm, a drop-in, an env file
 // that changes a second variable); the operator's configuration mistakes exit 2 with nothing contacted.
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execa } from 'execa'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEngine, type EngineHandle } from '../../engine/launch.ts'
@@ -12,6 +13,9 @@ import { writeback } from '../../helpers/writeback/command.ts'
 import { gitCheckout } from '../support/git-checkout.ts'
 import { preflightEngineArgs, preflightInProcess, type PreflightRun } from '../support/preflight-in-process.ts'
 import { tempDir } from '../support/temp-dir.ts'
+import { checkedReport } from '../support/report-schema.ts'
+import { ROOT } from '../support/run-verify.ts'
+import type { PreflightReport } from '../../helpers/report/preflight.ts'
 
 const SECRET = 'hf_preflight_secret_6e1d'
 const OTHER_SECRET = 'hf_preflight_other_91c2'
@@ -188,6 +192,54 @@ describe.concurrent('armproof preflight against the reference engine', () => {
     const said = r.stdout + r.stderr + JSON.stringify(r.report)
     expect(said).not.toContain(SECRET)
     expect(said).not.toContain(OTHER_SECRET)
+  })
+
+  test('SIGINT during a check (node bin/preflight.ts): the report so far, marked interrupted, exit 130, its host command ended', async () => {
+    const dir = tempDir('armproof-pf-int-')
+    const report = join(dir, 'report.json')
+    const pidFile = join(dir, 'help.pid')
+    // The help command hangs: its pid is kept, to show it ends with the run.
+    const hang = `echo $$ > ${pidFile}; exec sleep 30`
+    const child = execa(
+      process.execPath,
+      [
+        join(ROOT, 'bin/preflight.ts'),
+        ...preflightEngineArgs(engine),
+        ...ARM,
+        '--help-cmd',
+        hang,
+        '--checkout',
+        checkout(''),
+        '--report',
+        report,
+      ],
+      {
+        reject: false,
+        env: { ...engine.env, CI: 'true', VERIFY_NO_DOTENV: '1' },
+      },
+    )
+    const until = Date.now() + 20_000
+    while (!existsSync(pidFile) && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+    child.kill('SIGINT')
+    const ended = await child
+    expect(ended.exitCode, String(ended.stderr)).toBe(130)
+    const written = checkedReport(JSON.parse(readFileSync(report, 'utf8')) as PreflightReport)
+    expect([written.verdict, written.exitCode, written.steps]).toEqual(['interrupted', 130, []])
+    expect(written.error).toBe('interrupted by SIGINT after 0 of 6 checks; the checks not listed were not made')
+    expect(String(ended.stdout)).toMatch(/^INTERRUPTED · interrupted by SIGINT/m)
+    // Its process group is ended as the run exits (by the spawner that started it, which sees its parent go): within 5 s.
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const gone = Date.now() + 5000
+    while (alive() && Date.now() < gone) await new Promise((r) => setTimeout(r, 25))
+    expect(alive()).toBe(false)
   })
 
   test("an env file that does not set the knob's variable: red, the deploy would not arm it (exit 1)", async () => {
