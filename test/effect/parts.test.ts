@@ -406,6 +406,7 @@ describe('restarts besides the arm', () => {
         armMs: -DAY_MS,
         selectorOf: (f) => f.name,
         options: JUDGE_DEFAULTS,
+        required: () => false,
         data: () => ({
           increase: [
             {
