@@ -278,7 +278,10 @@ describe('effect against a real Prometheus, one scenario per target', () => {
   })
 
   test('llama.cpp, judged by its own counters (no histograms): seconds per generated token 50% slower is worse; what it cannot be judged by is said', async () => {
-    const j = await judge('llama', [], { knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2', '--previous', '4'] })
+    const summary = join(dir, 'llama.md')
+    const j = await judge('llama', ['--summary', summary], {
+      knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2', '--previous', '4'],
+    })
     expect(j.code, j.out + j.err).toBe(1)
     expect(verdicts(j)).toEqual({ tokens: 'no change', 'token-time': 'worse', 'prompt-time': 'no change' })
     expect(j.metric('token-time').series).toEqual([
@@ -288,6 +291,12 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.result!.engine.name).toBe('llama.cpp')
     expect(j.result!.engine.notJudged.map((n) => n.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'preemptions'])
     expect(j.out).toContain('not judged on llama.cpp: ttft (llama.cpp exports no time to first token histogram)')
+    // The Markdown summary says the same: the power column, how the hours were compared, what is not judged.
+    const md = await readFile(summary, 'utf8')
+    expect(md).toContain('| metric | baseline | before | after | shift | could detect | verdict |')
+    expect(md).toMatch(/\| token-time \| [^|]+ \| [^|]+ \| [^|]+ \| \+\d+% \| ±[\d.]+% \| worse \|/)
+    expect(md).toContain('paired t over the chunk pairs, 90% intervals')
+    expect(md).toContain('Not judged on llama.cpp: ttft')
     const asked = await judge('llama', ['--metrics', 'ttft'], { knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2'] })
     expect(asked.code).toBe(2)
     expect(asked.err).toContain('ttft is not judged for llama.cpp (llama.cpp exports no time to first token histogram)')
