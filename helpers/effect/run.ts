@@ -99,7 +99,7 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
       exitCode: EFFECT_EXIT.config,
       queries,
       lines: [
-        `${armedAt} is in the future (now is ${iso(startedMs)}): the arm cannot have taken effect yet; give --armed-at the time the engine came up with the new value`,
+        `${armedAt} is in the future (now is ${iso(Math.floor(startedMs / 1000) * 1000)}): the arm cannot have taken effect yet; give --armed-at the time the engine came up with the new value (nothing was judged)`,
       ],
     }
   const report = input.arm.report

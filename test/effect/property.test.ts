@@ -81,6 +81,33 @@ describe('like hours that differ more (5% apart): the judge says what it cannot 
   })
 })
 
+describe('inconclusive says which', () => {
+  test('an interval that straddles the threshold: how far it could be, and what this run could detect', () => {
+    const random = prng(77)
+    const shape = { startHour: 6, hours: 6, perWindow: 65_000, wobble: 0.08 }
+    const j = judgeHistogram(
+      TTFT,
+      TTFT_EDGES,
+      dayOfHours(random, { ...shape, factor: 1 }),
+      dayOfHours(random, { ...shape, factor: 1.08 }),
+      true,
+    )
+    expect(j.verdict, j.reason).toBe('inconclusive')
+    expect(j.reason).toMatch(/the interval straddles the threshold ±10% \(p\d\d could be up to [+-]\d+%/)
+    expect(j.reason).toMatch(/this run could detect p\d\d ±\d+%/)
+    expect(j.next).toContain('--after')
+  })
+
+  test('too few hours with traffic (two of six hold 20 observations): inconclusive, naming the hours, never no change', () => {
+    const random = prng(78)
+    const hour = (n: number) => bucketCounts(random, TTFT_EDGES, n, 0.2, 0.6)
+    const window = () => [hour(400), hour(400), hour(3), hour(2), hour(4), hour(1)]
+    const j = judgeHistogram(TTFT, TTFT_EDGES, window(), window(), true)
+    expect(j.verdict).toBe('inconclusive')
+    expect(j.reason).toMatch(/^too few hours to judge p50: 2 hour pairs hold 20 observations in both windows; the judgement needs 3/)
+  })
+})
+
 describe('a ratio of rare events (preemptions per request), judged on values, not logs', () => {
   const PREEMPT = {
     id: 'preemptions',
