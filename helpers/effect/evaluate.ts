@@ -248,7 +248,11 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
       verdict: required ? 'inconclusive' : 'not exported',
       reason: `not exported by this engine: Prometheus holds no sample of ${name} in the baseline (${span(ctx.windows.baseline)}) or after the arm (${span(ctx.windows.after)})${required ? (ALWAYS_REQUIRED.includes(spec.id) ? `; ${spec.title} is judged on every engine that has it, and absent is not zero` : '; --metrics named it') : ''}`,
       next: required
-        ? 'check the name and --prometheus-match in Prometheus (latency lives under vllm: or sglang:, cadence under radiance:), and --engine: the profile names the series read'
+        ? `check the name and --prometheus-match in Prometheus (latency lives under vllm: or sglang:, cadence under radiance:), and --engine: the profile names the series read${
+            spec.kind === 'histogram' && spec.earlier?.length
+              ? `; an older build serves it as ${spec.earlier.map((e) => `${e.name}${e.before ? ` (before ${e.before})` : ''}`).join(', ')}, which this judgement does not compare with the new name`
+              : ''
+          }`
         : null,
     }
   }

@@ -5,7 +5,7 @@
 // judged from its buckets; a ratio from the increases of counters (per second, per request, per
 // step, per token) hour by hour. What an engine does not serve at all is said (`notJudged`).
 import { promString } from '../prom/query.ts'
-import type { Engine, KnobSpec } from '../profiles/types.ts'
+import type { Engine, KnobSpec, Renamed } from '../profiles/types.ts'
 
 /** A counter, or a histogram's family name (without `_bucket`), with label matchers of its own. */
 export interface Family {
@@ -37,6 +37,8 @@ interface Common {
 export interface HistogramMetric extends Common {
   kind: 'histogram'
   family: Family
+  /** The family's earlier names (the profile's `renamed`), said when the family is not exported. */
+  earlier?: readonly Renamed[]
 }
 
 /** One counter of a sum, with its sign (mixed step time is total minus decode-only). */
@@ -104,6 +106,7 @@ export function metricsFor(engine: Engine, knob: KnobSpec | undefined): { specs:
         title,
         kind: 'histogram',
         family: { name, kind: 'histogram' },
+        ...(m.renamed[name]?.length ? { earlier: m.renamed[name] } : {}),
         direction: 'higher-worse',
         threshold: 0.1,
         floor,

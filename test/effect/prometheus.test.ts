@@ -244,6 +244,12 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.metric('itl')).toMatchObject({ baseline: null, after: null })
     expect(j.metric('itl').reason).toMatch(/^not exported by this engine: .*inter-token latency is judged on every engine that has it/)
     expect(j.metric('itl').next).toContain('latency lives under vllm: or sglang:, cadence under radiance:')
+    // vLLM's profile knows ITL's earlier name: the next step says it
+    const vllm = await judge('unchanged', ['--metrics', 'ttft,itl'], {
+      knob: ['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '128'],
+    })
+    expect(vllm.code).toBe(3)
+    expect(vllm.metric('itl').next).toContain('an older build serves it as vllm:time_per_output_token_seconds (before 0.13)')
   })
 
   test('an older build without generation_tokens_total and num_preemptions_total: those are listed as not exported and leave the verdict alone (no change, exit 0); named by --metrics, one is inconclusive', async () => {
