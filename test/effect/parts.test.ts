@@ -16,7 +16,7 @@ import { insertEffect } from '../../helpers/effect/vault.ts'
 import { DAY_MS, HOUR_MS, MAX_POINTS, planWindows, windowOf } from '../../helpers/effect/windows.ts'
 import type { Matrix } from '../../helpers/effect/query.ts'
 import { metricsFor, type MetricSpec } from '../../helpers/effect/metrics.ts'
-import { builtinProfile } from '../../helpers/profiles/load.ts'
+import { builtinProfile, profileFromText } from '../../helpers/profiles/load.ts'
 
 const ARMED = [
   '--svc',
@@ -494,5 +494,24 @@ describe("every engine's metrics, from its profile", () => {
     expect(unknown.ok ? '' : unknown.problems.join('\n')).toContain(
       '"tgi" is neither a built-in profile (radiance, vllm, sglang, llama.cpp) nor a profile file',
     )
+  })
+})
+
+describe("a profile file's effect names", () => {
+  test('are checked as the rest of a profile: metric names, and label matchers for requests-match', () => {
+    const base = readFileSync(new URL('../../helpers/profiles/vllm.yaml', import.meta.url), 'utf8')
+    const bad = base
+      .replace(`requests-match: 'finished_reason!="abort"'`, `requests-match: 'finished_reason!=abort'`)
+      .replace(`ttft: 'vllm:time_to_first_token_seconds'`, `ttft: 'time to first token'`)
+    const loaded = profileFromText(bad, 'mine.yaml')
+    expect('problems' in loaded && loaded.problems.map((p) => `${p.key}: ${p.message}`)).toEqual([
+      expect.stringMatching(/^metrics\.effect\.ttft: .*a metric name/),
+      expect.stringMatching(/^metrics\.effect\.requests-match: .*label matchers/),
+    ])
+    const good = profileFromText(base, 'mine.yaml')
+    expect('engine' in good && good.engine.metrics.effect).toMatchObject({
+      requestsMatch: 'finished_reason!="abort"',
+      preemptions: 'vllm:num_preemptions_total',
+    })
   })
 })
