@@ -43,6 +43,8 @@ export interface Shift {
   absolute: number
   /** The interval of `relative` (level `JudgeOptions.level`). */
   interval: { low: number; high: number }
+  /** The same interval in the metric's unit (what is said from a baseline of zero). */
+  intervalAbsolute: { low: number; high: number }
   /** The test's two-sided p of no shift. */
   p: number
   df: number
@@ -112,6 +114,7 @@ function shiftOf(
       relative,
       absolute: base * relative,
       interval,
+      intervalAbsolute: { low: base * interval.low, high: base * interval.high },
       ...common,
       band,
       detectable: Math.expm1(c.detectable),
@@ -131,6 +134,7 @@ function shiftOf(
     relative: rel(c.estimate),
     absolute: c.estimate,
     interval: { low: rel(low), high: rel(c.high) },
+    intervalAbsolute: { low, high: c.high },
     ...common,
     band: base !== 0 ? bandAbs / Math.abs(base) : Infinity,
     detectable: rel(c.detectable),
@@ -209,14 +213,20 @@ function decide(spec: Spec & { unit?: string }, shifts: Record<string, Shift>, m
       test,
     }
   if (unclear.length) {
+    const inUnit = (x: number) => `${sign(x)}${Number(x.toPrecision(3))}${unit.startsWith('/') ? ` ${unit}` : unit}`
     const far = unclear.map(([n, s]) => {
-      if (!Number.isFinite(s.band)) return `${n} could be up to ${sign(s.absolute)}${Number(s.absolute.toPrecision(3))}`
-      const worst = Math.abs(s.interval.high) >= Math.abs(s.interval.low) ? s.interval.high : s.interval.low
-      return `${n} could be up to ${pct(worst)}`
+      const [lo, hi] = Number.isFinite(s.band) ? [s.interval.low, s.interval.high] : [s.intervalAbsolute.low, s.intervalAbsolute.high]
+      const worst = Math.abs(hi) >= Math.abs(lo) ? hi : lo
+      return `${n} could be up to ${Number.isFinite(s.band) ? pct(worst) : inUnit(worst)}`
     })
+    const could = unclear.map(([n, s]) =>
+      Number.isFinite(s.band)
+        ? `${n} ±${pct(s.detectable).replace(/^\+/, '')}`
+        : `${n} ±${inUnit(s.detectableAbsolute).replace(/^\+/, '')}`,
+    )
     return {
       verdict: 'inconclusive',
-      reason: `${text(unclear)}: the interval straddles the ${threshold} (${far.join(', ')}); this run could detect ${unclear.map(([n, s]) => `${n} ±${pct(s.detectable).replace(/^\+/, '')}`).join(', ')}`,
+      reason: `${text(unclear)}: the interval straddles the ${band} (${far.join(', ')}); this run could detect ${could.join(', ')}`,
       shifts,
       test,
       next: 'judge a longer --after (more hour pairs narrow the interval), or raise --threshold for this metric if a shift of that size does not matter',
