@@ -161,6 +161,8 @@ function shiftOut(j: Judgement): Record<string, ShiftOut> {
         absolute: s.absolute,
         low: finite(s.interval.low),
         high: finite(s.interval.high),
+        absoluteLow: s.intervalAbsolute.low,
+        absoluteHigh: s.intervalAbsolute.high,
         p: s.p,
         df: s.df,
         chunks: s.chunks,

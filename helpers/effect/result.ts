@@ -30,6 +30,9 @@ export interface ShiftOut {
   /** The confidence interval of `relative` (the test's level: 90%, the two one-sided tests of equivalence). */
   low: number | null
   high: number | null
+  /** The interval in the metric's unit (after − baseline): what is said from a baseline of zero. */
+  absoluteLow: number
+  absoluteHigh: number
   /** The paired t test's two-sided p of no shift (Welch's, unpaired, with --baseline before). */
   p: number
   df: number
