@@ -171,6 +171,13 @@ function prepare(io: PreflightIo, dotenvText: string | undefined): Prepared {
   const valueReader = optionReader([cli.layer], io.env, dotenvText, new Set<OptionFlag>(['value']))
   const rawValue = valueReader.raw('value')
   problems.push(...valueReader.problems)
+  // A value no knob can hold, written with a shell's syntax, is refused as verify refuses it (exit 2),
+  // not judged: it is a hostile input, not a value the deploy might set by mistake.
+  if (rawValue && typeof rawValue.value === 'string' && /[^A-Za-z0-9_.:+,=@%/-]/.test(rawValue.value))
+    problems.push({
+      option: rawValue.from,
+      message: `${rawValue.from}: ${showValue(rawValue.value, 40)} holds characters no knob value has (a shell's quoting, expansion or operators, spaces); give the value as the env file writes it`,
+    })
   const own = readOwn(cli, io.env, dotenv, cwd, problems)
   if (problems.length > 0 || !config.ok) return { kind: 'refused', problems }
   const value = { raw: rawValue && rawValue.value !== '' ? rawValue.value : null, from: rawValue?.from ?? '--value' }

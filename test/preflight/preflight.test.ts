@@ -138,12 +138,12 @@ describe.concurrent('armproof preflight against the reference engine', () => {
     expect(v.observed).toBe('--value "-5": must be a whole number ≥ 0 (tokens)')
   })
 
-  test('a --value with shell syntax: red at preflight.value (it reaches no shell), nothing run from it', async () => {
+  test('a --value with shell syntax: refused as verify refuses it (exit 2), nothing run from it', async () => {
     const sentinel = join(tempDir('armproof-pf-hostile-'), 'sentinel')
     const hostile = `1$(touch ${sentinel})\`touch ${sentinel}\``
     const r = await run(['--knob', 'PREFILL_INTERLEAVE', '--value', hostile, '--previous', '0', '--checkout', checkout('')])
-    expect(r.exitCode, r.stdout + r.stderr).toBe(1)
-    expect(step(r, 'preflight.value')!.observed).toMatch(/: must be a whole number ≥ 0$/)
+    expect(r.exitCode, r.stdout + r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/--value: .* holds characters no knob value has/)
     expect(existsSync(sentinel)).toBe(false)
   })
 
