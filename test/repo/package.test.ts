@@ -422,6 +422,7 @@ describe('engines is enforced before any TypeScript loads', () => {
       'record-demo',
       'serve',
       'test',
+      'test:fast',
       'verify',
       'writeback',
     ])
