@@ -170,7 +170,11 @@ class Reader {
     if (callee.type === 'Identifier') {
       const d = this.resolve(callee.name, file)
       if (!d) return []
-      return this.returns(d.node, d.file, via ? `${via} · ${callee.name}` : callee.name)
+      // kubectlNext('no-pod', pod): where the function switches on its argument, the case that literal takes.
+      const literal = e.arguments.find((a: Node) => a.type === 'Literal' && typeof a.value === 'string')?.value
+      const all = this.returns(d.node, d.file, via ? `${via} · ${callee.name}` : callee.name)
+      const chosen = literal === undefined ? [] : all.filter((r) => r.via.endsWith(` · ${literal}`))
+      return chosen.length ? chosen : all
     }
     // TABLE[key](…): every entry of the table.
     if (callee.type === 'MemberExpression' && callee.computed && unwrap(callee.object).type === 'Identifier') {
@@ -223,8 +227,12 @@ class Reader {
                   : undefined,
           )
           .find(Boolean)
-        for (const t of this.texts(n.value, file).filter((t) => t.text.trim() !== ''))
-          this.found.push({ text: t.text, file, where: [fn ?? '(module)', t.via].filter(Boolean).join(' → '), situation, verdict })
+        for (const t of this.texts(n.value, file).filter((t) => t.text.trim() !== '')) {
+          // A text chosen from a table or a switch: its case says when, not the object's one observation.
+          const kase = /(?:\.| · )([^.·]+)$/.exec(t.via)?.[1]
+          const when = kase && t.via.includes('.') ? `case ${kase.trim()}` : situation
+          this.found.push({ text: t.text, file, where: [fn ?? '(module)', t.via].filter(Boolean).join(' → '), situation: when, verdict })
+        }
       }
     const seen = new Set<string>()
     return this.found.filter((s) => {

@@ -2,7 +2,7 @@
 // one distribution (nothing changed) must rarely say `worse`; pairs with a shift of the stated size
 // must mostly say it. Six hourly blocks a window, about 1,000 observations an hour, vLLM's TTFT
 // buckets, and the median of each hour wobbling as real hours do. The rates measured here are the
-// ones docs/effect.md states; a failure names the seeds.
+// ones docs/guide/effect.md states; a failure names the seeds.
 import { describe, expect, test } from 'vitest'
 import { judgeHistogram, judgeRatio, JUDGE_DEFAULTS } from '../../helpers/effect/judge.ts'
 import { prng } from '../../helpers/effect/prng.ts'

@@ -82,8 +82,8 @@ describe('the next steps, read from the source', () => {
     expect(found.map((s) => [s.text, s.where, s.verdict, s.situation])).toEqual([
       ['set <env> for armproof verify', 'judge', 'failed', 'no <flag> in argv'],
       ['check the env', 'judge', 'failed', 'no <flag> in argv'],
-      ['raise --host-timeout above <hostTimeoutMs>s', 'judge → TABLE.slow', 'inconclusive', ''],
-      ['start it', 'judge → TABLE.gone', 'inconclusive', ''],
+      ['raise --host-timeout above <hostTimeoutMs>s', 'judge → TABLE.slow', 'inconclusive', 'case slow'],
+      ['start it', 'judge → TABLE.gone', 'inconclusive', 'case gone'],
       ['do a', 'judge → hint · a', '', ''],
       ['do <kind>', 'judge → hint', '', ''],
     ])
