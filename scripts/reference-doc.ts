@@ -100,7 +100,7 @@ export function exitText(help: string): string | undefined {
 /** For a command whose --help states no exit codes: what it exits with, said here. */
 const EXIT_UNSTATED: Readonly<Record<string, string>> = {
   serve: `2 a usage or configuration error at start (the targets file checked as verify --targets checks it) · ${INTERRUPT_EXIT.SIGINT}/${INTERRUPT_EXIT.SIGTERM} stopped by SIGINT/SIGTERM (the runs under way are stopped first, each request answered with its interrupted report)`,
-  demo: "verify's (below)",
+  demo: "verify's, as in the table above (the demo is a verify of the reference engine)",
 }
 
 const VERDICT_MEANS: Readonly<Record<keyof typeof EXIT_CODES, string>> = {
