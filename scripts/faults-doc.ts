@@ -1,13 +1,17 @@
 // pnpm faults-doc: writes docs/faults.md from the fault matrix (test/support/fault-matrix.ts, and
 // the other engines' test/support/profile-matrix.ts), docs/writeback-faults.md from the writeback
-// and replay fault table (test/support/writeback-faults.ts), and the README's generated tables
-// (the proof steps, each engine profile's knobs and sources), docs/guide/preflight.md's tables (its
-// checks, its options), so the tables cannot drift from the
-// tests (test/scripts/faults-doc.test.ts, test/writeback/faults.test.ts, test/steps/registry.test.ts and
-// test/profiles/doc.test.ts check they are equal), and helpers/profiles/builtin.json, the built-in
-// profiles' YAML files as the data a run reads (test/profiles/load.test.ts keeps it equal).
+// and replay fault table (test/support/writeback-faults.ts), the proof-steps table of
+// docs/reference/steps.md (the step registry) and the tables of docs/reference/profiles.md (each
+// engine profile's knobs and sources), docs/guide/preflight.md's tables (its checks, its options),
+// the pages of scripts/reference-doc.ts (every command's
+// --help, the exit codes, serve's metrics, docs/troubleshooting.md), so the docs cannot drift from
+// the code and the tests (test/scripts/faults-doc.test.ts, test/scripts/reference-doc.test.ts,
+// test/writeback/faults.test.ts, test/steps/registry.test.ts and test/profiles/doc.test.ts check they
+// are equal), and helpers/profiles/builtin.json, the built-in profiles' YAML files as the data a run
+// reads (test/profiles/load.test.ts keeps it equal).
 // With --measure it also runs every case live and prints each time to verdict against its budget.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FAULTS } from '../engine/faults.ts'
 import { PROFILE_FAULTS } from '../engine/profiles/faults.ts'
@@ -32,6 +36,7 @@ import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
 import { AREAS } from '../test/support/fault-row.ts'
 import { PROM_FAST, PROMETHEUS_FAULTS, type Through } from '../test/support/prometheus-faults.ts'
+import { COMMANDS_DIR, referencePages } from './reference-doc.ts'
 
 const THROUGH: Readonly<Record<Through, string>> = {
   twins: 'job `twins`: this engine and a second replica (armed, its counter above zero), both relabelled to instance="127.0.0.1"',
@@ -220,11 +225,11 @@ export function writebackFaultsMarkdown(): string {
 const STEPS_BEGIN = '<!-- generated from helpers/steps/registry.ts by `pnpm faults-doc`; test/steps/registry.test.ts keeps it equal -->\n'
 const STEPS_END = '\n<!-- end of the generated table -->'
 
-/** The README with its proof-steps table regenerated from the step registry. */
+/** The proof steps' page (docs/reference/steps.md) with its table regenerated from the step registry. */
 export function readmeWithStepsTable(readme: string): string {
   const a = readme.indexOf(STEPS_BEGIN)
   const b = readme.indexOf(STEPS_END)
-  if (a < 0 || b < a) throw new Error('README.md lacks the markers around the proof-steps table')
+  if (a < 0 || b < a) throw new Error('docs/reference/steps.md lacks the markers around the proof-steps table')
   return readme.slice(0, a + STEPS_BEGIN.length) + stepsTable() + readme.slice(b)
 }
 
@@ -255,11 +260,23 @@ export function preflightGuideWithTables(guide: string): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../helpers/profiles/builtin.json', import.meta.url), builtinProfilesJson())
   console.log(`helpers/profiles/builtin.json: ${BUILTIN_PROFILES.join(', ')}`)
-  const readme = new URL('../README.md', import.meta.url)
+  const stepsPage = new URL('../docs/reference/steps.md', import.meta.url)
+  writeFileSync(stepsPage, readmeWithStepsTable(readFileSync(stepsPage, 'utf8')))
+  console.log(`docs/reference/steps.md: the proof-steps table, ${STEPS.length} steps`)
+  const profilesPage = new URL('../docs/reference/profiles.md', import.meta.url)
   // The profiles' tables from their YAML files as just written (this process may have read the JSON before).
   const profiles = BUILTIN_PROFILES.map((name) => builtinFromData(name, builtinProfileData(name)))
-  writeFileSync(readme, readmeWithProfileTables(readmeWithStepsTable(readFileSync(readme, 'utf8')), profiles))
-  console.log(`README.md: the proof-steps table, ${STEPS.length} steps; the knob and source tables of ${BUILTIN_PROFILES.join(', ')}`)
+  writeFileSync(profilesPage, readmeWithProfileTables(readFileSync(profilesPage, 'utf8'), profiles))
+  console.log(`docs/reference/profiles.md: the knob and source tables of ${BUILTIN_PROFILES.join(', ')}`)
+  const pages = await referencePages()
+  const commandsDir = fileURLToPath(new URL(`../${COMMANDS_DIR}`, import.meta.url))
+  rmSync(commandsDir, { recursive: true, force: true })
+  for (const [path, text] of pages) {
+    const file = fileURLToPath(new URL(`../${path}`, import.meta.url))
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, text)
+  }
+  console.log(`${[...pages.keys()].join(', ')} (${readdirSync(commandsDir).length} commands)`)
   const guide = new URL('../docs/guide/preflight.md', import.meta.url)
   writeFileSync(guide, preflightGuideWithTables(readFileSync(guide, 'utf8')))
   console.log(`docs/guide/preflight.md: the checks table, ${PREFLIGHT_STEPS.length} checks; the options tables`)

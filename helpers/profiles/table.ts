@@ -1,6 +1,6 @@
-// The README's tables of each engine profile, generated from the profile itself (as the proof-steps
-// table is from the step registry): its knobs, and where it reads what the engine resolved.
-// `pnpm faults-doc` writes them; test/profiles/doc.test.ts keeps the README equal. Pure.
+// The tables of each engine profile in docs/reference/profiles.md, generated from the profile itself
+// (as the proof-steps table is from the step registry): its knobs, and where it reads what the
+// engine resolved. `pnpm faults-doc` writes them; test/profiles/doc.test.ts keeps the page equal. Pure.
 import type { LoadedProfile } from './load.ts'
 import type { KnobSpec } from './types.ts'
 
@@ -92,14 +92,14 @@ const BEGIN = (name: string) =>
   `<!-- generated from helpers/profiles/${name}.yaml by \`pnpm faults-doc\`; test/profiles/doc.test.ts keeps it equal -->\n`
 const END = '\n<!-- end of the generated profile tables -->'
 
-/** The README with each engine's tables regenerated between its markers. */
+/** The profiles' page (docs/reference/profiles.md) with each engine's tables regenerated between its markers. */
 export function readmeWithProfileTables(readme: string, profiles: readonly LoadedProfile[]): string {
   let out = readme
   for (const p of profiles) {
     const begin = BEGIN(p.engine.name)
     const a = out.indexOf(begin)
     const b = a < 0 ? -1 : out.indexOf(END, a)
-    if (a < 0 || b < 0) throw new Error(`README.md lacks the markers around the ${p.engine.name} profile's tables`)
+    if (a < 0 || b < 0) throw new Error(`docs/reference/profiles.md lacks the markers around the ${p.engine.name} profile's tables`)
     const verified = p.engine.verifiedAgainst
       ? `Checked against a real build: ${cell(p.engine.verifiedAgainst)}.`
       : `**Not verified against a real build**: no captured output of a real ${p.engine.name} backs these facts (every run that uses this profile says so; \`docs/real-corpus.md\` says how to capture one).`

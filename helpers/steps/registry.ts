@@ -1,5 +1,5 @@
 // The proof steps, once: their order, runbook titles, groups, the inputs each needs from earlier
-// steps, and what each proves (the README's table is generated from `proves`). Plain data, so the
+// steps, and what each proves (docs/reference/steps.md's table is generated from `proves`). Plain data, so the
 // report and the writeback gate read it without loading a judge (the recording's schema, below the
 // steps, reads only the ids: helpers/config/step-ids.ts); the judges are bound to these ids in
 // ./judges.ts, and suites/arm.test.ts derives one test per entry.
@@ -52,7 +52,7 @@ export interface StepSpec {
   readonly inputs: readonly StepInput[]
   /** Runs side by side with the other steps of its group that say so (the three probes). */
   readonly sideBySide?: boolean
-  /** What the step proves, in the README's words (markdown). */
+  /** What the step proves, in the docs' words (markdown). */
   readonly proves: string
 }
 
@@ -181,7 +181,7 @@ export function stepGroups(): StepGroup[] {
   return groups
 }
 
-/** The README's proof-steps table, generated from `proves` (test/steps/registry.test.ts keeps the README equal). */
+/** docs/reference/steps.md's proof-steps table, generated from `proves` (test/steps/registry.test.ts keeps the page equal). */
 export function stepsTable(): string {
   return ['| id | proves |', '|---|---|', ...STEPS.map((s) => `| \`${s.id}\` | ${s.proves} |`)].join('\n')
 }

@@ -61,7 +61,7 @@ const llama = (): EngineOptions => ({
   load: LOAD,
 })
 
-describe.runIf(ready)('the series tie through a real Prometheus: engines without process_start_time_seconds', () => {
+describe.runIf(ready).concurrent('the series tie through a real Prometheus: engines without process_start_time_seconds', () => {
   const stops: Array<() => Promise<void>> = []
   afterAll(async () => {
     await Promise.allSettled(stops.map((s) => s()))

@@ -5,7 +5,7 @@
 // wobble of their own. Nothing changed must rarely say `worse`, and at 65,000 requests a window
 // mostly `no change`; a 25% slower TTFT must mostly say `worse`. The statistic is run in-process
 // on the simulated bucket counts (the Prometheus path is test/effect/prometheus.test.ts). The rates
-// measured here are the ones docs/effect.md states; a failure names the seeds.
+// measured here are the ones docs/guide/effect.md states; a failure names the seeds.
 import { describe, expect, test } from 'vitest'
 import { judgeHistogram, judgeRatio, JUDGE_DEFAULTS, type MetricVerdict } from '../../helpers/effect/judge.ts'
 import { prng } from '../support/prng.ts'

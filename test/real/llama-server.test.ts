@@ -33,7 +33,7 @@ function verify(s: RealLlama, knob: string, value: string, extra: readonly strin
       ...['--health-budget', '30s', '--meter-window', '5s', '--probe-timeout', '20s', '--host-timeout', '10s'],
       ...extra,
     ],
-    { ownProcess: true, timeoutMs: 120_000 },
+    { timeoutMs: 120_000 },
   )
 }
 

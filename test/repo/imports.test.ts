@@ -51,7 +51,7 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
 }
 
 /**
- * The layers, top to bottom (README, Layout): a file may import files of its own layer and of the
+ * The layers, top to bottom (docs/design/layers.md, Layout): a file may import files of its own layer and of the
  * layers below it. A layer is a top-level folder, or a folder of helpers/. The reference engine sits
  * right under bin/ (only the demo command starts it) and reaches nothing of armproof's (below).
  */
@@ -89,7 +89,7 @@ function layerBreaches(graph: ReadonlyMap<string, readonly string[]>): string[] 
   for (const [file, deps] of graph) {
     const from = layerOf(file)
     if (from === undefined) {
-      found.push(`${file}: in no layer (README, Layout: place its folder in the order)`)
+      found.push(`${file}: in no layer (docs/design/layers.md, Layout: place its folder in the order)`)
       continue
     }
     for (const dep of deps) {
@@ -161,8 +161,8 @@ describe("the product's import graph", () => {
   })
 })
 
-describe("the README's Layout", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+describe("docs/design/layers.md's Layout", () => {
+  const readme = readFileSync(join(ROOT, 'docs/design/layers.md'), 'utf8')
   const layout = readme.slice(readme.indexOf('\n## Layout\n'), readme.indexOf('\n## ', readme.indexOf('\n## Layout\n') + 1))
   /** Each layer's row: the folders its "reaches" cell names (only a layer's folder counts: `helpers/x/`, `bin/`, …). */
   const rows = new Map(
@@ -212,7 +212,7 @@ describe('the layer rule', () => {
       'helpers/config/low.ts → helpers/cli/verify.ts: helpers/config/ (layer 13 of 16) reaches up to helpers/cli/ (layer 7 of 16)',
       'helpers/config/low.ts → helpers/steps/verdict.ts: helpers/config/ (layer 13 of 16) reaches up to helpers/steps/ (layer 10 of 16)',
       'helpers/config/low.ts → helpers/report/json.ts: helpers/config/ (layer 13 of 16) reaches up to helpers/report/ (layer 9 of 16)',
-      'helpers/stray.ts: in no layer (README, Layout: place its folder in the order)',
+      'helpers/stray.ts: in no layer (docs/design/layers.md, Layout: place its folder in the order)',
       'helpers/seams/http.ts → test/support/fake.ts: helpers/seams/ (layer 12 of 16) imports a file in no layer',
     ])
   })

@@ -427,6 +427,7 @@ describe('engines is enforced before any TypeScript loads', () => {
       'record-demo',
       'serve',
       'test',
+      'test:fast',
       'verify',
       'writeback',
     ])

@@ -1,4 +1,4 @@
-// The step list exists once (helpers/steps/registry.ts); the README's table and the suite's
+// The step list exists once (helpers/steps/registry.ts); docs/reference/steps.md's table and the suite's
 // tests are derived from it.
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
@@ -11,8 +11,8 @@ import { BEFORE_GROUP, JUDGES, beforeGroup, judgeStep, modelOf, proofRun } from 
 import { readmeWithStepsTable } from '../../scripts/faults-doc.ts'
 import { DEMO_ARM } from '../support/demo-args.ts'
 
-test("README.md's proof-steps table is the one generated from the step registry (run pnpm faults-doc after changing it)", () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+test("docs/reference/steps.md's proof-steps table is the one generated from the step registry (run pnpm faults-doc after changing it)", () => {
+  const readme = readFileSync(new URL('../../docs/reference/steps.md', import.meta.url), 'utf8')
   expect(readmeWithStepsTable(readme)).toBe(readme)
   for (const s of STEPS) expect(readme).toContain(`| \`${s.id}\` | ${s.proves} |`)
 })
