@@ -65,7 +65,12 @@ describe('schemas', () => {
 describe('what the manifests say armproof does', () => {
   test("the targets ConfigMap is a targets file armproof serve starts with; serve.yaml's args are options it accepts", () => {
     const loaded = loadServedTargets(targetsFile, { VERIFY_NO_DOTENV: '1' }, dir, undefined)
-    expect('targets' in loaded ? [...loaded.targets.argv.keys()] : loaded.problems).toEqual(['llm-7', 'llm-8', 'llm-9', 'llm-10'])
+    expect('targets' in loaded ? [...loaded.targets.argv.keys(), ...loaded.problems] : loaded.file.problems).toEqual([
+      'llm-7',
+      'llm-8',
+      'llm-9',
+      'llm-10',
+    ])
     const args = serveArgs()
     expect(args[0]).toBe('serve')
     const parsed = parseServeOptions(args.slice(1), {}, dir)
