@@ -81,17 +81,23 @@ export class TokenSource {
   private readonly file: string | null
   private readonly env: Readonly<Record<string, string | undefined>>
   private readonly said: (line: string) => void
+  private readonly lookEveryMs: number
+  private readonly failed: () => void
 
   constructor(
     token: string,
     tokenFile: string | null,
     env: Readonly<Record<string, string | undefined>>,
     said: (line: string) => void = () => {},
+    lookEveryMs = 1000,
+    failed: () => void = () => {},
   ) {
+    this.failed = failed
     this.token = token
     this.file = tokenFile
     this.env = env
     this.said = said
+    this.lookEveryMs = lookEveryMs
     this.stamp = this.stat()
   }
 
@@ -108,7 +114,7 @@ export class TokenSource {
   current(): string {
     if (!this.file) return this.token
     const now = Date.now()
-    if (now - this.lookedAt < 1000) return this.token
+    if (now - this.lookedAt < this.lookEveryMs) return this.token
     this.lookedAt = now
     const stamp = this.stat()
     if (stamp === this.stamp) return this.token
@@ -117,7 +123,10 @@ export class TokenSource {
     if ('token' in next) {
       if (next.token !== this.token) this.said('armproof serve: --token-file changed: the new token holds from now on')
       this.token = next.token
-    } else this.said(`armproof serve: --token-file changed, but ${next.problem}; the token before it still holds`)
+    } else {
+      this.failed()
+      this.said(`armproof serve: --token-file changed, but ${next.problem}; the token before it still holds`)
+    }
     return this.token
   }
 }

@@ -96,7 +96,7 @@ export async function serve(io: ServeIo): Promise<number> {
     for (const p of l.problems) log(`  - ${p}`)
   }
   const targets = new TargetsCache(o.targets, load, first, { onChange: said })
-  const tokenSource = token ? new TokenSource(token.token, o.tokenFile, io.env, log) : null
+  const tokenSource = token ? new TokenSource(token.token, o.tokenFile, io.env, log, 1000, () => metrics.failed('token_file')) : null
   const children = new Set<number>()
   const { server, stopAll, probes } = createServe({
     token: tokenSource,
