@@ -598,7 +598,7 @@ export function createServe(deps: ServeDeps): ServeServer {
       sendJson(res, 400, { error: 'two Authorization headers: send one' })
       return void logged('400 two Authorization headers', false)
     }
-    if (r.kind === 'healthz' && ALLOWED.healthz.includes(req.method ?? '')) return void health(res, authed && tokenNow() !== null)
+    if (r.kind === 'healthz' && ALLOWED.healthz.includes(req.method ?? '')) return void health(res, authed)
     if (stopping) {
       closeAfter(res)
       sendJson(res, 503, { error: 'serve is shutting down; nothing new starts' }, { 'Retry-After': String(RETRY_AFTER_S) })
@@ -634,7 +634,7 @@ export function createServe(deps: ServeDeps): ServeServer {
       return void metricsPage(res)
     }
     if (r.kind === 'poll') return void logged(pollRequest(req, res, r.id))
-    if (r.kind === 'healthz') return void health(res, authed && tokenNow() !== null)
+    if (r.kind === 'healthz') return void health(res, authed)
     const svc = r.svc
     const work = r.kind === 'start' ? startRequest(req, res, svc) : runRequest(req, res, svc, r.answer)
     work.then(
