@@ -67,7 +67,9 @@ test('SIGKILL of serve with runs under way: the runs end within seconds, their t
   await expect.poll(() => s.folders(), { timeout: 5_000 }).toEqual([])
 })
 
-test('SIGTERM: the run under way is answered with its interrupted report, the one waiting with 503; exit 143, no folder left', { timeout: 60_000 }, async () => {
+test('SIGTERM: the run under way is answered with its interrupted report, the one waiting with 503; exit 143, no folder left', {
+  timeout: 60_000,
+}, async () => {
   const s = await startServe(['--max-runs', '1'])
   const a = fetch(`${s.url}/verify/slow-a`, { method: 'POST' })
   await expect.poll(() => s.pids().length, { timeout: 20_000 }).toBe(1)
