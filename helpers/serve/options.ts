@@ -246,26 +246,26 @@ export function parseServeOptions(
     flag: 'queue-wait' | 'keep-runs' | 'header-timeout' | 'request-timeout',
     fallback: string,
     zero: boolean,
-    maxMs: number,
+    max: string,
   ): number => {
     const r = raw(flag)
     const text = r?.value ?? fallback
     const ms = text.trim() === '0' ? 0 : parseDuration(text)
-    if (ms === undefined || (ms === 0 && !zero) || ms > maxMs) {
+    if (ms === undefined || (ms === 0 && !zero) || ms > parseDuration(max)!) {
       problems.push(
-        `${r?.from ?? `--${flag}`}: ${showValue(text)} is not a ${zero ? '' : 'positive '}duration up to ${formatDuration(maxMs)}, e.g. ${fallback}`,
+        `${r?.from ?? `--${flag}`}: ${showValue(text)} is not a ${zero ? '' : 'positive '}duration up to ${max}, e.g. ${fallback}`,
       )
       return parseDuration(fallback)!
     }
     return ms
   }
-  const queueWaitMs = duration('queue-wait', DEFAULT_QUEUE_WAIT, true, 24 * 3_600_000)
-  const keepRunsMs = duration('keep-runs', DEFAULT_KEEP_RUNS, false, 7 * 24 * 3_600_000)
-  const headerTimeoutMs = duration('header-timeout', DEFAULT_HEADER_TIMEOUT, false, 600_000)
-  const requestTimeoutMs = duration('request-timeout', DEFAULT_REQUEST_TIMEOUT, false, 600_000)
+  const queueWaitMs = duration('queue-wait', DEFAULT_QUEUE_WAIT, true, '24h')
+  const keepRunsMs = duration('keep-runs', DEFAULT_KEEP_RUNS, false, '168h')
+  const headerTimeoutMs = duration('header-timeout', DEFAULT_HEADER_TIMEOUT, false, '10m')
+  const requestTimeoutMs = duration('request-timeout', DEFAULT_REQUEST_TIMEOUT, false, '10m')
   if (requestTimeoutMs < headerTimeoutMs)
     problems.push(
-      `--request-timeout (${formatDuration(requestTimeoutMs)}) is shorter than --header-timeout (${formatDuration(headerTimeoutMs)}): the whole request includes its headers`,
+      `--request-timeout ${raw('request-timeout')?.value ?? DEFAULT_REQUEST_TIMEOUT} is shorter than --header-timeout ${raw('header-timeout')?.value ?? DEFAULT_HEADER_TIMEOUT}: the whole request includes its headers`,
     )
   if (maxConnectionsPerClient > maxConnections)
     problems.push(

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SERVED_RUN_ENV } from '../cli/served-run.ts'
+import { REPORT_PLACEHOLDER } from '../report/_summary.ts'
 import { RUN_LEVEL_ENV } from './targets.ts'
 
 /** bin/verify.ts in the checkout, dist/bin/verify.js in the installed package. */
@@ -44,6 +45,15 @@ export interface RunRequest {
   line: (text: string) => void
   /** The child's pid, once it runs (serve's log says it). */
   started?: (pid: number) => void
+}
+
+/**
+ * A run's line as serve logs it: the report's path is `<report.json>` (the answer serve sent is
+ * that report; a writeback takes it saved to a file), the run's folder `(serve's run folder)`:
+ * both are gone once the run is answered.
+ */
+export function scrubRunPaths(line: string, dir: string): string {
+  return line.replaceAll(join(dir, 'report.json'), REPORT_PLACEHOLDER).replaceAll(dir, "(serve's run folder)")
 }
 
 /** Every run's folder is named so: a successor of a serve that was killed finds what it left (sweepRunDirs). */
