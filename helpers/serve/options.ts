@@ -334,3 +334,27 @@ export function serveHelp(): string {
     `Each run is a child verify process of that target, stopped after --run-timeout (default ${formatDuration(parseDuration(DEFAULT_RUN_TIMEOUT)!)}) or when the client goes away.`,
   ].join('\n')
 }
+
+const TABLE_BEGIN = '<!-- generated from helpers/serve/options.ts by `pnpm faults-doc`; test/serve/options-doc.test.ts keeps it equal -->\n'
+const TABLE_END = '\n<!-- end of the generated serve options -->'
+
+/** serve's options as a Markdown table (flag, env twin, meaning, default), from SERVE_OPTIONS. */
+export function serveOptionsTable(): string {
+  const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+  return [
+    '| flag | env | meaning | default |',
+    '|---|---|---|---|',
+    ...SERVE_OPTIONS.map(
+      (o) =>
+        `| \`--${o.flag}\` | \`${o.env}\` | ${cell(o.meaning)} | ${o.default === 'required' || o.default === 'none' || o.default === 'off' ? o.default : `\`${o.default}\``} |`,
+    ),
+  ].join('\n')
+}
+
+/** A document with its generated serve options table (between its markers) made again. */
+export function withServeOptionsTable(text: string): string {
+  const a = text.indexOf(TABLE_BEGIN)
+  const b = text.indexOf(TABLE_END)
+  if (a < 0 || b < a) throw new Error('the document lacks the markers around the generated serve options table')
+  return text.slice(0, a + TABLE_BEGIN.length) + serveOptionsTable() + text.slice(b)
+}
