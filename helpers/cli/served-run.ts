@@ -8,6 +8,7 @@
 // killed with its whole process group (serve made it a group leader).
 import { rmSync } from 'node:fs'
 import { basename, isAbsolute } from 'node:path'
+import { command } from '../config/invocation.ts'
 
 export const SERVED_RUN_ENV = 'ARMPROOF_SERVED_RUN'
 
@@ -62,7 +63,7 @@ export function watchServedRun(env: Readonly<Record<string, string | undefined>>
     clearTimeout(deadline)
     process.once('exit', removeDir)
     process.stderr.write(
-      `armproof: ${orphan ? 'armproof serve, which started this run, is gone' : "this run passed its deadline (serve's --run-timeout)"}; stopping the run\n`,
+      `armproof: ${orphan ? `${command('serve')}, which started this run, is gone` : "this run passed its deadline (serve's --run-timeout)"}; stopping the run\n`,
     )
     setTimeout(() => {
       removeDir()

@@ -132,7 +132,7 @@ describe('a served verify', () => {
       throw new Error('did not stop')
     }
     const orphan = statusOf({ parent: 2, dir, deadline: Date.now() + 60_000, graceMs: 5000 })
-    expect([orphan.status, orphan.stderr]).toEqual([143, expect.stringContaining('armproof serve, which started this run, is gone')])
+    expect([orphan.status, orphan.stderr]).toEqual([143, expect.stringContaining(', which started this run, is gone')])
     expect(existsSync(dir)).toBe(false)
     const kept = tempDir(`${RUN_DIR_PREFIX}${process.pid}-`)
     const late = statusOf({ parent: process.pid, dir: kept, deadline: Date.now() + 300, graceMs: 5000 })
