@@ -79,7 +79,8 @@ describe('connections: one client cannot starve the others', () => {
       sockets.push(c)
       await new Promise((r) => c.once('connect', r))
     }
-    await expect.poll(() => s.served.server.connections ?? 0).toBeGreaterThanOrEqual(0)
+    const open = () => new Promise<number>((r) => s.served.server.getConnections((_e, n) => r(n)))
+    await expect.poll(open).toBe(4)
     const fifth = await rawExchange(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { from: '127.0.0.20' })
     expect(fifth.status).toBe(0)
     expect(s.metrics.page({ running: 0, queued: 0, targets: 0 })).toContain('armproof_serve_connections_dropped_total{reason="total"} 1')
