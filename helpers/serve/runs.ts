@@ -46,6 +46,10 @@ export class RunBook {
     this.prune()
   }
 
+  delete(id: string): void {
+    this.runs.delete(id)
+  }
+
   inProgress(): AsyncRun[] {
     return [...this.runs.values()].filter((r) => r.state !== 'done')
   }

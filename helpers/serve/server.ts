@@ -475,6 +475,9 @@ export function createServe(deps: ServeDeps): ServeServer {
     }
     // The same id again while its run is in progress (a controller's retry): that run, no second one.
     if (known && known.state !== 'done') return accepted(known, 202)
+    // A finished run's id asked again starts a new run under it; whatever comes of this request,
+    // the old verdict is no longer what GET /runs/<id> answers (a poller would take it for the new).
+    if (known) runs.delete(id)
     const now = Date.now()
     const run: AsyncRun = { id, svc, state: 'queued', createdAt: now, controller: new AbortController() }
     const finish = (verdict: string, report: unknown): void => {

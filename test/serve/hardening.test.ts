@@ -423,9 +423,16 @@ describe('asynchronous runs', () => {
     await expect.poll(() => s.runs.length).toBe(2)
     p.gates.shift()!()
     await expect.poll(async () => (await poll('b-rev-7f9c2d')).verdict).toBe('green')
+    // A finished run's id asked again while its target is busy: 503, and its old verdict is gone (a poller must not read it as the new).
+    const hold = post(s, '/verify/b')
+    await expect.poll(() => s.runs.length).toBe(3)
+    expect((await post(s, '/runs/b', auth, JSON.stringify({ id: 'b-rev-7f9c2d' }))).status).toBe(503)
+    expect((await fetch(`${s.url}/runs/b-rev-7f9c2d`, { headers: auth })).status).toBe(404)
+    p.gates.shift()!()
+    expect((await hold).status).toBe(200)
     expect((await fetch(`${s.url}/runs/${a.id}`)).status).toBe(401)
     expect((await fetch(`${s.url}/runs/r-000000000000000000000000`, { headers: auth })).status).toBe(404)
-    expect(s.runs.map((r) => r.svc)).toEqual(['a', 'b'])
+    expect(s.runs.map((r) => r.svc)).toEqual(['a', 'b', 'b'])
   })
 
   test('a run goes on without its client; finished runs are kept --keep-runs, then 404', async () => {
