@@ -16,6 +16,11 @@ const COMMANDS = {
     help: async () => (await import('../helpers/cli/verify-help.ts')).verifyHelp(),
     what: 'prove one knob arm on one service, or on a fleet with --targets FILE (exit 0 green, 1 red, 2 usage, 3 inconclusive; a fleet: the worst)',
   },
+  preflight: {
+    run: () => import('./preflight.ts'),
+    help: async () => (await import('../helpers/cli/preflight-help.ts')).preflightHelp(),
+    what: "before the deploy: the running build's --help lists the flag and the value is legal, the engine runs --previous, no drop-in, the checkout on main and clean, the env file changes the knob alone (exit 0 ready, 1 not, 2 usage, 3 cannot tell)",
+  },
   writeback: {
     run: () => import('./writeback.ts'),
     help: async () => (await import('../helpers/writeback/options.ts')).writebackHelp(),

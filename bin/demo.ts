@@ -1,6 +1,9 @@
-// pnpm demo [verify options]: the main job on its embedded default. Starts the reference engine
-// on loopback with PREFILL_INTERLEAVE armed to 1, runs `pnpm verify` against it, stops it, and
-// exits with verify's code. Extra options are passed to verify and win (e.g. --mode record).
+// pnpm demo [verify options]: the main job on its embedded default, the runbook's two halves.
+// Before the deploy: the reference engine runs the value before the arm, and `preflight` checks it
+// (its --help, what it runs, drop-ins, a deploy checkout made for the demo, the checkout's env
+// file against the engine's environment). Then the "deploy": that engine stops and one starts with
+// PREFILL_INTERLEAVE armed to 1; `pnpm verify` proves it, and the demo exits with verify's code
+// (preflight's, when it says do not deploy). Extra options are passed to verify and win (e.g. --mode record).
 // `--engine vllm|sglang|llama.cpp` starts the reference engine speaking that engine instead, one of
 // its profile's knobs armed, and verifies it with that profile (`verify --engine …`).
 import { startCompileCache } from './compile-cache.mjs'
@@ -15,6 +18,7 @@ const DEMOS = {
     label: 'radiance',
     processName: 'radiance-demo',
     args: ['--prefill-interleave', '1'],
+    before: { args: [], env: { PREFILL_INTERLEAVE: '0' } },
     verify: ['--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0'],
     report: 'reports/demo.json',
   },
@@ -22,6 +26,7 @@ const DEMOS = {
     label: 'vLLM',
     processName: 'vllm-demo',
     args: ['--enable-prefix-caching'],
+    before: { args: ['--no-enable-prefix-caching'], env: { ENABLE_PREFIX_CACHING: 'false' } },
     verify: ['--engine', 'vllm', '--knob', 'ENABLE_PREFIX_CACHING', '--value', 'true', '--previous', 'false'],
     report: 'reports/demo-vllm.json',
   },
@@ -29,6 +34,7 @@ const DEMOS = {
     label: 'SGLang',
     processName: 'sglang-demo',
     args: ['--chunked-prefill-size', '4096'],
+    before: { args: [], env: {} },
     verify: ['--engine', 'sglang', '--knob', 'CHUNKED_PREFILL_SIZE', '--value', '4096'],
     report: 'reports/demo-sglang.json',
   },
@@ -36,6 +42,7 @@ const DEMOS = {
     label: 'llama.cpp',
     processName: 'llama-demo',
     args: ['-np', '2', '--metrics'],
+    before: { args: ['--metrics'], env: {} },
     verify: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2'],
     report: 'reports/demo-llama.cpp.json',
   },
@@ -80,6 +87,50 @@ if (!ENGINES.includes(chosen as Demo)) {
   exit(2)
 }
 const demo = DEMOS[chosen as Demo]
+const [{ preflight }, { demoCheckout }] = await Promise.all([import('../helpers/cli/preflight.ts'), import('../engine/demo-checkout.ts')])
+
+/**
+ * Before the deploy: the engine runs the value before the arm, and preflight checks it against a
+ * deploy checkout made for the demo (on main, clean, its env file changing the knob alone). The
+ * preflight's exit code; 0 where git is missing (the demo cannot make a checkout: said, and skipped).
+ */
+async function beforeTheDeploy(): Promise<number> {
+  const v: readonly string[] = demo.verify
+  const knob = v[v.indexOf('--knob') + 1]!
+  const value = v[v.indexOf('--value') + 1]!
+  const before = await startEngine({
+    ...(chosen === 'radiance' ? {} : { profile: chosen as Exclude<Demo, 'radiance'> }),
+    svc: 'demo',
+    processName: demo.processName,
+    args: demo.before.args,
+    engineEnv: demo.before.env,
+  })
+  try {
+    // The demo's knobs are named as their variables (PREFILL_INTERLEAVE=1 in the service's env file).
+    const checkout = demoCheckout(before.root, { 'env/demo.env': `${knob}=${value}\n` })
+    if ('problem' in checkout) {
+      process.stderr.write(`demo: preflight skipped: ${checkout.problem}\n`)
+      return 0
+    }
+    process.stdout.write(`\nBefore the deploy: ${command('preflight')}\n`)
+    return await preflight({
+      rawArgs: [
+        ...['--svc', before.svc, ...demo.verify, '--base-url', before.baseUrl, '--host', 'local', '--process', before.processName],
+        ...['--health-budget', '60s', '--checkout', checkout.dir, '--env-file', 'env/demo.env'],
+      ],
+      env: { ...process.env, PATH: before.env.PATH, VERIFY_NO_DOTENV: '1' },
+      cwd: process.cwd(),
+      out: process.stdout,
+      err: process.stderr,
+      hostEnv: before.env,
+    })
+  } finally {
+    await before.stop()
+  }
+}
+const ready = await beforeTheDeploy()
+if (ready !== 0) exit(ready)
+process.stdout.write(`\nThe deploy: the engine restarted with ${armed(chosen as Demo)}; after it: ${command('verify')}\n`)
 const engine = await startEngine({
   ...(chosen === 'radiance' ? {} : { profile: chosen as Exclude<Demo, 'radiance'> }),
   svc: 'demo',

@@ -1,7 +1,8 @@
 // pnpm faults-doc: writes docs/faults.md from the fault matrix (test/support/fault-matrix.ts, and
 // the other engines' test/support/profile-matrix.ts), docs/writeback-faults.md from the writeback
 // and replay fault table (test/support/writeback-faults.ts), and the README's generated tables
-// (the proof steps, each engine profile's knobs and sources), so the tables cannot drift from the
+// (the proof steps, each engine profile's knobs and sources), docs/guide/preflight.md's tables (its
+// checks, its options), so the tables cannot drift from the
 // tests (test/scripts/faults-doc.test.ts, test/writeback/faults.test.ts, test/steps/registry.test.ts and
 // test/profiles/doc.test.ts check they are equal), and helpers/profiles/builtin.json, the built-in
 // profiles' YAML files as the data a run reads (test/profiles/load.test.ts keeps it equal).
@@ -11,6 +12,8 @@ import { fileURLToPath } from 'node:url'
 import { FAULTS } from '../engine/faults.ts'
 import { PROFILE_FAULTS } from '../engine/profiles/faults.ts'
 import { STEPS, stepsTable } from '../helpers/steps/registry.ts'
+import { PREFLIGHT_STEPS, preflightStepsTable } from '../helpers/steps/preflight/registry.ts'
+import { preflightOptionsTables } from '../helpers/cli/preflight-help.ts'
 import { EXIT_CODES } from '../helpers/steps/verdict.ts'
 import {
   END_TO_END,
@@ -226,6 +229,30 @@ export function readmeWithStepsTable(readme: string): string {
   return readme.slice(0, a + STEPS_BEGIN.length) + stepsTable() + readme.slice(b)
 }
 
+const PREFLIGHT_STEPS_BEGIN =
+  '<!-- generated from helpers/steps/preflight/registry.ts by `pnpm faults-doc`; test/preflight/doc.test.ts keeps it equal -->\n'
+const PREFLIGHT_OPTIONS_BEGIN =
+  '<!-- generated from helpers/config/options.ts by `pnpm faults-doc`; test/preflight/doc.test.ts keeps it equal -->\n'
+
+/** `text` with what is between `begin` and the next end marker replaced by `table`. */
+function between(text: string, begin: string, table: string, file: string): string {
+  const a = text.indexOf(begin)
+  const b = text.indexOf(STEPS_END, a)
+  if (a < 0 || b < a) throw new Error(`${file} lacks the markers ${begin.trim()} … ${STEPS_END.trim()}`)
+  return text.slice(0, a + begin.length) + table + text.slice(b)
+}
+
+/** docs/guide/preflight.md with its checks table and its options tables regenerated. */
+export function preflightGuideWithTables(guide: string): string {
+  const file = 'docs/guide/preflight.md'
+  return between(
+    between(guide, PREFLIGHT_STEPS_BEGIN, preflightStepsTable(), file),
+    PREFLIGHT_OPTIONS_BEGIN,
+    preflightOptionsTables(),
+    file,
+  )
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(new URL('../helpers/profiles/builtin.json', import.meta.url), builtinProfilesJson())
   console.log(`helpers/profiles/builtin.json: ${BUILTIN_PROFILES.join(', ')}`)
@@ -234,6 +261,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const profiles = BUILTIN_PROFILES.map((name) => builtinFromData(name, builtinProfileData(name)))
   writeFileSync(readme, readmeWithProfileTables(readmeWithStepsTable(readFileSync(readme, 'utf8')), profiles))
   console.log(`README.md: the proof-steps table, ${STEPS.length} steps; the knob and source tables of ${BUILTIN_PROFILES.join(', ')}`)
+  const guide = new URL('../docs/guide/preflight.md', import.meta.url)
+  writeFileSync(guide, preflightGuideWithTables(readFileSync(guide, 'utf8')))
+  console.log(`docs/guide/preflight.md: the checks table, ${PREFLIGHT_STEPS.length} checks; the options tables`)
   writeFileSync(new URL('../docs/faults.md', import.meta.url), faultsMarkdown())
   const serveGuide = new URL('../docs/guide/serve.md', import.meta.url)
   writeFileSync(serveGuide, withServeOptionsTable(readFileSync(serveGuide, 'utf8')))

@@ -34,8 +34,8 @@ export type { VerifyIo } from './streams.ts'
 /** The suites ran, but no proof step was judged: their setup failed (vitest held the error, its text is the message). */
 class SuitesSetupFailed extends Error {}
 
-/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`, `pnpm effect`): pnpm starts them from the package root. */
-const OWN_SCRIPTS: readonly string[] = ['verify', 'demo', 'serve', 'effect']
+/** The package scripts that run `verify` (`pnpm verify`, `pnpm demo`, `pnpm serve`, `pnpm effect`) or `preflight`: pnpm starts them from the package root. */
+const OWN_SCRIPTS: readonly string[] = ['verify', 'preflight', 'demo', 'serve', 'effect']
 
 /**
  * The folder the operator ran the command from. pnpm runs a script from the package root and says

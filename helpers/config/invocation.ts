@@ -8,7 +8,7 @@ import pkg from '../../package.json' with { type: 'json' }
 export type Launcher = 'armproof' | 'pnpm' | 'bootstrap' | 'node'
 
 /** armproof's commands, as the installed `armproof` names them and as their bins are called. */
-export type CommandName = 'verify' | 'writeback' | 'merge-reports' | 'demo' | 'effect' | 'serve'
+export type CommandName = 'verify' | 'preflight' | 'writeback' | 'merge-reports' | 'demo' | 'effect' | 'serve'
 
 /** What `--version` and `-V` print, on every command. */
 export const VERSION_TEXT = `armproof ${pkg.version}`

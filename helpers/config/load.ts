@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { KnobName } from './knobs.ts'
 import type { ProfileDoc } from '../profiles/doc.ts'
-import { API_KEY_ENV } from './options.ts'
+import { API_KEY_ENV, type OptionFlag } from './options.ts'
 import { SVC_NAME, showValue } from './shell.ts'
 import { readReach, USER_RE, type HostSpec } from './reach.ts'
 import type { Runtime } from './runtime.ts'
@@ -92,6 +92,11 @@ export interface ConfigInput {
    * `--api-key-file <(pass show endpoint)`, can be read only once).
    */
   keyFiles?: Map<string, string>
+  /**
+   * The options this command takes (preflight takes only some of verify's): any other is read as
+   * if no layer, env or .env gave it (its default). Undefined: every option.
+   */
+  accepted?: ReadonlySet<OptionFlag>
 }
 
 /** Builds the Target from its layers, env and .env; returns every problem found, never throws. */
@@ -106,7 +111,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
     early.push(...cli.problems)
     layers = [cli.layer]
   }
-  const read = optionReader(layers, input.env ?? {}, input.dotenv)
+  const read = optionReader(layers, input.env ?? {}, input.dotenv, input.accepted)
   read.problems.push(...early)
 
   const svcRaw = read.required('svc')

@@ -334,6 +334,77 @@ export const WRITEBACK_OPTIONS = [
   },
 ] as const satisfies readonly OptionSpec[]
 
+/**
+ * The options of verify that `preflight` takes, with the same meaning and the same env twins
+ * (VERIFY_*): what names the target and how its engine is reached. The rest of verify's (the
+ * probes', the meter's, the modes', the fleet's, its outputs) mean nothing before a deploy and are
+ * refused as unknown; their twins are not read.
+ */
+export const PREFLIGHT_VERIFY_FLAGS = [
+  'svc',
+  'knob',
+  'engine',
+  'catalog',
+  'value',
+  'previous',
+  'base-url',
+  'api-key-file',
+  'host',
+  'ssh-opts',
+  'runtime',
+  'kube-opts',
+  'process',
+  'pid-cmd',
+  'deploy-user',
+  'sudo',
+  'ledger-cmd',
+  'help-cmd',
+  'unit',
+  'no-dropin-check',
+  'health-budget',
+  'host-timeout',
+  'ca-file',
+] as const satisfies readonly OptionFlag[]
+
+/** `preflight`'s own options (env twins PREFLIGHT_*), besides verify's it takes. */
+export const PREFLIGHT_OPTIONS = [
+  {
+    flag: 'checkout',
+    env: 'PREFLIGHT_CHECKOUT',
+    kind: 'string',
+    meaning:
+      'the deploy checkout (the folder deploy.sh runs from): it must be on branch main with no change and no untracked file (git status --porcelain --untracked-files=all empty)',
+    default: 'the current folder',
+  },
+  {
+    flag: 'env-file',
+    env: 'PREFLIGHT_ENV_FILE',
+    kind: 'string',
+    meaning:
+      "the service's env file in the checkout, relative to it (a path leaving the checkout is refused): it must differ from the engine's running environment in the knob's variable alone, set to --value",
+    default: 'none: that check is skipped, saying so',
+  },
+  {
+    flag: 'report',
+    env: 'PREFLIGHT_REPORT',
+    kind: 'string',
+    meaning: "JSON report path (verify's format, armproof-report/1, with preflight's step ids); never VERIFY_REPORT",
+    default: 'none',
+  },
+  {
+    flag: 'json',
+    env: 'PREFLIGHT_JSON',
+    kind: 'boolean',
+    meaning: 'write the JSON report to stdout, alone; every other line then goes to stderr; env: PREFLIGHT_JSON=1',
+    default: 'off',
+  },
+] as const satisfies readonly OptionSpec[]
+
+export type PreflightFlag = (typeof PREFLIGHT_OPTIONS)[number]['flag']
+
+/** What a `preflight` run ends with, for --help and the docs: one wording. */
+export const PREFLIGHT_EXIT_CODES_TEXT = `0 ready to deploy (every check passed, or was skipped saying why) · 1 not ready: do not deploy (a check failed; each names what to fix) · 2 usage or configuration error, before contact (a bad option, a --checkout that is no folder, an --env-file leaving the checkout, an unwritable --report; nothing contacted) or on first contact, as verify's (a host name that does not resolve, TLS, 401/403, 404 on /health, a port nothing on --host serves) · 3 cannot tell (a check could not be made: a host command failed, the engine could not be found) · ${EXIT_OUTPUT_UNWRITTEN} the verdict was printed but --report could not be written · 130/143 interrupted (SIGINT/SIGTERM): the checks made so far are the report, verdict interrupted`
+
 /** `--help` rows: the flag, what it means, its env twin and its default (shared with pnpm writeback). */
 export function optionRows(
   options: readonly Pick<OptionSpec, 'flag' | 'env' | 'kind' | 'meaning' | 'default'>[],

@@ -69,11 +69,11 @@ export interface CommandLine {
   problems: ConfigProblem[]
 }
 
-/** The command line as a layer, with the problems of reading it (in verify's words). */
-export function commandLineLayer(argv: readonly string[]): CommandLine {
+/** The command line as a layer, with the problems of reading it (in verify's words); `table`: the command's options (verify's by default, preflight's its own). */
+export function commandLineLayer(argv: readonly string[], table: readonly Pick<OptionSpec, 'flag' | 'kind'>[] = OPTIONS): CommandLine {
   // `api-key` is known only to be refused: it takes its value with it, so the key is never
   // mistaken for a stray argument (and echoed back as one).
-  const parsed = parseCommandLine(argv, OPTIONS, ['api-key'])
+  const parsed = parseCommandLine(argv, table as readonly { flag: OptionFlag; kind: 'string' | 'boolean' }[], ['api-key'])
   const problems: ConfigProblem[] = []
   for (const p of parsed.problems) {
     if (p.kind === 'positional')
@@ -131,6 +131,7 @@ export function optionReader(
   layers: readonly OptionLayer[],
   envInput: Readonly<Record<string, string | undefined>> = {},
   dotenv?: string,
+  accepted?: ReadonlySet<OptionFlag>,
 ): OptionReader {
   const problems: ConfigProblem[] = []
   const fileEnv = dotenv ? parseDotenv(dotenv) : {}
@@ -152,6 +153,8 @@ export function optionReader(
   }
   const raw = (flag: OptionFlag): RawValue | undefined => {
     if (refusedFlags.has(flag)) return undefined
+    // A command that takes only some of verify's options (preflight) reads neither the others nor their twins.
+    if (accepted && !accepted.has(flag)) return undefined
     const spec = SPECS.get(flag)!
     const layer = layers.find((l) => typeof l.values.get(flag) === 'string')
     let found: RawValue | undefined
@@ -182,6 +185,7 @@ export function optionReader(
     raw,
     refused: (flag) => refusedFlags.has(flag),
     switchOrEnv(flag, name, inverted = false) {
+      if (accepted && !accepted.has(flag)) return false
       const layer = layers.find((l) => typeof l.values.get(flag) === 'boolean')
       if (layer) return layer.values.get(flag) === true
       const v = env[name]

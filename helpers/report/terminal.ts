@@ -16,6 +16,8 @@ export interface FormatOptions {
   color?: boolean
   /** Terminal width that step lines are cut to; 120 when unknown. */
   width?: number
+  /** The id column's width; verify's ids fit 12 (preflight's are longer). */
+  idWidth?: number
 }
 
 /** The styles the terminal lines use; node:util's styleText writes them. */
@@ -56,13 +58,17 @@ function fit(parts: ReadonlyArray<[string, Style | undefined]>, width: number, c
 }
 
 /** ` 3 ✓ argv         <title>  — <observed>`; `index` is the step's place in STEP_IDS (0-based), printed from 1. */
-export function stepLine(result: StepResult, index: number, options: FormatOptions = {}): string {
+export function stepLine(
+  result: Pick<StepResult, 'verdict' | 'title' | 'observed'> & { id: string },
+  index: number,
+  options: FormatOptions = {},
+): string {
   const style = VERDICT_STYLE[result.verdict]
   // biome-ignore lint/suspicious/noFocusedTests: fit() is this file's line fitter, not a focused test
   return fit(
     [
       [`${String(index + 1).padStart(2)} `, undefined],
-      [`${GLYPHS[result.verdict]} ${result.id.padEnd(ID_WIDTH)}`, style],
+      [`${GLYPHS[result.verdict]} ${result.id.padEnd(options.idWidth ?? ID_WIDTH)}`, style],
       [` ${oneLine(result.title)}`, undefined],
       [`  — ${oneLine(result.observed)}`, 'dim'],
     ],
@@ -99,16 +105,26 @@ export function meterLine(evidence: MeterEvidence): string | undefined {
   return `${sparkline(series)}  ${String(m?.first ?? '?')} → ${String(m?.last ?? '?')}, ${moved}`
 }
 
-/** Expected, observed, where and next of a step that did not pass, indented under its line; '' for a passed step. Never cut. */
-export function stepDetail(result: StepResult, options: Pick<FormatOptions, 'color'> = {}): string {
-  if (result.verdict === 'passed') return ''
-  const rows: Array<[string, string]> = [
-    ['expected', result.expected],
-    ['observed', result.observed],
-    ['where', result.where],
-  ]
+/** Expected, observed, where and next of a step that did not pass, indented under its line; '' for a passed step (`always`: its expected and where). Never cut. */
+export function stepDetail(
+  result: Pick<StepResult, 'verdict' | 'expected' | 'observed' | 'where' | 'next'> & { id: string; evidence: unknown },
+  options: Pick<FormatOptions, 'color'> & { always?: boolean } = {},
+): string {
+  if (result.verdict === 'passed' && !options.always) return ''
+  // A passed step's observed is on its line already.
+  const rows: Array<[string, string]> =
+    result.verdict === 'passed'
+      ? [
+          ['expected', result.expected],
+          ['where', result.where],
+        ]
+      : [
+          ['expected', result.expected],
+          ['observed', result.observed],
+          ['where', result.where],
+        ]
   if (result.next) rows.push(['next', result.next])
-  const meter = result.id === 'meter' ? meterLine(result.evidence) : undefined
+  const meter = result.id === 'meter' ? meterLine(result.evidence as MeterEvidence) : undefined
   if (meter) rows.push(['meter', meter])
   return rows
     .map(([label, value]) => {

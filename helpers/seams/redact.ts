@@ -100,3 +100,19 @@ export function redactingHost(host: HostClient, secret: string | null): HostClie
       : {}),
   }
 }
+
+/**
+ * Names of variables that hold a secret by their look (an API key, a token, a password, a
+ * credential, a session or a private key): their values are never shown, only whether they differ.
+ */
+export const SECRET_NAME = /key|token|secret|pass|auth|bearer|cred|cookie|session|private|signature|salt|cert|dsn/i
+
+/** A value that carries a secret whatever its name: a URL with a password in it (`scheme://user:pass@host`). */
+const SECRET_VALUE = /:\/\/[^/\s@:]*:[^/\s@]+@/
+
+/** Whether a variable's value must never be shown: its name looks secret, its value carries credentials, or it is the run's key. */
+export function secretVariable(name: string, value: string | undefined, secret: string | null = null): boolean {
+  if (SECRET_NAME.test(name)) return true
+  if (value === undefined) return false
+  return SECRET_VALUE.test(value) || (secret !== null && secret !== '' && value.includes(secret))
+}

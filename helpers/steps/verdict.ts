@@ -101,17 +101,19 @@ export function targetAllowedSkips(target: Target): ReadonlySet<StepId> {
   return allowedSkips(targetProfile(target).spec.proof, declaredSkips(target))
 }
 
-/** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. */
-export type NotGreen =
+/** Why a run is not green, as data: each reader (the report, writeback, merge-reports) words it. `Id`: the command's step ids (verify's, or preflight's). */
+export type NotGreenOf<Id extends string> =
   | { kind: 'error'; text: string }
   /** An operator's mistake a step found (after first contact): the run is `error`, whatever else its steps say. */
-  | { kind: 'mistake'; id: StepId; text: string }
+  | { kind: 'mistake'; id: Id; text: string }
   | { kind: 'no-steps' }
-  | { kind: 'missing'; ids: StepId[] }
-  | { kind: 'twice'; ids: StepId[] }
+  | { kind: 'missing'; ids: Id[] }
+  | { kind: 'twice'; ids: Id[] }
   /** A step that neither passed nor was skipped on purpose; `skip` says why a skip does not count. */
-  | { kind: 'not-held'; steps: Array<{ id: StepId; verdict: StepVerdict; skip?: 'not-marked' | 'not-allowed' }> }
+  | { kind: 'not-held'; steps: Array<{ id: Id; verdict: StepVerdict; skip?: 'not-marked' | 'not-allowed' }> }
   | { kind: 'notes'; count: number; first: string }
+
+export type NotGreen = NotGreenOf<StepId>
 
 export interface RunFacts {
   steps: readonly StepLike[]
@@ -120,6 +122,16 @@ export interface RunFacts {
   /** Errors outside any step: any of them keeps the run from green. */
   notes?: readonly string[]
   /** Why the run could not be judged at all. */
+  error?: string | null
+}
+
+/** The facts of `judgeSteps`: a command's steps, every id it must have judged, and the skips it allows. */
+export interface StepsFacts<Id extends string> {
+  steps: readonly (Pick<StepFields, 'verdict' | 'intendedSkip' | 'mistake'> & { id: Id })[]
+  /** Every step the command must have judged, once. */
+  ids: readonly Id[]
+  allowed: ReadonlySet<Id>
+  notes?: readonly string[]
   error?: string | null
 }
 
@@ -132,17 +144,23 @@ export interface RunFacts {
  * had loaded), `red` when a step failed, else `inconclusive`.
  */
 export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[] } {
-  const why: NotGreen[] = []
+  return judgeSteps({ ...facts, ids: STEP_IDS })
+}
+
+/** The green rule of `judgeRun` over any command's steps (verify's; preflight's "ready"). */
+export function judgeSteps<Id extends string>(facts: StepsFacts<Id>): { verdict: RunVerdict; why: NotGreenOf<Id>[] } {
+  type Why = NotGreenOf<Id>
+  const why: Why[] = []
   if (facts.error !== undefined && facts.error !== null) why.push({ kind: 'error', text: facts.error })
   for (const s of facts.steps) if (s.mistake !== undefined) why.push({ kind: 'mistake', id: s.id, text: s.mistake })
-  const seen = new Map<StepId, number>()
+  const seen = new Map<Id, number>()
   for (const s of facts.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
-  const missing = STEP_IDS.filter((id) => !seen.has(id))
-  const twice = STEP_IDS.filter((id) => (seen.get(id) ?? 0) > 1)
+  const missing = facts.ids.filter((id) => !seen.has(id))
+  const twice = facts.ids.filter((id) => (seen.get(id) ?? 0) > 1)
   if (facts.steps.length === 0) why.push({ kind: 'no-steps' })
   else if (missing.length) why.push({ kind: 'missing', ids: missing })
   if (twice.length) why.push({ kind: 'twice', ids: twice })
-  type NotHeld = Extract<NotGreen, { kind: 'not-held' }>['steps'][number]
+  type NotHeld = Extract<Why, { kind: 'not-held' }>['steps'][number]
   const notHeld = facts.steps.flatMap((s): NotHeld[] => {
     if (s.verdict === 'passed') return []
     if (s.verdict !== 'skipped') return [{ id: s.id, verdict: s.verdict }]

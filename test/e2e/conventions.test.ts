@@ -37,6 +37,7 @@ const bin = (file: string, args: readonly string[], env: Record<string, string> 
 const COMMANDS: Record<string, () => Promise<(io: CommandIo) => Promise<number>>> = {
   'bin/verify.ts': async () => (await import('../../helpers/cli/verify.ts')).verify,
   'bin/writeback.ts': async () => (await import('../../helpers/writeback/command.ts')).writeback,
+  'bin/preflight.ts': async () => (await import('../../helpers/cli/preflight.ts')).preflight,
   'bin/merge-reports.ts': async () => (await import('../../helpers/fleet/merge.ts')).mergeReports,
   'bin/serve.ts': async () => (await import('../../helpers/serve/command.ts')).serve,
   'bin/effect.ts': async () => (await import('../../helpers/effect/command.ts')).effect,
@@ -80,6 +81,8 @@ describe('--version and -V: one line, the same on every command', () => {
     ['bin/verify.ts', []],
     ['bin/verify.ts', ['--svc', 'x']],
     ['bin/writeback.ts', []],
+    ['bin/preflight.ts', []],
+    ['bin/preflight.ts', ['--svc', 'x']],
     ['bin/merge-reports.ts', []],
     ['bin/demo.ts', []],
     ['bin/serve.ts', []],
@@ -128,10 +131,10 @@ describe('commands are named as the process was started', () => {
     expect(String(help.stdout)).toMatch(/^Usage: node bin\/verify\.ts --svc <svc> --knob <knob> \[options\]$/m)
     const wb = await bin('bin/writeback.ts', ['--help'])
     expect(String(wb.stdout)).toMatch(/^Usage: node bin\/writeback\.ts --report <file>/m)
-    for (const name of ['serve', 'effect', 'merge-reports', 'demo'] as const) {
+    for (const name of ['preflight', 'serve', 'effect', 'merge-reports', 'demo'] as const) {
       const help = await bin(`bin/${name}.ts`, ['--help'])
       expect(String(help.stdout), name).toMatch(new RegExp(`^Usage: node bin/${name}\\.ts `, 'm'))
-      expect(String(help.stdout), name).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect)\b/)
+      expect(String(help.stdout), name).not.toMatch(/\bpnpm (verify|preflight|writeback|merge-reports|demo|serve|effect)\b/)
     }
     const green = await greenReplay()
     expect(green.exitCode, String(green.stderr)).toBe(0)
@@ -154,7 +157,7 @@ describe('commands are named as the process was started', () => {
         .replace(/^\s*\/\/.*$/gm, '')
         .replace(/\s\/\/ .*$/gm, '')
       // `armproof writeback: refused …` is the program naming itself, not a command to type.
-      for (const m of code.matchAll(/\b(?:pnpm|armproof) (?:verify|writeback|merge-reports|demo|effect|serve)\b(?!:)/g))
+      for (const m of code.matchAll(/\b(?:pnpm|armproof) (?:verify|preflight|writeback|merge-reports|demo|effect|serve)\b(?!:)/g))
         found.push(`${relative(ROOT, file)}: ${m[0]}`)
     }
     expect(found).toEqual([])

@@ -46,10 +46,11 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
 /** What an older build left in dist/ (a module since renamed or gone): the build writes over dist/ and removes what it did not write. */
 const leftOver = join(ROOT, 'dist/armproof-left-over/gone.js')
 
-const COMMANDS = ['verify', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'] as const
+const COMMANDS = ['verify', 'preflight', 'writeback', 'merge-reports', 'serve', 'demo', 'effect'] as const
 /** A module of dist/ each command's run loads (demo's: verify, which it loads once --help is answered), which its --help alone does not. */
 const COMMAND_MODULE: Record<(typeof COMMANDS)[number], string> = {
   verify: 'helpers/cli/verify.js',
+  preflight: 'helpers/cli/preflight.js',
   writeback: 'helpers/writeback/command.js',
   'merge-reports': 'helpers/fleet/merge.js',
   serve: 'helpers/serve/command.js',
@@ -57,7 +58,7 @@ const COMMAND_MODULE: Record<(typeof COMMANDS)[number], string> = {
   effect: 'helpers/effect/command.js',
 }
 /** The commands whose --help is also asked beside another word, which the command answers itself: those no other test here runs whole. */
-const WHOLE_HELP: readonly string[] = ['merge-reports', 'effect']
+const WHOLE_HELP: readonly string[] = ['preflight', 'merge-reports', 'effect']
 /** A preload that lists, as the process exits, every module it loaded into .armproof-loaded in its folder. */
 const loadedHook = join(work, 'loaded-hook.mjs')
 const hooked = { NODE_OPTIONS: `--import=${pathToFileURL(loadedHook).href}` }
@@ -199,6 +200,9 @@ describe('armproof, installed, run from an empty folder', () => {
     const mergeHelp = helpOf('merge-reports')
     expect(mergeHelp.stdout).toContain('--out')
     expect(mergeHelp.stdout).toMatch(/^Usage: armproof merge-reports /m)
+    const preflightHelp = helpOf('preflight')
+    expect(preflightHelp.stdout).toContain('PREFLIGHT_CHECKOUT')
+    expect(preflightHelp.stdout).toMatch(/^Usage: armproof preflight --svc <svc> --knob <knob> /m)
     const effectHelp = helpOf('effect')
     expect(effectHelp.stdout).toContain('EFFECT_REPORT')
     expect(effectHelp.stdout).toContain('Usage: armproof effect --report')
@@ -209,11 +213,11 @@ describe('armproof, installed, run from an empty folder', () => {
     expect(refused.exitCode).toBe(2)
     expect(refused.stderr).toContain('next: pass the file armproof verify wrote with --report')
     for (const r of [help, ...helps.flatMap((h) => (h.full ? [h.alone, h.full] : [h.alone])), refused])
-      expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|writeback|merge-reports|demo|serve|effect|test)\b/)
+      expect(r.stdout + r.stderr).not.toMatch(/\bpnpm (verify|preflight|writeback|merge-reports|demo|serve|effect|test)\b/)
     const unknown = await run(['verfiy'])
     expect(unknown.exitCode).toBe(2)
     expect(unknown.stderr).toMatch(
-      /unknown command "verfiy" \(did you mean verify\?\); commands: verify, writeback, merge-reports, serve, demo, effect/,
+      /unknown command "verfiy" \(did you mean verify\?\); commands: verify, preflight, writeback, merge-reports, serve, demo, effect/,
     )
   })
 
@@ -391,7 +395,7 @@ describe('engines is enforced before any TypeScript loads', () => {
     const other = await asNode('24.21.0', 'bin/run.mjs', ['armproof'])
     expect(other.exitCode).toBe(2)
     expect(String(other.stderr)).toMatch(
-      /^armproof: bin\/run\.mjs needs a command first \(verify, writeback, demo, merge-reports, serve, effect\), got "armproof"/,
+      /^armproof: bin\/run\.mjs needs a command first \(verify, preflight, writeback, demo, merge-reports, serve, effect\), got "armproof"/,
     )
   })
 
@@ -419,6 +423,7 @@ describe('engines is enforced before any TypeScript loads', () => {
       'faults-doc',
       'merge-reports',
       'perf',
+      'preflight',
       'record-demo',
       'serve',
       'test',
@@ -427,7 +432,7 @@ describe('engines is enforced before any TypeScript loads', () => {
     ])
     // The commands go through bin/run.mjs, which checks it in the same process (it imports node-check.mjs
     // before anything else); the other scripts run node-check.mjs as a process of its own first.
-    const commands = ['demo', 'effect', 'merge-reports', 'serve', 'verify', 'writeback']
+    const commands = ['demo', 'effect', 'merge-reports', 'preflight', 'serve', 'verify', 'writeback']
     for (const [name, script] of runsTs)
       expect(script, name).toMatch(commands.includes(name) ? new RegExp(`^node bin/run\\.mjs ${name}$`) : /^node bin\/node-check\.mjs && /)
     expect(readFileSync(join(ROOT, 'bin/run.mjs'), 'utf8')).toMatch(/^import '\.\/node-check\.mjs'$/m)
