@@ -2,10 +2,13 @@
 import { startCompileCache } from './compile-cache.mjs'
 
 startCompileCache()
-const { verify } = await import('../helpers/cli/verify.ts')
-
 // Bound now: during the run vitest's runtime replaces process.exit with one that throws.
 const exit = process.exit.bind(process)
+// A run armproof serve started ends with serve, whatever ends serve (helpers/cli/served-run.ts).
+const { watchServedRun } = await import('../helpers/cli/served-run.ts')
+watchServedRun(process.env, exit)
+const { verify } = await import('../helpers/cli/verify.ts')
+
 const code = await verify({
   rawArgs: process.argv.slice(2),
   env: process.env,

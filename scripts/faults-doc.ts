@@ -31,6 +31,7 @@ import {
 import { PROFILE_MATRIX } from '../test/support/profile-matrix.ts'
 import { BUILTIN_PROFILES, builtinFromData, builtinProfileData, builtinProfilesJson } from '../helpers/profiles/load.ts'
 import { readmeWithProfileTables } from '../helpers/profiles/table.ts'
+import { SERVE_OPTIONS, withServeOptionsTable } from '../helpers/serve/options.ts'
 import { FIRST_CONTACT_TIMEOUT_MS } from '../helpers/steps/first-contact/contact.ts'
 import { FAST } from '../test/support/run-verify.ts'
 import { RACE, WRITEBACK_FAULTS } from '../test/support/writeback-faults.ts'
@@ -281,6 +282,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(guide, preflightGuideWithTables(readFileSync(guide, 'utf8')))
   console.log(`docs/guide/preflight.md: the checks table, ${PREFLIGHT_STEPS.length} checks; the options tables`)
   writeFileSync(new URL('../docs/faults.md', import.meta.url), faultsMarkdown())
+  const serveGuide = new URL('../docs/guide/serve.md', import.meta.url)
+  writeFileSync(serveGuide, withServeOptionsTable(readFileSync(serveGuide, 'utf8')))
+  console.log(`docs/guide/serve.md: the table of serve's ${SERVE_OPTIONS.length} options`)
   console.log(`docs/faults.md: ${FAULT_MATRIX.length} cases, ${PROFILE_MATRIX.length} of the other engines, ${FAULTS.length} engine faults`)
   writeFileSync(new URL('../docs/writeback-faults.md', import.meta.url), writebackFaultsMarkdown())
   console.log(`docs/writeback-faults.md: ${WRITEBACK_FAULTS.length} cases`)

@@ -66,3 +66,74 @@ export function presentedToken(authorization: string | undefined, body: unknown)
   }
   return undefined
 }
+
+/**
+ * The token now: from ARMPROOF_SERVE_TOKEN, fixed for the life of serve; from --token-file, read
+ * again when the file changes (a rotated Kubernetes secret, its inode, size and times looked at no
+ * more than once a second), so a rotation needs no restart. A new text that is no token (empty,
+ * too short, unreadable) is said once in the log and the token before it stays: the file is being
+ * written, or the rotation went wrong, and either way no request is let in without a token.
+ */
+export class TokenSource {
+  private token: string
+  private stamp: string
+  private lookedAt = 0
+  private readonly file: string | null
+  private readonly env: Readonly<Record<string, string | undefined>>
+  private readonly said: (line: string) => void
+  private readonly lookEveryMs: number
+  private readonly failed: () => void
+
+  constructor(
+    token: string,
+    tokenFile: string | null,
+    env: Readonly<Record<string, string | undefined>>,
+    said: (line: string) => void = () => {},
+    lookEveryMs = 1000,
+    failed: () => void = () => {},
+  ) {
+    this.failed = failed
+    this.token = token
+    this.file = tokenFile
+    this.env = env
+    this.said = said
+    this.lookEveryMs = lookEveryMs
+    this.stamp = this.stat()
+  }
+
+  private stat(): string {
+    if (!this.file) return ''
+    try {
+      const s = statSync(this.file, { bigint: true })
+      return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+    } catch (error) {
+      return `error:${(error as NodeJS.ErrnoException).code}`
+    }
+  }
+
+  current(): string {
+    if (!this.file) return this.token
+    const now = Date.now()
+    if (now - this.lookedAt < this.lookEveryMs) return this.token
+    this.lookedAt = now
+    const stamp = this.stat()
+    if (stamp === this.stamp) return this.token
+    this.stamp = stamp
+    const next = loadToken(this.file, this.env)
+    if ('token' in next) {
+      if (next.token !== this.token) this.said('armproof serve: --token-file changed: the new token holds from now on')
+      this.token = next.token
+    } else {
+      this.failed()
+      this.said(`armproof serve: --token-file changed, but ${next.problem}; the token before it still holds`)
+    }
+    return this.token
+  }
+}
+
+/** How many Authorization headers the request carries (Node keeps the first only; two are refused, never one chosen). */
+export function authorizationCount(rawHeaders: readonly string[]): number {
+  let n = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') n++
+  return n
+}

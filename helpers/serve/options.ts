@@ -15,6 +15,12 @@ export const DEFAULT_LISTEN = '127.0.0.1:8080'
 export const DEFAULT_RUN_TIMEOUT = '30m'
 export const DEFAULT_MAX_RUNS = 4
 export const DEFAULT_QUEUE = 16
+export const DEFAULT_QUEUE_WAIT = '1m'
+export const DEFAULT_KEEP_RUNS = '1h'
+export const DEFAULT_HEADER_TIMEOUT = '10s'
+export const DEFAULT_REQUEST_TIMEOUT = '15s'
+export const DEFAULT_MAX_CONNECTIONS = 256
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 32
 
 export const SERVE_OPTIONS = [
   {
@@ -22,7 +28,7 @@ export const SERVE_OPTIONS = [
     env: 'ARMPROOF_SERVE_TARGETS',
     kind: 'string',
     meaning:
-      'the targets file (as verify --targets reads it); POST /verify/<svc> runs the target whose svc is <svc>; read again at every request',
+      'the targets file (as verify --targets reads it); POST /verify/<svc> runs the target whose svc is <svc>; read again once it changes',
     default: 'required',
   },
   {
@@ -67,6 +73,55 @@ export const SERVE_OPTIONS = [
     meaning: 'runs that may wait for a slot; past that a request gets 503',
     default: String(DEFAULT_QUEUE),
   },
+  {
+    flag: 'queue-wait',
+    env: 'ARMPROOF_SERVE_QUEUE_WAIT',
+    kind: 'string',
+    meaning: 'how long a run may wait for a slot; then its request gets 503 with Retry-After (0: none waits, 503 at once)',
+    default: DEFAULT_QUEUE_WAIT,
+  },
+  {
+    flag: 'keep-runs',
+    env: 'ARMPROOF_SERVE_KEEP_RUNS',
+    kind: 'string',
+    meaning: 'how long GET /runs/<id> keeps a finished asynchronous run',
+    default: DEFAULT_KEEP_RUNS,
+  },
+  {
+    flag: 'max-connections',
+    env: 'ARMPROOF_SERVE_MAX_CONNECTIONS',
+    kind: 'string',
+    meaning: 'connections open at once, in all; past it a new one is closed at once',
+    default: String(DEFAULT_MAX_CONNECTIONS),
+  },
+  {
+    flag: 'max-connections-per-client',
+    env: 'ARMPROOF_SERVE_MAX_CONNECTIONS_PER_CLIENT',
+    kind: 'string',
+    meaning: 'connections open at once from one client address; past it a new one is closed at once',
+    default: String(DEFAULT_MAX_CONNECTIONS_PER_CLIENT),
+  },
+  {
+    flag: 'header-timeout',
+    env: 'ARMPROOF_SERVE_HEADER_TIMEOUT',
+    kind: 'string',
+    meaning: "a request's headers must arrive within this (408); a connection idle before its request is closed after it",
+    default: DEFAULT_HEADER_TIMEOUT,
+  },
+  {
+    flag: 'request-timeout',
+    env: 'ARMPROOF_SERVE_REQUEST_TIMEOUT',
+    kind: 'string',
+    meaning: 'the whole request, body included, must arrive within this (408); the run that follows has --run-timeout',
+    default: DEFAULT_REQUEST_TIMEOUT,
+  },
+  {
+    flag: 'metrics-listen',
+    env: 'ARMPROOF_SERVE_METRICS_LISTEN',
+    kind: 'string',
+    meaning: 'HOST:PORT of a second listener answering GET /healthz and GET /metrics in full without the token (for probes and Prometheus)',
+    default: 'none',
+  },
 ] as const satisfies readonly OptionSpec[]
 
 type Flag = (typeof SERVE_OPTIONS)[number]['flag']
@@ -80,6 +135,13 @@ export interface ServeOptions {
   runTimeoutMs: number
   maxRuns: number
   queue: number
+  queueWaitMs: number
+  keepRunsMs: number
+  maxConnections: number
+  maxConnectionsPerClient: number
+  headerTimeoutMs: number
+  requestTimeoutMs: number
+  metricsListen: { host: string; port: number } | null
 }
 
 export type ServeOptionsResult = { ok: true; options: ServeOptions } | { ok: false; help?: boolean; version?: boolean; problems: string[] }
@@ -168,7 +230,7 @@ export function parseServeOptions(
   const runTimeoutMs = parseDuration(timeoutRaw?.value ?? DEFAULT_RUN_TIMEOUT)
   if (runTimeoutMs === undefined || runTimeoutMs <= 0)
     problems.push(`${timeoutRaw?.from ?? '--run-timeout'}: ${showValue(timeoutRaw?.value ?? '')} is not a positive duration, e.g. 30m`)
-  const count = (flag: 'max-runs' | 'queue', fallback: number, max: number): number => {
+  const count = (flag: 'max-runs' | 'queue' | 'max-connections' | 'max-connections-per-client', fallback: number, max: number): number => {
     const r = raw(flag)
     if (!r) return fallback
     const n = positiveInt(r.value, max)
@@ -177,6 +239,47 @@ export function parseServeOptions(
   }
   const maxRuns = count('max-runs', DEFAULT_MAX_RUNS, 64)
   const queue = count('queue', DEFAULT_QUEUE, 1024)
+  const maxConnections = count('max-connections', DEFAULT_MAX_CONNECTIONS, 65536)
+  const maxConnectionsPerClient = count('max-connections-per-client', DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 65536)
+  /** A duration option: its ms, within [min, max]; `zero` lets 0 through. */
+  const duration = (
+    flag: 'queue-wait' | 'keep-runs' | 'header-timeout' | 'request-timeout',
+    fallback: string,
+    zero: boolean,
+    max: string,
+  ): number => {
+    const r = raw(flag)
+    const text = r?.value ?? fallback
+    const ms = text.trim() === '0' ? 0 : parseDuration(text)
+    if (ms === undefined || (ms === 0 && !zero) || ms > parseDuration(max)!) {
+      problems.push(
+        `${r?.from ?? `--${flag}`}: ${showValue(text)} is not a ${zero ? '' : 'positive '}duration up to ${max}, e.g. ${fallback}`,
+      )
+      return parseDuration(fallback)!
+    }
+    return ms
+  }
+  const queueWaitMs = duration('queue-wait', DEFAULT_QUEUE_WAIT, true, '24h')
+  const keepRunsMs = duration('keep-runs', DEFAULT_KEEP_RUNS, false, '168h')
+  const headerTimeoutMs = duration('header-timeout', DEFAULT_HEADER_TIMEOUT, false, '10m')
+  const requestTimeoutMs = duration('request-timeout', DEFAULT_REQUEST_TIMEOUT, false, '10m')
+  if (requestTimeoutMs < headerTimeoutMs)
+    problems.push(
+      `--request-timeout ${raw('request-timeout')?.value ?? DEFAULT_REQUEST_TIMEOUT} is shorter than --header-timeout ${raw('header-timeout')?.value ?? DEFAULT_HEADER_TIMEOUT}: the whole request includes its headers`,
+    )
+  if (maxConnectionsPerClient > maxConnections)
+    problems.push(
+      `--max-connections-per-client ${maxConnectionsPerClient} is above --max-connections ${maxConnections}: one client could take them all`,
+    )
+  const metricsRaw = raw('metrics-listen')
+  let metricsListen: { host: string; port: number } | null = null
+  if (metricsRaw && metricsRaw.value !== 'none') {
+    const m = parseListen(metricsRaw.value)
+    if (typeof m === 'string') problems.push(`${metricsRaw.from}: ${m}`)
+    else if (typeof listen !== 'string' && m.port !== 0 && m.port === listen.port && m.host === listen.host)
+      problems.push(`${metricsRaw.from}: ${m.host}:${m.port} is --listen's own address; give the probes a port of their own`)
+    else metricsListen = m
+  }
   if (problems.length > 0 || !targets || typeof listen === 'string' || runTimeoutMs === undefined) return { ok: false, problems }
   return {
     ok: true,
@@ -189,6 +292,13 @@ export function parseServeOptions(
       runTimeoutMs,
       maxRuns,
       queue,
+      queueWaitMs,
+      keepRunsMs,
+      maxConnections,
+      maxConnectionsPerClient,
+      headerTimeoutMs,
+      requestTimeoutMs,
+      metricsListen,
     },
   }
 }
@@ -200,18 +310,51 @@ export function serveHelp(): string {
     `Usage: ${command('serve')} --targets <file> [--listen HOST:PORT] [--token-file PATH] [options]`,
     '',
     'Options (each has an env twin; a flag beats env):',
-    ...optionRows(SERVE_OPTIONS, 30, (flag) =>
-      flag === 'listen' ? 'HOST:PORT' : flag === 'run-timeout' ? 'duration' : flag === 'max-runs' || flag === 'queue' ? 'N' : 'path',
+    ...optionRows(SERVE_OPTIONS, 38, (flag) =>
+      flag === 'listen' || flag === 'metrics-listen'
+        ? 'HOST:PORT'
+        : ['run-timeout', 'queue-wait', 'keep-runs', 'header-timeout', 'request-timeout'].includes(flag)
+          ? 'duration'
+          : ['max-runs', 'queue', 'max-connections', 'max-connections-per-client'].includes(flag)
+            ? 'N'
+            : 'path',
     ),
     ...COMMON_SWITCHES,
     '',
     'Requests (the request names a target, never an option or a command):',
     '  POST /verify/<svc>    runs that target; answers its JSON report: 200 green, 412 red, inconclusive, error or interrupted,',
     "                        503 while that target's run is under way or the queue is full, 401 without the token, 404 no such target",
-    '  POST /analysis/<svc>  the same run, answered 200 whatever the verdict, for a controller that judges the body',
-    "                        (Argo Rollouts' web provider: jsonPath {$.verdict}; it takes any non-2xx as an error and never reads it)",
-    '  GET /healthz          200 while serving;  GET /metrics  its own counters (Prometheus text)',
+    '  POST /analysis/<svc>  the same run, answered 200 for every outcome after the token (the report, or one shaped like it',
+    "                        with verdict error), for a controller that judges the body (Argo Rollouts' web provider: jsonPath {$.verdict})",
+    '  POST /runs/<svc>      starts that run and answers at once: 202, its id, Location: /runs/<id>',
+    '  GET /runs/<id>        200 {"state": queued|running|done, "verdict"?, "report"?}, with the token',
+    '  GET /healthz          200 {"status":"ok"} while serving (503 failing or stopping); more with the token',
+    '  GET /metrics          its own counters (Prometheus text), with the token, or without one on --metrics-listen',
     `The token: Authorization: Bearer <token>; a Flagger webhook (it sends no headers) puts it in its metadata as token.`,
     `Each run is a child verify process of that target, stopped after --run-timeout (default ${formatDuration(parseDuration(DEFAULT_RUN_TIMEOUT)!)}) or when the client goes away.`,
   ].join('\n')
+}
+
+const TABLE_BEGIN = '<!-- generated from helpers/serve/options.ts by `pnpm faults-doc`; test/serve/options-doc.test.ts keeps it equal -->\n'
+const TABLE_END = '\n<!-- end of the generated serve options -->'
+
+/** serve's options as a Markdown table (flag, env twin, meaning, default), from SERVE_OPTIONS. */
+export function serveOptionsTable(): string {
+  const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+  return [
+    '| flag | env | meaning | default |',
+    '|---|---|---|---|',
+    ...SERVE_OPTIONS.map(
+      (o) =>
+        `| \`--${o.flag}\` | \`${o.env}\` | ${cell(o.meaning)} | ${o.default === 'required' || o.default === 'none' || o.default === 'off' ? o.default : `\`${o.default}\``} |`,
+    ),
+  ].join('\n')
+}
+
+/** A document with its generated serve options table (between its markers) made again. */
+export function withServeOptionsTable(text: string): string {
+  const a = text.indexOf(TABLE_BEGIN)
+  const b = text.indexOf(TABLE_END)
+  if (a < 0 || b < a) throw new Error('the document lacks the markers around the generated serve options table')
+  return text.slice(0, a + TABLE_BEGIN.length) + serveOptionsTable() + text.slice(b)
 }

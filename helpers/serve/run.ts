@@ -6,16 +6,20 @@
 // makes verify write its partial report (verdict interrupted) and end its own children (verify
 // leaves none behind); a child that does not end within the grace is killed with its whole group.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { SERVED_RUN_ENV } from '../cli/served-run.ts'
+import { REPORT_PLACEHOLDER } from '../report/_summary.ts'
 import { RUN_LEVEL_ENV } from './targets.ts'
 
 /** bin/verify.ts in the checkout, dist/bin/verify.js in the installed package. */
 export const VERIFY_ENTRY = fileURLToPath(new URL(`../../bin/verify.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url))
 /** How long a stopped run may take to write its partial report before its group is killed. */
 export const STOP_GRACE_MS = 10_000
+/** The child's own deadline is serve's --run-timeout and this: serve stops it first while serve lives. */
+export const CHILD_DEADLINE_SLACK_MS = 5_000
 
 export type StopReason = 'timeout' | 'client-gone' | 'shutdown'
 
@@ -39,7 +43,21 @@ export interface RunRequest {
   signal: AbortSignal
   /** Each line the run prints, as it comes (serve's log, prefixed with the target). */
   line: (text: string) => void
+  /** The child's pid, once it runs (serve's log says it). */
+  started?: (pid: number) => void
 }
+
+/**
+ * A run's line as serve logs it: the report's path is `<report.json>` (the answer serve sent is
+ * that report; a writeback takes it saved to a file), the run's folder `(serve's run folder)`:
+ * both are gone once the run is answered.
+ */
+export function scrubRunPaths(line: string, dir: string): string {
+  return line.replaceAll(join(dir, 'report.json'), REPORT_PLACEHOLDER).replaceAll(dir, "(serve's run folder)")
+}
+
+/** Every run's folder is named so: a successor of a serve that was killed finds what it left (sweepRunDirs). */
+export const RUN_DIR_PREFIX = 'armproof-serve-'
 
 /**
  * The env of a run: serve's own, without serve's token and settings (a run never sees the token),
@@ -49,7 +67,14 @@ export interface RunRequest {
 export function runEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || k.startsWith('ARMPROOF_SERVE_') || k === 'GITHUB_STEP_SUMMARY' || k === 'INIT_CWD' || k.startsWith('npm_'))
+    if (
+      v === undefined ||
+      k.startsWith('ARMPROOF_SERVE_') ||
+      k === SERVED_RUN_ENV ||
+      k === 'GITHUB_STEP_SUMMARY' ||
+      k === 'INIT_CWD' ||
+      k.startsWith('npm_')
+    )
       continue
     out[k] = v
   }
@@ -59,32 +84,40 @@ export function runEnv(env: Readonly<Record<string, string | undefined>>): Recor
 
 /** Runs one target's verify to its end (or its stop) and reads back what it wrote. Never rejects. */
 export function runTarget(req: RunRequest): Promise<RunResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'armproof-serve-'))
+  // Throws (the temp folder cannot be made): serve counts it as its own failure (run_start).
+  const dir = mkdtempSync(join(tmpdir(), `${RUN_DIR_PREFIX}${process.pid}-`))
   const reportPath = join(dir, 'report.json')
   const started = performance.now()
+  // The run's folder is serve's business: its lines name the report serve answers, never a path
+  // that is gone once the run is answered.
+  const scrub = (l: string): string => l.replaceAll(reportPath, '(the report serve answers)').replaceAll(dir, "(serve's run folder)")
   return new Promise<RunResult>((resolve) => {
     let stopped: StopReason | null = null
     let stderrTail = ''
+    const served = { parent: process.pid, dir, deadline: Date.now() + req.timeoutMs + CHILD_DEADLINE_SLACK_MS, graceMs: STOP_GRACE_MS }
     const child = spawn(process.execPath, [VERIFY_ENTRY, ...req.argv, '--report', reportPath], {
       cwd: req.cwd,
-      env: runEnv(req.env),
+      env: { ...runEnv(req.env), [SERVED_RUN_ENV]: JSON.stringify(served) },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    if (child.pid !== undefined) req.started?.(child.pid)
     const lines = (stream: NodeJS.ReadableStream, keep: boolean): void => {
       let rest = ''
       stream.setEncoding('utf8')
       stream.on('data', (chunk: string) => {
         const parts = (rest + chunk).split('\n')
         rest = parts.pop()!
-        for (const l of parts) {
+        for (const raw of parts) {
+          const l = scrub(raw)
           req.line(l)
           if (keep) stderrTail = `${stderrTail}${l}\n`.slice(-4000)
         }
       })
       stream.on('end', () => {
-        if (rest !== '') req.line(rest)
-        if (keep && rest !== '') stderrTail = `${stderrTail}${rest}\n`.slice(-4000)
+        const l = scrub(rest)
+        if (l !== '') req.line(l)
+        if (keep && l !== '') stderrTail = `${stderrTail}${l}\n`.slice(-4000)
       })
     }
     lines(child.stdout!, false)
@@ -126,9 +159,38 @@ export function runTarget(req: RunRequest): Promise<RunResult> {
       resolve({ exitCode, signal, reportText, stderrTail, stopped, ms: Math.round(performance.now() - started) })
     }
     child.on('error', (error) => {
-      stderrTail += `armproof serve: could not start ${VERIFY_ENTRY}: ${error.message}\n`
+      stderrTail += `armproof serve: could not start verify: ${error.message}\n`
       finish(null, null)
     })
     child.on('close', (code, signal) => finish(code, signal))
   })
+}
+
+/**
+ * Removes the run folders a serve that is gone left behind (killed with its runs, SIGKILL or the
+ * OOM killer: its children remove their own once they see it gone, but a child killed with it
+ * cannot). A folder is another serve's while that serve's pid lives; this serve's own are never
+ * touched. Returns how many went.
+ */
+export function sweepRunDirs(root = tmpdir()): number {
+  let removed = 0
+  let names: string[]
+  try {
+    names = readdirSync(root)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const m = new RegExp(`^${RUN_DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`).exec(name)
+    if (!m || Number(m[1]) === process.pid) continue
+    try {
+      process.kill(Number(m[1]), 0)
+      continue
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EPERM') continue
+    }
+    rmSync(join(root, name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
 }

@@ -292,7 +292,7 @@ describe('runs, as the controllers ask', () => {
     expect(log.join('')).toContain('flagger canary test/podinfo Progressing')
     expect(log.join('')).toContain(`[${engines.ignored.svc}] ::error title=armproof ${engines.ignored.svc}%3A meter failed::expected: `)
     expect(log.join('')).not.toContain(`[${engines.healthy.svc}] ::error`)
-    const page = await (await fetch(`${url}/metrics`)).text()
+    const page = await (await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text()
     const parsed = parsePrometheusText(page)
     expect(parsed.errors).toEqual([])
     const runs = Object.fromEntries(parsed.samples('armproof_serve_runs_total').map((s) => [s.labels.verdict, s.value]))

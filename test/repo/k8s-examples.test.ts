@@ -11,7 +11,7 @@ import { loadConfig } from '../../helpers/config/load.ts'
 import { parseDuration } from '../../helpers/config/duration.ts'
 import { planFleet } from '../../helpers/fleet/plan.ts'
 import { parseServeOptions } from '../../helpers/serve/options.ts'
-import { route } from '../../helpers/serve/routes.ts'
+import { RUN_ID, route } from '../../helpers/serve/routes.ts'
 import { loadServedTargets } from '../../helpers/serve/targets.ts'
 import { jobSpecs, readManifests, schemaProblems, type Manifest } from '../support/manifests.ts'
 import { tempDir } from '../support/temp-dir.ts'
@@ -34,6 +34,19 @@ type Container = { name: string; image: string; command?: string[]; args?: strin
 const containersOf = (spec: Record<string, unknown>): Container[] =>
   (spec.template as { spec: { containers: Container[] } }).spec.containers
 const serveArgs = (): string[] => containersOf(find('Deployment', 'armproof-serve').spec as Record<string, unknown>)[0]!.args!
+/** The longest serve holds a request of a run: its wait for a slot and the run itself. */
+const heldAtMost = (): number => {
+  const opts = parseServeOptions(serveArgs().slice(1), {}, dir)
+  if (!opts.ok) throw new Error(opts.problems.join('\n'))
+  return opts.options.queueWaitMs + opts.options.runTimeoutMs
+}
+/** Argo's `result == "x" || …` over the verdict's word, as Argo evaluates it. */
+const holds = (condition: string, result: string): boolean =>
+  condition.split('||').some((term) => {
+    const m = /^\s*result == "([a-z]+)"\s*$/.exec(term)
+    if (!m) throw new Error(`a condition this test cannot read: ${term}`)
+    return m[1] === result
+  })
 
 describe('schemas', () => {
   test.each(all.map((x) => [`${x.file}: ${x.m.kind} ${x.m.metadata.name}`, x.m] as const))('%s is valid', (_name, m) => {
@@ -65,7 +78,12 @@ describe('schemas', () => {
 describe('what the manifests say armproof does', () => {
   test("the targets ConfigMap is a targets file armproof serve starts with; serve.yaml's args are options it accepts", () => {
     const loaded = loadServedTargets(targetsFile, { VERIFY_NO_DOTENV: '1' }, dir, undefined)
-    expect('targets' in loaded ? [...loaded.targets.argv.keys()] : loaded.problems).toEqual(['llm-7', 'llm-8', 'llm-9', 'llm-10'])
+    expect('targets' in loaded ? [...loaded.targets.argv.keys(), ...loaded.problems] : loaded.file.problems).toEqual([
+      'llm-7',
+      'llm-8',
+      'llm-9',
+      'llm-10',
+    ])
     const args = serveArgs()
     expect(args[0]).toBe('serve')
     const parsed = parseServeOptions(args.slice(1), {}, dir)
@@ -90,16 +108,8 @@ describe('what the manifests say armproof does', () => {
     expect(route(new URL(web.url.replace('{{args.svc}}', 'llm-7')).pathname)).toEqual({ kind: 'run', answer: 'body', svc: 'llm-7' })
     expect(web.jsonPath).toBe('{$.verdict}')
     expect(web.headers).toContainEqual({ key: 'Authorization', value: 'Bearer {{args.serve-token}}' })
-    const opts = parseServeOptions(serveArgs().slice(1), {}, dir)
-    const runTimeoutMs = opts.ok ? opts.options.runTimeoutMs : 0
-    expect(web.timeoutSeconds * 1000).toBeGreaterThan(runTimeoutMs)
+    expect(web.timeoutSeconds * 1000).toBeGreaterThan(heldAtMost())
     // The conditions, evaluated as Argo evaluates `result == "x" || …` over the verdict's word.
-    const holds = (condition: string, result: string): boolean =>
-      condition.split('||').some((term) => {
-        const m = /^\s*result == "([a-z]+)"\s*$/.exec(term)
-        if (!m) throw new Error(`a condition this test cannot read: ${term}`)
-        return m[1] === result
-      })
     const phase = (v: string) =>
       holds(metric.successCondition, v) ? 'Successful' : holds(metric.failureCondition, v) ? 'Failed' : 'Inconclusive'
     expect(Object.fromEntries(['green', 'red', 'error', 'inconclusive', 'interrupted'].map((v) => [v, phase(v)]))).toEqual({
@@ -112,14 +122,77 @@ describe('what the manifests say armproof does', () => {
     expect(metric.inconclusiveLimit).toBe(0)
   })
 
+  test('Argo, asynchronously: start asks POST /runs/<svc> with the id the verdict metric polls at GET /runs/<id>; its polls outlast a run; each verdict maps to its phase', () => {
+    type Web = { method: string; url: string; jsonPath: string; body?: string; headers: Array<{ key: string; value: string }> }
+    type Metric = {
+      name: string
+      successCondition: string
+      failureCondition?: string
+      count: number
+      interval: string
+      initialDelay?: string
+      consecutiveErrorLimit: number
+      inconclusiveLimit?: number
+      provider: { web: Web }
+    }
+    const template = find('AnalysisTemplate', 'armproof-web-async').spec as { args: Array<{ name: string }>; metrics: Metric[] }
+    const [start, verdict] = template.metrics
+    expect([start!.name, verdict!.name]).toEqual(['start', 'verdict'])
+    const args = { svc: 'llm-7', revision: '6d4b9c7f85' }
+    const fill = (text: string): string => text.replace(/\{\{args\.([a-z-]+)\}\}/g, (_w, k: keyof typeof args) => args[k])
+    for (const m of [start!, verdict!])
+      expect(m.provider.web.headers).toContainEqual({ key: 'Authorization', value: 'Bearer {{args.serve-token}}' })
+    expect([start!.provider.web.method, route(new URL(fill(start!.provider.web.url)).pathname, 'POST')]).toEqual([
+      'POST',
+      { kind: 'start', svc: 'llm-7' },
+    ])
+    // The id start chooses is the one verdict polls, and one serve takes (RUN_ID).
+    const id = (JSON.parse(fill(start!.provider.web.body!)) as { id: string }).id
+    expect(route(new URL(fill(verdict!.provider.web.url)).pathname, 'GET')).toEqual({ kind: 'poll', id })
+    expect(id).toMatch(RUN_ID)
+    expect(start!.provider.web.jsonPath).toBe('{$.state}')
+    expect(['queued', 'running', 'done'].every((s) => holds(start!.successCondition, s))).toBe(true)
+    // Polled while no verdict is there (each an Error, not counted in count) for longer than a run can take.
+    expect(verdict!.provider.web.jsonPath).toBe('{$.verdict}')
+    expect([verdict!.provider.web.method, verdict!.count]).toEqual(['GET', 1])
+    expect(verdict!.consecutiveErrorLimit * parseDuration(verdict!.interval)!).toBeGreaterThan(heldAtMost())
+    expect(parseDuration(verdict!.initialDelay!)).toBeGreaterThan(0)
+    const phase = (v: string) =>
+      holds(verdict!.successCondition, v) ? 'Successful' : holds(verdict!.failureCondition!, v) ? 'Failed' : 'Inconclusive'
+    expect(Object.fromEntries(['green', 'red', 'error', 'inconclusive', 'interrupted'].map((v) => [v, phase(v)]))).toEqual({
+      green: 'Successful',
+      red: 'Failed',
+      error: 'Failed',
+      inconclusive: 'Inconclusive',
+      interrupted: 'Inconclusive',
+    })
+    expect(verdict!.inconclusiveLimit).toBe(0)
+    expect(template.args.map((a) => a.name)).toEqual(['svc', 'revision', 'serve-token'])
+  })
+
+  test('serve.yaml: the probes ask --metrics-listen, a listener of their own', () => {
+    const opts = parseServeOptions(serveArgs().slice(1), {}, dir)
+    const c = containersOf(find('Deployment', 'armproof-serve').spec as Record<string, unknown>)[0]! as Container & {
+      ports: Array<{ name: string; containerPort: number }>
+      livenessProbe: { httpGet: { path: string; port: string } }
+      readinessProbe: { httpGet: { path: string; port: string } }
+    }
+    const probePort = c.ports.find((p) => p.name === c.livenessProbe.httpGet.port)!.containerPort
+    expect([opts.ok && opts.options.metricsListen?.port, c.livenessProbe.httpGet.path, c.readinessProbe.httpGet.port]).toEqual([
+      probePort,
+      '/healthz',
+      c.livenessProbe.httpGet.port,
+    ])
+    expect(route(c.livenessProbe.httpGet.path, 'GET')).toEqual({ kind: 'healthz' })
+  })
+
   test('Flagger asks POST /verify/<svc> (the status route: it reads no body) and waits longer than a run may take', () => {
     const hooks = (
       find('Canary', 'llm-7').spec as { analysis: { webhooks: Array<{ url: string; timeout: string; metadata: Record<string, string> }> } }
     ).analysis.webhooks
-    const opts = parseServeOptions(serveArgs().slice(1), {}, dir)
     for (const h of hooks) {
       expect(route(new URL(h.url).pathname)).toEqual({ kind: 'run', answer: 'status', svc: 'llm-7' })
-      expect(parseDuration(h.timeout)!).toBeGreaterThan(opts.ok ? opts.options.runTimeoutMs : Infinity)
+      expect(parseDuration(h.timeout)!).toBeGreaterThan(heldAtMost())
       expect(Object.keys(h.metadata)).toEqual(['token'])
     }
   })

@@ -3,6 +3,7 @@
 // about the targets, path tricks matched on the raw request target, bounded bodies, slow clients
 // cut, one run per target, a bounded queue, a run stopped when its client goes away.
 import { execFileSync } from 'node:child_process'
+import { connect } from 'node:net'
 import { afterAll, describe, expect, test } from 'vitest'
 import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 import type { RunResult } from '../../helpers/serve/run.ts'
@@ -42,9 +43,12 @@ describe('statuses', () => {
     const r = answerOf('llm-7', finished('llm-7', 'green', 4), 'status')
     expect(r.status).toBe(500)
     expect(r.outcome).toBe('failed')
-    expect(answerOf('llm-7', finished('llm-7', 'green', 4), 'body').body).toContain('"verdict":"error"')
+    // The body route answers 200 for every outcome: a report-shaped error, never green.
+    const body = answerOf('llm-7', finished('llm-7', 'green', 4), 'body')
+    expect([body.status, JSON.parse(body.body).verdict, JSON.parse(body.body).reason]).toEqual([200, 'error', 'run_failed'])
     const unparsable: RunResult = { ...finished('llm-7', 'green', 0), reportText: '{"verdict": "green"' }
-    expect(answerOf('llm-7', unparsable, 'body').status).toBe(500)
+    expect(answerOf('llm-7', unparsable, 'status').status).toBe(500)
+    expect(JSON.parse(answerOf('llm-7', unparsable, 'body').body).verdict).toBe('error')
   })
 
   test('a run that wrote no report: exit 2 is the error verdict (412), anything else 500; never 200 on /verify', () => {
@@ -123,7 +127,9 @@ describe('hostile requests', () => {
       ['/verify/llm-7%00', 404],
       ['/verify/..', 400],
       ['/verify/.', 400],
-      ['http://evil.invalid/verify/llm-7', 404],
+      ['http://evil.invalid/verify/../x', 404],
+      ['http:/verify/llm-7', 400],
+      ['ftp://evil.invalid/verify/llm-7', 404],
       ['/verify/llm-7?mode=replay', 400],
       ['/verify/llm-7#x', 404],
       ['*', 404],
@@ -200,7 +206,9 @@ describe('one run per target, a bounded queue', () => {
     expect([again.status, again.headers.get('retry-after')]).toEqual([503, '30'])
     expect(((await again.json()) as { error: string }).error).toContain('under way')
     const b = fetch(`${s.url}/verify/b`, { method: 'POST', headers: auth })
-    await expect.poll(async () => ((await (await fetch(`${s.url}/healthz`)).json()) as { queued: number }).queued).toBe(1)
+    await expect
+      .poll(async () => ((await (await fetch(`${s.url}/healthz`, { headers: auth })).json()) as { queued: number }).queued)
+      .toBe(1)
     const bAgain = await fetch(`${s.url}/verify/b`, { method: 'POST', headers: auth })
     expect(((await bAgain.json()) as { error: string }).error).toContain('waiting for a slot')
     const c = await fetch(`${s.url}/verify/c`, { method: 'POST', headers: auth })
@@ -211,7 +219,7 @@ describe('one run per target, a bounded queue', () => {
     await expect.poll(() => s.runs.length).toBe(2)
     gates.shift()!()
     expect((await b).status).toBe(200)
-    const page = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text())
+    const page = parsePrometheusText(await (await fetch(`${s.url}/metrics`, { headers: auth })).text())
     expect(page.errors).toEqual([])
     expect(
       page
@@ -224,22 +232,25 @@ describe('one run per target, a bounded queue', () => {
     ])
   })
 
-  test('a client that goes away stops its run (the signal says so), and frees the target', async () => {
+  test('a client that goes away (its socket closed) stops its run and frees the target; one that only half-closed is answered', async () => {
     let calls = 0
     const s = await app({
       run: (svc, _argv, signal) =>
-        ++calls > 1
-          ? Promise.resolve(finished(svc, 'red', 1))
-          : new Promise((r) => signal.addEventListener('abort', () => r({ ...finished(svc, 'interrupted', 143), stopped: 'client-gone' }))),
+        ++calls === 1
+          ? new Promise((r) => signal.addEventListener('abort', () => r({ ...finished(svc, 'interrupted', 143), stopped: 'client-gone' })))
+          : new Promise((r) => setTimeout(() => r(finished(svc, 'red', 1)), 300)),
     })
-    const controller = new AbortController()
-    const pending = fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth, signal: controller.signal }).catch((e: Error) => e.name)
+    const request = `POST /verify/llm-7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`
+    const gone = connect(s.port, '127.0.0.1', () => gone.write(request))
     await expect.poll(() => s.runs.length).toBe(1)
-    controller.abort()
-    expect(await pending).toBe('AbortError')
+    gone.destroy()
     await expect.poll(() => s.runs[0]!.signal.reason).toBe('client-gone')
     await expect.poll(() => s.logs.some((l) => l.includes('the client went away'))).toBe(true)
-    expect((await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })).status).toBe(412)
+    // Half-closed after its request (shutdown(SHUT_WR), as `nc -N` does): still waits, and gets its answer.
+    const half = await rawExchange(s.port, request)
+    expect(half.status).toBe(412)
+    expect(half.text).toContain('"verdict": "red"')
+    expect(s.runs[1]!.signal.aborted).toBe(false)
   })
 })
 
@@ -248,7 +259,7 @@ testRequiring(check(PROMETHEUS))(
   async () => {
     const s = await app()
     await fetch(`${s.url}/verify/llm-7`, { method: 'POST', headers: auth })
-    const page = await (await fetch(`${s.url}/metrics`)).text()
+    const page = await (await fetch(`${s.url}/metrics`, { headers: auth })).text()
     expect(execFileSync('promtool', ['check', 'metrics'], { input: page, encoding: 'utf8' })).toBe('')
     const parsed = parsePrometheusText(page)
     expect(parsed.errors).toEqual([])

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net'
 import { RunGate } from '../../helpers/serve/gate.ts'
 import { ServeMetrics } from '../../helpers/serve/metrics.ts'
 import type { RunResult } from '../../helpers/serve/run.ts'
-import { createServe, type ServeDeps, type ServeLimits } from '../../helpers/serve/server.ts'
+import { createServe, DEFAULT_LIMITS, type ServeDeps, type ServeLimits, type ServeServer } from '../../helpers/serve/server.ts'
+import type { TargetsView } from '../../helpers/serve/targets.ts'
 
 export const TOKEN = 'tok-0123456789abcdef-serve'
 
@@ -15,8 +16,16 @@ export interface Served {
   port: number
   logs: string[]
   runs: Array<{ svc: string; signal: AbortSignal }>
+  metrics: ServeMetrics
+  served: ServeServer
   close(): Promise<void>
 }
+
+/** The view of a targets file whose targets are all good. */
+export const goodTargets = (targets: readonly string[]): TargetsView => ({
+  loaded: { targets: { argv: new Map(targets.map((t) => [t, ['--svc', t]])), broken: new Map(), warnings: [] }, problems: [] },
+  count: targets.length,
+})
 
 /** A report text as verify writes one (the fields a controller reads). */
 export const reportOf = (svc: string, verdict: string): string =>
@@ -30,27 +39,37 @@ export async function serveApp(
   options: {
     targets?: string[]
     run?: ServeDeps['run']
-    token?: string | null
+    token?: ServeDeps['token']
     maxRuns?: number
     queue?: number
-    limits?: ServeLimits
+    queueWaitMs?: number
+    keepRunsMs?: number
+    quietLogMs?: number
+    limits?: Partial<ServeLimits>
+    /** The targets as serve sees them (each call: one request's look); `targets` makes a good file of those. */
+    view?: () => TargetsView
   } = {},
 ): Promise<Served> {
   const logs: string[] = []
   const runs: Served['runs'] = []
   const targets = options.targets ?? ['llm-7', 'llm-8']
-  const { server } = createServe({
+  const metrics = new ServeMetrics()
+  const view = options.view ?? (() => goodTargets(targets))
+  const served = createServe({
     token: options.token === undefined ? TOKEN : options.token,
-    gate: new RunGate(options.maxRuns ?? 4, options.queue ?? 4),
-    metrics: new ServeMetrics(),
+    gate: new RunGate(options.maxRuns ?? 4, options.queue ?? 4, options.queueWaitMs ?? 60_000),
+    metrics,
     log: (l) => void logs.push(l),
-    loadTargets: () => ({ targets: { argv: new Map(targets.map((t) => [t, ['--svc', t]])), warnings: [] } }),
+    targets: view,
     run: async (svc, argv, signal) => {
       runs.push({ svc, signal })
       return options.run ? options.run(svc, argv, signal) : finished(svc, 'green', 0)
     },
-    ...(options.limits ? { limits: options.limits } : {}),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    ...(options.keepRunsMs !== undefined ? { keepRunsMs: options.keepRunsMs } : {}),
+    ...(options.quietLogMs !== undefined ? { quietLogMs: options.quietLogMs } : {}),
   })
+  const { server } = served
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
   return {
@@ -58,6 +77,8 @@ export async function serveApp(
     port,
     logs,
     runs,
+    metrics,
+    served,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections()
@@ -70,16 +91,18 @@ export async function serveApp(
 export function rawExchange(
   port: number,
   raw: string | Buffer,
-  options: { endAfterWrite?: boolean } = {},
+  options: { endAfterWrite?: boolean; from?: string } = {},
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
+    const socket = connect({ port, host: '127.0.0.1', ...(options.from ? { localAddress: options.from } : {}) })
     let text = ''
     socket.on('data', (d) => (text += d.toString('latin1')))
+    // The final answer's status: interim ones (102 Processing) come before it.
+    const status = (): number => Number(/(?:^|\r\n\r\n)HTTP\/1\.1 ([2-5]\d{2})/.exec(text)?.[1] ?? 0)
     socket.on('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ECONNRESET' ? resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }) : reject(error),
+      error.code === 'ECONNRESET' ? resolve({ status: status(), text }) : reject(error),
     )
-    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }))
+    socket.on('close', () => resolve({ status: status(), text }))
     socket.write(raw)
     if (options.endAfterWrite !== false) socket.end()
   })
