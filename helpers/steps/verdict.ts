@@ -82,6 +82,9 @@ export function allowedSkips(proof: KnobProof | undefined, declared: readonly st
   if (proof && !proof.meter && !proof.stats) out.add('meter')
   // A knob its engine prints no resolved value for is proven by argv and its meter: its ledger step is skipped.
   if (proof?.noResolvedLine !== undefined && (proof.meter || proof.stats)) out.add('ledger')
+  // The one-flag law's step skips itself only where there is no earlier record to compare with (a
+  // first arm, no --baseline-report nor --vault): nothing was compared, and nothing is claimed.
+  out.add('one-flag')
   return out
 }
 
@@ -121,7 +124,12 @@ export interface RunFacts {
   notes?: readonly string[]
   /** Why the run could not be judged at all. */
   error?: string | null
+  /** The steps that must be there; default every step of the contract (a report read back from an older armproof lacks the later ones: see helpers/report/checked.ts). */
+  required?: readonly StepId[]
 }
+
+/** Steps added to the contract after reports were first written: a report from before them lacks them, and is judged without them. */
+export const LATER_STEPS: readonly StepId[] = ['one-flag']
 
 /**
  * The one green rule: verify's verdict, and the verdict merge-reports and writeback derive again
@@ -137,7 +145,7 @@ export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[
   for (const s of facts.steps) if (s.mistake !== undefined) why.push({ kind: 'mistake', id: s.id, text: s.mistake })
   const seen = new Map<StepId, number>()
   for (const s of facts.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
-  const missing = STEP_IDS.filter((id) => !seen.has(id))
+  const missing = (facts.required ?? STEP_IDS).filter((id) => !seen.has(id))
   const twice = STEP_IDS.filter((id) => (seen.get(id) ?? 0) > 1)
   if (facts.steps.length === 0) why.push({ kind: 'no-steps' })
   else if (missing.length) why.push({ kind: 'missing', ids: missing })
