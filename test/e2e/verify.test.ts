@@ -151,7 +151,7 @@ describe.concurrent('a green arm, with the API key set', () => {
     expect(report.meter!.last).toBeGreaterThan(0)
     expect(report.meter!.movedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
     const junit = readFileSync(run.junitPath, 'utf8')
-    expect(junit.match(/<testcase /g)).toHaveLength(9)
+    expect(junit.match(/<testcase /g)).toHaveLength(10)
     for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), junit]) expect(text).not.toContain(KEY)
     // The engine's argv carries the key; it reaches the report only redacted.
     expect(JSON.stringify(report.steps.find((s) => s.id === 'argv')!.evidence)).toContain('--api-key [redacted]')
