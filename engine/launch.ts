@@ -60,6 +60,8 @@ export interface EngineOptions {
    * `inspect --format '{{.State.Pid}}' <svc>` prints its pid. Default: it answers "no such object".
    */
   container?: boolean
+  /** The node binary the engine's link points at (a copy of this one: another binary, for the one-flag law's tests); default this process's. */
+  executable?: string
   /** The image the container runs, as the runtime names it (its id is what `inspect` and the pod report); default the profile's. */
   image?: string
   /** Files written into the engine's working folder before it starts (e.g. `serve.yaml` for `--config serve.yaml`). */
@@ -198,7 +200,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   mkdirSync(engineDir)
   const enginePath = join(engineDir, processName)
   if (options.script) writeFileSync(enginePath, engineScript(options.script, profile), { mode: 0o755 })
-  else symlinkSync(process.execPath, enginePath)
+  else symlinkSync(options.executable ?? process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
   // A fleet's members listen on ports of their own choosing (engine/fleet-main.ts): no --port.
   const engineArgs = plan ? plan.argv(port) : options.fleet ? [...userArgs] : ['--port', String(port), ...userArgs]

@@ -246,7 +246,8 @@ export function resolveCommandLine(
   const start = argv.findIndex((w) => w.startsWith('-'))
   const positionals = argv.slice(1, start < 0 ? argv.length : start)
   const words = parserWords(argv, rules, config)
-  const flags = rules.configFlag && !known.some((k) => k.name === rules.configFlag) ? [...known, { name: rules.configFlag, takesValue: true }] : known
+  const flags =
+    rules.configFlag && !known.some((k) => k.name === rules.configFlag) ? [...known, { name: rules.configFlag, takesValue: true }] : known
   const out = new Map<string, string>()
   const unlisted: string[] = []
   let rest = false

@@ -29,8 +29,11 @@ export function verdictMismatch(
     return 'replay: the recording holds no recorded verdict to compare with (the recorded run did not finish); re-record it'
   const recorded = meta.steps
   // A step added after the recording was made is skipped in its replay (it read nothing then): no difference.
-  const later = (s: Pick<StepResult, 'id' | 'verdict'>) => recorded[s.id] === undefined && LATER_STEPS.includes(s.id) && s.verdict === 'skipped'
-  const differ = steps.filter((s) => recorded[s.id] !== s.verdict && !later(s)).map((s) => `${s.id} ${recorded[s.id] ?? 'absent'} → ${s.verdict}`)
+  const later = (s: Pick<StepResult, 'id' | 'verdict'>) =>
+    recorded[s.id] === undefined && LATER_STEPS.includes(s.id) && s.verdict === 'skipped'
+  const differ = steps
+    .filter((s) => recorded[s.id] !== s.verdict && !later(s))
+    .map((s) => `${s.id} ${recorded[s.id] ?? 'absent'} → ${s.verdict}`)
   for (const id of Object.keys(recorded)) if (!steps.some((s) => s.id === id)) differ.push(`${id} ${recorded[id]} → absent`)
   if (verdict === meta.verdict && differ.length === 0) return null
   return `replay: verdict ${verdict} differs from the recorded verdict ${meta.verdict}${differ.length ? ` (steps: ${differ.join(', ')})` : ''}; the recording or armproof's judges changed since it was made`

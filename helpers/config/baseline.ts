@@ -35,8 +35,8 @@ function readReportBaseline(read: OptionReader, path: string, shown: string, svc
   let data: unknown
   try {
     const st = statSync(path)
-    if (!st.isFile()) return read.problem(raw, `${showValue(shown)} is not a regular file`), undefined
-    if (st.size > MAX_BYTES) return read.problem(raw, `${showValue(shown)} is larger than 32 MiB; no report is that large`), undefined
+    if (!st.isFile()) return (read.problem(raw, `${showValue(shown)} is not a regular file`), undefined)
+    if (st.size > MAX_BYTES) return (read.problem(raw, `${showValue(shown)} is larger than 32 MiB; no report is that large`), undefined)
     data = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
@@ -56,7 +56,10 @@ function readReportBaseline(read: OptionReader, path: string, shown: string, svc
     return undefined
   }
   if (r.svc !== svc) {
-    read.problem(raw, `${showValue(shown)} is the report of service ${showValue(r.svc)}, not ${showValue(svc)}: pass ${svc}'s own last green report`)
+    read.problem(
+      raw,
+      `${showValue(shown)} is the report of service ${showValue(r.svc)}, not ${showValue(svc)}: pass ${svc}'s own last green report`,
+    )
     return undefined
   }
   if (r.verdict !== 'green' || r.exitCode !== 0) {
@@ -83,7 +86,7 @@ function readReportBaseline(read: OptionReader, path: string, shown: string, svc
 function readVaultBaseline(read: OptionReader, vault: string, shown: string, svc: string, baseUrl: string | null): Baseline | undefined {
   const raw = read.raw('vault')!
   try {
-    if (!statSync(vault).isDirectory()) return read.problem(raw, `${showValue(shown)} is not a folder`), undefined
+    if (!statSync(vault).isDirectory()) return (read.problem(raw, `${showValue(shown)} is not a folder`), undefined)
   } catch {
     read.problem(raw, `${showValue(shown)}: no such folder (the vault, whose pages writeback writes)`)
     return undefined

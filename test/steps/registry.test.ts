@@ -19,7 +19,18 @@ test("README.md's proof-steps table is the one generated from the step registry 
 
 test('the registry holds the contract’s ten steps in order, each with a judge, a section and a sentence', () => {
   // The contract's nine, then the one-flag law's step, appended so the earlier ids keep their order.
-  expect(STEP_IDS).toEqual(['dropins', 'help', 'argv', 'ledger', 'health', 'probe.exact', 'probe.tools', 'probe.vision', 'meter', 'one-flag'])
+  expect(STEP_IDS).toEqual([
+    'dropins',
+    'help',
+    'argv',
+    'ledger',
+    'health',
+    'probe.exact',
+    'probe.tools',
+    'probe.vision',
+    'meter',
+    'one-flag',
+  ])
   expect(Object.keys(JUDGES).sort()).toEqual([...STEP_IDS].sort())
   expect(stepGroups().flatMap((g) => g.ids)).toEqual(STEP_IDS)
   expect(

@@ -33,18 +33,18 @@ export async function checkOneFlag(ctx: RunContext, inputs: InputsOf<'one-flag'>
       verdict: 'skipped',
       intendedSkip: true,
       expected,
-      observed: 'not judged: this run was recorded by an armproof before the one-flag law, and its recording holds no baseline nor the reads',
+      observed:
+        'not judged: this run was recorded by an armproof before the one-flag law, and its recording holds no baseline nor the reads',
       where: 'the recording',
       next: `record the run again with this armproof (${command('verify')} … --mode record)`,
       evidence: {},
     }
   const read = await readRecord(ctx, inputs)
-  const kept: OneFlagEvidence = 'record' in read ? { record: read.record, ...(read.unlisted.length ? { unlisted: read.unlisted } : {}) } : {}
+  const kept: OneFlagEvidence =
+    'record' in read ? { record: read.record, ...(read.unlisted.length ? { unlisted: read.unlisted } : {}) } : {}
   if (baseline === null || baseline.record === null) {
     const why =
-      baseline === null
-        ? 'neither --baseline-report nor --vault was given'
-        : `${baseline.from}: ${baseline.why ?? 'it holds no record'}`
+      baseline === null ? 'neither --baseline-report nor --vault was given' : `${baseline.from}: ${baseline.why ?? 'it holds no record'}`
     if (baseline?.untrusted)
       return {
         verdict: 'inconclusive',
@@ -54,7 +54,10 @@ export async function checkOneFlag(ctx: RunContext, inputs: InputsOf<'one-flag'>
         next: `restore the entry as ${command('writeback')} wrote it, or pass the last green report of ${svc} as --baseline-report`,
         evidence: { ...kept, baseline: { from: baseline.from, finishedAt: baseline.finishedAt } },
       }
-    const unread = 'unread' in read ? `; the engine's record could not be read either (${read.unread.observed}), so the next arm will have no baseline from this run` : ''
+    const unread =
+      'unread' in read
+        ? `; the engine's record could not be read either (${read.unread.observed}), so the next arm will have no baseline from this run`
+        : ''
     return {
       verdict: 'skipped',
       intendedSkip: true,

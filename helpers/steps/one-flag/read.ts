@@ -26,7 +26,12 @@ export interface Unread {
 
 export type RecordRead = { record: ArmRecord; unlisted: string[]; where: string } | { unread: Unread }
 
-const fromTrouble = (t: HostTrouble): Unread => ({ observed: t.observed, where: t.where, next: t.next ?? 'run the command by hand on the host', trouble: t })
+const fromTrouble = (t: HostTrouble): Unread => ({
+  observed: t.observed,
+  where: t.where,
+  next: t.next ?? 'run the command by hand on the host',
+  trouble: t,
+})
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -38,19 +43,21 @@ export function recordScript(pid: string, twins: readonly string[]): string {
     `P=${pid}`,
     `stat -L -c '%s %Y' /proc/$P/exe || exit 3`,
     `readlink /proc/$P/exe || exit 3`,
-    ...(twins.length
-      ? [`tr '\\0' '\\n' < /proc/$P/environ | grep -a -E '^(${twins.join('|')})=' || true`]
-      : []),
+    ...(twins.length ? [`tr '\\0' '\\n' < /proc/$P/environ | grep -a -E '^(${twins.join('|')})=' || true`] : []),
     'exit 0',
   ].join('\n')
 }
 
 /** The exe's identity and the twins' values, from what `recordScript` printed. */
-export function parseRecordOutput(stdout: string, twins: readonly string[]): { binary: NonNullable<ArmRecord['binary']>; env: Map<string, string> } | string {
+export function parseRecordOutput(
+  stdout: string,
+  twins: readonly string[],
+): { binary: NonNullable<ArmRecord['binary']>; env: Map<string, string> } | string {
   const lines = stdout.split('\n')
   const m = /^(\d+) (\d+)$/.exec(lines[0]?.trim() ?? '')
   const path = lines[1]?.trim() ?? ''
-  if (!m || !path.startsWith('/')) return `stat and readlink of the exe printed ${JSON.stringify(lines.slice(0, 2).join(' | ').slice(0, 200))}`
+  if (!m || !path.startsWith('/'))
+    return `stat and readlink of the exe printed ${JSON.stringify(lines.slice(0, 2).join(' | ').slice(0, 200))}`
   const env = new Map<string, string>()
   for (const line of lines.slice(2)) {
     const eq = line.indexOf('=')
@@ -91,7 +98,8 @@ async function readImage(ctx: RunContext, container?: string): Promise<{ image: 
   const trouble = hostTrouble(ctx, r, "the image of the engine's container")
   if (trouble) return { unread: fromTrouble(trouble) }
   const out = r.stdout.trim()
-  if (r.exitCode === 0 && /^(sha256:)?[0-9a-f]{12,64}$/.test(out)) return { image: out.startsWith('sha256:') ? out : `sha256:${out}`, said: script }
+  if (r.exitCode === 0 && /^(sha256:)?[0-9a-f]{12,64}$/.test(out))
+    return { image: out.startsWith('sha256:') ? out : `sha256:${out}`, said: script }
   // No container of that name: the engine runs beside the runtime, a bare process (its binary is compared).
   if (/no such (object|container)/i.test(`${r.stderr}\n${r.stdout}`)) return { image: null, said: `${script}: no such container` }
   return {
@@ -121,7 +129,8 @@ export async function readRecord(ctx: RunContext, inputs: InputsOf<'one-flag'>):
   if (!listed)
     return {
       unread: {
-        observed: "the build's flag list is unknown (step help did not read it): the command line cannot be read as the engine's parser reads it",
+        observed:
+          "the build's flag list is unknown (step help did not read it): the command line cannot be read as the engine's parser reads it",
         where,
         next: "make step help read the build's --help (check --help-cmd), then run again",
       },
