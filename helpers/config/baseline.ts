@@ -11,7 +11,7 @@ import { relative, resolve } from 'node:path'
 import { asArmRecord, parseRecordText, recordDigest, type ArmRecord } from './arm-record.ts'
 import { showValue } from './shell.ts'
 import type { OptionReader } from './sources.ts'
-import { ENGINE_LINE, markerPart, pageEntries, servicePages } from './vault-page.ts'
+import { ENGINE_LINE, markerPart, pageEntries, servicePages, type PageEntry } from './vault-page.ts'
 
 export interface Baseline {
   /** Where it was read, as the operator named it: `--baseline-report reports/llm-7.json`, `--vault vault (llm-7.md, line 12)`. */
@@ -129,29 +129,30 @@ function readVaultBaseline(read: OptionReader, vault: string, shown: string, svc
       why: `${pageShown} holds no armproof entry of ${svc}${endpoint ? ' for this endpoint' : ''}: this is its first recorded arm`,
     }
   const from = `--vault ${shown} (${pageShown}, the entry of line ${newest.line})`
-  const line = newest.under.find((l) => l.startsWith(ENGINE_LINE))
-  if (newest.marker.record === null || line === undefined)
+  const got = entryRecord(newest)
+  return 'record' in got
+    ? { from, finishedAt: newest.marker.finishedAt, record: got.record }
+    : { from, finishedAt: newest.marker.finishedAt, record: null, why: got.why, ...(got.untrusted ? { untrusted: true as const } : {}) }
+}
+
+/** The one-flag record beside a vault entry (its `engine:` line, checked against its marker's digest), or why there is none. */
+export function entryRecord(entry: PageEntry): { record: ArmRecord } | { why: string; untrusted?: true } {
+  const line = entry.under.find((l) => l.startsWith(ENGINE_LINE))
+  if (entry.marker.record === null || line === undefined)
     return {
-      from,
-      finishedAt: newest.marker.finishedAt,
-      record: null,
       why:
-        newest.marker.record === null
+        entry.marker.record === null
           ? 'its newest entry was written before the one-flag law: it holds no record of the engine'
           : `its newest entry's marker names a record, but no "${ENGINE_LINE.trim()}" line is under it`,
     }
   const parsed = parseRecordText(line.slice(ENGINE_LINE.length))
-  if ('problem' in parsed)
-    return { from, finishedAt: newest.marker.finishedAt, record: null, untrusted: true, why: `its "engine:" line ${parsed.problem}` }
-  if (recordDigest(parsed) !== newest.marker.record)
+  if ('problem' in parsed) return { untrusted: true, why: `its "engine:" line ${parsed.problem}` }
+  if (recordDigest(parsed) !== entry.marker.record)
     return {
-      from,
-      finishedAt: newest.marker.finishedAt,
-      record: null,
       untrusted: true,
-      why: `its "engine:" line does not match the digest in the entry's marker (${newest.marker.record}): it was edited after armproof wrote it`,
+      why: `its "engine:" line does not match the digest in the entry's marker (${entry.marker.record}): it was edited after armproof wrote it`,
     }
-  return { from, finishedAt: newest.marker.finishedAt, record: parsed }
+  return { record: parsed }
 }
 
 /**

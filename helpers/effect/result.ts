@@ -87,6 +87,8 @@ export interface EffectResult {
   metrics: MetricResult[]
   verdict: EffectVerdict
   exitCode: number
+  /** The arm's record shows a second change (./second-change.ts): the verdict is inconclusive, whatever the metrics say. */
+  secondChange?: { said: string; changes: Array<{ what: string; before: string; now: string }> }
   queries: number
   startedAt: string
   finishedAt: string

@@ -11,6 +11,9 @@ import { freePort, startEngine, type EngineOptions } from '../../engine/launch.t
 import { imageId } from '../../engine/runtime-objects.ts'
 import { recordDigest } from '../../helpers/config/arm-record.ts'
 import { writeback } from '../../helpers/writeback/command.ts'
+import { checkReport } from '../../helpers/writeback/report.ts'
+import { refuseSecondChange, secondChange, secondChangeLines } from '../../helpers/effect/second-change.ts'
+import type { EffectResult } from '../../helpers/effect/result.ts'
 import { stepOf, type StepResult } from '../../helpers/steps/verdict.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { proveInProcess } from '../support/prove-in-process.ts'
@@ -127,6 +130,40 @@ describe('the one-flag law after a deploy', () => {
     expect(change.now).toContain(other)
     expect(step.evidence.changes!.map((c) => c.what)).toEqual(['binary'])
   }, 60_000)
+
+  test('effect refuses to credit an arm whose record shows a second change: its failed one-flag step, or its record against the entry before it', async () => {
+    const vault = join(dir, 'vault-effect')
+    mkdirSync(vault, { recursive: true })
+    writeFileSync(join(vault, 'of-bare.md'), '# of-bare\n\n## Knob log\n')
+    const code = await writeback({
+      rawArgs: ['--report', bareBaseline, '--vault', vault],
+      env: {},
+      cwd: dir,
+      out: { write: () => true },
+      err: { write: () => true },
+    })
+    expect(code).toBe(0)
+    const page = join(vault, 'of-bare.md')
+    // Verified without a baseline: green, its one-flag step skipped; the vault holds the record before it.
+    const unchecked = await deploy('of-bare', ['--prefill-interleave', '1', '--stager-depth', '3'], [])
+    expect(unchecked.report.verdict).toBe('green')
+    const checked = (r: Report) => checkReport(JSON.parse(JSON.stringify(r)), 'report.json').report!
+    const second = await secondChange(checked(unchecked.report), page)
+    expect(second?.changes).toEqual([{ what: '--stager-depth', before: 'absent', now: '--stager-depth=3' }])
+    expect(second?.said).toContain('two changes, the arm cannot be credited: --stager-depth: absent → --stager-depth=3')
+    // The clean arm against the same entry: nothing to refuse.
+    const clean = await deploy('of-bare', ['--prefill-interleave', '1'], [])
+    expect(await secondChange(checked(clean.report), page)).toBeNull()
+    // A report whose one-flag step failed names its own changes.
+    const red = await deploy('of-bare', ['--prefill-interleave', '1', '--stager-depth', '3'], ['--baseline-report', bareBaseline])
+    expect((await secondChange(checked(red.report), null))?.said).toMatch(/^the verify report's step one-flag: two changes/)
+    // The effect's verdict, whatever the traffic said, is inconclusive (exit 3), the change named.
+    const better = { verdict: 'better', exitCode: 0, metrics: [] } as unknown as EffectResult
+    const refused = refuseSecondChange(better, second)
+    expect([refused.verdict, refused.exitCode]).toEqual(['inconclusive', 3])
+    expect(secondChangeLines(refused)[0]).toContain('--stager-depth: absent → --stager-depth=3')
+    expect(refuseSecondChange(better, null)).toBe(better)
+  }, 90_000)
 
   test('writeback records the engine beside the entry; the model changed since that entry is red, read from the vault page', async () => {
     const vault = join(dir, 'vault')

@@ -5,18 +5,11 @@
 // its env twin) alone. Anything else that differs is named with both values, and the step is red:
 // two changes, the arm cannot be credited. Skipped, saying why, where there is no earlier record;
 // the record read now is kept in the evidence either way (the next arm's baseline).
-import { asArmRecord, recordChanges, type ArmRecord } from '../../config/arm-record.ts'
-import { flagNames } from '../../argparse/rules.ts'
+import { asArmRecord, knobRecordNames, recordChanges, type ArmRecord } from '../../config/arm-record.ts'
 import { command } from '../../config/invocation.ts'
 import type { InputsOf, Outcome, RunContext } from '../context.ts'
 import type { OneFlagEvidence } from './evidence.ts'
 import { readRecord } from './read.ts'
-
-/** The knob's every name in a record: its flag's spellings and negation, and its env twin. */
-function knobNames(ctx: RunContext): string[] {
-  const names = flagNames(ctx.spec, ctx.engine.parser)
-  return [...names.names, ...(names.switch?.negated ? [names.switch.negated] : []), ...(ctx.spec.envTwin ? [`$${ctx.spec.envTwin}`] : [])]
-}
 
 function knobText(r: ArmRecord, names: readonly string[]): string {
   const given = names.filter((n) => r.flags[n] !== undefined).map((n) => (r.flags[n] === '' ? n : `${n}=${r.flags[n]}`))
@@ -90,7 +83,7 @@ export async function checkOneFlag(ctx: RunContext, inputs: InputsOf<'one-flag'>
       next: `pass the last green report of ${svc} as --baseline-report`,
       evidence: { ...kept, baseline: shownBaseline },
     }
-  const names = knobNames(ctx)
+  const names = knobRecordNames(ctx.spec, ctx.engine.parser)
   const changes = recordChanges(before, read.record, names)
   const knob = { before: knobText(before, names), now: knobText(read.record, names) }
   const against = `${baseline.from}${baseline.finishedAt ? `, finished ${baseline.finishedAt}` : ''}`
