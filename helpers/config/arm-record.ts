@@ -68,7 +68,7 @@ export function asArmRecord(v: unknown): ArmRecord | null {
 
 /** A flag's name as a record keeps it: `-x`, `--x-y`, `$ENV_NAME`. */
 const FLAG_NAME = /^(?:--?[A-Za-z0-9][A-Za-z0-9_.-]*|\$[A-Za-z_][A-Za-z0-9_]*)$/
-const PLAIN = /^[A-Za-z0-9_.,:/@+%=^-]+$/
+const PLAIN = /^[A-Za-z0-9_.,:/@+%=^[\]-]+$/
 
 /** A word of the line: plain as is, anything else as a JSON string with every character outside printable ASCII (and the backtick, `<`, `>`, `&`) escaped. */
 function word(w: string): string {
