@@ -17,8 +17,10 @@ import type { EffectResult } from '../../helpers/effect/result.ts'
 import { stepOf, type StepResult } from '../../helpers/steps/verdict.ts'
 import type { Report } from '../../helpers/report/json.ts'
 import { proveInProcess } from '../support/prove-in-process.ts'
-import { FAST } from '../support/run-verify.ts'
+import { FAST, runVerify } from '../support/run-verify.ts'
+import type { FleetReport } from '../../helpers/fleet/report.ts'
 import { tempDir } from '../support/temp-dir.ts'
+import { scrubLocalPaths } from '../../helpers/seams/record.ts'
 
 const dir = tempDir('armproof-one-flag-')
 const NAME = `rof-${process.pid % 100_000}`
@@ -191,6 +193,70 @@ describe('the one-flag law after a deploy', () => {
       { what: '--served-model-name', before: 'absent', now: '--served-model-name=other-8b' },
     ])
   }, 60_000)
+
+  test('a recording carries the step: its replay reaches the same one-flag verdict without the baseline file (the recording holds it)', async () => {
+    const folder = join(dir, 'fixtures')
+    const copy = join(dir, 'baseline-copy.json')
+    writeFileSync(copy, JSON.stringify(first.report))
+    const e = await startEngine({ svc: 'of-bare', processName: NAME, port, args: ['--prefill-interleave', '1'] })
+    const common = ['--svc', 'of-bare', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--previous', '0', '--fixtures', folder]
+    let recorded
+    try {
+      recorded = await runVerify(
+        [...common, '--base-url', e.baseUrl, '--process', NAME, '--host', 'local', ...FAST, '--mode', 'record', '--baseline-report', copy],
+        { engine: e },
+      )
+    } finally {
+      await e.stop()
+    }
+    expect(recorded.exitCode, recorded.stdout).toBe(0)
+    const step = (r: Report) => stepOf(r.steps, 'one-flag')!
+    expect(step(recorded.report as Report).verdict).toBe('passed')
+    ;(await import('node:fs')).rmSync(copy)
+    const replayed = await runVerify([...common, '--mode', 'replay'])
+    expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(0)
+    // The same judgement, the baseline's path as the recording keeps it (this machine's temp folder as <tmp>).
+    expect(step(replayed.report as Report)).toMatchObject({
+      verdict: 'passed',
+      observed: scrubLocalPaths(step(recorded.report as Report).observed),
+    })
+    expect(step(replayed.report as Report).observed).toContain('--baseline-report <tmp>/')
+  }, 90_000)
+
+  test('a fleet carries the step like the others: a target with a second change is red at one-flag, in its report and the fleet table', async () => {
+    const e = await startEngine({ svc: 'of-bare', processName: NAME, port, args: ['--prefill-interleave', '1', '--stager-depth', '3'] })
+    const file = join(dir, 'fleet.yaml')
+    writeFileSync(
+      file,
+      [
+        'defaults:',
+        '  knob: PREFILL_INTERLEAVE',
+        "  value: '1'",
+        "  previous: '0'",
+        '  host: local',
+        'targets:',
+        '  - svc: of-bare',
+        `    base-url: ${e.baseUrl}`,
+        `    process: ${NAME}`,
+        `    baseline-report: ${bareBaseline}`,
+        '',
+      ].join('\n'),
+    )
+    let run
+    try {
+      run = await runVerify(['--targets', file, ...FAST], { engine: e })
+    } finally {
+      await e.stop()
+    }
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1)
+    const fleet = run.report as unknown as FleetReport
+    const target = fleet.targets[0]!.report
+    expect(target.steps.filter((s) => s.verdict === 'failed').map((s) => s.id)).toEqual(['one-flag'])
+    expect(stepOf(target.steps, 'one-flag')!.evidence.changes).toEqual([
+      { what: '--stager-depth', before: 'absent', now: '--stager-depth=3' },
+    ])
+    expect(run.stdout).toMatch(/one-flag/)
+  }, 90_000)
 
   test('the image changed under docker: red, naming both image ids', async () => {
     const docker = ['--runtime', 'docker']
