@@ -156,7 +156,7 @@ export function derivedVerdict(report: CheckedReportData): { verdict: RunVerdict
  * of a later armproof with its one-flag step removed is missing it (and its run.id still names
  * the baseline).
  */
-export function requiredSteps(report: Pick<CheckedReportData, 'run' | 'steps'>): readonly StepId[] {
+export function requiredSteps(report: Pick<CheckedReportData, 'run'> & { steps: readonly { id: string }[] }): readonly StepId[] {
   const beforeLaw = report.run === undefined || !('baseline' in report.run.target)
   return beforeLaw && !report.steps.some((s) => s.id === 'one-flag') ? STEP_IDS.filter((id) => !LATER_STEPS.includes(id)) : STEP_IDS
 }
