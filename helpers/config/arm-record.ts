@@ -4,8 +4,6 @@
 // the vault page (a line a human reads, its digest in the entry's marker), so the next arm of the
 // service is compared with it. Pure: the reads are the step's, the page is writeback's.
 import { createHash } from 'node:crypto'
-import { flagNames, type ParserRules } from '../argparse/rules.ts'
-import type { KnobSpec } from '../profiles/types.ts'
 
 export interface ArmRecord {
   /**
@@ -197,13 +195,4 @@ export function recordChanges(before: ArmRecord, now: ArmRecord, knob: readonly 
     if (a !== b) out.push({ what: name, before: flagText(name, a), now: flagText(name, b) })
   }
   return out
-}
-
-/** The knob's every name in a record: its flag's spellings and negation, and its env twin (`$NAME`): what may differ. */
-export function knobRecordNames(
-  spec: Pick<KnobSpec, 'flag' | 'aliases' | 'type' | 'envTwin'>,
-  parser: Pick<ParserRules, 'negation'>,
-): string[] {
-  const names = flagNames(spec, parser)
-  return [...names.names, ...(names.switch?.negated ? [names.switch.negated] : []), ...(spec.envTwin ? [`$${spec.envTwin}`] : [])]
 }

@@ -5,10 +5,10 @@
 // arm verified without a baseline is compared here, later). Kept apart from the judging so the
 // statistics stay about traffic alone.
 import { readFile } from 'node:fs/promises'
-import { asArmRecord, knobRecordNames, recordChanges, type RecordChange } from '../config/arm-record.ts'
+import { asArmRecord, recordChanges, type RecordChange } from '../config/arm-record.ts'
 import { entryRecord } from '../config/baseline.ts'
 import { markerPart, pageEntries } from '../config/vault-page.ts'
-import { profileOf } from '../profiles/target.ts'
+import { reportKnobNames } from '../report/checked.ts'
 import type { CheckedReport } from '../writeback/report.ts'
 import { EFFECT_EXIT, type EffectResult } from './result.ts'
 
@@ -29,8 +29,8 @@ export async function secondChange(report: CheckedReport | null, page: string | 
     }
   const now = asArmRecord((step?.evidence as { record?: unknown } | undefined)?.record)
   if (!now || page === null) return null
-  const profile = profileOf({ ...(report.report.run?.target ?? {}), knob: report.knob })
-  if (!profile) return null
+  const knob = reportKnobNames(report.report)
+  if (!knob) return null
   const text = await readFile(page, 'utf8')
   const finished = Date.parse(report.finishedAt)
   const endpoint = report.endpoint ? markerPart(report.endpoint) : null
@@ -45,7 +45,7 @@ export async function secondChange(report: CheckedReport | null, page: string | 
   if (!before) return null
   const got = entryRecord(before)
   if (!('record' in got)) return null
-  const changes = recordChanges(got.record, now, knobRecordNames(profile.spec, profile.engine.parser))
+  const changes = recordChanges(got.record, now, knob)
   if (changes.length === 0) return null
   return {
     said: `the arm's record of the engine against the entry before it on the vault page (line ${before.line}, finished ${before.marker.finishedAt}): two changes, the arm cannot be credited: ${listed(changes)}`,

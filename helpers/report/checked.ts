@@ -20,6 +20,7 @@ import {
 } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
+import { knobRecordNames } from '../steps/one-flag/names.ts'
 import { REPORT_FORMAT, type ReportHead } from './head.ts'
 
 /** No real report comes near this. */
@@ -213,4 +214,10 @@ function sameSkips(skips: readonly string[], t: Record<string, unknown>): boolea
 export function endpointOf(report: CheckedReportData): string | null {
   const url = report.run?.target.baseUrl
   return typeof url === 'string' && url !== '' ? url : null
+}
+
+/** The knob's names in a one-flag record of the report's run (its profile's flag, spellings, twin); null when the report carries no profile armproof reads. */
+export function reportKnobNames(report: Pick<CheckedReportData, 'run' | 'knob'>): string[] | null {
+  const profile = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })
+  return profile ? knobRecordNames(profile.spec, profile.engine.parser) : null
 }

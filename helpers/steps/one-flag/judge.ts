@@ -5,7 +5,8 @@
 // its env twin) alone. Anything else that differs is named with both values, and the step is red:
 // two changes, the arm cannot be credited. Skipped, saying why, where there is no earlier record;
 // the record read now is kept in the evidence either way (the next arm's baseline).
-import { asArmRecord, knobRecordNames, recordChanges, type ArmRecord } from '../../config/arm-record.ts'
+import { asArmRecord, recordChanges, type ArmRecord } from '../../config/arm-record.ts'
+import { knobRecordNames } from './names.ts'
 import { command } from '../../config/invocation.ts'
 import type { InputsOf, Outcome, RunContext } from '../context.ts'
 import type { OneFlagEvidence } from './evidence.ts'

@@ -3,9 +3,9 @@
 // engine's command line holds, and stays one inert line; the comparison names every difference
 // but the knob's; the whole command line is read as the engine's parser reads it.
 import { describe, expect, test } from 'vitest'
+import { knobRecordNames } from '../../../helpers/steps/one-flag/names.ts'
 import {
   asArmRecord,
-  knobRecordNames,
   parseRecordText,
   recordChanges,
   recordDigest,
