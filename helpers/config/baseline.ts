@@ -52,7 +52,7 @@ function readReportBaseline(read: OptionReader, path: string, shown: string, svc
   }
   const r = (data ?? {}) as Record<string, unknown>
   if (typeof r.svc !== 'string' || !Array.isArray(r.steps) || (r.tool as { name?: unknown } | undefined)?.name !== 'armproof') {
-    read.problem(raw, `${showValue(shown)} is not an armproof verify report of one target (svc, steps, tool)`)
+    read.problem(raw, `${showValue(shown)} is not the report of one target that verify writes (svc, steps, tool)`)
     return undefined
   }
   if (r.svc !== svc) {
