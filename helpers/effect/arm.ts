@@ -2,7 +2,7 @@
 // writeback uses, freshness aside: the effect is judged later by design), or from --svc, --knob and
 // --armed-at. The report gives the service, the knob and its values, the endpoint (the URL step
 // health answered on), the Prometheus its meter was read through, and when the proof started.
-import { knob, type KnobName } from '../config/knobs.ts'
+import type { KnobName } from '../config/knobs.ts'
 import { judgeReport, readReport, type CheckedReport } from '../writeback/report.ts'
 import type { EffectAsk } from './config.ts'
 
@@ -35,7 +35,7 @@ export function prometheusOf(report: CheckedReport['report']): string | null {
 
 export async function resolveArm(ask: EffectAsk, shownReport: string | null, now: Date): Promise<{ arm: Arm } | { problems: string[] }> {
   if (ask.report === null) {
-    const spec = knob(ask.knob!)
+    const spec = ask.knobSpec!
     return {
       arm: {
         svc: ask.svc!,

@@ -20,6 +20,8 @@ import { resolveArm, type Arm } from './arm.ts'
 import { parseEffectArgs, type EffectAsk } from './config.ts'
 import { askDifferences, readEffectFixtures, recordingHttp, replayHttp, writeEffectFixtures, type JudgedAsk } from './fixtures.ts'
 import { selectMetrics } from './metrics.ts'
+import { profileOf } from '../profiles/target.ts'
+import type { Engine, KnobSpec } from '../profiles/types.ts'
 import { effectHelp } from './help.ts'
 import { writeOutputs, type OutputPlan } from './outputs.ts'
 import { progress } from './progress.ts'
@@ -50,6 +52,9 @@ const refuse = (io: EffectIo, problems: readonly string[]): number => {
 interface Prepared {
   arm: Arm
   ask: JudgedAsk
+  /** The engine profile that names the series, and the knob's entry in it. */
+  engine: Engine
+  spec: KnobSpec | undefined
   http: HttpClient
   clock: Clock
   close: () => Promise<void>
@@ -65,8 +70,11 @@ function judgedAsk(
   matchers: readonly LabelMatcher[],
   metrics: string[],
   reportShown: string | null,
+  engineDoc: unknown,
 ): JudgedAsk {
   return {
+    ...(engineDoc !== null ? { engine: engineDoc } : {}),
+    named: ask.metrics,
     svc: arm.svc,
     knob: arm.knob,
     value: arm.value,
@@ -120,7 +128,8 @@ async function runEffect(io: EffectIo): Promise<number> {
   const prepared = ask.mode === 'replay' ? prepareReplay(ask, here) : await prepareLive(ask, here, shownReport)
   if ('problems' in prepared) return refuse(io, prepared.problems)
   const { arm, ask: asked } = prepared
-  const selected = selectMetrics(arm.knob, asked.metrics, asked.thresholds)
+  const named = asked.named !== undefined ? asked.named : asked.metrics
+  const selected = selectMetrics(prepared.engine, arm.knob, prepared.spec, named, asked.thresholds)
   if ('problem' in selected) return refuse(io, [selected.problem])
   let vault: OutputPlan['vault'] = null
   if (ask.vault !== null && arm.report) {
@@ -154,6 +163,8 @@ async function runEffect(io: EffectIo): Promise<number> {
       prometheusUrl: asked.prometheusUrl,
       matchers: (parseMatch(asked.selector) as { matchers: LabelMatcher[] }).matchers,
       specs: selected.specs,
+      engine: { name: prepared.engine.name, notJudged: selected.notJudged },
+      named: asked.named ?? null,
       beforeMs: asked.beforeMs,
       afterMs: asked.afterMs,
       baseline: asked.baseline as EffectAsk['baseline'],
@@ -226,16 +237,36 @@ async function prepareLive(ask: EffectAsk, here: string, shownReport: string | n
     const why = outputProblem({ option: '--fixtures', path: fixtures, kind: 'folder' }, here)
     if (why) problems.push(why)
   }
+  // The engine profile: the report's own (the one its run read the engine by), else --engine's.
+  let engine = ask.profile.engine
+  let spec = ask.knobSpec ?? undefined
+  let engineDoc: unknown = ask.profile.doc
+  if (arm.report) {
+    const target = arm.report.report.run?.target
+    const carried = profileOf({ ...(target ?? {}), knob: arm.knob })
+    if (!carried) problems.push(`--report: its knob ${arm.knob} is in no engine profile this armproof reads`)
+    else {
+      if (ask.engine !== null && carried.engine.name !== ask.profile.engine.name)
+        problems.push(
+          `--engine ${ask.engine}: the report's run read the engine as ${carried.engine.name}; leave --engine out (the report's profile names the series), or pass that arm's own report`,
+        )
+      engine = carried.engine
+      spec = carried.spec
+      engineDoc = target?.engine ?? null
+    }
+  }
   if (problems.length) return { problems }
-  const selected = selectMetrics(arm.knob, ask.metrics, ask.thresholds)
+  const selected = selectMetrics(engine, arm.knob, spec, ask.metrics, ask.thresholds)
   const metrics = 'specs' in selected ? selected.specs.map((m) => m.id) : (ask.metrics ?? [])
-  const judged = judgedAsk(ask, arm, arm.prometheusUrl!, matchers, metrics, shownReport)
+  const judged = judgedAsk(ask, arm, arm.prometheusUrl!, matchers, metrics, shownReport, engineDoc)
   const wire = liveHttp(ask.caFile ? { caPem: readFileSync(ask.caFile, 'utf8') } : {})
-  if (ask.mode !== 'record') return { arm, ask: judged, http: wire, clock: realClock, close: () => wire.close() }
+  if (ask.mode !== 'record') return { arm, ask: judged, engine, spec, http: wire, clock: realClock, close: () => wire.close() }
   const rec = recordingHttp(wire, realClock)
   return {
     arm,
     ask: judged,
+    engine,
+    spec,
     http: rec.http,
     clock: rec.clock,
     close: () => wire.close(),
@@ -277,6 +308,10 @@ function prepareReplay(ask: EffectAsk, here: string): Prepared | { problems: str
   }
   const differs = askDifferences(r, given)
   if (differs.length) return { problems: differs }
+  const carried = profileOf({ engine: r.engine, knob: r.knob })
+  if (!carried) return { problems: [`${folder}: the recording's knob ${r.knob} is in no engine profile it carries; re-record it`] }
+  if (ask.engine !== null && carried.engine.name !== ask.profile.engine.name)
+    return { problems: [`--engine ${ask.engine}: the recording was judged as ${carried.engine.name}; leave --engine out`] }
   const seams = replayHttp(read, folder)
   const arm: Arm = {
     svc: r.svc,
@@ -292,6 +327,8 @@ function prepareReplay(ask: EffectAsk, here: string): Prepared | { problems: str
   return {
     arm,
     ask: r,
+    engine: carried.engine,
+    spec: carried.spec,
     http: seams.http,
     clock: seams.clock,
     close: async () => {},

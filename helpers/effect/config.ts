@@ -5,13 +5,15 @@ import { accessSync, constants } from 'node:fs'
 import { resolve } from 'node:path'
 import { envBoolean, parseCommandLine } from '../config/command-line.ts'
 import { parseDuration } from '../config/duration.ts'
-import { KNOBS, KNOB_NAMES, isKnobName, valueProblem, knob, type KnobName } from '../config/knobs.ts'
+import { valueProblem, type KnobName } from '../config/knobs.ts'
+import { BUILTIN_PROFILES, findKnob, isBuiltinProfile, loadProfile, problemText, type LoadedProfile } from '../profiles/load.ts'
+import type { KnobSpec } from '../profiles/types.ts'
 import { outputProblem, type OutputSpec } from '../config/outputs.ts'
 import { showValue } from '../config/shell.ts'
 import { endpointUrl, prometheusUrlProblem } from '../config/url.ts'
 import { parseMatch } from '../prom/query.ts'
 import { EFFECT_OPTIONS, type EffectFlag } from './options.ts'
-import { METER_METRIC, RADIANCE_METRICS } from './metrics.ts'
+import { METRIC_IDS } from './metrics.ts'
 import { BASELINE_OPTIONS, type BaselineOption } from './windows.ts'
 
 export type EffectMode = 'live' | 'record' | 'replay'
@@ -20,6 +22,12 @@ export interface EffectAsk {
   report: string | null
   svc: string | null
   knob: KnobName | null
+  /** The knob's catalog entry in the engine profile (null without --knob). */
+  knobSpec: KnobSpec | null
+  /** --engine as given (null: the report's profile, else radiance's). */
+  engine: string | null
+  /** The profile --engine names, or radiance's when none is given. */
+  profile: LoadedProfile
   value: string | null
   previous: string | null
   armedAtMs: number | null
@@ -49,14 +57,7 @@ export type AskResult = { ok: true; ask: EffectAsk } | { ok: false; help?: boole
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 const SVC = /^[A-Za-z0-9_.-]+$/
-export const METRIC_IDS: readonly string[] = [...RADIANCE_METRICS.map((m) => m.id), METER_METRIC]
-
-/** A catalog name, or the knob's flag with or without its dashes. */
-export function knobNamed(text: string): KnobName | undefined {
-  if (isKnobName(text)) return text
-  const flag = `--${text.replace(/^-+/, '')}`
-  return KNOB_NAMES.find((k) => KNOBS[k]!.flag === flag)
-}
+export { METRIC_IDS }
 
 export function parseThresholds(text: string): { thresholds: Record<string, number> } | { error: string } {
   const thresholds: Record<string, number> = {}
@@ -123,13 +124,32 @@ export function parseEffectArgs(
   const report = path('report')
   const svc = text('svc')
   if (svc !== null && !SVC.test(svc)) problems.push(`${raw('svc')!.from}: ${showValue(svc)} must be a service name of [A-Za-z0-9_.-]`)
+  // The engine profile names the series read (--engine as verify's: a built-in or a profile file).
+  const engineText = text('engine')
+  let profile = loadProfile('radiance', null, cwd) as LoadedProfile
+  if (engineText !== null) {
+    const loaded = loadProfile(engineText, null, cwd)
+    if ('problems' in loaded)
+      for (const p of loaded.problems)
+        problems.push(
+          `${raw('engine')!.from}: ${
+            p.message === 'no such file' && !isBuiltinProfile(engineText)
+              ? `${showValue(engineText)} is neither a built-in profile (${BUILTIN_PROFILES.join(', ')}) nor a profile file (no such file)`
+              : problemText(p)
+          }`,
+        )
+    else profile = loaded
+  }
   const knobText = text('knob')
-  const knobName = knobText === null ? null : (knobNamed(knobText) ?? null)
+  const knobName = knobText === null ? null : (findKnob(profile.knobs, knobText) ?? null)
   if (knobText !== null && knobName === null)
-    problems.push(`${raw('knob')!.from}: ${showValue(knobText)} is not a knob of the catalog (${KNOB_NAMES.join(', ')})`)
+    problems.push(
+      `${raw('knob')!.from}: ${showValue(knobText)} is not a knob of the ${profile.engine.name} profile (${[...profile.knobs.keys()].join(', ')})${engineText === null ? "; another engine's knob needs --engine" : ''}`,
+    )
+  const knobSpec = knobName === null ? null : profile.knobs.get(knobName)!.spec
   for (const flag of ['value', 'previous'] as const) {
     const v = text(flag)
-    const why = v !== null && knobName ? valueProblem(knob(knobName), v) : undefined
+    const why = v !== null && knobSpec ? valueProblem(knobSpec, v) : undefined
     if (why) problems.push(`${raw(flag)!.from}: ${showValue(v!)} ${why}`)
   }
   const armedText = text('armed-at')
@@ -219,6 +239,9 @@ export function parseEffectArgs(
       report,
       svc,
       knob: knobName,
+      knobSpec,
+      engine: engineText,
+      profile,
       value: text('value'),
       previous: text('previous'),
       armedAtMs,

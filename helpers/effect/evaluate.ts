@@ -26,7 +26,12 @@ export interface EvaluateContext {
   selectorOf: (f: Family) => string
   data: (f: Family, role: WindowRole) => FamilyData
   options: JudgeOptions
+  /** Judged even when the engine does not export it: named by --metrics, or TTFT and ITL, which every judgement needs. */
+  required: (id: string) => boolean
 }
+
+/** The metrics an engine must export to be judged at all, whatever --metrics says. */
+export const ALWAYS_REQUIRED: readonly string[] = ['ttft', 'itl']
 
 /** More restarts than this in a window (the arm's own aside) cannot be accounted for. */
 export const MAX_RESETS = 2
@@ -50,13 +55,8 @@ function check(spec: MetricSpec, role: WindowRole, ctx: EvaluateContext): Checke
   for (const f of familiesOf([spec])) {
     const d = ctx.data(f, role)
     const name = ctx.selectorOf(f)
-    if (d.increase.length === 0 && d.slots.length === 0) {
-      out.problems.push({
-        reason: `${name} is absent in the ${role} window (${span(w)}): Prometheus holds no sample of it. Absent is not zero`,
-        next: 'check the name and --prometheus-match in Prometheus (latency lives under vllm:, cadence under radiance:); a window before the engine exported it cannot be judged',
-      })
-      continue
-    }
+    // absent: said once for the metric (evaluateMetric), from both judged windows together
+    if (d.increase.length === 0 && d.slots.length === 0) continue
     const cov = coverage(d.slots, w, tolerant ? ctx.armMs : null)
     out.covs.push(cov)
     for (const g of cov.gaps) {
@@ -149,22 +149,45 @@ function histogramStats(w: Window, hb: HistogramBlocks, c: Checked): WindowStats
   }
 }
 
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null)
+
 function shiftOut(j: Judgement): Record<string, ShiftOut> {
   return Object.fromEntries(
     Object.entries(j.shifts).map(([k, s]) => [
       k,
       {
-        relative: Number.isFinite(s.relative) ? s.relative : null,
+        relative: finite(s.relative),
         fromZero: !Number.isFinite(s.relative),
         absolute: s.absolute,
-        low: Number.isFinite(s.interval.low) ? s.interval.low : null,
-        high: Number.isFinite(s.interval.high) ? s.interval.high : null,
+        low: finite(s.interval.low),
+        high: finite(s.interval.high),
+        absoluteLow: s.intervalAbsolute.low,
+        absoluteHigh: s.intervalAbsolute.high,
         p: s.p,
+        df: s.df,
+        chunks: s.chunks,
+        band: finite(s.band),
+        detectable: finite(s.detectable),
         significant: s.significant,
         practical: s.practical,
+        state: s.state,
       },
     ]),
   )
+}
+
+/** The power said aloud: the smallest shift each statistic could have shown, from how many chunks and observations. */
+function powerOf(j: Judgement, stats: Record<WindowRole, WindowStats | null>, chunkMs: number): MetricResult['power'] {
+  const shifts = Object.entries(j.shifts)
+  if (!shifts.length) return null
+  return {
+    detectable: Object.fromEntries(shifts.map(([k, s]) => [k, finite(s.detectable)])),
+    absolute: Object.fromEntries(shifts.map(([k, s]) => [k, !Number.isFinite(s.band) ? s.detectableAbsolute : null])),
+    chunks: Math.min(...shifts.map(([, s]) => s.chunks)),
+    chunkS: chunkMs / 1000,
+    baseline: stats.baseline?.count ?? 0,
+    after: stats.after?.count ?? 0,
+  }
 }
 
 export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricResult {
@@ -179,7 +202,10 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
       const d = ctx.data(f, r)
       return d.increase.length > 0 || d.slots.length > 0
     })
-  const base: Omit<MetricResult, 'verdict' | 'reason' | 'next' | 'baseline' | 'before' | 'after' | 'shifts' | 'test' | 'distribution'> = {
+  const base: Omit<
+    MetricResult,
+    'verdict' | 'reason' | 'next' | 'baseline' | 'before' | 'after' | 'shifts' | 'test' | 'distribution' | 'power'
+  > = {
     id: spec.id,
     title: spec.title,
     kind: spec.kind,
@@ -190,6 +216,47 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
     series,
     notes,
     picture: null,
+  }
+  const paired = ctx.baselineKind !== 'before'
+  // What the engine does not export is not a verdict; what it stopped (or started) exporting at the arm is a change.
+  const families = familiesOf([spec])
+  const held = (f: Family, r: WindowRole) => {
+    const d = ctx.data(f, r)
+    return d.increase.length > 0 || d.slots.length > 0
+  }
+  const inOne = families.filter((f) => held(f, 'baseline') !== held(f, 'after'))
+  const inNone = families.filter((f) => !held(f, 'baseline') && !held(f, 'after'))
+  if (inOne.length || inNone.length) {
+    const f = inOne[0] ?? inNone[0]!
+    const name = ctx.selectorOf(f)
+    const empty = { baseline: null, before: null, after: null, shifts: {}, test: null, distribution: null, power: null }
+    if (inOne.length) {
+      const [has, lacks] = held(f, 'baseline') ? ['baseline', 'after'] : ['after', 'baseline']
+      return {
+        ...base,
+        ...empty,
+        verdict: 'inconclusive',
+        reason: `${name} is present in the ${has} window (${span(ctx.windows[has as WindowRole])}) and absent in the ${lacks} window (${span(ctx.windows[lacks as WindowRole])}): the engine ${has === 'after' ? 'started' : 'stopped'} exporting it, which is a change of its own (another build?), and a series absent is not zero`,
+        next:
+          has === 'baseline'
+            ? 'check that the engine after the arm is the build it was (its /metrics page), and --prometheus-match; compare again with windows of one build'
+            : 'the engine before the arm did not export it (an older build?): compare again once a baseline with it exists, or choose another --baseline',
+      }
+    }
+    const required = ctx.required(spec.id)
+    return {
+      ...base,
+      ...empty,
+      verdict: required ? 'inconclusive' : 'not exported',
+      reason: `not exported by this engine: Prometheus holds no sample of ${name} in the baseline (${span(ctx.windows.baseline)}) or after the arm (${span(ctx.windows.after)})${required ? (ALWAYS_REQUIRED.includes(spec.id) ? `; ${spec.title} is judged on every engine that has it, and absent is not zero` : '; --metrics named it') : ''}`,
+      next: required
+        ? `check the name and --prometheus-match in Prometheus (latency lives under vllm: or sglang:, cadence under radiance:), and --engine: the profile names the series read${
+            spec.kind === 'histogram' && spec.earlier?.length
+              ? `; an older build serves it as ${spec.earlier.map((e) => `${e.name}${e.before ? ` (before ${e.before})` : ''}`).join(', ')}, which this judgement does not compare with the new name`
+              : ''
+          }`
+        : null,
+    }
   }
   let judgement: Judgement | null = null
   let stats: Record<WindowRole, WindowStats | null>
@@ -220,7 +287,7 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
       before: stats.before ? sum(hb.before) : null,
       after: stats.after ? sum(a) : null,
     }
-    if (problems.length === 0) judgement = judgeHistogram(spec, b.edges, b.blocks, a.blocks, ctx.options)
+    if (problems.length === 0) judgement = judgeHistogram(spec, b.edges, b.blocks, a.blocks, paired, ctx.options)
   } else {
     const rb = Object.fromEntries(roles.map((r) => [r, ratioBlocks(spec, r, ctx)])) as Record<WindowRole, ReturnType<typeof ratioBlocks>>
     const counted = (r: WindowRole) => total(spec.denominator === 'seconds' ? rb[r].num : rb[r].den)
@@ -252,7 +319,14 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
     const short = (terms: readonly Term[]) => terms.map((t) => t.family.name.replace(/^[a-z]+:|_total$/g, '')).join(' − ')
     const what = short(spec.denominator === 'seconds' ? spec.numerator : spec.denominator)
     if (problems.length === 0)
-      judgement = judgeRatio(spec, rb.baseline, rb.after, { baseline: counted('baseline'), after: counted('after'), what }, ctx.options)
+      judgement = judgeRatio(
+        spec,
+        rb.baseline,
+        rb.after,
+        { baseline: counted('baseline'), after: counted('after'), what },
+        paired,
+        ctx.options,
+      )
   }
   if (!judgement) {
     return {
@@ -267,6 +341,7 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
       shifts: {},
       test: null,
       distribution,
+      power: null,
     }
   }
   const next =
@@ -277,8 +352,6 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
         ? `the arm made ${spec.title} worse: roll it back (the rollback line of the arm's vault entry) or explain why it is worth it`
         : null)
   const test = judgement.test
-    ? { on: judgement.test.on, u: judgement.test.u, z: judgement.test.z, p: judgement.test.p, superiority: judgement.test.superiority }
-    : null
   return {
     ...base,
     verdict: judgement.verdict,
@@ -290,6 +363,7 @@ export function evaluateMetric(spec: MetricSpec, ctx: EvaluateContext): MetricRe
     shifts: shiftOut(judgement),
     test,
     distribution,
+    power: powerOf(judgement, stats, ctx.windows.after.chunkMs),
   }
 }
 

@@ -32,6 +32,10 @@ export interface JudgedAsk {
   afterMs: number
   baseline: string
   metrics: string[]
+  /** The ids --metrics named (null: none; absent in a recording made before it was kept). */
+  named?: string[] | null
+  /** The engine profile as written (a report's run.target.engine, or --engine's); absent: radiance's. */
+  engine?: unknown
   thresholds: Record<string, number>
   minCount: number
 }

@@ -3,9 +3,14 @@
 /** A number for a person: latencies in ms or s, others with three significant digits. */
 export function amount(v: number | null, unit: string): string {
   if (v === null || !Number.isFinite(v)) return '–'
-  if (unit === 's' || unit === 's/step') {
-    const time = Math.abs(v) < 1 ? `${Number((v * 1000).toPrecision(3))}ms` : `${Number(v.toPrecision(3))}s`
-    return unit === 's/step' ? `${time}/step` : time
+  if (unit === 's' || unit.startsWith('s/')) {
+    const time =
+      Math.abs(v) < 0.001 && v !== 0
+        ? `${Number((v * 1e6).toPrecision(3))}µs`
+        : Math.abs(v) < 1
+          ? `${Number((v * 1000).toPrecision(3))}ms`
+          : `${Number(v.toPrecision(3))}s`
+    return unit === 's' ? time : `${time}${unit.slice(1)}`
   }
   const text = v === 0 ? '0' : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : String(Number(v.toPrecision(3)))
   return `${text}${unit.startsWith('/') ? ` ${unit}` : unit}`

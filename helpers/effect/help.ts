@@ -17,8 +17,8 @@ export function effectHelp(): string {
     ...optionRows(EFFECT_OPTIONS, 34, (f) => EFFECT_METAVARS[f] ?? 'value'),
     ...COMMON_SWITCHES,
     '',
-    'Per metric: better, worse, no change, changed (cadence or throughput, which have no worse direction: never a failure) or inconclusive (too little traffic, a gap, bucket edges that differ, a series absent).',
-    'Worse or better only when Mann-Whitney (on the observations) and a permutation test over the hours both say p < 0.01, the bootstrap interval of the shift excludes zero, and the shift passes its threshold.',
+    'Per metric: better, worse, no change, changed (cadence or throughput, which have no worse direction: never a failure), inconclusive (an interval that straddles the threshold, too little traffic, a gap, bucket edges that differ, a series in one window only) or not exported (absent from both windows: left out of the verdict, unless --metrics names it or it is ttft or itl).',
+    "Each hour after the arm is paired with the same hour of the baseline day; a paired t test over the hours gives the shift and its 90% interval. Worse or better: p < 0.01 and the shift past the metric's threshold. No change: the whole interval within ±threshold. Each metric says the smallest shift the run could have detected.",
     '',
     `Exit codes: ${EFFECT_EXIT.ok} no metric worse · ${EFFECT_EXIT.worse} a metric worse · ${EFFECT_EXIT.config} configuration (nothing contacted), or Prometheus refused on first contact · ${EFFECT_EXIT.inconclusive} inconclusive · ${EFFECT_EXIT.unwritten} the verdict was printed but an output (--out, a picture, --summary, --vault, the fixtures) was not written`,
   ].join('\n')

@@ -3,7 +3,7 @@
 // pictures written beside --out.
 import { mdCell, mdCode, mdText } from '../report/markdown.ts'
 import type { EffectResult } from './result.ts'
-import { METRIC_HEADER, rows } from './table.ts'
+import { METRIC_HEADER, methodLine, notJudgedLine, rows } from './table.ts'
 
 const ICON: Readonly<Record<EffectResult['verdict'], string>> = { 'no change': '✅', better: '✅', worse: '❌', inconclusive: '❓' }
 
@@ -23,13 +23,20 @@ export function markdownEffect(result: EffectResult, pictureHref: (file: string)
   lines.push(`| ${METRIC_HEADER.join(' | ')} |`)
   lines.push(`|${METRIC_HEADER.map(() => '---').join('|')}|`)
   for (const r of rows(result)) lines.push(`| ${r.map(mdCell).join(' | ')} |`)
-  const why = result.metrics.filter((m) => m.verdict !== 'no change' || m.notes.length)
+  lines.push('')
+  lines.push(mdText(`Judged ${methodLine(result)}.`))
+  const why = result.metrics
   if (why.length) {
     lines.push('')
     for (const m of why) {
       lines.push(`- **${mdText(m.id)} ${m.verdict}**: ${mdText(m.reason)}${m.next ? `; next: ${mdText(m.next)}` : ''}`)
       for (const n of m.notes) lines.push(`  - ${mdText(n)}`)
     }
+  }
+  const not = notJudgedLine(result)
+  if (not) {
+    lines.push('')
+    lines.push(mdText(`${not[0]!.toUpperCase()}${not.slice(1)}.`))
   }
   const pictures = result.metrics.flatMap((m) => {
     const href = m.picture ? pictureHref(m.picture) : null

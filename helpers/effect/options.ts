@@ -26,6 +26,14 @@ export const EFFECT_OPTIONS = [
     default: "the report's",
   },
   {
+    flag: 'engine',
+    env: 'EFFECT_ENGINE',
+    kind: 'string',
+    meaning:
+      "engine profile, as verify's: radiance, vllm, sglang, llama.cpp, or the path of a profile file (YAML); its metrics: names the latency and cadence series judged, and its catalog the knob",
+    default: "the report's, else radiance",
+  },
+  {
     flag: 'value',
     env: 'EFFECT_VALUE',
     kind: 'string',
@@ -87,14 +95,16 @@ export const EFFECT_OPTIONS = [
     flag: 'metrics',
     env: 'EFFECT_METRICS',
     kind: 'string',
-    meaning: 'the metrics judged, comma-separated ids (ttft, itl, e2e, requests, tokens, preemptions, decode-step, mixed-step, meter)',
-    default: 'all',
+    meaning:
+      "the metrics judged, comma-separated ids (ttft, itl, e2e, requests, tokens, preemptions, token-time, prompt-time, decode-step, mixed-step, meter: those the engine's profile names series for); one named is judged even when the engine does not export it",
+    default: "all the engine's",
   },
   {
     flag: 'threshold',
     env: 'EFFECT_THRESHOLD',
     kind: 'string',
-    meaning: 'practical thresholds per metric, e.g. ttft=15%,itl=5%: a smaller shift is no change, however significant',
+    meaning:
+      'practical thresholds per metric, e.g. ttft=15%,itl=5%: no change is a confidence interval wholly within ±this; worse or better a significant shift past it',
     default: 'latency 10%, throughput 20%, preemptions 25%, cadence 10%',
   },
   {
@@ -169,6 +179,7 @@ export const EFFECT_METAVARS: Readonly<Record<string, string>> = {
   report: 'path',
   svc: 'svc',
   knob: 'knob',
+  engine: 'radiance|vllm|sglang|llama.cpp|file',
   value: 'value',
   previous: 'value',
   'armed-at': 'time',

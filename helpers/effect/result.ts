@@ -3,7 +3,8 @@
 // the reason in words beside them.
 import type { BaselineKind } from './windows.ts'
 import type { Direction } from './metrics.ts'
-import type { MetricVerdict } from './judge.ts'
+import type { MetricVerdict, ShiftState, TestInfo } from './judge.ts'
+import type { NotJudged } from './metrics.ts'
 
 export interface WindowStats {
   from: string
@@ -26,12 +27,25 @@ export interface ShiftOut {
   relative: number | null
   fromZero: boolean
   absolute: number
+  /** The confidence interval of `relative` (the test's level: 90%, the two one-sided tests of equivalence). */
   low: number | null
   high: number | null
-  /** The permutation test's p over the chunks. */
+  /** The interval in the metric's unit (after − baseline): what is said from a baseline of zero. */
+  absoluteLow: number
+  absoluteHigh: number
+  /** The paired t test's two-sided p of no shift (Welch's, unpaired, with --baseline before). */
   p: number
+  df: number
+  /** Hour pairs (paired) or the fewer chunks of the two windows (unpaired) the shift is estimated from. */
+  chunks: number
+  /** The practical band, relative (±): within it is no change; null from a baseline of zero (then `floor`, absolute). */
+  band: number | null
+  /** The smallest shift (relative) this run finds at p < 0.01 with 80% power; null from a baseline of zero. */
+  detectable: number | null
   significant: boolean
   practical: boolean
+  /** up/down: significant and past the band; within: the whole interval inside the band; unclear: neither. */
+  state: ShiftState
 }
 
 export interface MetricResult {
@@ -51,7 +65,20 @@ export interface MetricResult {
   before: WindowStats | null
   after: WindowStats | null
   shifts: Record<string, ShiftOut>
-  test: { on: 'observations' | 'chunks'; u: number; z: number; p: number; superiority: number } | null
+  test: TestInfo | null
+  /**
+   * The power said aloud: per statistic, the smallest shift (relative; `absolute` in the unit where the
+   * baseline is zero) this run could have detected, from so many chunks of `chunkS` seconds and so many
+   * observations (requests, steps) a window.
+   */
+  power: {
+    detectable: Record<string, number | null>
+    absolute: Record<string, number | null>
+    chunks: number
+    chunkS: number
+    baseline: number
+    after: number
+  } | null
   /** A histogram's compared distributions: finite edges and the summed counts per window (the +Inf bucket last). */
   distribution: { edges: number[]; baseline: number[] | null; before: number[] | null; after: number[] | null } | null
   /** Restarts accounted for, and the like. */
@@ -85,6 +112,8 @@ export interface EffectResult {
   prometheus: { url: string; selector: string }
   windows: { before: WindowOut; after: WindowOut; baseline: WindowOut & { kind: BaselineKind; why: string } }
   metrics: MetricResult[]
+  /** The engine profile the series were named by, and what its engine cannot be judged by. */
+  engine: { name: string; notJudged: NotJudged[] }
   verdict: EffectVerdict
   exitCode: number
   /** The arm's record shows a second change (./second-change.ts): the verdict is inconclusive, whatever the metrics say. */
@@ -97,7 +126,9 @@ export interface EffectResult {
 /** Exit codes of `effect` (the contract's): worse first, then inconclusive. */
 export const EFFECT_EXIT = { ok: 0, worse: 1, config: 2, inconclusive: 3, unwritten: 4 } as const
 
-export function overall(metrics: readonly MetricResult[]): { verdict: EffectVerdict; exitCode: number } {
+export function overall(all: readonly MetricResult[]): { verdict: EffectVerdict; exitCode: number } {
+  // what the engine does not export leaves the verdict alone
+  const metrics = all.filter((m) => m.verdict !== 'not exported')
   if (metrics.some((m) => m.verdict === 'worse')) return { verdict: 'worse', exitCode: EFFECT_EXIT.worse }
   if (metrics.length === 0 || metrics.some((m) => m.verdict === 'inconclusive'))
     return { verdict: 'inconclusive', exitCode: EFFECT_EXIT.inconclusive }

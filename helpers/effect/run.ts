@@ -8,7 +8,7 @@ import type { HttpClient } from '../seams/http.ts'
 import { renderMatchers, type LabelMatcher } from '../prom/query.ts'
 import type { Arm } from './arm.ts'
 import { lastRestart } from './coverage.ts'
-import { evaluateMetric, SCRAPES_PER_CHUNK } from './evaluate.ts'
+import { ALWAYS_REQUIRED, evaluateMetric, SCRAPES_PER_CHUNK } from './evaluate.ts'
 import { JUDGE_DEFAULTS } from './judge.ts'
 import { familiesOf, type Family, type MetricSpec } from './metrics.ts'
 import { queryRange, type RangeQuery } from './query.ts'
@@ -24,6 +24,10 @@ export interface RunInput {
   prometheusUrl: string
   matchers: LabelMatcher[]
   specs: MetricSpec[]
+  /** The engine profile's name, and the metrics its engine cannot be judged by. */
+  engine: EffectResult['engine']
+  /** The metric ids --metrics named (null: none named). */
+  named: readonly string[] | null
   beforeMs: number
   afterMs: number
   baseline: BaselineOption
@@ -88,6 +92,26 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
       from = 'restart'
     }
   }
+  const armedAt = from === 'armed-at' ? `--armed-at ${iso(atMs)}` : null
+  if (armedAt && atMs > startedMs)
+    return {
+      ok: false,
+      exitCode: EFFECT_EXIT.config,
+      queries,
+      lines: [
+        `${armedAt} is in the future (now is ${iso(Math.floor(startedMs / 1000) * 1000)}): the arm cannot have taken effect yet; give --armed-at the time the engine came up with the new value (nothing was judged)`,
+      ],
+    }
+  const report = input.arm.report
+  if (armedAt && report && atMs > report.finishedMs)
+    return {
+      ok: false,
+      exitCode: EFFECT_EXIT.config,
+      queries,
+      lines: [
+        `${armedAt} is after the report's own time (its proof finished ${iso(report.finishedMs)}): that report proved an arm already in effect then; give --armed-at the time the engine came up with the new value, at or before the proof`,
+      ],
+    }
   const planned = planWindows({ armMs: atMs, beforeMs: input.beforeMs, afterMs: input.afterMs, baseline: input.baseline, nowMs: startedMs })
   if ('problem' in planned) return { ok: false, exitCode: EFFECT_EXIT.config, lines: [planned.problem], queries }
   const plan = planned.plan
@@ -145,6 +169,7 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
       data: read.data,
       selectorOf: (f) => selectorOf(input.matchers, f, f.kind === 'histogram' ? '_bucket' : ''),
       options: { ...JUDGE_DEFAULTS, minCount: input.minCount },
+      required: (id) => ALWAYS_REQUIRED.includes(id) || (input.named?.includes(id) ?? false),
     }),
   )
   const { verdict, exitCode } = overall(metrics)
@@ -168,6 +193,7 @@ export async function judgeEffect(input: RunInput): Promise<RunOutcome> {
       prometheus: { url: input.prometheusUrl, selector: renderMatchers(input.matchers) },
       windows: { before: out(windows.before), after: out(windows.after), baseline: { ...out(windows.baseline), kind, why } },
       metrics,
+      engine: input.engine,
       verdict,
       exitCode,
       queries,

@@ -1,6 +1,7 @@
 // The effect on a terminal: one row per metric (metric, baseline, before, after, shift, verdict),
 // then one line per metric that is not `no change` saying why, then the closing line. The same
 // cells feed the Markdown summary.
+import { formatDuration } from '../config/duration.ts'
 import { amount, pct } from './format.ts'
 import type { EffectResult, MetricResult, WindowStats } from './result.ts'
 
@@ -21,7 +22,20 @@ export function shiftCell(m: MetricResult): string {
   return s.rate ? pct(s.rate.relative, s.rate.fromZero) : '–'
 }
 
-export const METRIC_HEADER = ['metric', 'baseline', 'before', 'after', 'shift', 'verdict'] as const
+/** The smallest shift this run could have detected (p < alpha, 80% power), per statistic: the power said aloud. */
+export function detectCell(m: MetricResult): string {
+  const p = m.power
+  if (!p) return '–'
+  const one = (k: string) => {
+    const abs = p.absolute[k]
+    if (abs !== null && abs !== undefined) return `±${amount(abs, m.unit)}`
+    const d = p.detectable[k]
+    return d === null || d === undefined ? '–' : `±${pct(d).replace(/^\+/, '')}`
+  }
+  return m.kind === 'histogram' ? `${one('p50')} / ${one('p95')}` : one('rate')
+}
+
+export const METRIC_HEADER = ['metric', 'baseline', 'before', 'after', 'shift', 'could detect', 'verdict'] as const
 
 export function rows(result: EffectResult): string[][] {
   return result.metrics.map((m) => [
@@ -30,11 +44,27 @@ export function rows(result: EffectResult): string[][] {
     windowCell(m, m.before),
     windowCell(m, m.after),
     shiftCell(m),
+    detectCell(m),
     m.verdict,
   ])
 }
 
-const COLORS: Readonly<Record<string, string>> = { worse: '31', better: '32', inconclusive: '33', changed: '36' }
+/** How the shifts were judged and what `could detect` means, in one line. */
+export function methodLine(result: EffectResult): string {
+  const paired = result.windows.baseline.kind !== 'before'
+  const chunk = formatDuration(result.windows.after.chunkS * 1000)
+  return paired
+    ? `each chunk of ${chunk} after the arm against the same chunk of the baseline (paired t over the chunk pairs, 90% intervals); no change only when the interval lies within ±threshold; could detect: the smallest shift this run finds at p < 0.01 with 80% power`
+    : `the chunks of ${chunk} of the after window against those of the whole before window (Welch's t, unpaired: the hours of a day are not paired with another day's; 90% intervals); could detect: the smallest shift this run finds at p < 0.01 with 80% power`
+}
+
+/** What this engine cannot be judged by, one line (empty when it can be judged by every metric). */
+export function notJudgedLine(result: EffectResult): string | null {
+  const n = result.engine.notJudged
+  return n.length ? `not judged on ${result.engine.name}: ${n.map((x) => `${x.id} (${x.why})`).join(', ')}` : null
+}
+
+const COLORS: Readonly<Record<string, string>> = { worse: '31', better: '32', inconclusive: '33', changed: '36', 'not exported': '90' }
 
 export function formatTable(result: EffectResult, color: boolean): string {
   const body = rows(result)
@@ -51,12 +81,14 @@ export function formatTable(result: EffectResult, color: boolean): string {
   return [line(all[0]!), ...body.map(line)].map((l) => `  ${l}`).join('\n')
 }
 
-/** Why each metric that is not `no change` is what it is, and what to do. */
+/** Why each metric is what it is (a no change with the intervals that rule a shift out), what to do, and what the engine cannot be judged by. */
 export function reasonLines(result: EffectResult): string[] {
-  return result.metrics.flatMap((m) => {
-    if (m.verdict === 'no change' && m.notes.length === 0) return []
-    return [`  ${m.id} ${m.verdict}: ${m.reason}${m.next ? `; next: ${m.next}` : ''}`, ...m.notes.map((n) => `    note: ${n}`)]
-  })
+  const lines = result.metrics.flatMap((m) => [
+    `  ${m.id} ${m.verdict}: ${m.reason}${m.next ? `; next: ${m.next}` : ''}`,
+    ...m.notes.map((n) => `    note: ${n}`),
+  ])
+  const not = notJudgedLine(result)
+  return not ? [...lines, `  ${not}`] : lines
 }
 
 export function headerLines(result: EffectResult): string[] {
@@ -71,7 +103,8 @@ export function headerLines(result: EffectResult): string[] {
   return [
     `armproof effect: ${a.svc} ${a.knob} ${a.previous ?? 'default'} → ${a.value ?? 'default'}, armed ${a.at} (${from}); ${result.mode === 'replay' ? 'replayed from a recording' : `Prometheus ${result.prometheus.url}`}`,
     `  after ${w.after.from} – ${w.after.to} against ${w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before (${w.baseline.from} – ${w.baseline.to})`}: ${w.baseline.why}`,
-    `  series ${result.prometheus.selector}; before ${w.before.from} – ${w.before.to}; ${result.queries} range queries`,
+    `  series ${result.prometheus.selector} (the ${result.engine.name} profile's names); before ${w.before.from} – ${w.before.to}; ${result.queries} range queries`,
+    `  ${methodLine(result)}`,
   ]
 }
 

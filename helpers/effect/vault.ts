@@ -52,9 +52,12 @@ export function effectLine(report: CheckedReport, result: EffectResult): string 
       ? 'the whole before window'
       : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before`
   const shown = result.metrics.map((m) => {
-    const s = m.kind === 'histogram' ? m.shifts.p95 : m.shifts.rate
     const moved = m.verdict === 'worse' || m.verdict === 'better' || m.verdict === 'changed'
-    return `${m.id} ${m.verdict}${moved && s ? ` (${m.kind === 'histogram' ? 'p95 ' : ''}${pct(s.relative, s.fromZero)})` : ''}`
+    // the statistic that moved (p95 first, then p50, for a histogram)
+    const names = m.kind === 'histogram' ? ['p95', 'p50'] : ['rate']
+    const name = names.find((n) => m.shifts[n]?.state === 'up' || m.shifts[n]?.state === 'down') ?? names[0]!
+    const s = m.shifts[name]
+    return `${m.id} ${m.verdict}${moved && s ? ` (${m.kind === 'histogram' ? `${name} ` : ''}${pct(s.relative, s.fromZero)})` : ''}`
   })
   return `  effect: ${result.verdict} · ${shown.join(' · ')} (${TOOL}, after ${w.after.from} – ${w.after.to} against ${against}) ${effectMarker(report, result)}`
 }

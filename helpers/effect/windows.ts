@@ -2,7 +2,8 @@
 // baseline the after window is judged against is, by default, the same hours of another day
 // (like hours): an after window in the busy hours is slower than a whole-day average for reasons
 // that are not the knob. Each window is cut into equal chunks (an hour, or a sixth of a short
-// window): the blocks the bootstrap resamples and the range of every increase().
+// window): the units the judgement pairs (chunk i after the arm with chunk i of like hours) and
+// the range of every increase().
 import { formatDuration } from '../config/duration.ts'
 
 export const HOUR_MS = 3_600_000
@@ -16,7 +17,7 @@ export type BaselineKind = Exclude<BaselineOption, 'like-hours'>
 
 /** Prometheus refuses a range query of more than 11,000 points per series; armproof stays under this. */
 export const MAX_POINTS = 10_000
-/** At least this many chunks per window, so the bootstrap has blocks to draw from. */
+/** At least this many chunks per window, so the paired test has hours enough to tell their spread. */
 export const MIN_CHUNKS = 6
 /** At most this many (a month of hours); a longer window takes longer chunks. */
 export const MAX_CHUNKS = 720

@@ -74,6 +74,7 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
       problems.push({ path: `${at}.marker`, problem: 'a flag-line source has no marker: its lines start with the flag' })
   }
   const m = doc.metrics
+  const e = m.effect
   return {
     name: doc.name,
     summary: doc.summary,
@@ -111,6 +112,15 @@ export function engineOf(doc: EngineDoc, problems: Problem[] = []): Engine {
             },
           }
         : {}),
+      effect: {
+        ...(e?.ttft !== undefined ? { ttft: e.ttft } : {}),
+        ...(e?.itl !== undefined ? { itl: e.itl } : {}),
+        ...(e?.e2e !== undefined ? { e2e: e.e2e } : {}),
+        ...(e?.['requests-match'] !== undefined ? { requestsMatch: e['requests-match'] } : {}),
+        ...(e?.preemptions !== undefined ? { preemptions: e.preemptions } : {}),
+        ...(e?.['prompt-seconds'] !== undefined ? { promptSeconds: e['prompt-seconds'] } : {}),
+        ...(e?.['generation-seconds'] !== undefined ? { generationSeconds: e['generation-seconds'] } : {}),
+      },
       prefixes: m.prefixes ?? [],
       renamed: Object.fromEntries(
         Object.entries(m.renamed ?? {}).map(([name, was]) => [

@@ -12,6 +12,10 @@ const NAME = text('a name of letters, digits, ".", "_" or "-"', /^[A-Za-z0-9][A-
 const ONE_LINE = text('one line of text', /^[^\n\r\0]{1,400}$/)
 const COMMAND = text('a command of one line', /^[^\n\r\0]{1,400}$/)
 const METRIC = text('a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)', METRIC_NAME)
+const MATCHERS = text(
+  'label matchers, e.g. finished_reason!="abort"',
+  /^[a-zA-Z_][a-zA-Z0-9_]*(=|!=|=~|!~)"[^"\\\n\r\0]*"(,[a-zA-Z_][a-zA-Z0-9_]*(=|!=|=~|!~)"[^"\\\n\r\0]*"){0,7}$/,
+)
 const LABEL = text('a label name ([a-zA-Z_][a-zA-Z0-9_]*)', LABEL_NAME)
 const FLAG = text('a long flag, e.g. --max-num-seqs', /^--[A-Za-z0-9][A-Za-z0-9_-]*$/)
 const ANY_FLAG = text('a flag, e.g. -np or --parallel', /^--?[A-Za-z0-9][A-Za-z0-9_-]*$/)
@@ -114,6 +118,20 @@ export const ENGINE_SHAPE = {
       'prompt-tokens': optional(METRIC),
       'generation-tokens': optional(METRIC),
       'step-time': optional(object({ steps: METRIC, 'steps-decode': METRIC, seconds: METRIC, 'seconds-decode': METRIC }, { closed: true })),
+      effect: optional(
+        object(
+          {
+            ttft: optional(METRIC),
+            itl: optional(METRIC),
+            e2e: optional(METRIC),
+            'requests-match': optional(MATCHERS),
+            preemptions: optional(METRIC),
+            'prompt-seconds': optional(METRIC),
+            'generation-seconds': optional(METRIC),
+          },
+          { closed: true },
+        ),
+      ),
       prefixes: optional(array(NAME, { max: 8 })),
       renamed: optional(record(array(RENAMED_DOC, { max: 8 }), { re: METRIC_NAME, says: 'a metric name' })),
     },

@@ -132,6 +132,21 @@ export interface Renamed {
   unit?: string
 }
 
+/** The latency and cadence series `armproof effect` reads, as the engine serves them. */
+export interface EffectNames {
+  /** Histogram families (without `_bucket`): time to first token, inter-token latency, end-to-end latency. */
+  ttft?: string
+  itl?: string
+  e2e?: string
+  /** Label matchers (PromQL, inside braces) that keep the requests counter to the requests that finished (`finished_reason!="abort"`). */
+  requestsMatch?: string
+  /** A counter of preemptions (vLLM's) or retractions (SGLang's), judged per request. */
+  preemptions?: string
+  /** Counters of seconds spent on prompt tokens and on generated tokens (llama.cpp: no histograms), judged per token. */
+  promptSeconds?: string
+  generationSeconds?: string
+}
+
 export interface MetricsProfile {
   /** The label naming the served model (`model_name`); null: the engine labels nothing (llama.cpp). */
   modelLabel: string | null
@@ -141,6 +156,8 @@ export interface MetricsProfile {
   generationTokens?: string
   /** Step-time counters (evidence only): radiance's. */
   stepTime?: { steps: string; stepsDecode: string; seconds: string; secondsDecode: string }
+  /** What `armproof effect` judges besides the request and token counters above; absent: not exported. */
+  effect: EffectNames
   /** The prefixes the evidence line expects to see on /metrics. */
   prefixes: readonly string[]
   /** A metric's name → its earlier versions' names. */

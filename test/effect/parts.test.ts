@@ -15,6 +15,8 @@ import { histogramBlocks } from '../../helpers/effect/series.ts'
 import { insertEffect } from '../../helpers/effect/vault.ts'
 import { DAY_MS, HOUR_MS, MAX_POINTS, planWindows, windowOf } from '../../helpers/effect/windows.ts'
 import type { Matrix } from '../../helpers/effect/query.ts'
+import { metricsFor, type MetricSpec } from '../../helpers/effect/metrics.ts'
+import { builtinProfile, profileFromText } from '../../helpers/profiles/load.ts'
 
 const ARMED = [
   '--svc',
@@ -406,6 +408,7 @@ describe('restarts besides the arm', () => {
         armMs: -DAY_MS,
         selectorOf: (f) => f.name,
         options: JUDGE_DEFAULTS,
+        required: () => false,
         data: () => ({
           increase: [
             {
@@ -420,5 +423,95 @@ describe('restarts besides the arm', () => {
     const many = run([HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS])
     expect(many.verdict).toBe('inconclusive')
     expect(many.reason).toContain('reset 3 times in the baseline window: the engine restarted again and again')
+  })
+})
+
+describe("every engine's metrics, from its profile", () => {
+  /** `# TYPE name type` of a real build's /metrics page, by name. */
+  const types = (path: string) =>
+    new Map(
+      [...readFileSync(new URL(`../../fixtures/real/${path}`, import.meta.url), 'utf8').matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [
+        m[1]!,
+        m[2]!,
+      ]),
+    )
+  const served = (metric: MetricSpec) =>
+    metric.kind === 'histogram'
+      ? [[metric.family.name, 'histogram'] as const]
+      : [...metric.numerator, ...(metric.denominator === 'seconds' ? [] : metric.denominator)].map(
+          (t) => [t.family.name, 'counter'] as const,
+        )
+
+  test('vLLM: every series the effect reads is one the real build serves, of that type (fixtures/real/vllm/9aaf83ef5)', () => {
+    const page = types('vllm/9aaf83ef5/live/metrics.txt')
+    const vllm = builtinProfile('vllm')
+    const { specs, notJudged } = metricsFor(vllm.engine, vllm.knobs.get('ENABLE_PREFIX_CACHING')!.spec)
+    expect(specs.map((m) => m.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'tokens', 'preemptions', 'meter'])
+    expect(notJudged).toEqual([])
+    for (const m of specs) for (const [name, type] of served(m)) expect(page.get(name), `${m.id}: ${name}`).toBe(type)
+    // the aborted requests are left out by the label the real build puts on them
+    const text = readFileSync(new URL('../../fixtures/real/vllm/9aaf83ef5/live/metrics.txt', import.meta.url), 'utf8')
+    expect(text).toContain('vllm:request_success_total{engine="0",finished_reason="abort"')
+    expect(specs.find((m) => m.id === 'requests')).toMatchObject({ numerator: [{ family: { match: 'finished_reason!="abort"' } }] })
+    // the knob's meter per prompt token (vLLM counts no engine steps)
+    expect(specs.find((m) => m.id === 'meter')).toMatchObject({ title: 'prefix_cache_hits per prompt token', unit: '/prompt-token' })
+  })
+
+  test('llama.cpp: no histograms, no request counter: seconds per generated and per prompt token from the counters the real build serves (de3ff81), and what it cannot be judged by', () => {
+    const page = types('llama.cpp/de3ff81/metrics.txt')
+    const llama = builtinProfile('llama.cpp')
+    const { specs, notJudged } = metricsFor(llama.engine, llama.knobs.get('CACHE_PROMPT')!.spec)
+    expect(specs.map((m) => m.id)).toEqual(['tokens', 'token-time', 'prompt-time', 'meter'])
+    for (const m of specs) for (const [name, type] of served(m)) expect(page.get(name), `${m.id}: ${name}`).toBe(type)
+    expect(notJudged).toEqual([
+      { id: 'ttft', why: 'llama.cpp exports no time to first token histogram' },
+      { id: 'itl', why: 'llama.cpp exports no inter-token latency histogram' },
+      { id: 'e2e', why: 'llama.cpp exports no end-to-end latency histogram' },
+      { id: 'requests', why: 'llama.cpp exports no request counter' },
+      { id: 'preemptions', why: 'llama.cpp exports no request counter' },
+    ])
+    expect(specs.find((m) => m.id === 'token-time')).toMatchObject({ direction: 'higher-worse', unit: 's/token' })
+  })
+
+  test("SGLang reads sglang: names, radiance vLLM's latency and its own cadence; no engine is read by another's names", () => {
+    const sglang = metricsFor(builtinProfile('sglang').engine, undefined).specs
+    expect(sglang.map((m) => m.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'tokens', 'preemptions'])
+    for (const m of sglang) for (const [name] of served(m)) expect(name, m.id).toMatch(/^sglang:/)
+    const radiance = builtinProfile('radiance')
+    const r = metricsFor(radiance.engine, radiance.knobs.get('PREFILL_INTERLEAVE')!.spec).specs
+    expect(r.map((m) => m.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'tokens', 'preemptions', 'decode-step', 'mixed-step', 'meter'])
+    expect(r.find((m) => m.id === 'meter')).toMatchObject({ title: 'engine_steps_held per step' })
+  })
+
+  test('--engine is read as verify reads it; a knob of another engine without it is refused naming --engine', () => {
+    const vllm = parse(['--svc', 'x', '--knob', 'max-num-seqs', '--armed-at', '2026-03-03T09:00:00Z', '--engine', 'vllm'])
+    expect(vllm.ok && [vllm.ask.knob, vllm.ask.profile.engine.name]).toEqual(['MAX_NUM_SEQS', 'vllm'])
+    const without = parse(['--svc', 'x', '--knob', 'MAX_NUM_SEQS', '--armed-at', '2026-03-03T09:00:00Z'])
+    expect(without.ok).toBe(false)
+    expect(without.ok ? '' : without.problems.join('\n')).toContain('is not a knob of the radiance profile (PREFILL_INTERLEAVE')
+    expect(without.ok ? '' : without.problems.join('\n')).toContain("another engine's knob needs --engine")
+    const unknown = parse([...ARMED, '--engine', 'tgi'])
+    expect(unknown.ok ? '' : unknown.problems.join('\n')).toContain(
+      '"tgi" is neither a built-in profile (radiance, vllm, sglang, llama.cpp) nor a profile file',
+    )
+  })
+})
+
+describe("a profile file's effect names", () => {
+  test('are checked as the rest of a profile: metric names, and label matchers for requests-match', () => {
+    const base = readFileSync(new URL('../../helpers/profiles/vllm.yaml', import.meta.url), 'utf8')
+    const bad = base
+      .replace(`requests-match: 'finished_reason!="abort"'`, `requests-match: 'finished_reason!=abort'`)
+      .replace(`ttft: 'vllm:time_to_first_token_seconds'`, `ttft: 'time to first token'`)
+    const loaded = profileFromText(bad, 'mine.yaml')
+    expect('problems' in loaded && loaded.problems.map((p) => `${p.key}: ${p.message}`)).toEqual([
+      expect.stringMatching(/^metrics\.effect\.ttft: .*a metric name/),
+      expect.stringMatching(/^metrics\.effect\.requests-match: .*label matchers/),
+    ])
+    const good = profileFromText(base, 'mine.yaml')
+    expect('engine' in good && good.engine.metrics.effect).toMatchObject({
+      requestsMatch: 'finished_reason!="abort"',
+      preemptions: 'vllm:num_preemptions_total',
+    })
   })
 })

@@ -1,8 +1,7 @@
-// The judge's answers held to their numbers: every shift, interval, hours p and Mann-Whitney figure
-// of the judgements in pinned.cases.ts, exactly (to the last bit), as the statistics gave them
-// before they were made faster. The same input and seed must give the same judgement: a replay
-// reaches the recorded verdict, and a faster bootstrap or permutation test is only that. A change
-// here is a change of verdicts: say why in the commit that rewrites pinned.json.
+// The judge's answers held to their numbers: every shift, interval, p, degrees of freedom and
+// detectable shift of the judgements in pinned.cases.ts, exactly (to the last bit). The same input
+// must give the same judgement: a replay reaches the recorded verdict. A change here is a change
+// of verdicts: say why in the commit that rewrites pinned.json.
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import type { Judgement } from '../../helpers/effect/judge.ts'

@@ -14,7 +14,7 @@ import type { EffectResult, MetricResult } from '../../helpers/effect/result.ts'
 import { writeback } from '../../helpers/writeback/command.ts'
 import { check, PROMETHEUS, requires } from '../support/prerequisites.ts'
 import { greenReport, passedSteps, PAGE } from '../support/writeback-sandbox.ts'
-import { ARM, MINUTE, SCENARIOS } from './scenarios.ts'
+import { ARM, HOUR, MINUTE, SCENARIOS } from './scenarios.ts'
 import { backfilledPrometheus, type BackfilledPrometheus } from './tsdb.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -49,7 +49,7 @@ let runs = 0
 async function judge(
   name: string,
   extra: readonly string[] = [],
-  options: { arm?: readonly string[]; env?: Record<string, string> } = {},
+  options: { arm?: readonly string[]; env?: Record<string, string>; at?: number; knob?: readonly string[] } = {},
 ): Promise<Judged> {
   const out = join(dir, `run-${++runs}`, 'effect.json')
   let stdout = ''
@@ -57,12 +57,9 @@ async function judge(
   const arm = options.arm ?? [
     '--svc',
     'llm-7',
-    '--knob',
-    'PREFILL_INTERLEAVE',
-    '--value',
-    '1',
+    ...(options.knob ?? ['--knob', 'PREFILL_INTERLEAVE', '--value', '1']),
     '--armed-at',
-    new Date(ARM).toISOString(),
+    new Date(options.at ?? ARM).toISOString(),
     '--prometheus-url',
     prom.url,
     '--prometheus-match',
@@ -87,7 +84,7 @@ async function judge(
 const verdicts = (j: Judged) => Object.fromEntries(j.result!.metrics.map((m) => [m.id, m.verdict]))
 
 describe('effect against a real Prometheus, one scenario per target', () => {
-  test('a regression: TTFT worse past its threshold (exit 1), every other latency and throughput no change, the knob acting on its meter', async () => {
+  test('TTFT doubled in the hours that climb from quiet to busy: worse (exit 1), every other latency and throughput no change, the knob acting on its meter', async () => {
     const j = await judge('regression')
     expect(j.code, j.out + j.err).toBe(1)
     expect(verdicts(j)).toEqual({
@@ -102,15 +99,28 @@ describe('effect against a real Prometheus, one scenario per target', () => {
       meter: 'changed',
     })
     const ttft = j.metric('ttft')
+    expect(ttft.shifts.p50!.relative!).toBeGreaterThan(0.8)
     expect(ttft.shifts.p95!.relative!).toBeGreaterThan(0.5)
     expect(ttft.shifts.p95).toMatchObject({ significant: true, practical: true })
     expect(ttft.shifts.p95!.low!).toBeGreaterThan(0)
-    expect(ttft.test).toMatchObject({ on: 'observations' })
-    expect(ttft.test!.p).toBeLessThan(0.01)
-    expect(j.result!.windows.baseline).toMatchObject({ kind: 'yesterday', from: '2025-03-03T09:00:00Z', to: '2025-03-03T15:00:00Z' })
+    expect(ttft.test).toMatchObject({ method: 'paired', scale: 'log' })
+    expect(ttft.shifts.p95!.p).toBeLessThan(0.01)
+    expect(j.result!.windows.baseline).toMatchObject({ kind: 'yesterday', from: '2025-03-03T06:00:00Z', to: '2025-03-03T12:00:00Z' })
+    // Power said aloud: every judged statistic states the smallest shift this run could have detected.
+    for (const m of j.result!.metrics) {
+      expect(m.power, m.id).not.toBeNull()
+      expect(m.power!.chunks, m.id).toBe(6)
+      expect(m.power!.after, m.id).toBeGreaterThan(0)
+    }
+    expect(j.metric('itl').power!.detectable.p50!).toBeLessThan(0.1)
+    expect(j.metric('itl').shifts.p50).toMatchObject({ state: 'within', chunks: 6 })
+    expect(j.out).toMatch(/metric\s+baseline\s+before\s+after\s+shift\s+could detect\s+verdict/)
+    expect(j.out).toContain('itl no change: p50 ')
+    expect(j.result!.engine).toEqual({ name: 'radiance', notJudged: [] })
+    // about 65,000 requests in the six hours after the arm
+    expect(j.metric('ttft').after!.count).toBeGreaterThan(55_000)
     expect(j.result!.windows.baseline.why).toContain('does not hold vllm:time_to_first_token_seconds through the same hours a week before')
     // The terminal: the table's columns, the reason and the closing line.
-    expect(j.out).toMatch(/metric\s+baseline\s+before\s+after\s+shift\s+verdict/)
     expect(j.out).toMatch(/ttft p50 \/ p95 .* worse/)
     expect(j.out).toContain('armproof effect: WORSE: ttft worse')
     // Bounded: 2 queries per family and window (11 families × 3 windows), the baseline probe.
@@ -128,17 +138,23 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     ).toBe(svg)
   })
 
-  test('an improvement: TTFT better, exit 0', async () => {
-    const j = await judge('improvement', ['--metrics', 'ttft,requests'])
+  test('ITL 20% faster: better, TTFT no change, exit 0', async () => {
+    const j = await judge('improvement', ['--metrics', 'ttft,itl,requests'])
     expect(j.code, j.out + j.err).toBe(0)
-    expect(verdicts(j)).toEqual({ ttft: 'better', requests: 'no change' })
+    expect(verdicts(j)).toEqual({ ttft: 'no change', itl: 'better', requests: 'no change' })
+    expect(j.metric('itl').shifts.p50!.high!).toBeLessThan(-0.1)
     expect(j.result!.verdict).toBe('better')
   })
 
-  test("no change: no change, exit 0, and the quantiles are histogram_quantile's over the same increases", async () => {
+  test("identical distributions: no change, every interval within ±threshold, exit 0, and the quantiles are histogram_quantile's over the same increases", async () => {
     const j = await judge('unchanged', ['--metrics', 'ttft,requests'])
     expect(j.code, j.out + j.err).toBe(0)
     expect(verdicts(j)).toEqual({ ttft: 'no change', requests: 'no change' })
+    for (const q of ['p50', 'p95']) {
+      const s = j.metric('ttft').shifts[q]!
+      expect(s.low!, q).toBeGreaterThan(-0.1)
+      expect(s.high!, q).toBeLessThan(0.1)
+    }
     const after = j.metric('ttft').after!
     const end = Date.parse(after.to) / 1000
     for (const [q, ours] of [
@@ -178,7 +194,7 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.code, j.out + j.err).toBe(1)
     const m = j.metric('ttft')
     expect(m.verdict).toBe('worse')
-    expect(m.notes.join(' ')).toMatch(/the arm's restart: no sample of .* from 09:0\dZ to 09:3\dZ .*the counters came back from zero/)
+    expect(m.notes.join(' ')).toMatch(/the arm's restart: no sample of .* from 06:0\dZ to 06:3\dZ .*the counters came back from zero/)
     expect(m.after!.resets).toBe(1)
   })
 
@@ -187,7 +203,7 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.code).toBe(3)
     expect(verdicts(j)).toEqual({ ttft: 'inconclusive', requests: 'inconclusive' })
     expect(j.metric('ttft').reason).toMatch(
-      /^a gap in the after window: no sample of .* from 10:5\dZ to 1[12]:\d\dZ .*more than 5 scrape intervals \(5m 00s\)/,
+      /^a gap in the after window: no sample of .* from 07:5\dZ to 0[89]:\d\dZ .*more than 5 scrape intervals \(5m 00s\)/,
     )
   })
 
@@ -208,30 +224,112 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.metric('meter').shifts.rate).toMatchObject({ fromZero: true, relative: null })
   })
 
-  test('busy hours, the knob doing nothing: like hours say no change; the night before the arm as the baseline says worse', async () => {
-    const like = await judge('busy', ['--metrics', 'ttft'])
+  test('the seasonality trap: the six hours after the arm exactly the busy ones, the knob doing nothing: like hours say no change; the night before the arm as the baseline says worse', async () => {
+    const at = ARM + 3 * HOUR
+    const like = await judge('busy', ['--metrics', 'ttft'], { at })
     expect(like.code, like.out + like.err).toBe(0)
     expect(verdicts(like)).toEqual({ ttft: 'no change' })
-    const night = await judge('busy', ['--metrics', 'ttft', '--baseline', 'before', '--before', '12h'])
+    expect(like.metric('ttft').test).toMatchObject({ method: 'paired' })
+    const night = await judge('busy', ['--metrics', 'ttft', '--baseline', 'before', '--before', '12h'], { at })
+    expect(night.metric('ttft').test).toMatchObject({ method: 'unpaired' })
     expect(night.code).toBe(1)
     expect(verdicts(night)).toEqual({ ttft: 'worse' })
     expect(night.result!.windows.baseline).toMatchObject({ kind: 'before', from: '2025-03-03T21:00:00Z', to: '2025-03-04T09:00:00Z' })
   })
 
-  test('a series absent is inconclusive, never no change, and says where latency and cadence live', async () => {
+  test('ITL not exported is inconclusive, never no change, and says where latency and cadence live', async () => {
     const j = await judge('unchanged', ['--metrics', 'ttft,itl'])
     expect(j.code).toBe(3)
     expect(verdicts(j)).toEqual({ ttft: 'no change', itl: 'inconclusive' })
     expect(j.metric('itl')).toMatchObject({ baseline: null, after: null })
-    expect(j.metric('itl').reason).toContain('is absent in the baseline window')
-    expect(j.metric('itl').next).toContain('latency lives under vllm:, cadence under radiance:')
+    expect(j.metric('itl').reason).toMatch(/^not exported by this engine: .*inter-token latency is judged on every engine that has it/)
+    expect(j.metric('itl').next).toContain('latency lives under vllm: or sglang:, cadence under radiance:')
+    // vLLM's profile knows ITL's earlier name: the next step says it
+    const vllm = await judge('unchanged', ['--metrics', 'ttft,itl'], {
+      knob: ['--engine', 'vllm', '--knob', 'MAX_NUM_SEQS', '--value', '128'],
+    })
+    expect(vllm.code).toBe(3)
+    expect(vllm.metric('itl').next).toContain('an older build serves it as vllm:time_per_output_token_seconds (before 0.13)')
+  })
+
+  test('an older build without generation_tokens_total and num_preemptions_total: those are listed as not exported and leave the verdict alone (no change, exit 0); named by --metrics, one is inconclusive', async () => {
+    const j = await judge('older')
+    expect(j.code, j.out + j.err).toBe(0)
+    expect(verdicts(j)).toEqual({
+      ttft: 'no change',
+      itl: 'no change',
+      e2e: 'no change',
+      requests: 'no change',
+      tokens: 'not exported',
+      preemptions: 'not exported',
+      'decode-step': 'no change',
+      'mixed-step': 'no change',
+      meter: 'no change',
+    })
+    expect(j.result!.verdict).toBe('no change')
+    expect(j.out).toMatch(/tokens not exported: not exported by this engine: Prometheus holds no sample of vllm:generation_tokens_total/)
+    const named = await judge('older', ['--metrics', 'ttft,preemptions'])
+    expect(named.code).toBe(3)
+    expect(verdicts(named)).toEqual({ ttft: 'no change', preemptions: 'inconclusive' })
+    expect(named.metric('preemptions').reason).toContain('--metrics named it')
+  })
+
+  test('a family exported after the arm but not before it: inconclusive (that is a change), the rest judged', async () => {
+    const j = await judge('newbuild', ['--metrics', 'ttft,requests,preemptions'])
+    expect(j.code).toBe(3)
+    expect(verdicts(j)).toEqual({ ttft: 'no change', requests: 'no change', preemptions: 'inconclusive' })
+    expect(j.metric('preemptions').reason).toMatch(
+      /is present in the after window .* and absent in the baseline window .*started exporting it/,
+    )
+  })
+
+  test('llama.cpp, judged by its own counters (no histograms): seconds per generated token 50% slower is worse; what it cannot be judged by is said', async () => {
+    const summary = join(dir, 'llama.md')
+    const j = await judge('llama', ['--summary', summary], {
+      knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2', '--previous', '4'],
+    })
+    expect(j.code, j.out + j.err).toBe(1)
+    expect(verdicts(j)).toEqual({ tokens: 'no change', 'token-time': 'worse', 'prompt-time': 'no change' })
+    expect(j.metric('token-time').series).toEqual([
+      'llamacpp:tokens_predicted_seconds_total{instance="llama:8000"}',
+      'llamacpp:tokens_predicted_total{instance="llama:8000"}',
+    ])
+    expect(j.result!.engine.name).toBe('llama.cpp')
+    expect(j.result!.engine.notJudged.map((n) => n.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'preemptions'])
+    expect(j.out).toContain('not judged on llama.cpp: ttft (llama.cpp exports no time to first token histogram)')
+    // The Markdown summary says the same: the power column, how the hours were compared, what is not judged.
+    const md = await readFile(summary, 'utf8')
+    expect(md).toContain('| metric | baseline | before | after | shift | could detect | verdict |')
+    expect(md).toMatch(/\| token-time \| [^|]+ \| [^|]+ \| [^|]+ \| \+\d+% \| ±[\d.]+% \| worse \|/)
+    expect(md).toContain('paired t over the chunk pairs, 90% intervals')
+    expect(md).toContain('Not judged on llama.cpp: ttft')
+    const asked = await judge('llama', ['--metrics', 'ttft'], { knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2'] })
+    expect(asked.code).toBe(2)
+    expect(asked.err).toContain('ttft is not judged for llama.cpp (llama.cpp exports no time to first token histogram)')
+  })
+
+  test('--engine vllm reads the vLLM names: its latency judged, its knob named in its own catalog', async () => {
+    const j = await judge('regression', ['--metrics', 'ttft,itl'], {
+      knob: ['--engine', 'vllm', '--knob', 'max-num-seqs', '--value', '128', '--previous', '256'],
+    })
+    expect(j.code, j.out + j.err).toBe(1)
+    expect(verdicts(j)).toEqual({ ttft: 'worse', itl: 'no change' })
+    expect(j.result!.arm.knob).toBe('MAX_NUM_SEQS')
+  })
+
+  test('--armed-at in the future says so and names --armed-at (exit 2, nothing judged)', async () => {
+    const j = await judge('unchanged', ['--metrics', 'ttft'], { at: Date.now() + HOUR })
+    expect(j.code).toBe(2)
+    expect(j.result).toBeNull()
+    expect(j.err).toMatch(/--armed-at \S+ is in the future \(now is /)
+    expect(j.err).not.toContain('--after')
   })
 
   test("a selector that takes several targets is the operator's to fix: exit 2, nothing judged", async () => {
     const j = await judge('unchanged', ['--metrics', 'ttft', '--prometheus-match', '{model_name="qwen3"}'])
     expect(j.code).toBe(2)
     expect(j.result).toBeNull()
-    expect(j.err).toMatch(/takes the series of 9 targets/)
+    expect(j.err).toMatch(/takes the series of 11 targets/)
   })
 })
 
@@ -269,6 +367,15 @@ describe('the arm from a green verify report, and the vault', () => {
     expect(Date.parse(j.result!.arm.at)).toBeGreaterThanOrEqual(ARM + 30 * MINUTE)
     expect(Date.parse(j.result!.arm.at)).toBeLessThanOrEqual(ARM + 40 * MINUTE)
     expect(j.result!.prometheus.selector).toBe('{instance="reset:8000"}')
+  })
+
+  test("--armed-at after the report's own time says so (exit 2)", async () => {
+    const report = await writeReport('reset')
+    const j = await judge('reset', ['--metrics', 'ttft', '--armed-at', new Date(ARM + 2 * HOUR).toISOString()], {
+      arm: ['--report', report],
+    })
+    expect(j.code).toBe(2)
+    expect(j.err).toMatch(/--armed-at \S+ is after the report's own time \(its proof finished 2025-03-04T06:45:00Z\)/)
   })
 
   test('a report that is not green is refused before contact (exit 2)', async () => {

@@ -56,3 +56,31 @@ export function busy(hourOfDay: number): number {
   if (h >= 17 && h < 20) return (20 - h) / 3
   return 0
 }
+
+/** The daily pattern of the effect's property tests: median TTFT 120 ms in the quiet hours, 400 ms in the busy ones. */
+export const QUIET_MEDIAN = 0.12
+export const BUSY_MEDIAN = 0.4
+
+/**
+ * One day's hours of TTFT buckets from `startHour` on: `perWindow` requests spread over the hours
+ * by the daily pattern (a busy hour four times a quiet one), each hour's median from the pattern,
+ * times `factor`, times a log-normal wobble of `wobble` drawn afresh for each hour of each day (like
+ * hours of two days differ by that much for reasons that are not the knob).
+ */
+export function dayOfHours(
+  random: () => number,
+  o: { startHour: number; hours: number; perWindow: number; factor: number; wobble: number; sigma?: number },
+): number[][] {
+  const load = Array.from({ length: o.hours }, (_, i) => busy(o.startHour + i))
+  const weights = load.map((b) => 0.25 + 0.75 * b)
+  const sum = weights.reduce((a, b) => a + b, 0)
+  return load.map((b, i) =>
+    bucketCounts(
+      random,
+      TTFT_EDGES,
+      (o.perWindow * weights[i]!) / sum,
+      QUIET_MEDIAN * (BUSY_MEDIAN / QUIET_MEDIAN) ** b * o.factor * Math.exp(o.wobble * gaussian(random)),
+      o.sigma ?? 0.6,
+    ),
+  )
+}
