@@ -64,7 +64,7 @@ describe('--baseline-report', () => {
     ['not JSON', file('junit.xml', '<testsuites/>'), /is not JSON/],
     ['another service', file('other.json', report({ svc: 'llm-8' })), /is the report of service "llm-8", not "llm-7"/],
     ['red', file('red.json', report({ verdict: 'red', exitCode: 1 })), /is not green \(verdict "red", exit 1\)/],
-    ['not a report', file('x.json', { a: 1 }), /is not an armproof verify report/],
+    ['not a report', file('x.json', { a: 1 }), /is not the report of one target that verify writes/],
   ])('%s: exit 2 before contact', (_name, path, message) => {
     const said = problems(['--baseline-report', path])
     expect(said).toHaveLength(1)
