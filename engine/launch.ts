@@ -20,7 +20,7 @@ import type { ProfileName } from './profile-launch.ts'
 import type { ProfileFaultName } from './profiles/faults.ts'
 import type { EmulatedProfile } from './profiles/types.ts'
 import { writeRuntimeShims } from './runtime-shims.ts'
-import type { RuntimeFaultName } from './runtime-objects.ts'
+import { imageId, type RuntimeFaultName } from './runtime-objects.ts'
 import { writeShims } from './shims.ts'
 
 export { freePort }
@@ -60,6 +60,10 @@ export interface EngineOptions {
    * `inspect --format '{{.State.Pid}}' <svc>` prints its pid. Default: it answers "no such object".
    */
   container?: boolean
+  /** The node binary the engine's link points at (a copy of this one: another binary, for the one-flag law's tests); default this process's. */
+  executable?: string
+  /** The image the container runs, as the runtime names it (its id is what `inspect` and the pod report); default the profile's. */
+  image?: string
   /** Files written into the engine's working folder before it starts (e.g. `serve.yaml` for `--config serve.yaml`). */
   files?: Readonly<Record<string, string>>
   /** This one process serves that many engines, each on its own port (engine/fleet-main.ts); the shims answer for `<svc>-0` … `<svc>-<n-1>`. */
@@ -196,7 +200,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
   mkdirSync(engineDir)
   const enginePath = join(engineDir, processName)
   if (options.script) writeFileSync(enginePath, engineScript(options.script, profile), { mode: 0o755 })
-  else symlinkSync(process.execPath, enginePath)
+  else symlinkSync(options.executable ?? process.execPath, enginePath)
   const ledgerPath = join(root, 'ledger.log')
   // A fleet's members listen on ports of their own choosing (engine/fleet-main.ts): no --port.
   const engineArgs = plan ? plan.argv(port) : options.fleet ? [...userArgs] : ['--port', String(port), ...userArgs]
@@ -215,6 +219,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
     helpPath,
     dropins: options.dropins ?? [],
     containerPidPath,
+    imageId: imageId(options.image ?? plan?.image ?? RADIANCE_IMAGE),
     compileCache: COMPILE_CACHE,
   })
   // The engines' working folder: the launcher's own, unless files are given for them to read.
@@ -272,7 +277,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<EngineHa
       svc,
       namespace: options.namespace ?? 'default',
       binary: plan?.binary ?? 'radiance',
-      image: plan?.image ?? RADIANCE_IMAGE,
+      image: options.image ?? plan?.image ?? RADIANCE_IMAGE,
       args: engineArgs,
       env: containerEnv,
       pid: children[0]!.pid!,

@@ -39,6 +39,9 @@ const stopped = (f: RuntimeFacts): boolean => f.faults?.includes('container_stop
 // node:crypto's CommonJS module: its ESM view's getters load webcrypto too.
 const hex64 = (seed: string): string => process.getBuiltinModule('node:crypto').createHash('sha256').update(seed).digest('hex')
 
+/** The image id the runtime reports for a container of `image` (docker's and podman's `.Image`, the pod's imageID digest). */
+export const imageId = (image: string): string => `sha256:${hex64(`image:${image}`)}`
+
 export function dockerInspect(f: RuntimeFacts): unknown[] {
   const id = hex64(`container:${f.svc}:${f.pid}`)
   const started = f.startedAt.toISOString().replace(/Z$/, '000000Z')
@@ -75,7 +78,7 @@ export function dockerInspect(f: RuntimeFacts): unknown[] {
             StartedAt: started,
             FinishedAt: '0001-01-01T00:00:00Z',
           },
-      Image: `sha256:${hex64(`image:${f.image}`)}`,
+      Image: imageId(f.image),
       Name: `/${f.svc}`,
       RestartCount: 0,
       HostConfig: { NetworkMode: 'host', RestartPolicy: { Name: 'unless-stopped', MaximumRetryCount: 0 } },
@@ -133,7 +136,7 @@ export function kubePod(f: RuntimeFacts): Record<string, unknown> {
               started: false,
               restartCount: 5,
               image: f.image,
-              imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`,
+              imageID: `${f.image}@${imageId(f.image)}`,
               containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`,
               state: {
                 waiting: {
@@ -149,7 +152,7 @@ export function kubePod(f: RuntimeFacts): Record<string, unknown> {
               started: true,
               restartCount: 0,
               image: f.image,
-              imageID: `${f.image}@sha256:${hex64(`image:${f.image}`)}`,
+              imageID: `${f.image}@${imageId(f.image)}`,
               containerID: `containerd://${hex64(`container:${f.svc}:${f.pid}`)}`,
               state: { running: { startedAt: started } },
             },

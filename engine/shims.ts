@@ -24,6 +24,8 @@ export interface ShimSpec {
    * process outside any container.
    */
   containerPidPath: string | null
+  /** What `podman inspect --format '{{.Image}}' <svc>` prints for the container (its image id). */
+  imageId: string
   /** NODE_COMPILE_CACHE for the `--help` run, unless the caller's env sets one. */
   compileCache: string
 }
@@ -90,9 +92,9 @@ case "$cmd" in
         *) name="$1"; shift ;;
       esac
     done
-    if [ "$format" != '{{.State.Pid}}' ]; then echo "Error: the podman shim answers only inspect --format '{{.State.Pid}}'" >&2; exit 125; fi
+    if [ "$format" != '{{.State.Pid}}' ] && [ "$format" != '{{.Image}}' ]; then echo "Error: the podman shim answers only inspect --format '{{.State.Pid}}' or '{{.Image}}'" >&2; exit 125; fi
     if ! is_svc "$name" || [ -z "$PIDFILE" ]; then echo "Error: no such object: \\"$name\\"" >&2; exit 125; fi
-    cat "$PIDFILE"
+    if [ "$format" = '{{.Image}}' ]; then echo ${shQuote(spec.imageId)}; else cat "$PIDFILE"; fi
     ;;
   *)
     echo "Error: the podman shim of the radiance reference engine handles only 'logs <svc>', 'exec <svc> radiance …' and 'inspect <svc>', not '$cmd'" >&2

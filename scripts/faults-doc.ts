@@ -154,7 +154,7 @@ export function faultsMarkdown(): string {
     '## Through a real Prometheus',
     '',
     "Run by `test/e2e/prometheus-faults.test.ts` against Debian's Prometheus 2.42 on loopback, scraping each row's engine as the row says;",
-    `the nine steps judged in-process with \`--prometheus-url\` and \`${PROM_FAST.join(' ')}\`, the meter step's message checked.`,
+    `every step judged in-process with \`--prometheus-url\` and \`${PROM_FAST.join(' ')}\`, the meter step's message checked.`,
     '',
     '| fault | what is wrong | how Prometheus holds the engine | engine | verify | steps not passing | verdict | exit | message contains |',
     '|---|---|---|---|---|---|---|---|---|',

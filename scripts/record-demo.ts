@@ -18,8 +18,16 @@ import { STEP_IDS } from '../helpers/steps/verdict.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const KNOB = 'PREFILL_INTERLEAVE'
 const RUNS = [
-  { svc: 'demo', faults: [] as const, window: '30s', expect: 0, verdict: 'green', notPassed: {} },
-  { svc: 'demo-ignored', faults: ['knob_ignored'] as const, window: '4m', expect: 1, verdict: 'red', notPassed: { meter: 'failed' } },
+  // Neither run has an earlier record of its service: the one-flag law's step is skipped on purpose, saying so.
+  { svc: 'demo', faults: [] as const, window: '30s', expect: 0, verdict: 'green', notPassed: { 'one-flag': 'skipped' } },
+  {
+    svc: 'demo-ignored',
+    faults: ['knob_ignored'] as const,
+    window: '4m',
+    expect: 1,
+    verdict: 'red',
+    notPassed: { meter: 'failed', 'one-flag': 'skipped' },
+  },
 ]
 const only = process.argv.slice(2)
 

@@ -132,18 +132,10 @@ export function resolveFlag(
   const refused: string[] = []
   const unsure: string[] = []
   const refuse = (about: string, text: string) => (mine.has(about) ? problems : refused).push(text)
-  const start = argv.findIndex((w) => w.startsWith('-'))
   const ref = findConfig(argv, rules)
   if (ref && 'problem' in ref) problems.push(ref.problem)
-  const skip = new Set<number>(ref && !('problem' in ref) ? (ref.inline ? [ref.index] : [ref.index, ref.index + 1]) : [])
   if (ref && !('problem' in ref) && !config) unsure.push(`the flags of ${ref.path} (not read)`)
-  const words: Word[] = []
-  for (const [i, e] of (config?.entries ?? []).entries())
-    for (const w of e.words) words.push({ text: w, orig: w, shown: e.written, source: 'config', index: i })
-  if (start >= 0)
-    for (let i = start; i < argv.length; i++)
-      if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
-  for (const w of words) if (rules.underscoreIsDash) w.text = dashed(w.text)
+  const words = parserWords(argv, rules, config)
 
   // Without the build's flag list only the flag's own spellings are decided (a knob's flag takes a value, a switch none).
   const exactOnly = known === null
@@ -207,4 +199,101 @@ export function resolveFlag(
   const winner = found.length === 0 ? -1 : rules.lastWins ? found.length - 1 : 0
   const occurrences = found.map((o, i) => ({ ...o, won: i === winner }))
   return { value: winner < 0 ? undefined : occurrences[winner]!.value, occurrences, problems, refused, unsure }
+}
+
+/** The words the parser reads, config file entries first (the command line beats them), argv's from its first flag on, the config flag itself left out. */
+function parserWords(argv: readonly string[], rules: ParserRules, config: ConfigArgs | undefined): Word[] {
+  const start = argv.findIndex((w) => w.startsWith('-'))
+  const ref = findConfig(argv, rules)
+  const skip = new Set<number>(ref && !('problem' in ref) ? (ref.inline ? [ref.index] : [ref.index, ref.index + 1]) : [])
+  const words: Word[] = []
+  for (const [i, e] of (config?.entries ?? []).entries())
+    for (const w of e.words) words.push({ text: w, orig: w, shown: e.written, source: 'config', index: i })
+  if (start >= 0)
+    for (let i = start; i < argv.length; i++)
+      if (!skip.has(i)) words.push({ text: argv[i]!, orig: argv[i]!, shown: argv[i]!, source: 'argv', index: i })
+  for (const w of words) if (rules.underscoreIsDash) w.text = dashed(w.text)
+  return words
+}
+
+/** The whole command line as the parser reads it: every flag it resolves, by its name, and the positional words. */
+export interface CommandLineResolution {
+  /** Each flag given, by its name as the build lists it, with the value the parser keeps ('' for a switch). */
+  flags: Map<string, string>
+  /** The positional words after the program's own (argv[0]): before the first flag (a subcommand, a script), and between the flags. */
+  positionals: string[]
+  /** Where the parser would refuse the command line (an ambiguous prefix, a flag without its value). */
+  problems: string[]
+  /** Flags the build's list does not name, as written: kept in `flags` under their own name (their value only when written `--x=v`). */
+  unlisted: string[]
+}
+
+/**
+ * Every flag of `argv` (and of its config file's `config`), read as the engine's parser reads
+ * it with the build's flag list `known` (its --help): unique prefixes and `_` spellings resolved
+ * to the listed name, the winning occurrence's value kept. The config flag names a file, not a
+ * setting: it is not among the flags (the file's flags are).
+ */
+export function resolveCommandLine(
+  argv: readonly string[],
+  rules: ParserRules,
+  known: readonly KnownFlag[],
+  config?: ConfigArgs,
+): CommandLineResolution {
+  const problems: string[] = []
+  const ref = findConfig(argv, rules)
+  if (ref && 'problem' in ref) problems.push(ref.problem)
+  const start = argv.findIndex((w) => w.startsWith('-'))
+  const positionals = argv.slice(1, start < 0 ? argv.length : start)
+  const words = parserWords(argv, rules, config)
+  const flags =
+    rules.configFlag && !known.some((k) => k.name === rules.configFlag) ? [...known, { name: rules.configFlag, takesValue: true }] : known
+  const out = new Map<string, string>()
+  const unlisted: string[] = []
+  let rest = false
+  const items: Item[] = words.map((w) => {
+    if (rest) return { kind: 'A', word: w }
+    if (w.text === '--') {
+      rest = true
+      return { kind: 'A', word: w }
+    }
+    return classify(w, flags, rules)
+  })
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!
+    // A positional word (the `--` that ends the flags among them, as written).
+    if (it.kind === 'A') {
+      positionals.push(it.word.orig)
+      continue
+    }
+    if (it.kind === 'ambiguous') {
+      problems.push(`ambiguous option: ${it.word.text} could match ${it.matches.join(', ')}`)
+      continue
+    }
+    if (it.kind === 'unknown') {
+      // A flag --help does not list (the build's list may be incomplete): kept as written, its value only when given with `=`.
+      const name = it.word.text.split('=')[0]!
+      unlisted.push(it.word.orig)
+      if (rules.lastWins || !out.has(name)) out.set(name, it.explicit ?? '')
+      continue
+    }
+    const next = items[i + 1]
+    let value = ''
+    if (it.flag.takesValue) {
+      if (it.explicit !== undefined) value = it.explicit
+      else if (next?.kind === 'A') {
+        value = next.word.text
+        i++
+      } else {
+        problems.push(`argument ${it.flag.name}: expected one argument`)
+        continue
+      }
+    } else if (it.explicit !== undefined) {
+      problems.push(`argument ${it.flag.name}: ignored explicit argument '${it.explicit}'`)
+      continue
+    }
+    if (it.flag.name === rules.configFlag) continue
+    if (rules.lastWins || !out.has(it.flag.name)) out.set(it.flag.name, value)
+  }
+  return { flags: out, positionals, problems, unlisted }
 }

@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { checkRecording } from '../seams/recording.ts'
 import type { RunMeta } from '../seams/recording-files.ts'
 import type { RecordingRef } from '../report/json.ts'
-import type { StepResult } from '../steps/verdict.ts'
+import { LATER_STEPS, type StepResult } from '../steps/verdict.ts'
 
 /** The recording a replay re-judges, as the report names it; null when it cannot be read (refused before). */
 export function recordingRef(folder: string): { ref: RecordingRef; meta: RunMeta } | null {
@@ -28,7 +28,12 @@ export function verdictMismatch(
   if (meta.verdict === undefined || meta.steps === undefined)
     return 'replay: the recording holds no recorded verdict to compare with (the recorded run did not finish); re-record it'
   const recorded = meta.steps
-  const differ = steps.filter((s) => recorded[s.id] !== s.verdict).map((s) => `${s.id} ${recorded[s.id] ?? 'absent'} → ${s.verdict}`)
+  // A step added after the recording was made is skipped in its replay (it read nothing then): no difference.
+  const later = (s: Pick<StepResult, 'id' | 'verdict'>) =>
+    recorded[s.id] === undefined && LATER_STEPS.includes(s.id) && s.verdict === 'skipped'
+  const differ = steps
+    .filter((s) => recorded[s.id] !== s.verdict && !later(s))
+    .map((s) => `${s.id} ${recorded[s.id] ?? 'absent'} → ${s.verdict}`)
   for (const id of Object.keys(recorded)) if (!steps.some((s) => s.id === id)) differ.push(`${id} ${recorded[id]} → absent`)
   if (verdict === meta.verdict && differ.length === 0) return null
   return `replay: verdict ${verdict} differs from the recorded verdict ${meta.verdict}${differ.length ? ` (steps: ${differ.join(', ')})` : ''}; the recording or armproof's judges changed since it was made`

@@ -19,6 +19,7 @@ import { readArmed } from './armed.ts'
 import { loadApiKey } from './api-key.ts'
 import { readFiles, type RunFiles } from './run-files.ts'
 import { readPrometheus } from './prometheus-options.ts'
+import { readBaseline, type Baseline } from './baseline.ts'
 
 export type Mode = 'live' | 'record' | 'replay'
 /** When root-only host reads use `sudo -n`: `auto` only after the plain read was refused. */
@@ -69,6 +70,11 @@ export interface Target extends RunFiles {
   prometheusUrl: string | null
   /** `--prometheus-match` as given (validated); null: `{instance="<host:port of --base-url>"}`. */
   prometheusMatch: string | null
+  /**
+   * The one-flag law's baseline (`--baseline-report`, else `--vault`), read before contact; null:
+   * neither was given. Absent only in a recording made before the law (its replay skips the step).
+   */
+  baseline?: Baseline | null
 }
 
 export type ConfigResult =
@@ -177,6 +183,8 @@ export function loadConfig(input: ConfigInput): ConfigResult {
 
   const { fixtures, report, junit, summary, caFile, force } = readFiles(read, svc, knobName, cwd)
   const { prometheusUrl, prometheusMatch } = readPrometheus(read)
+  // Read before contact, so a replay takes it from its recording (it is part of the target).
+  const baseline = mode === 'replay' ? null : readBaseline(read, svc, baseUrl, cwd)
 
   // The fleet's own options are read by helpers/fleet/plan.ts; here only refused when malformed.
   for (const flag of ['targets', 'concurrency', 'shard', 'run-id'] as const) read.raw(flag)
@@ -220,6 +228,7 @@ export function loadConfig(input: ConfigInput): ConfigResult {
       force,
       prometheusUrl,
       prometheusMatch,
+      baseline: baseline ?? null,
     },
   }
 }

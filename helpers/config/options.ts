@@ -204,6 +204,22 @@ export const OPTIONS = [
     meaning: 'how long one host command (pidof, ledger, --help, systemctl) may take',
     default: '30s',
   },
+  {
+    flag: 'baseline-report',
+    env: 'VERIFY_BASELINE_REPORT',
+    kind: 'string',
+    meaning:
+      "the last green verify report of this service (its --report), for the one-flag law: the engine's command line, binary or image and served model may differ from its record in the knob's flag alone",
+    default: 'none: the newest armproof entry of the --vault page, else the one-flag step is skipped, saying why',
+  },
+  {
+    flag: 'vault',
+    env: 'VERIFY_VAULT',
+    kind: 'string',
+    meaning:
+      "the vault folder writeback writes: the newest armproof entry on the service's page (found as writeback finds it) is the one-flag law's baseline, unless --baseline-report is given",
+    default: 'none',
+  },
   { flag: 'mode', env: 'VERIFY_MODE', kind: 'string', meaning: 'live, record or replay', default: 'live' },
   { flag: 'fixtures', env: 'VERIFY_FIXTURES', kind: 'string', meaning: 'fixture folder', default: 'fixtures/<svc>/<knob>' },
   { flag: 'report', env: 'VERIFY_REPORT', kind: 'string', meaning: 'JSON report path', default: 'none' },
@@ -447,6 +463,8 @@ export const METAVARS: Readonly<Record<string, string>> = {
   mode: 'live|record|replay',
   fixtures: 'dir',
   report: 'path',
+  'baseline-report': 'path',
+  vault: 'dir',
   junit: 'path',
   summary: 'path',
   'ca-file': 'path',

@@ -27,6 +27,7 @@ import { writeOutputs, type OutputPlan } from './outputs.ts'
 import { progress } from './progress.ts'
 import { EFFECT_EXIT, resultJson } from './result.ts'
 import { judgeEffect } from './run.ts'
+import { refuseSecondChange, secondChange, secondChangeLines } from './second-change.ts'
 import { finalLine, formatTable, headerLines, reasonLines } from './table.ts'
 import { vaultPage } from './vault.ts'
 
@@ -136,6 +137,8 @@ async function runEffect(io: EffectIo): Promise<number> {
     if ('problem' in found) return refuse(io, [found.problem])
     vault = { page: found.page, report: arm.report, ...(io.lockWaitMs !== undefined ? { lockWaitMs: io.lockWaitMs } : {}) }
   }
+  // The one-flag law: an arm whose record shows a second change is not credited (./second-change.ts).
+  const second = await secondChange(arm.report, vault?.page ?? null)
   const live = io.err.isTTY === true && !underCi(io.env)
   // Under --json stdout holds the JSON result alone; every line for a person goes to stderr.
   const lines = ask.json ? io.err : io.out
@@ -183,11 +186,11 @@ async function runEffect(io: EffectIo): Promise<number> {
     for (const line of outcome.lines) io.err.write(`armproof effect: ${line}\n`)
     return outcome.exitCode
   }
-  const result = outcome.result
+  const result = refuseSecondChange(outcome.result, second)
   const color = paints(colorChoice(ask.color, io.env), lines, io.env)
   for (const line of headerLines(result)) lines.write(`${line}\n`)
   lines.write(`\n${formatTable(result, color)}\n\n`)
-  for (const line of reasonLines(result)) lines.write(`${line}\n`)
+  for (const line of [...reasonLines(result), ...secondChangeLines(result)]) lines.write(`${line}\n`)
   const plan: OutputPlan = { out: ask.out, summary: ask.summary, stepSummary: io.env.GITHUB_STEP_SUMMARY || null, vault }
   const record = prepared.finish
   if (record) plan.extra = [{ what: 'the recording', path: record.folder, write: () => record.write(result.verdict) }]

@@ -116,6 +116,8 @@ export interface EffectResult {
   engine: { name: string; notJudged: NotJudged[] }
   verdict: EffectVerdict
   exitCode: number
+  /** The arm's record shows a second change (./second-change.ts): the verdict is inconclusive, whatever the metrics say. */
+  secondChange?: { said: string; changes: Array<{ what: string; before: string; now: string }> }
   queries: number
   startedAt: string
   finishedAt: string

@@ -78,7 +78,12 @@ export function isFleetReport(doc: unknown): doc is FleetReport {
   return typeof doc === 'object' && doc !== null && (doc as { format?: unknown }).format === FLEET_FORMAT
 }
 
-const SHORT: Readonly<Record<string, string>> = { 'probe.exact': 'exact', 'probe.tools': 'tools', 'probe.vision': 'vision' }
+const SHORT: Readonly<Record<string, string>> = {
+  'probe.exact': 'exact',
+  'probe.tools': 'tools',
+  'probe.vision': 'vision',
+  'one-flag': '1-flag',
+}
 const short = (id: string) => SHORT[id] ?? id
 
 /** The terminal's table: one row per target, one column per step, then the verdict and why. */

@@ -56,3 +56,13 @@ export function targetProfile(t: CarriesProfile): TargetProfile {
   if (!p) throw new Error(`the target of knob ${t.knob} carries no profile this armproof can read`)
   return p
 }
+
+/** The env twins of every knob of `t`'s profile (llama.cpp's `LLAMA_ARG_*`): the variables that set a flag where the command line does not. */
+export function profileEnvTwins(t: CarriesProfile): string[] {
+  const { engine } = t
+  const specs: KnobSpec[] =
+    engine !== undefined && engine !== null
+      ? [...((typeof engine === 'object' ? convert(engine) : null)?.knobs.values() ?? [])]
+      : [...builtinProfile('radiance').knobs.values()].map((k) => k.spec)
+  return [...new Set(specs.flatMap((k) => (k.envTwin ? [k.envTwin] : [])))].sort()
+}

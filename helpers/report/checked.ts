@@ -13,11 +13,14 @@ import {
   allowedSkips,
   declaredSkips,
   judgeRun,
+  LATER_STEPS,
   type NotGreen,
+  type StepId,
   type RunVerdict,
 } from '../steps/verdict.ts'
 import type { MeterProof, Report } from './json.ts'
 import { runId } from './identity.ts'
+import { knobRecordNames } from '../steps/one-flag/names.ts'
 import { REPORT_FORMAT, type ReportHead } from './head.ts'
 
 /** No real report comes near this. */
@@ -138,7 +141,25 @@ export function checkReportShape(data: unknown): { report: CheckedReportData } |
 export function derivedVerdict(report: CheckedReportData): { verdict: RunVerdict; why: NotGreen[] } {
   // The knob's proof as the run carried it (its profile's entry), else radiance's (a report written before profiles).
   const proof = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })?.spec.proof
-  return judgeRun({ steps: report.steps, allowed: allowedSkips(proof, report.run?.skips ?? []), notes: report.notes, error: report.error })
+  return judgeRun({
+    steps: report.steps,
+    allowed: allowedSkips(proof, report.run?.skips ?? []),
+    notes: report.notes,
+    error: report.error,
+    required: requiredSteps(report),
+  })
+}
+
+/**
+ * The steps a report read back must hold: every step, but for a report written before the
+ * one-flag law (its run identity's target has no `baseline`, which every later run records, null
+ * or not; a report without a run identity is older still): it could not have that step. A report
+ * of a later armproof with its one-flag step removed is missing it (and its run.id still names
+ * the baseline).
+ */
+export function requiredSteps(report: Pick<CheckedReportData, 'run'> & { steps: readonly { id: string }[] }): readonly StepId[] {
+  const beforeLaw = report.run === undefined || !('baseline' in report.run.target)
+  return beforeLaw && !report.steps.some((s) => s.id === 'one-flag') ? STEP_IDS.filter((id) => !LATER_STEPS.includes(id)) : STEP_IDS
 }
 
 /**
@@ -193,4 +214,10 @@ function sameSkips(skips: readonly string[], t: Record<string, unknown>): boolea
 export function endpointOf(report: CheckedReportData): string | null {
   const url = report.run?.target.baseUrl
   return typeof url === 'string' && url !== '' ? url : null
+}
+
+/** The knob's names in a one-flag record of the report's run (its profile's flag, spellings, twin); null when the report carries no profile armproof reads. */
+export function reportKnobNames(report: Pick<CheckedReportData, 'run' | 'knob'>): string[] | null {
+  const profile = profileOf({ ...(report.run?.target ?? {}), knob: report.knob })
+  return profile ? knobRecordNames(profile.spec, profile.engine.parser) : null
 }

@@ -10,7 +10,7 @@ import { writeFixtures } from './fixture-write.ts'
 import { createHost, type HostClient } from './host.ts'
 import { readAhead, startReadsAhead, type Ahead } from './read-ahead.ts'
 import { liveHttp, type HttpClient, type LiveHttpOptions } from './http.ts'
-import { recordingSeams } from './record.ts'
+import { recordingSeams, scrubLocalPaths } from './record.ts'
 import { redactingHost, redactingHttp } from './redact.ts'
 import { ReplayLeftovers, replaySeams } from './replay.ts'
 import { randomChoices, type Choices } from './choices.ts'
@@ -117,7 +117,11 @@ export async function openSeams(target: Target, options: { hostEnv?: Record<stri
             choices: choices.made,
             clock: recording.clock,
             startedAtMs: recording.startedAtMs,
-            target: recordedTarget(target),
+            // The baseline's record holds paths of this machine as the host reads did: scrubbed as they are, so the replay compares like with like.
+            target: {
+              ...recordedTarget(target),
+              ...(target.baseline ? { baseline: JSON.parse(scrubLocalPaths(JSON.stringify(target.baseline))) as Target['baseline'] } : {}),
+            },
             ...(extra?.judged ? { verdict: extra.judged.verdict, steps: extra.judged.steps } : {}),
           },
           http: recording.http,

@@ -106,6 +106,19 @@ const TARGET_SCHEMA = object({
   // Recorded since engines have profiles (--engine, --catalog): the profile as written, a catalog's knobs
   // in it; absent in older recordings (their knob is radiance's).
   engine: optional(PROFILE_DOC),
+  // Recorded since the one-flag law: its baseline as read before contact (the step checks the record
+  // again: helpers/config/arm-record.ts asArmRecord); absent in older recordings (the step is skipped).
+  baseline: optional(
+    nullable(
+      object({
+        from: string(),
+        finishedAt: nullable(string()),
+        record: nullable(unknownValue()),
+        why: optional(string()),
+        untrusted: optional(literal(true)),
+      }),
+    ),
+  ),
 })
 // Every option a recording keeps is one its schema knows: a Target field added without its line
 // here fails to compile (a recording of a run with it would not read back as written).

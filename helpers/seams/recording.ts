@@ -35,6 +35,8 @@ export function replayTarget(target: Target, meta: RunMeta): Target {
     value: target.value,
     previous: target.previous ?? meta.target.previous,
     mode: 'replay',
+    // A recording made before the one-flag law has none: its replay skips the step (it read nothing for it).
+    baseline: (meta.target as Partial<Target>).baseline,
   }
 }
 

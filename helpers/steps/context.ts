@@ -16,6 +16,8 @@ import type { KnownFlag } from '../argparse/rules.ts'
 import type { FoundBy } from '../engine/find.ts'
 import type { FirstContactProblem } from './first-contact/answers.ts'
 import type { EndpointTie } from '../engine/tie.ts'
+import type { ConfigArgs } from '../argparse/resolve.ts'
+import type { PodContainerChoice } from '../engine/runtime.ts'
 
 /** The engine process step `argv` read (helpers/engine/find.ts found it). */
 export interface EngineProcess {
@@ -101,6 +103,20 @@ export interface StepOutputs {
   model: ServedModel
   /** How long step `ledger` waited for /health to answer 200 (loading to end) before it read the log, and how that ended: the health step's budget counts it. */
   loadWait: LoadWait
+  /**
+   * The command line of the engine process step `argv` read, as its /proc/<pid>/cmdline holds it
+   * (secrets and all: never put in evidence as is), the flags of the `--config FILE` it names, and
+   * the pod's container its reads ran in. Step `one-flag` reads it whole.
+   */
+  engineCommand: EngineCommand
+}
+
+/** The engine's command line as step argv read it (`StepOutputs.engineCommand`). */
+export interface EngineCommand {
+  pid: string
+  argv: string[]
+  config?: ConfigArgs
+  container?: PodContainerChoice
 }
 
 /** Step ledger's wait for loading to end (../steps/health/loaded.ts). */

@@ -7,6 +7,7 @@ import type { HelpEvidence } from './help/evidence.ts'
 import type { LedgerEvidence } from './ledger/evidence.ts'
 import type { MeterEvidence } from './meter/evidence.ts'
 import type { ProbeEvidence } from './probes/evidence.ts'
+import type { OneFlagEvidence } from './one-flag/evidence.ts'
 import type { StepId } from './registry.ts'
 
 export interface StepEvidenceMap {
@@ -19,6 +20,7 @@ export interface StepEvidenceMap {
   'probe.tools': ProbeEvidence
   'probe.vision': ProbeEvidence
   meter: MeterEvidence
+  'one-flag': OneFlagEvidence
 }
 
 export type StepEvidence<Id extends StepId = StepId> = StepEvidenceMap[Id]

@@ -15,6 +15,7 @@ import { markPromBaseline } from './meter/from-prometheus.ts'
 import { wrongEngineAtBaseline } from './meter/two-engines.ts'
 import { checkExact, checkTools, checkVision } from './probes/send.ts'
 import { servedModel } from './probes/served.ts'
+import { checkOneFlag } from './one-flag/judge.ts'
 import { stepSpec, type SectionId, type StepId } from './registry.ts'
 import { skippedOnPurpose } from './skipped.ts'
 import { afterMistake } from './mistake.ts'
@@ -33,6 +34,7 @@ export const JUDGES: { readonly [Id in StepId]: Judge<Id> } = {
   'probe.vision': checkVision,
   // From /metrics, or with --prometheus-url from what Prometheus holds: one ladder (./meter/ladder.ts).
   meter: checkMeter,
+  'one-flag': checkOneFlag,
 }
 
 /**

@@ -23,6 +23,8 @@ export type StepInput =
   | 'model'
   /** How long steps `argv` and `ledger` waited for loading to end (to tie the endpoint, to read the log): the health budget counts it. */
   | 'loadWait'
+  /** The engine's whole command line as step `argv` read it (never shown as is: it may hold secrets). */
+  | 'engineCommand'
 
 /**
  * The runbook's sections by id, each with its title (a `describe` of the suite). Code keys a
@@ -35,6 +37,7 @@ export const SECTIONS = {
   serves: 'the endpoint serves',
   behaviour: 'behaviour survived',
   counter: "the engine's own counter",
+  law: 'one change at a time',
 } as const satisfies Readonly<Record<string, string>>
 
 export type SectionId = keyof typeof SECTIONS
@@ -132,6 +135,14 @@ export const STEPS = [
     inputs: ['buildDefault', 'buildChoices', 'healthy', 'engineProcess', 'baseline', 'model'],
     proves:
       "the served engine's own series of the knob's counter (`model_name` = the probed model; another model's series never counts) rose during this run's traffic within `--meter-window`, or was already above zero at the first scrape of the very process `argv` read (said apart: \"moved before this run\"); at the default it stays at zero while traffic flows. Absent is not zero (a counter family declared with no sample yet is zero so far); no traffic is inconclusive; a drop (a restart), a non-finite value, a series twice in one page, a family not declared a counter, or a page Prometheus would refuse whole is never green. Each page is bound to the pid `argv` read by its `process_start_time_seconds` (or that pid's listening socket): another process's page, or one tied to nothing, is never green. Not watched when `/health` never answered 200. Read from `/metrics`, or through Prometheus with `--prometheus-url` (targets counted from `up`, `up == 0` not observed, a partial answer proves no absence)",
+  },
+  {
+    id: 'one-flag',
+    group: 'law',
+    title: 'nothing but the knob changed since the last green record',
+    inputs: ['buildFlags', 'engineCommand', 'model'],
+    proves:
+      "the one-flag law: the engine's whole command line as its parser reads it (every flag and value, `--config` file and the profile's env twins included; secret-looking values never recorded), its binary (`/proc/<pid>/exe`'s path, size and mtime) or image (the id `podman`/`docker inspect` or the pod's status reports) and its served model differ from the service's last green record (`--baseline-report FILE`, else the newest armproof entry on its `--vault` page) in the knob's flag and env twin alone; anything else that differs is named with both values and is red (two changes: the arm cannot be credited). Skipped, saying why, where there is no earlier record; the record read now goes into the report and beside the vault entry, the next arm's baseline",
   },
 ] as const satisfies readonly StepSpec[]
 

@@ -82,6 +82,9 @@ export function allowedSkips(proof: KnobProof | undefined, declared: readonly st
   if (proof && !proof.meter && !proof.stats) out.add('meter')
   // A knob its engine prints no resolved value for is proven by argv and its meter: its ledger step is skipped.
   if (proof?.noResolvedLine !== undefined && (proof.meter || proof.stats)) out.add('ledger')
+  // The one-flag law's step skips itself only where there is no earlier record to compare with (a
+  // first arm, no --baseline-report nor --vault): nothing was compared, and nothing is claimed.
+  out.add('one-flag')
   return out
 }
 
@@ -123,6 +126,8 @@ export interface RunFacts {
   notes?: readonly string[]
   /** Why the run could not be judged at all. */
   error?: string | null
+  /** The steps that must be there; default every step of the contract (a report read back from an older armproof lacks the later ones: see helpers/report/checked.ts). */
+  required?: readonly StepId[]
 }
 
 /** The facts of `judgeSteps`: a command's steps, every id it must have judged, and the skips it allows. */
@@ -135,6 +140,9 @@ export interface StepsFacts<Id extends string> {
   error?: string | null
 }
 
+/** Steps added to the contract after reports were first written: a report from before them lacks them, and is judged without them. */
+export const LATER_STEPS: readonly StepId[] = ['one-flag']
+
 /**
  * The one green rule: verify's verdict, and the verdict merge-reports and writeback derive again
  * from a report. Green only when every step of the contract is there once and passed, or was
@@ -144,7 +152,7 @@ export interface StepsFacts<Id extends string> {
  * had loaded), `red` when a step failed, else `inconclusive`.
  */
 export function judgeRun(facts: RunFacts): { verdict: RunVerdict; why: NotGreen[] } {
-  return judgeSteps({ ...facts, ids: STEP_IDS })
+  return judgeSteps({ ...facts, ids: facts.required ?? STEP_IDS })
 }
 
 /** The green rule of `judgeRun` over any command's steps (verify's; preflight's "ready"). */
@@ -156,7 +164,8 @@ export function judgeSteps<Id extends string>(facts: StepsFacts<Id>): { verdict:
   const seen = new Map<Id, number>()
   for (const s of facts.steps) seen.set(s.id, (seen.get(s.id) ?? 0) + 1)
   const missing = facts.ids.filter((id) => !seen.has(id))
-  const twice = facts.ids.filter((id) => (seen.get(id) ?? 0) > 1)
+  // any id judged twice, required or not (a later step a report need not carry, carried twice)
+  const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id)
   if (facts.steps.length === 0) why.push({ kind: 'no-steps' })
   else if (missing.length) why.push({ kind: 'missing', ids: missing })
   if (twice.length) why.push({ kind: 'twice', ids: twice })

@@ -1,7 +1,13 @@
 // One Knob log entry, two lines, for a human first (` on <endpoint>` after the values when the report names it):
 //   - 2026-11-30 · PREFILL_INTERLEAVE 0 → 1 · meter radiance:engine_steps_held_total 0 → 126, moved after 3m 40s (armproof green, report finished 2026-11-30T02:31:05Z) <!-- armproof:llm-7:PREFILL_INTERLEAVE:2026-11-30T02:31:05.120Z -->
 //     rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service llm-7`
+//     engine: model `radiance-ref-8b` · image none · binary `/usr/bin/node` 123 bytes, modified … · command line `--port=8000 …`
 // The marker makes a second write of the same report a no-op. Report values are untrusted text.
+// The third line, and `:record=<digest>` at the marker's end, only where the report carries the
+// one-flag law's record of the engine (step one-flag's evidence, helpers/config/arm-record.ts):
+// the next arm of the service is compared with it (helpers/config/baseline.ts reads it back).
+import { recordDigest, recordText } from '../config/arm-record.ts'
+import { ENGINE_LINE, markerPart } from '../config/vault-page.ts'
 import { formatDuration } from '../config/duration.ts'
 import { isKnobName, knob } from '../config/knobs.ts'
 import { codeText, pageText } from './escape.ts'
@@ -11,17 +17,15 @@ const METRIC_RE = /^[A-Za-z_:][A-Za-z0-9_:]{0,200}$/
 const LABEL_RE = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/
 const PLAIN_RE = /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}$/
 
-/** Safe inside an HTML comment and stable across writes. */
-const markerPart = (value: string) => value.replace(/[^A-Za-z0-9_.:+-]/g, '_').replace(/-{2,}/g, '-')
-
 /**
  * The entry's identity in the page: same report → same marker. A report that names its endpoint
  * (its run identity's base URL) adds it, so two targets of one service that finished at the same
  * moment are two entries, never one taken for the other.
  */
-export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finishedAt' | 'endpoint'>): string {
+export function entryMarker(report: Pick<ReportFacts, 'svc' | 'knob' | 'finishedAt' | 'endpoint' | 'record'>): string {
   const endpoint = report.endpoint ? `:${markerPart(report.endpoint)}` : ''
-  return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)}${endpoint} -->`
+  const record = report.record ? `:record=${recordDigest(report.record)}` : ''
+  return `<!-- armproof:${markerPart(report.svc)}:${markerPart(report.knob)}:${markerPart(report.finishedAt)}${endpoint}${record} -->`
 }
 
 const shownValue = (v: string | null) => (v === null ? 'default' : pageText(v))
@@ -55,11 +59,11 @@ function envName(report: ReportFacts): string {
 }
 
 /** The entry as lines (no line endings); the page's own line ending joins them. */
-export function entryLines(report: ReportFacts): [string, string] {
+export function entryLines(report: ReportFacts): [string, string] | [string, string, string] {
   const date = new Date(report.finishedMs).toISOString().slice(0, 10)
   const how = report.mode === 'replay' ? 'armproof green, replay of a recorded run' : 'armproof green'
   const on = report.endpoint ? ` on ${pageText(report.endpoint)}` : ''
   const first = `- ${date} · ${isKnobName(report.knob) ? report.knob : pageText(report.knob)} ${shownValue(report.previous)} → ${shownValue(report.expected)}${on} · ${meterText(report.meter)} (${how}, report finished ${isoSeconds(report.finishedMs)}) ${entryMarker(report)}`
   const rollback = `  rollback: \`${envName(report)}=${report.previous === null ? '' : codeText(report.previous)}\` then redeploy \`--service ${codeText(report.svc)}\``
-  return [first, rollback]
+  return report.record ? [first, rollback, `  ${ENGINE_LINE}${recordText(report.record)}`] : [first, rollback]
 }

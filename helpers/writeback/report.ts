@@ -4,6 +4,7 @@
 // only with its recording's time and digest, and only while that recording is unedited.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { asArmRecord, type ArmRecord } from '../config/arm-record.ts'
 import { valueProblem } from '../config/knobs.ts'
 import { profileOf } from '../profiles/target.ts'
 import {
@@ -31,6 +32,8 @@ export type ReportFacts = Pick<Report, 'svc' | 'expected' | 'previous' | 'finish
   endpoint?: string | null
   /** The knob's env name, from the catalog entry the run carried (or radiance's catalog). */
   env?: string
+  /** The one-flag law's record of the engine (step one-flag's evidence), when the report carries one. */
+  record?: ArmRecord | null
 }
 
 /** A checked report: the facts the entry needs, and the rest the gate re-derives from. */
@@ -132,6 +135,7 @@ export function checkReport(data: unknown, shown: string): Read {
       meter: r.meter,
       recordedMs: r.recordedAt !== undefined ? Date.parse(r.recordedAt) : null,
       endpoint: endpointOf(r),
+      record: asArmRecord(r.steps.find((s) => s.id === 'one-flag')?.evidence.record),
       report: r,
     },
     refusals: [],
@@ -199,7 +203,7 @@ export function judgeReport(
     refuse(
       'the verdict derived from the steps',
       `${why.join('; ')}: not green, whatever the verdict field says`,
-      `only a report whose nine steps all held (or were skipped as the run declared) is written; run ${command('verify')} again`,
+      `only a report whose steps all held (or were skipped as the run declared) is written; run ${command('verify')} again`,
     )
   }
   // A report from before the run identity has none; one that has it must be its own.

@@ -1,58 +1,16 @@
 // Finds the endpoint's own vault page: the Markdown page whose front matter says
-// `service: <svc>`, else a page named `<svc>.md`. It never creates one; several owners is a refusal.
-import type { Dirent } from 'node:fs'
-import { readdir, readFile, realpath, stat } from 'node:fs/promises'
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
+// `service: <svc>`, else a page named `<svc>.md` (the rule: helpers/config/vault-page.ts, which
+// verify reads the page back with). It never creates one; several owners is a refusal.
+import { readFile, realpath, stat } from 'node:fs/promises'
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path'
 import { showValue } from '../config/shell.ts'
+import { declaredService, servicePages } from '../config/vault-page.ts'
 import type { Refusal } from './options.ts'
 
 const MARKDOWN = /\.(md|markdown)$/i
 const SKIPPED = 'skipped .git, node_modules, hidden folders and symlinks'
 
-/** The YAML front matter lines (between a first-line `---` and the next `---`), or null. */
-export function frontMatter(text: string): string[] | null {
-  const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r?\n/)
-  if (lines[0]?.trimEnd() !== '---') return null
-  for (let i = 1; i < lines.length; i++) {
-    const l = lines[i]!.trimEnd()
-    if (l === '---' || l === '...') return lines.slice(1, i)
-  }
-  return null
-}
-
-/** The top-level `service:` value of the front matter (quotes and a trailing comment removed), or null. */
-export function declaredService(text: string): string | null {
-  for (const line of frontMatter(text) ?? []) {
-    const m = /^service[ \t]*:[ \t]*(.*?)[ \t]*$/.exec(line)
-    if (!m) continue
-    const v = m[1]!
-    const quoted = /^"([^"]*)"(?:[ \t]+#.*)?$/.exec(v) ?? /^'([^']*)'(?:[ \t]+#.*)?$/.exec(v)
-    return quoted ? quoted[1]! : v.replace(/[ \t]+#.*$/, '')
-  }
-  return null
-}
-
-/** Markdown files under `root`, sorted; hidden entries, `node_modules` and symlinks are skipped. */
-export async function markdownFiles(root: string): Promise<string[]> {
-  const out: string[] = []
-  const walk = async (dir: string): Promise<void> => {
-    let entries: Dirent[]
-    try {
-      entries = await readdir(dir, { withFileTypes: true })
-    } catch {
-      return
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    for (const e of entries) {
-      if (e.name.startsWith('.') || e.name === 'node_modules') continue
-      const p = join(dir, e.name)
-      if (e.isDirectory()) await walk(p)
-      else if (e.isFile() && MARKDOWN.test(e.name)) out.push(p)
-    }
-  }
-  await walk(root)
-  return out
-}
+export { declaredService, frontMatter, markdownFiles } from '../config/vault-page.ts'
 
 export type PageResult = { page: string; refusals: [] } | { page?: undefined; refusals: Refusal[] }
 
@@ -63,20 +21,7 @@ const inside = (root: string, p: string) => {
 
 /** Discovery: front matter `service: <svc>` first, then `<svc>.md` that claims no other service. */
 export async function findPage(vault: string, svc: string, shownVault: string): Promise<PageResult> {
-  const files = await markdownFiles(vault)
-  const claimed: string[] = []
-  const named: string[] = []
-  for (const f of files) {
-    let text: string
-    try {
-      text = await readFile(f, 'utf8')
-    } catch {
-      continue
-    }
-    const declared = declaredService(text)
-    if (declared === svc) claimed.push(f)
-    else if (declared === null && f.slice(f.lastIndexOf(sep) + 1) === `${svc}.md`) named.push(f)
-  }
+  const { claimed, named, files } = servicePages(vault, svc)
   const rel = (list: string[]) => list.map((f) => relative(vault, f)).join(', ')
   const checked = `vault page for service ${showValue(svc)}`
   if (claimed.length === 1) return { page: claimed[0]!, refusals: [] }
@@ -110,7 +55,7 @@ export async function findPage(vault: string, svc: string, shownVault: string): 
       {
         checked,
         where: shownVault,
-        found: `none: looked for front matter service: ${svc} and for a file named ${svc}.md in ${files.length} Markdown file${files.length === 1 ? '' : 's'} (${SKIPPED})`,
+        found: `none: looked for front matter service: ${svc} and for a file named ${svc}.md in ${files} Markdown file${files === 1 ? '' : 's'} (${SKIPPED})`,
         next: `add service: ${svc} to the endpoint's page front matter, or pass --page; writeback never creates a page`,
       },
     ],

@@ -86,9 +86,9 @@ describe('the stock pool, against the reference engine', () => {
       const stepLines = (run: typeof forked) =>
         run.stdout
           .split('\n')
-          .filter((l) => /^\s*\d+ \S+ [a-z.]+ /.test(l))
+          .filter((l) => /^\s*\d+ \S+ [a-z.-]+ /.test(l))
           .map((l) => l.split('  — ')[0]!.replace(/\s+/g, ' ').trim())
-      expect(stepLines(forked)).toHaveLength(9)
+      expect(stepLines(forked)).toHaveLength(10)
       // The three probes run side by side and each line is printed as its probe ends: the same lines, in either order among them.
       expect(stepLines(forked).toSorted()).toEqual(stepLines(inProcess).toSorted())
     } finally {

@@ -227,7 +227,7 @@ describe('--json: the report alone on stdout', () => {
     const r = await bin('bin/verify.ts', [...REPLAY, '--json'])
     expect(r.exitCode, String(r.stderr)).toBe(0)
     const report = checkedReport(JSON.parse(String(r.stdout)) as Report)
-    expect([report.format, report.svc, report.verdict, report.steps.length]).toEqual(['armproof-report/1', 'demo', 'green', 9])
+    expect([report.format, report.svc, report.verdict, report.steps.length]).toEqual(['armproof-report/1', 'demo', 'green', 10])
     expect(String(r.stderr)).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on demo/m)
     expect(String(r.stderr)).toMatch(/^ 9 ✓ meter /m)
   })
@@ -287,9 +287,10 @@ describe('the closing line: step counts and the duration', () => {
 
   test('is the last line of a run, green or red', async () => {
     const green = await greenReplay()
-    expect(String(green.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · \d/)
+    // No earlier record of the service: the one-flag law's step is skipped on purpose.
+    expect(String(green.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 1 skipped · \d/)
     const red = await bin('bin/verify.ts', ['--svc', 'demo-ignored', '--knob', 'PREFILL_INTERLEAVE', '--value', '1', '--mode', 'replay'])
-    expect(String(red.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 8 passed, 1 failed, 0 inconclusive, 0 skipped · \d/)
+    expect(String(red.stdout).trimEnd().split('\n').at(-1)).toMatch(/^steps: 8 passed, 1 failed, 0 inconclusive, 1 skipped · \d/)
   })
 })
 
@@ -370,7 +371,7 @@ describe('fleet runs follow the same conventions', () => {
       ['demo green armproof-report/1', 'demo-ignored red armproof-report/1'],
     ])
     expect(String(r.stderr).trimEnd().split('\n').at(-1)).toMatch(
-      /^2 target\(s\), steps: 17 passed, 1 failed, 0 inconclusive, 0 skipped · \d/,
+      /^2 target\(s\), steps: 17 passed, 1 failed, 0 inconclusive, 2 skipped · \d/,
     )
     expect(String(r.stderr)).toMatch(/^next for the green targets: node bin\/writeback\.ts --report <report\.json> --vault <dir>$/m)
     // merge-reports --json: the merged report alone on stdout (a run without shards is its one shard), its lines on stderr.

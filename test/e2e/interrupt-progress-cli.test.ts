@@ -181,7 +181,7 @@ describe.concurrent('interrupted', () => {
     steps,
     verdict: 'interrupted',
     exitCode: 130,
-    error: 'interrupted by SIGINT after 8 of 9 steps',
+    error: 'interrupted by SIGINT after 8 of 10 steps',
   })
   test('writeback refuses an interrupted report (the schema accepts the word, the gate refuses it)', async ({ expect }) => {
     const green = greenReport(new Date().toISOString())
@@ -262,11 +262,14 @@ describe.concurrent('SIGINT / SIGTERM mid-meter-watch', () => {
         const report = readCheckedReport(join(out, 'r.json'))
         expect(report.verdict).toBe('interrupted')
         expect(report.exitCode).toBe(exitCode)
-        expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.filter((id) => id !== 'meter').map((id) => `${id} passed`))
-        expect(report.error).toBe(`interrupted by ${signal} after 8 of 9 steps`)
+        // Interrupted in the meter's watch: the steps before it held; the meter and the one-flag law's step after it were not judged.
+        expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(
+          STEP_IDS.filter((id) => id !== 'meter' && id !== 'one-flag').map((id) => `${id} passed`),
+        )
+        expect(report.error).toBe(`interrupted by ${signal} after 8 of 10 steps`)
         expect(readFileSync(join(out, 'r.xml'), 'utf8')).toContain('name="verdict" value="interrupted"')
         expect(readFileSync(join(out, 'r.md'), 'utf8')).toContain('INTERRUPTED')
-        expect(stdout).toMatch(/\nINTERRUPTED · interrupted by SIG(INT|TERM) after 8 of 9 steps · next: /)
+        expect(stdout).toMatch(/\nINTERRUPTED · interrupted by SIG(INT|TERM) after 8 of 10 steps · next: /)
         // The engine itself is the test's, and is still there to stop.
         expect(await engine.stats()).toBeTruthy()
       } finally {
@@ -298,7 +301,7 @@ describe.concurrent('SIGINT during first contact', () => {
       const report = readCheckedReport(join(out, 'r.json'))
       expect(report.verdict).toBe('interrupted')
       expect(report.steps).toEqual([])
-      expect(stdout).toContain('INTERRUPTED · interrupted by SIGINT after 0 of 9 steps')
+      expect(stdout).toContain('INTERRUPTED · interrupted by SIGINT after 0 of 10 steps')
       expect(await groupLive(run.pid)).toEqual([])
     } finally {
       server.closeAllConnections()

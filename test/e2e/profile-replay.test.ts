@@ -74,6 +74,6 @@ describe.concurrent('the demo of each engine, from the checkout', () => {
     )
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0)
     expect(String(r.stdout)).toMatch(/^GREEN · [A-Z_]+=\S+ proven on demo /m)
-    expect(String(r.stdout)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped/m)
+    expect(String(r.stdout)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 1 skipped/m)
   })
 })

@@ -136,7 +136,8 @@ describe.concurrent('a green arm, with the API key set', () => {
       env: { VERIFY_API_KEY: KEY },
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
-    for (const id of STEP_IDS) expect(run.stdout).toMatch(new RegExp(`✓ ${id.replace('.', '\\.')}`))
+    // Every step held, the one-flag law's skipped on purpose (no earlier record of the service given).
+    for (const id of STEP_IDS) expect(run.stdout).toMatch(new RegExp(`${id === 'one-flag' ? '–' : '✓'} ${id.replace('.', '\\.')}`))
     expect(run.stdout).toMatch(/^GREEN · PREFILL_INTERLEAVE=1 proven on cli-green/m)
     const report = run.report!
     expect(report).toMatchObject({
@@ -151,7 +152,7 @@ describe.concurrent('a green arm, with the API key set', () => {
     expect(report.meter!.last).toBeGreaterThan(0)
     expect(report.meter!.movedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
     const junit = readFileSync(run.junitPath, 'utf8')
-    expect(junit.match(/<testcase /g)).toHaveLength(9)
+    expect(junit.match(/<testcase /g)).toHaveLength(10)
     for (const text of [run.stdout, run.stderr, readFileSync(run.reportPath, 'utf8'), junit]) expect(text).not.toContain(KEY)
     // The engine's argv carries the key; it reaches the report only redacted.
     expect(JSON.stringify(report.steps.find((s) => s.id === 'argv')!.evidence)).toContain('--api-key [redacted]')

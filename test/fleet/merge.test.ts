@@ -34,6 +34,8 @@ function scenario(seed: number): { inputs: Array<{ path: string; data: unknown }
   /** Which run each shard is of: this one, or another (a foreign shard; its targets all green). */
   let runs: Array<'this' | 'v0' | 'file'> = shards.map(() => 'this')
   const mutations: string[] = []
+  const forgedGreen = new Set<Doc>()
+  const forgedSteps = new Set<Doc>()
   for (let m = Math.floor(random() * 3); m > 0 && shards.length > 0; m--) {
     const kind = pick(random, [
       'foreign',
@@ -65,16 +67,22 @@ function scenario(seed: number): { inputs: Array<{ path: string; data: unknown }
         t.report.exitCode = EXIT_CODES[word as RunVerdict]
         shard.verdict = worstVerdict(shard.targets.map((x) => x.report.verdict as RunVerdict))
       }
+    } else if ((kind === 'forged-green' && forgedSteps.has(shard)) || (kind === 'forged-steps' && forgedGreen.has(shard))) {
+      // A shard whose steps and verdicts are both forged, consistently, is a report as honest-looking as
+      // an honest one: no reader can tell them apart without a signature. Each shard is forged one way.
+      mutations.pop()
     } else if (kind === 'forged-green') {
+      forgedGreen.add(shard)
       // A careful forger: every non-green target of the shard says green with exit 0, and the shard's own verdict follows.
       for (const x of shard.targets) if (x.report.verdict !== 'green') Object.assign(x.report, { verdict: 'green', exitCode: 0 })
       Object.assign(shard, { verdict: 'green', exitCode: 0 })
     } else if (kind === 'no-verdict' && t) delete t.report.verdict
-    else if (kind === 'forged-steps' && t)
-      (t.report.steps as Array<{ verdict: string }>).forEach((x) => {
+    else if (kind === 'forged-steps' && t) {
+      forgedSteps.add(shard)
+      ;(t.report.steps as Array<{ verdict: string }>).forEach((x) => {
         if (x.verdict === 'failed') x.verdict = 'passed'
       })
-    else if (kind === 'forged-identity' && t) t.report.run.target.value = '2'
+    } else if (kind === 'forged-identity' && t) t.report.run.target.value = '2'
     else if (kind === 'missing') [shards, runs] = [shards.filter((_, k) => k !== s), runs.filter((_, k) => k !== s)]
     else if (kind === 'repeated')
       [shards, runs] = [

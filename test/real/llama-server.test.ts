@@ -45,7 +45,17 @@ const evidence = <T>(r: Report | undefined, id: string): Partial<T> => (step(r, 
 
 /** The steps a random-weight model leaves red: the three probes; the rest as given. */
 const PROBES_RED = { 'probe.exact': 'failed', 'probe.tools': 'failed', 'probe.vision': 'failed' }
-const PROVEN = { dropins: 'skipped', help: 'passed', argv: 'passed', ledger: 'passed', health: 'passed', ...PROBES_RED, meter: 'passed' }
+// No run here gives the one-flag law a baseline: its step is skipped on purpose, saying so.
+const PROVEN = {
+  dropins: 'skipped',
+  help: 'passed',
+  argv: 'passed',
+  ledger: 'passed',
+  health: 'passed',
+  ...PROBES_RED,
+  meter: 'passed',
+  'one-flag': 'skipped',
+}
 
 /** No next step of a llama.cpp run names another engine's flag. */
 function noForeignFlags(r: Report | undefined): void {

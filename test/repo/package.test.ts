@@ -256,10 +256,13 @@ describe('armproof, installed, run from an empty folder', () => {
         /^GREEN · PREFILL_INTERLEAVE=1 proven on pkg .* · next: armproof writeback --report \S+pkg\.json --vault <dir> · /m,
       )
       expect(r.stdout).not.toMatch(/\bpnpm\b/)
-      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 0 skipped · /)
+      // No earlier record of the service: the one-flag law's step is skipped on purpose, saying so.
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^steps: 9 passed, 0 failed, 0 inconclusive, 1 skipped · /)
       const report = readCheckedReport(join(r.cwd, 'reports/pkg.json'))
       expect(report.verdict).toBe('green')
-      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(STEP_IDS.map((id) => `${id} passed`))
+      expect(report.steps.map((s) => `${s.id} ${s.verdict}`)).toEqual(
+        STEP_IDS.map((id) => `${id} ${id === 'one-flag' ? 'skipped' : 'passed'}`),
+      )
     })
 
     test('armproof verify --targets --json: a fleet from the bundled package, the fleet report alone on stdout', async () => {

@@ -123,7 +123,7 @@ describe('JUnit XML', () => {
     const cases = [...xml.matchAll(/<testcase name="([^"]*)" classname="armproof\.demo" time="([\d.]+)">([\s\S]*?)<\/testcase>/g)]
     expect(cases.map((m) => m[1])).toEqual([...STEP_IDS])
     expect(xml.match(/<testsuite /g)).toHaveLength(1)
-    expect(xml).toContain('<testsuite name="armproof demo PREFILL_INTERLEAVE" tests="9"')
+    expect(xml).toContain('<testsuite name="armproof demo PREFILL_INTERLEAVE" tests="10"')
     steps.forEach((s, i) => {
       const inner = cases[i]![3]!
       expect(cases[i]![2]).toBe((s.durationMs / 1000).toFixed(3))
@@ -422,7 +422,7 @@ describe('Markdown summary', () => {
   test('a red run has the verdict heading, one row per step, the next step and the rollback', () => {
     const md = markdownSummary(report(STEP_IDS.map((id) => (id === 'meter' ? { ...redSteps[8]!, observed: 'a | b\nc' } : step(id)))))
     expect(md.split('\n')[0]).toBe('### ❌ armproof RED: PREFILL_INTERLEAVE=1 on demo')
-    expect(md.match(/^\| `[a-z.]+` \|/gm)).toHaveLength(9)
+    expect(md.match(/^\| `[a-z.-]+` \|/gm)).toHaveLength(10)
     expect(md).toContain('| `meter` | ✗ failed | a \\| b c |')
     expect(md).toContain(`**Next:** ${RED_NEXT}`)
     expect(md).toContain(`**Rollback:** \`${ROLLBACK}\``)

@@ -14,7 +14,8 @@ import { servedModel } from '../../helpers/steps/probes/served.ts'
 import { judgeVision } from '../../helpers/steps/probes/vision.ts'
 import { judgeTools } from '../../helpers/steps/probes/tools.ts'
 import { runtimeHint } from '../../helpers/steps/_runtime.ts'
-import { STEP_IDS, allowedSkips, declaredSkips, runVerdict, type StepLike } from '../../helpers/steps/verdict.ts'
+import { LATER_STEPS, STEP_IDS, allowedSkips, declaredSkips, judgeRun, runVerdict, type StepLike } from '../../helpers/steps/verdict.ts'
+import { requiredSteps } from '../../helpers/report/checked.ts'
 import { knob } from '../../helpers/config/knobs.ts'
 
 function target(extra: string[]): Target {
@@ -77,6 +78,26 @@ describe('a probe skipped with --skip', () => {
     expect(runVerdict(steps(['probe.vision']), allowedSkips(proof, declared))).toBe('green')
     expect(runVerdict(steps(['probe.vision', 'probe.tools']), allowedSkips(proof, declared))).toBe('inconclusive')
     expect(runVerdict(steps(['probe.vision']), allowedSkips(proof, declaredSkips(target([]))))).toBe('inconclusive')
+  })
+
+  test("the one-flag law's step may be skipped on purpose (no earlier record), never unmarked; failed is red; missing only from a report before the law", () => {
+    const proof = knob('PREFILL_INTERLEAVE').proof
+    const allowed = allowedSkips(proof, [])
+    const all = (oneFlag: StepLike | null): StepLike[] => [
+      ...STEP_IDS.filter((id) => id !== 'one-flag').map((id): StepLike => ({ id, verdict: 'passed' })),
+      ...(oneFlag ? [oneFlag] : []),
+    ]
+    expect(runVerdict(all({ id: 'one-flag', verdict: 'skipped', intendedSkip: true }), allowed)).toBe('green')
+    expect(runVerdict(all({ id: 'one-flag', verdict: 'skipped' }), allowed)).toBe('inconclusive')
+    expect(runVerdict(all({ id: 'one-flag', verdict: 'failed' }), allowed)).toBe('red')
+    expect(runVerdict(all({ id: 'one-flag', verdict: 'inconclusive' }), allowed)).toBe('inconclusive')
+    // Missing: never green by verify's rule; a report read back is judged without it only when written before the law.
+    expect(judgeRun({ steps: all(null), allowed }).why).toEqual([{ kind: 'missing', ids: ['one-flag'] }])
+    expect(judgeRun({ steps: all(null), allowed, required: STEP_IDS.filter((id) => !LATER_STEPS.includes(id)) }).verdict).toBe('green')
+    const steps = all(null)
+    expect(requiredSteps({ steps, run: undefined })).not.toContain('one-flag')
+    expect(requiredSteps({ steps, run: { id: '0'.repeat(64), mode: 'live', skips: [], target: {} } })).not.toContain('one-flag')
+    expect(requiredSteps({ steps, run: { id: '0'.repeat(64), mode: 'live', skips: [], target: { baseline: null } } })).toContain('one-flag')
   })
 })
 

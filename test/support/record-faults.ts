@@ -239,7 +239,7 @@ export const RECORD_FAULTS: readonly FaultRow[] = [
         assert.equal(suites.exitCode, 0, String(suites.stdout) + String(suites.stderr))
         const meta = JSON.parse(await readFile(join(folder, 'run.json'), 'utf8')) as { verdict?: string; steps?: Record<string, string> }
         assert.equal(meta.verdict, 'green')
-        assert.equal(Object.keys(meta.steps ?? {}).length, 9)
+        assert.equal(Object.keys(meta.steps ?? {}).length, 10)
         const replayed = await replay(engine.svc, folder)
         return outcomeOf(replayed, async () =>
           assert.doesNotMatch(replayed.stdout, /holds no recorded verdict|differs from the recorded verdict/),

@@ -23,7 +23,7 @@ export function fleetTargets(n: number, value: string, extra: string[] = []): Ta
   })
 }
 
-/** The nine steps with these verdicts (passed where not given). */
+/** Every step with these verdicts (passed where not given). */
 export function stepsWith(verdicts: Partial<Record<string, StepVerdict>> = {}, intendedSkip: readonly string[] = []): StepResult[] {
   return STEP_IDS.map((id) => {
     const verdict = verdicts[id] ?? 'passed'

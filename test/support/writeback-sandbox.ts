@@ -10,7 +10,7 @@ import { removeTempDir, tempDir } from './temp-dir.ts'
 
 export const METER = 'radiance:engine_steps_held_total'
 
-/** The nine steps, all passed. */
+/** Every step, all passed. */
 export function passedSteps(): Record<string, unknown>[] {
   return STEP_IDS.map((id) => ({
     id,

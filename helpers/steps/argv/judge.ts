@@ -23,7 +23,7 @@ import { hostTrouble } from '../_host.ts'
 
 /** Hands on the engine process it read (`engineProcess`), with what ties the endpoint to it: the meter ties its pages to it and checks it still serves after its watch. */
 export async function checkArgv(ctx: RunContext, inputs: InputsOf<'argv'>): Promise<Outcome<'argv'>> {
-  const gives: Pick<Partial<StepOutputs>, 'engineProcess' | 'loadWait'> = {}
+  const gives: Pick<Partial<StepOutputs>, 'engineProcess' | 'loadWait' | 'engineCommand'> = {}
   const read: { lookup?: EngineFound } = {}
   const judgement = await judgeArgv(ctx, inputs, gives, read)
   return { ...(await tiedToEndpoint(ctx, judgement, read.lookup, gives)), gives }
@@ -89,7 +89,7 @@ function occurrencesText(r: Resolution): string {
 async function judgeArgv(
   ctx: RunContext,
   inputs: InputsOf<'argv'>,
-  gives: Pick<Partial<StepOutputs>, 'engineProcess'>,
+  gives: Pick<Partial<StepOutputs>, 'engineProcess' | 'engineCommand'>,
   read: { lookup?: EngineFound },
 ): Promise<Judgement<'argv'>> {
   const { flag, passedOnlyWhenNonDefault } = ctx.spec
@@ -155,6 +155,9 @@ async function judgeArgv(
     listenerTied: lookup.listenerTied,
   }
   gives.engineProcess = engineProcess
+  // Step one-flag reads the whole command line (and the config file's flags, below).
+  const command: StepOutputs['engineCommand'] = { pid, argv, ...(lookup.container ? { container: lookup.container } : {}) }
+  gives.engineCommand = command
 
   const ref = findConfig(argv, rules)
   let config: ConfigArgs | undefined
@@ -172,6 +175,7 @@ async function judgeArgv(
       }
     }
     config = read.ok
+    command.config = config
   }
   // The build's flags decide what a prefix names; the knob's own flag (and its spellings) takes a value even where --help lacks it, a switch none.
   const listed = inputs.buildFlags ?? null

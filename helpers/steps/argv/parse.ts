@@ -4,6 +4,11 @@
 
 const SECRET_FLAG = /^--?[\w-]*(key|token|secret|password|passwd)[\w-]*$/i
 
+/** A flag (`--api-key`) or variable (`HF_TOKEN`) whose value is a secret by its name: never shown, never recorded. */
+export function isSecretName(name: string): boolean {
+  return SECRET_FLAG.test(name.startsWith('-') ? name : `--${name.replace(/^\$/, '')}`)
+}
+
 /** argv with the values of secret-looking flags (`--api-key X`, `--hf-token=X`) replaced by "[redacted]". */
 export function redactArgv(argv: readonly string[]): string[] {
   const out: string[] = []
