@@ -31,8 +31,9 @@ const realOr = (p: string) => {
 }
 
 /**
- * Paths of the recording machine (working folder, temp folder, home) replaced by `<cwd>`, `<tmp>`,
- * `<home>` in everything kept: a fixture is committed, and no machine's paths belong in it.
+ * Paths of the recording machine (working folder, temp folder, home, and the node binary that
+ * recorded, which is also the reference engine's executable) replaced by `<cwd>`, `<tmp>`, `<home>`,
+ * `<node>` in everything kept: a fixture is committed, and no machine's paths belong in it.
  */
 export function scrubLocalPaths(text: string, places: ReadonlyArray<readonly [string, string]> = localPlaces()): string {
   let out = text
@@ -46,6 +47,7 @@ function localPlaces(): Array<readonly [string, string]> {
     [process.cwd(), '<cwd>'],
     [tmpdir(), '<tmp>'],
     [homedir(), '<home>'],
+    [process.execPath, '<node>'],
   ]
   const all = raw.flatMap(([p, n]) => [[p, n] as const, [realOr(p), n] as const])
   return all.filter(([p]) => p.length > 1 && p.startsWith('/')).sort((a, b) => b[0].length - a[0].length)

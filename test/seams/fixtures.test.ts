@@ -1,8 +1,8 @@
 // The fixture format and the replay seams, without a network: redaction before writing, the
 // refusal to write a secret, exchanges served once and in order, misses that say how to re-record.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { loadConfig, type Target } from '../../helpers/config/load.ts'
 import { FIXTURE_FORMAT, type FixtureSet, type HttpExchange } from '../../helpers/seams/recording-files.ts'
@@ -219,5 +219,27 @@ describe('tamper evidence and one source for the target', () => {
       '<tmp>/radiance-ref-1/bin\u0000<cwd>/engine/radiance.ts\u0000--port',
     )
     expect(scrubLocalPaths('/var/tmpfs/x /srv/ci/repository /home/cider', places)).toBe('/var/tmpfs/x /srv/ci/repository /home/cider')
+    // the node binary that records is the reference engine's executable (/proc/<pid>/exe): kept as <node>
+    const withNode = [...places, ['/srv/ci/repo/.tools/node/bin/node', '<node>']] as const
+    expect(
+      scrubLocalPaths(
+        '9 1700000000\n/srv/ci/repo/.tools/node/bin/node\n',
+        [...withNode].sort((a, b) => b[0].length - a[0].length),
+      ),
+    ).toBe('9 1700000000\n<node>\n')
+  })
+
+  test("the committed recordings hold none of this machine's paths (working folder, temp folder, home, node)", () => {
+    const root = join(import.meta.dirname, '../..')
+    const places = [root, process.cwd(), tmpdir(), homedir(), process.execPath, dirname(process.execPath)].filter((p) => p.length > 1)
+    const files = readdirSync(join(root, 'fixtures'), { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.json') && !f.startsWith('real/'),
+    )
+    expect(files.length).toBeGreaterThan(4)
+    const found = files.flatMap((f) => {
+      const text = readFileSync(join(root, 'fixtures', f), 'utf8')
+      return places.filter((p) => text.includes(p)).map((p) => `fixtures/${f}: ${p}`)
+    })
+    expect(found).toEqual([])
   })
 })

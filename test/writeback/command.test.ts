@@ -646,11 +646,12 @@ describe('end to end: pnpm verify (replay) then pnpm writeback', () => {
       expect(refused.exitCode).toBe(2)
       expect(refused.stderr).toMatch(/mode "replay".*--allow-replay/)
       // --max-age measures a replay from its recording's recordedAt; the committed demo recording is old.
+      // The demo recording holds the engine's record (one-flag), so the entry carries its engine line.
       const written = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(written.exitCode).toBe(0)
       const page = await box.page('endpoints/demo.md')
       expect(page).toMatch(
-        /^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 on `http:\/\/127\.0\.0\.1:\d+` · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+:http:__127\.0\.0\.1:\d+ -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n$/,
+        /^# demo\n\nThe demo endpoint\.\n\n## Knob log\n\n- \d{4}-\d{2}-\d{2} · PREFILL_INTERLEAVE 0 → 1 on `http:\/\/127\.0\.0\.1:\d+` · meter radiance:engine_steps_held_total 0 → \d+, moved after .+ \(armproof green, replay of a recorded run, report finished .+Z\) <!-- armproof:demo:PREFILL_INTERLEAVE:.+:http:__127\.0\.0\.1:\d+:record=[0-9a-f]{16} -->\n {2}rollback: `PREFILL_INTERLEAVE=0` then redeploy `--service demo`\n {2}engine: model `radiance-ref-8b` · image none · binary .+ command line .*--prefill-interleave=1`\n$/,
       )
       const again = await wb(['--allow-replay', '--max-age', '100000h'])
       expect(again.exitCode).toBe(0)

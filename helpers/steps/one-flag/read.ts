@@ -56,7 +56,9 @@ export function parseRecordOutput(
   const lines = stdout.split('\n')
   const m = /^(\d+) (\d+)$/.exec(lines[0]?.trim() ?? '')
   const path = lines[1]?.trim() ?? ''
-  if (!m || !path.startsWith('/'))
+  // absolute, as readlink prints it; in a replay, as the recorder kept it (its machine's folders as
+  // <cwd>, <tmp>, <home>, its node binary as <node>: helpers/seams/record.ts)
+  if (!m || !/^(\/|<(cwd|tmp|home)>\/|<node>$)/.test(path))
     return `stat and readlink of the exe printed ${JSON.stringify(lines.slice(0, 2).join(' | ').slice(0, 200))}`
   const env = new Map<string, string>()
   for (const line of lines.slice(2)) {

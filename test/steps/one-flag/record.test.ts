@@ -260,4 +260,16 @@ describe("the host read of the engine's binary and twins", () => {
       },
     )
   })
+
+  test("a replay's exe path as the recorder kept it (<cwd>/…, <node>) reads back; a relative or empty one does not", () => {
+    expect(parseRecordOutput('9 1700000000\n<cwd>/.tools/node_modules/node/bin/node\n', [])).toEqual({
+      binary: { path: '<cwd>/.tools/node_modules/node/bin/node', size: 9, mtime: 1_700_000_000 },
+      env: new Map(),
+    })
+    expect(parseRecordOutput('9 1700000000\n<node>\n', [])).toMatchObject({ binary: { path: '<node>' } })
+    expect(parseRecordOutput('9 1700000000\n<node>/x\n', [])).toMatch(/^stat and readlink of the exe printed/)
+    expect(parseRecordOutput('9 1700000000\nbin/node\n', [])).toMatch(/^stat and readlink of the exe printed/)
+    expect(parseRecordOutput('9 1700000000\n<cwdx>/node\n', [])).toMatch(/^stat and readlink of the exe printed/)
+    expect(parseRecordOutput('9 1700000000\n\n', [])).toMatch(/^stat and readlink of the exe printed/)
+  })
 })
