@@ -109,10 +109,21 @@ export const SECRET_NAME = /key|token|secret|pass|auth|bearer|cred|cookie|sessio
 
 /** A value that carries a secret whatever its name: a URL with a password in it (`scheme://user:pass@host`). */
 const SECRET_VALUE = /:\/\/[^/\s@:]*:[^/\s@]+@/
+/** A value shaped as the well-known API tokens are (OpenAI's `sk-`, Hugging Face's `hf_`, GitHub's, Slack's, AWS access keys). */
+const TOKEN_VALUE = /(?:^|[^A-Za-z0-9])(?:sk-|hf_|gh[pousr]_|github_pat_|xox[abprs]-|AKIA)[A-Za-z0-9_-]{10,}/
+/** Whether a value looks like key material: one run of 32 or more token characters holding letters and digits (no path, no sentence). */
+function keyLike(value: string): boolean {
+  return /^[A-Za-z0-9+=_-]{32,}$/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value)
+}
 
-/** Whether a variable's value must never be shown: its name looks secret, its value carries credentials, or it is the run's key. */
+/** Whether a variable's value must never be shown: its name looks secret, its value carries credentials or looks like a token, or it is the run's key. */
 export function secretVariable(name: string, value: string | undefined, secret: string | null = null): boolean {
   if (SECRET_NAME.test(name)) return true
   if (value === undefined) return false
-  return SECRET_VALUE.test(value) || (secret !== null && secret !== '' && value.includes(secret))
+  return (
+    SECRET_VALUE.test(value) ||
+    TOKEN_VALUE.test(value) ||
+    keyLike(value) ||
+    (secret !== null && secret !== '' && value.includes(secret))
+  )
 }

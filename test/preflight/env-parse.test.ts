@@ -85,5 +85,15 @@ describe('the engine environment read', () => {
     expect(secretVariable('DATABASE_URL', 'postgres://app:hunter2@db:5432/x')).toBe(true)
     expect(secretVariable('UPSTREAM', 'http://gpu-7:8000')).toBe(false)
     expect(secretVariable('EXTRA', 'Bearer sk-123', 'sk-123')).toBe(true)
+    // a token under a name that says nothing: its shape gives it away
+    expect(secretVariable('OPENAI', 'sk-proj-Abc123def456ghi789')).toBe(true)
+    expect(secretVariable('HUB', 'hf_AbCdEfGhIjKlMnOpQrStUv')).toBe(true)
+    expect(secretVariable('UPSTREAM_HEADER', 'x ghp_0123456789abcdefABCDEF')).toBe(true)
+    expect(secretVariable('SEED', '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')).toBe(true)
+    // ordinary values stay shown: a model id, a path, a number, a long word without digits
+    expect(secretVariable('MODEL', 'Qwen/Qwen3-0.6B')).toBe(false)
+    expect(secretVariable('MODEL_DIR', '/models/meta-llama-3.1-8b-instruct-q4_k_m')).toBe(false)
+    expect(secretVariable('MAX_NUM_SEQS', '256')).toBe(false)
+    expect(secretVariable('SCHEDULER', 'prefill_interleave_with_decode_priority')).toBe(false)
   })
 })
