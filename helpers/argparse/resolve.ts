@@ -111,6 +111,26 @@ function classify(word: Word, known: readonly KnownFlag[] | null, rules: ParserR
   return { kind: 'unknown', word, explicit }
 }
 
+/** The parser's flags: the build's, and its `--config` flag where the build's list lacks it. */
+function withConfigFlag(known: readonly KnownFlag[], rules: ParserRules): readonly KnownFlag[] {
+  return rules.configFlag && !known.some((k) => k.name === rules.configFlag)
+    ? [...known, { name: rules.configFlag, takesValue: true }]
+    : known
+}
+
+/** Every word classified as the parser would; after `--` every word is an argument. */
+function classifyAll(words: readonly Word[], flags: readonly KnownFlag[], rules: ParserRules): Item[] {
+  let rest = false
+  return words.map((w) => {
+    if (rest) return { kind: 'A', word: w }
+    if (w.text === '--') {
+      rest = true
+      return { kind: 'A', word: w }
+    }
+    return classify(w, flags, rules)
+  })
+}
+
 /**
  * The value of `flag` in `argv` (the process's whole argv: the program's own leading words are
  * skipped), and of the config file's flags when argv names one (`config`, read by the caller).
@@ -140,20 +160,7 @@ export function resolveFlag(
   // Without the build's flag list only the flag's own spellings are decided (a knob's flag takes a value, a switch none).
   const exactOnly = known === null
   const listed: readonly KnownFlag[] = known ?? [...mine].map((name) => ({ name, takesValue: spelled.switch === undefined }))
-  const flags =
-    rules.configFlag && !listed.some((k) => k.name === rules.configFlag)
-      ? [...listed, { name: rules.configFlag, takesValue: true }]
-      : listed
-  const parseRules = exactOnly ? { ...rules, abbreviations: false } : rules
-  let rest = false
-  const items: Item[] = words.map((w) => {
-    if (rest) return { kind: 'A', word: w }
-    if (w.text === '--') {
-      rest = true
-      return { kind: 'A', word: w }
-    }
-    return classify(w, flags, parseRules)
-  })
+  const items = classifyAll(words, withConfigFlag(listed, rules), exactOnly ? { ...rules, abbreviations: false } : rules)
   const found: Array<Omit<Occurrence, 'won'>> = []
   const spelling = (w: Word, prefix: boolean): Occurrence['spelling'] =>
     prefix ? 'prefix' : w.text.split('=')[0] !== w.orig.split('=')[0] ? 'underscore' : 'exact'
@@ -246,19 +253,10 @@ export function resolveCommandLine(
   const start = argv.findIndex((w) => w.startsWith('-'))
   const positionals = argv.slice(1, start < 0 ? argv.length : start)
   const words = parserWords(argv, rules, config)
-  const flags =
-    rules.configFlag && !known.some((k) => k.name === rules.configFlag) ? [...known, { name: rules.configFlag, takesValue: true }] : known
+  const flags = withConfigFlag(known, rules)
   const out = new Map<string, string>()
   const unlisted: string[] = []
-  let rest = false
-  const items: Item[] = words.map((w) => {
-    if (rest) return { kind: 'A', word: w }
-    if (w.text === '--') {
-      rest = true
-      return { kind: 'A', word: w }
-    }
-    return classify(w, flags, rules)
-  })
+  const items = classifyAll(words, flags, rules)
   for (let i = 0; i < items.length; i++) {
     const it = items[i]!
     // A positional word (the `--` that ends the flags among them, as written).
