@@ -30,6 +30,7 @@ import { judgeEffect } from './run.ts'
 import { refuseSecondChange, secondChange, secondChangeLines } from './second-change.ts'
 import { finalLine, formatTable, headerLines, reasonLines } from './table.ts'
 import { vaultPage } from './vault.ts'
+import { profileCheck } from '../profiles/verified.ts'
 
 export interface EffectIo {
   rawArgs: readonly string[]
@@ -163,7 +164,7 @@ async function runEffect(io: EffectIo): Promise<number> {
       prometheusUrl: asked.prometheusUrl,
       matchers: (parseMatch(asked.selector) as { matchers: LabelMatcher[] }).matchers,
       specs: selected.specs,
-      engine: { name: prepared.engine.name, notJudged: selected.notJudged },
+      engine: { name: prepared.engine.name, notJudged: selected.notJudged, ...unverifiedOf(prepared.engine) },
       named: asked.named ?? null,
       beforeMs: asked.beforeMs,
       afterMs: asked.afterMs,
@@ -334,4 +335,10 @@ function prepareReplay(ask: EffectAsk, here: string): Prepared | { problems: str
     close: async () => {},
     replay: { leftovers: seams.leftovers, recordedVerdict: read.meta.verdict },
   }
+}
+
+/** The profile's own word where no real build backs its names, said with the result. */
+function unverifiedOf(engine: Engine): { unverified?: string } {
+  const check = profileCheck(engine)
+  return check.unverified !== undefined ? { unverified: check.unverified } : {}
 }

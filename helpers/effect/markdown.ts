@@ -33,6 +33,10 @@ export function markdownEffect(result: EffectResult, pictureHref: (file: string)
       for (const n of m.notes) lines.push(`  - ${mdText(n)}`)
     }
   }
+  if (result.engine.unverified !== undefined) {
+    lines.push('')
+    lines.push(mdText(`Note: ${result.engine.unverified}.`))
+  }
   const not = notJudgedLine(result)
   if (not) {
     lines.push('')

@@ -113,7 +113,12 @@ export interface EffectResult {
   windows: { before: WindowOut; after: WindowOut; baseline: WindowOut & { kind: BaselineKind; why: string } }
   metrics: MetricResult[]
   /** The engine profile the series were named by, and what its engine cannot be judged by. */
-  engine: { name: string; notJudged: NotJudged[] }
+  engine: {
+    name: string
+    notJudged: NotJudged[]
+    /** Said when no real build's captured output backs the profile's names (helpers/profiles/verified.ts). */
+    unverified?: string
+  }
   verdict: EffectVerdict
   exitCode: number
   /** The arm's record shows a second change (./second-change.ts): the verdict is inconclusive, whatever the metrics say. */

@@ -104,6 +104,7 @@ export function headerLines(result: EffectResult): string[] {
     `armproof effect: ${a.svc} ${a.knob} ${a.previous ?? 'default'} → ${a.value ?? 'default'}, armed ${a.at} (${from}); ${result.mode === 'replay' ? 'replayed from a recording' : `Prometheus ${result.prometheus.url}`}`,
     `  after ${w.after.from} – ${w.after.to} against ${w.baseline.kind === 'before' ? 'the whole before window' : `the same hours ${w.baseline.kind === 'yesterday' ? 'a day' : 'a week'} before (${w.baseline.from} – ${w.baseline.to})`}: ${w.baseline.why}`,
     `  series ${result.prometheus.selector} (the ${result.engine.name} profile's names); before ${w.before.from} – ${w.before.to}; ${result.queries} range queries`,
+    ...(result.engine.unverified !== undefined ? [`  note: ${result.engine.unverified}`] : []),
     `  ${methodLine(result)}`,
   ]
 }

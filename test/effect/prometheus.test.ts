@@ -87,6 +87,9 @@ describe('effect against a real Prometheus, one scenario per target', () => {
   test('TTFT doubled in the hours that climb from quiet to busy: worse (exit 1), every other latency and throughput no change, the knob acting on its meter', async () => {
     const j = await judge('regression')
     expect(j.code, j.out + j.err).toBe(1)
+    // radiance's names are backed by no real build's output: the result and the terminal say so
+    expect(j.result!.engine.unverified).toMatch(/^the radiance profile is not verified against a real build/)
+    expect(j.out).toContain('  note: the radiance profile is not verified against a real build')
     expect(verdicts(j)).toEqual({
       ttft: 'worse',
       itl: 'no change',
@@ -116,7 +119,11 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(j.metric('itl').shifts.p50).toMatchObject({ state: 'within', chunks: 6 })
     expect(j.out).toMatch(/metric\s+baseline\s+before\s+after\s+shift\s+could detect\s+verdict/)
     expect(j.out).toContain('itl no change: p50 ')
-    expect(j.result!.engine).toEqual({ name: 'radiance', notJudged: [] })
+    expect(j.result!.engine).toEqual({
+      name: 'radiance',
+      notJudged: [],
+      unverified: expect.stringMatching(/^the radiance profile is not verified/),
+    })
     // about 65,000 requests in the six hours after the arm
     expect(j.metric('ttft').after!.count).toBeGreaterThan(55_000)
     expect(j.result!.windows.baseline.why).toContain('does not hold vllm:time_to_first_token_seconds through the same hours a week before')
@@ -295,6 +302,9 @@ describe('effect against a real Prometheus, one scenario per target', () => {
       'llamacpp:tokens_predicted_total{instance="llama:8000"}',
     ])
     expect(j.result!.engine.name).toBe('llama.cpp')
+    // its names are checked against the real de3ff81 build: no note of an unverified profile
+    expect(j.result!.engine.unverified).toBeUndefined()
+    expect(j.out).not.toContain('not verified against a real build')
     expect(j.result!.engine.notJudged.map((n) => n.id)).toEqual(['ttft', 'itl', 'e2e', 'requests', 'preemptions'])
     expect(j.out).toContain('not judged on llama.cpp: ttft (llama.cpp exports no time to first token histogram)')
     // The Markdown summary says the same: the power column, how the hours were compared, what is not judged.
@@ -303,6 +313,7 @@ describe('effect against a real Prometheus, one scenario per target', () => {
     expect(md).toMatch(/\| token-time \| [^|]+ \| [^|]+ \| [^|]+ \| \+\d+% \| ±[\d.]+% \| worse \|/)
     expect(md).toContain('paired t over the chunk pairs, 90% intervals')
     expect(md).toContain('Not judged on llama.cpp: ttft')
+    expect(md).not.toContain('not verified against a real build')
     const asked = await judge('llama', ['--metrics', 'ttft'], { knob: ['--engine', 'llama.cpp', '--knob', 'PARALLEL', '--value', '2'] })
     expect(asked.code).toBe(2)
     expect(asked.err).toContain('ttft is not judged for llama.cpp (llama.cpp exports no time to first token histogram)')
