@@ -121,9 +121,6 @@ export function secretVariable(name: string, value: string | undefined, secret: 
   if (SECRET_NAME.test(name)) return true
   if (value === undefined) return false
   return (
-    SECRET_VALUE.test(value) ||
-    TOKEN_VALUE.test(value) ||
-    keyLike(value) ||
-    (secret !== null && secret !== '' && value.includes(secret))
+    SECRET_VALUE.test(value) || TOKEN_VALUE.test(value) || keyLike(value) || (secret !== null && secret !== '' && value.includes(secret))
   )
 }
