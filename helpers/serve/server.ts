@@ -226,7 +226,8 @@ export function answerOf(svc: string, result: RunResult, answer: 'status' | 'bod
       outcome: 'error',
     }
   }
-  const why = result.stopped ? ` (stopped: ${result.stopped})` : ''
+  // Stopped and then killed (serve's second signal, or a run that outlived the stop's grace): said so.
+  const why = `${result.stopped ? STOPPED[result.stopped] : ''}${result.signal ? `, ended by ${result.signal}` : ''}`
   return {
     status: onBody(500),
     body: reportText({
