@@ -162,6 +162,27 @@ export function loadTargetsOffThread(
   })
 }
 
+/**
+ * The check serve makes of a changed file: in its own thread; on the main thread should that
+ * thread fail (said once through `say`, with the error's code only), never no answer.
+ */
+export function offThreadOr(
+  offThread: () => Promise<LoadedTargets>,
+  mainThread: () => LoadedTargets,
+  say: (line: string) => void,
+): () => Promise<LoadedTargets> {
+  let said = false
+  return () =>
+    offThread().catch((error: unknown) => {
+      if (!said)
+        say(
+          `armproof serve: the targets file is checked on the main thread (its own thread failed: ${(error as NodeJS.ErrnoException)?.code ?? (error as Error)?.name ?? 'error'})`,
+        )
+      said = true
+      return mainThread()
+    })
+}
+
 /** What a request sees of the targets: the last load, and when it was made. */
 export interface TargetsView {
   loaded: LoadedTargets

@@ -12,7 +12,7 @@ import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 import { TokenSource } from '../../helpers/serve/auth.ts'
 import { RunGate } from '../../helpers/serve/gate.ts'
 import { route } from '../../helpers/serve/routes.ts'
-import { type LoadedTargets, loadServedTargets, loadTargetsOffThread, TargetsCache } from '../../helpers/serve/targets.ts'
+import { type LoadedTargets, loadServedTargets, loadTargetsOffThread, offThreadOr, TargetsCache } from '../../helpers/serve/targets.ts'
 import { writeTargets } from '../support/fleet.ts'
 import { finished, goodTargets, rawExchange, type Served, serveApp, TOKEN } from '../support/serve.ts'
 import { tempDir } from '../support/temp-dir.ts'
@@ -279,6 +279,17 @@ describe('each target on its own', () => {
     // The file as a whole failing, too.
     writeFileSync(file, 'targets: [')
     expect(await loadTargetsOffThread(file, {}, keys, undefined)).toEqual(loadServedTargets(file, {}, keys, undefined))
+  })
+
+  test('a thread that cannot check the file: checked on the main thread, said once in the log with no path', async () => {
+    const file = writeTargets(DEFAULTS, [{ svc: 'a', 'base-url': 'http://127.0.0.1:9' }])
+    const main = () => loadServedTargets(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined)
+    const said: string[] = []
+    const failing = () => Promise.reject(Object.assign(new Error(`Cannot find module ${file}`), { code: 'ERR_MODULE_NOT_FOUND' }))
+    const check = offThreadOr(failing, main, (l) => void said.push(l))
+    expect(await check()).toEqual(main())
+    expect(await check()).toEqual(main())
+    expect(said).toEqual(['armproof serve: the targets file is checked on the main thread (its own thread failed: ERR_MODULE_NOT_FOUND)'])
   })
 
   test('while a changed file of 1,000 targets is checked, /healthz answers and the requests that need the file wait for that one check', async () => {
