@@ -47,7 +47,8 @@ const OPTIONAL_PEERS = [
 
 /**
  * The files the package starts by path: the command, the suites vitest imports, the verify serve
- * spawns for each run (helpers/serve/run.ts), the engine the demo spawns (engine/launch.ts), the
+ * spawns for each run (helpers/serve/run.ts), the thread serve checks a changed targets file in
+ * (helpers/serve/targets.ts), the engine the demo spawns (engine/launch.ts), the
  * CLI its docker and kubectl shims run (engine/runtime-shims.ts), and the engine's launcher, which
  * scripts/image.sh starts by path inside the image. What these import, statically
  * or not (the commands bin/armproof.ts loads, engine/profile-main.ts), the bundler follows.
@@ -55,6 +56,7 @@ const OPTIONAL_PEERS = [
 const ENTRIES = {
   'bin/armproof': 'bin/armproof.ts',
   'bin/verify': 'bin/verify.ts',
+  'helpers/serve/targets-worker': 'helpers/serve/targets-worker.ts',
   'suites/arm.test': 'suites/arm.test.ts',
   'suites/_setup': 'suites/_setup.ts',
   'engine/radiance': 'engine/radiance.ts',

@@ -14,7 +14,7 @@ import { ServeMetrics } from './metrics.ts'
 import { parseServeOptions, serveHelp } from './options.ts'
 import { runTarget, sweepRunDirs, type RunResult } from './run.ts'
 import { createServe, DEFAULT_LIMITS } from './server.ts'
-import { loadServedTargets, TargetsCache, type TargetsView } from './targets.ts'
+import { loadServedTargets, loadTargetsOffThread, offThreadOr, TargetsCache, type TargetsView } from './targets.ts'
 import { VERSION_TEXT } from '../config/invocation.ts'
 
 export interface ServeIo {
@@ -95,7 +95,10 @@ export async function serve(io: ServeIo): Promise<number> {
     )
     for (const p of l.problems) log(`  - ${p}`)
   }
-  const targets = new TargetsCache(o.targets, load, first, { onChange: said })
+  // At start on this thread (nothing is answered yet); each change after that in a thread of its
+  // own, so that checking a large file holds no answer; on this thread should that thread fail.
+  const reload = offThreadOr(() => loadTargetsOffThread(o.targets, io.env, here, dotenv), load, log)
+  const targets = new TargetsCache(o.targets, reload, first, { onChange: said })
   const tokenSource = token ? new TokenSource(token.token, o.tokenFile, io.env, log, 1000, () => metrics.failed('token_file')) : null
   const children = new Set<number>()
   const { server, stopAll, probes } = createServe({

@@ -46,8 +46,8 @@ export const DEFAULT_LIMITS: ServeLimits = {
 export const RETRY_AFTER_S = 30
 
 export interface ServeDeps {
-  /** The targets as last read (helpers/serve/targets.ts TargetsCache: read again only when the file changed). */
-  targets(): TargetsView
+  /** The targets as last read (helpers/serve/targets.ts TargetsCache: read again only when the file changed, then later). */
+  targets(): TargetsView | Promise<TargetsView>
   /** The targets' count as last read, without looking at the file (for /healthz and /metrics). */
   targetCount?(): number
   run(svc: string, argv: readonly string[], signal: AbortSignal): Promise<RunResult>
@@ -226,7 +226,8 @@ export function answerOf(svc: string, result: RunResult, answer: 'status' | 'bod
       outcome: 'error',
     }
   }
-  const why = result.stopped ? ` (stopped: ${result.stopped})` : ''
+  // Stopped and then killed (serve's second signal, or a run that outlived the stop's grace): said so.
+  const why = `${result.stopped ? STOPPED[result.stopped] : ''}${result.signal ? `, ended by ${result.signal}` : ''}`
   return {
     status: onBody(500),
     body: reportText({
@@ -271,7 +272,11 @@ export function createServe(deps: ServeDeps): ServeServer {
     const t = tokenNow()
     return t === null || tokenMatches(t, presentedToken(req.headers.authorization, undefined))
   }
-  const count = (): number => deps.targetCount?.() ?? deps.targets().count
+  const count = (): number => {
+    if (deps.targetCount) return deps.targetCount()
+    const view = deps.targets()
+    return view instanceof Promise ? 0 : view.count
+  }
 
   /** The gate's word for a run that cannot start now, in the answer's terms. */
   const refusedBy = (
@@ -318,8 +323,8 @@ export function createServe(deps: ServeDeps): ServeServer {
   })
 
   /** Whether the target can run now: its argv, or why not (unknown, its own problem, the file's). */
-  const targetOf = (svc: string): { argv: readonly string[] } | NotRun => {
-    const { loaded } = deps.targets()
+  const targetOf = async (svc: string): Promise<{ argv: readonly string[] } | NotRun> => {
+    const { loaded } = await deps.targets()
     if ('file' in loaded)
       return {
         reason: 'targets_file',
@@ -411,7 +416,9 @@ export function createServe(deps: ServeDeps): ServeServer {
       })
       return `400 (${flagger} sent to /analysis)`
     }
-    const target = targetOf(svc)
+    const target = await targetOf(svc)
+    // Gone while a changed targets file was being checked: nothing to start.
+    if (res.destroyed) return 'client went away while the targets file was read'
     if (!('argv' in target)) return answerNotRun(res, svc, target, answer)
     const controller = new AbortController()
     // Gone is gone: a socket closed (or reset) before the answer; a client that only half-closed
@@ -462,6 +469,8 @@ export function createServe(deps: ServeDeps): ServeServer {
       sendJson(res, 400, { error: 'id: give 8 to 160 characters of [A-Za-z0-9_.-], or no id (serve gives one)' })
       return '400 bad id'
     }
+    // Before the id is looked at: nothing waits between that look and the run's entry.
+    const target = await targetOf(svc)
     const accepted = (run: AsyncRun, status: number): string => {
       sendJson(res, status, RunBook.view(run), { Location: `/runs/${run.id}` })
       return `${status} run ${run.id} ${run.state}`
@@ -486,7 +495,6 @@ export function createServe(deps: ServeDeps): ServeServer {
       run.report = report
       run.finishedAt = Date.now()
     }
-    const target = targetOf(svc)
     if (!('argv' in target)) {
       if (target.reason === 'unknown_target') return answerNotRun(res, svc, target, 'status')
       // The target's or the file's problem: a finished run whose report says it (GET reads it there).

@@ -3,13 +3,15 @@
 // loader, every problem at once), and for each target the argv of a one-target `verify` of it
 // (the file's `defaults:` under its entry, helpers/fleet/targets-file.ts). Read at start, where any
 // problem keeps serve from starting, and again whenever the file changes (TargetsCache: its
-// inode, size and times, looked at per request; the file itself read once per change), so a
-// changed file (a Kubernetes ConfigMap updated with the rollout) is what the next run proves.
+// inode, size and times, looked at per request; the file itself read once per change, in a
+// thread of its own: helpers/serve/targets-worker.ts), so a changed file (a Kubernetes ConfigMap updated with the rollout) is what the next run proves.
 // Each target stands on its own: a problem of one entry (a missing api-key-file, a misspelt knob)
 // fails that target's requests only, with its own problem; the file as a whole (its YAML, its
 // shape) failing fails all.
 import { statSync } from 'node:fs'
 import { basename } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import type { ConfigProblem } from '../config/sources.ts'
 import { planFleet } from '../fleet/plan.ts'
 import { parseTargetsFile, readBounded, RUN_LEVEL, targetArgv, type TargetsFile } from '../fleet/targets-file.ts'
@@ -129,6 +131,58 @@ export function loadServedTargets(
   return { targets: { argv, broken, warnings: planned.ok ? planned.warnings : [] }, problems }
 }
 
+/** helpers/serve/targets-worker.ts in the checkout, dist/helpers/serve/targets-worker.js in the installed package. */
+export const TARGETS_WORKER_ENTRY = fileURLToPath(
+  new URL(`./targets-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url),
+)
+
+/**
+ * loadServedTargets in a thread of its own (helpers/serve/targets-worker.ts), so that checking a
+ * large file holds no answer of the main thread; the same result. Rejects when the thread could
+ * not give one (it could not start, it failed): the caller checks on the main thread then.
+ */
+export function loadTargetsOffThread(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  dotenv: string | undefined,
+): Promise<LoadedTargets> {
+  return new Promise<LoadedTargets>((resolve, reject) => {
+    let worker: Worker
+    try {
+      worker = new Worker(TARGETS_WORKER_ENTRY, { workerData: { file, env: { ...env }, cwd, dotenv }, stdout: true, stderr: true })
+    } catch (error) {
+      reject(error as Error)
+      return
+    }
+    let got: LoadedTargets | undefined
+    worker.once('message', (m: LoadedTargets) => (got = m))
+    worker.once('error', reject)
+    worker.once('exit', (code) => (got ? resolve(got) : reject(new Error(`the targets check's thread ended (${code}) without a result`))))
+  })
+}
+
+/**
+ * The check serve makes of a changed file: in its own thread; on the main thread should that
+ * thread fail (said once through `say`, with the error's code only), never no answer.
+ */
+export function offThreadOr(
+  offThread: () => Promise<LoadedTargets>,
+  mainThread: () => LoadedTargets,
+  say: (line: string) => void,
+): () => Promise<LoadedTargets> {
+  let said = false
+  return () =>
+    offThread().catch((error: unknown) => {
+      if (!said)
+        say(
+          `armproof serve: the targets file is checked on the main thread (its own thread failed: ${(error as NodeJS.ErrnoException)?.code ?? (error as Error)?.name ?? 'error'})`,
+        )
+      said = true
+      return mainThread()
+    })
+}
+
 /** What a request sees of the targets: the last load, and when it was made. */
 export interface TargetsView {
   loaded: LoadedTargets
@@ -140,20 +194,23 @@ export interface TargetsView {
  * The targets file, read once per change: each request looks at the file's inode, size and times
  * (one stat), and the file is read and checked again only when they differ, or, while some target
  * has a problem, at most every `recheckMs` (a problem may be a file the target names, an
- * api-key-file mounted later, which this stat does not see).
+ * api-key-file mounted later, which this stat does not see). `load` may answer later (serve's
+ * checks the file in a thread of its own): the requests that came meanwhile wait for that one
+ * check, and the main thread answers the others (`/healthz`) meanwhile.
  */
 export class TargetsCache {
   private view: TargetsView
   private stamp: string
   private at: number
+  private pending: Promise<TargetsView> | undefined
   private readonly file: string
-  private readonly load: () => LoadedTargets
+  private readonly load: () => LoadedTargets | Promise<LoadedTargets>
   private readonly recheckMs: number
   private readonly onChange: (view: TargetsView) => void
 
   constructor(
     file: string,
-    load: () => LoadedTargets,
+    load: () => LoadedTargets | Promise<LoadedTargets>,
     first: LoadedTargets,
     options: { recheckMs?: number; onChange?: (v: TargetsView) => void } = {},
   ) {
@@ -183,15 +240,24 @@ export class TargetsCache {
     return this.view
   }
 
-  current(): TargetsView {
+  /** The targets now: at once when the file is as last read, else once it is read again. */
+  current(): TargetsView | Promise<TargetsView> {
+    // A check under way: a change it did not see is looked at once it is done.
+    if (this.pending) return this.pending.then(() => this.current())
     const stamp = this.stat()
     const failing = 'file' in this.view.loaded || this.view.loaded.problems.length > 0
     if (stamp === this.stamp && !(failing && Date.now() - this.at >= this.recheckMs)) return this.view
     const changed = stamp !== this.stamp
     this.stamp = stamp
     this.at = Date.now()
-    this.view = TargetsCache.viewOf(this.load())
-    if (changed || failing) this.onChange(this.view)
-    return this.view
+    const took = (loaded: LoadedTargets): TargetsView => {
+      this.view = TargetsCache.viewOf(loaded)
+      if (changed || failing) this.onChange(this.view)
+      return this.view
+    }
+    const loaded = this.load()
+    if (!(loaded instanceof Promise)) return took(loaded)
+    this.pending = loaded.then(took).finally(() => (this.pending = undefined))
+    return this.pending
   }
 }

@@ -278,7 +278,7 @@ describe('armproof, installed, run from an empty folder', () => {
       expect(r.stderr).toMatch(/^next for the green targets: armproof writeback /m)
     })
 
-    test('armproof serve from the bundled package: each run is a child verify of the package (its own dist/bin/verify.js), green answered 200, SIGTERM ends it', async () => {
+    test('armproof serve from the bundled package: each run is a child verify of the package (its own dist/bin/verify.js), green answered 200, a changed targets file checked in its own thread, SIGTERM ends it', async () => {
       const targets = join(mkdtempSync(join(work, 'serve-')), 'targets.yaml')
       writeFileSync(
         targets,
@@ -304,6 +304,16 @@ describe('armproof, installed, run from an empty folder', () => {
       const answer = await fetch(`${url}/verify/${engine.svc}`, { method: 'POST', signal: AbortSignal.timeout(90_000) })
       const report = (await answer.json()) as Report
       expect([answer.status, report.verdict], log).toEqual([200, 'green'])
+      // A changed targets file is checked in serve's own thread (dist/helpers/serve/targets-worker.js):
+      // the entry added since the start is known, with its own problem, and no fallback was needed.
+      writeFileSync(
+        targets,
+        `${readFileSync(targets, 'utf8')}  - svc: added-later\n    base-url: ${engine.baseUrl}\n    api-key-file: missing-key.txt\n`,
+      )
+      const added = await fetch(`${url}/verify/added-later`, { method: 'POST', signal: AbortSignal.timeout(30_000) })
+      expect([added.status, ((await added.json()) as { reason: string }).reason], log).toEqual([412, 'target_problem'])
+      expect(log).toMatch(/the targets file was read again: 1 target\(s\), 1 with problems/)
+      expect(log).not.toContain('checked on the main thread')
       server.kill('SIGTERM')
       const ended = await server
       expect(ended.exitCode, log).toBe(143)

@@ -3,7 +3,7 @@
 // one client cannot take the connections a liveness probe needs, no route drains a body, a queue
 // wait the answer says, each target on its own, /analysis 200 for every outcome after the token,
 // nothing leaks before the token or into another target's answer, the targets file read once per
-// change, a rotated token file picked up, serve's own failures counted and said by /healthz.
+// change (in a thread of its own), a rotated token file picked up, serve's own failures counted and said by /healthz.
 import { symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -12,7 +12,7 @@ import { parsePrometheusText } from '../../helpers/prom/parse.ts'
 import { TokenSource } from '../../helpers/serve/auth.ts'
 import { RunGate } from '../../helpers/serve/gate.ts'
 import { route } from '../../helpers/serve/routes.ts'
-import { type LoadedTargets, loadServedTargets, TargetsCache } from '../../helpers/serve/targets.ts'
+import { type LoadedTargets, loadServedTargets, loadTargetsOffThread, offThreadOr, TargetsCache } from '../../helpers/serve/targets.ts'
 import { writeTargets } from '../support/fleet.ts'
 import { finished, goodTargets, rawExchange, type Served, serveApp, TOKEN } from '../support/serve.ts'
 import { tempDir } from '../support/temp-dir.ts'
@@ -264,6 +264,56 @@ describe('each target on its own', () => {
     expect((await post(s, '/verify/b')).status).toBe(200)
     expect((await post(s, '/verify/a')).status).toBe(404)
     expect(reads).toBe(2)
+  })
+
+  test('a changed file is checked in a thread of its own: the same targets and problems as on the main thread', async () => {
+    const file = writeTargets(DEFAULTS, [
+      { svc: 'a', 'base-url': 'http://127.0.0.1:9' },
+      { svc: 'b', 'base-url': 'http://127.0.0.1:9', 'api-key-file': 'missing-key.txt' },
+      { svc: 'c', 'base-url': 'http://127.0.0.1:9', knob: 'NOT A KNOB' },
+    ])
+    const here = loadServedTargets(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined)
+    const there = await loadTargetsOffThread(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined)
+    expect(there).toEqual(here)
+    expect('targets' in there && [[...there.targets.argv.keys()], [...there.targets.broken.keys()]]).toEqual([['a'], ['b', 'c']])
+    // The file as a whole failing, too.
+    writeFileSync(file, 'targets: [')
+    expect(await loadTargetsOffThread(file, {}, keys, undefined)).toEqual(loadServedTargets(file, {}, keys, undefined))
+  })
+
+  test('a thread that cannot check the file: checked on the main thread, said once in the log with no path', async () => {
+    const file = writeTargets(DEFAULTS, [{ svc: 'a', 'base-url': 'http://127.0.0.1:9' }])
+    const main = () => loadServedTargets(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined)
+    const said: string[] = []
+    const failing = () => Promise.reject(Object.assign(new Error(`Cannot find module ${file}`), { code: 'ERR_MODULE_NOT_FOUND' }))
+    const check = offThreadOr(failing, main, (l) => void said.push(l))
+    expect(await check()).toEqual(main())
+    expect(await check()).toEqual(main())
+    expect(said).toEqual(['armproof serve: the targets file is checked on the main thread (its own thread failed: ERR_MODULE_NOT_FOUND)'])
+  })
+
+  test('while a changed file of 1,000 targets is checked, /healthz answers and the requests that need the file wait for that one check', async () => {
+    const many = (svc: string) => Array.from({ length: 1000 }, (_, i) => ({ svc: `${svc}-${i}`, 'base-url': 'http://127.0.0.1:9' }))
+    const file = writeTargets(DEFAULTS, many('a'))
+    let checks = 0
+    let checked = false
+    const load = (): Promise<LoadedTargets> => {
+      checks++
+      return loadTargetsOffThread(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined)
+    }
+    const cache = new TargetsCache(file, load, loadServedTargets(file, { VERIFY_NO_DOTENV: '1' }, keys, undefined), {
+      onChange: () => (checked = true),
+    })
+    const s = await app({ view: () => cache.current(), limits: { maxConnectionsPerClient: 256 } })
+    writeFileSync(file, JSON.stringify({ defaults: DEFAULTS, targets: many('b') }))
+    const asks = Array.from({ length: 5 }, (_, i) => post(s, `/verify/b-${i}`))
+    await expect.poll(() => checks).toBe(1)
+    // The check under way holds no answer of this thread: the probe's comes before it ends.
+    const health = await fetch(`${s.url}/healthz`)
+    expect([health.status, checked]).toEqual([200, false])
+    expect((await Promise.all(asks)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+    expect([checked, checks]).toEqual([true, 1])
+    expect((await post(s, '/verify/a-0')).status).toBe(404)
   })
 })
 

@@ -64,7 +64,11 @@ describe('statuses', () => {
     expect([a.status, a.outcome, JSON.parse(a.body).error]).toEqual([412, 'error', expect.stringContaining('--api-key-file: no such file')])
     const killed: RunResult = { exitCode: null, signal: 'SIGKILL', reportText: null, stderrTail: '', stopped: 'timeout', ms: 3 }
     const k = answerOf('llm-7', killed, 'status')
-    expect([k.status, k.outcome, JSON.parse(k.body).error]).toEqual([500, 'failed', expect.stringContaining('stopped: timeout')])
+    expect([k.status, k.outcome, JSON.parse(k.body).error]).toEqual([
+      500,
+      'failed',
+      expect.stringContaining('the run wrote no report (stopped: --run-timeout), ended by SIGKILL'),
+    ])
   })
 
   test('Flagger: a payload with metadata.token and no header; green 200 (Flagger passes 200–202), red 412 (it fails anything else)', async () => {

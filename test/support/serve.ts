@@ -47,7 +47,7 @@ export async function serveApp(
     quietLogMs?: number
     limits?: Partial<ServeLimits>
     /** The targets as serve sees them (each call: one request's look); `targets` makes a good file of those. */
-    view?: () => TargetsView
+    view?: () => TargetsView | Promise<TargetsView>
   } = {},
 ): Promise<Served> {
   const logs: string[] = []
