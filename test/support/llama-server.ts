@@ -34,7 +34,11 @@ export async function startLlama(args: readonly string[], env: Record<string, st
   const logFile = join(dir, 'server.log')
   const port = await freePort()
   const fd = openSync(logFile, 'a')
-  const child = spawn(bin, ['-m', 'tiny.gguf', ...args, '--host', '127.0.0.1', '--port', String(port)], {
+  // One compute thread: ggml's workers spin while they wait for work, and on 2 cores shared with the
+  // rest of the suite they burned most of the CPU this file cost (measured beside two busy loops:
+  // 59 CPU-s and 83 s for test/real/llama-server.test.ts at the default thread count, 7 CPU-s and
+  // 30 s with one). A tiny model needs no more; no test reads the thread count.
+  const child = spawn(bin, ['-m', 'tiny.gguf', '--threads', '1', ...args, '--host', '127.0.0.1', '--port', String(port)], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', fd, fd],
