@@ -7,7 +7,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { envBoolean } from '../config/command-line.ts'
 import { VERSION_TEXT } from '../config/invocation.ts'
-import { formatProblems, loadConfig, readDotenv, type ConfigProblem, type Target } from '../config/load.ts'
+import { formatProblems, loadConfig, dotenvProblem, readDotenv, type ConfigProblem, type Target } from '../config/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN, PREFLIGHT_OPTIONS, PREFLIGHT_VERIFY_FLAGS, type OptionFlag, type PreflightFlag } from '../config/options.ts'
 import { outputProblem } from '../config/outputs.ts'
 import { showValue } from '../config/shell.ts'
@@ -213,9 +213,7 @@ export async function preflight(io: PreflightIo): Promise<number> {
   try {
     dotenvText = readDotenv(io.cwd, io.env)
   } catch (error) {
-    io.err.write(
-      `${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`,
-    )
+    io.err.write(`${formatProblems([{ option: '.env', message: dotenvProblem(error) }])}\n`)
     return EXIT_CODES.error
   }
   const prepared = prepare(io, dotenvText)

@@ -5,7 +5,7 @@ import { isAbsolute } from 'node:path'
 import { contactTarget } from '../steps/first-contact/contact.ts'
 import { startHostReads } from '../seams/open.ts'
 import { plannedReads } from '../steps/host-reads.ts'
-import { formatProblems, readDotenv, type Target } from '../config/load.ts'
+import { formatProblems, dotenvProblem, readDotenv, type Target } from '../config/load.ts'
 import { EXIT_OUTPUT_UNWRITTEN } from '../config/options.ts'
 import { verifyHelp } from './verify-help.ts'
 import { buildReport, type Report, type ReportInput } from '../report/json.ts'
@@ -201,9 +201,7 @@ async function verifyPhases(io: VerifyIo, phase: RunPhase, streams: RunStreams, 
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    io.err.write(
-      `${formatProblems([{ option: '.env', message: `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1` }])}\n`,
-    )
+    io.err.write(`${formatProblems([{ option: '.env', message: dotenvProblem(error) }])}\n`)
     return EXIT_CODES.error
   }
   const prepared = prepareRun({ argv: io.rawArgs, commandLine, env: io.env, dotenv, cwd: io.cwd, userCwd: userCwd(io) })

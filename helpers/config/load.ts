@@ -240,6 +240,11 @@ export function readDotenv(cwd: string, env: Readonly<Record<string, string | un
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined
 }
 
+/** What a `.env` that exists but cannot be read (readDotenv threw) is refused with: one line, its fix. */
+export function dotenvProblem(error: unknown): string {
+  return `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`
+}
+
 /** The lines printed for a refused configuration (exit 2). */
 export function formatProblems(problems: readonly ConfigProblem[]): string {
   const n = problems.length

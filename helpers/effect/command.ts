@@ -10,7 +10,7 @@ import { VERSION_TEXT } from '../config/invocation.ts'
 import { colorChoice, paints, underCi } from '../cli/color.ts'
 import { userCwd } from '../cli/verify.ts'
 import type { OutStream } from '../cli/streams.ts'
-import { readDotenv } from '../config/load.ts'
+import { dotenvProblem, readDotenv } from '../config/load.ts'
 import { outputProblem } from '../config/outputs.ts'
 import { realClock, type Clock } from '../seams/clock.ts'
 import { liveHttp, type HttpClient } from '../seams/http.ts'
@@ -113,9 +113,7 @@ async function runEffect(io: EffectIo): Promise<number> {
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    return refuse(io, [
-      `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`,
-    ])
+    return refuse(io, [dotenvProblem(error)])
   }
   const parsed = parseEffectArgs(io.rawArgs, io.env, dotenv, here)
   if (!parsed.ok) {

@@ -6,7 +6,7 @@
 // runs' process groups at once. Runs end with serve whatever ends it (helpers/cli/served-run.ts).
 import { createServer, type Server } from 'node:http'
 import { formatDuration } from '../config/duration.ts'
-import { readDotenv } from '../config/load.ts'
+import { dotenvProblem, readDotenv } from '../config/load.ts'
 import { userCwd } from '../cli/verify.ts'
 import { loadToken, TokenSource } from './auth.ts'
 import { RunGate } from './gate.ts'
@@ -68,9 +68,7 @@ export async function serve(io: ServeIo): Promise<number> {
   try {
     dotenv = readDotenv(io.cwd, io.env)
   } catch (error) {
-    return problems([
-      `.env: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); fix it, or set VERIFY_NO_DOTENV=1`,
-    ])
+    return problems([dotenvProblem(error)])
   }
   const load = () => loadServedTargets(o.targets, io.env, here, dotenv)
   const first = load()
