@@ -4,18 +4,11 @@
 // so that a change of the statistic shows as a change of answers, digit for digit.
 import { judgeHistogram, judgeRatio, JUDGE_DEFAULTS, type Judgement } from '../../helpers/effect/judge.ts'
 import { prng } from '../support/prng.ts'
-import { TTFT_EDGES, bucketCounts, gaussian, poisson } from './traffic.ts'
+import { PREEMPT_SPEC, TTFT_EDGES, TTFT_SPEC, bucketCounts, gaussian, poisson } from './traffic.ts'
 
-const TTFT = { id: 'ttft', direction: 'higher-worse' as const, threshold: 0.1, floor: 0.005, unit: 's' }
+const TTFT = TTFT_SPEC
 const TPUT = { id: 'tokens', direction: 'lower-worse' as const, threshold: 0.1, floor: 0.01, unit: '/s' }
-const PREEMPT = {
-  id: 'preemptions',
-  direction: 'higher-worse' as const,
-  threshold: 0.25,
-  floor: 0.001,
-  unit: '/request',
-  scale: 'absolute' as const,
-}
+const PREEMPT = PREEMPT_SPEC
 const OLD_EDGES = TTFT_EDGES.slice(0, TTFT_EDGES.indexOf(10) + 1)
 
 const hours = (random: () => number, edges: readonly number[], n: number, median: number, wobble: number, scale = 1) =>

@@ -9,9 +9,9 @@
 import { describe, expect, test } from 'vitest'
 import { judgeHistogram, judgeRatio, JUDGE_DEFAULTS, type MetricVerdict } from '../../helpers/effect/judge.ts'
 import { prng } from '../support/prng.ts'
-import { TTFT_EDGES, bucketCounts, dayOfHours, gaussian, poisson } from './traffic.ts'
+import { PREEMPT_SPEC, TTFT_EDGES, TTFT_SPEC, bucketCounts, dayOfHours, gaussian, poisson } from './traffic.ts'
 
-const TTFT = { id: 'ttft', direction: 'higher-worse' as const, threshold: 0.1, floor: 0.005, unit: 's' }
+const TTFT = TTFT_SPEC
 
 interface Tally {
   worse: number[]
@@ -109,14 +109,7 @@ describe('inconclusive says which', () => {
 })
 
 describe('a ratio of rare events (preemptions per request), judged on values, not logs', () => {
-  const PREEMPT = {
-    id: 'preemptions',
-    direction: 'higher-worse' as const,
-    threshold: 0.25,
-    floor: 0.001,
-    unit: '/request',
-    scale: 'absolute' as const,
-  }
+  const PREEMPT = PREEMPT_SPEC
   const window = (random: () => number, per: number) => {
     const den = Array.from({ length: 6 }, () => poisson(random, 400))
     return { num: den.map((d) => (per > 0 ? poisson(random, d / per) : 0)), den }

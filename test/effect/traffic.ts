@@ -84,3 +84,14 @@ export function dayOfHours(
     ),
   )
 }
+
+/** The judged specs the in-process effect tests share: radiance's TTFT and preemptions per request, as helpers/effect/metrics.ts builds them. */
+export const TTFT_SPEC = { id: 'ttft', direction: 'higher-worse' as const, threshold: 0.1, floor: 0.005, unit: 's' }
+export const PREEMPT_SPEC = {
+  id: 'preemptions',
+  direction: 'higher-worse' as const,
+  threshold: 0.25,
+  floor: 0.001,
+  unit: '/request',
+  scale: 'absolute' as const,
+}
